@@ -1,0 +1,2 @@
+/** Work in progress: see the open issues. */
+package dev.mcpgate.examples;

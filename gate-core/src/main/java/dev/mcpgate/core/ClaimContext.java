@@ -1,0 +1,58 @@
+package dev.mcpgate.core;
+
+import dev.mcpgate.core.internal.Checks;
+import java.time.Duration;
+
+/**
+ * What a running action can know and do about the claim it runs under.
+ */
+public final class ClaimContext {
+  private final IdempotencyGate gate;
+  private final ClaimOutcome.Fresh claim;
+
+  ClaimContext(IdempotencyGate gate, ClaimOutcome.Fresh claim) {
+    this.gate = gate;
+    this.claim = claim;
+  }
+
+  /** @return the claim: its id, token, attempt and lease */
+  public ClaimOutcome.Fresh claim() {
+    return claim;
+  }
+
+  /** @return (tenant, tool, key) */
+  public ClaimId id() {
+    return claim.id();
+  }
+
+  /**
+   * @return a stable key derived from (tenant, tool, key), the same on every attempt: forward it
+   *     to downstream systems that deduplicate (a payment provider, a mailer)
+   */
+  public String downstreamKey() {
+    return claim.downstreamKey();
+  }
+
+  /**
+   * @return true when this attempt took over from an earlier one whose lease expired: the earlier
+   *     one may have done part of the work, so check downstream with the downstream key
+   */
+  public boolean isTakeover() {
+    return claim.isTakeover();
+  }
+
+  /** @return 1 for a first attempt, more after takeovers */
+  public int attempt() {
+    return claim.attempt();
+  }
+
+  /**
+   * Heartbeat: extends this attempt's lease to {@code lease} from the store's now.
+   *
+   * @param lease the new lease, at least 1 ms
+   * @return false when the lease was already taken over by another attempt: stop working
+   */
+  public boolean extendLease(Duration lease) {
+    return gate.extendLease(claim, Checks.positiveMillis(lease, "lease"));
+  }
+}

@@ -1,0 +1,70 @@
+package dev.mcpgate.core;
+
+import static dev.mcpgate.core.internal.Checks.quote;
+
+/**
+ * What a claim is identified by: (tenant, tool, key). Uniqueness is never global: two tenants
+ * may use the same key, and so may two tools.
+ *
+ * <p>All three parts are kept exactly as given (not trimmed, not hashed): operators need the raw
+ * key. Each must be 1 to 255 characters, not blank, with no control characters.
+ *
+ * @param tenant who the call belongs to; always from the server side, never from tool arguments
+ * @param tool the tool name
+ * @param key the idempotency key, as the caller sent it
+ */
+public record ClaimId(String tenant, String tool, String key) {
+
+  /** The longest key, tenant or tool name accepted, in characters (Unicode code points). */
+  public static final int MAX_LENGTH = 255;
+
+  /**
+   * @throws InvalidIdempotencyKeyException naming the part that is missing or malformed
+   */
+  public ClaimId {
+    validate(tenant, "tenant");
+    validate(tool, "tool");
+    validate(key, "idempotency key");
+  }
+
+  /**
+   * Checks a key (or tenant, or tool name) against the rules and returns it unchanged.
+   *
+   * @param value the value to check
+   * @param what what the value is, for the message ("idempotency key")
+   * @return value, unchanged
+   * @throws InvalidIdempotencyKeyException naming the value and the rule it breaks
+   */
+  public static String validate(String value, String what) {
+    if (value == null) {
+      throw new InvalidIdempotencyKeyException(what + " is required but was not given", true);
+    }
+    if (value.isEmpty()) {
+      throw new InvalidIdempotencyKeyException(what + " must not be empty", true);
+    }
+    int codePoints = value.codePointCount(0, value.length());
+    if (codePoints > MAX_LENGTH) {
+      throw new InvalidIdempotencyKeyException(
+          what + " must be at most " + MAX_LENGTH + " characters, was " + codePoints + ": "
+              + quote(value), false);
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (Character.isISOControl(c)) {
+        throw new InvalidIdempotencyKeyException(
+            what + " must not contain control characters (found U+"
+                + String.format("%04X", (int) c) + " at index " + i + "): " + quote(value), false);
+      }
+    }
+    if (value.isBlank()) {
+      throw new InvalidIdempotencyKeyException(
+          what + " must not be blank: " + quote(value), false);
+    }
+    return value;
+  }
+
+  @Override
+  public String toString() {
+    return "(" + quote(tenant) + ", " + quote(tool) + ", " + quote(key) + ")";
+  }
+}

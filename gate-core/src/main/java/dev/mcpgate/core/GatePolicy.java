@@ -1,0 +1,168 @@
+package dev.mcpgate.core;
+
+import static dev.mcpgate.core.internal.Checks.notNull;
+
+import dev.mcpgate.core.internal.Checks;
+import java.time.Duration;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * How a gate treats the calls of one tool. Immutable; build one with {@link #builder()} or start
+ * from {@link #defaults()}.
+ *
+ * @param retention how long a completed result is replayed (24 h by default; shorter for mail)
+ * @param lease how long one attempt holds the key before another may take over (30 s by
+ *     default); a running action can extend it. Never longer than retention.
+ * @param inFlightWait how long {@link IdempotencyGate#execute} waits on a call that another
+ *     attempt is running, for its result, before refusing with retry-after (5 s by default; zero
+ *     refuses at once)
+ * @param failureMode what a failure result (see {@link ResultMapper#isFailure}) does to the claim
+ * @param maxResultBytes the largest encoded result that is stored (256 KiB by default); a larger
+ *     one is refused at completion without freeing the key
+ * @param ignoredArguments top-level argument names left out of the argument hash (the key
+ *     argument, a client's trace id); narrowing the hash is always explicit
+ * @param outcomeUnknownWhen which exceptions of the action mean "the effect may or may not have
+ *     happened" (by default: {@link OutcomeUnknownException} and its subclasses); those fence the
+ *     key as unknown instead of releasing it
+ */
+public record GatePolicy(
+    Duration retention,
+    Duration lease,
+    Duration inFlightWait,
+    FailureMode failureMode,
+    int maxResultBytes,
+    Set<String> ignoredArguments,
+    Predicate<Throwable> outcomeUnknownWhen) {
+
+  /** What a failure result does to the claim. */
+  public enum FailureMode {
+    /** Release the claim, so that a retry runs the action again (the default). */
+    RELEASE,
+    /** Store the failure and replay it to retries (for deterministic business errors). */
+    STORE
+  }
+
+  private static final GatePolicy DEFAULTS = builder().build();
+
+  /**
+   * @throws IllegalArgumentException naming the component that is out of range
+   * @throws NullPointerException naming the component that is null
+   */
+  public GatePolicy {
+    Checks.positiveMillis(retention, "retention");
+    Checks.positiveMillis(lease, "lease");
+    Checks.notNegative(inFlightWait, "inFlightWait");
+    notNull(failureMode, "failureMode");
+    notNull(ignoredArguments, "ignoredArguments");
+    notNull(outcomeUnknownWhen, "outcomeUnknownWhen");
+    if (lease.compareTo(retention) > 0) {
+      throw new IllegalArgumentException(
+          "lease (" + lease + ") must not be longer than retention (" + retention + ")");
+    }
+    if (maxResultBytes < 1) {
+      throw new IllegalArgumentException("maxResultBytes must be at least 1, was " + maxResultBytes);
+    }
+    for (String name : ignoredArguments) {
+      if (name == null || name.isEmpty()) {
+        throw new IllegalArgumentException("ignoredArguments must not contain null or empty names");
+      }
+    }
+    ignoredArguments = Set.copyOf(ignoredArguments);
+  }
+
+  /** @return the default policy: 24 h retention, 30 s lease, 5 s in-flight wait, release on failure, 256 KiB */
+  public static GatePolicy defaults() {
+    return DEFAULTS;
+  }
+
+  /** @return a builder with the default values */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** @return a builder that starts from this policy's values */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.retention = retention;
+    b.lease = lease;
+    b.inFlightWait = inFlightWait;
+    b.failureMode = failureMode;
+    b.maxResultBytes = maxResultBytes;
+    b.ignoredArguments = ignoredArguments;
+    b.outcomeUnknownWhen = outcomeUnknownWhen;
+    return b;
+  }
+
+  /** @return true when the action's exception means its outcome is unknown */
+  public boolean isOutcomeUnknown(Throwable failure) {
+    return outcomeUnknownWhen.test(failure);
+  }
+
+  /** A mutable builder; {@link #build()} checks every value and names the bad one. */
+  public static final class Builder {
+    private Duration retention = Duration.ofHours(24);
+    private Duration lease = Duration.ofSeconds(30);
+    private Duration inFlightWait = Duration.ofSeconds(5);
+    private FailureMode failureMode = FailureMode.RELEASE;
+    private int maxResultBytes = 256 * 1024;
+    private Set<String> ignoredArguments = Set.of();
+    private Predicate<Throwable> outcomeUnknownWhen = t -> t instanceof OutcomeUnknownException;
+
+    private Builder() {}
+
+    /** @param retention how long a completed result is replayed; at least 1 ms */
+    public Builder retention(Duration retention) {
+      this.retention = Checks.positiveMillis(retention, "retention");
+      return this;
+    }
+
+    /** @param lease how long an attempt holds the key; at least 1 ms, at most retention */
+    public Builder lease(Duration lease) {
+      this.lease = Checks.positiveMillis(lease, "lease");
+      return this;
+    }
+
+    /** @param inFlightWait how long to wait on another attempt; zero or more */
+    public Builder inFlightWait(Duration inFlightWait) {
+      this.inFlightWait = Checks.notNegative(inFlightWait, "inFlightWait");
+      return this;
+    }
+
+    /** @param failureMode what a failure result does to the claim */
+    public Builder failureMode(FailureMode failureMode) {
+      this.failureMode = notNull(failureMode, "failureMode");
+      return this;
+    }
+
+    /** @param maxResultBytes the largest encoded result stored; at least 1 */
+    public Builder maxResultBytes(int maxResultBytes) {
+      if (maxResultBytes < 1) {
+        throw new IllegalArgumentException("maxResultBytes must be at least 1, was " + maxResultBytes);
+      }
+      this.maxResultBytes = maxResultBytes;
+      return this;
+    }
+
+    /** @param names top-level argument names left out of the argument hash */
+    public Builder ignoredArguments(Set<String> names) {
+      this.ignoredArguments = Set.copyOf(notNull(names, "names"));
+      return this;
+    }
+
+    /** @param predicate which exceptions mean the action's outcome is unknown */
+    public Builder outcomeUnknownWhen(Predicate<Throwable> predicate) {
+      this.outcomeUnknownWhen = notNull(predicate, "predicate");
+      return this;
+    }
+
+    /**
+     * @return the policy
+     * @throws IllegalArgumentException if the lease is longer than the retention
+     */
+    public GatePolicy build() {
+      return new GatePolicy(retention, lease, inFlightWait, failureMode, maxResultBytes,
+          ignoredArguments, outcomeUnknownWhen);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+package dev.mcpgate.core;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * What {@link IdempotencyGate#execute} did with one call, as a value.
+ *
+ * @param <T> the action's result type
+ */
+public sealed interface GateResult<T> {
+
+  /** @return the claim's identity */
+  ClaimId id();
+
+  /** What happened to an executed attempt's result. */
+  enum Completion {
+    /** The result is stored and will be replayed. */
+    STORED,
+    /** The result was a failure and the claim was released, per policy: a retry runs again. */
+    RELEASED,
+    /**
+     * Another attempt had taken over the lease: this result was not stored (the other attempt's
+     * will be). The action may have run twice; the downstream key is how to make that harmless.
+     */
+    LEASE_LOST,
+    /**
+     * The action succeeded but storing its result failed (the store went away). The claim was not
+     * freed; a listener was told ({@code COMPLETION_FAILED}).
+     */
+    STORE_FAILED
+  }
+
+  /**
+   * The action ran in this call.
+   *
+   * @param id the claim
+   * @param value the action's result
+   * @param claim the claim it ran under
+   * @param completion what happened to the result
+   */
+  record Executed<T>(ClaimId id, T value, ClaimOutcome.Fresh claim, Completion completion)
+      implements GateResult<T> {}
+
+  /**
+   * The call had completed before: the stored result, and nothing ran.
+   *
+   * @param id the claim
+   * @param value the stored result, read back through the result mapper
+   * @param failure true when the stored result is a failure stored per policy
+   * @param firstExecutedAt when the attempt that produced it claimed the key
+   */
+  record Replayed<T>(ClaimId id, T value, boolean failure, Instant firstExecutedAt)
+      implements GateResult<T> {}
+
+  /**
+   * The call was refused and nothing ran.
+   *
+   * @param id the claim
+   * @param reason why
+   * @param retryAfter when a retry may succeed; zero when a retry with this key never will
+   * @param message a sentence for the caller (a model can act on it)
+   */
+  record Refused<T>(ClaimId id, Reason reason, Duration retryAfter, String message)
+      implements GateResult<T> {}
+
+  /** Why a call was refused. */
+  enum Reason {
+    /** The key was used before with different arguments. */
+    CONFLICT,
+    /** Another attempt is still running the call; retry after the given time. */
+    IN_PROGRESS,
+    /** An earlier attempt's outcome is unknown; the key is fenced until its lease expires. */
+    OUTCOME_UNKNOWN,
+    /** The call ran before, but its result was too large to store; it will not run again. */
+    RESULT_NOT_STORED
+  }
+}

@@ -1,0 +1,44 @@
+package dev.mcpgate.core;
+
+/**
+ * Transforms result bytes on their way into the store and back: to redact secrets before they are
+ * stored, or to encrypt results at rest. The default, {@link #identity()}, stores them as they are.
+ * The size limit applies to the encoded bytes.
+ */
+public interface ResultCodec {
+
+  /**
+   * @param id the claim whose result this is (for per-tenant keys, say)
+   * @param plain the result bytes from the {@link ResultMapper}
+   * @return the bytes to store
+   */
+  byte[] encode(ClaimId id, byte[] plain);
+
+  /**
+   * @param id the claim whose result this is
+   * @param stored the stored bytes
+   * @return the bytes for the {@link ResultMapper}
+   */
+  byte[] decode(ClaimId id, byte[] stored);
+
+  /** @return the codec that stores results as they are */
+  static ResultCodec identity() {
+    return Identity.INSTANCE;
+  }
+
+  /** The identity codec. */
+  enum Identity implements ResultCodec {
+    /** The only instance. */
+    INSTANCE;
+
+    @Override
+    public byte[] encode(ClaimId id, byte[] plain) {
+      return plain;
+    }
+
+    @Override
+    public byte[] decode(ClaimId id, byte[] stored) {
+      return stored;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.mcpgate.core.hash;
+
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.InvalidArgumentsException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Computes the versioned argument hash that a claim stores: {@code "v1:"} followed by the
+ * lowercase hex SHA-256 of the arguments' {@linkplain CanonicalJson canonical form}, with the
+ * ignored arguments (the key argument, any explicitly ignored ones) removed first.
+ *
+ * <p>The version tag lets a future canonical form coexist with stored v1 hashes: a stored hash is
+ * always compared with a hash of the same version ({@link #matches}), so a change of form cannot
+ * turn into false conflicts or false replays.
+ */
+public final class ArgumentHasher {
+
+  /** The version this library writes. */
+  public static final String CURRENT_VERSION = "v1";
+
+  private ArgumentHasher() {}
+
+  /**
+   * @param arguments the tool arguments (null means none)
+   * @param ignored names of top-level arguments left out of the hash
+   * @return the versioned hash, {@code v1:<64 hex digits>}
+   * @throws InvalidArgumentsException if the arguments have no canonical form
+   */
+  public static String hash(Map<String, ?> arguments, Set<String> ignored) {
+    Map<String, ?> effective = arguments == null ? Map.of() : arguments;
+    if (!ignored.isEmpty()) {
+      boolean any = false;
+      for (String name : ignored) {
+        any |= effective.containsKey(name);
+      }
+      if (any) {
+        Map<String, Object> copy = new HashMap<>(effective);
+        copy.keySet().removeAll(ignored);
+        effective = copy;
+      }
+    }
+    MessageDigest sha = sha256();
+    CanonicalJson.digest(effective, sha);
+    return CURRENT_VERSION + ":" + HexFormat.of().formatHex(sha.digest());
+  }
+
+  /**
+   * Compares a stored hash with the given arguments, recomputing in the stored hash's version.
+   *
+   * @param storedHash a hash as stored by a claim
+   * @param currentHash the hash of the new arguments in the current version
+   * @param arguments the new arguments, for recomputation in another version
+   * @param ignored the ignored argument names
+   * @return true when both stand for the same arguments
+   * @throws IdempotencyException if the stored hash has a version this library cannot compute
+   */
+  public static boolean matches(
+      String storedHash, String currentHash, Map<String, ?> arguments, Set<String> ignored) {
+    if (storedHash.equals(currentHash)) {
+      return true;
+    }
+    if (storedHash.startsWith(CURRENT_VERSION + ":")) {
+      return false;
+    }
+    int colon = storedHash.indexOf(':');
+    String version = colon < 0 ? "(none)" : storedHash.substring(0, colon);
+    throw new IdempotencyException("stored argument hash has version " + version
+        + ", which this MCP Gate version cannot compute (it writes " + CURRENT_VERSION
+        + "); upgrade every server that shares the store to the same MCP Gate version");
+  }
+
+  static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+    }
+  }
+}

@@ -1,0 +1,2 @@
+/** An in-memory store for tests and single-process servers. */
+package dev.mcpgate.core.memory;

@@ -1,0 +1,89 @@
+package dev.mcpgate.core.spi;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Where claims live. A store is small on purpose: it makes one atomic conditional write per
+ * claim and token-checked writes after it, and returns values. Hashing, policies, codecs, events
+ * and waiting live in the gate, so every store behaves alike; the contract suite in gate-core's
+ * test jar ({@code IdempotencyStoreContract}) says exactly how.
+ *
+ * <p>All expiry and lease decisions use the store's clock ({@link #now()}), never the caller's.
+ * Implementations must be thread-safe. Infrastructure failures are reported by throwing
+ * {@link dev.mcpgate.core.StoreUnavailableException} (any other runtime exception is wrapped in
+ * one by the gate).
+ */
+public interface IdempotencyStore {
+
+  /**
+   * Claims (tenant, tool, key) in one atomic conditional write, never read-then-write. The write
+   * succeeds, and the row becomes {@code IN_PROGRESS} with the request's token, exactly when:
+   * <ul>
+   *   <li>there is no row, or the row has expired ({@code expiresAt <= now}): attempt 1; or</li>
+   *   <li>the row is {@code IN_PROGRESS} or {@code UNKNOWN}, its lease has expired
+   *       ({@code leaseExpiresAt <= now}) and its argument hash equals the request's: a takeover,
+   *       attempt + 1.</li>
+   * </ul>
+   * Otherwise the existing row is returned unchanged.
+   *
+   * @param request what to claim
+   * @return acquired (with the new row) or existing (with the row found)
+   */
+  ClaimAttempt claim(ClaimRequest request);
+
+  /**
+   * Stores the result and marks the row {@code COMPLETED}, expiring {@code retention} after now,
+   * only if the row is still held by {@code token} and not already completed.
+   *
+   * @return false if the token no longer holds the row (the lease was taken over, or the row is
+   *     gone): nothing was written
+   * @throws dev.mcpgate.core.ResultTooLargeException if the store itself cannot hold the result
+   */
+  boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention);
+
+  /**
+   * Deletes the row, only if it is held by {@code token} and not completed.
+   *
+   * @return false if the token no longer holds the row: nothing was deleted
+   */
+  boolean release(ClaimId id, LeaseToken token);
+
+  /**
+   * Extends the lease to {@code lease} from now (and the row's expiry with it, if needed), only if
+   * the row is {@code IN_PROGRESS} and held by {@code token}.
+   *
+   * @return false if the token no longer holds an in-progress row
+   */
+  boolean extendLease(ClaimId id, LeaseToken token, Duration lease);
+
+  /**
+   * Marks the row {@code UNKNOWN} (outcome unknown), only if it is {@code IN_PROGRESS} and held
+   * by {@code token}. The lease is left as it is.
+   *
+   * @return false if the token no longer holds an in-progress row
+   */
+  boolean markUnknown(ClaimId id, LeaseToken token);
+
+  /**
+   * Reads the row for operators and tools, expired or not.
+   *
+   * @return the row, or empty if there is none
+   */
+  Optional<ClaimRecord> find(ClaimId id);
+
+  /**
+   * Deletes at most {@code limit} rows whose {@code expiresAt <= now}. A row taken over
+   * concurrently is never deleted.
+   *
+   * @param limit the most rows to delete in this call, at least 1
+   * @return how many rows were deleted
+   */
+  int purgeExpired(int limit);
+
+  /** @return the store's clock, the one its expiry and lease decisions use */
+  Instant now();
+}
