@@ -1,0 +1,328 @@
+package dev.mcpgate.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.contract.MutableClock;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The gate's own rules, above any store: failure handling, waiting, codecs, validation. */
+class IdempotencyGateTest {
+  private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+  private final InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create(clock);
+  private final List<GateEvent> events = new CopyOnWriteArrayList<>();
+
+  private IdempotencyGate gate(IdempotencyStore store, GatePolicy policy) {
+    return IdempotencyGate.builder(store).policy(policy).listener(events::add).build();
+  }
+
+  private static ToolCall call(String key) {
+    return ToolCall.of("acme", "refund_order", key, Map.of("order_id", "ord_9f2", "amount", 500));
+  }
+
+  private List<GateEvent.Type> eventTypes() {
+    return events.stream().map(GateEvent::type).toList();
+  }
+
+  // ---------------------------------------------------------------- identity validation
+
+  @Test
+  void keyMustBePresentNotBlankAndWithoutControlCharacters() {
+    assertThatThrownBy(() -> call(null)).isInstanceOfSatisfying(
+        InvalidIdempotencyKeyException.class, e -> assertThat(e.isMissing()).isTrue());
+    assertThatThrownBy(() -> call("")).isInstanceOf(InvalidIdempotencyKeyException.class)
+        .hasMessageContaining("must not be empty");
+    assertThatThrownBy(() -> call("   ")).isInstanceOf(InvalidIdempotencyKeyException.class)
+        .hasMessageContaining("blank");
+    assertThatThrownBy(() -> call("ab\ncd")).isInstanceOfSatisfying(
+        InvalidIdempotencyKeyException.class, e -> {
+          assertThat(e.isMissing()).isFalse();
+          assertThat(e.getMessage()).contains("U+000A").contains("\"ab\\u000acd\"");
+        });
+  }
+
+  @Test
+  void keyMayHave255CharactersButNotMore() {
+    String smiles = "😀".repeat(255);
+    assertThat(call(smiles).id().key()).isEqualTo(smiles);
+    assertThatThrownBy(() -> call("k".repeat(256)))
+        .isInstanceOf(InvalidIdempotencyKeyException.class)
+        .hasMessageContaining("at most 255").hasMessageContaining("was 256");
+  }
+
+  @Test
+  void keyIsKeptExactlyAsSent() {
+    assertThat(call(" padded ").id().key()).isEqualTo(" padded ");
+  }
+
+  @Test
+  void tenantAndToolAreValidatedLikeKeys() {
+    assertThatThrownBy(() -> ToolCall.of(null, "t", "k", Map.of()))
+        .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("tenant");
+    assertThatThrownBy(() -> ToolCall.of("a", " ", "k", Map.of()))
+        .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("tool");
+  }
+
+  // ---------------------------------------------------------------- policy validation
+
+  @Test
+  void policyRefusesBadValuesNamingThem() {
+    assertThatThrownBy(() -> GatePolicy.builder().lease(Duration.ofHours(2))
+        .retention(Duration.ofHours(1)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lease (PT2H)").hasMessageContaining("retention (PT1H)");
+    assertThatThrownBy(() -> GatePolicy.builder().lease(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
+    assertThatThrownBy(() -> GatePolicy.builder().inFlightWait(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("inFlightWait");
+    assertThatThrownBy(() -> GatePolicy.builder().maxResultBytes(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxResultBytes");
+    assertThatThrownBy(() -> GatePolicy.builder().failureMode(null))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("failureMode");
+  }
+
+  @Test
+  void policyDefaultsAreDocumented() {
+    GatePolicy p = GatePolicy.defaults();
+    assertThat(p.retention()).isEqualTo(Duration.ofHours(24));
+    assertThat(p.lease()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(p.inFlightWait()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(p.failureMode()).isEqualTo(GatePolicy.FailureMode.RELEASE);
+    assertThat(p.maxResultBytes()).isEqualTo(256 * 1024);
+    assertThat(p.toBuilder().build()).isEqualTo(p);
+  }
+
+  // ---------------------------------------------------------------- fail closed
+
+  @Test
+  void unreachableStoreFailsClosedAndTheActionDoesNotRun() {
+    IdempotencyStore down = new ForwardingStore(memory) {
+      @Override
+      public ClaimAttempt claim(ClaimRequest request) {
+        throw new IllegalStateException("connection refused");
+      }
+    };
+    AtomicInteger runs = new AtomicInteger();
+
+    assertThatThrownBy(() -> gate(down, GatePolicy.defaults())
+        .execute(call("k"), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("did not run").hasMessageContaining("safe to retry")
+        .hasRootCauseMessage("connection refused");
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void badArgumentsAreRefusedBeforeAnythingIsClaimed() {
+    AtomicInteger runs = new AtomicInteger();
+    ToolCall nan = ToolCall.of("acme", "t", "k", Map.of("amount", Double.NaN));
+
+    assertThatThrownBy(() -> gate(memory, GatePolicy.defaults())
+        .execute(nan, ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
+        .isInstanceOf(InvalidArgumentsException.class).hasMessageContaining("$.amount");
+    assertThat(runs).hasValue(0);
+    assertThat(memory.size()).isZero();
+  }
+
+  @Test
+  void failedCompletionStillReturnsTheResultAndDoesNotFreeTheKey() {
+    IdempotencyStore flaky = new ForwardingStore(memory) {
+      @Override
+      public boolean complete(ClaimId id, LeaseToken t, StoredResult r, Duration retention) {
+        throw new IllegalStateException("disk full");
+      }
+    };
+    GateResult<String> result =
+        gate(flaky, GatePolicy.defaults()).execute(call("k"), ResultMapper.utf8(), ctx -> "paid");
+
+    assertThat(result).isInstanceOfSatisfying(GateResult.Executed.class, e -> {
+      assertThat(e.value()).isEqualTo("paid");
+      assertThat(e.completion()).isEqualTo(GateResult.Completion.STORE_FAILED);
+    });
+    assertThat(eventTypes()).contains(GateEvent.Type.COMPLETION_FAILED);
+    GateEvent failed = events.stream()
+        .filter(e -> e.type() == GateEvent.Type.COMPLETION_FAILED).findFirst().orElseThrow();
+    assertThat(failed.error()).hasMessage("disk full");
+    assertThat(memory.find(call("k").id())).get()
+        .extracting(ClaimRecord::state).isEqualTo(ClaimState.IN_PROGRESS);
+  }
+
+  // ---------------------------------------------------------------- action failures
+
+  @Test
+  void checkedExceptionIsWrappedAfterRelease() {
+    IdempotencyGate gate = gate(memory, GatePolicy.defaults());
+    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
+      throw new java.io.IOException("smtp down");
+    })).isInstanceOf(ActionFailedException.class).hasRootCauseMessage("smtp down");
+    assertThat(memory.find(call("k").id())).isEmpty();
+    assertThat(eventTypes()).containsExactly(GateEvent.Type.FRESH, GateEvent.Type.RELEASED);
+  }
+
+  @Test
+  void configuredExceptionsMeanOutcomeUnknown() {
+    IdempotencyGate gate = gate(memory, GatePolicy.builder()
+        .outcomeUnknownWhen(t -> t instanceof java.net.SocketTimeoutException).build());
+    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
+      throw new java.net.SocketTimeoutException("read timed out");
+    })).isInstanceOf(ActionFailedException.class);
+    assertThat(memory.find(call("k").id())).get()
+        .extracting(ClaimRecord::state).isEqualTo(ClaimState.UNKNOWN);
+  }
+
+  @Test
+  void failureResultReleasesByDefault() {
+    ResultMapper<String> mapper = new ResultMapper<>() {
+      public byte[] toBytes(String v) { return v.getBytes(); }
+      public String fromBytes(byte[] b) { return new String(b); }
+      public boolean isFailure(String v) { return v.startsWith("error"); }
+    };
+    GateResult<String> r = gate(memory, GatePolicy.defaults())
+        .execute(call("k"), mapper, ctx -> "error: declined");
+
+    assertThat(((GateResult.Executed<String>) r).completion())
+        .isEqualTo(GateResult.Completion.RELEASED);
+    assertThat(memory.find(call("k").id())).isEmpty();
+  }
+
+  // ---------------------------------------------------------------- waiting on in-flight calls
+
+  @Test
+  void inFlightCallWaitsAndReplaysTheFirstResult() throws Exception {
+    IdempotencyGate gate = gate(memory, GatePolicy.builder().inFlightWait(Duration.ofSeconds(30)).build());
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    CompletableFuture<GateResult<String>> first = CompletableFuture.supplyAsync(() ->
+        gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
+          running.countDown();
+          finish.await();
+          return "refund-1";
+        }));
+    running.await();
+    CompletableFuture<GateResult<String>> second = CompletableFuture.supplyAsync(() ->
+        gate.execute(call("k"), ResultMapper.utf8(), ctx -> "refund-2"));
+    Thread.sleep(50);
+    finish.countDown();
+
+    assertThat(second.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(GateResult.Replayed.class,
+        r -> assertThat(r.value()).isEqualTo("refund-1"));
+    assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(GateResult.Executed.class);
+  }
+
+  @Test
+  void inFlightCallIsRefusedWithRetryAfterWhenTheWaitRunsOut() throws Exception {
+    IdempotencyGate gate = gate(memory, GatePolicy.builder().inFlightWait(Duration.ofMillis(30)).build());
+    ClaimOutcome.Fresh holder = (ClaimOutcome.Fresh) gate.claim(call("k"));
+    AtomicBoolean ran = new AtomicBoolean();
+
+    GateResult<String> r = gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
+      ran.set(true);
+      return "x";
+    });
+
+    assertThat(ran).isFalse();
+    assertThat(r).isInstanceOfSatisfying(GateResult.Refused.class, refused -> {
+      assertThat(refused.reason()).isEqualTo(GateResult.Reason.IN_PROGRESS);
+      assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(5));
+      assertThat(refused.message()).contains("same key");
+    });
+    assertThat(eventTypes()).containsExactly(GateEvent.Type.FRESH, GateEvent.Type.IN_FLIGHT);
+    assertThat(gate.release(holder)).isTrue();
+  }
+
+  // ---------------------------------------------------------------- codec, listeners, context
+
+  @Test
+  void codecEncodesWhatIsStoredAndDecodesReplays() {
+    ResultCodec xor = new ResultCodec() {
+      public byte[] encode(ClaimId id, byte[] plain) { return flip(plain); }
+      public byte[] decode(ClaimId id, byte[] stored) { return flip(stored); }
+      private byte[] flip(byte[] b) {
+        byte[] out = b.clone();
+        for (int i = 0; i < out.length; i++) out[i] ^= 0x5a;
+        return out;
+      }
+    };
+    IdempotencyGate gate = IdempotencyGate.builder(memory).codec(xor).build();
+    gate.execute(call("k"), ResultMapper.utf8(), ctx -> "secret");
+
+    byte[] stored = memory.find(call("k").id()).orElseThrow().result().body();
+    assertThat(new String(stored)).isNotEqualTo("secret");
+    assertThat(gate.execute(call("k"), ResultMapper.utf8(), ctx -> "other"))
+        .isInstanceOfSatisfying(GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("secret"));
+  }
+
+  @Test
+  void failingListenerDoesNotChangeTheOutcome() {
+    IdempotencyGate gate = IdempotencyGate.builder(memory)
+        .listener(e -> { throw new IllegalStateException("metrics down"); })
+        .listener(events::add)
+        .build();
+    GateResult<String> r = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "ok");
+    assertThat(r).isInstanceOf(GateResult.Executed.class);
+    assertThat(eventTypes()).containsExactly(GateEvent.Type.FRESH, GateEvent.Type.COMPLETED);
+  }
+
+  @Test
+  void heartbeatExtendsTheLeaseUntilTakenOver() {
+    IdempotencyGate gate = gate(memory, GatePolicy.builder().lease(Duration.ofSeconds(10)).build());
+    ClaimOutcome.Fresh first = (ClaimOutcome.Fresh) gate.claim(call("k"));
+    ClaimContext ctx = new ClaimContext(gate, first);
+
+    assertThat(ctx.extendLease(Duration.ofSeconds(20))).isTrue();
+    clock.advance(Duration.ofSeconds(15));
+    assertThat(gate.claim(call("k"))).isInstanceOf(ClaimOutcome.InFlight.class);
+    clock.advance(Duration.ofSeconds(6));
+    assertThat(gate.claim(call("k"))).isInstanceOf(ClaimOutcome.Fresh.class);
+    assertThat(ctx.extendLease(Duration.ofSeconds(20))).isFalse();
+  }
+
+  @Test
+  void downstreamKeyIsStableAndScopedToTenantToolAndKey() {
+    ClaimId id = new ClaimId("acme", "refund_order", "k1");
+    assertThat(DownstreamKey.of(id)).isEqualTo(DownstreamKey.of(new ClaimId("acme", "refund_order", "k1")))
+        .matches("mcpgate-[0-9a-f]{40}");
+    assertThat(DownstreamKey.of(id))
+        .isNotEqualTo(DownstreamKey.of(new ClaimId("other", "refund_order", "k1")))
+        .isNotEqualTo(DownstreamKey.of(new ClaimId("acme", "send_mail", "k1")))
+        .isNotEqualTo(DownstreamKey.of(new ClaimId("acme", "refund_order", "k2")));
+    assertThat(DownstreamKey.of(new ClaimId("a", "bc", "k")))
+        .isNotEqualTo(DownstreamKey.of(new ClaimId("ab", "c", "k")));
+  }
+
+  /** Passes every call to another store; tests override one method to inject a fault. */
+  static class ForwardingStore implements IdempotencyStore {
+    private final IdempotencyStore delegate;
+
+    ForwardingStore(IdempotencyStore delegate) {
+      this.delegate = delegate;
+    }
+
+    public ClaimAttempt claim(ClaimRequest r) { return delegate.claim(r); }
+    public boolean complete(ClaimId id, LeaseToken t, StoredResult r, Duration d) { return delegate.complete(id, t, r, d); }
+    public boolean release(ClaimId id, LeaseToken t) { return delegate.release(id, t); }
+    public boolean extendLease(ClaimId id, LeaseToken t, Duration d) { return delegate.extendLease(id, t, d); }
+    public boolean markUnknown(ClaimId id, LeaseToken t) { return delegate.markUnknown(id, t); }
+    public Optional<ClaimRecord> find(ClaimId id) { return delegate.find(id); }
+    public int purgeExpired(int limit) { return delegate.purgeExpired(limit); }
+    public Instant now() { return delegate.now(); }
+  }
+}

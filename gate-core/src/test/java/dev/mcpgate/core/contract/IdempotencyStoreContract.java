@@ -1,0 +1,684 @@
+package dev.mcpgate.core.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ResultTooLargeException;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link IdempotencyStore} promises, as one suite that each store runs by
+ * subclassing it (see {@code InMemoryIdempotencyStoreTest} for the smallest example). Each test
+ * works under its own random tenant, so a shared database needs no cleaning between tests.
+ *
+ * <p>Every guard of the store's conditional writes has a test here that fails when the guard is
+ * removed: the lease token on complete, release and extend; the state on release and takeover;
+ * the argument hash and the lease time on takeover; the expiry on a fresh claim.
+ */
+public abstract class IdempotencyStoreContract {
+
+  /** A lease long enough that it never runs out by accident during a test. */
+  protected static final Duration LONG = Duration.ofMinutes(10);
+
+  protected IdempotencyStore store;
+  protected String tenant;
+
+  /** @return a store on the backend under test; called before each test */
+  protected abstract IdempotencyStore createStore() throws Exception;
+
+  /** Lets {@code d} pass on the store's clock. The default sleeps (for real servers). */
+  protected void elapse(Duration d) throws InterruptedException {
+    Thread.sleep(d.toMillis() + 30);
+  }
+
+  /** @return a lease that tests let run out with {@link #elapse}; short for real servers */
+  protected Duration shortLease() {
+    return Duration.ofMillis(300);
+  }
+
+  /** Called after each test, to close what {@link #createStore()} opened. */
+  protected void closeStore() throws Exception {}
+
+  @BeforeEach
+  void setUpStore() throws Exception {
+    store = createStore();
+    tenant = "t-" + UUID.randomUUID();
+  }
+
+  @AfterEach
+  void tearDownStore() throws Exception {
+    closeStore();
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  protected ClaimId id(String key) {
+    return new ClaimId(tenant, "refund_order", key);
+  }
+
+  protected ClaimAttempt claim(ClaimId id, String hash, LeaseToken token, Duration lease) {
+    return store.claim(new ClaimRequest(id, hash, token, lease, LONG.multipliedBy(6)));
+  }
+
+  protected static StoredResult value(String text) {
+    return new StoredResult(StoredResult.Kind.VALUE, text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  protected IdempotencyGate gate(GatePolicy policy) {
+    return IdempotencyGate.builder(store).policy(policy).build();
+  }
+
+  protected ToolCall call(String key, Map<String, ?> args) {
+    return ToolCall.of(tenant, "refund_order", key, args);
+  }
+
+  // ------------------------------------------------------------------ outcome table
+
+  @Test
+  void freshClaimWritesInProgressRowWithNewToken() {
+    LeaseToken token = LeaseToken.random();
+    ClaimAttempt attempt = claim(id("k1"), "v1:a", token, LONG);
+
+    assertThat(attempt).isInstanceOf(ClaimAttempt.Acquired.class);
+    ClaimRecord row = attempt.record();
+    assertThat(row.state()).isEqualTo(ClaimState.IN_PROGRESS);
+    assertThat(row.token()).isEqualTo(token);
+    assertThat(row.attempt()).isEqualTo(1);
+    assertThat(row.argsHash()).isEqualTo("v1:a");
+    assertThat(row.leaseExpiresAt()).isAfter(row.createdAt());
+    assertThat(store.find(id("k1"))).get().extracting(ClaimRecord::token).isEqualTo(token);
+  }
+
+  @Test
+  void replayReturnsStoredResultAndRunsNothing() {
+    IdempotencyGate gate = gate(GatePolicy.defaults());
+    AtomicInteger runs = new AtomicInteger();
+    GateResult<String> first = gate.execute(call("k", Map.of("amount", 5)), ResultMapper.utf8(),
+        ctx -> "refund-" + runs.incrementAndGet());
+    GateResult<String> second = gate.execute(call("k", Map.of("amount", 5)), ResultMapper.utf8(),
+        ctx -> "refund-" + runs.incrementAndGet());
+
+    assertThat(runs).hasValue(1);
+    assertThat(first).isInstanceOf(GateResult.Executed.class);
+    assertThat(((GateResult.Executed<String>) first).completion())
+        .isEqualTo(GateResult.Completion.STORED);
+    assertThat(second).isInstanceOfSatisfying(GateResult.Replayed.class, r -> {
+      assertThat(r.value()).isEqualTo("refund-1");
+      assertThat(r.failure()).isFalse();
+      assertThat(r.firstExecutedAt()).isNotNull();
+    });
+  }
+
+  @Test
+  void sameKeyWithDifferentArgumentsIsConflictInEveryState() {
+    ClaimId id = id("k");
+    LeaseToken token = LeaseToken.random();
+    claim(id, "v1:a", token, LONG);
+    // in progress, other arguments
+    assertThat(claim(id, "v1:b", LeaseToken.random(), LONG))
+        .isInstanceOf(ClaimAttempt.Existing.class);
+
+    IdempotencyGate gate = gate(GatePolicy.defaults());
+    gate.execute(call("c", Map.of("amount", 5)), ResultMapper.utf8(), ctx -> "done");
+    AtomicInteger runs = new AtomicInteger();
+    GateResult<String> conflict = gate.execute(call("c", Map.of("amount", 6)),
+        ResultMapper.utf8(), ctx -> "again-" + runs.incrementAndGet());
+
+    assertThat(runs).hasValue(0);
+    assertThat(conflict).isInstanceOfSatisfying(GateResult.Refused.class,
+        r -> assertThat(r.reason()).isEqualTo(GateResult.Reason.CONFLICT));
+  }
+
+  @Test
+  void inProgressWithLiveLeaseIsInFlight() {
+    IdempotencyGate gate = gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ZERO).build());
+    ClaimOutcome first = gate.claim(call("k", Map.of("a", 1)));
+    ClaimOutcome second = gate.claim(call("k", Map.of("a", 1)));
+
+    assertThat(first).isInstanceOf(ClaimOutcome.Fresh.class);
+    assertThat(second).isInstanceOfSatisfying(ClaimOutcome.InFlight.class,
+        f -> assertThat(f.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(5)));
+  }
+
+  @Test
+  void expiredLeaseIsTakenOverWithNewTokenAndNextAttempt() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken first = LeaseToken.random();
+    claim(id, "v1:a", first, shortLease());
+    elapse(shortLease());
+
+    LeaseToken second = LeaseToken.random();
+    ClaimAttempt takeover = claim(id, "v1:a", second, LONG);
+
+    assertThat(takeover).isInstanceOf(ClaimAttempt.Acquired.class);
+    assertThat(takeover.record().token()).isEqualTo(second);
+    assertThat(takeover.record().attempt()).isEqualTo(2);
+    assertThat(takeover.record().isTakeover()).isTrue();
+  }
+
+  @Test
+  void takeoverIsVisibleToTheActionAndListeners() throws Exception {
+    List<String> events = new ArrayList<>();
+    IdempotencyGate gate = IdempotencyGate.builder(store)
+        .policy(GatePolicy.builder().lease(shortLease()).build())
+        .listener(e -> events.add(e.type().name()))
+        .build();
+    ClaimOutcome.Fresh abandoned = (ClaimOutcome.Fresh) gate.claim(call("k", Map.of()));
+    elapse(shortLease());
+
+    GateResult<String> result = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
+        ctx -> "takeover=" + ctx.isTakeover() + " attempt=" + ctx.attempt()
+            + " sameDownstreamKey=" + ctx.downstreamKey().equals(abandoned.downstreamKey()));
+
+    assertThat(((GateResult.Executed<String>) result).value())
+        .isEqualTo("takeover=true attempt=2 sameDownstreamKey=true");
+    assertThat(events).containsSubsequence("FRESH", "TAKEOVER", "COMPLETED");
+  }
+
+  @Test
+  void liveLeaseIsNotTakenOverEvenWithSameArguments() {
+    ClaimId id = id("k");
+    LeaseToken first = LeaseToken.random();
+    claim(id, "v1:a", first, LONG);
+
+    ClaimAttempt second = claim(id, "v1:a", LeaseToken.random(), LONG);
+
+    assertThat(second).isInstanceOf(ClaimAttempt.Existing.class);
+    assertThat(second.record().token()).isEqualTo(first);
+  }
+
+  @Test
+  void expiredLeaseWithDifferentArgumentsIsNotTakenOver() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken first = LeaseToken.random();
+    claim(id, "v1:a", first, shortLease());
+    elapse(shortLease());
+
+    ClaimAttempt other = claim(id, "v1:b", LeaseToken.random(), LONG);
+
+    assertThat(other).isInstanceOf(ClaimAttempt.Existing.class);
+    assertThat(other.record().token()).isEqualTo(first);
+    assertThat(other.record().argsHash()).isEqualTo("v1:a");
+  }
+
+  @Test
+  void completedRowIsNotTakenOverAfterItsLeaseTime() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken token = LeaseToken.random();
+    claim(id, "v1:a", token, shortLease());
+    assertThat(store.complete(id, token, value("r"), LONG)).isTrue();
+    elapse(shortLease());
+
+    ClaimAttempt again = claim(id, "v1:a", LeaseToken.random(), LONG);
+
+    assertThat(again).isInstanceOf(ClaimAttempt.Existing.class);
+    assertThat(again.record().state()).isEqualTo(ClaimState.COMPLETED);
+    assertThat(again.record().result()).isEqualTo(value("r"));
+  }
+
+  @Test
+  void expiredRowIsClaimedFreshEvenWithOtherArguments() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken token = LeaseToken.random();
+    store.claim(new ClaimRequest(id, "v1:a", token, shortLease(), shortLease()));
+    assertThat(store.complete(id, token, value("old"), shortLease())).isTrue();
+    elapse(shortLease());
+
+    ClaimAttempt fresh = claim(id, "v1:b", LeaseToken.random(), LONG);
+
+    assertThat(fresh).isInstanceOf(ClaimAttempt.Acquired.class);
+    assertThat(fresh.record().attempt()).isEqualTo(1);
+    assertThat(fresh.record().argsHash()).isEqualTo("v1:b");
+    assertThat(fresh.record().result()).isNull();
+  }
+
+  @Test
+  void unexpiredCompletedRowIsNotClaimedAgain() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken token = LeaseToken.random();
+    claim(id, "v1:a", token, shortLease());
+    assertThat(store.complete(id, token, value("r"), LONG)).isTrue();
+    elapse(shortLease());
+
+    assertThat(claim(id, "v1:b", LeaseToken.random(), LONG))
+        .isInstanceOf(ClaimAttempt.Existing.class);
+  }
+
+  // ------------------------------------------------------------------ fencing
+
+  @Test
+  void staleTokenCannotComplete() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken stale = LeaseToken.random();
+    claim(id, "v1:a", stale, shortLease());
+    elapse(shortLease());
+    LeaseToken current = LeaseToken.random();
+    claim(id, "v1:a", current, LONG);
+
+    assertThat(store.complete(id, stale, value("stale"), LONG)).isFalse();
+
+    ClaimRecord row = store.find(id).orElseThrow();
+    assertThat(row.state()).isEqualTo(ClaimState.IN_PROGRESS);
+    assertThat(row.token()).isEqualTo(current);
+    assertThat(store.complete(id, current, value("current"), LONG)).isTrue();
+    assertThat(store.find(id).orElseThrow().result()).isEqualTo(value("current"));
+  }
+
+  @Test
+  void staleTokenCannotRelease() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken stale = LeaseToken.random();
+    claim(id, "v1:a", stale, shortLease());
+    elapse(shortLease());
+    LeaseToken current = LeaseToken.random();
+    claim(id, "v1:a", current, LONG);
+
+    assertThat(store.release(id, stale)).isFalse();
+
+    assertThat(store.find(id)).get().extracting(ClaimRecord::token).isEqualTo(current);
+  }
+
+  @Test
+  void staleTokenCannotExtendLease() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken stale = LeaseToken.random();
+    claim(id, "v1:a", stale, shortLease());
+    elapse(shortLease());
+    LeaseToken current = LeaseToken.random();
+    Instant currentLease = claim(id, "v1:a", current, shortLease()).record().leaseExpiresAt();
+
+    assertThat(store.extendLease(id, stale, LONG)).isFalse();
+
+    assertThat(store.find(id).orElseThrow().leaseExpiresAt()).isEqualTo(currentLease);
+  }
+
+  @Test
+  void staleTokenCannotMarkUnknown() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken stale = LeaseToken.random();
+    claim(id, "v1:a", stale, shortLease());
+    elapse(shortLease());
+    claim(id, "v1:a", LeaseToken.random(), LONG);
+
+    assertThat(store.markUnknown(id, stale)).isFalse();
+
+    assertThat(store.find(id).orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
+  }
+
+  @Test
+  void completedRowCannotBeReleasedOrCompletedAgain() {
+    ClaimId id = id("k");
+    LeaseToken token = LeaseToken.random();
+    claim(id, "v1:a", token, LONG);
+    assertThat(store.complete(id, token, value("first"), LONG)).isTrue();
+
+    assertThat(store.release(id, token)).isFalse();
+    assertThat(store.complete(id, token, value("second"), LONG)).isFalse();
+
+    ClaimRecord row = store.find(id).orElseThrow();
+    assertThat(row.state()).isEqualTo(ClaimState.COMPLETED);
+    assertThat(row.result()).isEqualTo(value("first"));
+  }
+
+  @Test
+  void staleAttemptThroughTheGateLearnsItLostAndKeepsNewResult() throws Exception {
+    List<String> events = new ArrayList<>();
+    IdempotencyGate gate = IdempotencyGate.builder(store)
+        .policy(GatePolicy.builder().lease(shortLease()).build())
+        .listener(e -> events.add(e.type().name()))
+        .build();
+    ClaimOutcome.Fresh stale = (ClaimOutcome.Fresh) gate.claim(call("k", Map.of()));
+    elapse(shortLease());
+    GateResult<String> winner = gate.execute(call("k", Map.of()), ResultMapper.utf8(), c -> "new");
+
+    assertThat(gate.complete(stale, "old".getBytes(), false)).isFalse();
+    assertThat(gate.release(stale)).isFalse();
+
+    assertThat(winner).isInstanceOf(GateResult.Executed.class);
+    GateResult<String> replay = gate.execute(call("k", Map.of()), ResultMapper.utf8(), c -> "x");
+    assertThat(((GateResult.Replayed<String>) replay).value()).isEqualTo("new");
+    assertThat(events).contains("LEASE_LOST");
+  }
+
+  // ------------------------------------------------------------------ lease extension, release
+
+  @Test
+  void extendedLeaseIsNotTakenOver() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken token = LeaseToken.random();
+    claim(id, "v1:a", token, shortLease());
+
+    assertThat(store.extendLease(id, token, LONG)).isTrue();
+    elapse(shortLease());
+
+    assertThat(claim(id, "v1:a", LeaseToken.random(), LONG))
+        .isInstanceOf(ClaimAttempt.Existing.class);
+    assertThat(store.find(id).orElseThrow().token()).isEqualTo(token);
+  }
+
+  @Test
+  void extendedLeaseKeepsRowAliveBeyondItsRetention() throws Exception {
+    ClaimId id = id("k");
+    LeaseToken token = LeaseToken.random();
+    store.claim(new ClaimRequest(id, "v1:a", token, shortLease(), shortLease()));
+
+    assertThat(store.extendLease(id, token, LONG)).isTrue();
+    elapse(shortLease());
+
+    ClaimRecord row = store.find(id).orElseThrow();
+    assertThat(row.expiresAt()).isAfterOrEqualTo(row.leaseExpiresAt());
+    assertThat(claim(id, "v1:b", LeaseToken.random(), LONG))
+        .isInstanceOf(ClaimAttempt.Existing.class);
+  }
+
+  @Test
+  void releaseFreesTheKeyForAFreshAttempt() {
+    ClaimId id = id("k");
+    LeaseToken token = LeaseToken.random();
+    claim(id, "v1:a", token, LONG);
+
+    assertThat(store.release(id, token)).isTrue();
+
+    assertThat(store.find(id)).isEmpty();
+    ClaimAttempt again = claim(id, "v1:a", LeaseToken.random(), LONG);
+    assertThat(again).isInstanceOf(ClaimAttempt.Acquired.class);
+    assertThat(again.record().attempt()).isEqualTo(1);
+  }
+
+  @Test
+  void failingActionReleasesSoTheRetryRuns() {
+    IdempotencyGate gate = gate(GatePolicy.defaults());
+    AtomicInteger runs = new AtomicInteger();
+    assertThatThrownBy(() -> gate.execute(call("k", Map.of()), ResultMapper.utf8(), ctx -> {
+      runs.incrementAndGet();
+      throw new IllegalStateException("provider down");
+    })).isInstanceOf(IllegalStateException.class).hasMessage("provider down");
+
+    GateResult<String> retry = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
+        ctx -> "ok-" + runs.incrementAndGet());
+
+    assertThat(((GateResult.Executed<String>) retry).value()).isEqualTo("ok-2");
+  }
+
+  @Test
+  void unknownOutcomeFencesTheKeyUntilTheLeaseExpires() throws Exception {
+    IdempotencyGate gate = gate(GatePolicy.builder().lease(shortLease()).build());
+    AtomicInteger runs = new AtomicInteger();
+    assertThatThrownBy(() -> gate.execute(call("k", Map.of()), ResultMapper.utf8(), ctx -> {
+      runs.incrementAndGet();
+      throw new dev.mcpgate.core.OutcomeUnknownException("provider timed out");
+    })).isInstanceOf(dev.mcpgate.core.OutcomeUnknownException.class);
+    assertThat(store.find(id("k")).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
+
+    GateResult<String> refused = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
+        ctx -> "ran-" + runs.incrementAndGet());
+    assertThat(refused).isInstanceOfSatisfying(GateResult.Refused.class,
+        r -> assertThat(r.reason()).isEqualTo(GateResult.Reason.OUTCOME_UNKNOWN));
+    assertThat(runs).hasValue(1);
+
+    elapse(shortLease());
+    GateResult<String> takeover = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
+        ctx -> "ran-" + runs.incrementAndGet() + "-takeover=" + ctx.isTakeover());
+    assertThat(((GateResult.Executed<String>) takeover).value()).isEqualTo("ran-2-takeover=true");
+  }
+
+  // ------------------------------------------------------------------ expiry and purge
+
+  @Test
+  void rowTimesComeFromTheStoreClock() {
+    Instant before = store.now();
+    ClaimRecord row = claim(id("k"), "v1:a", LeaseToken.random(), LONG).record();
+    Instant after = store.now();
+
+    assertThat(row.createdAt()).isBetween(before, after);
+    assertThat(Duration.between(row.createdAt(), row.leaseExpiresAt())).isEqualTo(LONG);
+  }
+
+  @Test
+  void purgeDeletesOnlyExpiredRowsAndAtMostTheLimit() throws Exception {
+    for (int i = 0; i < 5; i++) {
+      LeaseToken token = LeaseToken.random();
+      ClaimId id = id("old-" + i);
+      store.claim(new ClaimRequest(id, "v1:a", token, shortLease(), shortLease()));
+      store.complete(id, token, value("r"), shortLease());
+    }
+    claim(id("live"), "v1:a", LeaseToken.random(), LONG);
+    elapse(shortLease());
+
+    int purged = 0;
+    int first = store.purgeExpired(2);
+    assertThat(first).isBetween(1, 2);
+    purged += first;
+    for (int round = 0; round < 50; round++) {
+      purged += store.purgeExpired(1000);
+    }
+
+    for (int i = 0; i < 5; i++) {
+      assertThat(store.find(id("old-" + i))).isEmpty();
+    }
+    assertThat(store.find(id("live"))).isPresent();
+    assertThat(purged).isGreaterThanOrEqualTo(5);
+  }
+
+  // ------------------------------------------------------------------ isolation
+
+  @Test
+  void tenantsDoNotShareKeys() {
+    ClaimId a = new ClaimId(tenant + "-a", "refund_order", "same");
+    ClaimId b = new ClaimId(tenant + "-b", "refund_order", "same");
+
+    assertThat(claim(a, "v1:a", LeaseToken.random(), LONG)).isInstanceOf(ClaimAttempt.Acquired.class);
+    assertThat(claim(b, "v1:a", LeaseToken.random(), LONG)).isInstanceOf(ClaimAttempt.Acquired.class);
+  }
+
+  @Test
+  void toolsDoNotShareKeys() {
+    ClaimId a = new ClaimId(tenant, "refund_order", "same");
+    ClaimId b = new ClaimId(tenant, "send_mail", "same");
+
+    assertThat(claim(a, "v1:a", LeaseToken.random(), LONG)).isInstanceOf(ClaimAttempt.Acquired.class);
+    assertThat(claim(b, "v1:b", LeaseToken.random(), LONG)).isInstanceOf(ClaimAttempt.Acquired.class);
+  }
+
+  @Test
+  void rawKeyIsKeptExactly() {
+    String key = "  Key with spaces, ünïcödé and 😀  ";
+    ClaimId id = id(key);
+    claim(id, "v1:a", LeaseToken.random(), LONG);
+
+    assertThat(store.find(id)).get().extracting(r -> r.id().key()).isEqualTo(key);
+    assertThat(store.find(id(key.trim()))).isEmpty();
+  }
+
+  // ------------------------------------------------------------------ results
+
+  @Test
+  void resultsRoundTripByteForByteUpToTheLimit() {
+    int limit = maxResultBytesToTest();
+    IdempotencyGate gate = gate(GatePolicy.builder().maxResultBytes(limit).build());
+    Random random = new Random(42);
+    for (int size : new int[] {0, 1, 255, 256, 4096, limit}) {
+      byte[] bytes = new byte[size];
+      random.nextBytes(bytes);
+      gate.execute(call("size-" + size, Map.of()), ResultMapper.bytes(), ctx -> bytes);
+      GateResult<byte[]> replay =
+          gate.execute(call("size-" + size, Map.of()), ResultMapper.bytes(), ctx -> new byte[] {9});
+      assertThat(replay).as("size %d", size).isInstanceOfSatisfying(GateResult.Replayed.class,
+          r -> assertThat((byte[]) r.value()).isEqualTo(bytes));
+    }
+  }
+
+  @Test
+  void resultOverTheLimitIsRefusedWithoutFreeingTheKey() {
+    IdempotencyGate gate = gate(GatePolicy.builder().maxResultBytes(100).build());
+    AtomicInteger runs = new AtomicInteger();
+
+    assertThatThrownBy(() -> gate.execute(call("big", Map.of()), ResultMapper.bytes(), ctx -> {
+      runs.incrementAndGet();
+      return new byte[101];
+    })).isInstanceOfSatisfying(ResultTooLargeException.class, e -> {
+      assertThat(e.size()).isEqualTo(101);
+      assertThat(e.limit()).isEqualTo(100);
+      assertThat(e.getMessage()).contains("101 bytes").contains("100 bytes");
+    });
+
+    GateResult<byte[]> retry = gate.execute(call("big", Map.of()), ResultMapper.bytes(), ctx -> {
+      runs.incrementAndGet();
+      return new byte[1];
+    });
+    assertThat(runs).hasValue(1);
+    assertThat(retry).isInstanceOfSatisfying(GateResult.Refused.class,
+        r -> assertThat(r.reason()).isEqualTo(GateResult.Reason.RESULT_NOT_STORED));
+  }
+
+  @Test
+  void storedFailureIsReplayedWhenPolicySaysStore() {
+    ResultMapper<String> failing = new ResultMapper<>() {
+      public byte[] toBytes(String v) { return v.getBytes(); }
+      public String fromBytes(byte[] b) { return new String(b); }
+      public boolean isFailure(String v) { return v.startsWith("error"); }
+    };
+    IdempotencyGate store = gate(GatePolicy.builder().failureMode(GatePolicy.FailureMode.STORE).build());
+    IdempotencyGate release = gate(GatePolicy.defaults());
+    AtomicInteger runs = new AtomicInteger();
+
+    store.execute(call("s", Map.of()), failing, ctx -> "error: card declined " + runs.incrementAndGet());
+    GateResult<String> replay = store.execute(call("s", Map.of()), failing, ctx -> "ok " + runs.incrementAndGet());
+    release.execute(call("r", Map.of()), failing, ctx -> "error: try later " + runs.incrementAndGet());
+    GateResult<String> rerun = release.execute(call("r", Map.of()), failing, ctx -> "ok " + runs.incrementAndGet());
+
+    assertThat(replay).isInstanceOfSatisfying(GateResult.Replayed.class, r -> {
+      assertThat(r.value()).isEqualTo("error: card declined 1");
+      assertThat(r.failure()).isTrue();
+    });
+    assertThat(((GateResult.Executed<String>) rerun).value()).isEqualTo("ok 3");
+  }
+
+  /** @return the largest result the backend is tested with; stores with a smaller cap lower it */
+  protected int maxResultBytesToTest() {
+    return 256 * 1024;
+  }
+
+  // ------------------------------------------------------------------ concurrency
+
+  /** @return how many threads race on one key */
+  protected int threadsOnOneKey() {
+    return 32;
+  }
+
+  @Test
+  void threadsRacingOnOneKeyRunTheActionOnceAndAllGetItsResult() throws Exception {
+    int threads = threadsOnOneKey();
+    IdempotencyGate gate = gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ofSeconds(60)).build());
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<GateResult<String>>> futures = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        futures.add(pool.submit(() -> {
+          start.await();
+          return gate.execute(call("race", Map.of("amount", 500)), ResultMapper.utf8(), ctx -> {
+            int n = runs.incrementAndGet();
+            Thread.sleep(50);
+            return "refund-" + n + "-" + UUID.randomUUID();
+          });
+        }));
+      }
+      start.countDown();
+      Set<String> values = new HashSet<>();
+      int executed = 0;
+      for (Future<GateResult<String>> f : futures) {
+        GateResult<String> r = f.get(120, TimeUnit.SECONDS);
+        if (r instanceof GateResult.Executed<String> e) {
+          executed++;
+          values.add(e.value());
+        } else if (r instanceof GateResult.Replayed<String> rp) {
+          values.add(rp.value());
+        } else {
+          throw new AssertionError("unexpected outcome " + r);
+        }
+      }
+      assertThat(runs).hasValue(1);
+      assertThat(executed).isEqualTo(1);
+      assertThat(values).hasSize(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** @return (threads, keys) for the many-keys race */
+  protected int[] threadsAndKeys() {
+    return new int[] {16, 500};
+  }
+
+  @Test
+  void threadsOverManyKeysRunEachKeysActionOnce() throws Exception {
+    int threads = threadsAndKeys()[0];
+    int keys = threadsAndKeys()[1];
+    IdempotencyGate gate = gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ofSeconds(60)).build());
+    ConcurrentHashMap<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+    ConcurrentHashMap<String, Set<String>> results = new ConcurrentHashMap<>();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int offset = t;
+        futures.add(pool.submit(() -> {
+          start.await();
+          for (int i = 0; i < keys; i++) {
+            String key = "key-" + ((i + offset * 31) % keys);
+            GateResult<String> r = gate.execute(call(key, Map.of("k", key)), ResultMapper.utf8(),
+                ctx -> key + "#" + runs.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet());
+            String v = r instanceof GateResult.Executed<String> e ? e.value()
+                : r instanceof GateResult.Replayed<String> rp ? rp.value() : "refused:" + r;
+            results.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(v);
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> f : futures) {
+        f.get(300, TimeUnit.SECONDS);
+      }
+      assertThat(runs).hasSize(keys);
+      runs.forEach((key, n) -> assertThat(n.get()).as("executions of %s", key).isEqualTo(1));
+      results.forEach((key, vs) -> assertThat(vs).as("results of %s", key).containsExactly(key + "#1"));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
