@@ -1,0 +1,79 @@
+package dev.mcpgate.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+
+/** The databases the JDBC store speaks to, each with its own claim statement and DDL. */
+public enum JdbcDialect {
+  /** PostgreSQL 12 or later: one {@code INSERT ... ON CONFLICT ... DO UPDATE ... WHERE} statement. */
+  POSTGRESQL("postgresql"),
+  /** MariaDB 10.3 or later: {@code INSERT ... ON DUPLICATE KEY UPDATE} with guarded assignments. */
+  MARIADB("mariadb"),
+  /** MySQL 8: the same statements as MariaDB. */
+  MYSQL("mariadb"),
+  /** H2 2.x: an optimistic compare-and-set on the lease token, retried on a lost race. */
+  H2("h2");
+
+  private final String schemaResource;
+
+  JdbcDialect(String schemaName) {
+    this.schemaResource = "schema-" + schemaName + ".sql";
+  }
+
+  /**
+   * @param metaData a connection's metadata
+   * @return the dialect of that database
+   * @throws SQLException if the metadata cannot be read
+   * @throws IllegalArgumentException naming the product, if it is not supported
+   */
+  public static JdbcDialect detect(DatabaseMetaData metaData) throws SQLException {
+    String product = metaData.getDatabaseProductName();
+    String lower = product == null ? "" : product.toLowerCase(Locale.ROOT);
+    if (lower.contains("postgres")) {
+      return POSTGRESQL;
+    }
+    if (lower.contains("mariadb")) {
+      return MARIADB;
+    }
+    if (lower.contains("mysql")) {
+      String version = metaData.getDatabaseProductVersion();
+      return version != null && version.toLowerCase(Locale.ROOT).contains("mariadb")
+          ? MARIADB : MYSQL;
+    }
+    if (lower.equals("h2")) {
+      return H2;
+    }
+    throw new IllegalArgumentException("database product \"" + product
+        + "\" is not supported; MCP Gate's JDBC store supports PostgreSQL, MariaDB, MySQL and H2");
+  }
+
+  /**
+   * @param table the table name (validated as an identifier, optionally schema-qualified)
+   * @return the DDL that creates the claims table and its expiry index in this dialect
+   */
+  public String ddl(String table) {
+    String checked = TableName.check(table);
+    try (InputStream in = JdbcDialect.class.getResourceAsStream(schemaResource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing resource " + schemaResource);
+      }
+      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return text.replace("${table}", checked).replace("${index}", TableName.indexName(checked));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  SqlDialect sql(String table) {
+    return switch (this) {
+      case POSTGRESQL -> new PostgresSql(table);
+      case MARIADB, MYSQL -> new MySqlFamilySql(table);
+      case H2 -> new H2Sql(table);
+    };
+  }
+}

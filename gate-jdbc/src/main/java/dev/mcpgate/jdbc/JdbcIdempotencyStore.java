@@ -1,0 +1,374 @@
+package dev.mcpgate.jdbc;
+
+import static dev.mcpgate.core.internal.Checks.notNull;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.internal.Checks;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.TransactionScope;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * The JDBC store: claims live in one table with a primary key on (tenant, tool, idem_key), on
+ * PostgreSQL, MariaDB, MySQL or H2.
+ *
+ * <pre>{@code
+ * JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
+ *     .tableName("mcpgate_claims")     // the default
+ *     .createSchemaIfMissing(true)     // opt-in; otherwise a missing table is an error naming the DDL
+ *     .build();
+ * }</pre>
+ *
+ * <ul>
+ *   <li>The claim is one atomic conditional statement per dialect (see {@link JdbcDialect}); never
+ *       read-then-write, and never a duplicate-key error inside a transaction.</li>
+ *   <li>All expiry and lease decisions use the database's clock; times are kept as epoch
+ *       milliseconds.</li>
+ *   <li>complete, release, extend and mark-unknown are single statements conditional on the
+ *       lease token.</li>
+ *   <li>{@link #transactions()} gives a {@link TransactionScope} for exactly-once effects in the
+ *       same database: the action's writes and the token-checked completion commit together.</li>
+ * </ul>
+ *
+ * <p>Each operation borrows a connection from the data source and gives it back; use a pool.
+ * Statements run in auto-commit mode (a connection handed out with auto-commit off is switched on
+ * for the call and restored after).
+ */
+public final class JdbcIdempotencyStore implements IdempotencyStore {
+  private final DataSource dataSource;
+  private final JdbcDialect dialect;
+  private final String table;
+  private final SqlDialect sql;
+
+  private JdbcIdempotencyStore(DataSource dataSource, JdbcDialect dialect, String table) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+    this.table = table;
+    this.sql = dialect.sql(table);
+  }
+
+  /**
+   * @param dataSource where the claims table lives (a pool, such as HikariCP)
+   * @return a builder
+   */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(notNull(dataSource, "dataSource"));
+  }
+
+  /** @return the dialect in use */
+  public JdbcDialect dialect() {
+    return dialect;
+  }
+
+  /** @return the claims table */
+  public String tableName() {
+    return table;
+  }
+
+  @FunctionalInterface
+  private interface Work<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  private <T> T withConnection(String what, Work<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      if (!autoCommit) {
+        c.setAutoCommit(true);
+      }
+      try {
+        return work.run(c);
+      } finally {
+        if (!autoCommit) {
+          c.setAutoCommit(false);
+        }
+      }
+    } catch (SQLException e) {
+      throw failure(what, e);
+    }
+  }
+
+  private RuntimeException failure(String what, SQLException e) {
+    if (isMissingTable(e)) {
+      return new StoreUnavailableException("the claims table " + table + " does not exist ("
+          + e.getMessage() + "); create it with:\n" + dialect.ddl(table)
+          + "\nor build the store with createSchemaIfMissing(true)", e);
+    }
+    return new StoreUnavailableException("could not " + what + " in " + dialect + " table "
+        + table + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+  }
+
+  private static boolean isMissingTable(SQLException e) {
+    String state = e.getSQLState();
+    return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state)
+        || e.getErrorCode() == 1146 || e.getErrorCode() == 42102;
+  }
+
+  @Override
+  public ClaimAttempt claim(ClaimRequest request) {
+    notNull(request, "request");
+    return withConnection("claim " + request.id(), c -> sql.claim(c, request));
+  }
+
+  @Override
+  public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
+    notNull(result, "result");
+    Checks.positiveMillis(retention, "retention");
+    return withConnection("complete " + id, c -> sql.complete(c, id, token, result, retention));
+  }
+
+  @Override
+  public boolean release(ClaimId id, LeaseToken token) {
+    return withConnection("release " + id, c -> sql.release(c, id, token));
+  }
+
+  @Override
+  public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
+    Checks.positiveMillis(lease, "lease");
+    return withConnection("extend the lease of " + id, c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql.extendSql())) {
+        ps.setLong(1, lease.toMillis());
+        ps.setLong(2, lease.toMillis());
+        int i = SqlDialect.bindKey(ps, 3, id);
+        ps.setString(i, token.value());
+        return ps.executeUpdate() == 1;
+      }
+    });
+  }
+
+  @Override
+  public boolean markUnknown(ClaimId id, LeaseToken token) {
+    return withConnection("mark unknown " + id, c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql.markUnknownSql())) {
+        int i = SqlDialect.bindKey(ps, 1, id);
+        ps.setString(i, token.value());
+        return ps.executeUpdate() == 1;
+      }
+    });
+  }
+
+  @Override
+  public Optional<ClaimRecord> find(ClaimId id) {
+    notNull(id, "id");
+    return withConnection("find " + id,
+        c -> Optional.ofNullable(sql.select(c, id)).map(ClaimAttempt::record));
+  }
+
+  @Override
+  public int purgeExpired(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+    }
+    return withConnection("purge expired rows", c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql.purgeSql())) {
+        ps.setInt(1, limit);
+        return ps.executeUpdate();
+      }
+    });
+  }
+
+  @Override
+  public Instant now() {
+    return withConnection("read the clock", c -> {
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.nowSql())) {
+        rs.next();
+        return Instant.ofEpochMilli(rs.getLong(1));
+      }
+    });
+  }
+
+  /**
+   * A unit of work for {@link dev.mcpgate.core.IdempotencyGate#execute(dev.mcpgate.core.ToolCall,
+   * dev.mcpgate.core.ResultMapper, TransactionScope, dev.mcpgate.core.ScopedAction)}: a connection
+   * from this store's data source with a transaction open, in which the action writes and the
+   * completion is stored (token-checked). If the lease was taken over meanwhile, the whole
+   * transaction rolls back.
+   *
+   * <pre>{@code
+   * gate.execute(call, mapper, store.transactions(), (connection, ctx) -> {
+   *   try (var ps = connection.prepareStatement("UPDATE sessions SET ended_at = ? WHERE id = ?")) { ... }
+   *   return result;
+   * });
+   * }</pre>
+   *
+   * @return the scope
+   */
+  public TransactionScope<Connection> transactions() {
+    return new TransactionScope<>() {
+      @Override
+      public Connection begin() {
+        try {
+          Connection c = dataSource.getConnection();
+          try {
+            c.setAutoCommit(false);
+            return c;
+          } catch (SQLException e) {
+            c.close();
+            throw e;
+          }
+        } catch (SQLException e) {
+          throw failure("begin a transaction", e);
+        }
+      }
+
+      @Override
+      public boolean complete(Connection c, ClaimId id, LeaseToken token, StoredResult result,
+          Duration retention) {
+        try {
+          return sql.complete(c, id, token, result, retention);
+        } catch (SQLException e) {
+          throw failure("complete " + id, e);
+        }
+      }
+
+      @Override
+      public boolean release(Connection c, ClaimId id, LeaseToken token) {
+        try {
+          return sql.release(c, id, token);
+        } catch (SQLException e) {
+          throw failure("release " + id, e);
+        }
+      }
+
+      @Override
+      public void commit(Connection c) {
+        try {
+          c.commit();
+        } catch (SQLException e) {
+          throw failure("commit", e);
+        }
+      }
+
+      @Override
+      public void rollback(Connection c) {
+        try {
+          c.rollback();
+        } catch (SQLException e) {
+          throw failure("roll back", e);
+        }
+      }
+
+      @Override
+      public void close(Connection c) {
+        try {
+          try {
+            c.setAutoCommit(true);
+          } finally {
+            c.close();
+          }
+        } catch (SQLException e) {
+          throw failure("close a connection", e);
+        }
+      }
+    };
+  }
+
+  /** Builds a JDBC store; {@link #build()} checks that the table exists (or creates it). */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private String table = "mcpgate_claims";
+    private JdbcDialect dialect;
+    private boolean createSchemaIfMissing;
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = dataSource;
+    }
+
+    /**
+     * @param tableName a plain identifier, optionally schema-qualified; {@code mcpgate_claims} by default
+     * @throws IllegalArgumentException naming the value, if it is not a plain identifier
+     */
+    public Builder tableName(String tableName) {
+      this.table = TableName.check(tableName);
+      return this;
+    }
+
+    /** @param dialect the dialect to use instead of detecting it from the connection */
+    public Builder dialect(JdbcDialect dialect) {
+      this.dialect = notNull(dialect, "dialect");
+      return this;
+    }
+
+    /** @param create true to create the table and its index when they are missing (off by default) */
+    public Builder createSchemaIfMissing(boolean create) {
+      this.createSchemaIfMissing = create;
+      return this;
+    }
+
+    /**
+     * Connects once: detects the dialect (unless given) and checks the table.
+     *
+     * @return the store
+     * @throws StoreUnavailableException if the database cannot be reached
+     * @throws IdempotencyException if the table is missing, naming it and the DDL that creates it
+     */
+    public JdbcIdempotencyStore build() {
+      try (Connection c = dataSource.getConnection()) {
+        JdbcDialect d = dialect != null ? dialect : JdbcDialect.detect(c.getMetaData());
+        if (createSchemaIfMissing) {
+          createSchema(c, d);
+        } else if (!tableExists(c)) {
+          throw new IdempotencyException("the claims table " + table + " does not exist;"
+              + " create it with:\n" + d.ddl(table)
+              + "\nor build the store with createSchemaIfMissing(true)");
+        }
+        return new JdbcIdempotencyStore(dataSource, d, table);
+      } catch (SQLException e) {
+        throw new StoreUnavailableException("could not connect to set up the JDBC store: "
+            + e.getMessage(), e);
+      }
+    }
+
+    private boolean tableExists(Connection c) throws SQLException {
+      try (Statement st = c.createStatement()) {
+        st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
+        return true;
+      } catch (SQLException e) {
+        if (!c.getAutoCommit()) {
+          c.rollback();
+        }
+        if (isMissingTable(e)) {
+          return false;
+        }
+        throw e;
+      }
+    }
+
+    private void createSchema(Connection c, JdbcDialect d) throws SQLException {
+      try (Statement st = c.createStatement()) {
+        for (String statement : d.ddl(table).split(";")) {
+          String body = statement.lines().filter(l -> !l.strip().startsWith("--"))
+              .reduce("", (a, b) -> a + "\n" + b).strip();
+          if (!body.isEmpty()) {
+            try {
+              st.execute(body);
+            } catch (SQLException e) {
+              // MariaDB before 10.5 and MySQL have no CREATE INDEX IF NOT EXISTS: an existing index is fine
+              if (e.getErrorCode() != 1061) {
+                throw e;
+              }
+            }
+          }
+        }
+        if (!c.getAutoCommit()) {
+          c.commit();
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,241 @@
+package dev.mcpgate.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.LeaseLostException;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.contract.IdempotencyStoreContract;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store contract plus what only a SQL store promises: round trips, transactions that commit
+ * with their completion, schema handling. One subclass per database.
+ */
+abstract class JdbcStoreContract extends IdempotencyStoreContract {
+  static final String TABLE = "mcpgate_claims_test";
+  static final String EFFECTS = "mcpgate_test_effects";
+
+  /** @return a pooled data source on the database under test */
+  abstract HikariDataSource dataSource();
+
+  /** @return statements for a fresh call (claim + complete) and a replay, on this dialect */
+  abstract int[] expectedStatementsFreshAndReplay();
+
+  @Override
+  protected IdempotencyStore createStore() throws Exception {
+    JdbcIdempotencyStore s = JdbcIdempotencyStore.builder(dataSource()).tableName(TABLE)
+        .createSchemaIfMissing(true).build();
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE IF NOT EXISTS " + EFFECTS + " (tenant VARCHAR(255) NOT NULL,"
+          + " note VARCHAR(255) NOT NULL)");
+    }
+    return s;
+  }
+
+  @Override
+  protected int threadsOnOneKey() {
+    return 64;
+  }
+
+  @Override
+  protected int[] threadsAndKeys() {
+    return new int[] {16, 1000};
+  }
+
+  private List<String> effects() throws SQLException {
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT note FROM " + EFFECTS + " WHERE tenant = ? ORDER BY note")) {
+      ps.setString(1, tenant);
+      List<String> notes = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          notes.add(rs.getString(1));
+        }
+      }
+      return notes;
+    }
+  }
+
+  private void insertEffect(Connection c, String note) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO " + EFFECTS + " (tenant, note) VALUES (?, ?)")) {
+      ps.setString(1, tenant);
+      ps.setString(2, note);
+      ps.executeUpdate();
+    }
+  }
+
+  // ------------------------------------------------------------------ round trips
+
+  @Test
+  void freshCallAndReplayCostTheDocumentedStatements() {
+    CountingDataSource counting = new CountingDataSource(dataSource());
+    JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(counting.dataSource())
+        .tableName(TABLE).build();
+    IdempotencyGate gate = IdempotencyGate.builder(counted).build();
+    ToolCall call = call("rt", Map.of("order_id", "ord_9f2"));
+
+    counting.reset();
+    gate.execute(call, ResultMapper.utf8(), ctx -> "refund-1");
+    int fresh = counting.executed();
+    counting.reset();
+    gate.execute(call, ResultMapper.utf8(), ctx -> "refund-2");
+    int replay = counting.executed();
+
+    assertThat(new int[] {fresh, replay}).containsExactly(expectedStatementsFreshAndReplay());
+  }
+
+  // ------------------------------------------------------------------ exactly once in one database
+
+  @Test
+  void actionWritesAndCompletionCommitTogether() throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    IdempotencyGate gate = IdempotencyGate.builder(jdbc).build();
+    ToolCall call = call("tx", Map.of("session_id", "s1"));
+
+    GateResult<String> first = gate.execute(call, ResultMapper.utf8(), jdbc.transactions(),
+        (c, ctx) -> {
+          insertEffect(c, "stopped");
+          return "stopped s1";
+        });
+    GateResult<String> again = gate.execute(call, ResultMapper.utf8(), jdbc.transactions(),
+        (c, ctx) -> {
+          insertEffect(c, "stopped again");
+          return "stopped s1 again";
+        });
+
+    assertThat(((GateResult.Executed<String>) first).completion())
+        .isEqualTo(GateResult.Completion.STORED);
+    assertThat(again).isInstanceOfSatisfying(GateResult.Replayed.class,
+        r -> assertThat(r.value()).isEqualTo("stopped s1"));
+    assertThat(effects()).containsExactly("stopped");
+  }
+
+  @Test
+  void failingTransactionalActionLeavesNoWritesAndFreesTheKey() throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    IdempotencyGate gate = IdempotencyGate.builder(jdbc).build();
+    ToolCall call = call("tx-fail", Map.of());
+
+    assertThatThrownBy(() -> gate.execute(call, ResultMapper.utf8(), jdbc.transactions(),
+        (c, ctx) -> {
+          insertEffect(c, "half");
+          throw new IllegalStateException("validation failed");
+        })).hasMessage("validation failed");
+
+    assertThat(effects()).isEmpty();
+    assertThat(store.find(call.id())).isEmpty();
+  }
+
+  @Test
+  void takeoverDuringTheActionRollsBackTheStaleAttempt() throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    IdempotencyGate gate = IdempotencyGate.builder(jdbc)
+        .policy(GatePolicy.builder().lease(shortLease()).inFlightWait(Duration.ZERO).build())
+        .build();
+    ToolCall call = call("tx-takeover", Map.of("session_id", "s1"));
+    CountDownLatch staleWrote = new CountDownLatch(1);
+    CountDownLatch winnerDone = new CountDownLatch(1);
+
+    CompletableFuture<GateResult<String>> stale = CompletableFuture.supplyAsync(() ->
+        gate.execute(call, ResultMapper.utf8(), jdbc.transactions(), (c, ctx) -> {
+          insertEffect(c, "stale");
+          staleWrote.countDown();
+          winnerDone.await(30, TimeUnit.SECONDS);
+          return "stale result";
+        }));
+    assertThat(staleWrote.await(30, TimeUnit.SECONDS)).isTrue();
+    elapse(shortLease());
+    GateResult<String> winner = gate.execute(call, ResultMapper.utf8(), jdbc.transactions(),
+        (c, ctx) -> {
+          insertEffect(c, "winner");
+          return "winner result, takeover=" + ctx.isTakeover();
+        });
+    winnerDone.countDown();
+
+    assertThat(((GateResult.Executed<String>) winner).value()).isEqualTo("winner result, takeover=true");
+    assertThatThrownBy(() -> stale.get(30, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(LeaseLostException.class);
+    assertThat(effects()).containsExactly("winner");
+    assertThat(store.find(call.id()).orElseThrow().state()).isEqualTo(ClaimState.COMPLETED);
+  }
+
+  // ------------------------------------------------------------------ schema
+
+  @Test
+  void missingTableIsAnErrorThatNamesTheTableAndTheDdl() {
+    assertThatThrownBy(() -> JdbcIdempotencyStore.builder(dataSource())
+        .tableName("mcpgate_no_such_table").build())
+        .isInstanceOf(IdempotencyException.class)
+        .hasMessageContaining("mcpgate_no_such_table")
+        .hasMessageContaining("CREATE TABLE IF NOT EXISTS mcpgate_no_such_table");
+  }
+
+  @Test
+  void tableNameMustBeAPlainIdentifier() {
+    for (String bad : List.of("claims; DROP TABLE x", "1claims", "cl aims", "a.b.c", "", "\"q\"")) {
+      assertThatThrownBy(() -> JdbcIdempotencyStore.builder(dataSource()).tableName(bad))
+          .as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("identifier");
+    }
+  }
+
+  @Test
+  void droppedTableFailsClosedNamingTheDdl() throws Exception {
+    String table = "mcpgate_dropped_" + Math.abs(tenant.hashCode());
+    JdbcIdempotencyStore s = JdbcIdempotencyStore.builder(dataSource()).tableName(table)
+        .createSchemaIfMissing(true).build();
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute("DROP TABLE " + table);
+    }
+    AtomicInteger runs = new AtomicInteger();
+    IdempotencyGate gate = IdempotencyGate.builder(s).build();
+
+    assertThatThrownBy(() -> gate.execute(call("k", Map.of()), ResultMapper.utf8(),
+        ctx -> "x" + runs.incrementAndGet()))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining(table).hasMessageContaining("CREATE TABLE");
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void lowLevelClaimOfACompletedCallIsAReplayInOneRead() {
+    IdempotencyGate gate = IdempotencyGate.builder(store).build();
+    ToolCall call = call("low", Map.of("a", 1));
+    ClaimOutcome.Fresh fresh = (ClaimOutcome.Fresh) gate.claim(call);
+    assertThat(gate.complete(fresh, "r".getBytes(), false)).isTrue();
+
+    assertThat(gate.claim(call)).isInstanceOf(ClaimOutcome.Replay.class);
+  }
+
+  /** @return the data source of a separate pool whose server connections a test may kill */
+  DataSource faultPool() {
+    return null;
+  }
+}
