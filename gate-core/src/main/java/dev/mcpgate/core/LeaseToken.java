@@ -2,6 +2,7 @@ package dev.mcpgate.core;
 
 import dev.mcpgate.core.internal.Checks;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The fencing token of one attempt. Every fresh claim and every takeover gets a new random token;
@@ -20,9 +21,15 @@ public record LeaseToken(String value) {
     }
   }
 
-  /** @return a new random token */
+  /**
+   * @return a new random token: 122 random bits in UUID form. Tokens fence attempts against each
+   *     other; they need to be unique, not secret, so a fast non-blocking generator is used.
+   */
   public static LeaseToken random() {
-    return new LeaseToken(UUID.randomUUID().toString());
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    long msb = (random.nextLong() & ~0xF000L) | 0x4000L;
+    long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+    return new LeaseToken(new UUID(msb, lsb).toString());
   }
 
   @Override

@@ -57,24 +57,13 @@ public final class CanonicalJson {
    */
   public static String toCanonicalString(Object value) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    Sink sink = new Sink() {
-      @Override
-      void flush(byte[] buf, int len) {
-        out.write(buf, 0, len);
-      }
-    };
-    write(value, sink);
+    write(value, new Sink(null, out));
     return out.toString(StandardCharsets.UTF_8);
   }
 
   /** Streams the canonical form of value into digest. */
   static void digest(Object value, MessageDigest digest) {
-    write(value, new Sink() {
-      @Override
-      void flush(byte[] buf, int len) {
-        digest.update(buf, 0, len);
-      }
-    });
+    write(value, new Sink(digest, null));
   }
 
   private static void write(Object value, Sink sink) {
@@ -87,37 +76,49 @@ public final class CanonicalJson {
     sink.finish();
   }
 
-  /** Buffers bytes and hands them on in blocks. */
-  private abstract static class Sink {
-    private final byte[] buf = new byte[8192];
-    private int len;
+  /** Buffers bytes and hands them on in blocks, to a digest or to a byte stream. */
+  private static final class Sink {
+    final byte[] buf = new byte[1024];
+    int len;
+    private final MessageDigest digest;
+    private final ByteArrayOutputStream stream;
 
-    abstract void flush(byte[] buf, int len);
+    Sink(MessageDigest digest, ByteArrayOutputStream stream) {
+      this.digest = digest;
+      this.stream = stream;
+    }
 
-    final void put(int b) {
+    void flush() {
+      if (digest != null) {
+        digest.update(buf, 0, len);
+      } else {
+        stream.write(buf, 0, len);
+      }
+      len = 0;
+    }
+
+    void put(int b) {
       if (len == buf.length) {
-        flush(buf, len);
-        len = 0;
+        flush();
       }
       buf[len++] = (byte) b;
     }
 
-    final void put(byte[] bytes) {
+    void put(byte[] bytes) {
       for (byte b : bytes) {
         put(b);
       }
     }
 
-    final void putAscii(String s) {
+    void putAscii(String s) {
       for (int i = 0; i < s.length(); i++) {
         put(s.charAt(i));
       }
     }
 
-    final void finish() {
+    void finish() {
       if (len > 0) {
-        flush(buf, len);
-        len = 0;
+        flush();
       }
     }
   }
@@ -175,30 +176,67 @@ public final class CanonicalJson {
 
     private void object(Map<?, ?> map, int depth) {
       checkDepth(depth);
-      String[] names = new String[map.size()];
+      int size = map.size();
+      String[] names = new String[size];
+      Object[] values = new Object[size];
       int i = 0;
-      for (Object k : map.keySet()) {
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        Object k = e.getKey();
         if (!(k instanceof String s)) {
           throw new PathFailure("has a member name of type "
               + (k == null ? "null" : k.getClass().getName()) + "; names must be strings");
         }
-        names[i++] = s;
+        names[i] = s;
+        values[i++] = e.getValue();
       }
-      Arrays.sort(names);
+      sortByName(names, values, size);
       out.put('{');
-      for (int j = 0; j < names.length; j++) {
+      for (int j = 0; j < size; j++) {
         if (j > 0) {
           out.put(',');
         }
         string(names[j]);
         out.put(':');
         try {
-          value(map.get(names[j]), depth);
+          value(values[j], depth);
         } catch (PathFailure f) {
           throw f.under(memberSegment(names[j]));
         }
       }
       out.put('}');
+    }
+
+    /** Sorts names (UTF-16 code unit order) and values along with them. */
+    private static void sortByName(String[] names, Object[] values, int size) {
+      if (size <= 16) {
+        // insertion sort: tool arguments and their nested objects are small
+        for (int i = 1; i < size; i++) {
+          String name = names[i];
+          Object value = values[i];
+          int j = i - 1;
+          while (j >= 0 && names[j].compareTo(name) > 0) {
+            names[j + 1] = names[j];
+            values[j + 1] = values[j];
+            j--;
+          }
+          names[j + 1] = name;
+          values[j + 1] = value;
+        }
+        return;
+      }
+      Integer[] order = new Integer[size];
+      for (int i = 0; i < size; i++) {
+        order[i] = i;
+      }
+      Arrays.sort(order, (a, b) -> names[a].compareTo(names[b]));
+      String[] sortedNames = new String[size];
+      Object[] sortedValues = new Object[size];
+      for (int i = 0; i < size; i++) {
+        sortedNames[i] = names[order[i]];
+        sortedValues[i] = values[order[i]];
+      }
+      System.arraycopy(sortedNames, 0, names, 0, size);
+      System.arraycopy(sortedValues, 0, values, 0, size);
     }
 
     private void array(Iterator<?> items, int depth) {
@@ -289,6 +327,20 @@ public final class CanonicalJson {
       }
       if (d == Math.rint(d) && Math.abs(d) < 0x1p53) {
         integer((long) d);
+        return;
+      }
+      // A decimal of at most 15 significant digits that reads back as d is the only such decimal
+      // (DBL_DIG = 15), so it is the shortest, however it was found. First try m * 10^-k for
+      // small k: m / 10^k in double arithmetic is correctly rounded (both exact), so the test is
+      // exact. Then the JDK's own printing; then the exhaustive search.
+      BigDecimal scaled = scaledDecimal(d);
+      if (scaled != null) {
+        decimal(scaled);
+        return;
+      }
+      BigDecimal printed = new BigDecimal(Double.toString(d));
+      if (printed.precision() <= 15 || printed.stripTrailingZeros().precision() <= 15) {
+        decimal(printed);
       } else {
         decimal(shortest(new BigDecimal(d), x -> x.doubleValue() == d));
       }
@@ -302,46 +354,72 @@ public final class CanonicalJson {
       }
     }
 
-    private void string(CharSequence s) {
+    private void string(CharSequence cs) {
+      String s = cs.toString();
       out.put('"');
       int n = s.length();
-      for (int i = 0; i < n; i++) {
-        char c = s.charAt(i);
-        if (c < 0x80) {
-          if (c == '"' || c == '\\') {
-            out.put('\\');
-            out.put(c);
-          } else if (c >= 0x20) {
-            out.put(c);
-          } else {
-            switch (c) {
-              case '\b' -> { out.put('\\'); out.put('b'); }
-              case '\t' -> { out.put('\\'); out.put('t'); }
-              case '\n' -> { out.put('\\'); out.put('n'); }
-              case '\f' -> { out.put('\\'); out.put('f'); }
-              case '\r' -> { out.put('\\'); out.put('r'); }
-              default -> unicodeEscape(c);
-            }
+      int i = 0;
+      while (i < n) {
+        // copy plain printable ASCII in bulk: no escaping, one byte a char
+        if (out.len == out.buf.length) {
+          out.flush();
+        }
+        byte[] buf = out.buf;
+        int pos = out.len;
+        int end = Math.min(n, i + (buf.length - pos));
+        while (i < end) {
+          char c = s.charAt(i);
+          if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+            break;
           }
-        } else if (c < 0x800) {
-          out.put(0xc0 | (c >> 6));
-          out.put(0x80 | (c & 0x3f));
-        } else if (Character.isHighSurrogate(c) && i + 1 < n
-            && Character.isLowSurrogate(s.charAt(i + 1))) {
-          int cp = Character.toCodePoint(c, s.charAt(++i));
-          out.put(0xf0 | (cp >> 18));
-          out.put(0x80 | ((cp >> 12) & 0x3f));
-          out.put(0x80 | ((cp >> 6) & 0x3f));
-          out.put(0x80 | (cp & 0x3f));
-        } else if (Character.isSurrogate(c)) {
-          unicodeEscape(c);
-        } else {
-          out.put(0xe0 | (c >> 12));
-          out.put(0x80 | ((c >> 6) & 0x3f));
-          out.put(0x80 | (c & 0x3f));
+          buf[pos++] = (byte) c;
+          i++;
+        }
+        out.len = pos;
+        if (i < end) {
+          i = special(s, i, n);
         }
       }
       out.put('"');
+    }
+
+    /** Writes the character at i that needs escaping or multi-byte UTF-8; returns the next index. */
+    private int special(String s, int i, int n) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        if (c == '"' || c == '\\') {
+          out.put('\\');
+          out.put(c);
+        } else if (c >= 0x20) {
+          out.put(c);
+        } else {
+          switch (c) {
+            case '\b' -> { out.put('\\'); out.put('b'); }
+            case '\t' -> { out.put('\\'); out.put('t'); }
+            case '\n' -> { out.put('\\'); out.put('n'); }
+            case '\f' -> { out.put('\\'); out.put('f'); }
+            case '\r' -> { out.put('\\'); out.put('r'); }
+            default -> unicodeEscape(c);
+          }
+        }
+      } else if (c < 0x800) {
+        out.put(0xc0 | (c >> 6));
+        out.put(0x80 | (c & 0x3f));
+      } else if (Character.isHighSurrogate(c) && i + 1 < n
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        int cp = Character.toCodePoint(c, s.charAt(++i));
+        out.put(0xf0 | (cp >> 18));
+        out.put(0x80 | ((cp >> 12) & 0x3f));
+        out.put(0x80 | ((cp >> 6) & 0x3f));
+        out.put(0x80 | (cp & 0x3f));
+      } else if (Character.isSurrogate(c)) {
+        unicodeEscape(c);
+      } else {
+        out.put(0xe0 | (c >> 12));
+        out.put(0x80 | ((c >> 6) & 0x3f));
+        out.put(0x80 | (c & 0x3f));
+      }
+      return i + 1;
     }
 
     private void unicodeEscape(char c) {
@@ -352,6 +430,25 @@ public final class CanonicalJson {
       out.put(HEX[(c >> 4) & 0xf]);
       out.put(HEX[c & 0xf]);
     }
+  }
+
+  private static final double[] POW10 = {
+      1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+  /** @return m * 10^-k with |m| below 10^15 that reads back as d, or null if none is found quickly */
+  private static BigDecimal scaledDecimal(double d) {
+    for (int k = 1; k < POW10.length; k++) {
+      double scaled = d * POW10[k];
+      if (Math.abs(scaled) >= 1e15) {
+        return null;
+      }
+      long m = Math.round(scaled);
+      if (m != 0 && (double) m / POW10[k] == d) {
+        return BigDecimal.valueOf(m, k);
+      }
+    }
+    return null;
   }
 
   /** The shortest decimal (fewest significant digits) that reads back as the same binary value. */

@@ -98,6 +98,33 @@ class CanonicalJsonTest {
   }
 
   @Test
+  void everyPathForDoublesAgreesWithTheExhaustiveShortestDecimal() {
+    java.util.Random random = new java.util.Random(1);
+    for (int i = 0; i < 20_000; i++) {
+      double d = switch (i % 4) {
+        case 0 -> random.nextInt(10_000_000) / 100.0;
+        case 1 -> random.nextDouble() * Math.pow(10, random.nextInt(40) - 20);
+        case 2 -> Double.longBitsToDouble(random.nextLong());
+        default -> Double.parseDouble(random.nextInt(1000) + "." + random.nextInt(1000) + "e" + (random.nextInt(60) - 30));
+      };
+      if (Double.isNaN(d) || Double.isInfinite(d)) {
+        continue;
+      }
+      BigDecimal exact = new BigDecimal(d);
+      BigDecimal shortest = exact;
+      for (int digits = 1; digits <= 17; digits++) {
+        BigDecimal c = exact.round(new java.math.MathContext(digits, java.math.RoundingMode.HALF_EVEN));
+        if (c.doubleValue() == d) {
+          shortest = c;
+          break;
+        }
+      }
+      String expected = shortest.signum() == 0 ? "0" : shortest.stripTrailingZeros().toString();
+      assertThat(canon(d)).as("%s (bits %x)", d, Double.doubleToLongBits(d)).isEqualTo(expected);
+    }
+  }
+
+  @Test
   void arraysKeepTheirOrder() {
     assertThat(hash(Map.of("a", List.of(1, 2)))).isNotEqualTo(hash(Map.of("a", List.of(2, 1))));
   }
