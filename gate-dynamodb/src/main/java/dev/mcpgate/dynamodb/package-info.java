@@ -1,2 +1,5 @@
-/** Work in progress: see the open issues. */
+/**
+ * The DynamoDB store: {@link dev.mcpgate.dynamodb.DynamoDbIdempotencyStore}, on conditional
+ * writes with the AWS SDK v2.
+ */
 package dev.mcpgate.dynamodb;

@@ -1,0 +1,178 @@
+package dev.mcpgate.dynamodb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.contract.IdempotencyStoreContract;
+import dev.mcpgate.core.contract.MutableClock;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The store contract on a real DynamoDB-API server, plus what only DynamoDB promises: request
+ * counts, the clock-skew margin, compression and the 400 KB item limit, the single-table layout.
+ * The store's clock is injected (DynamoDB has no server clock), so expiry needs no sleeping.
+ */
+class DynamoDbStoreTest extends IdempotencyStoreContract {
+  static final String TABLE = "mcpgate_claims_test";
+  private static volatile boolean tableReady;
+
+  private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+  private final TestDynamo.RequestCounter counter = new TestDynamo.RequestCounter();
+  private DynamoDbClient client;
+
+  @Override
+  protected IdempotencyStore createStore() {
+    client = TestDynamo.client(counter);
+    DynamoDbIdempotencyStore s = DynamoDbIdempotencyStore.builder(client).tableName(TABLE)
+        .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
+    if (!tableReady) {
+      s.createTableIfMissing();
+      tableReady = true;
+    }
+    return s;
+  }
+
+  @Override
+  protected void closeStore() {
+    if (client != null) {
+      client.close();
+    }
+  }
+
+  @Override
+  protected void elapse(Duration d) {
+    clock.advance(d);
+  }
+
+  @Test
+  void freshCallCostsTwoRequestsAndReplayOneWhereTheServerReturnsTheOldItem() {
+    IdempotencyGate gate = IdempotencyGate.builder(store).build();
+    ToolCall call = call("count", Map.of("order_id", "ord_9f2"));
+
+    counter.requests.set(0);
+    gate.execute(call, ResultMapper.utf8(), ctx -> "refund-1");
+    int fresh = counter.requests.get();
+    counter.requests.set(0);
+    gate.execute(call, ResultMapper.utf8(), ctx -> "refund-2");
+    int replay = counter.requests.get();
+
+    assertThat(fresh).isEqualTo(2);
+    boolean oldItem = ((DynamoDbIdempotencyStore) store).returnsOldItemOnConditionFailure();
+    assertThat(replay).as("server returns the old item: %s", oldItem).isEqualTo(oldItem ? 1 : 2);
+  }
+
+  @Test
+  void leaseSafetyMarginDelaysTakeoverByTheMargin() {
+    DynamoDbIdempotencyStore skewed = DynamoDbIdempotencyStore.builder(client).tableName(TABLE)
+        .clock(clock).leaseSafetyMargin(Duration.ofSeconds(2)).build();
+    ClaimId id = id("skew");
+    skewed.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(), Duration.ofSeconds(10), LONG));
+
+    clock.advance(Duration.ofSeconds(11));
+    assertThat(skewed.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(), LONG, LONG)))
+        .isInstanceOf(ClaimAttempt.Existing.class);
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(skewed.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(), LONG, LONG)))
+        .isInstanceOf(ClaimAttempt.Acquired.class);
+  }
+
+  @Test
+  void itemCarriesAnEpochSecondsTtlMatchingItsExpiry() {
+    IdempotencyGate gate = IdempotencyGate.builder(store)
+        .policy(GatePolicy.builder().retention(Duration.ofHours(2)).build()).build();
+    ToolCall call = call("ttl", Map.of());
+    gate.execute(call, ResultMapper.utf8(), ctx -> "sent");
+
+    DynamoDbIdempotencyStore dynamo = (DynamoDbIdempotencyStore) store;
+    Map<String, AttributeValue> item = client.getItem(g -> g.tableName(TABLE).consistentRead(true)
+        .key(Map.of("pk", AttributeValue.builder().s(dynamo.partitionValue(call.id())).build()))).item();
+    long expiresMs = Long.parseLong(item.get("expires_at").n());
+    assertThat(expiresMs).isEqualTo(clock.millis() + Duration.ofHours(2).toMillis());
+    assertThat(Long.parseLong(item.get("ttl").n())).isEqualTo((expiresMs + 999) / 1000);
+    assertThat(item.get("idem_key").s()).isEqualTo("ttl");
+  }
+
+  @Test
+  void compressionLetsLargeCompressibleResultsFitAndReadsThemBack() {
+    DynamoDbIdempotencyStore compressing = DynamoDbIdempotencyStore.builder(client).tableName(TABLE)
+        .clock(clock).leaseSafetyMargin(Duration.ZERO).compressResults(true).build();
+    GatePolicy policy = GatePolicy.builder().maxResultBytes(2_000_000).build();
+    IdempotencyGate plain = IdempotencyGate.builder(store).policy(policy).build();
+    IdempotencyGate gz = IdempotencyGate.builder(compressing).policy(policy).build();
+    String big = "{\"rows\":\"" + "row of a large report; ".repeat(40_000) + "\"}";
+    AtomicInteger runs = new AtomicInteger();
+
+    assertThatThrownBy(() -> plain.execute(call("big-plain", Map.of()), ResultMapper.utf8(), ctx -> {
+      runs.incrementAndGet();
+      return big;
+    })).isInstanceOf(dev.mcpgate.core.ResultTooLargeException.class).hasMessageContaining("400 KB")
+        .hasMessageContaining(String.valueOf(DynamoDbIdempotencyStore.MAX_RESULT_BYTES));
+    assertThat(plain.execute(call("big-plain", Map.of()), ResultMapper.utf8(), ctx -> "again"))
+        .isInstanceOfSatisfying(GateResult.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(GateResult.Reason.RESULT_NOT_STORED));
+    assertThat(runs).hasValue(1);
+
+    gz.execute(call("big-gz", Map.of()), ResultMapper.utf8(), ctx -> big);
+    assertThat(gz.execute(call("big-gz", Map.of()), ResultMapper.utf8(), ctx -> "x"))
+        .isInstanceOfSatisfying(GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo(big));
+  }
+
+  @Test
+  void singleTableLayoutKeepsClaimsUnderAPrefixAndStaticSortKey() {
+    String table = "mcpgate_single_table_test";
+    DynamoDbIdempotencyStore single = DynamoDbIdempotencyStore.builder(client).tableName(table)
+        .partitionKey("PK").partitionKeyPrefix("GATE#").sortKey("SK", "IDEMPOTENCY")
+        .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
+    single.createTableIfMissing();
+    IdempotencyGate gate = IdempotencyGate.builder(single).build();
+    AtomicInteger runs = new AtomicInteger();
+    ToolCall call = call("single", Map.of("a", 1));
+
+    gate.execute(call, ResultMapper.utf8(), ctx -> "r" + runs.incrementAndGet());
+    GateResult<String> again = gate.execute(call, ResultMapper.utf8(), ctx -> "r" + runs.incrementAndGet());
+
+    assertThat(runs).hasValue(1);
+    assertThat(again).isInstanceOf(GateResult.Replayed.class);
+    Map<String, AttributeValue> item = client.getItem(g -> g.tableName(table).consistentRead(true)
+        .key(Map.of("PK", AttributeValue.builder().s(single.partitionValue(call.id())).build(),
+            "SK", AttributeValue.builder().s("IDEMPOTENCY").build()))).item();
+    assertThat(item.get("PK").s()).startsWith("GATE#");
+    assertThat(single.find(call.id())).isPresent();
+  }
+
+  @Test
+  void missingTableFailsClosedNamingIt() {
+    DynamoDbIdempotencyStore missing = DynamoDbIdempotencyStore.builder(client)
+        .tableName("mcpgate_no_such_table").build();
+    AtomicInteger runs = new AtomicInteger();
+
+    assertThatThrownBy(() -> IdempotencyGate.builder(missing).build().execute(call("k", Map.of()),
+        ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
+        .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("mcpgate_no_such_table");
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void partitionValuesAreUnambiguous() {
+    DynamoDbIdempotencyStore dynamo = (DynamoDbIdempotencyStore) store;
+    assertThat(dynamo.partitionValue(new ClaimId("a|1:b", "c", "k")))
+        .isNotEqualTo(dynamo.partitionValue(new ClaimId("a", "b|1:c", "k")));
+  }
+}
