@@ -1,0 +1,56 @@
+package dev.mcpgate.mcp;
+
+import dev.mcpgate.core.GatePolicy;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a mutating tool handler method (for example a Spring AI {@code @McpTool} method) as gated,
+ * with its per-tool policy. {@link McpGate#gateAnnotated} then gates the matching tool
+ * specifications in one call. Matching is by tool name: {@link #tool()}, else the {@code name} of
+ * the method's {@code @McpTool} annotation, else the method's name.
+ *
+ * <pre>{@code
+ * @McpTool(name = "refund_order", description = "Refund an order")
+ * @Idempotent(retention = "PT24H")
+ * public String refund(String orderId, long amountCents) { ... }
+ * }</pre>
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.METHOD)
+public @interface Idempotent {
+
+  /** @return the tool name, when it is not the {@code @McpTool} name or the method name */
+  String tool() default "";
+
+  /** @return where the key comes from, in order of precedence */
+  KeySource[] keySources() default {KeySource.ARGUMENT, KeySource.META};
+
+  /** @return the name of the key argument */
+  String keyArgument() default ToolPolicy.DEFAULT_KEY_ARGUMENT;
+
+  /** @return the argument names that make the natural key (with {@link KeySource#NATURAL}) */
+  String[] naturalKey() default {};
+
+  /** @return false to run calls without any key ungated instead of refusing them */
+  boolean required() default true;
+
+  /** @return true to pass the key argument on to the handler */
+  boolean keepKeyArgument() default false;
+
+  /** @return how long results are replayed, as an ISO-8601 duration ("PT2H"); empty: the gate's */
+  String retention() default "";
+
+  /** @return how long an attempt holds the key, as an ISO-8601 duration; empty: the gate's */
+  String lease() default "";
+
+  /** @return what an {@code isError} result does to the claim */
+  GatePolicy.FailureMode failureMode() default GatePolicy.FailureMode.RELEASE;
+
+  /** @return more argument names left out of the argument hash (narrowing it: be sure) */
+  String[] ignoredArguments() default {};
+}

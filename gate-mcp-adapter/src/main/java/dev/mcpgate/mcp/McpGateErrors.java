@@ -1,0 +1,29 @@
+package dev.mcpgate.mcp;
+
+/**
+ * The error types of refusals, in {@code structuredContent.error.type} of an {@code isError}
+ * result. The names follow the closed MCP proposal SEP-3182.
+ */
+public final class McpGateErrors {
+  private McpGateErrors() {}
+
+  /** No idempotency key was given and the tool requires one. Nothing ran. */
+  public static final String KEY_REQUIRED = "idempotency_key_required";
+  /** The key is malformed (blank, too long, control characters, not a string). Nothing ran. */
+  public static final String KEY_INVALID = "idempotency_key_invalid";
+  /** The key was used before with different arguments. Nothing ran. */
+  public static final String KEY_CONFLICT = "idempotency_key_conflict";
+  /** Another attempt with this key is still running; retry after {@code retry_after_ms}. */
+  public static final String KEY_IN_PROGRESS = "idempotency_key_in_progress";
+  /** An earlier attempt's outcome is unknown (or its result could not be kept). Not run again now. */
+  public static final String OUTCOME_UNKNOWN = "idempotency_outcome_unknown";
+  /** The store could not be reached, or the tenant could not be told. Nothing ran; safe to retry. */
+  public static final String STORE_UNAVAILABLE = "idempotency_store_unavailable";
+
+  /** The {@code _meta} entry that carries a key from apps and clients. */
+  public static final String META_KEY = "dev.mcpgate/idempotency-key";
+  /** The {@code _meta} mark on a replayed result. */
+  public static final String META_REPLAYED = "dev.mcpgate/replayed";
+  /** The {@code _meta} entry on a replayed result: when the first execution claimed the key. */
+  public static final String META_FIRST_EXECUTED_AT = "dev.mcpgate/first-executed-at";
+}

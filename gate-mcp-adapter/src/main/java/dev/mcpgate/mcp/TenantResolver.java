@@ -1,0 +1,42 @@
+package dev.mcpgate.mcp;
+
+import dev.mcpgate.core.internal.Checks;
+import io.modelcontextprotocol.common.McpTransportContext;
+
+/**
+ * Says which tenant a call belongs to, from the server side: the MCP transport context (which an
+ * HTTP transport's context extractor fills from the authenticated request) or a constant for a
+ * single-user stdio server. Never from the tool arguments. A resolver that returns null or blank
+ * makes the adapter refuse the call (fail closed).
+ */
+@FunctionalInterface
+public interface TenantResolver {
+
+  /**
+   * @param context the transport context of the call ({@link McpTransportContext#EMPTY} on stdio)
+   * @return the tenant, or null when it cannot be told
+   */
+  String resolve(McpTransportContext context);
+
+  /**
+   * @param tenant the one tenant of a single-user server (a stdio server)
+   * @return a resolver that always gives it
+   */
+  static TenantResolver fixed(String tenant) {
+    dev.mcpgate.core.ClaimId.validate(tenant, "tenant");
+    return context -> tenant;
+  }
+
+  /**
+   * @param key the transport context entry that the HTTP transport's context extractor set from
+   *     the authenticated request (for example {@code "tenant"})
+   * @return a resolver that reads it (as a string)
+   */
+  static TenantResolver fromTransportContext(String key) {
+    Checks.notNull(key, "key");
+    return context -> {
+      Object value = context == null ? null : context.get(key);
+      return value == null ? null : value.toString();
+    };
+  }
+}

@@ -1,0 +1,225 @@
+package dev.mcpgate.mcp;
+
+import static dev.mcpgate.core.internal.Checks.notNull;
+
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.internal.Checks;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * How one tool is gated: where its key comes from, and what of the gate's policy it overrides.
+ * Immutable; build one with {@link #builder()}, or take {@link #defaults()}.
+ *
+ * @param keySources where the key comes from, in order of precedence (default: argument, then meta)
+ * @param keyArgument the key argument's name (default {@code idempotency_key})
+ * @param naturalKey argument names whose values make the key, with {@link KeySource#NATURAL}
+ * @param required true (default) to refuse a call without a key; false to run it ungated
+ * @param keepKeyArgument true to pass the key argument on to the handler (default: removed)
+ * @param retention overrides the gate's retention; null keeps it
+ * @param lease overrides the gate's lease; null keeps it
+ * @param failureMode overrides what an {@code isError} result does; null keeps the gate's
+ * @param ignoredArguments more argument names left out of the argument hash (the key argument
+ *     always is)
+ */
+public record ToolPolicy(
+    List<KeySource> keySources,
+    String keyArgument,
+    List<String> naturalKey,
+    boolean required,
+    boolean keepKeyArgument,
+    Duration retention,
+    Duration lease,
+    GatePolicy.FailureMode failureMode,
+    Set<String> ignoredArguments) {
+
+  /** The default name of the key argument. */
+  public static final String DEFAULT_KEY_ARGUMENT = "idempotency_key";
+
+  /** @throws IllegalArgumentException naming the component that is wrong */
+  public ToolPolicy {
+    notNull(keySources, "keySources");
+    if (keySources.isEmpty()) {
+      throw new IllegalArgumentException("keySources must name at least one source");
+    }
+    keySources = List.copyOf(keySources);
+    if (keySources.size() != Set.copyOf(keySources).size()) {
+      throw new IllegalArgumentException("keySources must not repeat a source: " + keySources);
+    }
+    notNull(keyArgument, "keyArgument");
+    if (keyArgument.isBlank()) {
+      throw new IllegalArgumentException("keyArgument must not be blank");
+    }
+    naturalKey = List.copyOf(notNull(naturalKey, "naturalKey"));
+    if (keySources.contains(KeySource.NATURAL) && naturalKey.isEmpty()) {
+      throw new IllegalArgumentException(
+          "keySources include NATURAL, so naturalKey must name at least one argument");
+    }
+    if (!keySources.contains(KeySource.NATURAL) && !naturalKey.isEmpty()) {
+      throw new IllegalArgumentException("naturalKey " + naturalKey
+          + " is given, but keySources " + keySources + " do not include NATURAL");
+    }
+    if (retention != null) {
+      Checks.positiveMillis(retention, "retention");
+    }
+    if (lease != null) {
+      Checks.positiveMillis(lease, "lease");
+    }
+    ignoredArguments = Set.copyOf(notNull(ignoredArguments, "ignoredArguments"));
+  }
+
+  /** @return key from the argument {@code idempotency_key} or the meta entry, required */
+  public static ToolPolicy defaults() {
+    return builder().build();
+  }
+
+  /** @return a builder with the default values */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * @param idempotent the annotation on a handler method
+   * @return the policy it describes
+   * @throws IllegalArgumentException naming the attribute that is wrong
+   */
+  public static ToolPolicy of(Idempotent idempotent) {
+    Builder b = builder()
+        .keySources(idempotent.keySources())
+        .keyArgument(idempotent.keyArgument())
+        .naturalKey(idempotent.naturalKey())
+        .required(idempotent.required())
+        .keepKeyArgument(idempotent.keepKeyArgument())
+        .failureMode(idempotent.failureMode())
+        .ignoredArguments(idempotent.ignoredArguments());
+    if (!idempotent.retention().isEmpty()) {
+      b.retention(parse(idempotent.retention(), "retention"));
+    }
+    if (!idempotent.lease().isEmpty()) {
+      b.lease(parse(idempotent.lease(), "lease"));
+    }
+    return b.build();
+  }
+
+  private static Duration parse(String text, String name) {
+    try {
+      return Duration.parse(text);
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException("@Idempotent(" + name + " = \"" + text
+          + "\") is not an ISO-8601 duration such as \"PT2H\" or \"PT30S\"", e);
+    }
+  }
+
+  /**
+   * @param base the gate's policy
+   * @return base with this tool's overrides, and the key argument left out of the hash
+   */
+  public GatePolicy applyTo(GatePolicy base) {
+    GatePolicy.Builder b = base.toBuilder();
+    if (retention != null) {
+      b.retention(retention);
+    }
+    if (lease != null) {
+      b.lease(lease);
+    }
+    if (failureMode != null) {
+      b.failureMode(failureMode);
+    }
+    Set<String> ignored = new HashSet<>(base.ignoredArguments());
+    ignored.addAll(ignoredArguments);
+    ignored.add(keyArgument);
+    return b.ignoredArguments(ignored).build();
+  }
+
+  /** @return true when the key argument is listed as required in the tool's input schema */
+  boolean keyArgumentRequiredInSchema() {
+    return required && keySources.equals(List.of(KeySource.ARGUMENT));
+  }
+
+  /** A mutable builder; {@link #build()} checks the values and names the bad one. */
+  public static final class Builder {
+    private List<KeySource> keySources = List.of(KeySource.ARGUMENT, KeySource.META);
+    private String keyArgument = DEFAULT_KEY_ARGUMENT;
+    private List<String> naturalKey = List.of();
+    private boolean required = true;
+    private boolean keepKeyArgument;
+    private Duration retention;
+    private Duration lease;
+    private GatePolicy.FailureMode failureMode;
+    private Set<String> ignoredArguments = Set.of();
+
+    private Builder() {}
+
+    /** @param sources where the key comes from, in order of precedence */
+    public Builder keySources(KeySource... sources) {
+      this.keySources = List.of(notNull(sources, "sources"));
+      return this;
+    }
+
+    /** @param name the key argument's name */
+    public Builder keyArgument(String name) {
+      this.keyArgument = notNull(name, "name");
+      return this;
+    }
+
+    /**
+     * Sets the natural key and adds {@link KeySource#NATURAL} to the sources (last) if missing.
+     *
+     * @param argumentNames the arguments whose values identify the intent
+     */
+    public Builder naturalKey(String... argumentNames) {
+      this.naturalKey = List.of(notNull(argumentNames, "argumentNames"));
+      if (argumentNames.length > 0 && !keySources.contains(KeySource.NATURAL)) {
+        List<KeySource> withNatural = new java.util.ArrayList<>(keySources);
+        withNatural.add(KeySource.NATURAL);
+        this.keySources = withNatural;
+      }
+      return this;
+    }
+
+    /** @param required false to run calls without a key ungated instead of refusing them */
+    public Builder required(boolean required) {
+      this.required = required;
+      return this;
+    }
+
+    /** @param keep true to pass the key argument on to the handler */
+    public Builder keepKeyArgument(boolean keep) {
+      this.keepKeyArgument = keep;
+      return this;
+    }
+
+    /** @param retention how long this tool's results are replayed */
+    public Builder retention(Duration retention) {
+      this.retention = Checks.positiveMillis(retention, "retention");
+      return this;
+    }
+
+    /** @param lease how long an attempt of this tool holds the key */
+    public Builder lease(Duration lease) {
+      this.lease = Checks.positiveMillis(lease, "lease");
+      return this;
+    }
+
+    /** @param mode what an {@code isError} result of this tool does to the claim */
+    public Builder failureMode(GatePolicy.FailureMode mode) {
+      this.failureMode = notNull(mode, "mode");
+      return this;
+    }
+
+    /** @param names more argument names left out of the argument hash */
+    public Builder ignoredArguments(String... names) {
+      this.ignoredArguments = Set.of(notNull(names, "names"));
+      return this;
+    }
+
+    /** @return the policy */
+    public ToolPolicy build() {
+      return new ToolPolicy(keySources, keyArgument, naturalKey, required, keepKeyArgument,
+          retention, lease, failureMode, ignoredArguments);
+    }
+  }
+}

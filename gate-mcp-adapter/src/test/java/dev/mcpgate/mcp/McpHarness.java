@@ -1,0 +1,146 @@
+package dev.mcpgate.mcp;
+
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleException;
+import org.apache.catalina.Wrapper;
+import org.apache.catalina.startup.Tomcat;
+
+/** A real MCP server and real clients: over Streamable HTTP (embedded Tomcat) or piped stdio. */
+interface McpHarness extends AutoCloseable {
+
+  /** Tomcat logs through java.util.logging; the tests want only its errors. */
+  java.util.logging.Logger TOMCAT_LOG = quiet(java.util.logging.Logger.getLogger("org.apache"));
+
+  private static java.util.logging.Logger quiet(java.util.logging.Logger logger) {
+    logger.setLevel(java.util.logging.Level.SEVERE);
+    return logger;
+  }
+
+  /** @return a new initialized client; the tenant goes in an X-Tenant header (HTTP only) */
+  McpSyncClient client(String tenant);
+
+  @Override
+  void close();
+
+  static McpSchema.ServerCapabilities tools() {
+    return McpSchema.ServerCapabilities.builder().tools(true).build();
+  }
+
+  /** Streamable HTTP; the transport context carries the X-Tenant header as "tenant". */
+  static McpHarness http(List<McpServerFeatures.SyncToolSpecification> sync,
+      List<McpServerFeatures.AsyncToolSpecification> async) {
+    HttpServletStreamableServerTransportProvider transport =
+        HttpServletStreamableServerTransportProvider.builder()
+            .mcpEndpoint("/mcp")
+            .contextExtractor(request -> {
+              Map<String, Object> values = new HashMap<>();
+              String tenant = request.getHeader("X-Tenant");
+              if (tenant != null) {
+                values.put("tenant", tenant);
+              }
+              return McpTransportContext.create(values);
+            })
+            .build();
+    AutoCloseable server;
+    if (async == null) {
+      McpSyncServer s = McpServer.sync(transport).serverInfo("gated-test", "1")
+          .capabilities(tools()).tools(sync).requestTimeout(Duration.ofSeconds(60)).build();
+      server = s::close;
+    } else {
+      McpAsyncServer s = McpServer.async(transport).serverInfo("gated-test", "1")
+          .capabilities(tools()).tools(async).requestTimeout(Duration.ofSeconds(60)).build();
+      server = () -> s.close();
+    }
+    TOMCAT_LOG.fine("starting Tomcat");
+    Tomcat tomcat = new Tomcat();
+    tomcat.setPort(0);
+    tomcat.setBaseDir(System.getProperty("java.io.tmpdir") + "/mcpgate-tomcat-" + System.nanoTime());
+    Context context = tomcat.addContext("", null);
+    Wrapper wrapper = Tomcat.addServlet(context, "mcp", transport);
+    wrapper.setAsyncSupported(true);
+    context.addServletMappingDecoded("/*", "mcp");
+    tomcat.getConnector();
+    try {
+      tomcat.start();
+    } catch (LifecycleException e) {
+      throw new IllegalStateException(e);
+    }
+    int port = tomcat.getConnector().getLocalPort();
+    List<McpSyncClient> clients = new ArrayList<>();
+    return new McpHarness() {
+      @Override
+      public McpSyncClient client(String tenant) {
+        HttpClientStreamableHttpTransport clientTransport = HttpClientStreamableHttpTransport
+            .builder("http://127.0.0.1:" + port)
+            .endpoint("/mcp")
+            .httpRequestCustomizer((builder, method, uri, body, ctx) -> {
+              if (tenant != null) {
+                builder.header("X-Tenant", tenant);
+              }
+            })
+            .build();
+        McpSyncClient client = McpClient.sync(clientTransport)
+            .requestTimeout(Duration.ofSeconds(60)).build();
+        client.initialize();
+        clients.add(client);
+        return client;
+      }
+
+      @Override
+      public void close() {
+        clients.forEach(McpSyncClient::close);
+        try {
+          server.close();
+          tomcat.stop();
+          tomcat.destroy();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    };
+  }
+
+  /** stdio over in-process pipes: one server, one client session. */
+  static McpHarness stdio(List<McpServerFeatures.SyncToolSpecification> sync) {
+    McpJsonMapper json = McpJsonDefaults.getMapper();
+    Pipe toServer = new Pipe();
+    Pipe toClient = new Pipe();
+    StdioServerTransportProvider transport =
+        new StdioServerTransportProvider(json, toServer.in, toClient.out);
+    McpSyncServer server = McpServer.sync(transport).serverInfo("gated-test", "1")
+        .capabilities(tools()).tools(sync).requestTimeout(Duration.ofSeconds(60)).build();
+    McpSyncClient client = McpClient.sync(new PipedClientTransport(json, toClient.in, toServer.out))
+        .requestTimeout(Duration.ofSeconds(60)).build();
+    client.initialize();
+    return new McpHarness() {
+      @Override
+      public McpSyncClient client(String tenant) {
+        return client;
+      }
+
+      @Override
+      public void close() {
+        client.close();
+        server.close();
+      }
+    };
+  }
+}
