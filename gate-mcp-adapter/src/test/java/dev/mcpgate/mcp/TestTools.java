@@ -55,12 +55,15 @@ final class TestTools {
     if (failNextRefund.getAndSet(false)) {
       throw new IllegalStateException("payment provider unavailable");
     }
-    ClaimContext claim = GatedClaim.of(request).orElseThrow();
+    ClaimContext claim = GatedClaim.of(request).orElse(null);
     Map<String, Object> structured = new LinkedHashMap<>();
     structured.put("refund_id", "re_" + UUID.randomUUID());
     structured.put("execution", n);
-    structured.put("downstream_key", claim.downstreamKey());
-    structured.put("takeover", claim.isTakeover());
+    structured.put("gated", claim != null);
+    if (claim != null) {
+      structured.put("downstream_key", claim.downstreamKey());
+      structured.put("takeover", claim.isTakeover());
+    }
     return CallToolResult.builder()
         .addTextContent("Refunded " + request.arguments().get("amount_cents") + " cents of order "
             + request.arguments().get("order_id"))
