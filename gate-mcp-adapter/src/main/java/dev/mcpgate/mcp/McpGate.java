@@ -149,6 +149,52 @@ public final class McpGate {
             .subscribeOn(Schedulers.boundedElastic()));
   }
 
+  /**
+   * A sync tool whose handler writes to the store's own database in the same transaction as its
+   * stored result (exactly once for same-database effects): the handler gets the transaction's
+   * resource (a JDBC connection) and must not commit or close it. If another attempt took the
+   * lease over meanwhile, the whole transaction rolls back and the call fails.
+   *
+   * @param tool the tool definition
+   * @param policy how to gate it
+   * @param scope the unit of work, for example {@code jdbcStore.transactions()}
+   * @param handler the handler, given the exchange, the request and the transaction's resource
+   * @return the gated specification
+   */
+  public <R> McpServerFeatures.SyncToolSpecification gateTransactional(McpSchema.Tool tool,
+      ToolPolicy policy, dev.mcpgate.core.spi.TransactionScope<R> scope,
+      TransactionalHandler<R> handler) {
+    notNull(scope, "scope");
+    notNull(handler, "handler");
+    Gated g = prepare(tool, policy);
+    if (g == null) {
+      throw new IllegalArgumentException("tool " + tool.name() + " is annotated read-only;"
+          + " a transactional write tool must not be");
+    }
+    return new McpServerFeatures.SyncToolSpecification(g.tool, (exchange, request) ->
+        g.call(exchange.transportContext(), request, null,
+            (r, resource) -> handler.handle(exchange, r, scope, resource), scope));
+  }
+
+  /**
+   * The handler of a {@linkplain #gateTransactional transactional} tool.
+   *
+   * @param <R> the resource type (a {@code java.sql.Connection})
+   */
+  @FunctionalInterface
+  public interface TransactionalHandler<R> {
+    /**
+     * @param exchange the server exchange
+     * @param request the request (with the claim in its {@code _meta}: {@link GatedClaim})
+     * @param scope the unit of work (not to be committed by the handler)
+     * @param resource the transaction's resource to write through
+     * @return the result, stored in the same transaction
+     */
+    CallToolResult handle(io.modelcontextprotocol.server.McpSyncServerExchange exchange,
+        CallToolRequest request, dev.mcpgate.core.spi.TransactionScope<R> scope, R resource)
+        throws Exception;
+  }
+
   // ------------------------------------------------------------------ annotations
 
   /**
@@ -311,6 +357,16 @@ public final class McpGate {
 
     CallToolResult call(McpTransportContext context, CallToolRequest request,
         Function<CallToolRequest, CallToolResult> handlerOf) {
+      return call(context, request, handlerOf, null, null);
+    }
+
+    /**
+     * The call flow. Either handlerOf runs the handler directly, or (with a scope) scoped runs
+     * it inside the scope's transaction.
+     */
+    <R> CallToolResult call(McpTransportContext context, CallToolRequest request,
+        Function<CallToolRequest, CallToolResult> handlerOf,
+        ScopedHandler<R> scoped, dev.mcpgate.core.spi.TransactionScope<R> scope) {
       // handlerOf maps the request the handler should see to its result
       String tenant;
       try {
@@ -335,6 +391,9 @@ public final class McpGate {
       }
       if (key == null) {
         if (!policy.required()) {
+          if (scoped != null) {
+            return runUngated(request, scoped, scope);
+          }
           return handlerOf.apply(request);
         }
         return Refusals.error(McpGateErrors.KEY_REQUIRED, requiredMessage(), null);
@@ -348,8 +407,13 @@ public final class McpGate {
       }
       GateResult<CallToolResult> result;
       try {
-        result = toolGate.execute(call, mapper,
-            ctx -> handlerOf.apply(handlerRequest(request, arguments, ctx)));
+        if (scoped != null) {
+          result = toolGate.execute(call, mapper, scope,
+              (resource, ctx) -> scoped.run(handlerRequest(request, arguments, ctx), resource));
+        } else {
+          result = toolGate.execute(call, mapper,
+              ctx -> handlerOf.apply(handlerRequest(request, arguments, ctx)));
+        }
       } catch (StoreUnavailableException e) {
         LOG.warn("store unavailable for tool {}: {}", tool.name(), e.getMessage());
         return Refusals.error(McpGateErrors.STORE_UNAVAILABLE, "The call was not run because the"
@@ -371,6 +435,25 @@ public final class McpGate {
       }
       GateResult.Refused<CallToolResult> refused = (GateResult.Refused<CallToolResult>) result;
       return Refusals.of(refused);
+    }
+
+    /** A call without a key where keys are optional: the handler runs in its own transaction. */
+    private <R> CallToolResult runUngated(CallToolRequest request, ScopedHandler<R> scoped,
+        dev.mcpgate.core.spi.TransactionScope<R> scope) {
+      R resource = scope.begin();
+      try {
+        CallToolResult result = scoped.run(request, resource);
+        scope.commit(resource);
+        return result;
+      } catch (RuntimeException e) {
+        scope.rollback(resource);
+        throw e;
+      } catch (Exception e) {
+        scope.rollback(resource);
+        throw new dev.mcpgate.core.ActionFailedException("tool " + tool.name() + " failed", e);
+      } finally {
+        scope.close(resource);
+      }
     }
 
     private String requiredMessage() {
@@ -441,6 +524,12 @@ public final class McpGate {
       meta.put(GatedClaim.META_ENTRY, ctx);
       return new CallToolRequest(request.name(), args, meta);
     }
+  }
+
+  /** Runs a handler with a transaction's resource. */
+  @FunctionalInterface
+  private interface ScopedHandler<R> {
+    CallToolResult run(CallToolRequest request, R resource) throws Exception;
   }
 
   /**

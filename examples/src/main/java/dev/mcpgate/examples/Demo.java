@@ -1,0 +1,305 @@
+package dev.mcpgate.examples;
+
+import dev.mcpgate.mcp.McpGateErrors;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+/**
+ * Runs the example server over Streamable HTTP with real MCP clients, and sends every write tool
+ * the calls a retrying client sends: once, again after a lost response, as 8 concurrent copies,
+ * and with the same key but other arguments. stop_session also gets two different stops in both
+ * arrival orders. Counts what ran and what happened outside, and checks it.
+ */
+final class Demo {
+  /** A tenant of its own per run, so that a demo against a shared database starts clean. */
+  final String tenant = "demo-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+  private final ExampleServer server;
+  private final List<Step> steps = new ArrayList<>();
+
+  Demo(ExampleServer server) {
+    this.server = server;
+  }
+
+  /**
+   * One row of the report.
+   *
+   * @param tool the tool
+   * @param step what was sent
+   * @param calls how many calls
+   * @param executions how many times the handler ran
+   * @param sideEffects how many effects happened outside (refunds, mails, posts, counts, stops)
+   * @param outcomes what the callers got
+   * @param expectedSideEffects what a correct server does
+   */
+  record Step(String tool, String step, int calls, int executions, int sideEffects,
+      String outcomes, int expectedSideEffects, int expectedExecutions) {
+    boolean ok() {
+      return sideEffects == expectedSideEffects
+          && (expectedExecutions < 0 || executions == expectedExecutions);
+    }
+  }
+
+  private static final Map<String, String> NOTES = Map.of(
+      "publish_story", "declared safe (a replace by slug): it runs on every call; its announcement"
+          + " post is claimed once per slug",
+      "report_reproduction", "keyed by its arguments (story, reporter): a natural key",
+      "stop_session", "keyed by the app's op_id, else by (session_id, end_at); the stop and its"
+          + " stored result commit in one transaction");
+
+  /**
+   * What the demo found.
+   *
+   * @param steps every row
+   * @param orderA the session after phone-then-laptop
+   * @param orderB the session after laptop-then-phone
+   */
+  record Report(List<Step> steps, Map<String, Object> orderA, Map<String, Object> orderB) {
+    boolean ordersAgree() {
+      return orderA.equals(orderB);
+    }
+
+    boolean passed() {
+      return ordersAgree() && steps.stream().allMatch(Step::ok);
+    }
+
+    void print(PrintStream out) {
+      Map<String, List<Step>> byTool = new LinkedHashMap<>();
+      for (Step s : steps) {
+        byTool.computeIfAbsent(s.tool(), t -> new ArrayList<>()).add(s);
+      }
+      byTool.forEach((tool, rows) -> {
+        out.printf("%n%s%s%n", tool, NOTES.containsKey(tool) ? ": " + NOTES.get(tool) : "");
+        out.printf("  %-38s %5s %10s %12s  %s%n", "step", "calls", "executions", "side effects",
+            "outcomes");
+        for (Step s : rows) {
+          String flag = s.ok() ? "" : "  <-- expected " + s.expectedSideEffects()
+              + " side effects" + (s.expectedExecutions() < 0 ? ""
+                  : ", " + s.expectedExecutions() + " executions");
+          out.printf("  %-38s %5d %10d %12d  %s%s%n", s.step(), s.calls(), s.executions(),
+              s.sideEffects(), s.outcomes(), flag);
+        }
+      });
+      out.printf("%nstop_session, two different stops of one session in both arrival orders:%n");
+      out.printf("  phone then laptop: %s%n", orderA);
+      out.printf("  laptop then phone: %s%n", orderB);
+      out.printf("  %s%n", ordersAgree() ? "same stored state" : "DIFFERENT stored states");
+      out.printf("%n%s%n", passed() ? "PASSED: nothing ran twice; both arrival orders agree."
+          : "FAILED: see the rows marked <-- above.");
+    }
+  }
+
+  Report run() throws Exception {
+    try (Transports.Http http = Transports.http(0, server.tools())) {
+      List<McpSyncClient> clients = new ArrayList<>();
+      try {
+        for (int i = 0; i < 8; i++) {
+          clients.add(client(http.port()));
+        }
+        McpSyncClient c = clients.get(0);
+        Externals ext = server.externals;
+
+        writeTool(clients, "refund_order", () -> ext.payments.refunds.size(),
+            key -> refund(key, 500), key -> refund(key, 700), key -> refund(key, 900));
+        writeTool(clients, "send_password_reset", () -> ext.mailer.sent.size(),
+            key -> mail(key, "ada@example.com"), key -> mail(key, "bob@example.com"),
+            key -> mail(key, "eve@example.com"));
+
+        // publish_story: a replace by slug, not gated; its announcement is claimed once
+        IntSupplier posts = () -> ext.social.posts.size();
+        step(clients.subList(0, 1), "publish_story", "first publish", posts, 1,
+            publish("flaky-login", "Login fails on first try"));
+        step(clients.subList(0, 1), "publish_story", "same call again (retry)", posts, 0,
+            publish("flaky-login", "Login fails on first try"));
+        step(clients, "publish_story", "8 concurrent first publishes", posts, 1,
+            publish("slow-build", "The build got slow"));
+        // report_reproduction: counts once per (story, reporter)
+        IntSupplier count = () -> reproductions("flaky-login");
+        step(clients.subList(0, 1), "report_reproduction", "first report", count, 1, 1,
+            reproduction("ada"));
+        step(clients.subList(0, 1), "report_reproduction", "retry after a lost response", count, 0,
+            0, reproduction("ada"));
+        step(clients, "report_reproduction", "8 concurrent copies (new reporter)", count, 1, 1,
+            reproduction("bob"));
+        step(clients.subList(0, 1), "report_reproduction", "another reporter (a new intent)",
+            count, 1, reproduction("carol"));
+        step(clients.subList(0, 1), "publish_story", "republish, new title: counters kept",
+            count, 0, publish("flaky-login", "Login fails on the first try only"));
+
+        // stop_session
+        for (String id : List.of("s-1", "s-2", "s-a", "s-b")) {
+          c.callTool(new CallToolRequest("start_session",
+              Map.of("session_id", id, "started_at", "2026-11-30T13:00:00Z")));
+        }
+        IntSupplier stops = () -> server.sessions.sessionState(tenant, "s-1") == null ? 0
+            : stopsOf("s-1") + stopsOf("s-2");
+        step(clients.subList(0, 1), "stop_session", "first stop (op_id from the app)", stops, 1, 1,
+            stop("s-1", "2026-11-30T14:05:00Z", "wrote the intro", "op-phone-1"));
+        step(clients.subList(0, 1), "stop_session", "retry after a lost response", stops, 0, 0,
+            stop("s-1", "2026-11-30T14:05:00Z", "wrote the intro", "op-phone-1"));
+        step(clients, "stop_session", "8 concurrent copies (natural key)", stops, 1, 1,
+            stop("s-2", "2026-11-30T14:30:00Z", "reviewed", null));
+        step(clients.subList(0, 1), "stop_session", "same op_id, other arguments", stops, 0, 0,
+            stop("s-1", "2026-11-30T14:50:00Z", "something else", "op-phone-1"));
+        step(clients.subList(0, 1), "stop_session", "a stop without a session id", stops, 0,
+            args(Map.of("end_at", "2026-11-30T15:00:00Z", "summary", "done"), "stop_session"));
+
+        CallToolRequest phoneA = stop("s-a", "2026-11-30T14:05:00Z", "wrote the intro", "op-pa");
+        CallToolRequest laptopA = stop("s-a", "2026-11-30T14:20:00Z", "wrote intro and outline", "op-la");
+        CallToolRequest laptopB = stop("s-b", "2026-11-30T14:20:00Z", "wrote intro and outline", "op-lb");
+        CallToolRequest phoneB = stop("s-b", "2026-11-30T14:05:00Z", "wrote the intro", "op-pb");
+        c.callTool(phoneA);
+        c.callTool(laptopA);
+        c.callTool(laptopB);
+        c.callTool(phoneB);
+        Map<String, Object> a = new TreeMap<>(server.sessions.sessionState(tenant, "s-a"));
+        Map<String, Object> b = new TreeMap<>(server.sessions.sessionState(tenant, "s-b"));
+        a.remove("id");
+        b.remove("id");
+        return new Report(List.copyOf(steps), a, b);
+      } finally {
+        clients.forEach(McpSyncClient::closeGracefully);
+      }
+    }
+  }
+
+  private void writeTool(List<McpSyncClient> clients, String tool, IntSupplier effects,
+      java.util.function.Function<String, CallToolRequest> first,
+      java.util.function.Function<String, CallToolRequest> concurrent,
+      java.util.function.Function<String, CallToolRequest> otherArgs) {
+    step(clients.subList(0, 1), tool, "first call", effects, 1, 1, first.apply(tool + "-k1"));
+    step(clients.subList(0, 1), tool, "retry after a lost response", effects, 0, 0,
+        first.apply(tool + "-k1"));
+    step(clients, tool, "8 concurrent copies", effects, 1, 1, concurrent.apply(tool + "-k2"));
+    step(clients.subList(0, 1), tool, "same key, other arguments", effects, 0, 0,
+        otherArgs.apply(tool + "-k1"));
+  }
+
+  /** Sends the request once per client, all at once, and records a row. */
+  private void step(List<McpSyncClient> clients, String tool, String name, IntSupplier effects,
+      int expected, CallToolRequest request) {
+    step(clients, tool, name, effects, expected, -1, request);
+  }
+
+  private void step(List<McpSyncClient> clients, String tool, String name, IntSupplier effects,
+      int expected, int expectedExecutions, CallToolRequest request) {
+    int executionsBefore = server.executions(request.name());
+    int effectsBefore = effects.getAsInt();
+    ExecutorService pool = Executors.newFixedThreadPool(clients.size());
+    Map<String, Integer> outcomes = new LinkedHashMap<>();
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<CompletableFuture<String>> calls = new ArrayList<>();
+      for (McpSyncClient client : clients) {
+        calls.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            go.await();
+            return outcome(client.callTool(request));
+          } catch (Exception e) {
+            return "exception: " + e.getMessage();
+          }
+        }, pool));
+      }
+      go.countDown();
+      for (CompletableFuture<String> call : calls) {
+        outcomes.merge(call.get(60, TimeUnit.SECONDS), 1, Integer::sum);
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("step " + tool + " / " + name + " failed", e);
+    } finally {
+      pool.shutdownNow();
+    }
+    List<String> parts = new ArrayList<>();
+    outcomes.forEach((o, n) -> parts.add(clients.size() == 1 ? o : n + " " + o));
+    steps.add(new Step(tool, name, clients.size(),
+        server.executions(request.name()) - executionsBefore,
+        effects.getAsInt() - effectsBefore, String.join(", ", parts), expected,
+        expectedExecutions));
+  }
+
+  @SuppressWarnings("unchecked")
+  static String outcome(CallToolResult result) {
+    if (Boolean.TRUE.equals(result.isError())) {
+      Object structured = result.structuredContent();
+      if (structured instanceof Map<?, ?> m && m.get("error") instanceof Map<?, ?> error) {
+        Object type = ((Map<String, Object>) error).get("type");
+        return type == null ? "error" : type.toString();
+      }
+      return "error";
+    }
+    if (result.meta() != null && Boolean.TRUE.equals(result.meta().get(McpGateErrors.META_REPLAYED))) {
+      return "replayed";
+    }
+    return "executed";
+  }
+
+  private McpSyncClient client(int port) {
+    McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport
+            .builder("http://127.0.0.1:" + port).endpoint("/mcp")
+            .httpRequestCustomizer((builder, method, uri, body, ctx) ->
+                builder.header("X-Tenant", tenant))
+            .build())
+        .requestTimeout(Duration.ofSeconds(60)).build();
+    client.initialize();
+    return client;
+  }
+
+  private static CallToolRequest args(Map<String, Object> args, String tool) {
+    return new CallToolRequest(tool, args);
+  }
+
+  private static CallToolRequest refund(String key, int amount) {
+    return args(Map.of("order_id", "ord_9f2", "amount_cents", amount, "idempotency_key", key),
+        "refund_order");
+  }
+
+  private static CallToolRequest mail(String key, String email) {
+    return args(Map.of("email", email, "idempotency_key", key), "send_password_reset");
+  }
+
+  private static CallToolRequest publish(String slug, String title) {
+    return args(Map.of("slug", slug, "title", title, "body", "Steps to reproduce: ..."),
+        "publish_story");
+  }
+
+  private static CallToolRequest reproduction(String reporter) {
+    return args(Map.of("story_slug", "flaky-login", "reporter", reporter), "report_reproduction");
+  }
+
+  private static CallToolRequest stop(String id, String endAt, String summary, String opId) {
+    Map<String, Object> a = new HashMap<>();
+    a.put("session_id", id);
+    a.put("end_at", endAt);
+    a.put("summary", summary);
+    if (opId != null) {
+      a.put("op_id", opId);
+    }
+    return args(a, "stop_session");
+  }
+
+  private int reproductions(String slug) {
+    Map<String, Object> story = server.stories.storyRow(tenant, slug);
+    return story == null ? 0 : (Integer) story.get("reproductions");
+  }
+
+  private int stopsOf(String id) {
+    Map<String, Object> s = server.sessions.sessionState(tenant, id);
+    return s == null ? 0 : ((List<?>) s.get("stops")).size();
+  }
+}

@@ -1,0 +1,137 @@
+package dev.mcpgate.examples;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.Slf4jGateListener;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
+import dev.mcpgate.jdbc.JdbcIdempotencyStore;
+import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.mcp.TenantResolver;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
+import java.net.URI;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * The example server's parts: the business database, the claim store, the gate, the simulated
+ * outside world, and the tools, gated the way that fits each.
+ */
+final class ExampleServer implements AutoCloseable {
+
+  /**
+   * @param jdbcUrl the business database, and the claim store unless dynamoEndpoint is set
+   * @param dynamoEndpoint a DynamoDB endpoint for the claims, or null
+   * @param tenants how each call's tenant is told
+   */
+  record Config(String jdbcUrl, String dynamoEndpoint, TenantResolver tenants) {}
+
+  final HikariDataSource dataSource;
+  final JdbcIdempotencyStore jdbcStore;
+  final IdempotencyStore store;
+  final IdempotencyGate gate;
+  final McpGate mcpGate;
+  final Externals externals = new Externals();
+  final TenantResolver tenants;
+  private final DynamoDbClient dynamo;
+  private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
+  final StoryTools stories;
+  final SessionTools sessions;
+  private final ShopTools shop;
+
+  ExampleServer(Config config) {
+    this.tenants = config.tenants();
+    HikariConfig pool = new HikariConfig();
+    pool.setJdbcUrl(config.jdbcUrl());
+    pool.setMaximumPoolSize(16);
+    pool.setPoolName("mcpgate-example");
+    this.dataSource = new HikariDataSource(pool);
+    try {
+      BusinessDb.create(dataSource);
+    } catch (SQLException e) {
+      dataSource.close();
+      throw new IllegalStateException("could not create the example's tables in "
+          + config.jdbcUrl() + ": " + e.getMessage(), e);
+    }
+    if (config.dynamoEndpoint() != null) {
+      this.dynamo = DynamoDbClient.builder()
+          .endpointOverride(URI.create(config.dynamoEndpoint()))
+          .region(Region.US_EAST_1)
+          .credentialsProvider(StaticCredentialsProvider.create(
+              AwsBasicCredentials.create("example", "example")))
+          .build();
+      DynamoDbIdempotencyStore d = DynamoDbIdempotencyStore.builder(dynamo).build();
+      d.createTableIfMissing();
+      this.store = d;
+      this.jdbcStore = null;
+    } else {
+      this.dynamo = null;
+      this.jdbcStore = JdbcIdempotencyStore.builder(dataSource).createSchemaIfMissing(true).build();
+      this.store = jdbcStore;
+    }
+    this.gate = IdempotencyGate.builder(store)
+        .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10)).build())
+        .listener(new Slf4jGateListener())
+        .build();
+    this.mcpGate = McpGate.builder(gate).tenantResolver(tenants).build();
+    this.shop = new ShopTools(this);
+    this.stories = new StoryTools(this);
+    this.sessions = new SessionTools(this);
+  }
+
+  /** @return every tool of the server, write tools gated (or declared safe), reads ungated */
+  List<SyncToolSpecification> tools() {
+    return List.of(
+        shop.refundOrder(),
+        shop.sendPasswordReset(),
+        stories.publishStory(),
+        stories.reportReproduction(),
+        stories.getStory(),
+        sessions.startSession(),
+        sessions.stopSession(),
+        sessions.getSession());
+  }
+
+  void executed(String tool) {
+    executions.computeIfAbsent(tool, t -> new AtomicInteger()).incrementAndGet();
+  }
+
+  /** @return how many times the tool's handler ran */
+  int executions(String tool) {
+    AtomicInteger n = executions.get(tool);
+    return n == null ? 0 : n.get();
+  }
+
+  String tenant(McpSyncServerExchange exchange) {
+    String tenant = tenants.resolve(exchange.transportContext());
+    if (tenant == null || tenant.isBlank()) {
+      throw new IllegalStateException("no tenant for this call");
+    }
+    return tenant;
+  }
+
+  /** @return a description of where claims are kept, for the logs */
+  String storeDescription() {
+    return jdbcStore != null ? jdbcStore.dialect() + " table " + jdbcStore.tableName()
+        : "DynamoDB table " + ((DynamoDbIdempotencyStore) store).tableName();
+  }
+
+  @Override
+  public void close() {
+    if (dynamo != null) {
+      dynamo.close();
+    }
+    dataSource.close();
+  }
+}

@@ -1,0 +1,63 @@
+package dev.mcpgate.examples;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The outside world of the example, simulated in memory: what a real server calls and cannot
+ * take back. Each records every effect it accepts, so the demo can count them.
+ */
+final class Externals {
+  final PaymentProvider payments = new PaymentProvider();
+  final Mailer mailer = new Mailer();
+  final SocialNetwork social = new SocialNetwork();
+
+  /** A refund the payment provider accepted. */
+  record Refund(String refundId, String orderId, long amountCents, String idempotencyKey) {}
+
+  /** A mail that went out. */
+  record Mail(String to, String subject, String messageId) {}
+
+  /** A post on the social network. */
+  record Post(String uri, String text) {}
+
+  /** A naive payment provider: every accepted refund gets a new refund_id. */
+  static final class PaymentProvider {
+    final List<Refund> refunds = new CopyOnWriteArrayList<>();
+
+    Refund refund(String orderId, long amountCents, String idempotencyKey) {
+      Refund r = new Refund("re_" + UUID.randomUUID().toString().substring(0, 12), orderId,
+          amountCents, idempotencyKey);
+      refunds.add(r);
+      return r;
+    }
+  }
+
+  /** An outbox: every mail sent is kept. */
+  static final class Mailer {
+    final List<Mail> sent = new CopyOnWriteArrayList<>();
+
+    Mail send(String to, String subject, String messageId) {
+      Mail m = new Mail(to, subject, messageId);
+      sent.add(m);
+      return m;
+    }
+  }
+
+  /** A social network that can be told to fail its next post. */
+  static final class SocialNetwork {
+    final List<Post> posts = new CopyOnWriteArrayList<>();
+    final AtomicBoolean failNext = new AtomicBoolean();
+
+    Post post(String text) {
+      if (failNext.getAndSet(false)) {
+        throw new IllegalStateException("social network unavailable");
+      }
+      Post p = new Post("social://post/" + UUID.randomUUID().toString().substring(0, 8), text);
+      posts.add(p);
+      return p;
+    }
+  }
+}

@@ -1,0 +1,123 @@
+package dev.mcpgate.examples;
+
+import dev.mcpgate.mcp.TenantResolver;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The example's command line.
+ *
+ * <pre>
+ * java -jar mcpgate-examples.jar serve --stdio
+ * java -jar mcpgate-examples.jar serve --http 8080
+ * java -jar mcpgate-examples.jar demo
+ * options: --jdbc-url URL (PostgreSQL, MariaDB or H2; default: an H2 file)
+ *          --dynamodb-endpoint URL (claims in DynamoDB; business data stays in the JDBC database)
+ * </pre>
+ */
+public final class Main {
+  private static final String USAGE = String.join("\n",
+      "usage: java -jar mcpgate-examples.jar COMMAND [OPTIONS]",
+      "commands:",
+      "  serve --stdio            serve MCP on stdin/stdout (tenant: \"local\")",
+      "  serve --http PORT        serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp",
+      "                           (tenant: the X-Tenant header; calls without one are refused)",
+      "  demo                     run every write tool as a retrying client would, and check it",
+      "options:",
+      "  --jdbc-url URL           business data and claims (default: an H2 file in",
+      "                           ./mcpgate-example-data; the demo uses a fresh temporary one)",
+      "  --dynamodb-endpoint URL  keep the claims in DynamoDB (e.g. http://127.0.0.1:4567)");
+
+  private Main() {}
+
+  /** @param args the command line */
+  public static void main(String[] args) throws Exception {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+    List<String> rest = new ArrayList<>(List.of(args));
+    if (rest.isEmpty() || rest.contains("--help") || rest.contains("-h")) {
+      (rest.isEmpty() ? err : out).println(USAGE);
+      return rest.isEmpty() ? 2 : 0;
+    }
+    String command = rest.remove(0);
+    String jdbcUrl = option(rest, "--jdbc-url");
+    String dynamo = option(rest, "--dynamodb-endpoint");
+    boolean stdio = rest.remove("--stdio");
+    String httpPort = option(rest, "--http");
+    if (!rest.isEmpty()) {
+      err.println("unknown arguments: " + rest + "\n" + USAGE);
+      return 2;
+    }
+    switch (command) {
+      case "demo" -> {
+        if (jdbcUrl == null) {
+          Path dir = Files.createTempDirectory("mcpgate-demo");
+          jdbcUrl = "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath();
+        }
+        try (ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamo,
+            TenantResolver.fromTransportContext("tenant")))) {
+          Demo.Report report = new Demo(server).run();
+          report.print(out);
+          return report.passed() ? 0 : 1;
+        }
+      }
+      case "serve" -> {
+        if (stdio == (httpPort != null)) {
+          err.println("serve needs exactly one of --stdio and --http PORT\n" + USAGE);
+          return 2;
+        }
+        if (jdbcUrl == null) {
+          Path dir = Path.of("mcpgate-example-data");
+          Files.createDirectories(dir);
+          jdbcUrl = "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath();
+        }
+        TenantResolver tenants = stdio ? TenantResolver.fixed("local")
+            : TenantResolver.fromTransportContext("tenant");
+        ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamo, tenants));
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
+        if (stdio) {
+          err.println("mcpgate-example: serving MCP on stdio; claims in " + server.storeDescription());
+          Transports.stdio(server.tools());
+        } else {
+          int port;
+          try {
+            port = Integer.parseInt(httpPort);
+          } catch (NumberFormatException e) {
+            err.println("--http needs a port number, got \"" + httpPort + "\"");
+            return 2;
+          }
+          Transports.Http http = Transports.http(port, server.tools());
+          err.println("mcpgate-example: serving MCP at http://127.0.0.1:" + http.port() + "/mcp;"
+              + " claims in " + server.storeDescription());
+        }
+        stopped.await();
+        return 0;
+      }
+      default -> {
+        err.println("unknown command \"" + command + "\"\n" + USAGE);
+        return 2;
+      }
+    }
+  }
+
+  private static String option(List<String> args, String name) {
+    int i = args.indexOf(name);
+    if (i < 0) {
+      return null;
+    }
+    if (i + 1 >= args.size()) {
+      throw new IllegalArgumentException(name + " needs a value");
+    }
+    String value = args.get(i + 1);
+    args.remove(i + 1);
+    args.remove(i);
+    return value;
+  }
+}

@@ -1,0 +1,24 @@
+package dev.mcpgate.examples;
+
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.Map;
+
+/** Small helpers for tool results. */
+final class Results {
+  private Results() {}
+
+  static CallToolResult ok(String text, Map<String, Object> structured) {
+    return CallToolResult.builder().addTextContent(text).structuredContent(structured).build();
+  }
+
+  static CallToolResult error(String text) {
+    return CallToolResult.builder().isError(true).addTextContent(text)
+        .structuredContent(Map.of("error", Map.of("type", "invalid_request", "message", text)))
+        .build();
+  }
+
+  static String text(CallToolResult result) {
+    return result.content().isEmpty() ? ""
+        : ((io.modelcontextprotocol.spec.McpSchema.TextContent) result.content().get(0)).text();
+  }
+}

@@ -1,0 +1,73 @@
+package dev.mcpgate.examples;
+
+import static java.util.Map.entry;
+
+import dev.mcpgate.core.ClaimContext;
+import dev.mcpgate.mcp.GatedClaim;
+import dev.mcpgate.mcp.ToolPolicy;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Money and mail: the tools whose second run costs the most. */
+final class ShopTools {
+  private final ExampleServer server;
+
+  ShopTools(ExampleServer server) {
+    this.server = server;
+  }
+
+  /**
+   * refund_order(order_id, amount_cents, idempotency_key): a required caller key; the downstream
+   * key goes to the payment provider with the refund.
+   */
+  SyncToolSpecification refundOrder() {
+    McpSchema.Tool tool = McpSchema.Tool.builder("refund_order", Schemas.object(
+            List.of("order_id", "amount_cents"),
+            entry("order_id", Schemas.string("the order to refund, e.g. ord_9f2")),
+            entry("amount_cents", Schemas.integer("how much to refund, in cents"))))
+        .description("Refund part or all of an order to the customer's card.")
+        .annotations(new McpSchema.ToolAnnotations("Refund an order", false, true, null, true, null))
+        .build();
+    SyncToolSpecification spec = new SyncToolSpecification(tool, (exchange, request) -> {
+      server.executed("refund_order");
+      ClaimContext claim = GatedClaim.of(request).orElseThrow();
+      String orderId = (String) request.arguments().get("order_id");
+      long amount = ((Number) request.arguments().get("amount_cents")).longValue();
+      if (amount <= 0) {
+        return Results.error("amount_cents must be positive, was " + amount);
+      }
+      Externals.Refund refund = server.externals.payments.refund(orderId, amount, claim.downstreamKey());
+      Map<String, Object> structured = new LinkedHashMap<>();
+      structured.put("refund_id", refund.refundId());
+      structured.put("order_id", orderId);
+      structured.put("amount_cents", amount);
+      return Results.ok("Refunded " + amount + " cents of " + orderId + " as " + refund.refundId(),
+          structured);
+    });
+    return server.mcpGate.gate(spec, ToolPolicy.builder()
+        .keySources(dev.mcpgate.mcp.KeySource.ARGUMENT, dev.mcpgate.mcp.KeySource.META).build());
+  }
+
+  /** send_password_reset(email, idempotency_key): mail, kept for replay only 2 hours. */
+  SyncToolSpecification sendPasswordReset() {
+    McpSchema.Tool tool = McpSchema.Tool.builder("send_password_reset", Schemas.object(
+            List.of("email"), entry("email", Schemas.string("the account's address"))))
+        .description("Send a password reset mail to an account's address.")
+        .annotations(new McpSchema.ToolAnnotations("Password reset", false, false, null, true, null))
+        .build();
+    SyncToolSpecification spec = new SyncToolSpecification(tool, (exchange, request) -> {
+      server.executed("send_password_reset");
+      ClaimContext claim = GatedClaim.of(request).orElseThrow();
+      String email = (String) request.arguments().get("email");
+      Externals.Mail mail = server.externals.mailer.send(email, "Reset your password",
+          "<" + claim.downstreamKey() + "@example.mcpgate.dev>");
+      return Results.ok("Sent a password reset mail to " + email,
+          Map.of("message_id", mail.messageId()));
+    });
+    return server.mcpGate.gate(spec, ToolPolicy.builder().retention(Duration.ofHours(2)).build());
+  }
+}

@@ -1,0 +1,91 @@
+package dev.mcpgate.examples;
+
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleException;
+import org.apache.catalina.Wrapper;
+import org.apache.catalina.startup.Tomcat;
+
+/** Serves the example's tools over stdio or Streamable HTTP. */
+final class Transports {
+  static final String SERVER_NAME = "mcpgate-example";
+  /** Tomcat logs through java.util.logging; kept referenced so its level sticks. */
+  private static final java.util.logging.Logger TOMCAT_LOG =
+      java.util.logging.Logger.getLogger("org.apache");
+
+  private Transports() {}
+
+  private static McpSchema.ServerCapabilities capabilities() {
+    return McpSchema.ServerCapabilities.builder().tools(true).build();
+  }
+
+  /** Serves on this process's stdin and stdout until stdin closes. */
+  static McpSyncServer stdio(List<SyncToolSpecification> tools) {
+    return McpServer.sync(new StdioServerTransportProvider(McpJsonDefaults.getMapper()))
+        .serverInfo(SERVER_NAME, "0.1.0").capabilities(capabilities()).tools(tools)
+        .requestTimeout(Duration.ofSeconds(60)).build();
+  }
+
+  /** A running HTTP server: its port, and how to stop it. */
+  record Http(int port, Tomcat tomcat, McpSyncServer server) implements AutoCloseable {
+    @Override
+    public void close() {
+      server.close();
+      try {
+        tomcat.stop();
+        tomcat.destroy();
+      } catch (LifecycleException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /**
+   * Serves Streamable HTTP at {@code /mcp} on 127.0.0.1:port (0: any free port). The tenant of a
+   * call is its {@code X-Tenant} header, put into the MCP transport context; in a real server it
+   * would come from the authenticated request.
+   */
+  static Http http(int port, List<SyncToolSpecification> tools) {
+    TOMCAT_LOG.setLevel(java.util.logging.Level.SEVERE);
+    HttpServletStreamableServerTransportProvider transport =
+        HttpServletStreamableServerTransportProvider.builder()
+            .mcpEndpoint("/mcp")
+            .contextExtractor(request -> {
+              Map<String, Object> values = new HashMap<>();
+              String tenant = request.getHeader("X-Tenant");
+              if (tenant != null && !tenant.isBlank()) {
+                values.put("tenant", tenant);
+              }
+              return McpTransportContext.create(values);
+            })
+            .build();
+    McpSyncServer server = McpServer.sync(transport).serverInfo(SERVER_NAME, "0.1.0")
+        .capabilities(capabilities()).tools(tools).requestTimeout(Duration.ofSeconds(60)).build();
+    Tomcat tomcat = new Tomcat();
+    tomcat.setHostname("127.0.0.1");
+    tomcat.setPort(port);
+    tomcat.setBaseDir(System.getProperty("java.io.tmpdir") + "/mcpgate-example-tomcat-" + ProcessHandle.current().pid());
+    Context context = tomcat.addContext("", null);
+    Wrapper wrapper = Tomcat.addServlet(context, "mcp", transport);
+    wrapper.setAsyncSupported(true);
+    context.addServletMappingDecoded("/*", "mcp");
+    tomcat.getConnector().setProperty("address", "127.0.0.1");
+    try {
+      tomcat.start();
+    } catch (LifecycleException e) {
+      throw new IllegalStateException("could not start the HTTP server on port " + port, e);
+    }
+    return new Http(tomcat.getConnector().getLocalPort(), tomcat, server);
+  }
+}

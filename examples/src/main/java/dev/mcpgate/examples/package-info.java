@@ -1,2 +1,0 @@
-/** Work in progress: see the open issues. */
-package dev.mcpgate.examples;
