@@ -34,8 +34,14 @@ final class ExampleServer implements AutoCloseable {
    * @param jdbcUrl the business database, and the claim store unless dynamoEndpoint is set
    * @param dynamoEndpoint a DynamoDB endpoint for the claims, or null
    * @param tenants how each call's tenant is told
+   * @param ungated tools to leave ungated (only to show, in tests, what the gate prevents)
    */
-  record Config(String jdbcUrl, String dynamoEndpoint, TenantResolver tenants) {}
+  record Config(String jdbcUrl, String dynamoEndpoint, TenantResolver tenants,
+      java.util.Set<String> ungated) {
+    Config(String jdbcUrl, String dynamoEndpoint, TenantResolver tenants) {
+      this(jdbcUrl, dynamoEndpoint, tenants, java.util.Set.of());
+    }
+  }
 
   final HikariDataSource dataSource;
   final JdbcIdempotencyStore jdbcStore;
@@ -44,6 +50,7 @@ final class ExampleServer implements AutoCloseable {
   final McpGate mcpGate;
   final Externals externals = new Externals();
   final TenantResolver tenants;
+  private final java.util.Set<String> ungated;
   private final DynamoDbClient dynamo;
   private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
   final StoryTools stories;
@@ -52,6 +59,7 @@ final class ExampleServer implements AutoCloseable {
 
   ExampleServer(Config config) {
     this.tenants = config.tenants();
+    this.ungated = java.util.Set.copyOf(config.ungated());
     HikariConfig pool = new HikariConfig();
     pool.setJdbcUrl(config.jdbcUrl());
     pool.setMaximumPoolSize(16);
@@ -101,6 +109,15 @@ final class ExampleServer implements AutoCloseable {
         sessions.startSession(),
         sessions.stopSession(),
         sessions.getSession());
+  }
+
+  /** Gates the tool with the policy, unless the configuration leaves it ungated. */
+  SyncToolSpecification gate(SyncToolSpecification spec, dev.mcpgate.mcp.ToolPolicy policy) {
+    return ungated.contains(spec.tool().name()) ? spec : mcpGate.gate(spec, policy);
+  }
+
+  boolean isUngated(String tool) {
+    return ungated.contains(tool);
   }
 
   void executed(String tool) {

@@ -59,14 +59,15 @@ final class SessionTools {
         ps.setString(2, id);
         ps.setString(3, startedAt);
         ps.executeUpdate();
-        return Results.ok("Started session " + id, Map.of("session_id", id, "created", true));
       } catch (SQLException e) {
-        if (e.getSQLState() != null && e.getSQLState().startsWith("23")) {
-          return Results.ok("Session " + id + " was already started", Map.of("session_id", id,
-              "created", false));
+        if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+          throw new IllegalStateException("could not start session " + id, e);
         }
-        throw new IllegalStateException("could not start session " + id, e);
+        // started before: the same answer as the first time
       }
+      Map<String, Object> state = sessionState(tenant, id);
+      return Results.ok("Session " + id + " started at " + state.get("started_at"),
+          Map.of("session_id", id, "started_at", state.get("started_at")));
     });
   }
 
@@ -91,7 +92,7 @@ final class SessionTools {
         .keyArgument("op_id").keySources(KeySource.ARGUMENT).naturalKey("session_id", "end_at")
         .required(false).keepKeyArgument(true)
         .build();
-    if (server.jdbcStore != null) {
+    if (server.jdbcStore != null && !server.isUngated("stop_session")) {
       return server.mcpGate.gateTransactional(tool, policy, server.jdbcStore.transactions(),
           (exchange, request, scope, connection) -> stop(exchange, request, connection));
     }
@@ -114,7 +115,7 @@ final class SessionTools {
         throw new IllegalStateException(e);
       }
     });
-    return server.mcpGate.gate(plain, policy);
+    return server.gate(plain, policy);
   }
 
   private CallToolResult stop(McpSyncServerExchange exchange, CallToolRequest request,

@@ -34,13 +34,13 @@ final class ShopTools {
         .build();
     SyncToolSpecification spec = new SyncToolSpecification(tool, (exchange, request) -> {
       server.executed("refund_order");
-      ClaimContext claim = GatedClaim.of(request).orElseThrow();
+      String downstreamKey = GatedClaim.of(request).map(ClaimContext::downstreamKey).orElse(null);
       String orderId = (String) request.arguments().get("order_id");
       long amount = ((Number) request.arguments().get("amount_cents")).longValue();
       if (amount <= 0) {
         return Results.error("amount_cents must be positive, was " + amount);
       }
-      Externals.Refund refund = server.externals.payments.refund(orderId, amount, claim.downstreamKey());
+      Externals.Refund refund = server.externals.payments.refund(orderId, amount, downstreamKey);
       Map<String, Object> structured = new LinkedHashMap<>();
       structured.put("refund_id", refund.refundId());
       structured.put("order_id", orderId);
@@ -48,7 +48,7 @@ final class ShopTools {
       return Results.ok("Refunded " + amount + " cents of " + orderId + " as " + refund.refundId(),
           structured);
     });
-    return server.mcpGate.gate(spec, ToolPolicy.builder()
+    return server.gate(spec, ToolPolicy.builder()
         .keySources(dev.mcpgate.mcp.KeySource.ARGUMENT, dev.mcpgate.mcp.KeySource.META).build());
   }
 
@@ -61,13 +61,13 @@ final class ShopTools {
         .build();
     SyncToolSpecification spec = new SyncToolSpecification(tool, (exchange, request) -> {
       server.executed("send_password_reset");
-      ClaimContext claim = GatedClaim.of(request).orElseThrow();
+      String messageId = "<" + GatedClaim.of(request).map(ClaimContext::downstreamKey)
+          .orElse(java.util.UUID.randomUUID().toString()) + "@example.mcpgate.dev>";
       String email = (String) request.arguments().get("email");
-      Externals.Mail mail = server.externals.mailer.send(email, "Reset your password",
-          "<" + claim.downstreamKey() + "@example.mcpgate.dev>");
+      Externals.Mail mail = server.externals.mailer.send(email, "Reset your password", messageId);
       return Results.ok("Sent a password reset mail to " + email,
           Map.of("message_id", mail.messageId()));
     });
-    return server.mcpGate.gate(spec, ToolPolicy.builder().retention(Duration.ofHours(2)).build());
+    return server.gate(spec, ToolPolicy.builder().retention(Duration.ofHours(2)).build());
   }
 }

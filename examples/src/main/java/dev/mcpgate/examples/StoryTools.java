@@ -60,9 +60,17 @@ final class StoryTools {
       } catch (SQLException e) {
         throw new IllegalStateException("could not save story " + slug, e);
       }
-      String announcement = announce(tenant, slug, title);
-      return Results.ok("Published " + slug + "; " + announcement, Map.of("slug", slug,
-          "announcement", announcement));
+      String failure = announce(tenant, slug, title);
+      Map<String, Object> story = storyRow(tenant, slug);
+      Object uri = story.get("announced_uri");
+      String announcement = failure != null ? failure
+          : uri != null ? "announced at " + uri : "announcement in progress";
+      Map<String, Object> structured = new LinkedHashMap<>();
+      structured.put("slug", slug);
+      structured.put("title", story.get("title"));
+      structured.put("announced_uri", uri);
+      return Results.ok("Published " + slug + ": " + story.get("title") + "; " + announcement,
+          structured);
     });
   }
 
@@ -96,18 +104,19 @@ final class StoryTools {
     }
   }
 
+  /** Posts the announcement once per slug; returns null, or why it failed. */
   private String announce(String tenant, String slug, String title) {
     ClaimOutcome outcome = announceGate.claim(
         ToolCall.of(tenant, "announce_story", slug, Map.of("slug", slug)));
     if (!(outcome instanceof ClaimOutcome.Fresh claim)) {
-      return "already announced";
+      return null;   // announced before, or being announced right now
     }
     Externals.Post post;
     try {
       post = server.externals.social.post("New story: " + title);
     } catch (RuntimeException e) {
       announceGate.release(claim);
-      return "announcement failed (" + e.getMessage() + "); it will be tried on the next publish";
+      return "the announcement failed (" + e.getMessage() + "); it is tried again on the next publish";
     }
     announceGate.complete(claim, post.uri().getBytes(java.nio.charset.StandardCharsets.UTF_8), false);
     try (Connection c = server.dataSource.getConnection();
@@ -120,7 +129,7 @@ final class StoryTools {
     } catch (SQLException e) {
       throw new IllegalStateException("posted " + post.uri() + " but could not record it", e);
     }
-    return "announced at " + post.uri();
+    return null;
   }
 
   /**
@@ -172,7 +181,7 @@ final class StoryTools {
         throw new IllegalStateException("could not count the reproduction of " + slug, e);
       }
     });
-    return server.mcpGate.gate(spec, ToolPolicy.builder().keySources(KeySource.NATURAL)
+    return server.gate(spec, ToolPolicy.builder().keySources(KeySource.NATURAL)
         .naturalKey("story_slug", "reporter").build());
   }
 

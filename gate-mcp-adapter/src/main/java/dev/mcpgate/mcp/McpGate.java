@@ -278,7 +278,8 @@ public final class McpGate {
    * @param policy how it is gated
    * @return the definition a gated tool shows in {@code tools/list}: the key argument in its
    *     input schema (when the policy takes the key from an argument), one sentence in its
-   *     description, and {@code idempotentHint=true}
+   *     description, {@code idempotentHint=true}, and a {@code _meta} entry
+   *     {@value McpGateErrors#META_TOOL} that says how it is gated
    */
   public static McpSchema.Tool gatedTool(McpSchema.Tool tool, ToolPolicy policy) {
     notNull(tool, "tool");
@@ -324,8 +325,19 @@ public final class McpGate {
         ? new McpSchema.ToolAnnotations(null, null, null, true, null, null)
         : new McpSchema.ToolAnnotations(a.title(), a.readOnlyHint(), a.destructiveHint(), true,
             a.openWorldHint(), a.returnDirect());
+    Map<String, Object> gating = new LinkedHashMap<>();
+    gating.put("key_sources", policy.keySources().stream()
+        .map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).toList());
+    if (policy.keySources().contains(KeySource.ARGUMENT)) {
+      gating.put("key_argument", policy.keyArgument());
+    }
+    if (!policy.naturalKey().isEmpty()) {
+      gating.put("natural_key", policy.naturalKey());
+    }
+    Map<String, Object> meta = tool.meta() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(tool.meta());
+    meta.put(McpGateErrors.META_TOOL, gating);
     return new McpSchema.Tool(tool.name(), tool.title(), description, schema, tool.outputSchema(),
-        annotations, tool.meta(), tool.icons());
+        annotations, meta, tool.icons());
   }
 
   // ------------------------------------------------------------------ one gated tool

@@ -24,6 +24,11 @@ public final class McpGateErrors {
   public static final String META_KEY = "dev.mcpgate/idempotency-key";
   /** The {@code _meta} mark on a replayed result. */
   public static final String META_REPLAYED = "dev.mcpgate/replayed";
+  /**
+   * The {@code _meta} entry of a gated tool's definition in {@code tools/list}: how it is gated
+   * ({@code key_sources}, {@code key_argument}, {@code natural_key}), for surveys and clients.
+   */
+  public static final String META_TOOL = "dev.mcpgate/idempotency";
   /** The {@code _meta} entry on a replayed result: when the first execution claimed the key. */
   public static final String META_FIRST_EXECUTED_AT = "dev.mcpgate/first-executed-at";
 }

@@ -252,6 +252,8 @@ abstract class GatedServerContract {
         .contains("retry it with the same idempotency_key");
     assertThat(refund.annotations().idempotentHint()).isTrue();
     assertThat(refund.annotations().destructiveHint()).isTrue();
+    assertThat(refund.meta()).containsKey(McpGateErrors.META_TOOL);
+    assertThat(refund.meta().get(McpGateErrors.META_TOOL).toString()).contains("idempotency_key");
 
     McpSchema.Tool story = listed.stream().filter(t -> t.name().equals("get_story"))
         .findFirst().orElseThrow();

@@ -23,8 +23,11 @@ import org.apache.catalina.LifecycleException;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.startup.Tomcat;
 
-/** A real MCP server and real clients: over Streamable HTTP (embedded Tomcat) or piped stdio. */
-interface McpHarness extends AutoCloseable {
+/**
+ * A real MCP server and real clients: over Streamable HTTP (embedded Tomcat) or piped stdio.
+ * Shared with gate-testkit's tests through this module's test jar.
+ */
+public interface McpHarness extends AutoCloseable {
 
   /** Tomcat logs through java.util.logging; the tests want only its errors. */
   java.util.logging.Logger TOMCAT_LOG = quiet(java.util.logging.Logger.getLogger("org.apache"));

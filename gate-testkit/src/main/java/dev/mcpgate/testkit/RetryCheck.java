@@ -1,0 +1,240 @@
+package dev.mcpgate.testkit;
+
+import static dev.mcpgate.core.internal.Checks.notNull;
+
+import dev.mcpgate.mcp.McpGateErrors;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.opentest4j.AssertionFailedError;
+
+/**
+ * Asserts, through a real client connection, that a write tool is safe to call twice: a retry
+ * returns the first result and changes nothing, concurrent copies run once, and the same key with
+ * other arguments is refused. State is read by probes that you supply (a count of rows, of
+ * charges, of mails sent); a probe must not change after the first call.
+ *
+ * <pre>{@code
+ * RetryCheck.of(client)
+ *     .probe("refunds", () -> paymentProvider.refunds().size())
+ *     .expectFirstCallChange("refunds", 1)
+ *     .assertSafeToRetry(refundCall("key-1"))
+ *     .assertConcurrentFirstCallsRunOnce(refundCall("key-2"))
+ *     .assertConflictRefused(refundCall("key-1"), refundCallWithOtherAmount("key-1"));
+ * }</pre>
+ *
+ * Each failure is an {@link AssertionFailedError} that names the tool and says what changed.
+ */
+public final class RetryCheck {
+  private final McpSyncClient client;
+  private final Map<String, Supplier<?>> probes = new LinkedHashMap<>();
+  private final Map<String, Long> expectedChange = new LinkedHashMap<>();
+  private int copies = 8;
+
+  private RetryCheck(McpSyncClient client) {
+    this.client = client;
+  }
+
+  /** @param client an initialized client of the server under test */
+  public static RetryCheck of(McpSyncClient client) {
+    return new RetryCheck(notNull(client, "client"));
+  }
+
+  /**
+   * @param name what the probe reads, for failure messages ("refunds")
+   * @param probe reads the state a duplicate would change; compared with {@code equals}
+   */
+  public RetryCheck probe(String name, Supplier<?> probe) {
+    probes.put(notNull(name, "name"), notNull(probe, "probe"));
+    return this;
+  }
+
+  /**
+   * @param probe the name of a numeric probe
+   * @param delta how much one first call changes it (a refund: 1)
+   */
+  public RetryCheck expectFirstCallChange(String probe, long delta) {
+    if (!probes.containsKey(probe)) {
+      throw new IllegalArgumentException("no probe named \"" + probe + "\"; probes: " + probes.keySet());
+    }
+    expectedChange.put(probe, delta);
+    return this;
+  }
+
+  /** @param copies how many concurrent copies to send, at least 2 (8 by default) */
+  public RetryCheck concurrentCopies(int copies) {
+    if (copies < 2) {
+      throw new IllegalArgumentException("copies must be at least 2, was " + copies);
+    }
+    this.copies = copies;
+    return this;
+  }
+
+  private Map<String, Object> read() {
+    Map<String, Object> state = new LinkedHashMap<>();
+    probes.forEach((name, probe) -> state.put(name, probe.get()));
+    return state;
+  }
+
+  private CallToolResult call(CallToolRequest request) {
+    return client.callTool(request);
+  }
+
+  private List<CallToolResult> concurrently(CallToolRequest request) {
+    ExecutorService pool = Executors.newFixedThreadPool(copies);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<CompletableFuture<CallToolResult>> futures = new ArrayList<>();
+      for (int i = 0; i < copies; i++) {
+        futures.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            go.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          }
+          return call(request);
+        }, pool));
+      }
+      go.countDown();
+      List<CallToolResult> results = new ArrayList<>();
+      for (CompletableFuture<CallToolResult> f : futures) {
+        results.add(f.get(120, TimeUnit.SECONDS));
+      }
+      return results;
+    } catch (Exception e) {
+      throw new AssertionFailedError(request.name() + ": concurrent copies failed: " + e, e);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private void assertUnchanged(String tool, String what, Map<String, Object> before,
+      Map<String, Object> after) {
+    for (String name : before.keySet()) {
+      if (!Objects.equals(before.get(name), after.get(name))) {
+        throw new AssertionFailedError(tool + " wrote twice: probe '" + name + "' was "
+            + before.get(name) + " after the first call and " + after.get(name) + " after " + what,
+            before, after);
+      }
+    }
+  }
+
+  private void assertFirstChange(String tool, String what, Map<String, Object> before,
+      Map<String, Object> after) {
+    expectedChange.forEach((name, delta) -> {
+      Object b = before.get(name);
+      Object a = after.get(name);
+      if (!(b instanceof Number nb) || !(a instanceof Number na)) {
+        throw new IllegalStateException("probe '" + name + "' is not numeric: " + b + ", " + a);
+      }
+      long change = na.longValue() - nb.longValue();
+      if (change != delta) {
+        throw new AssertionFailedError(tool + ": " + what + " changed probe '" + name + "' by "
+            + change + " (from " + b + " to " + a + "), but one call changes it by " + delta
+            + (change > delta ? ": it ran more than once" : ""), delta, change);
+      }
+    });
+  }
+
+  private static void assertNotRefused(String tool, String what, CallToolResult r) {
+    String type = Results.errorType(r);
+    if (type != null && type.startsWith("idempotency_")) {
+      throw new AssertionFailedError(tool + ": " + what + " was refused (" + type + "): "
+          + Results.describe(r));
+    }
+  }
+
+  /**
+   * Sends the call, sends it again (a retry after a lost response), then sends concurrent copies
+   * of it. Every answer must equal the first, and no probe may change after the first call.
+   *
+   * @param call a call with its idempotency key (or natural key) set
+   * @return this, to chain more checks
+   */
+  public RetryCheck assertSafeToRetry(CallToolRequest call) {
+    notNull(call, "call");
+    String tool = call.name();
+    Map<String, Object> before = read();
+    CallToolResult first = call(call);
+    assertNotRefused(tool, "the first call", first);
+    Map<String, Object> afterFirst = read();
+    assertFirstChange(tool, "the first call", before, afterFirst);
+
+    CallToolResult retry = call(call);
+    if (!Results.same(first, retry)) {
+      throw new AssertionFailedError(tool + ": the retry returned a different result than the"
+          + " first call: it ran again", Results.describe(first), Results.describe(retry));
+    }
+    assertUnchanged(tool, "the retry", afterFirst, read());
+
+    List<CallToolResult> copiesResults = concurrently(call);
+    for (CallToolResult r : copiesResults) {
+      if (!Results.same(first, r)) {
+        throw new AssertionFailedError(tool + ": one of " + copies + " concurrent copies returned"
+            + " a different result than the first call", Results.describe(first), Results.describe(r));
+      }
+    }
+    assertUnchanged(tool, copies + " concurrent copies", afterFirst, read());
+    return this;
+  }
+
+  /**
+   * Sends concurrent copies of a call that was never sent before: they must all get the same
+   * answer, and the probes given {@link #expectFirstCallChange} must change as one call does.
+   *
+   * @param freshCall a call with a new key
+   * @return this, to chain more checks
+   */
+  public RetryCheck assertConcurrentFirstCallsRunOnce(CallToolRequest freshCall) {
+    notNull(freshCall, "freshCall");
+    String tool = freshCall.name();
+    Map<String, Object> before = read();
+    List<CallToolResult> results = concurrently(freshCall);
+    CallToolResult first = results.get(0);
+    for (CallToolResult r : results) {
+      assertNotRefused(tool, "a concurrent first call", r);
+      if (!Results.same(first, r)) {
+        throw new AssertionFailedError(tool + " ran more than once: " + copies + " concurrent"
+            + " first calls got different answers", Results.describe(first), Results.describe(r));
+      }
+    }
+    assertFirstChange(tool, copies + " concurrent first calls", before, read());
+    return this;
+  }
+
+  /**
+   * Sends the call (if it was sent before, this is a replay), then the same key with other
+   * arguments: that must be refused as a conflict, and change nothing.
+   *
+   * @param call a call
+   * @param sameKeyOtherArguments the same key with other arguments
+   * @return this, to chain more checks
+   */
+  public RetryCheck assertConflictRefused(CallToolRequest call, CallToolRequest sameKeyOtherArguments) {
+    notNull(call, "call");
+    notNull(sameKeyOtherArguments, "sameKeyOtherArguments");
+    String tool = sameKeyOtherArguments.name();
+    call(call);
+    Map<String, Object> before = read();
+    CallToolResult conflict = call(sameKeyOtherArguments);
+    String type = Results.errorType(conflict);
+    if (!McpGateErrors.KEY_CONFLICT.equals(type)) {
+      throw new AssertionFailedError(tool + ": the same key with other arguments was not refused"
+          + " as a conflict: " + Results.describe(conflict), McpGateErrors.KEY_CONFLICT, type);
+    }
+    assertUnchanged(tool, "the conflicting call", before, read());
+    return this;
+  }
+}

@@ -1,0 +1,168 @@
+package dev.mcpgate.testkit;
+
+import dev.mcpgate.core.internal.Checks;
+import dev.mcpgate.mcp.McpGateErrors;
+import dev.mcpgate.mcp.ToolPolicy;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.opentest4j.AssertionFailedError;
+
+/**
+ * Which of a server's tools write, and which of those are gated. Built from a real client's
+ * {@code tools/list} or from a list of tool specifications.
+ *
+ * <pre>{@code
+ * ToolSurvey survey = ToolSurvey.of(client);
+ * System.out.println(survey.table());
+ * survey.assertAllWriteToolsGated();
+ * }</pre>
+ *
+ * <p>A tool is <b>read-only</b> when annotated {@code readOnlyHint=true}; <b>gated</b> when MCP
+ * Gate wrapped it (its {@code _meta} says how) or its input schema has an
+ * {@code idempotency_key}; <b>declared safe</b> when its author set {@code idempotentHint=true}
+ * without a gate (a replace keyed by an argument the caller has, a delete that fails the second
+ * time): verify such a declaration with {@link RetryCheck}. Every other tool writes with nothing
+ * to stop a retry from writing twice: <b>not gated</b>.
+ */
+public final class ToolSurvey {
+
+  /** How a tool stands. */
+  public enum Kind {
+    /** Gated by MCP Gate, or carrying an idempotency key in its schema. */
+    GATED,
+    /** Not gated, but declared idempotent by its author ({@code idempotentHint=true}). */
+    DECLARED_SAFE,
+    /** Annotated read-only: nothing to gate. */
+    READ_ONLY,
+    /** A write tool with no gate and no declaration: a retry may write twice. */
+    NOT_GATED
+  }
+
+  /**
+   * One tool.
+   *
+   * @param tool the tool's name
+   * @param kind how it stands
+   * @param detail how it is keyed, or why it is listed
+   */
+  public record Entry(String tool, Kind kind, String detail) {}
+
+  private final List<Entry> entries;
+
+  private ToolSurvey(List<Entry> entries) {
+    this.entries = List.copyOf(entries);
+  }
+
+  /**
+   * @param client an initialized client of the server
+   * @return the survey of every tool {@code tools/list} returns (all pages)
+   */
+  public static ToolSurvey of(McpSyncClient client) {
+    Checks.notNull(client, "client");
+    List<McpSchema.Tool> tools = new ArrayList<>();
+    String cursor = null;
+    do {
+      McpSchema.ListToolsResult page = cursor == null ? client.listTools() : client.listTools(cursor);
+      tools.addAll(page.tools());
+      cursor = page.nextCursor();
+    } while (cursor != null);
+    return ofTools(tools);
+  }
+
+  /** @return the survey of these specifications' tools */
+  public static ToolSurvey ofSpecifications(List<McpServerFeatures.SyncToolSpecification> specs) {
+    Checks.notNull(specs, "specs");
+    return ofTools(specs.stream().map(McpServerFeatures.SyncToolSpecification::tool).toList());
+  }
+
+  /** @return the survey of these tool definitions */
+  public static ToolSurvey ofTools(List<McpSchema.Tool> tools) {
+    Checks.notNull(tools, "tools");
+    List<Entry> entries = new ArrayList<>();
+    for (McpSchema.Tool tool : tools) {
+      entries.add(classify(tool));
+    }
+    return new ToolSurvey(entries);
+  }
+
+  private static Entry classify(McpSchema.Tool tool) {
+    McpSchema.ToolAnnotations a = tool.annotations();
+    if (a != null && Boolean.TRUE.equals(a.readOnlyHint())) {
+      return new Entry(tool.name(), Kind.READ_ONLY, "readOnlyHint=true");
+    }
+    Object gating = tool.meta() == null ? null : tool.meta().get(McpGateErrors.META_TOOL);
+    if (gating instanceof Map<?, ?> g) {
+      List<String> parts = new ArrayList<>();
+      if (g.get("key_argument") != null) {
+        parts.add("argument " + g.get("key_argument"));
+      }
+      if (g.get("key_sources") instanceof List<?> sources && sources.contains("meta")) {
+        parts.add("_meta " + McpGateErrors.META_KEY);
+      }
+      if (g.get("natural_key") != null) {
+        parts.add("natural key " + g.get("natural_key"));
+      }
+      return new Entry(tool.name(), Kind.GATED, "key: " + String.join(" or ", parts));
+    }
+    if (tool.inputSchema() != null && tool.inputSchema().get("properties") instanceof Map<?, ?> p
+        && p.containsKey(ToolPolicy.DEFAULT_KEY_ARGUMENT)) {
+      return new Entry(tool.name(), Kind.GATED,
+          "key: argument " + ToolPolicy.DEFAULT_KEY_ARGUMENT + " (not by MCP Gate)");
+    }
+    if (a != null && Boolean.TRUE.equals(a.idempotentHint())) {
+      return new Entry(tool.name(), Kind.DECLARED_SAFE,
+          "idempotentHint=true, not gated: verify it with RetryCheck");
+    }
+    return new Entry(tool.name(), Kind.NOT_GATED,
+        "writes (not read-only) with no idempotency key: a retry may write twice");
+  }
+
+  /** @return every tool, in the server's order */
+  public List<Entry> entries() {
+    return entries;
+  }
+
+  /** @return the write tools with neither a gate nor a declaration */
+  public List<Entry> notGated() {
+    return entries.stream().filter(e -> e.kind() == Kind.NOT_GATED).toList();
+  }
+
+  /** @return the tools declared idempotent by their authors but not gated */
+  public List<Entry> declaredSafe() {
+    return entries.stream().filter(e -> e.kind() == Kind.DECLARED_SAFE).toList();
+  }
+
+  /** @return a readable table: tool, kind, detail */
+  public String table() {
+    int width = Math.max(4, entries.stream().mapToInt(e -> e.tool().length()).max().orElse(4));
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format("%-" + width + "s  %-13s  %s%n", "tool", "kind", "detail"));
+    for (Entry e : entries) {
+      String kind = switch (e.kind()) {
+        case GATED -> "gated";
+        case DECLARED_SAFE -> "declared safe";
+        case READ_ONLY -> "read-only";
+        case NOT_GATED -> "NOT GATED";
+      };
+      sb.append(String.format("%-" + width + "s  %-13s  %s%n", e.tool(), kind, e.detail()));
+    }
+    return sb.toString();
+  }
+
+  /**
+   * Fails when a write tool has neither a gate nor an author's declaration of idempotence.
+   *
+   * @throws AssertionFailedError naming every such tool, with the whole table
+   */
+  public void assertAllWriteToolsGated() {
+    List<Entry> bad = notGated();
+    if (!bad.isEmpty()) {
+      throw new AssertionFailedError("write tools without an idempotency gate: "
+          + bad.stream().map(Entry::tool).toList() + "\n" + table());
+    }
+  }
+}
