@@ -107,7 +107,6 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
   static final String KIND = "result_kind";
   static final String RESULT = "result";
   static final String ENCODING = "result_encoding";
-  static final String TTL = "ttl";
 
   private final DynamoDbClient client;
   private final String table;
@@ -115,6 +114,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
   private final String partitionPrefix;
   private final String sortKey;
   private final String sortKeyValue;
+  private final String ttlAttribute;
   private final Clock clock;
   private final long marginMs;
   private final boolean compress;
@@ -127,6 +127,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     this.partitionPrefix = b.partitionPrefix;
     this.sortKey = b.sortKey;
     this.sortKeyValue = b.sortKeyValue;
+    this.ttlAttribute = b.ttlAttribute;
     this.clock = b.clock;
     this.marginMs = b.margin.toMillis();
     this.compress = b.compress;
@@ -177,7 +178,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     return AttributeValue.builder().n(Long.toString(value)).build();
   }
 
-  private static long ttlSeconds(long expiresAtMs) {
+  static long ttlSeconds(long expiresAtMs) {
     return Math.floorDiv(expiresAtMs + 999, 1000);
   }
 
@@ -239,7 +240,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
       item.put(LEASE, n(now + r.lease().toMillis()));
       long expires = now + r.retention().toMillis();
       item.put(EXPIRES, n(expires));
-      item.put(TTL, n(ttlSeconds(expires)));
+      item.put(ttlAttribute, n(ttlSeconds(expires)));
       Map<String, String> names = Map.of("#pk", partitionKey, "#exp", EXPIRES, "#state", STATE,
           "#lease", LEASE, "#hash", HASH);
       Map<String, AttributeValue> values = Map.of(":expired", n(now - marginMs),
@@ -260,10 +261,12 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
       } catch (ConditionalCheckFailedException e) {
         Map<String, AttributeValue> existing = e.hasItem() ? e.item() : null;
         if (existing == null || existing.isEmpty()) {
-          if (oldItemOnFailure && NOTICED.add(table)) {
-            LOG.info("DynamoDB server at table {} did not return the old item on a failed"
-                + " condition; replays will cost a GetItem more", table);
+          if (oldItemOnFailure) {
             oldItemOnFailure = false;
+            if (NOTICED.add(table)) {
+              LOG.info("DynamoDB server at table {} did not return the old item on a failed"
+                  + " condition; replays will cost a GetItem more", table);
+            }
           }
           existing = getItem(r.id());
           if (existing == null) {
@@ -360,7 +363,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     long now = clock.millis();
     long expires = now + retention.toMillis();
     Map<String, String> names = new HashMap<>(Map.of("#completedAt", COMPLETED, "#exp", EXPIRES,
-        "#ttl", TTL, "#kind", KIND, "#result", RESULT, "#enc", ENCODING));
+        "#ttl", ttlAttribute, "#kind", KIND, "#result", RESULT, "#enc", ENCODING));
     Map<String, AttributeValue> values = new HashMap<>(Map.of(":completed",
         s(ClaimState.COMPLETED.name()), ":now", n(now), ":exp", n(expires),
         ":ttl", n(ttlSeconds(expires)), ":kind", s(result.kind().name())));
@@ -412,7 +415,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     }
     if (Long.parseLong(after.get(EXPIRES).n()) < leaseEnd) {
       // the item must outlive its lease: move its expiry too (rare: a lease beyond retention)
-      update(id, token, "SET #exp = :exp, #ttl = :ttl", Map.of("#exp", EXPIRES, "#ttl", TTL),
+      update(id, token, "SET #exp = :exp, #ttl = :ttl", Map.of("#exp", EXPIRES, "#ttl", ttlAttribute),
           Map.of(":exp", n(leaseEnd), ":ttl", n(ttlSeconds(leaseEnd))), "#token = :token",
           "extend the expiry of");
     }
@@ -487,7 +490,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
 
   /**
    * Creates the table if it does not exist (on-demand billing, the configured key schema), waits
-   * until it is active, and enables TTL on the {@code ttl} attribute. For tests and first-time
+   * until it is active, and enables TTL on the TTL attribute ({@code ttl} by default). For tests and first-time
    * users; production tables are better made by infrastructure code (docs/stores.md).
    */
   public void createTableIfMissing() {
@@ -513,7 +516,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     call("wait for table " + table, () -> client.waiter().waitUntilTableExists(w -> w.tableName(table)));
     try {
       client.updateTimeToLive(u -> u.tableName(table).timeToLiveSpecification(t -> t
-          .attributeName(TTL).enabled(true)));
+          .attributeName(ttlAttribute).enabled(true)));
     } catch (DynamoDbException e) {
       String message = e.getMessage() == null ? "" : e.getMessage();
       if (!message.contains("already enabled")) {
@@ -551,6 +554,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     private String partitionPrefix = "";
     private String sortKey;
     private String sortKeyValue;
+    private String ttlAttribute = "ttl";
     private Clock clock = Clock.systemUTC();
     private Duration margin = Duration.ofSeconds(1);
     private boolean compress;
@@ -587,6 +591,15 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     public Builder sortKey(String attribute, String value) {
       this.sortKey = nonBlank(attribute, "attribute");
       this.sortKeyValue = nonBlank(value, "value");
+      return this;
+    }
+
+    /**
+     * @param attribute the epoch-seconds attribute DynamoDB's TTL deletes items by; {@code ttl}
+     *     by default (single-table layouts often have their own)
+     */
+    public Builder ttlAttribute(String attribute) {
+      this.ttlAttribute = nonBlank(attribute, "attribute");
       return this;
     }
 

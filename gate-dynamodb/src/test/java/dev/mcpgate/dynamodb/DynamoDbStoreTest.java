@@ -139,6 +139,7 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
     String table = "mcpgate_single_table_test";
     DynamoDbIdempotencyStore single = DynamoDbIdempotencyStore.builder(client).tableName(table)
         .partitionKey("PK").partitionKeyPrefix("GATE#").sortKey("SK", "IDEMPOTENCY")
+        .ttlAttribute("expires_epoch")
         .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
     single.createTableIfMissing();
     IdempotencyGate gate = IdempotencyGate.builder(single).build();
@@ -154,6 +155,7 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
         .key(Map.of("PK", AttributeValue.builder().s(single.partitionValue(call.id())).build(),
             "SK", AttributeValue.builder().s("IDEMPOTENCY").build()))).item();
     assertThat(item.get("PK").s()).startsWith("GATE#");
+    assertThat(item).containsKey("expires_epoch").doesNotContainKey("ttl");
     assertThat(single.find(call.id())).isPresent();
   }
 

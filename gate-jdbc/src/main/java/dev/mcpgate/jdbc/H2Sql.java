@@ -52,11 +52,7 @@ final class H2Sql extends SqlDialect {
       try {
         if (current == null) {
           try (PreparedStatement ps = c.prepareStatement(insertSql())) {
-            int i = bindKey(ps, 1, r.id());
-            ps.setString(i++, r.argsHash());
-            ps.setString(i++, r.token().value());
-            ps.setLong(i++, r.lease().toMillis());
-            ps.setLong(i, r.retention().toMillis());
+            bindClaim(ps, 1, r);
             ps.executeUpdate();
           }
         } else if (mayTake(current, r)) {

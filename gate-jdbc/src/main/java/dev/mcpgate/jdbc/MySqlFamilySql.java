@@ -52,11 +52,7 @@ final class MySqlFamilySql extends SqlDialect {
   ClaimAttempt claim(Connection c, ClaimRequest r) throws SQLException {
     for (int round = 0; round < 5; round++) {
       try (PreparedStatement ps = c.prepareStatement(claimSql())) {
-        int i = bindKey(ps, 1, r.id());
-        ps.setString(i++, r.argsHash());
-        ps.setString(i++, r.token().value());
-        ps.setLong(i++, r.lease().toMillis());
-        ps.setLong(i, r.retention().toMillis());
+        bindClaim(ps, 1, r);
         ps.executeUpdate();
       }
       ClaimAttempt.Existing row = select(c, r.id());

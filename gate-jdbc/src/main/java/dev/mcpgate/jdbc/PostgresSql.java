@@ -65,12 +65,7 @@ final class PostgresSql extends SqlDialect {
     // back, and a second run of the statement (with a new snapshot) sees it.
     for (int round = 0; round < 5; round++) {
       try (PreparedStatement ps = c.prepareStatement(claimSql())) {
-        int i = bindKey(ps, 1, r.id());
-        ps.setString(i++, r.argsHash());
-        ps.setString(i++, r.token().value());
-        ps.setLong(i++, r.lease().toMillis());
-        ps.setLong(i++, r.retention().toMillis());
-        bindKey(ps, i, r.id());
+        bindKey(ps, bindClaim(ps, 1, r), r.id());
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
             return classify(new ClaimAttempt.Existing(readRow(rs),

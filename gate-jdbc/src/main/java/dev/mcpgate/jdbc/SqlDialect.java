@@ -76,6 +76,21 @@ abstract class SqlDialect {
     return index + 3;
   }
 
+  /**
+   * Binds a claim's values in the order every dialect's claim statement takes them: tenant, tool,
+   * key, hash, token, lease millis, retention millis.
+   *
+   * @return the next parameter index
+   */
+  static int bindClaim(PreparedStatement ps, int index, ClaimRequest r) throws SQLException {
+    int i = bindKey(ps, index, r.id());
+    ps.setString(i++, r.argsHash());
+    ps.setString(i++, r.token().value());
+    ps.setLong(i++, r.lease().toMillis());
+    ps.setLong(i++, r.retention().toMillis());
+    return i;
+  }
+
   boolean complete(Connection c, ClaimId id, LeaseToken token, StoredResult result,
       Duration retention) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(completeSql())) {

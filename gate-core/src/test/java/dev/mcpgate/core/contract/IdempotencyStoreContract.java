@@ -96,6 +96,20 @@ public abstract class IdempotencyStoreContract {
     return new StoredResult(StoredResult.Kind.VALUE, text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
+  /**
+   * Claims id with a short lease, lets it expire, and has a second attempt take it over.
+   *
+   * @return the stale token (index 0) and the current one (index 1)
+   */
+  protected LeaseToken[] takenOver(ClaimId id, Duration currentLease) throws InterruptedException {
+    LeaseToken stale = LeaseToken.random();
+    claim(id, "v1:a", stale, shortLease());
+    elapse(shortLease());
+    LeaseToken current = LeaseToken.random();
+    assertThat(claim(id, "v1:a", current, currentLease)).isInstanceOf(ClaimAttempt.Acquired.class);
+    return new LeaseToken[] {stale, current};
+  }
+
   protected IdempotencyGate gate(GatePolicy policy) {
     return IdempotencyGate.builder(store).policy(policy).build();
   }
@@ -175,17 +189,12 @@ public abstract class IdempotencyStoreContract {
   @Test
   void expiredLeaseIsTakenOverWithNewTokenAndNextAttempt() throws Exception {
     ClaimId id = id("k");
-    LeaseToken first = LeaseToken.random();
-    claim(id, "v1:a", first, shortLease());
-    elapse(shortLease());
+    LeaseToken second = takenOver(id, LONG)[1];
 
-    LeaseToken second = LeaseToken.random();
-    ClaimAttempt takeover = claim(id, "v1:a", second, LONG);
-
-    assertThat(takeover).isInstanceOf(ClaimAttempt.Acquired.class);
-    assertThat(takeover.record().token()).isEqualTo(second);
-    assertThat(takeover.record().attempt()).isEqualTo(2);
-    assertThat(takeover.record().isTakeover()).isTrue();
+    ClaimRecord takeover = store.find(id).orElseThrow();
+    assertThat(takeover.token()).isEqualTo(second);
+    assertThat(takeover.attempt()).isEqualTo(2);
+    assertThat(takeover.isTakeover()).isTrue();
   }
 
   @Test
@@ -281,11 +290,9 @@ public abstract class IdempotencyStoreContract {
   @Test
   void staleTokenCannotComplete() throws Exception {
     ClaimId id = id("k");
-    LeaseToken stale = LeaseToken.random();
-    claim(id, "v1:a", stale, shortLease());
-    elapse(shortLease());
-    LeaseToken current = LeaseToken.random();
-    claim(id, "v1:a", current, LONG);
+    LeaseToken[] tokens = takenOver(id, LONG);
+    LeaseToken stale = tokens[0];
+    LeaseToken current = tokens[1];
 
     assertThat(store.complete(id, stale, value("stale"), LONG)).isFalse();
 
@@ -299,27 +306,20 @@ public abstract class IdempotencyStoreContract {
   @Test
   void staleTokenCannotRelease() throws Exception {
     ClaimId id = id("k");
-    LeaseToken stale = LeaseToken.random();
-    claim(id, "v1:a", stale, shortLease());
-    elapse(shortLease());
-    LeaseToken current = LeaseToken.random();
-    claim(id, "v1:a", current, LONG);
+    LeaseToken[] tokens = takenOver(id, LONG);
 
-    assertThat(store.release(id, stale)).isFalse();
+    assertThat(store.release(id, tokens[0])).isFalse();
 
-    assertThat(store.find(id)).get().extracting(ClaimRecord::token).isEqualTo(current);
+    assertThat(store.find(id)).get().extracting(ClaimRecord::token).isEqualTo(tokens[1]);
   }
 
   @Test
   void staleTokenCannotExtendLease() throws Exception {
     ClaimId id = id("k");
-    LeaseToken stale = LeaseToken.random();
-    claim(id, "v1:a", stale, shortLease());
-    elapse(shortLease());
-    LeaseToken current = LeaseToken.random();
-    Instant currentLease = claim(id, "v1:a", current, shortLease()).record().leaseExpiresAt();
+    LeaseToken[] tokens = takenOver(id, shortLease());
+    Instant currentLease = store.find(id).orElseThrow().leaseExpiresAt();
 
-    assertThat(store.extendLease(id, stale, LONG)).isFalse();
+    assertThat(store.extendLease(id, tokens[0], LONG)).isFalse();
 
     assertThat(store.find(id).orElseThrow().leaseExpiresAt()).isEqualTo(currentLease);
   }
@@ -327,12 +327,9 @@ public abstract class IdempotencyStoreContract {
   @Test
   void staleTokenCannotMarkUnknown() throws Exception {
     ClaimId id = id("k");
-    LeaseToken stale = LeaseToken.random();
-    claim(id, "v1:a", stale, shortLease());
-    elapse(shortLease());
-    claim(id, "v1:a", LeaseToken.random(), LONG);
+    LeaseToken[] tokens = takenOver(id, LONG);
 
-    assertThat(store.markUnknown(id, stale)).isFalse();
+    assertThat(store.markUnknown(id, tokens[0])).isFalse();
 
     assertThat(store.find(id).orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
   }
