@@ -28,14 +28,21 @@ public sealed interface ClaimOutcome {
    * @param attempt 1 for a first attempt, more after lease takeovers
    * @param claimedAt when the claim was written (store clock)
    * @param leaseExpiresAt when the lease ends unless extended (store clock)
-   * @param downstreamKey a stable key derived from (tenant, tool, key) for the action to forward
-   *     to downstream systems (a payment provider's idempotency key, a mail message id)
    */
   record Fresh(ClaimId id, LeaseToken token, int attempt, Instant claimedAt,
-      Instant leaseExpiresAt, String downstreamKey) implements ClaimOutcome {
+      Instant leaseExpiresAt) implements ClaimOutcome {
     /** @return true when this attempt took over an expired lease of an earlier attempt */
     public boolean isTakeover() {
       return attempt > 1;
+    }
+
+    /**
+     * @return a stable key derived from (tenant, tool, key), the same on every attempt, for the
+     *     action to forward to downstream systems (a payment provider's idempotency key, a mail
+     *     message id); see {@link DownstreamKey}
+     */
+    public String downstreamKey() {
+      return DownstreamKey.of(id);
     }
   }
 

@@ -399,7 +399,7 @@ public final class IdempotencyGate {
             + " reported a claim of " + id + " that its new token does not hold");
       }
       ClaimOutcome.Fresh fresh = new ClaimOutcome.Fresh(id, token, row.attempt(),
-          row.createdAt(), row.leaseExpiresAt(), DownstreamKey.of(id));
+          row.createdAt(), row.leaseExpiresAt());
       emit(fresh.isTakeover() ? GateEvent.Type.TAKEOVER : GateEvent.Type.FRESH, id,
           row.attempt(), fresh.isTakeover()
               ? "took over an expired lease; the action runs again (attempt " + row.attempt() + ")"

@@ -315,10 +315,65 @@ public final class CanonicalJson {
 
     private void integer(long l) {
       if (l % 10 != 0) {
-        out.putAscii(Long.toString(l));
+        digits(l);
       } else {
         decimal(BigDecimal.valueOf(l));
       }
+    }
+
+    /** Writes l in decimal, without allocating. */
+    private void digits(long l) {
+      if (l < 0) {
+        out.put('-');
+        if (l == Long.MIN_VALUE) {
+          out.putAscii("9223372036854775808");
+          return;
+        }
+        l = -l;
+      }
+      if (l < 10) {
+        out.put('0' + (int) l);
+        return;
+      }
+      byte[] tmp = new byte[19];
+      int n = 0;
+      while (l > 0) {
+        tmp[n++] = (byte) ('0' + (l % 10));
+        l /= 10;
+      }
+      while (n > 0) {
+        out.put(tmp[--n]);
+      }
+    }
+
+    /**
+     * Writes m * 10^-k (k > 0, m not a multiple of 10) as {@link BigDecimal#toString()} would,
+     * for the values it writes in plain notation; returns false for the others.
+     */
+    private boolean plainDecimal(long m, int k) {
+      long abs = Math.abs(m);
+      int precision = 1;
+      for (long t = abs; t >= 10; t /= 10) {
+        precision++;
+      }
+      if (k > 18 || precision - k - 1 < -6) {
+        return false;   // 10^k overflows a long, or BigDecimal switches to exponent notation
+      }
+      if (m < 0) {
+        out.put('-');
+      }
+      long scale = 1;
+      for (int i = 0; i < k; i++) {
+        scale *= 10;
+      }
+      digits(abs / scale);
+      out.put('.');
+      long fraction = abs % scale;
+      for (long f = scale / 10; f > fraction && f > 1; f /= 10) {
+        out.put('0');
+      }
+      digits(fraction);
+      return true;
     }
 
     private void floating(double d) {
@@ -333,9 +388,11 @@ public final class CanonicalJson {
       // (DBL_DIG = 15), so it is the shortest, however it was found. First try m * 10^-k for
       // small k: m / 10^k in double arithmetic is correctly rounded (both exact), so the test is
       // exact. Then the JDK's own printing; then the exhaustive search.
-      BigDecimal scaled = scaledDecimal(d);
+      long[] scaled = scaledDecimal(d);
       if (scaled != null) {
-        decimal(scaled);
+        if (!plainDecimal(scaled[0], (int) scaled[1])) {
+          decimal(BigDecimal.valueOf(scaled[0], (int) scaled[1]));
+        }
         return;
       }
       BigDecimal printed = new BigDecimal(Double.toString(d));
@@ -436,8 +493,11 @@ public final class CanonicalJson {
       1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-  /** @return m * 10^-k with |m| below 10^15 that reads back as d, or null if none is found quickly */
-  private static BigDecimal scaledDecimal(double d) {
+  /**
+   * @return {m, k} with |m| below 10^15 and m not a multiple of 10, such that m * 10^-k reads back
+   *     as d; or null if none is found quickly
+   */
+  private static long[] scaledDecimal(double d) {
     for (int k = 1; k < POW10.length; k++) {
       double scaled = d * POW10[k];
       if (Math.abs(scaled) >= 1e15) {
@@ -445,7 +505,12 @@ public final class CanonicalJson {
       }
       long m = Math.round(scaled);
       if (m != 0 && (double) m / POW10[k] == d) {
-        return BigDecimal.valueOf(m, k);
+        int scale = k;
+        while (m % 10 == 0 && scale > 0) {
+          m /= 10;
+          scale--;
+        }
+        return scale == 0 ? null : new long[] {m, scale};
       }
     }
     return null;
