@@ -406,8 +406,7 @@ public final class IdempotencyGate {
               : "claimed; the action runs", null);
       return fresh;
     }
-    if (!ArgumentHasher.matches(row.argsHash(), hash, call.arguments(),
-        policy.ignoredArguments())) {
+    if (!ArgumentHasher.matches(row.argsHash(), hash)) {
       emit(GateEvent.Type.CONFLICT, id, 0, "same key, different arguments; refused", null);
       return new ClaimOutcome.Conflict(id, row.argsHash(), hash);
     }
@@ -425,7 +424,7 @@ public final class IdempotencyGate {
       case UNKNOWN -> {
         emit(GateEvent.Type.OUTCOME_UNKNOWN, id, row.attempt(),
             "an earlier attempt's outcome is unknown; refused until its lease expires", null);
-        yield new ClaimOutcome.OutcomeUnknown(id, clamp(leaseLeft, leaseLeft));
+        yield new ClaimOutcome.OutcomeUnknown(id, clamp(leaseLeft, leaseLeft.plusMillis(1)));
       }
     };
   }

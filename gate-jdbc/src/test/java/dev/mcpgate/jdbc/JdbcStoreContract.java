@@ -30,7 +30,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -232,10 +231,5 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
     assertThat(gate.complete(fresh, "r".getBytes(), false)).isTrue();
 
     assertThat(gate.claim(call)).isInstanceOf(ClaimOutcome.Replay.class);
-  }
-
-  /** @return the data source of a separate pool whose server connections a test may kill */
-  DataSource faultPool() {
-    return null;
   }
 }

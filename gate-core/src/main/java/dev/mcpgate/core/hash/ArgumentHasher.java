@@ -50,17 +50,16 @@ public final class ArgumentHasher {
   }
 
   /**
-   * Compares a stored hash with the given arguments, recomputing in the stored hash's version.
+   * Compares a stored hash with the current hash of a call's arguments. A stored hash of another
+   * version is never compared as if it were current: this version can only compute v1, so a hash
+   * of any other version fails closed (when a v2 exists, v1 hashes will be recomputed in v1).
    *
    * @param storedHash a hash as stored by a claim
    * @param currentHash the hash of the new arguments in the current version
-   * @param arguments the new arguments, for recomputation in another version
-   * @param ignored the ignored argument names
    * @return true when both stand for the same arguments
    * @throws IdempotencyException if the stored hash has a version this library cannot compute
    */
-  public static boolean matches(
-      String storedHash, String currentHash, Map<String, ?> arguments, Set<String> ignored) {
+  public static boolean matches(String storedHash, String currentHash) {
     if (storedHash.equals(currentHash)) {
       return true;
     }
