@@ -23,7 +23,7 @@ public final class Main {
   private static final String USAGE = String.join("\n",
       "usage: java -jar mcpgate-examples.jar COMMAND [OPTIONS]",
       "commands:",
-      "  serve --stdio            serve MCP on stdin/stdout (tenant: \"local\")",
+      "  serve --stdio            serve MCP on stdin/stdout until stdin ends (tenant: \"local\")",
       "  serve --http PORT        serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp",
       "                           (tenant: the X-Tenant header; calls without one are refused)",
       "  demo                     run every write tool as a retrying client would, and check it",
@@ -84,7 +84,7 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
         if (stdio) {
           err.println("mcpgate-example: serving MCP on stdio; claims in " + server.storeDescription());
-          Transports.stdio(server.tools());
+          Transports.stdio(server.tools(), stopped);
         } else {
           int port;
           try {
@@ -98,6 +98,7 @@ public final class Main {
               + " claims in " + server.storeDescription());
         }
         stopped.await();
+        server.close();
         return 0;
       }
       default -> {

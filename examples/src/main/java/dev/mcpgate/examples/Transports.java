@@ -8,10 +8,14 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.Wrapper;
@@ -30,9 +34,31 @@ final class Transports {
     return McpSchema.ServerCapabilities.builder().tools(true).build();
   }
 
-  /** Serves on this process's stdin and stdout until stdin closes. */
-  static McpSyncServer stdio(List<SyncToolSpecification> tools) {
-    return McpServer.sync(new StdioServerTransportProvider(McpJsonDefaults.getMapper()))
+  /**
+   * Serves on this process's stdin and stdout.
+   *
+   * @param closed counted down when stdin reaches its end (the client went away)
+   */
+  static McpSyncServer stdio(List<SyncToolSpecification> tools, CountDownLatch closed) {
+    InputStream in = new FilterInputStream(System.in) {
+      @Override
+      public int read() throws IOException {
+        return eof(super.read());
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        return eof(super.read(b, off, len));
+      }
+
+      private int eof(int n) {
+        if (n < 0) {
+          closed.countDown();
+        }
+        return n;
+      }
+    };
+    return McpServer.sync(new StdioServerTransportProvider(McpJsonDefaults.getMapper(), in, System.out))
         .serverInfo(SERVER_NAME, "0.1.0").capabilities(capabilities()).tools(tools)
         .requestTimeout(Duration.ofSeconds(60)).build();
   }

@@ -39,6 +39,19 @@ class MainTest {
   }
 
   @Test
+  void serveOverStdioEndsWhenItsInputEnds() throws Exception {
+    Path dir = Files.createTempDirectory("mcpgate-stdio-eof");
+    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process process = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "serve", "--stdio", "--jdbc-url", "jdbc:h2:file:" + dir.resolve("db"))
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    process.getOutputStream().close();
+
+    assertThat(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("exited").isTrue();
+    assertThat(process.exitValue()).isZero();
+  }
+
+  @Test
   void serveOverStdioAnswersARealClientAndReplaysARetry() throws Exception {
     Path dir = Files.createTempDirectory("mcpgate-stdio-test");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

@@ -386,6 +386,9 @@ public final class IdempotencyGate {
     ClaimAttempt attempt;
     try {
       attempt = store.claim(new ClaimRequest(id, hash, token, policy.lease(), policy.retention()));
+    } catch (StoreUnavailableException e) {
+      throw new StoreUnavailableException("could not claim " + id + "; the action did not run;"
+          + " safe to retry: " + e.getMessage(), e);
     } catch (IdempotencyException e) {
       throw e;
     } catch (RuntimeException e) {

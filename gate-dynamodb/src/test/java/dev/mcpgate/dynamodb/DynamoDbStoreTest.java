@@ -172,6 +172,42 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
   }
 
   @Test
+  void anUnreachableServiceFailsClosedAfterTheSdkRetries() throws Exception {
+    int port;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      port = socket.getLocalPort();   // closed again: nothing listens there
+    }
+    AtomicInteger attempts = new AtomicInteger();
+    software.amazon.awssdk.core.interceptor.ExecutionInterceptor countAttempts =
+        new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+          @Override
+          public void beforeTransmission(
+              software.amazon.awssdk.core.interceptor.Context.BeforeTransmission context,
+              software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
+            attempts.incrementAndGet();
+          }
+        };
+    try (DynamoDbClient down = DynamoDbClient.builder()
+        .endpointOverride(java.net.URI.create("http://127.0.0.1:" + port))
+        .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("x", "x")))
+        .overrideConfiguration(c -> c.addExecutionInterceptor(countAttempts)
+            .retryStrategy(software.amazon.awssdk.core.retry.RetryMode.STANDARD))
+        .build()) {
+      IdempotencyGate gate = IdempotencyGate.builder(
+          DynamoDbIdempotencyStore.builder(down).build()).build();
+      AtomicInteger runs = new AtomicInteger();
+
+      assertThatThrownBy(() -> gate.execute(call("k", Map.of()), ResultMapper.utf8(),
+          ctx -> "x" + runs.incrementAndGet()))
+          .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("did not run");
+      assertThat(runs).hasValue(0);
+      assertThat(attempts.get()).as("attempts, with the SDK's standard retries").isEqualTo(3);
+    }
+  }
+
+  @Test
   void partitionValuesAreUnambiguous() {
     DynamoDbIdempotencyStore dynamo = (DynamoDbIdempotencyStore) store;
     assertThat(dynamo.partitionValue(new ClaimId("a|1:b", "c", "k")))

@@ -40,7 +40,11 @@ class AsyncAndStatelessTest {
             () -> client.callTool(GatedServerContract.refund("async-1", 500))));
       }
       for (CompletableFuture<CallToolResult> call : calls) {
-        assertThat(call.get(60, TimeUnit.SECONDS).isError()).isNotEqualTo(Boolean.TRUE);
+        CallToolResult result = call.get(60, TimeUnit.SECONDS);
+        assertThat(result.isError()).isNotEqualTo(Boolean.TRUE);
+        // the async handler read the claim it ran under
+        assertThat(result.structuredContent().toString()).contains("gated=true")
+            .contains("downstream_key=mcpgate-");
       }
     }
     assertThat(tools.refunds).hasValue(1);
