@@ -70,11 +70,14 @@ public final class McpGate {
 
   private final IdempotencyGate gate;
   private final TenantResolver tenants;
+  private final CallAuthorizer authorizer;
   private final McpJsonMapper json;
 
-  private McpGate(IdempotencyGate gate, TenantResolver tenants, McpJsonMapper json) {
+  private McpGate(IdempotencyGate gate, TenantResolver tenants, CallAuthorizer authorizer,
+      McpJsonMapper json) {
     this.gate = gate;
     this.tenants = tenants;
+    this.authorizer = authorizer;
     this.json = json;
   }
 
@@ -392,6 +395,13 @@ public final class McpGate {
             + " account this call belongs to, so it did not run it. This is a server"
             + " configuration problem; retrying will not help until it is fixed.", null);
       }
+      if (authorizer != null) {
+        String refusal = authorizer.refusal(tenant,
+            context == null ? McpTransportContext.EMPTY : context, request);
+        if (refusal != null) {
+          return Refusals.error(McpGateErrors.FORBIDDEN, refusal, null);
+        }
+      }
       Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
       String key;
       try {
@@ -599,6 +609,7 @@ public final class McpGate {
   public static final class Builder {
     private final IdempotencyGate gate;
     private TenantResolver tenants;
+    private CallAuthorizer authorizer;
     private McpJsonMapper json;
 
     private Builder(IdempotencyGate gate) {
@@ -608,6 +619,15 @@ public final class McpGate {
     /** @param resolver tells each call's tenant from the server side (required) */
     public Builder tenantResolver(TenantResolver resolver) {
       this.tenants = notNull(resolver, "resolver");
+      return this;
+    }
+
+    /**
+     * @param authorizer checked on every arrival of a gated call, replays included, before
+     *     anything is claimed (none by default)
+     */
+    public Builder authorizer(CallAuthorizer authorizer) {
+      this.authorizer = notNull(authorizer, "authorizer");
       return this;
     }
 
@@ -627,7 +647,8 @@ public final class McpGate {
             + " for a single-user stdio server, or TenantResolver.fromTransportContext(\"tenant\")"
             + " with an HTTP context extractor that sets it from the authenticated request");
       }
-      return new McpGate(gate, tenants, json != null ? json : McpJsonDefaults.getMapper());
+      return new McpGate(gate, tenants, authorizer,
+          json != null ? json : McpJsonDefaults.getMapper());
     }
   }
 }

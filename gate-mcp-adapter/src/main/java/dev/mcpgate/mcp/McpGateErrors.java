@@ -20,6 +20,12 @@ public final class McpGateErrors {
   /** The store could not be reached, or the tenant could not be told. Nothing ran; safe to retry. */
   public static final String STORE_UNAVAILABLE = "idempotency_store_unavailable";
 
+  /**
+   * The {@link CallAuthorizer} refused the call (not an idempotency error, and not from
+   * SEP-3182). Nothing was claimed, run or replayed.
+   */
+  public static final String FORBIDDEN = "forbidden";
+
   /** The {@code _meta} entry that carries a key from apps and clients. */
   public static final String META_KEY = "dev.mcpgate/idempotency-key";
   /** The {@code _meta} mark on a replayed result. */

@@ -110,6 +110,32 @@ class AsyncAndStatelessTest {
   }
 
   @Test
+  void authorizationIsCheckedAgainOnEveryReplay() {
+    McpGate guarded = McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
+        .tenantResolver(TenantResolver.fromTransportContext("tenant"))
+        .authorizer((tenant, context, request) -> "refunds".equals(context.get("role")) ? null
+            : "Your role may not refund orders.")
+        .build();
+    var spec = guarded.gate(new McpStatelessServerFeatures.SyncToolSpecification(
+        tools.refundTool(), (ctx, req) -> tools.refund(req)), ToolPolicy.defaults());
+    McpTransportContext clerk = McpTransportContext.create(Map.of("tenant", "acme", "role", "refunds"));
+    McpTransportContext viewer = McpTransportContext.create(Map.of("tenant", "acme", "role", "viewer"));
+
+    CallToolResult first = spec.callHandler().apply(clerk, GatedServerContract.refund("a-1", 500));
+    CallToolResult replayToViewer =
+        spec.callHandler().apply(viewer, GatedServerContract.refund("a-1", 500));
+    CallToolResult replayToClerk =
+        spec.callHandler().apply(clerk, GatedServerContract.refund("a-1", 500));
+
+    assertThat(tools.refunds).hasValue(1);
+    assertThat(first.isError()).isNotEqualTo(Boolean.TRUE);
+    assertThat(GatedServerContract.error(replayToViewer)).containsEntry("type", McpGateErrors.FORBIDDEN)
+        .containsEntry("message", "Your role may not refund orders.");
+    assertThat(replayToViewer.structuredContent().toString()).doesNotContain("refund_id");
+    assertThat(replayToClerk.meta()).containsEntry(McpGateErrors.META_REPLAYED, true);
+  }
+
+  @Test
   void keysAreRequiredUnlessThePolicySaysOtherwise() {
     var optional = mcpGate.gate(new McpStatelessServerFeatures.SyncToolSpecification(
         tools.refundTool(), (ctx, req) -> tools.refund(req)),
