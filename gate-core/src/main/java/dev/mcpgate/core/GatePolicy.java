@@ -25,6 +25,8 @@ import java.util.function.Predicate;
  * @param outcomeUnknownWhen which exceptions of the action mean "the effect may or may not have
  *     happened" (by default: {@link OutcomeUnknownException} and its subclasses); those fence the
  *     key as unknown instead of releasing it
+ * @param reconciler asked when a retry finds the key fenced as unknown; null (the default) leaves
+ *     the decision to the lease
  */
 public record GatePolicy(
     Duration retention,
@@ -33,7 +35,8 @@ public record GatePolicy(
     FailureMode failureMode,
     int maxResultBytes,
     Set<String> ignoredArguments,
-    Predicate<Throwable> outcomeUnknownWhen) {
+    Predicate<Throwable> outcomeUnknownWhen,
+    Reconciler reconciler) {
 
   /** What a failure result does to the claim. */
   public enum FailureMode {
@@ -91,6 +94,7 @@ public record GatePolicy(
     b.maxResultBytes = maxResultBytes;
     b.ignoredArguments = ignoredArguments;
     b.outcomeUnknownWhen = outcomeUnknownWhen;
+    b.reconciler = reconciler;
     return b;
   }
 
@@ -108,6 +112,7 @@ public record GatePolicy(
     private int maxResultBytes = 256 * 1024;
     private Set<String> ignoredArguments = Set.of();
     private Predicate<Throwable> outcomeUnknownWhen = t -> t instanceof OutcomeUnknownException;
+    private Reconciler reconciler;
 
     private Builder() {}
 
@@ -156,13 +161,19 @@ public record GatePolicy(
       return this;
     }
 
+    /** @param reconciler decides unknown outcomes that retries find (none by default) */
+    public Builder reconciler(Reconciler reconciler) {
+      this.reconciler = notNull(reconciler, "reconciler");
+      return this;
+    }
+
     /**
      * @return the policy
      * @throws IllegalArgumentException if the lease is longer than the retention
      */
     public GatePolicy build() {
       return new GatePolicy(retention, lease, inFlightWait, failureMode, maxResultBytes,
-          ignoredArguments, outcomeUnknownWhen);
+          ignoredArguments, outcomeUnknownWhen, reconciler);
     }
   }
 }

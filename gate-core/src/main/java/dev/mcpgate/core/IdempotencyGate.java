@@ -381,6 +381,10 @@ public final class IdempotencyGate {
   }
 
   private ClaimOutcome claimOnce(ToolCall call, String hash) {
+    return claimOnce(call, hash, 0);
+  }
+
+  private ClaimOutcome claimOnce(ToolCall call, String hash, int reconciliations) {
     ClaimId id = call.id();
     LeaseToken token = LeaseToken.random();
     ClaimAttempt attempt;
@@ -425,11 +429,76 @@ public final class IdempotencyGate {
       }
       case IN_PROGRESS -> new ClaimOutcome.InFlight(id, clamp(leaseLeft, MAX_RETRY_AFTER));
       case UNKNOWN -> {
+        ClaimOutcome reconciled = reconcile(call, hash, row, attempt.storeNow(), reconciliations);
+        if (reconciled != null) {
+          yield reconciled;
+        }
         emit(GateEvent.Type.OUTCOME_UNKNOWN, id, row.attempt(),
             "an earlier attempt's outcome is unknown; refused until its lease expires", null);
         yield new ClaimOutcome.OutcomeUnknown(id, clamp(leaseLeft, leaseLeft.plusMillis(1)));
       }
     };
+  }
+
+  /**
+   * Asks the policy's reconciler about an unknown row. On "happened" the result is stored with
+   * the row's own token (so only the row that was read is changed) and replayed; on "did not
+   * happen" the fence is released with that token and the call claims again.
+   *
+   * @return the outcome, or null to refuse as unknown
+   */
+  private ClaimOutcome reconcile(ToolCall call, String hash, ClaimRecord row, Instant storeNow,
+      int reconciliations) {
+    Reconciler reconciler = policy.reconciler();
+    if (reconciler == null || reconciliations >= 3) {
+      return null;
+    }
+    ClaimId id = call.id();
+    Reconciler.Verdict verdict;
+    try {
+      verdict = reconciler.reconcile(id, DownstreamKey.of(id));
+    } catch (Exception e) {
+      LOG.warn("reconciler failed for {}; the outcome stays unknown", id, e);
+      return null;
+    }
+    try {
+      return applyVerdict(call, hash, row, storeNow, reconciliations, verdict);
+    } catch (RuntimeException e) {
+      LOG.warn("could not apply the reconciler's verdict for {}; the outcome stays unknown", id, e);
+      return null;
+    }
+  }
+
+  private ClaimOutcome applyVerdict(ToolCall call, String hash, ClaimRecord row, Instant storeNow,
+      int reconciliations, Reconciler.Verdict verdict) {
+    ClaimId id = call.id();
+    if (verdict instanceof Reconciler.Verdict.Happened happened) {
+      byte[] encoded = codec.encode(id, happened.result());
+      if (encoded.length > policy.maxResultBytes()) {
+        LOG.warn("the reconciled result of {} is {} bytes, over the limit; the outcome stays"
+            + " unknown", id, encoded.length);
+        return null;
+      }
+      boolean stored = store.complete(id, row.token(),
+          new StoredResult(StoredResult.Kind.VALUE, encoded), policy.retention());
+      emit(GateEvent.Type.COMPLETED, id, row.attempt(), stored
+          ? "reconciled: the effect happened; its result is stored" : "reconciled, but the row"
+          + " changed meanwhile", null);
+      if (!stored) {
+        return claimOnce(call, hash, reconciliations + 1);
+      }
+      emit(GateEvent.Type.REPLAYED, id, row.attempt(), "replayed the reconciled result", null);
+      return new ClaimOutcome.Replay(id, new StoredResult(StoredResult.Kind.VALUE,
+          happened.result()), row.createdAt(), storeNow);
+    }
+    if (verdict instanceof Reconciler.Verdict.NotHappened) {
+      boolean released = store.release(id, row.token());
+      emit(GateEvent.Type.RELEASED, id, row.attempt(), released
+          ? "reconciled: the effect did not happen; the fence is lifted" : "reconciled, but the"
+          + " row changed meanwhile", null);
+      return claimOnce(call, hash, reconciliations + 1);
+    }
+    return null;
   }
 
   private static Duration clamp(Duration value, Duration max) {

@@ -203,6 +203,61 @@ class IdempotencyGateTest {
     assertThat(memory.find(call("k").id())).isEmpty();
   }
 
+  // ---------------------------------------------------------------- reconciling unknown outcomes
+
+  private GateResult<String> unknownThenRetry(Reconciler reconciler, AtomicInteger runs) {
+    IdempotencyGate gate = gate(memory, GatePolicy.builder().reconciler(reconciler).build());
+    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
+      runs.incrementAndGet();
+      throw new OutcomeUnknownException("provider timed out");
+    })).isInstanceOf(OutcomeUnknownException.class);
+    return gate.execute(call("k"), ResultMapper.utf8(), ctx -> "ran-" + runs.incrementAndGet());
+  }
+
+  @Test
+  void reconcilerThatFindsTheEffectStoresAndReplaysItsResult() {
+    AtomicInteger runs = new AtomicInteger();
+    String[] askedWith = new String[1];
+    GateResult<String> retry = unknownThenRetry((id, downstreamKey) -> {
+      askedWith[0] = downstreamKey;
+      return Reconciler.Verdict.happened("refund re_1 found downstream".getBytes());
+    }, runs);
+
+    assertThat(runs).hasValue(1);
+    assertThat(askedWith[0]).isEqualTo(DownstreamKey.of(call("k").id()));
+    assertThat(retry).isInstanceOfSatisfying(GateResult.Replayed.class,
+        r -> assertThat(r.value()).isEqualTo("refund re_1 found downstream"));
+    assertThat(memory.find(call("k").id())).get()
+        .extracting(ClaimRecord::state).isEqualTo(ClaimState.COMPLETED);
+  }
+
+  @Test
+  void reconcilerThatFindsNoEffectLetsTheRetryRun() {
+    AtomicInteger runs = new AtomicInteger();
+    GateResult<String> retry = unknownThenRetry((id, key) -> Reconciler.Verdict.notHappened(), runs);
+
+    assertThat(runs).hasValue(2);
+    assertThat(((GateResult.Executed<String>) retry).value()).isEqualTo("ran-2");
+  }
+
+  @Test
+  void reconcilerThatCannotTellOrFailsKeepsTheFence() {
+    AtomicInteger runs = new AtomicInteger();
+    GateResult<String> unknown = unknownThenRetry((id, key) -> Reconciler.Verdict.stillUnknown(), runs);
+    memory.find(call("k").id()).ifPresent(r -> memory.release(r.id(), r.token()));
+    AtomicInteger runs2 = new AtomicInteger();
+    GateResult<String> failing = unknownThenRetry((id, key) -> {
+      throw new java.io.IOException("provider down");
+    }, runs2);
+
+    assertThat(runs).hasValue(1);
+    assertThat(runs2).hasValue(1);
+    for (GateResult<String> r : List.of(unknown, failing)) {
+      assertThat(r).isInstanceOfSatisfying(GateResult.Refused.class,
+          refused -> assertThat(refused.reason()).isEqualTo(GateResult.Reason.OUTCOME_UNKNOWN));
+    }
+  }
+
   // ---------------------------------------------------------------- waiting on in-flight calls
 
   @Test

@@ -453,6 +453,25 @@ public abstract class IdempotencyStoreContract {
     assertThat(((GateResult.Executed<String>) takeover).value()).isEqualTo("ran-2-takeover=true");
   }
 
+  @Test
+  void unknownRowIsCompletedOrReleasedOnlyWithItsToken() {
+    ClaimId completed = id("unknown-completed");
+    LeaseToken token = LeaseToken.random();
+    claim(completed, "v1:a", token, LONG);
+    assertThat(store.markUnknown(completed, token)).isTrue();
+    assertThat(store.complete(completed, LeaseToken.random(), value("other"), LONG)).isFalse();
+    assertThat(store.complete(completed, token, value("found downstream"), LONG)).isTrue();
+    assertThat(store.find(completed).orElseThrow().result()).isEqualTo(value("found downstream"));
+
+    ClaimId released = id("unknown-released");
+    LeaseToken token2 = LeaseToken.random();
+    claim(released, "v1:a", token2, LONG);
+    assertThat(store.markUnknown(released, token2)).isTrue();
+    assertThat(store.release(released, LeaseToken.random())).isFalse();
+    assertThat(store.release(released, token2)).isTrue();
+    assertThat(store.find(released)).isEmpty();
+  }
+
   // ------------------------------------------------------------------ expiry and purge
 
   @Test
