@@ -72,6 +72,15 @@ public final class Main {
           err.println("serve needs exactly one of --stdio and --http PORT\n" + USAGE);
           return 2;
         }
+        int port = 0;
+        if (httpPort != null) {
+          try {
+            port = Integer.parseInt(httpPort);
+          } catch (NumberFormatException e) {
+            err.println("--http needs a port number, got \"" + httpPort + "\"");
+            return 2;
+          }
+        }
         if (jdbcUrl == null) {
           Path dir = Path.of("mcpgate-example-data");
           Files.createDirectories(dir);
@@ -86,13 +95,6 @@ public final class Main {
           err.println("mcpgate-example: serving MCP on stdio; claims in " + server.storeDescription());
           Transports.stdio(server.tools(), stopped);
         } else {
-          int port;
-          try {
-            port = Integer.parseInt(httpPort);
-          } catch (NumberFormatException e) {
-            err.println("--http needs a port number, got \"" + httpPort + "\"");
-            return 2;
-          }
           Transports.Http http = Transports.http(port, server.tools());
           err.println("mcpgate-example: serving MCP at http://127.0.0.1:" + http.port() + "/mcp;"
               + " claims in " + server.storeDescription());

@@ -36,6 +36,8 @@ class MainTest {
     assertThat(run(err, "serve", "--http", "eighty")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("usage:").contains("unknown command \"fly\"")
         .contains("exactly one of --stdio and --http").contains("\"eighty\"");
+    assertThat(Path.of("mcpgate-example-data")).as("a refused command line writes nothing")
+        .doesNotExist();
   }
 
   @Test
