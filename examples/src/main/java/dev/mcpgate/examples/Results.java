@@ -16,9 +16,4 @@ final class Results {
         .structuredContent(Map.of("error", Map.of("type", "invalid_request", "message", text)))
         .build();
   }
-
-  static String text(CallToolResult result) {
-    return result.content().isEmpty() ? ""
-        : ((io.modelcontextprotocol.spec.McpSchema.TextContent) result.content().get(0)).text();
-  }
 }

@@ -131,6 +131,26 @@ class IdempotencyGateTest {
   }
 
   @Test
+  void aStoreThatReportsAClaimItsTokenDoesNotHoldIsNotBelieved() {
+    IdempotencyStore confused = new ForwardingStore(memory) {
+      @Override
+      public ClaimAttempt claim(ClaimRequest request) {
+        ClaimRecord row = memory.claim(request).record();
+        ClaimRecord other = new ClaimRecord(row.id(), row.argsHash(), row.state(),
+            LeaseToken.random(), row.attempt(), row.createdAt(), row.leaseExpiresAt(),
+            row.expiresAt(), row.completedAt(), row.result());
+        return new ClaimAttempt.Acquired(other, row.createdAt());
+      }
+    };
+    AtomicInteger runs = new AtomicInteger();
+
+    assertThatThrownBy(() -> gate(confused, GatePolicy.defaults())
+        .execute(call("k"), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("does not hold");
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
   void badArgumentsAreRefusedBeforeAnythingIsClaimed() {
     AtomicInteger runs = new AtomicInteger();
     ToolCall nan = ToolCall.of("acme", "t", "k", Map.of("amount", Double.NaN));

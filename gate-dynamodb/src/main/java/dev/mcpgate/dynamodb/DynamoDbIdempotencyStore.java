@@ -243,12 +243,13 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
       item.put(ttlAttribute, n(ttlSeconds(expires)));
       Map<String, String> names = Map.of("#pk", partitionKey, "#exp", EXPIRES, "#state", STATE,
           "#lease", LEASE, "#hash", HASH);
-      Map<String, AttributeValue> values = Map.of(":expired", n(now - marginMs),
-          ":completed", s(ClaimState.COMPLETED.name()), ":leaseOver", n(now - marginMs),
+      // the row and the lease count as over only the safety margin after their recorded end
+      Map<String, AttributeValue> values = Map.of(":cutoff", n(now - marginMs),
+          ":completed", s(ClaimState.COMPLETED.name()),
           ":hash", s(r.argsHash()));
       PutItemRequest.Builder put = PutItemRequest.builder().tableName(table).item(item)
-          .conditionExpression("attribute_not_exists(#pk) OR #exp <= :expired"
-              + " OR (#state <> :completed AND #lease <= :leaseOver AND #hash = :hash)")
+          .conditionExpression("attribute_not_exists(#pk) OR #exp <= :cutoff"
+              + " OR (#state <> :completed AND #lease <= :cutoff AND #hash = :hash)")
           .expressionAttributeNames(names).expressionAttributeValues(values)
           .returnValues(ReturnValue.ALL_OLD);
       if (oldItemOnFailure) {
@@ -383,7 +384,6 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
       remove.add("#enc");
     }
     String expression = set + (remove.isEmpty() ? "" : " REMOVE " + String.join(", ", remove));
-    values.keySet().removeIf(v -> !mentions(expression, v));
     return update(id, token, expression, names, values,
         "#token = :token AND #state <> :completed", "complete");
   }

@@ -407,9 +407,7 @@ public final class McpGate {
       try {
         key = findKey(request, arguments);
       } catch (InvalidIdempotencyKeyException e) {
-        return Refusals.error(McpGateErrors.KEY_INVALID, "The idempotency key is not valid: "
-            + e.getMessage() + ". Send a key of 1 to 255 characters without control characters.",
-            null);
+        return invalidKey(e);
       }
       if (key == null) {
         if (!policy.required()) {
@@ -424,8 +422,7 @@ public final class McpGate {
       try {
         call = ToolCall.of(tenant, tool.name(), key, arguments);
       } catch (InvalidIdempotencyKeyException e) {
-        return Refusals.error(McpGateErrors.KEY_INVALID, "The idempotency key is not valid: "
-            + e.getMessage() + ".", null);
+        return invalidKey(e);   // the key's rules are checked here, once, by ClaimId
       }
       GateResult<CallToolResult> result;
       try {
@@ -478,6 +475,12 @@ public final class McpGate {
       }
     }
 
+    private CallToolResult invalidKey(InvalidIdempotencyKeyException e) {
+      return Refusals.error(McpGateErrors.KEY_INVALID, "The idempotency key is not valid: "
+          + e.getMessage() + ". Send a key of 1 to 255 characters without control characters.",
+          null);
+    }
+
     private String requiredMessage() {
       if (policy.keySources().contains(KeySource.ARGUMENT)) {
         return "This tool changes state, so it needs an idempotency key and was not run. Call it"
@@ -502,7 +505,7 @@ public final class McpGate {
                 throw new InvalidIdempotencyKeyException("argument " + policy.keyArgument()
                     + " must be a string, was " + value.getClass().getSimpleName(), false);
               }
-              return ClaimId.validate(s, "idempotency key");
+              return s;
             }
           }
           case META -> {
@@ -512,7 +515,7 @@ public final class McpGate {
                 throw new InvalidIdempotencyKeyException("_meta " + McpGateErrors.META_KEY
                     + " must be a string", false);
               }
-              return ClaimId.validate(s, "idempotency key");
+              return s;
             }
           }
           case NATURAL -> {

@@ -350,6 +350,22 @@ public abstract class IdempotencyStoreContract {
   }
 
   @Test
+  void completedRowCannotBeExtendedOrMarkedUnknown() {
+    ClaimId id = id("k");
+    LeaseToken token = LeaseToken.random();
+    claim(id, "v1:a", token, LONG);
+    assertThat(store.complete(id, token, value("done"), LONG)).isTrue();
+    Instant lease = store.find(id).orElseThrow().leaseExpiresAt();
+
+    assertThat(store.extendLease(id, token, LONG.multipliedBy(5))).isFalse();
+    assertThat(store.markUnknown(id, token)).isFalse();
+
+    ClaimRecord row = store.find(id).orElseThrow();
+    assertThat(row.state()).isEqualTo(ClaimState.COMPLETED);
+    assertThat(row.leaseExpiresAt()).isEqualTo(lease);
+  }
+
+  @Test
   void staleAttemptThroughTheGateLearnsItLostAndKeepsNewResult() throws Exception {
     List<String> events = new ArrayList<>();
     IdempotencyGate gate = IdempotencyGate.builder(store)
