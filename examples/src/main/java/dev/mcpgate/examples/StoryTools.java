@@ -108,7 +108,7 @@ final class StoryTools {
   private String announce(String tenant, String slug, String title) {
     ClaimOutcome outcome = announceGate.claim(
         ToolCall.of(tenant, "announce_story", slug, Map.of("slug", slug)));
-    if (!(outcome instanceof ClaimOutcome.Fresh claim)) {
+    if (!(outcome instanceof ClaimOutcome.Acquired claim)) {
       return null;   // announced before, or being announced right now
     }
     Externals.Post post;

@@ -8,15 +8,15 @@ import java.time.Duration;
  */
 public final class ClaimContext {
   private final IdempotencyGate gate;
-  private final ClaimOutcome.Fresh claim;
+  private final ClaimOutcome.Acquired claim;
 
-  ClaimContext(IdempotencyGate gate, ClaimOutcome.Fresh claim) {
+  ClaimContext(IdempotencyGate gate, ClaimOutcome.Acquired claim) {
     this.gate = gate;
     this.claim = claim;
   }
 
   /** @return the claim: its id, token, attempt and lease */
-  public ClaimOutcome.Fresh claim() {
+  public ClaimOutcome.Acquired claim() {
     return claim;
   }
 

@@ -1,17 +1,18 @@
 package dev.mcpgate.core;
 
+import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
 import java.time.Instant;
 
 /**
- * What one claim decided, as a value, one of:
+ * What one claim decided, as a value: the claim is
  * <ul>
- *   <li>{@link Fresh}: run the action, then complete or release;</li>
- *   <li>{@link Replay}: return the stored result; nothing runs;</li>
- *   <li>{@link Conflict}: refuse; the same key came with other arguments;</li>
- *   <li>{@link InFlight}: refuse or wait; another attempt runs the call now;</li>
- *   <li>{@link OutcomeUnknown}: refuse; an earlier attempt's outcome is unknown.</li>
+ *   <li>{@link Acquired}: this caller holds the key; run the action, then complete or release
+ *       (a takeover of an earlier attempt's expired lease is an acquired claim with
+ *       {@link Acquired#isTakeover()});</li>
+ *   <li>{@link Replayed}: the call completed before; return the stored result, nothing runs;</li>
+ *   <li>{@link Refused}: nothing runs, for a {@link RefusalReason}.</li>
  * </ul>
  */
 public sealed interface ClaimOutcome {
@@ -29,7 +30,7 @@ public sealed interface ClaimOutcome {
    * @param claimedAt when the claim was written (store clock)
    * @param leaseExpiresAt when the lease ends unless extended (store clock)
    */
-  record Fresh(ClaimId id, LeaseToken token, int attempt, Instant claimedAt,
+  record Acquired(ClaimId id, LeaseToken token, int attempt, Instant claimedAt,
       Instant leaseExpiresAt) implements ClaimOutcome {
     /** @return true when this attempt took over an expired lease of an earlier attempt */
     public boolean isTakeover() {
@@ -50,36 +51,31 @@ public sealed interface ClaimOutcome {
    * The call completed before: its stored result is returned and nothing runs.
    *
    * @param id the claim
-   * @param result the stored result, already decoded by the gate's codec
+   * @param result the stored result (a value or a stored failure), already decoded by the gate's
+   *     codec
    * @param firstExecutedAt when the attempt that produced the result claimed the key
    * @param completedAt when that result was stored
    */
-  record Replay(ClaimId id, StoredResult result, Instant firstExecutedAt, Instant completedAt)
+  record Replayed(ClaimId id, StoredResult result, Instant firstExecutedAt, Instant completedAt)
       implements ClaimOutcome {}
 
   /**
-   * The key was used with different arguments: refused, nothing runs.
+   * The claim was refused: nothing runs.
    *
    * @param id the claim
-   * @param storedHash the argument hash stored with the key
-   * @param requestHash the argument hash of this call
+   * @param reason why
+   * @param retryAfter when a retry with the same key may succeed; zero when it never will
+   * @param message a sentence for Java callers and operators (the MCP adapter writes its own
+   *     sentences for models)
    */
-  record Conflict(ClaimId id, String storedHash, String requestHash) implements ClaimOutcome {}
-
-  /**
-   * Another attempt is running the same call now, with a live lease.
-   *
-   * @param id the claim
-   * @param retryAfter a suggested wait before retrying (at most the remaining lease)
-   */
-  record InFlight(ClaimId id, Duration retryAfter) implements ClaimOutcome {}
-
-  /**
-   * An earlier attempt could not tell whether its effect happened. The key stays fenced until the
-   * lease expires; then a retry takes over.
-   *
-   * @param id the claim
-   * @param retryAfter the time until the lease expires
-   */
-  record OutcomeUnknown(ClaimId id, Duration retryAfter) implements ClaimOutcome {}
+  record Refused(ClaimId id, RefusalReason reason, Duration retryAfter, String message)
+      implements ClaimOutcome {
+    /** @throws NullPointerException if a component is null */
+    public Refused {
+      Checks.notNull(id, "id");
+      Checks.notNull(reason, "reason");
+      Checks.notNegative(retryAfter, "retryAfter");
+      Checks.notNull(message, "message");
+    }
+  }
 }

@@ -3,44 +3,64 @@ package dev.mcpgate.core;
 import dev.mcpgate.core.internal.Checks;
 
 /**
- * One decision of the gate, for listeners (logs, metrics, an audit sink).
+ * One decision of the gate, for listeners (logs, metrics, an audit sink). Each type says exactly
+ * what happened; nothing is emitted for what did not.
  *
- * @param type what was decided
+ * @param type what happened
  * @param id the claim
  * @param attempt the attempt number concerned (0 when no attempt is, as for a conflict)
+ * @param reason why a call was refused; null unless {@code type} is {@link Type#REFUSED}
  * @param message a sentence for logs
  * @param error the failure behind the event, or null
  */
-public record GateEvent(Type type, ClaimId id, int attempt, String message, Throwable error) {
+public record GateEvent(Type type, ClaimId id, int attempt, RefusalReason reason, String message,
+    Throwable error) {
 
-  /** @throws NullPointerException if type, id or message is null */
+  /**
+   * @throws NullPointerException if type, id or message is null
+   * @throws IllegalArgumentException if a reason is given for any type but {@link Type#REFUSED},
+   *     or none for it
+   */
   public GateEvent {
     Checks.notNull(type, "type");
     Checks.notNull(id, "id");
     Checks.notNull(message, "message");
+    if ((type == Type.REFUSED) != (reason != null)) {
+      throw new IllegalArgumentException("a reason goes with REFUSED events, and only with them;"
+          + " was " + type + " with reason " + reason);
+    }
   }
 
-  /** The kinds of decision. */
+  /** @return true for an acquired claim that took over an earlier attempt's expired lease */
+  public boolean isTakeover() {
+    return type == Type.ACQUIRED && attempt > 1;
+  }
+
+  /** What happened. */
   public enum Type {
-    /** A first attempt claimed the key; the action runs. */
-    FRESH,
-    /** An attempt took over an earlier attempt's expired lease; the action runs again. */
-    TAKEOVER,
+    /** A claim was acquired; the action runs ({@link #isTakeover()} after an expired lease). */
+    ACQUIRED,
     /** A stored result was returned; nothing ran. */
     REPLAYED,
-    /** The key was reused with other arguments; refused. */
-    CONFLICT,
-    /** Another attempt is running the call; refused with retry-after (after any wait). */
-    IN_FLIGHT,
-    /** A result was stored. */
+    /** A call was refused ({@link GateEvent#reason()} says why); nothing ran. */
+    REFUSED,
+    /** A result was stored (by the attempt, or by a reconciler's verdict). */
     COMPLETED,
-    /** The claim was released (the action failed); a retry runs again. */
+    /**
+     * The action ran but its result was too large to store: the key is fenced with a not-stored
+     * marker, and retries are refused.
+     */
+    RESULT_NOT_STORED,
+    /** A claim was released; a retry runs again. */
     RELEASED,
-    /** The action's outcome is unknown; the key is fenced. */
-    OUTCOME_UNKNOWN,
-    /** A stale attempt learned that another attempt took over its lease. */
+    /** The action's outcome is unknown; the key was marked as such and stays fenced. */
+    MARKED_UNKNOWN,
+    /** An attempt learned that another attempt took over its lease: its write did nothing. */
     LEASE_LOST,
-    /** Storing a result (or releasing a claim) failed after the action ran. */
-    COMPLETION_FAILED
+    /**
+     * A store write after the action ran (storing the result, releasing, marking unknown)
+     * failed: the key stays claimed until its lease expires.
+     */
+    STORE_FAILED
   }
 }

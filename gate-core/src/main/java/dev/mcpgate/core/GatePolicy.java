@@ -57,21 +57,31 @@ public record GatePolicy(
     Checks.positiveMillis(lease, "lease");
     Checks.notNegative(inFlightWait, "inFlightWait");
     notNull(failureMode, "failureMode");
-    notNull(ignoredArguments, "ignoredArguments");
+    checkMaxResultBytes(maxResultBytes);
+    ignoredArguments = checkIgnoredArguments(ignoredArguments);
     notNull(outcomeUnknownWhen, "outcomeUnknownWhen");
     if (lease.compareTo(retention) > 0) {
       throw new IllegalArgumentException(
           "lease (" + lease + ") must not be longer than retention (" + retention + ")");
     }
+  }
+
+  private static int checkMaxResultBytes(int maxResultBytes) {
     if (maxResultBytes < 1) {
       throw new IllegalArgumentException("maxResultBytes must be at least 1, was " + maxResultBytes);
     }
-    for (String name : ignoredArguments) {
+    return maxResultBytes;
+  }
+
+  private static Set<String> checkIgnoredArguments(Set<String> names) {
+    notNull(names, "ignoredArguments");
+    for (String name : names) {
       if (name == null || name.isEmpty()) {
-        throw new IllegalArgumentException("ignoredArguments must not contain null or empty names");
+        throw new IllegalArgumentException("ignoredArguments must not contain null or empty names,"
+            + " was " + names);
       }
     }
-    ignoredArguments = Set.copyOf(ignoredArguments);
+    return Set.copyOf(names);
   }
 
   /** @return the default policy: 24 h retention, 30 s lease, 5 s in-flight wait, release on failure, 256 KiB */
@@ -142,16 +152,13 @@ public record GatePolicy(
 
     /** @param maxResultBytes the largest encoded result stored; at least 1 */
     public Builder maxResultBytes(int maxResultBytes) {
-      if (maxResultBytes < 1) {
-        throw new IllegalArgumentException("maxResultBytes must be at least 1, was " + maxResultBytes);
-      }
-      this.maxResultBytes = maxResultBytes;
+      this.maxResultBytes = checkMaxResultBytes(maxResultBytes);
       return this;
     }
 
-    /** @param names top-level argument names left out of the argument hash */
+    /** @param names top-level argument names left out of the argument hash; none null or empty */
     public Builder ignoredArguments(Set<String> names) {
-      this.ignoredArguments = Set.copyOf(notNull(names, "names"));
+      this.ignoredArguments = checkIgnoredArguments(names);
       return this;
     }
 

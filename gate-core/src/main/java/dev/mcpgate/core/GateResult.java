@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * What {@link IdempotencyGate#execute} did with one call, as a value.
+ * What {@link IdempotencyGate#execute} did with one call, as a value: the action was executed in
+ * this call, a stored result was replayed, or the call was refused.
  *
  * @param <T> the action's result type
  */
@@ -26,7 +27,7 @@ public sealed interface GateResult<T> {
     LEASE_LOST,
     /**
      * The action succeeded but storing its result failed (the store went away). The claim was not
-     * freed; a listener was told ({@code COMPLETION_FAILED}).
+     * freed; listeners were told ({@link GateEvent.Type#STORE_FAILED}).
      */
     STORE_FAILED
   }
@@ -39,7 +40,7 @@ public sealed interface GateResult<T> {
    * @param claim the claim it ran under
    * @param completion what happened to the result
    */
-  record Executed<T>(ClaimId id, T value, ClaimOutcome.Fresh claim, Completion completion)
+  record Executed<T>(ClaimId id, T value, ClaimOutcome.Acquired claim, Completion completion)
       implements GateResult<T> {}
 
   /**
@@ -59,20 +60,13 @@ public sealed interface GateResult<T> {
    * @param id the claim
    * @param reason why
    * @param retryAfter when a retry may succeed; zero when a retry with this key never will
-   * @param message a sentence for the caller (a model can act on it)
+   * @param message a sentence for Java callers and operators
    */
-  record Refused<T>(ClaimId id, Reason reason, Duration retryAfter, String message)
-      implements GateResult<T> {}
+  record Refused<T>(ClaimId id, RefusalReason reason, Duration retryAfter, String message)
+      implements GateResult<T> {
 
-  /** Why a call was refused. */
-  enum Reason {
-    /** The key was used before with different arguments. */
-    CONFLICT,
-    /** Another attempt is still running the call; retry after the given time. */
-    IN_PROGRESS,
-    /** An earlier attempt's outcome is unknown; the key is fenced until its lease expires. */
-    OUTCOME_UNKNOWN,
-    /** The call ran before, but its result was too large to store; it will not run again. */
-    RESULT_NOT_STORED
+    static <T> Refused<T> of(ClaimOutcome.Refused refused) {
+      return new Refused<>(refused.id(), refused.reason(), refused.retryAfter(), refused.message());
+    }
   }
 }

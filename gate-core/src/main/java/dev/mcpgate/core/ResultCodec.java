@@ -23,22 +23,6 @@ public interface ResultCodec {
 
   /** @return the codec that stores results as they are */
   static ResultCodec identity() {
-    return Identity.INSTANCE;
-  }
-
-  /** The identity codec. */
-  enum Identity implements ResultCodec {
-    /** The only instance. */
-    INSTANCE;
-
-    @Override
-    public byte[] encode(ClaimId id, byte[] plain) {
-      return plain;
-    }
-
-    @Override
-    public byte[] decode(ClaimId id, byte[] stored) {
-      return stored;
-    }
+    return IdentityCodec.INSTANCE;
   }
 }

@@ -5,23 +5,30 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Logs every decision through SLF4J, to the logger {@code dev.mcpgate.gate}: DEBUG for the
- * routine ones (fresh, replayed, completed, released), INFO for takeovers, in-flight refusals and
- * conflicts, WARN for unknown outcomes and lost leases, ERROR for failed completions.
+ * routine ones (acquired, replayed, completed, released), INFO for takeovers and refusals, WARN
+ * for unknown outcomes, lost leases and results not stored, ERROR for failed store writes.
  */
 public final class Slf4jGateListener implements GateListener {
   private static final Logger LOG = LoggerFactory.getLogger("dev.mcpgate.gate");
 
   @Override
   public void onEvent(GateEvent e) {
+    String label = e.isTakeover() ? "TAKEOVER"
+        : e.reason() != null ? "REFUSED " + e.reason() : e.type().name();
     switch (e.type()) {
-      case FRESH, REPLAYED, COMPLETED, RELEASED ->
-          LOG.debug("{} {} attempt {}: {}", e.type(), e.id(), e.attempt(), e.message(), e.error());
-      case TAKEOVER, IN_FLIGHT, CONFLICT ->
-          LOG.info("{} {} attempt {}: {}", e.type(), e.id(), e.attempt(), e.message(), e.error());
-      case OUTCOME_UNKNOWN, LEASE_LOST ->
-          LOG.warn("{} {} attempt {}: {}", e.type(), e.id(), e.attempt(), e.message(), e.error());
-      case COMPLETION_FAILED ->
-          LOG.error("{} {} attempt {}: {}", e.type(), e.id(), e.attempt(), e.message(), e.error());
+      case ACQUIRED, REPLAYED, COMPLETED, RELEASED -> {
+        if (e.isTakeover()) {
+          LOG.info("{} {} attempt {}: {}", label, e.id(), e.attempt(), e.message(), e.error());
+        } else {
+          LOG.debug("{} {} attempt {}: {}", label, e.id(), e.attempt(), e.message(), e.error());
+        }
+      }
+      case REFUSED ->
+          LOG.info("{} {} attempt {}: {}", label, e.id(), e.attempt(), e.message(), e.error());
+      case MARKED_UNKNOWN, LEASE_LOST, RESULT_NOT_STORED ->
+          LOG.warn("{} {} attempt {}: {}", label, e.id(), e.attempt(), e.message(), e.error());
+      case STORE_FAILED ->
+          LOG.error("{} {} attempt {}: {}", label, e.id(), e.attempt(), e.message(), e.error());
     }
   }
 }

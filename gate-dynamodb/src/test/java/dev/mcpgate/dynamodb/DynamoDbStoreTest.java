@@ -8,6 +8,7 @@ import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
@@ -126,7 +127,7 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
         .hasMessageContaining(String.valueOf(DynamoDbIdempotencyStore.MAX_RESULT_BYTES));
     assertThat(plain.execute(call("big-plain", Map.of()), ResultMapper.utf8(), ctx -> "again"))
         .isInstanceOfSatisfying(GateResult.Refused.class,
-            r -> assertThat(r.reason()).isEqualTo(GateResult.Reason.RESULT_NOT_STORED));
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.RESULT_NOT_STORED));
     assertThat(runs).hasValue(1);
 
     gz.execute(call("big-gz", Map.of()), ResultMapper.utf8(), ctx -> big);

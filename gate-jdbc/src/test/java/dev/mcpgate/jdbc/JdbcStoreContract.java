@@ -227,9 +227,9 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
   void lowLevelClaimOfACompletedCallIsAReplayInOneRead() {
     IdempotencyGate gate = IdempotencyGate.builder(store).build();
     ToolCall call = call("low", Map.of("a", 1));
-    ClaimOutcome.Fresh fresh = (ClaimOutcome.Fresh) gate.claim(call);
+    ClaimOutcome.Acquired fresh = (ClaimOutcome.Acquired) gate.claim(call);
     assertThat(gate.complete(fresh, "r".getBytes(), false)).isTrue();
 
-    assertThat(gate.claim(call)).isInstanceOf(ClaimOutcome.Replay.class);
+    assertThat(gate.claim(call)).isInstanceOf(ClaimOutcome.Replayed.class);
   }
 }

@@ -114,10 +114,13 @@ public record ToolPolicy(
   }
 
   /**
+   * The one place where a tool's effective policy is resolved: the gate's policy, with each
+   * setting this tool sets (a null one is inherited), and the key argument left out of the hash.
+   *
    * @param base the gate's policy
-   * @return base with this tool's overrides, and the key argument left out of the hash
+   * @return the tool's effective policy
    */
-  public GatePolicy applyTo(GatePolicy base) {
+  GatePolicy applyTo(GatePolicy base) {
     GatePolicy.Builder b = base.toBuilder();
     if (retention != null) {
       b.retention(retention);

@@ -89,7 +89,7 @@ class AnnotatedToolsTest {
 
   @Test
   void annotationAttributesBecomeThePolicy() {
-    Map<String, ToolPolicy> policies = McpGate.annotatedPolicies(new MailTools());
+    Map<String, ToolPolicy> policies = AnnotatedTools.policies(new MailTools());
 
     assertThat(policies).containsOnlyKeys("send_password_reset", "addNote");
     assertThat(policies.get("send_password_reset").retention()).isEqualTo(Duration.ofHours(2));
@@ -124,7 +124,7 @@ class AnnotatedToolsTest {
 
   @Test
   void aBadDurationIsAnErrorNamingIt() {
-    assertThatThrownBy(() -> McpGate.annotatedPolicies(new BadDuration()))
+    assertThatThrownBy(() -> AnnotatedTools.policies(new BadDuration()))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"2 hours\"");
   }
 }

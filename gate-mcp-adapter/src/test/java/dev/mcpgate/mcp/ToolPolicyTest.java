@@ -39,10 +39,10 @@ class ToolPolicyTest {
   void keyArgumentIsRequiredInTheSchemaOnlyWhenItIsTheOnlySource() {
     McpSchema.Tool tool = McpSchema.Tool.builder("t", Map.of("type", "object")).build();
 
-    McpSchema.Tool argumentOnly = McpGate.gatedTool(tool,
+    McpSchema.Tool argumentOnly = ToolDefinitions.gated(tool,
         ToolPolicy.builder().keySources(KeySource.ARGUMENT).build());
-    McpSchema.Tool argumentOrMeta = McpGate.gatedTool(tool, ToolPolicy.defaults());
-    McpSchema.Tool natural = McpGate.gatedTool(tool,
+    McpSchema.Tool argumentOrMeta = ToolDefinitions.gated(tool, ToolPolicy.defaults());
+    McpSchema.Tool natural = ToolDefinitions.gated(tool,
         ToolPolicy.builder().keySources(KeySource.NATURAL).naturalKey("slug").build());
 
     assertThat(argumentOnly.inputSchema().get("required")).isEqualTo(List.of("idempotency_key"));
@@ -54,7 +54,7 @@ class ToolPolicyTest {
 
   @Test
   void naturalKeysAreCanonicalAndHashedWhenLong() {
-    assertThat(McpGate.naturalKey(List.of("s1", 1.0))).isEqualTo("[\"s1\",1]");
-    assertThat(McpGate.naturalKey(List.of("x".repeat(300)))).matches("sha256:[0-9a-f]{64}");
+    assertThat(KeyExtractor.naturalKey(List.of("s1", 1.0))).isEqualTo("[\"s1\",1]");
+    assertThat(KeyExtractor.naturalKey(List.of("x".repeat(300)))).matches("sha256:[0-9a-f]{64}");
   }
 }

@@ -9,6 +9,7 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.Takeover;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,6 +18,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 
 /**
  * A thread-safe store in this process's memory, for tests and single-process servers (a stdio
@@ -57,19 +59,12 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     Instant now = now();
     boolean[] acquired = new boolean[1];
     ClaimRecord row = rows.compute(request.id(), (id, old) -> {
-      int attempt;
-      if (old == null || !old.expiresAt().isAfter(now)) {
-        attempt = 1;
-      } else if (old.state() != ClaimState.COMPLETED
-          && !old.leaseExpiresAt().isAfter(now)
-          && old.argsHash().equals(request.argsHash())) {
-        attempt = old.attempt() + 1;
-      } else {
+      if (!Takeover.allowed(old, request.argsHash(), now)) {
         return old;
       }
       acquired[0] = true;
       return new ClaimRecord(id, request.argsHash(), ClaimState.IN_PROGRESS, request.token(),
-          attempt, now, now.plus(request.lease()), now.plus(request.retention()), null, null);
+          Takeover.nextAttempt(old, now), now, now.plus(request.lease()), now.plus(request.retention()), null, null);
     });
     return acquired[0] ? new ClaimAttempt.Acquired(row, now) : new ClaimAttempt.Existing(row, now);
   }
@@ -116,7 +111,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   }
 
   private boolean update(ClaimId id, LeaseToken token, boolean onlyInProgress,
-      java.util.function.UnaryOperator<ClaimRecord> change) {
+      UnaryOperator<ClaimRecord> change) {
     Checks.notNull(id, "id");
     Checks.notNull(token, "token");
     boolean[] changed = new boolean[1];
@@ -149,15 +144,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
       Map.Entry<ClaimId, ClaimRecord> e = it.next();
       ClaimRecord row = e.getValue();
       // remove(key, value) deletes only the row we looked at, never one taken over since
-      if (!row.expiresAt().isAfter(now) && rows.remove(e.getKey(), row)) {
+      if (Takeover.expired(row, now) && rows.remove(e.getKey(), row)) {
         purged++;
       }
     }
     return purged;
-  }
-
-  /** @return how many rows the store holds, expired or not */
-  public int size() {
-    return rows.size();
   }
 }

@@ -9,6 +9,7 @@ import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.ToolCall;
@@ -18,6 +19,7 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.Takeover;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -172,7 +174,7 @@ public abstract class IdempotencyStoreContract {
 
     assertThat(runs).hasValue(0);
     assertThat(conflict).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(GateResult.Reason.CONFLICT));
+        r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
   }
 
   @Test
@@ -181,9 +183,72 @@ public abstract class IdempotencyStoreContract {
     ClaimOutcome first = gate.claim(call("k", Map.of("a", 1)));
     ClaimOutcome second = gate.claim(call("k", Map.of("a", 1)));
 
-    assertThat(first).isInstanceOf(ClaimOutcome.Fresh.class);
-    assertThat(second).isInstanceOfSatisfying(ClaimOutcome.InFlight.class,
-        f -> assertThat(f.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(5)));
+    assertThat(first).isInstanceOf(ClaimOutcome.Acquired.class);
+    assertThat(second).isInstanceOfSatisfying(ClaimOutcome.Refused.class, f -> {
+      assertThat(f.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
+      assertThat(f.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(5));
+    });
+  }
+
+  // ------------------------------------------------------------------ the one takeover rule
+
+  /** One row set up for {@link #claimDecisionFollowsTheTakeoverRuleInEveryRowState}. */
+  private record RuleCase(ClaimId id, ClaimState state, boolean leaseRanOut, boolean rowExpired,
+      boolean sameHash) {}
+
+  /**
+   * Whatever language a store decides in (Java, SQL, a DynamoDB condition), its claim decision
+   * equals the SPI's one rule, {@link Takeover#allowed}, for every row state, argument hash, lease
+   * and expiry; the new attempt number equals {@link Takeover#nextAttempt}; a refused claim leaves
+   * the row as it was.
+   */
+  @Test
+  void claimDecisionFollowsTheTakeoverRuleInEveryRowState() throws Exception {
+    List<RuleCase> cases = new ArrayList<>();
+    for (ClaimState state : ClaimState.values()) {
+      for (boolean leaseRanOut : new boolean[] {false, true}) {
+        for (boolean rowExpired : new boolean[] {false, true}) {
+          for (boolean sameHash : new boolean[] {false, true}) {
+            RuleCase c = new RuleCase(id("rule-" + cases.size()), state, leaseRanOut, rowExpired,
+                sameHash);
+            Duration retention = rowExpired ? shortLease() : LONG.multipliedBy(6);
+            LeaseToken token = LeaseToken.random();
+            assertThat(store.claim(new ClaimRequest(c.id(), "v1:a", token,
+                leaseRanOut ? shortLease() : LONG, retention)))
+                .isInstanceOf(ClaimAttempt.Acquired.class);
+            if (state == ClaimState.UNKNOWN) {
+              assertThat(store.markUnknown(c.id(), token)).isTrue();
+            } else if (state == ClaimState.COMPLETED) {
+              assertThat(store.complete(c.id(), token, value("done"), retention)).isTrue();
+            }
+            cases.add(c);
+          }
+        }
+      }
+    }
+    elapse(shortLease());
+
+    int acquired = 0;
+    for (RuleCase c : cases) {
+      ClaimRecord before = store.find(c.id()).orElseThrow();
+      Instant now = store.now();
+      String hash = c.sameHash() ? "v1:a" : "v1:b";
+      boolean allowed = Takeover.allowed(before, hash, now);
+      LeaseToken token = LeaseToken.random();
+      ClaimAttempt attempt =
+          store.claim(new ClaimRequest(c.id(), hash, token, LONG, LONG.multipliedBy(6)));
+
+      assertThat(attempt instanceof ClaimAttempt.Acquired).as("acquired: %s", c).isEqualTo(allowed);
+      if (allowed) {
+        acquired++;
+        assertThat(attempt.record().token()).as("token: %s", c).isEqualTo(token);
+        assertThat(attempt.record().attempt()).as("attempt: %s", c)
+            .isEqualTo(Takeover.nextAttempt(before, now));
+      } else {
+        assertThat(store.find(c.id())).as("unchanged: %s", c).contains(before);
+      }
+    }
+    assertThat(acquired).as("the cases cover both decisions").isBetween(1, cases.size() - 1);
   }
 
   @Test
@@ -202,9 +267,9 @@ public abstract class IdempotencyStoreContract {
     List<String> events = new ArrayList<>();
     IdempotencyGate gate = IdempotencyGate.builder(store)
         .policy(GatePolicy.builder().lease(shortLease()).build())
-        .listener(e -> events.add(e.type().name()))
+        .listener(e -> events.add(e.type() + (e.isTakeover() ? " (takeover)" : "")))
         .build();
-    ClaimOutcome.Fresh abandoned = (ClaimOutcome.Fresh) gate.claim(call("k", Map.of()));
+    ClaimOutcome.Acquired abandoned = (ClaimOutcome.Acquired) gate.claim(call("k", Map.of()));
     elapse(shortLease());
 
     GateResult<String> result = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
@@ -213,7 +278,7 @@ public abstract class IdempotencyStoreContract {
 
     assertThat(((GateResult.Executed<String>) result).value())
         .isEqualTo("takeover=true attempt=2 sameDownstreamKey=true");
-    assertThat(events).containsSubsequence("FRESH", "TAKEOVER", "COMPLETED");
+    assertThat(events).containsSubsequence("ACQUIRED", "ACQUIRED (takeover)", "COMPLETED");
   }
 
   @Test
@@ -370,9 +435,9 @@ public abstract class IdempotencyStoreContract {
     List<String> events = new ArrayList<>();
     IdempotencyGate gate = IdempotencyGate.builder(store)
         .policy(GatePolicy.builder().lease(shortLease()).build())
-        .listener(e -> events.add(e.type().name()))
+        .listener(e -> events.add(e.type() + (e.isTakeover() ? " (takeover)" : "")))
         .build();
-    ClaimOutcome.Fresh stale = (ClaimOutcome.Fresh) gate.claim(call("k", Map.of()));
+    ClaimOutcome.Acquired stale = (ClaimOutcome.Acquired) gate.claim(call("k", Map.of()));
     elapse(shortLease());
     GateResult<String> winner = gate.execute(call("k", Map.of()), ResultMapper.utf8(), c -> "new");
 
@@ -460,7 +525,7 @@ public abstract class IdempotencyStoreContract {
     GateResult<String> refused = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
         ctx -> "ran-" + runs.incrementAndGet());
     assertThat(refused).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(GateResult.Reason.OUTCOME_UNKNOWN));
+        r -> assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
     assertThat(runs).hasValue(1);
 
     elapse(lease);
@@ -594,7 +659,7 @@ public abstract class IdempotencyStoreContract {
     });
     assertThat(runs).hasValue(1);
     assertThat(retry).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(GateResult.Reason.RESULT_NOT_STORED));
+        r -> assertThat(r.reason()).isEqualTo(RefusalReason.RESULT_NOT_STORED));
   }
 
   @Test

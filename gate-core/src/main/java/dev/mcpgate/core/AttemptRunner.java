@@ -1,0 +1,154 @@
+package dev.mcpgate.core;
+
+import dev.mcpgate.core.GateResult.Completion;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.TransactionScope;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the action of an acquired claim inside a unit of work and settles the claim after it, by
+ * the failure rules: a result is stored (or, for a failure result, stored or released per
+ * policy); an exception releases the claim, or fences it as unknown when the policy says the
+ * outcome is unknown. Plain and transactional actions take this one path: a plain action runs in
+ * the {@link DirectScope}, which has nothing to commit.
+ */
+final class AttemptRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
+
+  private final IdempotencyGate gate;
+  private final IdempotencyStore store;
+  private final GatePolicy policy;
+  private final ResultWriter writer;
+  private final Events events;
+  private final DirectScope direct;
+
+  AttemptRunner(IdempotencyGate gate, IdempotencyStore store, GatePolicy policy,
+      ResultWriter writer, Events events, DirectScope direct) {
+    this.gate = gate;
+    this.store = store;
+    this.policy = policy;
+    this.writer = writer;
+    this.events = events;
+    this.direct = direct;
+  }
+
+  <T, R> GateResult<T> run(ClaimOutcome.Acquired claim, ResultMapper<T> mapper,
+      TransactionScope<R> scope, ScopedAction<T, R> action) {
+    boolean transactional = scope != direct;
+    ClaimId id = claim.id();
+    R resource;
+    try {
+      resource = scope.begin();
+    } catch (RuntimeException e) {
+      settleFailure(claim, e);
+      throw new StoreUnavailableException("could not begin the unit of work for " + id
+          + "; the action did not run; safe to retry", e);
+    }
+    try {
+      T value;
+      try {
+        value = action.run(resource, new ClaimContext(gate, claim));
+      } catch (Throwable t) {
+        rollbackQuietly(scope, resource, t);
+        settleFailure(claim, t);
+        throw rethrow(id, t);
+      }
+      try {
+        boolean failure = mapper.isFailure(value);
+        if (failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE) {
+          boolean released = scope.release(resource, id, claim.token());
+          scope.commit(resource);
+          if (released) {
+            events.emit(GateEvent.Type.RELEASED, id, claim.attempt(),
+                "failure result; claim released, a retry runs again", null);
+          } else {
+            events.emit(GateEvent.Type.LEASE_LOST, id, claim.attempt(),
+                "failure result, but the lease had been taken over", null);
+          }
+          return new GateResult.Executed<>(id, value, claim,
+              released ? Completion.RELEASED : Completion.LEASE_LOST);
+        }
+        if (!writer.store(scope, resource, claim, mapper.toBytes(value), failure)) {
+          rollbackQuietly(scope, resource, null);
+          if (transactional) {
+            throw new LeaseLostException("the lease of " + id + " (attempt " + claim.attempt()
+                + ") was taken over by another attempt before completion; this attempt's"
+                + " transaction was rolled back");
+          }
+          return new GateResult.Executed<>(id, value, claim, Completion.LEASE_LOST);
+        }
+        scope.commit(resource);
+        return new GateResult.Executed<>(id, value, claim, Completion.STORED);
+      } catch (ResultTooLargeException | LeaseLostException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        rollbackQuietly(scope, resource, e);
+        if (transactional) {
+          settleFailure(claim, e);
+          throw new StoreUnavailableException("could not store the result of " + id
+              + "; its transaction was rolled back, nothing took effect; safe to retry", e);
+        }
+        events.emit(GateEvent.Type.STORE_FAILED, id, claim.attempt(),
+            "the action ran but its result could not be stored; the key stays claimed until"
+                + " its lease expires", e);
+        return new GateResult.Executed<>(id, value, claim, Completion.STORE_FAILED);
+      }
+    } finally {
+      try {
+        scope.close(resource);
+      } catch (RuntimeException e) {
+        LOG.warn("could not close the unit of work of {}", id, e);
+      }
+    }
+  }
+
+  /** After the action failed: fence the key as unknown, or release it, per policy. */
+  private void settleFailure(ClaimOutcome.Acquired claim, Throwable failure) {
+    ClaimId id = claim.id();
+    try {
+      if (policy.isOutcomeUnknown(failure)) {
+        if (store.markUnknown(id, claim.token())) {
+          events.emit(GateEvent.Type.MARKED_UNKNOWN, id, claim.attempt(),
+              "outcome unknown; the key is fenced until its lease expires", failure);
+        } else {
+          events.emit(GateEvent.Type.LEASE_LOST, id, claim.attempt(),
+              "outcome unknown, and the lease had been taken over", failure);
+        }
+      } else if (store.release(id, claim.token())) {
+        events.emit(GateEvent.Type.RELEASED, id, claim.attempt(),
+            "the action failed; claim released, a retry runs again", failure);
+      } else {
+        events.emit(GateEvent.Type.LEASE_LOST, id, claim.attempt(),
+            "the action failed, and the lease had been taken over", failure);
+      }
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+      events.emit(GateEvent.Type.STORE_FAILED, id, claim.attempt(),
+          "the action failed and the claim could not be released; the key stays claimed until"
+              + " its lease expires", e);
+    }
+  }
+
+  private static RuntimeException rethrow(ClaimId id, Throwable t) {
+    if (t instanceof RuntimeException re) {
+      return re;
+    }
+    if (t instanceof Error error) {
+      throw error;
+    }
+    return new ActionFailedException("the action of " + id + " failed", t);
+  }
+
+  private static <R> void rollbackQuietly(TransactionScope<R> scope, R resource, Throwable cause) {
+    try {
+      scope.rollback(resource);
+    } catch (RuntimeException e) {
+      if (cause != null) {
+        cause.addSuppressed(e);
+      } else {
+        LOG.warn("rollback failed", e);
+      }
+    }
+  }
+}

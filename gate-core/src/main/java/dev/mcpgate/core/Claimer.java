@@ -1,0 +1,161 @@
+package dev.mcpgate.core;
+
+import static dev.mcpgate.core.internal.Checks.quote;
+
+import dev.mcpgate.core.hash.ArgumentHasher;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import java.time.Duration;
+
+/**
+ * Claims a call in the store and turns the store's answer into a {@link ClaimOutcome}: acquired,
+ * replayed, or refused for a reason. Waits a bounded time on a call that another attempt is
+ * running, and hands rows whose outcome is unknown to the {@link Reconciliation}. Every refusal
+ * that reaches the caller is told to the listeners once.
+ */
+final class Claimer {
+  private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(5);
+
+  private final IdempotencyStore store;
+  private final GatePolicy policy;
+  private final ResultCodec codec;
+  private final Events events;
+  private final Reconciliation reconciliation;
+
+  Claimer(IdempotencyStore store, GatePolicy policy, ResultCodec codec, Events events) {
+    this.store = store;
+    this.policy = policy;
+    this.codec = codec;
+    this.events = events;
+    this.reconciliation = new Reconciliation(store, policy, codec, events);
+  }
+
+  /** Claims once, without waiting. */
+  ClaimOutcome claim(ToolCall call, String hash) {
+    return told(claimOnce(call, hash, 0));
+  }
+
+  /**
+   * Claims, and while another attempt holds the key, claims again with a growing back-off until
+   * the policy's in-flight wait runs out (or the thread is interrupted).
+   */
+  ClaimOutcome claimWaiting(ToolCall call, String hash) {
+    long deadline = System.nanoTime() + policy.inFlightWait().toNanos();
+    long backoffMs = 5;
+    while (true) {
+      ClaimOutcome outcome = claimOnce(call, hash, 0);
+      if (!(outcome instanceof ClaimOutcome.Refused refused)
+          || refused.reason() != RefusalReason.IN_PROGRESS) {
+        return told(outcome);
+      }
+      long remainingMs = (deadline - System.nanoTime()) / 1_000_000;
+      if (remainingMs <= 0) {
+        return told(outcome);
+      }
+      long sleepMs = Math.max(1, Math.min(Math.min(backoffMs, remainingMs),
+          refused.retryAfter().toMillis()));
+      try {
+        Thread.sleep(sleepMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return told(outcome);
+      }
+      backoffMs = Math.min(backoffMs * 2, 100);
+    }
+  }
+
+  private ClaimOutcome told(ClaimOutcome outcome) {
+    if (outcome instanceof ClaimOutcome.Refused refused) {
+      events.refused(refused, 0);
+    }
+    return outcome;
+  }
+
+  private ClaimOutcome claimOnce(ToolCall call, String hash, int reconciliations) {
+    ClaimId id = call.id();
+    LeaseToken token = LeaseToken.random();
+    ClaimAttempt attempt = write(new ClaimRequest(id, hash, token, policy.lease(),
+        policy.retention()));
+    ClaimRecord row = attempt.record();
+    if (attempt instanceof ClaimAttempt.Acquired) {
+      return acquired(row, token);
+    }
+    if (!ArgumentHasher.matches(row.argsHash(), hash)) {
+      return new ClaimOutcome.Refused(id, RefusalReason.CONFLICT, Duration.ZERO,
+          "the key " + quote(id.key()) + " was used before for " + id.tool() + " with other"
+              + " arguments (stored hash " + row.argsHash() + ", this call's " + hash + ")");
+    }
+    Duration leaseLeft = Duration.between(attempt.storeNow(), row.leaseExpiresAt());
+    return switch (row.state()) {
+      case COMPLETED -> replayed(row);
+      case IN_PROGRESS -> {
+        Duration retryAfter = clamp(leaseLeft, MAX_RETRY_AFTER);
+        yield new ClaimOutcome.Refused(id, RefusalReason.IN_PROGRESS, retryAfter,
+            "another attempt (" + row.attempt() + ") holds the same key with a live lease;"
+                + " retry after " + retryAfter.toMillis() + " ms");
+      }
+      case UNKNOWN -> {
+        ClaimOutcome reconciled = reconciliation.reconcile(id, row, attempt.storeNow(),
+            reconciliations, () -> claimOnce(call, hash, reconciliations + 1));
+        if (reconciled != null) {
+          yield reconciled;
+        }
+        Duration retryAfter = clamp(leaseLeft, leaseLeft.plusMillis(1));
+        yield new ClaimOutcome.Refused(id, RefusalReason.OUTCOME_UNKNOWN, retryAfter,
+            "the outcome of an earlier attempt (" + row.attempt() + ") is unknown; the key is"
+                + " fenced until its lease expires in " + retryAfter.toMillis() + " ms");
+      }
+    };
+  }
+
+  private ClaimAttempt write(ClaimRequest request) {
+    try {
+      return store.claim(request);
+    } catch (StoreUnavailableException e) {
+      throw new StoreUnavailableException("could not claim " + request.id() + "; the action did"
+          + " not run; safe to retry: " + e.getMessage(), e);
+    } catch (IdempotencyException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new StoreUnavailableException("could not claim " + request.id()
+          + " in the store; the action did not run; safe to retry", e);
+    }
+  }
+
+  private ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token) {
+    if (!row.token().equals(token)) {
+      throw new IllegalStateException("store " + store.getClass().getName()
+          + " reported a claim of " + row.id() + " that its new token does not hold");
+    }
+    ClaimOutcome.Acquired acquired = new ClaimOutcome.Acquired(row.id(), token, row.attempt(),
+        row.createdAt(), row.leaseExpiresAt());
+    events.emit(GateEvent.Type.ACQUIRED, row.id(), row.attempt(), acquired.isTakeover()
+        ? "took over an expired lease; the action runs again (attempt " + row.attempt() + ")"
+        : "claimed; the action runs", null);
+    return acquired;
+  }
+
+  private ClaimOutcome replayed(ClaimRecord row) {
+    StoredResult stored = row.result();
+    if (stored.kind() == StoredResult.Kind.NOT_STORED) {
+      return new ClaimOutcome.Refused(row.id(), RefusalReason.RESULT_NOT_STORED, Duration.ZERO,
+          "attempt " + row.attempt() + " ran, but its result was too large to store; the call"
+              + " is not run again with this key");
+    }
+    stored = new StoredResult(stored.kind(), codec.decode(row.id(), stored.body()));
+    events.emit(GateEvent.Type.REPLAYED, row.id(), row.attempt(), "replayed the stored result",
+        null);
+    return new ClaimOutcome.Replayed(row.id(), stored, row.createdAt(), row.completedAt());
+  }
+
+  private static Duration clamp(Duration value, Duration max) {
+    Duration min = Duration.ofMillis(1);
+    if (value.compareTo(min) < 0) {
+      return min;
+    }
+    return value.compareTo(max) > 0 ? max : value;
+  }
+}

@@ -1,0 +1,91 @@
+package dev.mcpgate.core;
+
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import java.time.Instant;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Asks the policy's {@link Reconciler} about a row whose outcome is unknown. On "happened" the
+ * result is stored with the row's own token (so only the row that was read can change) and
+ * replayed; on "did not happen" the fence is lifted with that token and the call claims again.
+ * Anything else, or any failure, leaves the outcome unknown.
+ */
+final class Reconciliation {
+  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
+  private static final int MAX_ROUNDS = 3;
+
+  private final IdempotencyStore store;
+  private final GatePolicy policy;
+  private final ResultCodec codec;
+  private final Events events;
+
+  Reconciliation(IdempotencyStore store, GatePolicy policy, ResultCodec codec, Events events) {
+    this.store = store;
+    this.policy = policy;
+    this.codec = codec;
+    this.events = events;
+  }
+
+  /**
+   * @param rounds how often this call reconciled already
+   * @param claimAgain claims the call anew, for when the row changed or the fence was lifted
+   * @return the outcome, or null to refuse the call as unknown
+   */
+  ClaimOutcome reconcile(ClaimId id, ClaimRecord row, Instant storeNow, int rounds,
+      Supplier<ClaimOutcome> claimAgain) {
+    Reconciler reconciler = policy.reconciler();
+    if (reconciler == null || rounds >= MAX_ROUNDS) {
+      return null;
+    }
+    Reconciler.Verdict verdict;
+    try {
+      verdict = reconciler.reconcile(id, DownstreamKey.of(id));
+    } catch (Exception e) {
+      LOG.warn("reconciler failed for {}; the outcome stays unknown", id, e);
+      return null;
+    }
+    try {
+      return apply(id, row, storeNow, verdict, claimAgain);
+    } catch (RuntimeException e) {
+      LOG.warn("could not apply the reconciler's verdict for {}; the outcome stays unknown", id, e);
+      return null;
+    }
+  }
+
+  private ClaimOutcome apply(ClaimId id, ClaimRecord row, Instant storeNow,
+      Reconciler.Verdict verdict, Supplier<ClaimOutcome> claimAgain) {
+    if (verdict instanceof Reconciler.Verdict.Happened happened) {
+      byte[] encoded = codec.encode(id, happened.result());
+      if (encoded.length > policy.maxResultBytes()) {
+        LOG.warn("the reconciled result of {} is {} bytes, over the limit; the outcome stays"
+            + " unknown", id, encoded.length);
+        return null;
+      }
+      if (!store.complete(id, row.token(), new StoredResult(StoredResult.Kind.VALUE, encoded),
+          policy.retention())) {
+        LOG.debug("reconciled {}, but the row changed meanwhile; claiming again", id);
+        return claimAgain.get();
+      }
+      events.emit(GateEvent.Type.COMPLETED, id, row.attempt(),
+          "reconciled: the effect happened; its result is stored", null);
+      events.emit(GateEvent.Type.REPLAYED, id, row.attempt(), "replayed the reconciled result",
+          null);
+      return new ClaimOutcome.Replayed(id, new StoredResult(StoredResult.Kind.VALUE,
+          happened.result()), row.createdAt(), storeNow);
+    }
+    if (verdict instanceof Reconciler.Verdict.NotHappened) {
+      if (store.release(id, row.token())) {
+        events.emit(GateEvent.Type.RELEASED, id, row.attempt(),
+            "reconciled: the effect did not happen; the fence is lifted", null);
+      } else {
+        LOG.debug("reconciled {} as not happened, but the row changed meanwhile", id);
+      }
+      return claimAgain.get();
+    }
+    return null;
+  }
+}

@@ -1,0 +1,18 @@
+package dev.mcpgate.core;
+
+/**
+ * Why a claim was refused. One vocabulary from the claim to the caller: a claim is
+ * {@linkplain ClaimOutcome.Acquired acquired}, {@linkplain ClaimOutcome.Replayed replayed} or
+ * {@linkplain ClaimOutcome.Refused refused} for one of these reasons, and the MCP adapter maps
+ * each to one error type. In every case nothing ran in this call.
+ */
+public enum RefusalReason {
+  /** The key was used before with different arguments. A retry with this key never succeeds. */
+  CONFLICT,
+  /** Another attempt holds a live lease on the key; retry after the given time. */
+  IN_PROGRESS,
+  /** An earlier attempt's outcome is unknown; the key is fenced until its lease expires. */
+  OUTCOME_UNKNOWN,
+  /** The call ran before, but its result was too large to store; it will not run again. */
+  RESULT_NOT_STORED
+}

@@ -1,0 +1,70 @@
+package dev.mcpgate.core;
+
+import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.TransactionScope;
+
+/**
+ * Stores an acquired claim's result: encodes it with the codec, enforces the size limit, and
+ * writes the token-checked completion through a unit of work. A result over the limit (the
+ * gate's, or the store's own) is not stored, and the key is fenced with a not-stored marker
+ * instead of being freed: the effect happened.
+ */
+final class ResultWriter {
+  private final GatePolicy policy;
+  private final ResultCodec codec;
+  private final Events events;
+
+  ResultWriter(GatePolicy policy, ResultCodec codec, Events events) {
+    this.policy = policy;
+    this.codec = codec;
+    this.events = events;
+  }
+
+  /**
+   * @return false when the lease was lost: nothing was stored
+   * @throws ResultTooLargeException after fencing the key (and committing the scope)
+   */
+  <R> boolean store(TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim,
+      byte[] plain, boolean failure) {
+    ClaimId id = claim.id();
+    byte[] encoded = codec.encode(id, plain);
+    if (encoded.length > policy.maxResultBytes()) {
+      throw fence(scope, resource, claim, new ResultTooLargeException("the result of " + id
+          + " is " + encoded.length + " bytes, over the limit of " + policy.maxResultBytes()
+          + " bytes; it was not stored, and the key stays claimed: retries are refused, not run"
+          + " again", encoded.length, policy.maxResultBytes()));
+    }
+    StoredResult result = new StoredResult(
+        failure ? StoredResult.Kind.FAILURE : StoredResult.Kind.VALUE, encoded);
+    boolean stored;
+    try {
+      stored = scope.complete(resource, id, claim.token(), result, policy.retention());
+    } catch (ResultTooLargeException storeLimit) {
+      throw fence(scope, resource, claim, storeLimit);
+    }
+    if (stored) {
+      events.emit(GateEvent.Type.COMPLETED, id, claim.attempt(),
+          "result stored (" + encoded.length + " bytes)", null);
+    } else {
+      events.emit(GateEvent.Type.LEASE_LOST, id, claim.attempt(),
+          "the lease had been taken over by another attempt; this result was not stored", null);
+    }
+    return stored;
+  }
+
+  /** Marks the key as "ran, result not stored", commits that, and returns the exception to throw. */
+  private <R> ResultTooLargeException fence(TransactionScope<R> scope, R resource,
+      ClaimOutcome.Acquired claim, ResultTooLargeException tooLarge) {
+    boolean marked = scope.complete(resource, claim.id(), claim.token(), StoredResult.notStored(),
+        policy.retention());
+    scope.commit(resource);
+    if (marked) {
+      events.emit(GateEvent.Type.RESULT_NOT_STORED, claim.id(), claim.attempt(),
+          "result too large to store; the key is fenced as not stored", tooLarge);
+    } else {
+      events.emit(GateEvent.Type.LEASE_LOST, claim.id(), claim.attempt(),
+          "result too large to store, and the lease had been taken over", tooLarge);
+    }
+    return tooLarge;
+  }
+}

@@ -1,0 +1,113 @@
+package dev.mcpgate.mcp;
+
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.InvalidArgumentsException;
+import dev.mcpgate.core.InvalidIdempotencyKeyException;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ResultTooLargeException;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.ToolCall;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One gated tool and the path of each of its calls: the tenant from the server side, the
+ * authorizer, the key from the policy's sources, then the gate; the gate's answer becomes the
+ * handler's result, a replay marked in {@code _meta}, or a refusal a model can act on.
+ */
+final class GatedTool {
+  private static final Logger LOG = LoggerFactory.getLogger(McpGate.class);
+
+  private final McpSchema.Tool tool;
+  private final ToolPolicy policy;
+  private final IdempotencyGate gate;
+  private final TenantResolver tenants;
+  private final CallAuthorizer authorizer;
+  private final ResultMapper<CallToolResult> mapper;
+
+  GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
+      CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper) {
+    this.tool = ToolDefinitions.gated(tool, policy);
+    this.policy = policy;
+    this.gate = gate;
+    this.tenants = tenants;
+    this.authorizer = authorizer;
+    this.mapper = mapper;
+  }
+
+  /** @return the definition the gated tool shows in {@code tools/list} */
+  McpSchema.Tool tool() {
+    return tool;
+  }
+
+  CallToolResult call(McpTransportContext context, CallToolRequest request,
+      Invocation invocation) {
+    McpTransportContext transport = context == null ? McpTransportContext.EMPTY : context;
+    String tenant;
+    try {
+      tenant = tenants.resolve(transport);
+    } catch (RuntimeException e) {
+      LOG.error("tenant resolver failed for tool {}", tool.name(), e);
+      tenant = null;
+    }
+    if (tenant == null || tenant.isBlank()) {
+      return ModelMessages.tenantUnknown();
+    }
+    if (authorizer != null) {
+      String refusal = authorizer.refusal(tenant, transport, request);
+      if (refusal != null) {
+        return ModelMessages.forbidden(refusal);
+      }
+    }
+    Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
+    ToolCall call;
+    try {
+      String key = KeyExtractor.find(policy, request, arguments);
+      if (key == null) {
+        return policy.required() ? ModelMessages.keyRequired(policy)
+            : invocation.ungated(request);
+      }
+      call = ToolCall.of(tenant, tool.name(), key, arguments);   // checks the key's rules, once
+    } catch (InvalidIdempotencyKeyException e) {
+      return ModelMessages.keyInvalid(e);
+    }
+    GateResult<CallToolResult> result;
+    try {
+      result = invocation.gated(gate, call, mapper, ctx -> handlerRequest(request, arguments));
+    } catch (StoreUnavailableException e) {
+      LOG.warn("store unavailable for tool {}: {}", tool.name(), e.getMessage());
+      return ModelMessages.storeUnavailable();
+    } catch (InvalidArgumentsException e) {
+      return ModelMessages.argumentsInvalid(e);
+    } catch (ResultTooLargeException e) {
+      return ModelMessages.resultTooLarge(e);
+    }
+    if (result instanceof GateResult.Executed<CallToolResult> executed) {
+      return executed.value();
+    }
+    if (result instanceof GateResult.Replayed<CallToolResult> replayed) {
+      return ModelMessages.markReplay(replayed.value(), replayed.firstExecutedAt());
+    }
+    return ModelMessages.of((GateResult.Refused<CallToolResult>) result);
+  }
+
+  /**
+   * The request the handler sees: a new object for each attempt (so {@link GatedClaim} can find
+   * its claim by identity), without the key argument unless the policy keeps it.
+   */
+  private CallToolRequest handlerRequest(CallToolRequest request, Map<String, Object> arguments) {
+    Map<String, Object> args = arguments;
+    if (!policy.keepKeyArgument() && arguments.containsKey(policy.keyArgument())) {
+      args = new LinkedHashMap<>(arguments);
+      args.remove(policy.keyArgument());
+    }
+    return new CallToolRequest(request.name(), args, request.meta());
+  }
+}

@@ -1,0 +1,89 @@
+package dev.mcpgate.mcp;
+
+import dev.mcpgate.core.ActionFailedException;
+import dev.mcpgate.core.ClaimContext;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.spi.TransactionScope;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.function.Function;
+
+/**
+ * How a gated tool's handler runs: straight, or inside a unit of work that its stored result
+ * shares. Each way runs the handler gated (through the gate) or, for a call without a key where
+ * keys are optional, ungated.
+ */
+sealed interface Invocation {
+
+  /**
+   * @param requestFor the request the handler sees, for the claim it runs under
+   */
+  GateResult<CallToolResult> gated(IdempotencyGate gate, ToolCall call,
+      ResultMapper<CallToolResult> mapper, Function<ClaimContext, CallToolRequest> requestFor);
+
+  CallToolResult ungated(CallToolRequest request);
+
+  /** The handler runs as it is; its result is stored after it returns. */
+  record Direct(Function<CallToolRequest, CallToolResult> handler) implements Invocation {
+    @Override
+    public GateResult<CallToolResult> gated(IdempotencyGate gate, ToolCall call,
+        ResultMapper<CallToolResult> mapper, Function<ClaimContext, CallToolRequest> requestFor) {
+      return gate.execute(call, mapper, ctx -> run(requestFor.apply(ctx), ctx));
+    }
+
+    private CallToolResult run(CallToolRequest request, ClaimContext ctx) {
+      try (GatedClaim.Scope bound = GatedClaim.bind(request, ctx)) {
+        return handler.apply(request);
+      }
+    }
+
+    @Override
+    public CallToolResult ungated(CallToolRequest request) {
+      return handler.apply(request);
+    }
+  }
+
+  /** The handler writes through a transaction's resource, which its stored result shares. */
+  record Transactional<R>(String tool, TransactionScope<R> scope, Handler<R> handler)
+      implements Invocation {
+
+    /** Runs a handler with a transaction's resource. */
+    @FunctionalInterface
+    interface Handler<R> {
+      CallToolResult run(CallToolRequest request, R resource) throws Exception;
+    }
+
+    @Override
+    public GateResult<CallToolResult> gated(IdempotencyGate gate, ToolCall call,
+        ResultMapper<CallToolResult> mapper, Function<ClaimContext, CallToolRequest> requestFor) {
+      return gate.execute(call, mapper, scope, (resource, ctx) -> {
+        CallToolRequest request = requestFor.apply(ctx);
+        try (GatedClaim.Scope bound = GatedClaim.bind(request, ctx)) {
+          return handler.run(request, resource);
+        }
+      });
+    }
+
+    /** A call without a key where keys are optional: the handler runs in its own transaction. */
+    @Override
+    public CallToolResult ungated(CallToolRequest request) {
+      R resource = scope.begin();
+      try {
+        CallToolResult result = handler.run(request, resource);
+        scope.commit(resource);
+        return result;
+      } catch (RuntimeException e) {
+        scope.rollback(resource);
+        throw e;
+      } catch (Exception e) {
+        scope.rollback(resource);
+        throw new ActionFailedException("tool " + tool + " failed", e);
+      } finally {
+        scope.close(resource);
+      }
+    }
+  }
+}

@@ -1,0 +1,78 @@
+package dev.mcpgate.mcp;
+
+import static dev.mcpgate.core.internal.Checks.notNull;
+
+import dev.mcpgate.core.ClaimId;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Rewrites a tool's definition for {@code tools/list} once it is gated: the key argument in its
+ * input schema (when the policy takes the key from an argument), one sentence in its
+ * description, {@code idempotentHint=true}, and a {@code _meta} entry
+ * {@value McpGateErrors#META_TOOL} that says how it is gated.
+ */
+final class ToolDefinitions {
+  private ToolDefinitions() {}
+
+  static McpSchema.Tool gated(McpSchema.Tool tool, ToolPolicy policy) {
+    notNull(tool, "tool");
+    notNull(policy, "policy");
+    Map<String, Object> schema = tool.inputSchema() == null
+        ? new LinkedHashMap<>(Map.of("type", "object")) : new LinkedHashMap<>(tool.inputSchema());
+    if (policy.keySources().contains(KeySource.ARGUMENT)) {
+      addKeyArgument(schema, policy);
+    }
+    String sentence = ModelMessages.retrySentence(policy);
+    String description = tool.description() == null || tool.description().isBlank()
+        ? sentence : tool.description().strip() + "\n\n" + sentence;
+    McpSchema.ToolAnnotations a = tool.annotations();
+    McpSchema.ToolAnnotations annotations = a == null
+        ? new McpSchema.ToolAnnotations(null, null, null, true, null, null)
+        : new McpSchema.ToolAnnotations(a.title(), a.readOnlyHint(), a.destructiveHint(), true,
+            a.openWorldHint(), a.returnDirect());
+    Map<String, Object> meta =
+        tool.meta() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(tool.meta());
+    meta.put(McpGateErrors.META_TOOL, gating(policy));
+    return new McpSchema.Tool(tool.name(), tool.title(), description, schema, tool.outputSchema(),
+        annotations, meta, tool.icons());
+  }
+
+  private static void addKeyArgument(Map<String, Object> schema, ToolPolicy policy) {
+    @SuppressWarnings("unchecked")
+    Map<String, Object> properties = schema.get("properties") instanceof Map<?, ?> p
+        ? new LinkedHashMap<>((Map<String, Object>) p) : new LinkedHashMap<>();
+    Map<String, Object> keyProperty = new LinkedHashMap<>();
+    keyProperty.put("type", "string");
+    keyProperty.put("minLength", 1);
+    keyProperty.put("maxLength", ClaimId.MAX_LENGTH);
+    keyProperty.put("description", ModelMessages.KEY_ARGUMENT_DESCRIPTION);
+    properties.put(policy.keyArgument(), keyProperty);
+    schema.put("properties", properties);
+    if (policy.keyArgumentRequiredInSchema()) {
+      List<Object> required = schema.get("required") instanceof List<?> r
+          ? new ArrayList<>(r) : new ArrayList<>();
+      if (!required.contains(policy.keyArgument())) {
+        required.add(policy.keyArgument());
+      }
+      schema.put("required", required);
+    }
+  }
+
+  private static Map<String, Object> gating(ToolPolicy policy) {
+    Map<String, Object> gating = new LinkedHashMap<>();
+    gating.put("key_sources", policy.keySources().stream()
+        .map(k -> k.name().toLowerCase(Locale.ROOT)).toList());
+    if (policy.keySources().contains(KeySource.ARGUMENT)) {
+      gating.put("key_argument", policy.keyArgument());
+    }
+    if (!policy.naturalKey().isEmpty()) {
+      gating.put("natural_key", policy.naturalKey());
+    }
+    return gating;
+  }
+}
