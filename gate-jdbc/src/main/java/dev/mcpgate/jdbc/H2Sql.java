@@ -1,9 +1,8 @@
 package dev.mcpgate.jdbc;
 
 import dev.mcpgate.core.spi.ClaimAttempt;
-import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
-import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.Takeover;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -36,13 +35,12 @@ final class H2Sql extends SqlDialect {
   private String takeoverSql() {
     String now = nowMs();
     return "UPDATE " + table + " SET args_hash = ?, state = 'IN_PROGRESS', lease_token = ?,"
-        + " attempt = CASE WHEN expires_at_ms <= " + now + " THEN 1 ELSE attempt + 1 END,"
+        + " attempt = " + nextAttempt("", now) + ","
         + " created_at_ms = " + now + ", lease_expires_at_ms = " + now + " + ?,"
         + " expires_at_ms = " + now + " + ?, completed_at_ms = NULL, result_kind = NULL,"
         + " result = NULL"
         + " WHERE " + KEY + " AND lease_token = ?"
-        + " AND (expires_at_ms <= " + now + " OR (state <> 'COMPLETED' AND lease_expires_at_ms <= "
-        + now + " AND args_hash = ?))";
+        + " AND " + takeoverAllowed("", now, "?");
   }
 
   @Override
@@ -55,7 +53,7 @@ final class H2Sql extends SqlDialect {
             bindClaim(ps, 1, r);
             ps.executeUpdate();
           }
-        } else if (mayTake(current, r)) {
+        } else if (Takeover.allowed(current.record(), r.argsHash(), current.storeNow())) {
           try (PreparedStatement ps = c.prepareStatement(takeoverSql())) {
             ps.setString(1, r.argsHash());
             ps.setString(2, r.token().value());
@@ -83,14 +81,6 @@ final class H2Sql extends SqlDialect {
       }
     }
     throw new SQLException("claim of " + r.id() + " lost " + ROUNDS + " races in a row");
-  }
-
-  private static boolean mayTake(ClaimAttempt.Existing current, ClaimRequest r) {
-    ClaimRecord row = current.record();
-    long now = current.storeNow().toEpochMilli();
-    return row.expiresAt().toEpochMilli() <= now
-        || (row.state() != ClaimState.COMPLETED && row.leaseExpiresAt().toEpochMilli() <= now
-            && row.argsHash().equals(r.argsHash()));
   }
 
   /** Duplicate key (23505), or H2's "concurrent update" (90131): another attempt won the row. */

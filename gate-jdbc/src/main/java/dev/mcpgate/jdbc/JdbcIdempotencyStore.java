@@ -35,8 +35,15 @@ import javax.sql.DataSource;
  * }</pre>
  *
  * <ul>
- *   <li>The claim is one atomic conditional statement per dialect (see {@link JdbcDialect}); never
- *       read-then-write, and never a duplicate-key error inside a transaction.</li>
+ *   <li>The claim is atomic on every dialect (see {@link JdbcDialect}): on PostgreSQL and
+ *       MariaDB/MySQL one conditional statement; on H2, which has no upsert that is atomic under
+ *       concurrency, a read followed by an INSERT or an UPDATE conditional on the token just read
+ *       (a compare-and-set that goes round again when another attempt won). A row is never
+ *       changed on the strength of a stale read, and on PostgreSQL and MariaDB/MySQL no
+ *       duplicate-key error is raised inside a transaction.</li>
+ *   <li>Whether a claim may take the key is the SPI's one rule,
+ *       {@link dev.mcpgate.core.spi.Takeover}, written once in SQL
+ *       ({@code SqlDialect.takeoverAllowed}).</li>
  *   <li>All expiry and lease decisions use the database's clock; times are kept as epoch
  *       milliseconds.</li>
  *   <li>complete, release, extend and mark-unknown are single statements conditional on the
@@ -54,12 +61,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private final JdbcDialect dialect;
   private final String table;
   private final SqlDialect sql;
+  private final SqlFailures failures;
+  private final TransactionScope<Connection> transactions;
 
   private JdbcIdempotencyStore(DataSource dataSource, JdbcDialect dialect, String table) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.table = table;
     this.sql = dialect.sql(table);
+    this.failures = new SqlFailures(dialect, table);
+    this.transactions = new JdbcTransactionScope(dataSource, sql, failures);
   }
 
   /**
@@ -99,24 +110,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
       }
     } catch (SQLException e) {
-      throw failure(what, e);
+      throw failures.of(what, e);
     }
-  }
-
-  private RuntimeException failure(String what, SQLException e) {
-    if (isMissingTable(e)) {
-      return new StoreUnavailableException("the claims table " + table + " does not exist ("
-          + e.getMessage() + "); create it with:\n" + dialect.ddl(table)
-          + "\nor build the store with createSchemaIfMissing(true)", e);
-    }
-    return new StoreUnavailableException("could not " + what + " in " + dialect + " table "
-        + table + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
-  }
-
-  private static boolean isMissingTable(SQLException e) {
-    String state = e.getSQLState();
-    return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state)
-        || e.getErrorCode() == 1146 || e.getErrorCode() == 42102;
   }
 
   @Override
@@ -209,73 +204,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    * @return the scope
    */
   public TransactionScope<Connection> transactions() {
-    return new TransactionScope<>() {
-      @Override
-      public Connection begin() {
-        try {
-          Connection c = dataSource.getConnection();
-          try {
-            c.setAutoCommit(false);
-            return c;
-          } catch (SQLException e) {
-            c.close();
-            throw e;
-          }
-        } catch (SQLException e) {
-          throw failure("begin a transaction", e);
-        }
-      }
-
-      @Override
-      public boolean complete(Connection c, ClaimId id, LeaseToken token, StoredResult result,
-          Duration retention) {
-        try {
-          return sql.complete(c, id, token, result, retention);
-        } catch (SQLException e) {
-          throw failure("complete " + id, e);
-        }
-      }
-
-      @Override
-      public boolean release(Connection c, ClaimId id, LeaseToken token) {
-        try {
-          return sql.release(c, id, token);
-        } catch (SQLException e) {
-          throw failure("release " + id, e);
-        }
-      }
-
-      @Override
-      public void commit(Connection c) {
-        try {
-          c.commit();
-        } catch (SQLException e) {
-          throw failure("commit", e);
-        }
-      }
-
-      @Override
-      public void rollback(Connection c) {
-        try {
-          c.rollback();
-        } catch (SQLException e) {
-          throw failure("roll back", e);
-        }
-      }
-
-      @Override
-      public void close(Connection c) {
-        try {
-          try {
-            c.setAutoCommit(true);
-          } finally {
-            c.close();
-          }
-        } catch (SQLException e) {
-          throw failure("close a connection", e);
-        }
-      }
-    };
+    return transactions;
   }
 
   /** Builds a JDBC store; {@link #build()} checks that the table exists (or creates it). */
@@ -321,8 +250,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       try (Connection c = dataSource.getConnection()) {
         JdbcDialect d = dialect != null ? dialect : JdbcDialect.detect(c.getMetaData());
         if (createSchemaIfMissing) {
-          createSchema(c, d);
-        } else if (!tableExists(c)) {
+          Schema.create(c, d, table);
+        } else if (!Schema.tableExists(c, table)) {
           throw new IdempotencyException("the claims table " + table + " does not exist;"
               + " create it with:\n" + d.ddl(table)
               + "\nor build the store with createSchemaIfMissing(true)");
@@ -331,43 +260,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       } catch (SQLException e) {
         throw new StoreUnavailableException("could not connect to set up the JDBC store: "
             + e.getMessage(), e);
-      }
-    }
-
-    private boolean tableExists(Connection c) throws SQLException {
-      try (Statement st = c.createStatement()) {
-        st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
-        return true;
-      } catch (SQLException e) {
-        if (!c.getAutoCommit()) {
-          c.rollback();
-        }
-        if (isMissingTable(e)) {
-          return false;
-        }
-        throw e;
-      }
-    }
-
-    private void createSchema(Connection c, JdbcDialect d) throws SQLException {
-      try (Statement st = c.createStatement()) {
-        for (String statement : d.ddl(table).split(";")) {
-          String body = statement.lines().filter(l -> !l.strip().startsWith("--"))
-              .reduce("", (a, b) -> a + "\n" + b).strip();
-          if (!body.isEmpty()) {
-            try {
-              st.execute(body);
-            } catch (SQLException e) {
-              // MariaDB before 10.5 and MySQL have no CREATE INDEX IF NOT EXISTS: an existing index is fine
-              if (e.getErrorCode() != 1061) {
-                throw e;
-              }
-            }
-          }
-        }
-        if (!c.getAutoCommit()) {
-          c.commit();
-        }
       }
     }
   }

@@ -32,11 +32,8 @@ final class MySqlFamilySql extends SqlDialect {
         INSERT INTO %1$s (%3$s)
         VALUES (?, ?, ?, ?, 'IN_PROGRESS', ?, 1, %2$s, %2$s + ?, %2$s + ?, NULL, NULL, NULL)
         ON DUPLICATE KEY UPDATE
-          lease_token = IF(expires_at_ms <= %2$s
-                           OR (state <> 'COMPLETED' AND lease_expires_at_ms <= %2$s
-                               AND args_hash = VALUES(args_hash)),
-                           VALUES(lease_token), lease_token),
-          attempt = IF(%4$s, IF(expires_at_ms <= %2$s, 1, attempt + 1), attempt),
+          lease_token = IF(%5$s, VALUES(lease_token), lease_token),
+          attempt = IF(%4$s, %6$s, attempt),
           args_hash = IF(%4$s, VALUES(args_hash), args_hash),
           state = IF(%4$s, 'IN_PROGRESS', state),
           created_at_ms = IF(%4$s, VALUES(created_at_ms), created_at_ms),
@@ -45,7 +42,8 @@ final class MySqlFamilySql extends SqlDialect {
           completed_at_ms = IF(%4$s, NULL, completed_at_ms),
           result_kind = IF(%4$s, NULL, result_kind),
           result = IF(%4$s, NULL, result)
-        """.formatted(table, nowMs(), COLUMNS, took);
+        """.formatted(table, nowMs(), COLUMNS, took,
+            takeoverAllowed("", nowMs(), "VALUES(args_hash)"), nextAttempt("", nowMs()));
   }
 
   @Override

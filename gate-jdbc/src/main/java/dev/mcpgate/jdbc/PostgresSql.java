@@ -37,17 +37,14 @@ final class PostgresSql extends SqlDialect {
             args_hash = EXCLUDED.args_hash,
             state = 'IN_PROGRESS',
             lease_token = EXCLUDED.lease_token,
-            attempt = CASE WHEN r.expires_at_ms <= EXCLUDED.created_at_ms THEN 1 ELSE r.attempt + 1 END,
+            attempt = %4$s,
             created_at_ms = EXCLUDED.created_at_ms,
             lease_expires_at_ms = EXCLUDED.lease_expires_at_ms,
             expires_at_ms = EXCLUDED.expires_at_ms,
             completed_at_ms = NULL,
             result_kind = NULL,
             result = NULL
-          WHERE r.expires_at_ms <= EXCLUDED.created_at_ms
-             OR (r.state <> 'COMPLETED'
-                 AND r.lease_expires_at_ms <= EXCLUDED.created_at_ms
-                 AND r.args_hash = EXCLUDED.args_hash)
+          WHERE %5$s
           RETURNING r.*
         )
         SELECT claimed.*, now.ms AS now_ms FROM claimed, now
@@ -55,7 +52,9 @@ final class PostgresSql extends SqlDialect {
         SELECT t.*, now.ms AS now_ms FROM %1$s t, now
         WHERE t.tenant = ? AND t.tool = ? AND t.idem_key = ?
           AND NOT EXISTS (SELECT 1 FROM claimed)
-        """.formatted(table, nowMs(), COLUMNS);
+        """.formatted(table, nowMs(), COLUMNS,
+            nextAttempt("r.", "EXCLUDED.created_at_ms"),
+            takeoverAllowed("r.", "EXCLUDED.created_at_ms", "EXCLUDED.args_hash"));
   }
 
   @Override

@@ -29,6 +29,25 @@ abstract class SqlDialect {
     this.table = table;
   }
 
+  /**
+   * The SPI's one takeover rule ({@link dev.mcpgate.core.spi.Takeover#allowed}) as an SQL
+   * condition, in parentheses: a claim at {@code now} with {@code hash} may write over the row.
+   *
+   * @param row the prefix of the row's columns ({@code "r."}, or {@code ""})
+   * @param now an expression for the store clock in epoch milliseconds
+   * @param hash an expression for the claim's argument hash
+   */
+  static String takeoverAllowed(String row, String now, String hash) {
+    return "(" + row + "expires_at_ms <= " + now + " OR (" + row + "state <> 'COMPLETED' AND "
+        + row + "lease_expires_at_ms <= " + now + " AND " + row + "args_hash = " + hash + "))";
+  }
+
+  /** {@link dev.mcpgate.core.spi.Takeover#nextAttempt} in SQL, for a row a claim may take. */
+  static String nextAttempt(String row, String now) {
+    return "CASE WHEN " + row + "expires_at_ms <= " + now + " THEN 1 ELSE " + row
+        + "attempt + 1 END";
+  }
+
   /** @return an SQL expression for the database clock in epoch milliseconds (one value per statement) */
   abstract String nowMs();
 
