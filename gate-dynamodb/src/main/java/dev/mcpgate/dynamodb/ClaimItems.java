@@ -1,0 +1,212 @@
+package dev.mcpgate.dynamodb;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.ResultTooLargeException;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.StoredResult;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The item codec: how a claim row is laid out as a DynamoDB item (attribute names, the key of an
+ * item, the completion's update with its optional gzip of results) and read back.
+ */
+final class ClaimItems {
+  static final String TENANT = "tenant";
+  static final String TOOL = "tool";
+  static final String KEY = "idem_key";
+  static final String HASH = "args_hash";
+  static final String STATE = "state";
+  static final String TOKEN = "lease_token";
+  static final String ATTEMPT = "attempt";
+  static final String CREATED = "created_at";
+  static final String LEASE = "lease_expires_at";
+  static final String EXPIRES = "expires_at";
+  static final String COMPLETED = "completed_at";
+  static final String KIND = "result_kind";
+  static final String RESULT = "result";
+  static final String ENCODING = "result_encoding";
+  static final String GZIP = "gzip";
+
+  /** The largest stored result (after compression) that fits an item with room to spare. */
+  static final int MAX_RESULT_BYTES = 350_000;
+  private static final int COMPRESS_OVER = 1024;
+
+  final String partitionKey;
+  final String sortKey;
+  final String ttlAttribute;
+  private final String partitionPrefix;
+  private final String sortKeyValue;
+  private final boolean compress;
+
+  ClaimItems(String partitionKey, String partitionPrefix, String sortKey, String sortKeyValue,
+      String ttlAttribute, boolean compress) {
+    this.partitionKey = partitionKey;
+    this.partitionPrefix = partitionPrefix;
+    this.sortKey = sortKey;
+    this.sortKeyValue = sortKeyValue;
+    this.ttlAttribute = ttlAttribute;
+    this.compress = compress;
+  }
+
+  /**
+   * @return the partition key value: tenant and tool length-prefixed, so that no two identities
+   *     share one
+   */
+  String partitionValue(ClaimId id) {
+    return partitionPrefix + id.tenant().length() + ":" + id.tenant() + "|" + id.tool().length()
+        + ":" + id.tool() + "|" + id.key();
+  }
+
+  /** @return the item key of a claim */
+  Map<String, AttributeValue> key(ClaimId id) {
+    Map<String, AttributeValue> key = new HashMap<>();
+    key.put(partitionKey, s(partitionValue(id)));
+    if (sortKey != null) {
+      key.put(sortKey, s(sortKeyValue));
+    }
+    return key;
+  }
+
+  /** @return the item key of an item read from the table */
+  Map<String, AttributeValue> keyOf(Map<String, AttributeValue> item) {
+    Map<String, AttributeValue> key = new HashMap<>();
+    key.put(partitionKey, item.get(partitionKey));
+    if (sortKey != null) {
+      key.put(sortKey, item.get(sortKey));
+    }
+    return key;
+  }
+
+  /** @return the item of a new in-progress claim, attempt 1, claimed at {@code nowMs} */
+  Map<String, AttributeValue> newClaim(ClaimRequest r, long nowMs) {
+    Map<String, AttributeValue> item = key(r.id());
+    item.put(TENANT, s(r.id().tenant()));
+    item.put(TOOL, s(r.id().tool()));
+    item.put(KEY, s(r.id().key()));
+    item.put(HASH, s(r.argsHash()));
+    item.put(STATE, s(ClaimState.IN_PROGRESS.name()));
+    item.put(TOKEN, s(r.token().value()));
+    item.put(ATTEMPT, n(1));
+    item.put(CREATED, n(nowMs));
+    item.put(LEASE, n(nowMs + r.lease().toMillis()));
+    long expires = nowMs + r.retention().toMillis();
+    item.put(EXPIRES, n(expires));
+    item.put(ttlAttribute, n(ttlSeconds(expires)));
+    return item;
+  }
+
+  /** @return the row an item holds */
+  ClaimRecord read(Map<String, AttributeValue> item) {
+    ClaimState state = ClaimState.valueOf(item.get(STATE).s());
+    StoredResult result = null;
+    if (state == ClaimState.COMPLETED && item.containsKey(KIND)) {
+      byte[] body = item.containsKey(RESULT) ? item.get(RESULT).b().asByteArray() : new byte[0];
+      if (item.containsKey(ENCODING) && GZIP.equals(item.get(ENCODING).s())) {
+        body = gunzip(body);
+      }
+      result = new StoredResult(StoredResult.Kind.valueOf(item.get(KIND).s()), body);
+    }
+    return new ClaimRecord(
+        new ClaimId(item.get(TENANT).s(), item.get(TOOL).s(), item.get(KEY).s()),
+        item.get(HASH).s(),
+        state,
+        new LeaseToken(item.get(TOKEN).s()),
+        Integer.parseInt(item.get(ATTEMPT).n()),
+        Instant.ofEpochMilli(number(item, CREATED)),
+        Instant.ofEpochMilli(number(item, LEASE)),
+        Instant.ofEpochMilli(number(item, EXPIRES)),
+        state == ClaimState.COMPLETED && item.containsKey(COMPLETED)
+            ? Instant.ofEpochMilli(number(item, COMPLETED)) : null,
+        result);
+  }
+
+  /**
+   * The update expression that completes a claim: state, completion time, new expiry (and TTL),
+   * and the result, gzipped when configured and large enough.
+   *
+   * @throws ResultTooLargeException if the (compressed) result does not fit in an item
+   */
+  String completion(Expression e, ClaimId id, StoredResult result, long nowMs,
+      Duration retention) {
+    byte[] body = result.body();
+    boolean gzip = compress && body.length > COMPRESS_OVER;
+    if (gzip) {
+      body = gzip(body);
+    }
+    if (body.length > MAX_RESULT_BYTES) {
+      throw new ResultTooLargeException("the result of " + id + " is " + body.length
+          + " bytes" + (gzip ? " compressed" : "") + ", over the " + MAX_RESULT_BYTES
+          + " bytes that fit in a DynamoDB item (400 KB at most)", body.length, MAX_RESULT_BYTES);
+    }
+    long expires = nowMs + retention.toMillis();
+    List<String> set = new ArrayList<>(List.of(
+        e.equals(STATE, s(ClaimState.COMPLETED.name())), e.equals(COMPLETED, n(nowMs)),
+        e.equals(EXPIRES, n(expires)), e.equals(ttlAttribute, n(ttlSeconds(expires))),
+        e.equals(KIND, s(result.kind().name()))));
+    List<String> remove = new ArrayList<>();
+    if (body.length > 0) {
+      set.add(e.equals(RESULT, AttributeValue.builder()
+          .b(SdkBytes.fromByteArrayUnsafe(body)).build()));
+    } else {
+      remove.add(e.name(RESULT));
+    }
+    if (gzip) {
+      set.add(e.equals(ENCODING, s(GZIP)));
+    } else {
+      remove.add(e.name(ENCODING));
+    }
+    return "SET " + String.join(", ", set)
+        + (remove.isEmpty() ? "" : " REMOVE " + String.join(", ", remove));
+  }
+
+  static long number(Map<String, AttributeValue> item, String attribute) {
+    return Long.parseLong(item.get(attribute).n());
+  }
+
+  static AttributeValue s(String value) {
+    return AttributeValue.builder().s(value).build();
+  }
+
+  static AttributeValue n(long value) {
+    return AttributeValue.builder().n(Long.toString(value)).build();
+  }
+
+  /** @return the epoch second at or after {@code expiresAtMs}, for DynamoDB's TTL */
+  static long ttlSeconds(long expiresAtMs) {
+    return Math.floorDiv(expiresAtMs + 999, 1000);
+  }
+
+  private static byte[] gzip(byte[] body) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(body.length / 2 + 64);
+    try (GZIPOutputStream z = new GZIPOutputStream(out)) {
+      z.write(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  private static byte[] gunzip(byte[] body) {
+    try (GZIPInputStream z = new GZIPInputStream(new ByteArrayInputStream(body))) {
+      return z.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException("stored result is not valid gzip", e);
+    }
+  }
+}
