@@ -2,11 +2,9 @@ package dev.mcpgate.core.hash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpgate.core.InvalidArgumentsException;
+import dev.mcpgate.core.internal.Checks;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.math.MathContext;
-import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
@@ -57,16 +55,16 @@ public final class CanonicalJson {
    */
   public static String toCanonicalString(Object value) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    write(value, new Sink(null, out));
+    write(value, new CanonicalSink(null, out));
     return out.toString(StandardCharsets.UTF_8);
   }
 
   /** Streams the canonical form of value into digest. */
   static void digest(Object value, MessageDigest digest) {
-    write(value, new Sink(digest, null));
+    write(value, new CanonicalSink(digest, null));
   }
 
-  private static void write(Object value, Sink sink) {
+  private static void write(Object value, CanonicalSink sink) {
     try {
       new Writer(sink).value(value, 0);
     } catch (PathFailure failure) {
@@ -76,72 +74,10 @@ public final class CanonicalJson {
     sink.finish();
   }
 
-  /** Buffers bytes and hands them on in blocks, to a digest or to a byte stream. */
-  private static final class Sink {
-    final byte[] buf = new byte[1024];
-    int len;
-    private final MessageDigest digest;
-    private final ByteArrayOutputStream stream;
-
-    Sink(MessageDigest digest, ByteArrayOutputStream stream) {
-      this.digest = digest;
-      this.stream = stream;
-    }
-
-    void flush() {
-      if (digest != null) {
-        digest.update(buf, 0, len);
-      } else {
-        stream.write(buf, 0, len);
-      }
-      len = 0;
-    }
-
-    void put(int b) {
-      if (len == buf.length) {
-        flush();
-      }
-      buf[len++] = (byte) b;
-    }
-
-    void put(byte[] bytes) {
-      for (byte b : bytes) {
-        put(b);
-      }
-    }
-
-    void putAscii(String s) {
-      for (int i = 0; i < s.length(); i++) {
-        put(s.charAt(i));
-      }
-    }
-
-    void finish() {
-      if (len > 0) {
-        flush();
-      }
-    }
-  }
-
-  /** Carries the path of a bad value up the recursion, one segment per level. */
-  private static final class PathFailure extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-    String path = "";
-
-    PathFailure(String message) {
-      super(message, null, false, false);
-    }
-
-    PathFailure under(String segment) {
-      path = segment + path;
-      return this;
-    }
-  }
-
   private static final class Writer {
-    private final Sink out;
+    private final CanonicalSink out;
 
-    Writer(Sink out) {
+    Writer(CanonicalSink out) {
       this.out = out;
     }
 
@@ -294,121 +230,7 @@ public final class CanonicalJson {
     }
 
     private void number(Number n) {
-      if (n instanceof Integer || n instanceof Long || n instanceof Short || n instanceof Byte) {
-        integer(n.longValue());
-      } else if (n instanceof Double d) {
-        floating(d);
-      } else if (n instanceof Float f) {
-        if (f.isNaN() || f.isInfinite()) {
-          throw new PathFailure("is " + f + "; NaN and infinities have no JSON form");
-        }
-        decimal(shortest(new BigDecimal(f.doubleValue()), x -> x.floatValue() == f));
-      } else if (n instanceof BigInteger bi) {
-        decimal(new BigDecimal(bi));
-      } else if (n instanceof BigDecimal bd) {
-        decimal(bd);
-      } else {
-        throw new PathFailure("is a number of type " + n.getClass().getName()
-            + ", which is not supported (use Integer, Long, BigInteger, BigDecimal, Double)");
-      }
-    }
-
-    private void integer(long l) {
-      if (l % 10 != 0) {
-        digits(l);
-      } else {
-        decimal(BigDecimal.valueOf(l));
-      }
-    }
-
-    /** Writes l in decimal, without allocating. */
-    private void digits(long l) {
-      if (l < 0) {
-        out.put('-');
-        if (l == Long.MIN_VALUE) {
-          out.putAscii("9223372036854775808");
-          return;
-        }
-        l = -l;
-      }
-      if (l < 10) {
-        out.put('0' + (int) l);
-        return;
-      }
-      byte[] tmp = new byte[19];
-      int n = 0;
-      while (l > 0) {
-        tmp[n++] = (byte) ('0' + (l % 10));
-        l /= 10;
-      }
-      while (n > 0) {
-        out.put(tmp[--n]);
-      }
-    }
-
-    /**
-     * Writes m * 10^-k (k > 0, m not a multiple of 10) as {@link BigDecimal#toString()} would,
-     * for the values it writes in plain notation; returns false for the others.
-     */
-    private boolean plainDecimal(long m, int k) {
-      long abs = Math.abs(m);
-      int precision = 1;
-      for (long t = abs; t >= 10; t /= 10) {
-        precision++;
-      }
-      if (k > 18 || precision - k - 1 < -6) {
-        return false;   // 10^k overflows a long, or BigDecimal switches to exponent notation
-      }
-      if (m < 0) {
-        out.put('-');
-      }
-      long scale = 1;
-      for (int i = 0; i < k; i++) {
-        scale *= 10;
-      }
-      digits(abs / scale);
-      out.put('.');
-      long fraction = abs % scale;
-      for (long f = scale / 10; f > fraction && f > 1; f /= 10) {
-        out.put('0');
-      }
-      digits(fraction);
-      return true;
-    }
-
-    private void floating(double d) {
-      if (Double.isNaN(d) || Double.isInfinite(d)) {
-        throw new PathFailure("is " + d + "; NaN and infinities have no JSON form");
-      }
-      if (d == Math.rint(d) && Math.abs(d) < 0x1p53) {
-        integer((long) d);
-        return;
-      }
-      // A decimal of at most 15 significant digits that reads back as d is the only such decimal
-      // (DBL_DIG = 15), so it is the shortest, however it was found. First try m * 10^-k for
-      // small k: m / 10^k in double arithmetic is correctly rounded (both exact), so the test is
-      // exact. Then the JDK's own printing; then the exhaustive search.
-      long[] scaled = scaledDecimal(d);
-      if (scaled != null) {
-        if (!plainDecimal(scaled[0], (int) scaled[1])) {
-          decimal(BigDecimal.valueOf(scaled[0], (int) scaled[1]));
-        }
-        return;
-      }
-      BigDecimal printed = new BigDecimal(Double.toString(d));
-      if (printed.precision() <= 15 || printed.stripTrailingZeros().precision() <= 15) {
-        decimal(printed);
-      } else {
-        decimal(shortest(new BigDecimal(d), x -> x.doubleValue() == d));
-      }
-    }
-
-    private void decimal(BigDecimal d) {
-      if (d.signum() == 0) {
-        out.put('0');
-      } else {
-        out.putAscii(d.stripTrailingZeros().toString());
-      }
+      CanonicalNumbers.write(n, out);
     }
 
     private void string(CharSequence cs) {
@@ -489,49 +311,11 @@ public final class CanonicalJson {
     }
   }
 
-  private static final double[] POW10 = {
-      1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-  /**
-   * @return {m, k} with |m| below 10^15 and m not a multiple of 10, such that m * 10^-k reads back
-   *     as d; or null if none is found quickly
-   */
-  private static long[] scaledDecimal(double d) {
-    for (int k = 1; k < POW10.length; k++) {
-      double scaled = d * POW10[k];
-      if (Math.abs(scaled) >= 1e15) {
-        return null;
-      }
-      long m = Math.round(scaled);
-      if (m != 0 && (double) m / POW10[k] == d) {
-        int scale = k;
-        while (m % 10 == 0 && scale > 0) {
-          m /= 10;
-          scale--;
-        }
-        return scale == 0 ? null : new long[] {m, scale};
-      }
-    }
-    return null;
-  }
-
-  /** The shortest decimal (fewest significant digits) that reads back as the same binary value. */
-  private static BigDecimal shortest(BigDecimal exact, java.util.function.Predicate<BigDecimal> readsBack) {
-    for (int digits = 1; digits <= 17; digits++) {
-      BigDecimal candidate = exact.round(new MathContext(digits, RoundingMode.HALF_EVEN));
-      if (readsBack.test(candidate)) {
-        return candidate;
-      }
-    }
-    return exact;
-  }
-
   private static String memberSegment(String name) {
     boolean plain = !name.isEmpty() && Character.isJavaIdentifierStart(name.charAt(0));
     for (int i = 1; plain && i < name.length(); i++) {
       plain = Character.isJavaIdentifierPart(name.charAt(i));
     }
-    return plain ? "." + name : "[" + dev.mcpgate.core.internal.Checks.quote(name) + "]";
+    return plain ? "." + name : "[" + Checks.quote(name) + "]";
   }
 }
