@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 
 /**
@@ -180,9 +181,9 @@ final class Demo {
   }
 
   private void writeTool(List<McpSyncClient> clients, String tool, IntSupplier effects,
-      java.util.function.Function<String, CallToolRequest> first,
-      java.util.function.Function<String, CallToolRequest> concurrent,
-      java.util.function.Function<String, CallToolRequest> otherArgs) {
+      Function<String, CallToolRequest> first,
+      Function<String, CallToolRequest> concurrent,
+      Function<String, CallToolRequest> otherArgs) {
     step(clients.subList(0, 1), tool, "first call", effects, 1, 1, first.apply(tool + "-k1"));
     step(clients.subList(0, 1), tool, "retry after a lost response", effects, 0, 0,
         first.apply(tool + "-k1"));

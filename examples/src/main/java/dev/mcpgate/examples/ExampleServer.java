@@ -10,6 +10,7 @@ import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
 import dev.mcpgate.jdbc.JdbcIdempotencyStore;
 import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.mcp.TenantResolver;
+import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import java.net.URI;
@@ -112,7 +113,7 @@ final class ExampleServer implements AutoCloseable {
   }
 
   /** Gates the tool with the policy, unless the configuration leaves it ungated. */
-  SyncToolSpecification gate(SyncToolSpecification spec, dev.mcpgate.mcp.ToolPolicy policy) {
+  SyncToolSpecification gate(SyncToolSpecification spec, ToolPolicy policy) {
     return ungated.contains(spec.tool().name()) ? spec : mcpGate.gate(spec, policy);
   }
 

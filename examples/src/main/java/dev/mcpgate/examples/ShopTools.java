@@ -4,6 +4,7 @@ import static java.util.Map.entry;
 
 import dev.mcpgate.core.ClaimContext;
 import dev.mcpgate.mcp.GatedClaim;
+import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /** Money and mail: the tools whose second run costs the most. */
 final class ShopTools {
@@ -49,7 +51,7 @@ final class ShopTools {
           structured);
     });
     return server.gate(spec, ToolPolicy.builder()
-        .keySources(dev.mcpgate.mcp.KeySource.ARGUMENT, dev.mcpgate.mcp.KeySource.META).build());
+        .keySources(KeySource.ARGUMENT, KeySource.META).build());
   }
 
   /** send_password_reset(email, idempotency_key): mail, kept for replay only 2 hours. */
@@ -62,7 +64,7 @@ final class ShopTools {
     SyncToolSpecification spec = new SyncToolSpecification(tool, (exchange, request) -> {
       server.executed("send_password_reset");
       String messageId = "<" + GatedClaim.of(request).map(ClaimContext::downstreamKey)
-          .orElse(java.util.UUID.randomUUID().toString()) + "@example.mcpgate.dev>";
+          .orElse(UUID.randomUUID().toString()) + "@example.mcpgate.dev>";
       String email = (String) request.arguments().get("email");
       Externals.Mail mail = server.externals.mailer.send(email, "Reset your password", messageId);
       return Results.ok("Sent a password reset mail to " + email,

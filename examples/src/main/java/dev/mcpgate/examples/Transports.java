@@ -16,6 +16,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.Wrapper;
@@ -25,8 +27,7 @@ import org.apache.catalina.startup.Tomcat;
 final class Transports {
   static final String SERVER_NAME = "mcpgate-example";
   /** Tomcat logs through java.util.logging; kept referenced so its level sticks. */
-  private static final java.util.logging.Logger TOMCAT_LOG =
-      java.util.logging.Logger.getLogger("org.apache");
+  private static final Logger TOMCAT_LOG = Logger.getLogger("org.apache");
 
   private Transports() {}
 
@@ -83,7 +84,7 @@ final class Transports {
    * would come from the authenticated request.
    */
   static Http http(int port, List<SyncToolSpecification> tools) {
-    TOMCAT_LOG.setLevel(java.util.logging.Level.SEVERE);
+    TOMCAT_LOG.setLevel(Level.SEVERE);
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder()
             .mcpEndpoint("/mcp")

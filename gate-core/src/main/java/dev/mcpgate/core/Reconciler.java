@@ -1,5 +1,7 @@
 package dev.mcpgate.core;
 
+import dev.mcpgate.core.internal.Checks;
+
 /**
  * Decides an unknown outcome when a retry finds the key fenced as unknown, instead of refusing
  * the retry until the lease expires. It asks the downstream system, by the claim's
@@ -52,7 +54,7 @@ public interface Reconciler {
     record Happened(byte[] result) implements Verdict {
       /** @throws NullPointerException if result is null */
       public Happened {
-        dev.mcpgate.core.internal.Checks.notNull(result, "result");
+        Checks.notNull(result, "result");
       }
     }
 

@@ -1,5 +1,6 @@
 package dev.mcpgate.core;
 
+import dev.mcpgate.core.internal.Checks;
 import java.util.Collections;
 import java.util.Map;
 
@@ -16,7 +17,7 @@ public record ToolCall(ClaimId id, Map<String, ?> arguments) {
 
   /** Normalizes absent arguments to an empty map. */
   public ToolCall {
-    dev.mcpgate.core.internal.Checks.notNull(id, "id");
+    Checks.notNull(id, "id");
     arguments = arguments == null ? Collections.emptyMap() : arguments;
   }
 

@@ -1,5 +1,6 @@
 package dev.mcpgate.mcp;
 
+import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.internal.Checks;
 import io.modelcontextprotocol.common.McpTransportContext;
 
@@ -23,7 +24,7 @@ public interface TenantResolver {
    * @return a resolver that always gives it
    */
   static TenantResolver fixed(String tenant) {
-    dev.mcpgate.core.ClaimId.validate(tenant, "tenant");
+    ClaimId.validate(tenant, "tenant");
     return context -> tenant;
   }
 
