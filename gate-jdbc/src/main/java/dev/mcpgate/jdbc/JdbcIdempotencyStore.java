@@ -135,33 +135,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
     Checks.positiveMillis(lease, "lease");
-    return withConnection("extend the lease of " + id, c -> {
-      try (PreparedStatement ps = c.prepareStatement(sql.extendSql())) {
-        ps.setLong(1, lease.toMillis());
-        ps.setLong(2, lease.toMillis());
-        int i = SqlDialect.bindKey(ps, 3, id);
-        ps.setString(i, token.value());
-        return ps.executeUpdate() == 1;
-      }
-    });
+    return withConnection("extend the lease of " + id, c -> sql.extend(c, id, token, lease));
   }
 
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token) {
-    return withConnection("mark unknown " + id, c -> {
-      try (PreparedStatement ps = c.prepareStatement(sql.markUnknownSql())) {
-        int i = SqlDialect.bindKey(ps, 1, id);
-        ps.setString(i, token.value());
-        return ps.executeUpdate() == 1;
-      }
-    });
+    return withConnection("mark unknown " + id, c -> sql.markUnknown(c, id, token));
   }
 
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
     notNull(id, "id");
-    return withConnection("find " + id,
-        c -> Optional.ofNullable(sql.select(c, id)).map(ClaimAttempt::record));
+    return withConnection("find " + id, c -> Optional.ofNullable(sql.find(c, id)));
   }
 
   @Override
@@ -169,22 +154,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, was " + limit);
     }
-    return withConnection("purge expired rows", c -> {
-      try (PreparedStatement ps = c.prepareStatement(sql.purgeSql())) {
-        ps.setInt(1, limit);
-        return ps.executeUpdate();
-      }
-    });
+    return withConnection("purge expired rows", c -> sql.purge(c, limit));
   }
 
   @Override
   public Instant now() {
-    return withConnection("read the clock", c -> {
-      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.nowSql())) {
-        rs.next();
-        return Instant.ofEpochMilli(rs.getLong(1));
-      }
-    });
+    return withConnection("read the clock", c -> Instant.ofEpochMilli(sql.now(c)));
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.Takeover;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,23 +16,67 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * What differs between databases: the store clock expression, the claim and the purge. Every
- * other statement is shared and conditional on the lease token.
+ * The claim protocol every dialect shares, and the statements that do not differ between
+ * databases. A claim goes round until one of these holds:
+ * <ol>
+ *   <li>the dialect's {@linkplain #read read} finds no row at the store's clock, and its
+ *       {@linkplain #insert insert} wins the primary key: acquired (attempt 1);</li>
+ *   <li>the row found may not be taken ({@link Takeover#allowed} is false): it is returned as
+ *       existing, and nothing was written or locked: a replay, a conflict and an in-flight
+ *       answer are read-only;</li>
+ *   <li>the row may be taken, and an UPDATE conditional on the token just read and on the rule
+ *       itself changes it: acquired (a takeover, or attempt 1 over an expired row).</li>
+ * </ol>
+ * A lost race (a duplicate key, an UPDATE that matched nothing, a row the read could not see
+ * yet) goes round again, so a row is never changed on the strength of a stale read, and a stale
+ * row is never answered: one that may be taken is taken or read again. Statement texts are built
+ * once per store, so drivers can cache them as prepared statements.
  */
 abstract class SqlDialect {
   static final String COLUMNS = "tenant, tool, idem_key, args_hash, state, lease_token, attempt,"
       + " created_at_ms, lease_expires_at_ms, expires_at_ms, completed_at_ms, result_kind, result";
   static final String KEY = "tenant = ? AND tool = ? AND idem_key = ?";
+  private static final int CLAIM_ROUNDS = 50;
 
   final String table;
+  final String nowMs;
+  private final String takeoverSql;
+  private final String completeSql;
+  private final String releaseSql;
+  private final String extendSql;
+  private final String markUnknownSql;
+  private final String findSql;
+  private final String nowSql;
 
-  SqlDialect(String table) {
+  /**
+   * @param table the checked table name
+   * @param nowMs an SQL expression for the database clock in epoch milliseconds
+   */
+  SqlDialect(String table, String nowMs) {
     this.table = table;
+    this.nowMs = nowMs;
+    this.takeoverSql = "UPDATE " + table + " SET args_hash = ?, state = 'IN_PROGRESS',"
+        + " lease_token = ?, attempt = ?, created_at_ms = ?, lease_expires_at_ms = ?,"
+        + " expires_at_ms = ?, completed_at_ms = NULL, result_kind = NULL, result = NULL"
+        + " WHERE " + KEY + " AND lease_token = ? AND " + takeoverAllowed("", "?", "?");
+    this.completeSql = "UPDATE " + table + " SET state = 'COMPLETED', completed_at_ms = " + nowMs
+        + ", expires_at_ms = " + nowMs + " + ?, result_kind = ?, result = ?"
+        + " WHERE " + KEY + " AND lease_token = ? AND state <> 'COMPLETED'";
+    this.releaseSql = "DELETE FROM " + table + " WHERE " + KEY
+        + " AND lease_token = ? AND state <> 'COMPLETED'";
+    this.extendSql = "UPDATE " + table + " SET lease_expires_at_ms = " + nowMs + " + ?,"
+        + " expires_at_ms = GREATEST(expires_at_ms, " + nowMs + " + ?)"
+        + " WHERE " + KEY + " AND lease_token = ? AND state = 'IN_PROGRESS'";
+    this.markUnknownSql = "UPDATE " + table + " SET state = 'UNKNOWN'"
+        + " WHERE " + KEY + " AND lease_token = ? AND state = 'IN_PROGRESS'";
+    this.findSql = "SELECT " + COLUMNS + ", " + nowMs + " AS now_ms FROM " + table
+        + " WHERE " + KEY;
+    this.nowSql = "SELECT " + nowMs;
   }
 
   /**
-   * The SPI's one takeover rule ({@link dev.mcpgate.core.spi.Takeover#allowed}) as an SQL
-   * condition, in parentheses: a claim at {@code now} with {@code hash} may write over the row.
+   * The SPI's one takeover rule ({@link Takeover#allowed}) as an SQL condition, in parentheses:
+   * a claim at {@code now} with {@code hash} may write over the row.
    *
    * @param row the prefix of the row's columns ({@code "r."}, or {@code ""})
    * @param now an expression for the store clock in epoch milliseconds
@@ -42,77 +87,100 @@ abstract class SqlDialect {
         + row + "lease_expires_at_ms <= " + now + " AND " + row + "args_hash = " + hash + "))";
   }
 
-  /** {@link dev.mcpgate.core.spi.Takeover#nextAttempt} in SQL, for a row a claim may take. */
-  static String nextAttempt(String row, String now) {
-    return "CASE WHEN " + row + "expires_at_ms <= " + now + " THEN 1 ELSE " + row
-        + "attempt + 1 END";
-  }
+  /**
+   * What one read of the key found.
+   *
+   * @param row the row, or null when the read saw none
+   * @param nowMs the store's clock at the read
+   * @param inserted true when the read itself inserted the row (PostgreSQL): acquired
+   */
+  record Read(ClaimRecord row, long nowMs, boolean inserted) {}
 
-  /** @return an SQL expression for the database clock in epoch milliseconds (one value per statement) */
-  abstract String nowMs();
+  /** Reads the key's row and the store's clock in one statement (PostgreSQL also inserts). */
+  abstract Read read(Connection c, ClaimRequest r) throws SQLException;
 
-  /** Claims atomically; see {@link dev.mcpgate.core.spi.IdempotencyStore#claim}. */
-  abstract ClaimAttempt claim(Connection c, ClaimRequest r) throws SQLException;
+  /**
+   * Inserts the claim's row, attempt 1, with times from {@code nowMs} (the store's clock, read a
+   * moment ago).
+   *
+   * @return false when another attempt inserted the key first
+   */
+  abstract boolean insert(Connection c, ClaimRequest r, long nowMs) throws SQLException;
 
   /** @return a DELETE of at most {@code ?} expired rows */
   abstract String purgeSql();
 
-  String completeSql() {
-    String now = nowMs();
-    return "UPDATE " + table + " SET state = 'COMPLETED', completed_at_ms = " + now
-        + ", expires_at_ms = " + now + " + ?, result_kind = ?, result = ?"
-        + " WHERE " + KEY + " AND lease_token = ? AND state <> 'COMPLETED'";
+  /**
+   * @return true when the exception only means that another attempt won the row (a duplicate
+   *     key, a concurrent update): the claim goes round
+   */
+  boolean isLostRace(SQLException e) {
+    return false;
   }
 
-  String releaseSql() {
-    return "DELETE FROM " + table + " WHERE " + KEY + " AND lease_token = ? AND state <> 'COMPLETED'";
+  /** Claims atomically; see {@link dev.mcpgate.core.spi.IdempotencyStore#claim}. */
+  final ClaimAttempt claim(Connection c, ClaimRequest r) throws SQLException {
+    for (int round = 0; round < CLAIM_ROUNDS; round++) {
+      Read read = read(c, r);
+      Instant now = Instant.ofEpochMilli(read.nowMs());
+      if (read.inserted()) {
+        return new ClaimAttempt.Acquired(read.row(), now);
+      }
+      if (read.row() == null) {
+        if (insert(c, r, read.nowMs())) {
+          return new ClaimAttempt.Acquired(newRow(r, 1, read.nowMs()), now);
+        }
+        continue;
+      }
+      if (!Takeover.allowed(read.row(), r.argsHash(), now)) {
+        return new ClaimAttempt.Existing(read.row(), now);
+      }
+      int attempt = Takeover.nextAttempt(read.row(), now);
+      try {
+        if (takeOver(c, r, read.row().token(), attempt, read.nowMs())) {
+          return new ClaimAttempt.Acquired(newRow(r, attempt, read.nowMs()), now);
+        }
+      } catch (SQLException e) {
+        if (!isLostRace(e)) {
+          throw e;
+        }
+      }
+    }
+    throw new SQLException("claim of " + r.id() + " lost " + CLAIM_ROUNDS + " races in a row");
   }
 
-  String extendSql() {
-    String now = nowMs();
-    return "UPDATE " + table + " SET lease_expires_at_ms = " + now + " + ?, expires_at_ms ="
-        + " GREATEST(expires_at_ms, " + now + " + ?)"
-        + " WHERE " + KEY + " AND lease_token = ? AND state = 'IN_PROGRESS'";
-  }
-
-  String markUnknownSql() {
-    return "UPDATE " + table + " SET state = 'UNKNOWN'"
-        + " WHERE " + KEY + " AND lease_token = ? AND state = 'IN_PROGRESS'";
-  }
-
-  String findSql() {
-    return "SELECT " + COLUMNS + ", " + nowMs() + " AS now_ms FROM " + table + " WHERE " + KEY;
-  }
-
-  String nowSql() {
-    return "SELECT " + nowMs();
-  }
-
-  static int bindKey(PreparedStatement ps, int index, ClaimId id) throws SQLException {
-    ps.setString(index, id.tenant());
-    ps.setString(index + 1, id.tool());
-    ps.setString(index + 2, id.key());
-    return index + 3;
+  /** The row a claim writes: in progress, held by its token, times from the store's clock. */
+  static ClaimRecord newRow(ClaimRequest r, int attempt, long nowMs) {
+    return new ClaimRecord(r.id(), r.argsHash(), ClaimState.IN_PROGRESS, r.token(), attempt,
+        Instant.ofEpochMilli(nowMs), Instant.ofEpochMilli(nowMs + r.lease().toMillis()),
+        Instant.ofEpochMilli(nowMs + r.retention().toMillis()), null, null);
   }
 
   /**
-   * Binds a claim's values in the order every dialect's claim statement takes them: tenant, tool,
-   * key, hash, token, lease millis, retention millis.
-   *
-   * @return the next parameter index
+   * Writes the claim over the row read, only if the row still holds {@code readToken} and may
+   * still be taken at {@code nowMs}.
    */
-  static int bindClaim(PreparedStatement ps, int index, ClaimRequest r) throws SQLException {
-    int i = bindKey(ps, index, r.id());
-    ps.setString(i++, r.argsHash());
-    ps.setString(i++, r.token().value());
-    ps.setLong(i++, r.lease().toMillis());
-    ps.setLong(i++, r.retention().toMillis());
-    return i;
+  private boolean takeOver(Connection c, ClaimRequest r, LeaseToken readToken, int attempt,
+      long nowMs) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(takeoverSql)) {
+      ps.setString(1, r.argsHash());
+      ps.setString(2, r.token().value());
+      ps.setInt(3, attempt);
+      ps.setLong(4, nowMs);
+      ps.setLong(5, nowMs + r.lease().toMillis());
+      ps.setLong(6, nowMs + r.retention().toMillis());
+      int i = bindKey(ps, 7, r.id());
+      ps.setString(i++, readToken.value());
+      ps.setLong(i++, nowMs);
+      ps.setLong(i++, nowMs);
+      ps.setString(i, r.argsHash());
+      return ps.executeUpdate() == 1;
+    }
   }
 
   boolean complete(Connection c, ClaimId id, LeaseToken token, StoredResult result,
       Duration retention) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(completeSql())) {
+    try (PreparedStatement ps = c.prepareStatement(completeSql)) {
       ps.setLong(1, retention.toMillis());
       ps.setString(2, result.kind().name());
       ps.setBytes(3, result.body());
@@ -123,17 +191,72 @@ abstract class SqlDialect {
   }
 
   boolean release(Connection c, ClaimId id, LeaseToken token) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(releaseSql())) {
+    return updateHeld(c, releaseSql, id, token);
+  }
+
+  boolean extend(Connection c, ClaimId id, LeaseToken token, Duration lease)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(extendSql)) {
+      ps.setLong(1, lease.toMillis());
+      ps.setLong(2, lease.toMillis());
+      int i = bindKey(ps, 3, id);
+      ps.setString(i, token.value());
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  boolean markUnknown(Connection c, ClaimId id, LeaseToken token) throws SQLException {
+    return updateHeld(c, markUnknownSql, id, token);
+  }
+
+  private static boolean updateHeld(Connection c, String sql, ClaimId id, LeaseToken token)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       int i = bindKey(ps, 1, id);
       ps.setString(i, token.value());
       return ps.executeUpdate() == 1;
     }
   }
 
-  /** Reads the row at the cursor: the {@link #COLUMNS}, then {@code now_ms}. */
+  /** @return the row at (tenant, tool, key), or null */
+  ClaimRecord find(Connection c, ClaimId id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(findSql)) {
+      bindKey(ps, 1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? readRow(rs) : null;
+      }
+    }
+  }
+
+  long now(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(nowSql); ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  int purge(Connection c, int limit) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(purgeSql())) {
+      ps.setInt(1, limit);
+      return ps.executeUpdate();
+    }
+  }
+
+  static int bindKey(PreparedStatement ps, int index, ClaimId id) throws SQLException {
+    ps.setString(index, id.tenant());
+    ps.setString(index + 1, id.tool());
+    ps.setString(index + 2, id.key());
+    return index + 3;
+  }
+
+  /** Reads the row at the cursor (the {@link #COLUMNS}); null when its columns are null. */
   static ClaimRecord readRow(ResultSet rs) throws SQLException {
+    String stateName = rs.getString("state");
+    if (stateName == null) {
+      return null;
+    }
+    ClaimState state = ClaimState.valueOf(stateName);
     String kind = rs.getString("result_kind");
-    ClaimState state = ClaimState.valueOf(rs.getString("state"));
     StoredResult result = null;
     if (state == ClaimState.COMPLETED && kind != null) {
       byte[] body = rs.getBytes("result");
@@ -152,25 +275,5 @@ abstract class SqlDialect {
         Instant.ofEpochMilli(rs.getLong("expires_at_ms")),
         state == ClaimState.COMPLETED ? completedAt : null,
         result);
-  }
-
-  /** The row at (tenant, tool, key) and the store clock, or null when there is no row. */
-  ClaimAttempt.Existing select(Connection c, ClaimId id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(findSql())) {
-      bindKey(ps, 1, id);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        return new ClaimAttempt.Existing(readRow(rs), Instant.ofEpochMilli(rs.getLong("now_ms")));
-      }
-    }
-  }
-
-  /** Turns the row read after a claim statement into acquired or existing, by its token. */
-  static ClaimAttempt classify(ClaimAttempt.Existing read, LeaseToken token) {
-    return read.record().token().equals(token)
-        ? new ClaimAttempt.Acquired(read.record(), read.storeNow())
-        : read;
   }
 }

@@ -20,6 +20,6 @@ final class TableName {
 
   static String indexName(String table) {
     String bare = table.substring(table.indexOf('.') + 1);
-    return (bare.length() > 50 ? bare.substring(0, 50) : bare) + "_expires_idx";
+    return (bare.length() > 50 ? bare.substring(0, 50) : bare) + "_created_idx";
   }
 }

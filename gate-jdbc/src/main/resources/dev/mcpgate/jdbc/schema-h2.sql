@@ -15,4 +15,4 @@ CREATE TABLE IF NOT EXISTS ${table} (
   result              BLOB,
   PRIMARY KEY (tenant, tool, idem_key)
 );
-CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at_ms);
+CREATE INDEX IF NOT EXISTS ${index} ON ${table} (created_at_ms);

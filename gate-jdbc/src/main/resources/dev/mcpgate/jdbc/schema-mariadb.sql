@@ -16,5 +16,5 @@ CREATE TABLE IF NOT EXISTS ${table} (
   result_kind         VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin,
   result              LONGBLOB,
   PRIMARY KEY (tenant, tool, idem_key),
-  KEY ${index} (expires_at_ms)
+  KEY ${index} (created_at_ms)
 ) ENGINE=InnoDB;

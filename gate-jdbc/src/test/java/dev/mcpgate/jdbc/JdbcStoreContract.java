@@ -111,6 +111,25 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
     assertThat(new int[] {fresh, replay}).containsExactly(expectedStatementsFreshAndReplay());
   }
 
+  @Test
+  void takeoverCostsAtMostThreeStatements() throws Exception {
+    CountingDataSource counting = new CountingDataSource(dataSource());
+    JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(counting.dataSource())
+        .tableName(TABLE).build();
+    ToolCall call = call("rt-takeover", Map.of("order_id", "ord_9f2"));
+    IdempotencyGate.builder(counted).policy(GatePolicy.builder().lease(shortLease()).build())
+        .build().claim(call);
+    elapse(shortLease());
+    IdempotencyGate gate = IdempotencyGate.builder(counted).build();
+
+    counting.reset();
+    GateResult<String> result = gate.execute(call, ResultMapper.utf8(),
+        ctx -> "takeover=" + ctx.isTakeover());
+
+    assertThat(((GateResult.Executed<String>) result).value()).isEqualTo("takeover=true");
+    assertThat(counting.executed()).as("read, conditional UPDATE, complete").isEqualTo(3);
+  }
+
   // ------------------------------------------------------------------ exactly once in one database
 
   @Test

@@ -1,8 +1,30 @@
 package dev.mcpgate.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
+import static org.assertj.core.api.Assertions.assertThat;
 
-/** The JDBC store contract on a real PostgreSQL server. */
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.hash.ArgumentHasher;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JDBC store contract on a real PostgreSQL server, and what PostgreSQL lets us prove about
+ * the claim's cost: a replay assigns no transaction id and writes no WAL, and a completion is a
+ * HOT update.
+ */
 class PostgresStoreTest extends JdbcStoreContract {
 
   @Override
@@ -12,7 +34,131 @@ class PostgresStoreTest extends JdbcStoreContract {
 
   @Override
   int[] expectedStatementsFreshAndReplay() {
-    // claim (one INSERT ... ON CONFLICT statement) and complete; a replay is the claim alone
+    // claim (one INSERT ... ON CONFLICT DO NOTHING that reads an existing row back) and
+    // complete; a replay is the claim alone
     return new int[] {2, 1};
+  }
+
+  /** A store on a table of its own, with autovacuum off, so that nothing else writes to it. */
+  private JdbcIdempotencyStore quietStore(String table) throws SQLException {
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute("DROP TABLE IF EXISTS " + table);
+    }
+    JdbcIdempotencyStore s = JdbcIdempotencyStore.builder(dataSource()).tableName(table)
+        .createSchemaIfMissing(true).build();
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute("ALTER TABLE " + table + " SET (autovacuum_enabled = false)");
+    }
+    return s;
+  }
+
+  private static Object query(Connection c, String sql) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getObject(1);
+    }
+  }
+
+  @Test
+  void replayConflictAndInFlightAnswersAssignNoTransactionId() throws Exception {
+    SqlDialect sql = JdbcDialect.POSTGRESQL.sql(TABLE);
+    ToolCall done = call("ro-done", Map.of("a", 1));
+    IdempotencyGate.builder(store).build().execute(done, ResultMapper.utf8(), ctx -> "r");
+    ToolCall running = call("ro-running", Map.of("a", 1));
+    IdempotencyGate.builder(store).build().claim(running);
+    String hash = ArgumentHasher.hash(Map.of("a", 1), Set.of());
+
+    for (String[] probe : new String[][] {
+        {"replay", "ro-done", hash}, {"conflict", "ro-done", "v1:other"},
+        {"in flight", "ro-running", hash}}) {
+      try (Connection c = dataSource().getConnection()) {
+        c.setAutoCommit(false);
+        try {
+          ClaimAttempt attempt = sql.claim(c, new ClaimRequest(id(probe[1]), probe[2],
+              LeaseToken.random(), LONG, LONG));
+          assertThat(attempt).as(probe[0]).isInstanceOf(ClaimAttempt.Existing.class);
+          assertThat(query(c, "SELECT txid_current_if_assigned()")).as(probe[0]).isNull();
+        } finally {
+          c.rollback();
+          c.setAutoCommit(true);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aThousandReplaysWriteNoWal() throws Exception {
+    JdbcIdempotencyStore quiet = quietStore("mcpgate_wal_test");
+    IdempotencyGate gate = IdempotencyGate.builder(quiet).build();
+    ToolCall call = call("wal", Map.of("order_id", "ord_9f2"));
+    gate.execute(call, ResultMapper.utf8(), ctx -> "refund-1");
+    gate.execute(call, ResultMapper.utf8(), ctx -> "refund-2");   // sets hint bits, if any
+
+    long before;
+    long after;
+    try (Connection c = dataSource().getConnection()) {
+      String lsn = (String) query(c, "SELECT pg_current_wal_lsn()::text");
+      for (int i = 0; i < 1000; i++) {
+        assertThat(gate.execute(call, ResultMapper.utf8(), ctx -> "again"))
+            .isInstanceOf(GateResult.Replayed.class);
+      }
+      before = 0;
+      after = ((Number) query(c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '" + lsn
+          + "')")).longValue();
+    }
+    // Nothing of ours may write: 1000 write transactions would log at least 1000 commit records
+    // (tens of KB). What other sessions of the server write meanwhile (a checkpoint record, a
+    // neighbour's autovacuum) stays well under 16 KB on a quiet test server.
+    assertThat(after - before).as("WAL bytes over 1000 replays").isLessThan(16 * 1024);
+  }
+
+  @Test
+  void completionIsAHotUpdate() throws Exception {
+    JdbcIdempotencyStore quiet = quietStore("mcpgate_hot_test");
+    TestDatabases.Target target = TestDatabases.postgres();
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(target.url());
+    config.setUsername(target.user());
+    config.setPassword(target.password());
+    config.setMaximumPoolSize(1);
+    try (HikariDataSource one = new HikariDataSource(config)) {
+      JdbcIdempotencyStore single = JdbcIdempotencyStore.builder(one)
+          .tableName(quiet.tableName()).build();
+      IdempotencyGate gate = IdempotencyGate.builder(single).build();
+      int calls = 200;
+      for (int i = 0; i < calls; i++) {
+        gate.execute(call("hot-" + i, Map.of("i", i)), ResultMapper.utf8(), ctx -> "done");
+      }
+      long[] counts = updateCounts(one, quiet.tableName(), calls);
+      assertThat(counts[0]).as("updates").isGreaterThanOrEqualTo(calls);
+      assertThat(counts[1]).as("HOT updates of %s", counts[0])
+          .isGreaterThanOrEqualTo(counts[0] * 9 / 10);
+    }
+  }
+
+  /** {n_tup_upd, n_tup_hot_upd}, once the statistics show at least {@code expected} updates. */
+  private static long[] updateCounts(HikariDataSource one, String table, int expected)
+      throws Exception {
+    long[] counts = {0, 0};
+    for (int round = 0; round < 150 && counts[0] < expected; round++) {
+      try (Connection c = one.getConnection(); Statement st = c.createStatement()) {
+        try {
+          st.execute("SELECT pg_stat_force_next_flush()");   // PostgreSQL 15 and later
+        } catch (SQLException olderServer) {
+          // the statistics arrive on their own, within seconds
+        }
+        st.execute("SELECT pg_stat_clear_snapshot()");
+        try (ResultSet rs = st.executeQuery("SELECT n_tup_upd, n_tup_hot_upd"
+            + " FROM pg_stat_user_tables WHERE relname = '" + table + "'")) {
+          if (rs.next()) {
+            counts = new long[] {rs.getLong(1), rs.getLong(2)};
+          }
+        }
+      }
+      if (counts[0] < expected) {
+        Thread.sleep(100);
+      }
+    }
+    return counts;
   }
 }

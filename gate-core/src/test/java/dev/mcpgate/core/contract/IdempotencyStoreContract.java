@@ -738,6 +738,76 @@ public abstract class IdempotencyStoreContract {
     }
   }
 
+  /**
+   * Races threads onto one key whose row may be taken ({@code prepare} set it up), and checks that
+   * the action ran exactly once, that every caller got that one new result, and that nobody got
+   * a conflict or the result of the row that was taken.
+   */
+  private void raceOntoTakeableRow(String key, String staleValue) throws Exception {
+    int threads = threadsOnOneKey();
+    IdempotencyGate gate = gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ofSeconds(60)).build());
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<GateResult<String>>> futures = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        futures.add(pool.submit(() -> {
+          start.await();
+          return gate.execute(call(key, Map.of("amount", 500)), ResultMapper.utf8(), ctx -> {
+            int n = runs.incrementAndGet();
+            Thread.sleep(50);
+            return "new-" + n + "-" + UUID.randomUUID();
+          });
+        }));
+      }
+      start.countDown();
+      Set<String> values = new HashSet<>();
+      for (Future<GateResult<String>> f : futures) {
+        GateResult<String> r = f.get(120, TimeUnit.SECONDS);
+        if (r instanceof GateResult.Executed<String> e) {
+          values.add(e.value());
+        } else if (r instanceof GateResult.Replayed<String> rp) {
+          values.add(rp.value());
+        } else {
+          throw new AssertionError("a racing caller with the same arguments got " + r);
+        }
+      }
+      assertThat(runs).hasValue(1);
+      assertThat(values).hasSize(1).doesNotContain(staleValue);
+      assertThat(values.iterator().next()).startsWith("new-1-");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** Five trials: a stale read-back is a race, so one trial may miss it. */
+  @Test
+  void threadsRacingOntoAnExpiredCompletedRowRunOnceAndNeverReplayTheExpiredResult()
+      throws Exception {
+    IdempotencyGate shortLived = gate(GatePolicy.builder().retention(shortLease())
+        .lease(shortLease()).build());
+    for (int trial = 0; trial < 5; trial++) {
+      String key = "reuse-" + trial;
+      assertThat(shortLived.execute(call(key, Map.of("amount", 500)), ResultMapper.utf8(),
+          ctx -> "expired result")).isInstanceOf(GateResult.Executed.class);
+      elapse(shortLease());
+
+      raceOntoTakeableRow(key, "expired result");
+    }
+  }
+
+  @Test
+  void threadsRacingOntoAnExpiredLeaseTakeItOverOnce() throws Exception {
+    IdempotencyGate abandoning = gate(GatePolicy.builder().lease(shortLease()).build());
+    assertThat(abandoning.claim(call("reuse", Map.of("amount", 500))))
+        .isInstanceOf(ClaimOutcome.Acquired.class);
+    elapse(shortLease());
+
+    raceOntoTakeableRow("reuse", null);
+    assertThat(store.find(id("reuse")).orElseThrow().attempt()).isEqualTo(2);
+  }
+
   /** @return (threads, keys) for the many-keys race */
   protected int[] threadsAndKeys() {
     return new int[] {16, 500};

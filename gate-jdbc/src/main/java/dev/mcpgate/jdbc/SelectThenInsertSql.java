@@ -1,0 +1,56 @@
+package dev.mcpgate.jdbc;
+
+import dev.mcpgate.core.spi.ClaimRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The claim on databases without an insert that reads an existing row back without locking it
+ * (MariaDB/MySQL, H2): the read is a plain SELECT of the row and the store's clock (a consistent,
+ * non-locking read), so a replay, a conflict or an in-flight answer is one read-only round trip;
+ * a fresh claim is that SELECT, an INSERT that the primary key lets one racer win, and the
+ * completion. A duplicate-key error only means another attempt won: go round.
+ */
+abstract class SelectThenInsertSql extends SqlDialect {
+  private final String readSql;
+  private final String insertSql;
+
+  SelectThenInsertSql(String table, String nowMs) {
+    super(table, nowMs);
+    this.readSql = "SELECT n.now_ms, t.* FROM (SELECT " + nowMs + " AS now_ms) n LEFT JOIN "
+        + table + " t ON t.tenant = ? AND t.tool = ? AND t.idem_key = ?";
+    this.insertSql = "INSERT INTO " + table + " (" + COLUMNS + ") VALUES"
+        + " (?, ?, ?, ?, 'IN_PROGRESS', ?, 1, ?, ?, ?, NULL, NULL, NULL)";
+  }
+
+  @Override
+  final Read read(Connection c, ClaimRequest r) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(readSql)) {
+      bindKey(ps, 1, r.id());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new Read(readRow(rs), rs.getLong("now_ms"), false);
+      }
+    }
+  }
+
+  @Override
+  final boolean insert(Connection c, ClaimRequest r, long nowMs) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(insertSql)) {
+      int i = bindKey(ps, 1, r.id());
+      ps.setString(i++, r.argsHash());
+      ps.setString(i++, r.token().value());
+      ps.setLong(i++, nowMs);
+      ps.setLong(i++, nowMs + r.lease().toMillis());
+      ps.setLong(i, nowMs + r.retention().toMillis());
+      return ps.executeUpdate() == 1;
+    } catch (SQLException e) {
+      if (isLostRace(e)) {
+        return false;
+      }
+      throw e;
+    }
+  }
+}
