@@ -93,7 +93,7 @@ final class SessionTools {
         .required(false).keepKeyArgument(true)
         .build();
     if (server.jdbcStore != null && !server.isUngated("stop_session")) {
-      return server.mcpGate.gateTransactional(tool, policy, server.jdbcStore.transactions(),
+      return server.mcpGate.gateSingleCommit(tool, policy, server.jdbcStore.singleCommit(),
           (exchange, request, scope, connection) -> stop(exchange, request, connection));
     }
     SyncToolSpecification plain = new SyncToolSpecification(tool, (exchange, request) -> {

@@ -130,7 +130,7 @@ final class AttemptRunner {
     }
   }
 
-  private static RuntimeException rethrow(ClaimId id, Throwable t) {
+  static RuntimeException rethrow(ClaimId id, Throwable t) {
     if (t instanceof RuntimeException re) {
       return re;
     }
@@ -140,7 +140,7 @@ final class AttemptRunner {
     return new ActionFailedException("the action of " + id + " failed", t);
   }
 
-  private static <R> void rollbackQuietly(TransactionScope<R> scope, R resource, Throwable cause) {
+  static <R> void rollbackQuietly(TransactionScope<R> scope, R resource, Throwable cause) {
     try {
       scope.rollback(resource);
     } catch (RuntimeException e) {

@@ -67,7 +67,7 @@ final class Claimer {
     }
   }
 
-  private ClaimOutcome told(ClaimOutcome outcome) {
+  ClaimOutcome told(ClaimOutcome outcome) {
     if (outcome instanceof ClaimOutcome.Refused refused) {
       events.refused(refused, 0);
     }
@@ -79,10 +79,24 @@ final class Claimer {
     LeaseToken token = LeaseToken.random();
     ClaimAttempt attempt = write(new ClaimRequest(id, hash, token, policy.lease(),
         policy.retention()));
-    ClaimRecord row = attempt.record();
     if (attempt instanceof ClaimAttempt.Acquired) {
-      return acquired(row, token);
+      return acquired(attempt.record(), token);
     }
+    return classify(call, hash, attempt, reconciliations);
+  }
+
+  /**
+   * Turns a row that a claim found (and did not take) into replayed or refused; a single-commit
+   * claim that found a committed row ends here too. The refusal is told to the listeners.
+   */
+  ClaimOutcome existing(ToolCall call, String hash, ClaimAttempt.Existing existing) {
+    return told(classify(call, hash, existing, 0));
+  }
+
+  private ClaimOutcome classify(ToolCall call, String hash, ClaimAttempt attempt,
+      int reconciliations) {
+    ClaimId id = call.id();
+    ClaimRecord row = attempt.record();
     if (!ArgumentHasher.matches(row.argsHash(), hash)) {
       return new ClaimOutcome.Refused(id, RefusalReason.CONFLICT, Duration.ZERO,
           "the key " + quote(id.key()) + " was used before for " + id.tool() + " with other"
@@ -125,7 +139,8 @@ final class Claimer {
     }
   }
 
-  private ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token) {
+  /** The claim of the row holding {@code token}; the listeners are told it was acquired. */
+  ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token) {
     if (!row.token().equals(token)) {
       throw new IllegalStateException("store " + store.getClass().getName()
           + " reported a claim of " + row.id() + " that its new token does not hold");

@@ -5,6 +5,7 @@ import static dev.mcpgate.core.internal.Checks.notNull;
 import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
@@ -50,6 +51,7 @@ public final class IdempotencyGate {
   private final Claimer claimer;
   private final ResultWriter writer;
   private final AttemptRunner runner;
+  private final SingleCommitRunner singleCommit;
   private final DirectScope direct;
 
   private IdempotencyGate(IdempotencyStore store, GatePolicy policy, ResultCodec codec,
@@ -63,6 +65,7 @@ public final class IdempotencyGate {
     this.claimer = new Claimer(store, policy, codec, events);
     this.writer = new ResultWriter(policy, codec, events);
     this.runner = new AttemptRunner(this, store, policy, writer, events, direct);
+    this.singleCommit = new SingleCommitRunner(this, policy, claimer, writer, events);
   }
 
   /**
@@ -139,6 +142,30 @@ public final class IdempotencyGate {
       return readBack(replayed, mapper);
     }
     return GateResult.Refused.of((ClaimOutcome.Refused) outcome);
+  }
+
+  /**
+   * Single-commit mode, for effects in the store's own database: the claim, the action's writes
+   * and the completion are one transaction and one commit. A concurrent duplicate waits on the
+   * database (at most the policy's in-flight wait) until that transaction ends, then replays its
+   * result, or runs if it rolled back; if the wait runs out, the call is refused as in progress.
+   * An exception of the action, or a crash, rolls everything back, the claim included: the key is
+   * free again at once, with no lease to wait out. Leases play no part here:
+   * {@link ClaimContext#extendLease} has nothing to extend.
+   *
+   * @param scope the unit of work that claims, for example a JDBC store's {@code singleCommit()}
+   * @param action the effect, which writes through the scope's resource
+   * @throws StoreUnavailableException if the transaction could not begin or claim (nothing ran),
+   *     or its commit failed (then whether it took effect is not known, and a retry with the
+   *     same key finds out)
+   */
+  public <T, R> GateResult<T> executeSingleCommit(ToolCall call, ResultMapper<T> mapper,
+      ClaimingScope<R> scope, ScopedAction<T, R> action) {
+    notNull(call, "call");
+    notNull(mapper, "mapper");
+    notNull(scope, "scope");
+    notNull(action, "action");
+    return singleCommit.run(call, hash(call), mapper, scope, action, r -> readBack(r, mapper));
   }
 
   private String hash(ToolCall call) {

@@ -11,7 +11,7 @@ final class H2Sql extends SelectThenInsertSql {
   private final String purgeSql;
 
   H2Sql(String table) {
-    super(table, "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)");
+    super(table, "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)", "");
     this.purgeSql = "DELETE FROM " + table + " WHERE expires_at_ms <= " + nowMs
         + " FETCH FIRST ? ROWS ONLY";
   }

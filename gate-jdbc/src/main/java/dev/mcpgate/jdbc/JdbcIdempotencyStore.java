@@ -10,6 +10,7 @@ import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
@@ -62,7 +63,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private final String table;
   private final SqlDialect sql;
   private final SqlFailures failures;
-  private final TransactionScope<Connection> transactions;
+  private final JdbcTransactionScope transactions;
 
   private JdbcIdempotencyStore(DataSource dataSource, JdbcDialect dialect, String table) {
     this.dataSource = dataSource;
@@ -70,7 +71,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     this.table = table;
     this.sql = dialect.sql(table);
     this.failures = new SqlFailures(dialect, table);
-    this.transactions = new JdbcTransactionScope(dataSource, sql, failures);
+    this.transactions = new JdbcTransactionScope(JdbcTransactionScope.pooled(dataSource), sql,
+        failures);
   }
 
   /**
@@ -180,6 +182,43 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    */
   public TransactionScope<Connection> transactions() {
     return transactions;
+  }
+
+  /**
+   * The unit of work of single-commit mode, for {@link
+   * dev.mcpgate.core.IdempotencyGate#executeSingleCommit}: a connection from this store's data
+   * source with a transaction open, in which the claim is written first, then the action's
+   * writes and the completion, committed once. A duplicate waits on the key's primary key for
+   * that transaction (a statement timeout of the in-flight wait, rounded up to whole seconds),
+   * then replays or runs. On PostgreSQL the claim raises no error inside the transaction; keep
+   * the default READ COMMITTED isolation there (and on H2). On MariaDB/MySQL the claim reads
+   * with {@code LOCK IN SHARE MODE}.
+   *
+   * <pre>{@code
+   * gate.executeSingleCommit(call, mapper, store.singleCommit(), (connection, ctx) -> {
+   *   try (var ps = connection.prepareStatement("UPDATE sessions SET ended_at = ? WHERE id = ?")) { ... }
+   *   return result;
+   * });
+   * }</pre>
+   *
+   * @return the scope
+   */
+  public ClaimingScope<Connection> singleCommit() {
+    return transactions;
+  }
+
+  /**
+   * Like {@link #singleCommit()}, on a connection the caller owns (to this store's database): each
+   * call begins a transaction on it, commits or rolls back, and leaves it open in auto-commit
+   * mode. The connection must not be in a transaction of its own when the call begins, and must
+   * not be used by another thread meanwhile.
+   *
+   * @param connection the caller's connection
+   * @return the scope
+   */
+  public ClaimingScope<Connection> singleCommit(Connection connection) {
+    return new JdbcTransactionScope(JdbcTransactionScope.callers(notNull(connection,
+        "connection")), sql, failures);
   }
 
   /** Builds a JDBC store; {@link #build()} checks that the table exists (or creates it). */

@@ -1,9 +1,12 @@
 package dev.mcpgate.jdbc;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimBusyException;
 import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.StoredResult;
-import dev.mcpgate.core.spi.TransactionScope;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -12,32 +15,92 @@ import javax.sql.DataSource;
 /**
  * The store's unit of work: a connection from its data source with a transaction open, in which
  * the action writes and the token-checked completion (or release) is written, then committed or
- * rolled back together.
+ * rolled back together; in single-commit mode, the claim is written in it first.
  */
-final class JdbcTransactionScope implements TransactionScope<Connection> {
-  private final DataSource dataSource;
+final class JdbcTransactionScope implements ClaimingScope<Connection> {
+  private final Connections connections;
   private final SqlDialect sql;
   private final SqlFailures failures;
 
-  JdbcTransactionScope(DataSource dataSource, SqlDialect sql, SqlFailures failures) {
-    this.dataSource = dataSource;
+  /** Where the scope's connection comes from, and what giving it back means. */
+  interface Connections {
+    Connection open() throws SQLException;
+
+    void giveBack(Connection c) throws SQLException;
+  }
+
+  JdbcTransactionScope(Connections connections, SqlDialect sql, SqlFailures failures) {
+    this.connections = connections;
     this.sql = sql;
     this.failures = failures;
   }
 
+  /** A connection from the pool for each unit of work, closed (given back) after it. */
+  static Connections pooled(DataSource dataSource) {
+    return new Connections() {
+      @Override
+      public Connection open() throws SQLException {
+        return dataSource.getConnection();
+      }
+
+      @Override
+      public void giveBack(Connection c) throws SQLException {
+        try {
+          c.setAutoCommit(true);
+        } finally {
+          c.close();
+        }
+      }
+    };
+  }
+
+  /** The caller's own connection, left open after each unit of work, in auto-commit mode. */
+  static Connections callers(Connection connection) {
+    return new Connections() {
+      @Override
+      public Connection open() {
+        return connection;
+      }
+
+      @Override
+      public void giveBack(Connection c) throws SQLException {
+        c.setAutoCommit(true);
+      }
+    };
+  }
+
   @Override
   public Connection begin() {
+    Connection c = null;
     try {
-      Connection c = dataSource.getConnection();
-      try {
-        c.setAutoCommit(false);
-        return c;
-      } catch (SQLException e) {
-        c.close();
-        throw e;
-      }
+      c = connections.open();
+      c.setAutoCommit(false);
+      return c;
     } catch (SQLException e) {
+      if (c != null) {
+        try {
+          connections.giveBack(c);
+        } catch (SQLException closing) {
+          e.addSuppressed(closing);
+        }
+      }
       throw failures.of("begin a transaction", e);
+    }
+  }
+
+  @Override
+  public ClaimAttempt claim(Connection c, ClaimRequest request, Duration wait) {
+    int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
+        (wait.toMillis() + 999) / 1000));
+    try {
+      return sql.claimInTransaction(c, request, seconds);
+    } catch (SQLException e) {
+      if (SqlDialect.isTimeout(e)) {
+        throw new ClaimBusyException("another transaction holds " + request.id()
+            + " uncommitted and did not end within " + seconds + " s", Duration.ofSeconds(seconds),
+            e);
+      }
+      throw failures.of("claim " + request.id(), e);
     }
   }
 
@@ -81,11 +144,7 @@ final class JdbcTransactionScope implements TransactionScope<Connection> {
   @Override
   public void close(Connection c) {
     try {
-      try {
-        c.setAutoCommit(true);
-      } finally {
-        c.close();
-      }
+      connections.giveBack(c);
     } catch (SQLException e) {
       throw failures.of("close a connection", e);
     }

@@ -9,19 +9,24 @@ import java.sql.SQLException;
  */
 final class MySqlFamilySql extends SelectThenInsertSql {
   private static final int ER_DUP_ENTRY = 1062;
+  private static final int ER_LOCK_DEADLOCK = 1213;
 
   private final String purgeSql;
 
   MySqlFamilySql(String table) {
     super(table,
-        "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)");
+        "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)",
+        // InnoDB's consistent reads keep the transaction's first snapshot (REPEATABLE READ):
+        // inside a transaction, read the latest committed row, waiting for an uncommitted one
+        " LOCK IN SHARE MODE");
     this.purgeSql = "DELETE FROM " + table + " WHERE expires_at_ms <= " + nowMs
         + " ORDER BY created_at_ms LIMIT ?";
   }
 
   @Override
   boolean isLostRace(SQLException e) {
-    return e.getErrorCode() == ER_DUP_ENTRY;
+    // a deadlock between two transactions that claim the same absent key rolls one back
+    return e.getErrorCode() == ER_DUP_ENTRY || e.getErrorCode() == ER_LOCK_DEADLOCK;
   }
 
   @Override

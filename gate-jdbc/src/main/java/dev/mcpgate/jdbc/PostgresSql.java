@@ -46,8 +46,12 @@ final class PostgresSql extends SqlDialect {
   }
 
   @Override
-  Read read(Connection c, ClaimRequest r) throws SQLException {
+  Read read(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds)
+      throws SQLException {
+    // under READ COMMITTED every statement sees what was committed before it began, inside a
+    // transaction too; the INSERT waits for another transaction's uncommitted row of the key
     try (PreparedStatement ps = c.prepareStatement(readSql)) {
+      ps.setQueryTimeout(timeoutSeconds);
       int i = bindKey(ps, 1, r.id());
       ps.setString(i++, r.argsHash());
       ps.setString(i++, r.token().value());
@@ -65,7 +69,7 @@ final class PostgresSql extends SqlDialect {
 
   /** The read tried the INSERT already; a read that saw no row lost a race: go round. */
   @Override
-  boolean insert(Connection c, ClaimRequest r, long nowMs) {
+  boolean insert(Connection c, ClaimRequest r, long nowMs, int timeoutSeconds) {
     return false;
   }
 

@@ -15,19 +15,30 @@ import java.sql.SQLException;
  */
 abstract class SelectThenInsertSql extends SqlDialect {
   private final String readSql;
+  private final String readLatestSql;
   private final String insertSql;
 
-  SelectThenInsertSql(String table, String nowMs) {
+  /**
+   * @param lockingRead how a read inside a transaction that lost a race sees the latest
+   *     committed row (and waits for an uncommitted one): a clause appended to the SELECT, or ""
+   *     where each statement sees the latest committed data anyway (READ COMMITTED). The first
+   *     read of a transaction is a plain one: its snapshot is current, and it takes no lock that
+   *     two racing transactions could deadlock on.
+   */
+  SelectThenInsertSql(String table, String nowMs, String lockingRead) {
     super(table, nowMs);
     this.readSql = "SELECT n.now_ms, t.* FROM (SELECT " + nowMs + " AS now_ms) n LEFT JOIN "
         + table + " t ON t.tenant = ? AND t.tool = ? AND t.idem_key = ?";
+    this.readLatestSql = readSql + lockingRead;
     this.insertSql = "INSERT INTO " + table + " (" + COLUMNS + ") VALUES"
         + " (?, ?, ?, ?, 'IN_PROGRESS', ?, 1, ?, ?, ?, NULL, NULL, NULL)";
   }
 
   @Override
-  final Read read(Connection c, ClaimRequest r) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(readSql)) {
+  final Read read(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(latest ? readLatestSql : readSql)) {
+      ps.setQueryTimeout(timeoutSeconds);
       bindKey(ps, 1, r.id());
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -37,8 +48,10 @@ abstract class SelectThenInsertSql extends SqlDialect {
   }
 
   @Override
-  final boolean insert(Connection c, ClaimRequest r, long nowMs) throws SQLException {
+  final boolean insert(Connection c, ClaimRequest r, long nowMs, int timeoutSeconds)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(insertSql)) {
+      ps.setQueryTimeout(timeoutSeconds);
       int i = bindKey(ps, 1, r.id());
       ps.setString(i++, r.argsHash());
       ps.setString(i++, r.token().value());

@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -96,8 +97,15 @@ abstract class SqlDialect {
    */
   record Read(ClaimRecord row, long nowMs, boolean inserted) {}
 
-  /** Reads the key's row and the store's clock in one statement (PostgreSQL also inserts). */
-  abstract Read read(Connection c, ClaimRequest r) throws SQLException;
+  /**
+   * Reads the key's row and the store's clock in one statement (PostgreSQL also inserts).
+   *
+   * @param latest true when, inside a single-commit transaction, a race was lost: the read must
+   *     see the row committed since the transaction's first read (and wait for an uncommitted
+   *     one)
+   */
+  abstract Read read(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds)
+      throws SQLException;
 
   /**
    * Inserts the claim's row, attempt 1, with times from {@code nowMs} (the store's clock, read a
@@ -105,7 +113,8 @@ abstract class SqlDialect {
    *
    * @return false when another attempt inserted the key first
    */
-  abstract boolean insert(Connection c, ClaimRequest r, long nowMs) throws SQLException;
+  abstract boolean insert(Connection c, ClaimRequest r, long nowMs, int timeoutSeconds)
+      throws SQLException;
 
   /** @return a DELETE of at most {@code ?} expired rows */
   abstract String purgeSql();
@@ -118,27 +127,41 @@ abstract class SqlDialect {
     return false;
   }
 
+  /**
+   * @return true when a statement gave up waiting for another transaction's lock: a query
+   *     timeout (JDBC's own, PostgreSQL 57014, MariaDB 1969/3024), a lock wait timeout
+   *     (MariaDB/MySQL 1205, H2 50200)
+   */
+  static boolean isTimeout(SQLException e) {
+    int code = e.getErrorCode();
+    return e instanceof SQLTimeoutException || "57014".equals(e.getSQLState())
+        || "55P03".equals(e.getSQLState()) || code == 1205 || code == 1969 || code == 3024
+        || code == 50200;
+  }
+
   /** Claims atomically; see {@link dev.mcpgate.core.spi.IdempotencyStore#claim}. */
   final ClaimAttempt claim(Connection c, ClaimRequest r) throws SQLException {
+    return claim(c, r, false, 0);
+  }
+
+  /**
+   * Claims inside the connection's open transaction (single-commit mode); a statement that waits
+   * for another transaction's uncommitted claim gives up after {@code timeoutSeconds}.
+   *
+   * @throws SQLException for which {@link #isTimeout} is true, when the wait ran out
+   */
+  final ClaimAttempt claimInTransaction(Connection c, ClaimRequest r, int timeoutSeconds)
+      throws SQLException {
+    return claim(c, r, true, timeoutSeconds);
+  }
+
+  private ClaimAttempt claim(Connection c, ClaimRequest r, boolean inTransaction,
+      int timeoutSeconds) throws SQLException {
     for (int round = 0; round < CLAIM_ROUNDS; round++) {
-      Read read = read(c, r);
-      Instant now = Instant.ofEpochMilli(read.nowMs());
-      if (read.inserted()) {
-        return new ClaimAttempt.Acquired(read.row(), now);
-      }
-      if (read.row() == null) {
-        if (insert(c, r, read.nowMs())) {
-          return new ClaimAttempt.Acquired(newRow(r, 1, read.nowMs()), now);
-        }
-        continue;
-      }
-      if (!Takeover.allowed(read.row(), r.argsHash(), now)) {
-        return new ClaimAttempt.Existing(read.row(), now);
-      }
-      int attempt = Takeover.nextAttempt(read.row(), now);
       try {
-        if (takeOver(c, r, read.row().token(), attempt, read.nowMs())) {
-          return new ClaimAttempt.Acquired(newRow(r, attempt, read.nowMs()), now);
+        ClaimAttempt attempt = claimOnce(c, r, inTransaction && round > 0, timeoutSeconds);
+        if (attempt != null) {
+          return attempt;
         }
       } catch (SQLException e) {
         if (!isLostRace(e)) {
@@ -147,6 +170,26 @@ abstract class SqlDialect {
       }
     }
     throw new SQLException("claim of " + r.id() + " lost " + CLAIM_ROUNDS + " races in a row");
+  }
+
+  /** @return the claim's answer, or null when a race was lost and the claim goes round */
+  private ClaimAttempt claimOnce(Connection c, ClaimRequest r, boolean latest,
+      int timeoutSeconds) throws SQLException {
+    Read read = read(c, r, latest, timeoutSeconds);
+    Instant now = Instant.ofEpochMilli(read.nowMs());
+    if (read.inserted()) {
+      return new ClaimAttempt.Acquired(read.row(), now);
+    }
+    if (read.row() == null) {
+      return insert(c, r, read.nowMs(), timeoutSeconds)
+          ? new ClaimAttempt.Acquired(newRow(r, 1, read.nowMs()), now) : null;
+    }
+    if (!Takeover.allowed(read.row(), r.argsHash(), now)) {
+      return new ClaimAttempt.Existing(read.row(), now);
+    }
+    int attempt = Takeover.nextAttempt(read.row(), now);
+    return takeOver(c, r, read.row().token(), attempt, read.nowMs(), timeoutSeconds)
+        ? new ClaimAttempt.Acquired(newRow(r, attempt, read.nowMs()), now) : null;
   }
 
   /** The row a claim writes: in progress, held by its token, times from the store's clock. */
@@ -161,8 +204,9 @@ abstract class SqlDialect {
    * still be taken at {@code nowMs}.
    */
   private boolean takeOver(Connection c, ClaimRequest r, LeaseToken readToken, int attempt,
-      long nowMs) throws SQLException {
+      long nowMs, int timeoutSeconds) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(takeoverSql)) {
+      ps.setQueryTimeout(timeoutSeconds);
       ps.setString(1, r.argsHash());
       ps.setString(2, r.token().value());
       ps.setInt(3, attempt);

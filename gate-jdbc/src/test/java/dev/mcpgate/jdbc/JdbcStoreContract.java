@@ -10,6 +10,7 @@ import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseLostException;
+import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
@@ -27,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,7 +70,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
     return new int[] {16, 1000};
   }
 
-  private List<String> effects() throws SQLException {
+  List<String> effects() throws SQLException {
     try (Connection c = dataSource().getConnection();
         PreparedStatement ps = c.prepareStatement(
             "SELECT note FROM " + EFFECTS + " WHERE tenant = ? ORDER BY note")) {
@@ -82,7 +85,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
     }
   }
 
-  private void insertEffect(Connection c, String note) throws SQLException {
+  void insertEffect(Connection c, String note) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement("INSERT INTO " + EFFECTS + " (tenant, note) VALUES (?, ?)")) {
       ps.setString(1, tenant);
@@ -203,6 +206,132 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
         .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(LeaseLostException.class);
     assertThat(effects()).containsExactly("winner");
     assertThat(store.find(call.id()).orElseThrow().state()).isEqualTo(ClaimState.COMPLETED);
+  }
+
+  // ------------------------------------------------------------------ single-commit mode
+
+  @Test
+  void singleCommitRacersWriteOneBusinessRowAndReplayItsResult() throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    IdempotencyGate gate = IdempotencyGate.builder(jdbc)
+        .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(60)).build()).build();
+    int threads = threadsOnOneKey();
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch start = new CountDownLatch(1);
+    List<CompletableFuture<GateResult<String>>> calls = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      for (int i = 0; i < threads; i++) {
+        calls.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            start.await();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+          return gate.executeSingleCommit(call("one-commit", Map.of("session_id", "s1")),
+              ResultMapper.utf8(), jdbc.singleCommit(), (c, ctx) -> {
+                int n = runs.incrementAndGet();
+                insertEffect(c, "stopped " + n);
+                Thread.sleep(50);
+                return "stopped s1, run " + n;
+              });
+        }, pool));
+      }
+      start.countDown();
+      int executed = 0;
+      int replayed = 0;
+      for (CompletableFuture<GateResult<String>> f : calls) {
+        GateResult<String> r = f.get(120, TimeUnit.SECONDS);
+        if (r instanceof GateResult.Executed<String> e) {
+          executed++;
+          assertThat(e.value()).isEqualTo("stopped s1, run 1");
+        } else if (r instanceof GateResult.Replayed<String> rp) {
+          replayed++;
+          assertThat(rp.value()).isEqualTo("stopped s1, run 1");
+        } else {
+          throw new AssertionError("unexpected " + r);
+        }
+      }
+      assertThat(runs).hasValue(1);
+      assertThat(executed).isEqualTo(1);
+      assertThat(replayed).isEqualTo(threads - 1);
+      assertThat(effects()).containsExactly("stopped 1");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void singleCommitActionThatThrowsLeavesNeitherItsWritesNorTheClaim() throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    IdempotencyGate gate = IdempotencyGate.builder(jdbc).build();
+    ToolCall call = call("one-commit-fail", Map.of());
+
+    assertThatThrownBy(() -> gate.executeSingleCommit(call, ResultMapper.utf8(),
+        jdbc.singleCommit(), (c, ctx) -> {
+          insertEffect(c, "half");
+          throw new IllegalStateException("validation failed");
+        })).hasMessage("validation failed");
+    assertThat(effects()).isEmpty();
+    assertThat(store.find(call.id())).isEmpty();
+
+    GateResult<String> retry = gate.executeSingleCommit(call, ResultMapper.utf8(),
+        jdbc.singleCommit(), (c, ctx) -> {
+          insertEffect(c, "whole");
+          return "done";
+        });
+    assertThat(retry).isInstanceOf(GateResult.Executed.class);
+    assertThat(effects()).containsExactly("whole");
+  }
+
+  @Test
+  void singleCommitDuplicateThatWaitsPastTheInFlightWaitIsRefusedInProgress() throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    IdempotencyGate gate = IdempotencyGate.builder(jdbc)
+        .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(1)).build()).build();
+    ToolCall call = call("one-commit-slow", Map.of("session_id", "s2"));
+    CountDownLatch acting = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    CompletableFuture<GateResult<String>> first = CompletableFuture.supplyAsync(() ->
+        gate.executeSingleCommit(call, ResultMapper.utf8(), jdbc.singleCommit(), (c, ctx) -> {
+          insertEffect(c, "slow");
+          acting.countDown();
+          finish.await(60, TimeUnit.SECONDS);
+          return "slow done";
+        }));
+    assertThat(acting.await(30, TimeUnit.SECONDS)).isTrue();
+
+    GateResult<String> duplicate = gate.executeSingleCommit(call, ResultMapper.utf8(),
+        jdbc.singleCommit(), (c, ctx) -> "must not run");
+    finish.countDown();
+
+    assertThat(duplicate).isInstanceOfSatisfying(GateResult.Refused.class, r -> {
+      assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
+      assertThat(r.retryAfter()).isPositive();
+    });
+    assertThat(first.get(60, TimeUnit.SECONDS)).isInstanceOf(GateResult.Executed.class);
+    assertThat(gate.executeSingleCommit(call, ResultMapper.utf8(), jdbc.singleCommit(),
+        (c, ctx) -> "must not run either")).isInstanceOfSatisfying(GateResult.Replayed.class,
+        r -> assertThat(r.value()).isEqualTo("slow done"));
+    assertThat(effects()).containsExactly("slow");
+  }
+
+  @Test
+  void singleCommitOnTheCallersConnectionLeavesItOpenInAutoCommit() throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    IdempotencyGate gate = IdempotencyGate.builder(jdbc).build();
+    try (Connection mine = dataSource().getConnection()) {
+      GateResult<String> r = gate.executeSingleCommit(call("own-conn", Map.of()),
+          ResultMapper.utf8(), jdbc.singleCommit(mine), (c, ctx) -> {
+            assertThat(c).isSameAs(mine);
+            insertEffect(c, "mine");
+            return "ok";
+          });
+      assertThat(r).isInstanceOf(GateResult.Executed.class);
+      assertThat(mine.isClosed()).isFalse();
+      assertThat(mine.getAutoCommit()).isTrue();
+    }
+    assertThat(effects()).containsExactly("mine");
   }
 
   // ------------------------------------------------------------------ schema

@@ -12,12 +12,19 @@ import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.GatePolicy;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -134,6 +141,46 @@ class PostgresStoreTest extends JdbcStoreContract {
       assertThat(counts[1]).as("HOT updates of %s", counts[0])
           .isGreaterThanOrEqualTo(counts[0] * 9 / 10);
     }
+  }
+
+  @Test
+  void afterAKilledProcessTheSingleCommitRetryRunsOnceAtOnce() throws Exception {
+    TestDatabases.Target target = TestDatabases.postgres();
+    String classPath = System.getProperty("surefire.test.class.path",
+        System.getProperty("java.class.path"));
+    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
+        .toString(), "-cp", classPath, SingleCommitChild.class.getName(), target.url(),
+        target.user() == null ? "" : target.user(),
+        target.password() == null ? "" : target.password(), tenant, "crash-1")
+        .redirectErrorStream(true).start();
+    try (BufferedReader out = new BufferedReader(
+        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      do {
+        line = out.readLine();
+      } while (line != null && !line.equals("ACTING"));
+      assertThat(line).as("the child reached its action").isEqualTo("ACTING");
+      child.destroyForcibly();   // SIGKILL: no rollback from the child, no goodbye
+      assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      child.destroyForcibly();
+    }
+
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    IdempotencyGate gate = IdempotencyGate.builder(jdbc)
+        .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(5)).build()).build();
+    long started = System.nanoTime();
+    GateResult<String> retry = gate.executeSingleCommit(
+        ToolCall.of(tenant, "stop_session", "crash-1", Map.of()), ResultMapper.utf8(),
+        jdbc.singleCommit(), (c, ctx) -> {
+          insertEffect(c, "retry");
+          return "stopped by the retry, attempt " + ctx.attempt();
+        });
+    long tookMs = (System.nanoTime() - started) / 1_000_000;
+
+    assertThat(retry).as("after %s ms", tookMs).isInstanceOfSatisfying(GateResult.Executed.class,
+        e -> assertThat(e.value()).isEqualTo("stopped by the retry, attempt 1"));
+    assertThat(effects()).as("the killed process's write rolled back").containsExactly("retry");
   }
 
   /** {n_tup_upd, n_tup_hot_upd}, once the statistics show at least {@code expected} updates. */

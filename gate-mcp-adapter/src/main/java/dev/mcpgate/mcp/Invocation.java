@@ -6,14 +6,15 @@ import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.TransactionScope;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.function.Function;
 
 /**
- * How a gated tool's handler runs: straight, or inside a unit of work that its stored result
- * shares. Each way runs the handler gated (through the gate) or, for a call without a key where
+ * How a gated tool's handler runs: straight, inside a unit of work that its stored result
+ * shares, or in single-commit mode. Each way runs the handler gated (through the gate) or, for a call without a key where
  * keys are optional, ungated.
  */
 sealed interface Invocation {
@@ -43,6 +44,29 @@ sealed interface Invocation {
     @Override
     public CallToolResult ungated(CallToolRequest request) {
       return handler.apply(request);
+    }
+  }
+
+  /**
+   * Single-commit mode: the claim, the handler's writes and the stored result are one
+   * transaction (see {@link IdempotencyGate#executeSingleCommit}).
+   */
+  record SingleCommit<R>(String tool, ClaimingScope<R> scope, Transactional.Handler<R> handler)
+      implements Invocation {
+    @Override
+    public GateResult<CallToolResult> gated(IdempotencyGate gate, ToolCall call,
+        ResultMapper<CallToolResult> mapper, Function<ClaimContext, CallToolRequest> requestFor) {
+      return gate.executeSingleCommit(call, mapper, scope, (resource, ctx) -> {
+        CallToolRequest request = requestFor.apply(ctx);
+        try (GatedClaim.Scope bound = GatedClaim.bind(request, ctx)) {
+          return handler.run(request, resource);
+        }
+      });
+    }
+
+    @Override
+    public CallToolResult ungated(CallToolRequest request) {
+      return new Transactional<>(tool, scope, handler).ungated(request);
     }
   }
 

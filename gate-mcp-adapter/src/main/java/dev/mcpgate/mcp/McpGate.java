@@ -4,6 +4,7 @@ import static dev.mcpgate.core.internal.Checks.notNull;
 
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.TransactionScope;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -156,7 +157,32 @@ public final class McpGate {
   }
 
   /**
-   * The handler of a {@linkplain #gateTransactional transactional} tool.
+   * Like {@link #gateTransactional}, in single-commit mode: the claim, the handler's writes and
+   * the stored result are one transaction and one commit (see
+   * {@link IdempotencyGate#executeSingleCommit}). A duplicate waits for that transaction, at most
+   * the in-flight wait, then gets its result; a handler that throws, or a crash, rolls everything
+   * back and frees the key at once.
+   *
+   * @param scope the unit of work that claims, for example {@code jdbcStore.singleCommit()}
+   * @throws IllegalArgumentException if the tool is annotated read-only
+   */
+  public <R> McpServerFeatures.SyncToolSpecification gateSingleCommit(McpSchema.Tool tool,
+      ToolPolicy policy, ClaimingScope<R> scope, TransactionalHandler<R> handler) {
+    notNull(scope, "scope");
+    notNull(handler, "handler");
+    GatedTool g = gated(tool, policy);
+    if (g == null) {
+      throw new IllegalArgumentException("tool " + tool.name() + " is annotated read-only;"
+          + " a single-commit write tool must not be");
+    }
+    return new McpServerFeatures.SyncToolSpecification(g.tool(), (exchange, request) ->
+        g.call(exchange.transportContext(), request, new Invocation.SingleCommit<>(tool.name(),
+            scope, (r, resource) -> handler.handle(exchange, r, scope, resource))));
+  }
+
+  /**
+   * The handler of a {@linkplain #gateTransactional transactional} or
+   * {@linkplain #gateSingleCommit single-commit} tool.
    *
    * @param <R> the resource type (a {@code java.sql.Connection})
    */
