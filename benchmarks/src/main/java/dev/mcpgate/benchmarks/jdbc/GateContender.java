@@ -1,0 +1,79 @@
+package dev.mcpgate.benchmarks.jdbc;
+
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.jdbc.JdbcIdempotencyStore;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/** MCP Gate's JDBC store, in each of its three ways of running an action. */
+final class GateContender implements Contender {
+  private static final String RESULT = "x".repeat(64);
+
+  /** How the gated action runs. */
+  enum Mode {
+    /** {@code gate.execute}: claim, a no-op action, completion; two commits. */
+    PLAIN("MCP Gate, plain"),
+    /** The store's transaction scope: claim; then the business INSERT and the completion, one commit. */
+    TRANSACTIONAL("MCP Gate, transactional + INSERT"),
+    /** Single-commit mode: the claim, the business INSERT and the completion in one commit. */
+    SINGLE_COMMIT("MCP Gate, single-commit + INSERT");
+
+    final String label;
+
+    Mode(String label) {
+      this.label = label;
+    }
+  }
+
+  private final Mode mode;
+  private JdbcIdempotencyStore store;
+  private IdempotencyGate gate;
+
+  GateContender(Mode mode) {
+    this.mode = mode;
+  }
+
+  @Override
+  public String name() {
+    return mode.label;
+  }
+
+  @Override
+  public void reset(DataSource dataSource, Database database) throws Exception {
+    Sql.execute(dataSource, "DROP TABLE IF EXISTS bench_claims");
+    Sql.createBusinessTable(dataSource);
+    store = JdbcIdempotencyStore.builder(dataSource).tableName("bench_claims")
+        .createSchemaIfMissing(true).build();
+    gate = IdempotencyGate.builder(store).build();
+  }
+
+  private GateResult<String> call(String key) {
+    ToolCall call = ToolCall.of("acme", "stop_session", key, Map.of("session_id", key));
+    return switch (mode) {
+      case PLAIN -> gate.execute(call, ResultMapper.utf8(), ctx -> RESULT);
+      case TRANSACTIONAL -> gate.execute(call, ResultMapper.utf8(), store.transactions(),
+          (c, ctx) -> {
+            Sql.insertBusinessRow(c, key);
+            return RESULT;
+          });
+      case SINGLE_COMMIT -> gate.executeSingleCommit(call, ResultMapper.utf8(),
+          store.singleCommit(), (c, ctx) -> {
+            Sql.insertBusinessRow(c, key);
+            return RESULT;
+          });
+    };
+  }
+
+  @Override
+  public void fresh(String key) {
+    Sql.expect(call(key) instanceof GateResult.Executed, "not executed", key);
+  }
+
+  @Override
+  public void replay(String key) {
+    Sql.expect(call(key) instanceof GateResult.Replayed, "not replayed", key);
+  }
+}
