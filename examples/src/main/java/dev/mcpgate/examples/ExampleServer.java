@@ -11,6 +11,8 @@ import dev.mcpgate.jdbc.JdbcIdempotencyStore;
 import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.mcp.TenantResolver;
 import dev.mcpgate.mcp.ToolPolicy;
+import dev.mcpgate.redis.RedisIdempotencyStore;
+import io.lettuce.core.RedisURI;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import java.net.URI;
@@ -18,6 +20,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -32,15 +35,23 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 final class ExampleServer implements AutoCloseable {
 
   /**
-   * @param jdbcUrl the business database, and the claim store unless dynamoEndpoint is set
+   * @param jdbcUrl the business database, and the claim store unless another store is given
    * @param dynamoEndpoint a DynamoDB endpoint for the claims, or null
+   * @param redisUrl a Redis URL for the claims, or null
    * @param tenants how each call's tenant is told
    * @param ungated tools to leave ungated (only to show, in tests, what the gate prevents)
    */
-  record Config(String jdbcUrl, String dynamoEndpoint, TenantResolver tenants,
-      java.util.Set<String> ungated) {
-    Config(String jdbcUrl, String dynamoEndpoint, TenantResolver tenants) {
-      this(jdbcUrl, dynamoEndpoint, tenants, java.util.Set.of());
+  record Config(String jdbcUrl, String dynamoEndpoint, String redisUrl, TenantResolver tenants,
+      Set<String> ungated) {
+    Config {
+      if (dynamoEndpoint != null && redisUrl != null) {
+        throw new IllegalArgumentException("claims go to one store: give --dynamodb-endpoint or"
+            + " --redis-url, not both");
+      }
+    }
+
+    Config(String jdbcUrl, String dynamoEndpoint, String redisUrl, TenantResolver tenants) {
+      this(jdbcUrl, dynamoEndpoint, redisUrl, tenants, Set.of());
     }
   }
 
@@ -51,8 +62,9 @@ final class ExampleServer implements AutoCloseable {
   final McpGate mcpGate;
   final Externals externals = new Externals();
   final TenantResolver tenants;
-  private final java.util.Set<String> ungated;
+  private final Set<String> ungated;
   private final DynamoDbClient dynamo;
+  private final RedisIdempotencyStore redis;
   private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
   final StoryTools stories;
   final SessionTools sessions;
@@ -60,7 +72,7 @@ final class ExampleServer implements AutoCloseable {
 
   ExampleServer(Config config) {
     this.tenants = config.tenants();
-    this.ungated = java.util.Set.copyOf(config.ungated());
+    this.ungated = Set.copyOf(config.ungated());
     HikariConfig pool = new HikariConfig();
     pool.setJdbcUrl(config.jdbcUrl());
     pool.setMaximumPoolSize(16);
@@ -84,8 +96,15 @@ final class ExampleServer implements AutoCloseable {
       d.createTableIfMissing();
       this.store = d;
       this.jdbcStore = null;
+      this.redis = null;
+    } else if (config.redisUrl() != null) {
+      this.dynamo = null;
+      this.redis = RedisIdempotencyStore.builder(RedisURI.create(config.redisUrl())).build();
+      this.store = redis;
+      this.jdbcStore = null;
     } else {
       this.dynamo = null;
+      this.redis = null;
       this.jdbcStore = JdbcIdempotencyStore.builder(dataSource).createSchemaIfMissing(true).build();
       this.store = jdbcStore;
     }
@@ -141,14 +160,19 @@ final class ExampleServer implements AutoCloseable {
 
   /** @return a description of where claims are kept, for the logs */
   String storeDescription() {
-    return jdbcStore != null ? jdbcStore.dialect() + " table " + jdbcStore.tableName()
-        : "DynamoDB table " + ((DynamoDbIdempotencyStore) store).tableName();
+    if (jdbcStore != null) {
+      return jdbcStore.dialect() + " table " + jdbcStore.tableName();
+    }
+    return redis != null ? "Redis" : "DynamoDB table " + ((DynamoDbIdempotencyStore) store).tableName();
   }
 
   @Override
   public void close() {
     if (dynamo != null) {
       dynamo.close();
+    }
+    if (redis != null) {
+      redis.close();
     }
     dataSource.close();
   }

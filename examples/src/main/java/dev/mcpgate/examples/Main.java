@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
  * java -jar mcpgate-examples.jar demo
  * options: --jdbc-url URL (PostgreSQL, MariaDB or H2; default: an H2 file)
  *          --dynamodb-endpoint URL (claims in DynamoDB; business data stays in the JDBC database)
+ *          --redis-url URL (claims in Redis; business data stays in the JDBC database)
  * </pre>
  */
 public final class Main {
@@ -30,7 +31,8 @@ public final class Main {
       "options:",
       "  --jdbc-url URL           business data and claims (default: an H2 file in",
       "                           ./mcpgate-example-data; the demo uses a fresh temporary one)",
-      "  --dynamodb-endpoint URL  keep the claims in DynamoDB (e.g. http://127.0.0.1:4567)");
+      "  --dynamodb-endpoint URL  keep the claims in DynamoDB (e.g. http://127.0.0.1:4567)",
+      "  --redis-url URL          keep the claims in Redis (e.g. redis://127.0.0.1:6379)");
 
   private Main() {}
 
@@ -48,6 +50,11 @@ public final class Main {
     String command = rest.remove(0);
     String jdbcUrl = option(rest, "--jdbc-url");
     String dynamo = option(rest, "--dynamodb-endpoint");
+    String redis = option(rest, "--redis-url");
+    if (dynamo != null && redis != null) {
+      err.println("give --dynamodb-endpoint or --redis-url, not both\n" + USAGE);
+      return 2;
+    }
     boolean stdio = rest.remove("--stdio");
     String httpPort = option(rest, "--http");
     if (!rest.isEmpty()) {
@@ -60,7 +67,7 @@ public final class Main {
           Path dir = Files.createTempDirectory("mcpgate-demo");
           jdbcUrl = "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath();
         }
-        try (ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamo,
+        try (ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamo, redis,
             TenantResolver.fromTransportContext("tenant")))) {
           Demo.Report report = new Demo(server).run();
           report.print(out);
@@ -88,7 +95,8 @@ public final class Main {
         }
         TenantResolver tenants = stdio ? TenantResolver.fixed("local")
             : TenantResolver.fromTransportContext("tenant");
-        ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamo, tenants));
+        ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamo, redis,
+            tenants));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
         if (stdio) {

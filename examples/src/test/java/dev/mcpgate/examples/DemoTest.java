@@ -19,8 +19,13 @@ import org.junit.jupiter.api.Test;
 class DemoTest {
 
   static Demo.Report demo(String jdbcUrl, String dynamoEndpoint) throws Exception {
+    return demo(jdbcUrl, dynamoEndpoint, null);
+  }
+
+  static Demo.Report demo(String jdbcUrl, String dynamoEndpoint, String redisUrl)
+      throws Exception {
     try (ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamoEndpoint,
-        TenantResolver.fromTransportContext("tenant")))) {
+        redisUrl, TenantResolver.fromTransportContext("tenant")))) {
       return new Demo(server).run();
     }
   }
@@ -82,6 +87,11 @@ class DemoTest {
   @Test
   void demoWithClaimsInDynamodb() throws Exception {
     assertNothingRanTwice(demo(h2(), env("MCPGATE_TEST_DYNAMODB_ENDPOINT")));
+  }
+
+  @Test
+  void demoWithClaimsInRedis() throws Exception {
+    assertNothingRanTwice(demo(h2(), null, env("MCPGATE_TEST_REDIS_URL")));
   }
 
   @Test

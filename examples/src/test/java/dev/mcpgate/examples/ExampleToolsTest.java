@@ -34,7 +34,7 @@ class ExampleToolsTest {
 
   private McpSyncClient start(Set<String> ungated) throws Exception {
     String url = "jdbc:h2:file:" + Files.createTempDirectory("mcpgate-kit").resolve("db");
-    server = new ExampleServer(new ExampleServer.Config(url, null,
+    server = new ExampleServer(new ExampleServer.Config(url, null, null,
         TenantResolver.fromTransportContext("tenant"), ungated));
     http = Transports.http(0, server.tools());
     client = McpClient.sync(HttpClientStreamableHttpTransport

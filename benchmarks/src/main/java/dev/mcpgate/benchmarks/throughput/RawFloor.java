@@ -1,4 +1,4 @@
-package dev.mcpgate.benchmarks.jdbc;
+package dev.mcpgate.benchmarks.throughput;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,4 +1,4 @@
-package dev.mcpgate.benchmarks.jdbc;
+package dev.mcpgate.benchmarks.throughput;
 
 import javax.sql.DataSource;
 import org.springframework.integration.jdbc.metadata.JdbcMetadataStore;

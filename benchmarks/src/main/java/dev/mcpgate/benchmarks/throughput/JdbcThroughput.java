@@ -1,4 +1,4 @@
-package dev.mcpgate.benchmarks.jdbc;
+package dev.mcpgate.benchmarks.throughput;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * floors. A throughput harness, not JMH: the work is a database round trip, not a JIT-sized loop.
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar dev.mcpgate.benchmarks.jdbc.JdbcThroughput \
+ * java -cp benchmarks/target/benchmarks.jar dev.mcpgate.benchmarks.throughput.JdbcThroughput \
  *     "jdbc:postgresql://127.0.0.1:5432/test?user=postgres" 8 3000 3
  * </pre>
  * Arguments: JDBC URL, threads, keys per round, rounds, and optionally words that pick
@@ -79,11 +79,13 @@ public final class JdbcThroughput {
     System.exit(0);   // Camel's context keeps non-daemon threads
   }
 
-  private interface KeyAction {
+  /** One operation on one key. */
+  interface KeyAction {
     void run(String key) throws Exception;
   }
 
-  private static double perSecond(int threads, List<String> keys, KeyAction action)
+  /** @return how many keys a second {@code threads} threads get through, each key once */
+  static double perSecond(int threads, List<String> keys, KeyAction action)
       throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     AtomicInteger next = new AtomicInteger();
@@ -109,7 +111,7 @@ public final class JdbcThroughput {
     return keys.size() / (nanos / 1e9);
   }
 
-  private static double median(List<double[]> runs, int column) {
+  static double median(List<double[]> runs, int column) {
     double[] values = runs.stream().mapToDouble(r -> r[column]).sorted().toArray();
     return values.length % 2 == 1 ? values[values.length / 2]
         : (values[values.length / 2 - 1] + values[values.length / 2]) / 2;

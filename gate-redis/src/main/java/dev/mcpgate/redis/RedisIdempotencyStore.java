@@ -1,0 +1,331 @@
+package dev.mcpgate.redis;
+
+import static dev.mcpgate.core.internal.Checks.notNull;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.internal.Checks;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The Redis (and Valkey) store: one hash per claim, every operation one server-side script, so a
+ * replay is one round trip in memory and a fresh call two.
+ *
+ * <pre>{@code
+ * RedisIdempotencyStore store = RedisIdempotencyStore.builder(RedisURI.create("redis://127.0.0.1:6379"))
+ *     .keyPrefix("mcpgate:")          // the default
+ *     .build();
+ * ...
+ * store.close();                      // closes the connection (and the client it made)
+ * }</pre>
+ *
+ * <ul>
+ *   <li>claim, complete, release, extend and mark-unknown are each one script ({@code EVALSHA}),
+ *       atomic on the server; complete and release are conditional on the lease token; the
+ *       claim follows the SPI's one takeover rule.</li>
+ *   <li>The decision clock is the server's ({@code TIME} inside the script), not the JVM's.</li>
+ *   <li>Retention and lease are the key's own expiry: Redis removes a claim by itself, a grace
+ *       after it expired ({@link Builder#expiryGrace}); {@link #purgeExpired} removes them
+ *       sooner.</li>
+ *   <li>All of a claim is one key, so in Redis Cluster it lives in one hash slot. Tenant, tool
+ *       and key are length-prefixed and written losslessly in the key, so no two identities
+ *       share one.</li>
+ *   <li>Durability is Redis's: with AOF {@code everysec}, or a failover to a replica that had
+ *       not received the last writes, a claim can vanish, and a retry then runs again. See
+ *       docs/stores.md for when to pick Redis and when a database.</li>
+ *   <li>A Redis that cannot be reached fails closed: {@link StoreUnavailableException}, the
+ *       action did not run. The store built from a {@link RedisURI} rejects commands at once
+ *       while disconnected (and reconnects by itself); one built on your {@link RedisClient}
+ *       follows that client's options.</li>
+ * </ul>
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore, AutoCloseable {
+  private final RedisClient ownedClient;
+  private final StatefulRedisConnection<byte[], byte[]> connection;
+  private final RedisCommands<byte[], byte[]> redis;
+  private final ScriptRunner scripts;
+  private final ClaimKeys keys;
+  private final byte[] graceMs;
+  private final ScriptRunner.Script claim;
+  private final ScriptRunner.Script complete;
+  private final ScriptRunner.Script release;
+  private final ScriptRunner.Script extend;
+  private final ScriptRunner.Script markUnknown;
+  private final ScriptRunner.Script purge;
+
+  private RedisIdempotencyStore(Builder b, RedisClient client, RedisClient owned) {
+    this.ownedClient = owned;
+    this.connection = connect(client, owned);
+    this.redis = connection.sync();
+    this.scripts = new ScriptRunner(redis);
+    this.keys = new ClaimKeys(b.prefix);
+    this.graceMs = ascii(b.grace.toMillis());
+    this.claim = ScriptRunner.Script.of(redis, Scripts.CLAIM);
+    this.complete = ScriptRunner.Script.of(redis, Scripts.COMPLETE);
+    this.release = ScriptRunner.Script.of(redis, Scripts.RELEASE);
+    this.extend = ScriptRunner.Script.of(redis, Scripts.EXTEND);
+    this.markUnknown = ScriptRunner.Script.of(redis, Scripts.MARK_UNKNOWN);
+    this.purge = ScriptRunner.Script.of(redis, Scripts.PURGE);
+  }
+
+  private static StatefulRedisConnection<byte[], byte[]> connect(RedisClient client,
+      RedisClient owned) {
+    try {
+      return client.connect(ByteArrayCodec.INSTANCE);
+    } catch (RedisException e) {
+      if (owned != null) {
+        owned.shutdown();
+      }
+      throw new StoreUnavailableException("could not connect to Redis: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A store on its own client for {@code uri}: commands are rejected at once while disconnected
+   * (so an unreachable Redis fails closed without waiting), time out after 5 s, and the client
+   * reconnects by itself.
+   *
+   * @param uri where Redis is ({@code redis://host:6379}, {@code rediss://...}, Sentinel URIs)
+   * @return a builder
+   */
+  public static Builder builder(RedisURI uri) {
+    return new Builder(notNull(uri, "uri"), null);
+  }
+
+  /**
+   * A store on your client, with your client's options; {@link #close()} closes only the
+   * connection the store opened.
+   *
+   * @param client a Lettuce client
+   * @return a builder
+   */
+  public static Builder builder(RedisClient client) {
+    return new Builder(null, notNull(client, "client"));
+  }
+
+  private static byte[] ascii(long value) {
+    return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static byte[] utf8(String value) {
+    return value.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String text(Object value) {
+    return value == null ? null : new String((byte[]) value, StandardCharsets.UTF_8);
+  }
+
+  private static long number(Object value) {
+    return Long.parseLong(text(value));
+  }
+
+  private <T> T call(String what, Supplier<T> command) {
+    try {
+      return command.get();
+    } catch (RedisException e) {
+      throw new StoreUnavailableException("could not " + what + " in Redis: " + e.getMessage(), e);
+    }
+  }
+
+  private boolean held(String what, ScriptRunner.Script script, ClaimId id, byte[]... args) {
+    Long changed = call(what + " " + id, () -> scripts.run(script, ScriptOutputType.INTEGER,
+        keys.of(id), args));
+    return changed != null && changed == 1L;
+  }
+
+  @Override
+  public ClaimAttempt claim(ClaimRequest r) {
+    notNull(r, "request");
+    List<Object> reply = call("claim " + r.id(), () -> scripts.run(claim, ScriptOutputType.MULTI,
+        keys.of(r.id()), utf8(r.argsHash()), utf8(r.token().value()),
+        ascii(r.lease().toMillis()), ascii(r.retention().toMillis()), graceMs));
+    Instant now = Instant.ofEpochMilli(number(reply.get(1)));
+    ClaimRecord row = row(r.id(), reply.subList(2, reply.size()));
+    return "A".equals(text(reply.get(0))) ? new ClaimAttempt.Acquired(row, now)
+        : new ClaimAttempt.Existing(row, now);
+  }
+
+  /** The row from the fields h, s, t, a, c, l, e, d, k, r, in that order. */
+  private static ClaimRecord row(ClaimId id, List<Object> f) {
+    ClaimState state = ClaimState.valueOf(text(f.get(1)));
+    StoredResult result = null;
+    if (state == ClaimState.COMPLETED && f.get(8) != null) {
+      byte[] body = f.get(9) == null ? new byte[0] : (byte[]) f.get(9);
+      result = new StoredResult(StoredResult.Kind.valueOf(text(f.get(8))), body);
+    }
+    return new ClaimRecord(id, text(f.get(0)), state, new LeaseToken(text(f.get(2))),
+        (int) number(f.get(3)), Instant.ofEpochMilli(number(f.get(4))),
+        Instant.ofEpochMilli(number(f.get(5))), Instant.ofEpochMilli(number(f.get(6))),
+        state == ClaimState.COMPLETED && f.get(7) != null
+            ? Instant.ofEpochMilli(number(f.get(7))) : null,
+        result);
+  }
+
+  @Override
+  public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
+    notNull(result, "result");
+    Checks.positiveMillis(retention, "retention");
+    return held("complete", complete, id, utf8(token.value()), ascii(retention.toMillis()),
+        utf8(result.kind().name()), result.body(), graceMs);
+  }
+
+  @Override
+  public boolean release(ClaimId id, LeaseToken token) {
+    return held("release", release, id, utf8(token.value()));
+  }
+
+  @Override
+  public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
+    Checks.positiveMillis(lease, "lease");
+    return held("extend the lease of", extend, id, utf8(token.value()),
+        ascii(lease.toMillis()), graceMs);
+  }
+
+  @Override
+  public boolean markUnknown(ClaimId id, LeaseToken token) {
+    return held("mark unknown", markUnknown, id, utf8(token.value()));
+  }
+
+  @Override
+  public Optional<ClaimRecord> find(ClaimId id) {
+    notNull(id, "id");
+    List<Object> fields = call("read " + id, () -> redis.hmget(keys.of(id), utf8("h"), utf8("s"),
+        utf8("t"), utf8("a"), utf8("c"), utf8("l"), utf8("e"), utf8("d"), utf8("k"), utf8("r"))
+        .stream().map(kv -> (Object) kv.getValueOrElse(null)).toList());
+    return fields.get(1) == null ? Optional.empty() : Optional.of(row(id, fields));
+  }
+
+  /**
+   * Deletes at most {@code limit} expired claims, found by {@code SCAN} over the key prefix, each
+   * deleted by a script that re-checks its expiry on the server's clock (a claim taken over since
+   * the scan stays). Redis removes expired claims by itself a grace after their expiry; this is
+   * for the SPI and for sooner cleaning.
+   */
+  @Override
+  public int purgeExpired(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+    }
+    int deleted = 0;
+    ScanCursor cursor = ScanCursor.INITIAL;
+    ScanArgs args = ScanArgs.Builder.matches(keys.pattern()).limit(500);
+    do {
+      ScanCursor from = cursor;
+      KeyScanCursor<byte[]> page = call("scan for expired claims", () -> redis.scan(from, args));
+      for (byte[] key : page.getKeys()) {
+        if (deleted >= limit) {
+          return deleted;
+        }
+        Long gone = call("purge", () -> scripts.run(purge, ScriptOutputType.INTEGER, key));
+        if (gone != null && gone == 1L) {
+          deleted++;
+        }
+      }
+      cursor = page;
+    } while (!cursor.isFinished() && deleted < limit);
+    return deleted;
+  }
+
+  @Override
+  public Instant now() {
+    List<byte[]> time = call("read the clock", redis::time);
+    return Instant.ofEpochSecond(number(time.get(0)), number(time.get(1)) * 1000)
+        .truncatedTo(ChronoUnit.MILLIS);
+  }
+
+  /** Closes the store's connection, and the client if the store made it. */
+  @Override
+  public void close() {
+    connection.close();
+    if (ownedClient != null) {
+      ownedClient.shutdown();
+    }
+  }
+
+  /** Builds a Redis store; every setter checks its argument. */
+  public static final class Builder {
+    private final RedisURI uri;
+    private final RedisClient client;
+    private String prefix = "mcpgate:";
+    private Duration grace = Duration.ofMinutes(1);
+    private Duration timeout = Duration.ofSeconds(5);
+
+    private Builder(RedisURI uri, RedisClient client) {
+      this.uri = uri;
+      this.client = client;
+    }
+
+    /** @param prefix what every claim key starts with; {@code mcpgate:} by default */
+    public Builder keyPrefix(String prefix) {
+      notNull(prefix, "prefix");
+      if (prefix.isEmpty()) {
+        throw new IllegalArgumentException("keyPrefix must not be empty: the store's keys must"
+            + " be told from the application's");
+      }
+      this.prefix = prefix;
+      return this;
+    }
+
+    /**
+     * @param grace how long after its expiry a claim stays in Redis before Redis removes it
+     *     (an expired claim is free for a new call at once; the grace only keeps it readable
+     *     for operators and {@link #purgeExpired}); 1 minute by default, zero or more
+     */
+    public Builder expiryGrace(Duration grace) {
+      this.grace = Checks.notNegative(grace, "grace");
+      return this;
+    }
+
+    /**
+     * @param timeout how long a command may take before it fails (and the gate fails closed);
+     *     5 s by default; only for a store built from a {@link RedisURI}
+     */
+    public Builder commandTimeout(Duration timeout) {
+      this.timeout = Checks.positiveMillis(timeout, "timeout");
+      return this;
+    }
+
+    /**
+     * Connects.
+     *
+     * @return the store
+     * @throws StoreUnavailableException if Redis cannot be reached
+     */
+    public RedisIdempotencyStore build() {
+      if (client != null) {
+        return new RedisIdempotencyStore(this, client, null);
+      }
+      RedisClient own = RedisClient.create(uri);
+      own.setOptions(ClientOptions.builder()
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .timeoutOptions(TimeoutOptions.enabled(timeout))
+          .build());
+      return new RedisIdempotencyStore(this, own, own);
+    }
+  }
+}

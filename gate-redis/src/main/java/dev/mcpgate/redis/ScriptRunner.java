@@ -1,0 +1,36 @@
+package dev.mcpgate.redis;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Runs the store's scripts by their SHA-1 ({@code EVALSHA}, one round trip with a small request);
+ * a server that does not know a script yet (a restart, a failover, {@code SCRIPT FLUSH}) gets it
+ * once with {@code EVAL}, which also caches it there.
+ */
+final class ScriptRunner {
+  private final RedisCommands<byte[], byte[]> redis;
+
+  ScriptRunner(RedisCommands<byte[], byte[]> redis) {
+    this.redis = redis;
+  }
+
+  /** A script and its digest, computed once. */
+  record Script(byte[] body, String sha) {
+    static Script of(RedisCommands<byte[], byte[]> redis, String text) {
+      byte[] body = text.getBytes(StandardCharsets.UTF_8);
+      return new Script(body, redis.digest(body));
+    }
+  }
+
+  <T> T run(Script script, ScriptOutputType type, byte[] key, byte[]... args) {
+    byte[][] keys = {key};
+    try {
+      return redis.evalsha(script.sha(), type, keys, args);
+    } catch (RedisNoScriptException notLoaded) {
+      return redis.eval(script.body(), type, keys, args);
+    }
+  }
+}

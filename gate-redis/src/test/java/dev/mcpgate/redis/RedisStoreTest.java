@@ -1,0 +1,180 @@
+package dev.mcpgate.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.contract.IdempotencyStoreContract;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.event.command.CommandFailedEvent;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+import io.lettuce.core.event.command.CommandSucceededEvent;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store contract on a real Redis server, plus what only the Redis store promises: round
+ * trips, keys that never collide, and failing closed while the server is down.
+ */
+class RedisStoreTest extends IdempotencyStoreContract {
+  private RedisIdempotencyStore redisStore;
+
+  @Override
+  protected IdempotencyStore createStore() {
+    redisStore = RedisIdempotencyStore.builder(TestRedis.client()).keyPrefix("mcpgate-test:")
+        .build();
+    return redisStore;
+  }
+
+  @Override
+  protected void closeStore() {
+    if (redisStore != null) {
+      redisStore.close();
+    }
+  }
+
+  @Override
+  protected int threadsOnOneKey() {
+    return 64;
+  }
+
+  @Override
+  protected int[] threadsAndKeys() {
+    return new int[] {16, 1000};
+  }
+
+  /** Counts the commands a client sends. */
+  private static final class Counter implements CommandListener {
+    final List<String> commands = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void commandStarted(CommandStartedEvent event) {
+      commands.add(event.getCommand().getType().toString());
+    }
+
+    @Override
+    public void commandSucceeded(CommandSucceededEvent event) {}
+
+    @Override
+    public void commandFailed(CommandFailedEvent event) {}
+  }
+
+  @Test
+  void freshCallCostsTwoRoundTripsAndReplayOne() {
+    RedisClient counted = RedisClient.create(RedisURI.create(TestRedis.url()));
+    Counter counter = new Counter();
+    counted.addListener(counter);
+    try (RedisIdempotencyStore s = RedisIdempotencyStore.builder(counted)
+        .keyPrefix("mcpgate-test:").build()) {
+      IdempotencyGate gate = IdempotencyGate.builder(s).build();
+      gate.execute(call("warm-up", Map.of()), ResultMapper.utf8(), ctx -> "x");  // scripts cached
+      ToolCall call = call("rt", Map.of("order_id", "ord_9f2"));
+
+      counter.commands.clear();
+      gate.execute(call, ResultMapper.utf8(), ctx -> "refund-1");
+      List<String> fresh = new ArrayList<>(counter.commands);
+      counter.commands.clear();
+      GateResult<String> replay = gate.execute(call, ResultMapper.utf8(), ctx -> "refund-2");
+      List<String> replayed = new ArrayList<>(counter.commands);
+
+      assertThat(fresh).containsExactly("EVALSHA", "EVALSHA");
+      assertThat(replayed).containsExactly("EVALSHA");
+      assertThat(replay).isInstanceOf(GateResult.Replayed.class);
+    } finally {
+      counted.shutdown();
+    }
+  }
+
+  @Test
+  void identitiesThatLookAlikeNeverShareAKey() {
+    ClaimKeys keys = new ClaimKeys("p:");
+    List<ClaimId> ids = List.of(
+        new ClaimId("a|1:b", "c", "k"), new ClaimId("a", "1:b|c", "k"),
+        new ClaimId("a", "b", "c|1:k"), new ClaimId("a", "b|1:c", "k"),
+        new ClaimId("t", "tool", "X\ud800"), new ClaimId("t", "tool", "X\udbff"),
+        new ClaimId("t", "tool", "X?"), new ClaimId("t", "tool", "X\\ud800"),
+        new ClaimId("t", "tool", "X\\\\ud800"), new ClaimId("t", "tool", "X\ud83d\ude00"),
+        new ClaimId("t", "tool", "x"), new ClaimId("T", "tool", "x"));
+    Set<String> distinct = new HashSet<>();
+    for (ClaimId id : ids) {
+      distinct.add(new String(keys.of(id), java.nio.charset.StandardCharsets.ISO_8859_1));
+    }
+    assertThat(distinct).hasSize(ids.size());
+  }
+
+  @Test
+  void lookAlikeIdentitiesKeepTheirOwnResults() {
+    IdempotencyGate gate = IdempotencyGate.builder(store).build();
+    List<String> lookAlikes = List.of("X\ud800", "X\udbff", "X?", "X\\ud800");
+    for (String key : lookAlikes) {
+      gate.execute(ToolCall.of(tenant, "send_mail", key, Map.of()), ResultMapper.utf8(),
+          ctx -> "sent for " + key.length() + ":" + (int) key.charAt(key.length() - 1));
+    }
+    for (String key : lookAlikes) {
+      assertThat(gate.execute(ToolCall.of(tenant, "send_mail", key, Map.of()),
+          ResultMapper.utf8(), ctx -> "again")).isInstanceOfSatisfying(GateResult.Replayed.class,
+          r -> assertThat(r.value()).isEqualTo(
+              "sent for " + key.length() + ":" + (int) key.charAt(key.length() - 1)));
+    }
+  }
+
+  @Test
+  void aServerThatGoesDownFailsClosedAndTheStoreRecoversWhenItIsBack() throws Exception {
+    Assumptions.assumeTrue(TestRedis.redisServerBinary() != null || requireAll(),
+        "restarting a server needs redis-server on the PATH");
+    int port = TestRedis.freePort();
+    AtomicInteger runs = new AtomicInteger();
+    TestRedis.PrivateRedis server = TestRedis.PrivateRedis.start(port);
+    try (RedisIdempotencyStore s = RedisIdempotencyStore.builder(
+        RedisURI.create("redis://127.0.0.1:" + port)).commandTimeout(Duration.ofSeconds(2))
+        .build()) {
+      IdempotencyGate gate = IdempotencyGate.builder(s).build();
+      assertThat(gate.execute(call("before", Map.of()), ResultMapper.utf8(),
+          ctx -> "ran " + runs.incrementAndGet())).isInstanceOf(GateResult.Executed.class);
+
+      server.kill();
+      long began = System.nanoTime();
+      assertThatThrownBy(() -> gate.execute(call("while-down", Map.of()), ResultMapper.utf8(),
+          ctx -> "ran " + runs.incrementAndGet()))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("did not run");
+      assertThat(runs).as("the action did not run while Redis was down").hasValue(1);
+      assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(10));
+
+      server = TestRedis.PrivateRedis.start(port);
+      GateResult<String> after = null;
+      for (int i = 0; i < 100 && after == null; i++) {
+        try {
+          after = gate.execute(call("while-down", Map.of()), ResultMapper.utf8(),
+              ctx -> "ran " + runs.incrementAndGet());
+        } catch (StoreUnavailableException reconnecting) {
+          Thread.sleep(100);
+        }
+      }
+      assertThat(after).isInstanceOfSatisfying(GateResult.Executed.class,
+          e -> assertThat(e.value()).isEqualTo("ran 2"));
+    } finally {
+      server.close();
+    }
+  }
+
+  private static boolean requireAll() {
+    return "true".equalsIgnoreCase(System.getenv("MCPGATE_TEST_REQUIRE_ALL"));
+  }
+}
