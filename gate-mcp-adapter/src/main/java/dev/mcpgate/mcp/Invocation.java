@@ -5,6 +5,7 @@ import dev.mcpgate.core.ClaimContext;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ScopedAction;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.TransactionScope;
@@ -56,12 +57,7 @@ sealed interface Invocation {
     @Override
     public GateResult<CallToolResult> gated(IdempotencyGate gate, ToolCall call,
         ResultMapper<CallToolResult> mapper, Function<ClaimContext, CallToolRequest> requestFor) {
-      return gate.executeSingleCommit(call, mapper, scope, (resource, ctx) -> {
-        CallToolRequest request = requestFor.apply(ctx);
-        try (GatedClaim.Scope bound = GatedClaim.bind(request, ctx)) {
-          return handler.run(request, resource);
-        }
-      });
+      return gate.executeSingleCommit(call, mapper, scope, handler.bound(requestFor));
     }
 
     @Override
@@ -78,17 +74,23 @@ sealed interface Invocation {
     @FunctionalInterface
     interface Handler<R> {
       CallToolResult run(CallToolRequest request, R resource) throws Exception;
+
+      /** @return the gate's action: the handler, on its own request, with its claim bound */
+      default ScopedAction<CallToolResult, R> bound(
+          Function<ClaimContext, CallToolRequest> requestFor) {
+        return (resource, ctx) -> {
+          CallToolRequest request = requestFor.apply(ctx);
+          try (GatedClaim.Scope bound = GatedClaim.bind(request, ctx)) {
+            return run(request, resource);
+          }
+        };
+      }
     }
 
     @Override
     public GateResult<CallToolResult> gated(IdempotencyGate gate, ToolCall call,
         ResultMapper<CallToolResult> mapper, Function<ClaimContext, CallToolRequest> requestFor) {
-      return gate.execute(call, mapper, scope, (resource, ctx) -> {
-        CallToolRequest request = requestFor.apply(ctx);
-        try (GatedClaim.Scope bound = GatedClaim.bind(request, ctx)) {
-          return handler.run(request, resource);
-        }
-      });
+      return gate.execute(call, mapper, scope, handler.bound(requestFor));
     }
 
     /** A call without a key where keys are optional: the handler runs in its own transaction. */

@@ -15,6 +15,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -146,14 +147,8 @@ public final class McpGate {
       ToolPolicy policy, TransactionScope<R> scope, TransactionalHandler<R> handler) {
     notNull(scope, "scope");
     notNull(handler, "handler");
-    GatedTool g = gated(tool, policy);
-    if (g == null) {
-      throw new IllegalArgumentException("tool " + tool.name() + " is annotated read-only;"
-          + " a transactional write tool must not be");
-    }
-    return new McpServerFeatures.SyncToolSpecification(g.tool(), (exchange, request) ->
-        g.call(exchange.transportContext(), request, new Invocation.Transactional<>(tool.name(),
-            scope, (r, resource) -> handler.handle(exchange, r, scope, resource))));
+    return writeTool(tool, policy, "transactional", exchange -> new Invocation.Transactional<>(
+        tool.name(), scope, (r, resource) -> handler.handle(exchange, r, scope, resource)));
   }
 
   /**
@@ -170,14 +165,20 @@ public final class McpGate {
       ToolPolicy policy, ClaimingScope<R> scope, TransactionalHandler<R> handler) {
     notNull(scope, "scope");
     notNull(handler, "handler");
+    return writeTool(tool, policy, "single-commit", exchange -> new Invocation.SingleCommit<>(
+        tool.name(), scope, (r, resource) -> handler.handle(exchange, r, scope, resource)));
+  }
+
+  /** A sync tool whose handler writes through a unit of work; never a read-only one. */
+  private McpServerFeatures.SyncToolSpecification writeTool(McpSchema.Tool tool,
+      ToolPolicy policy, String kind, Function<McpSyncServerExchange, Invocation> invocation) {
     GatedTool g = gated(tool, policy);
     if (g == null) {
       throw new IllegalArgumentException("tool " + tool.name() + " is annotated read-only;"
-          + " a single-commit write tool must not be");
+          + " a " + kind + " write tool must not be");
     }
     return new McpServerFeatures.SyncToolSpecification(g.tool(), (exchange, request) ->
-        g.call(exchange.transportContext(), request, new Invocation.SingleCommit<>(tool.name(),
-            scope, (r, resource) -> handler.handle(exchange, r, scope, resource))));
+        g.call(exchange.transportContext(), request, invocation.apply(exchange)));
   }
 
   /**

@@ -699,51 +699,15 @@ public abstract class IdempotencyStoreContract {
 
   @Test
   void threadsRacingOnOneKeyRunTheActionOnceAndAllGetItsResult() throws Exception {
-    int threads = threadsOnOneKey();
-    IdempotencyGate gate = gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ofSeconds(60)).build());
-    AtomicInteger runs = new AtomicInteger();
-    CountDownLatch start = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<GateResult<String>>> futures = new ArrayList<>();
-      for (int i = 0; i < threads; i++) {
-        futures.add(pool.submit(() -> {
-          start.await();
-          return gate.execute(call("race", Map.of("amount", 500)), ResultMapper.utf8(), ctx -> {
-            int n = runs.incrementAndGet();
-            Thread.sleep(50);
-            return "refund-" + n + "-" + UUID.randomUUID();
-          });
-        }));
-      }
-      start.countDown();
-      Set<String> values = new HashSet<>();
-      int executed = 0;
-      for (Future<GateResult<String>> f : futures) {
-        GateResult<String> r = f.get(120, TimeUnit.SECONDS);
-        if (r instanceof GateResult.Executed<String> e) {
-          executed++;
-          values.add(e.value());
-        } else if (r instanceof GateResult.Replayed<String> rp) {
-          values.add(rp.value());
-        } else {
-          throw new AssertionError("unexpected outcome " + r);
-        }
-      }
-      assertThat(runs).hasValue(1);
-      assertThat(executed).isEqualTo(1);
-      assertThat(values).hasSize(1);
-    } finally {
-      pool.shutdownNow();
-    }
+    raceOnOneKey("race", null);
   }
 
   /**
-   * Races threads onto one key whose row may be taken ({@code prepare} set it up), and checks that
-   * the action ran exactly once, that every caller got that one new result, and that nobody got
-   * a conflict or the result of the row that was taken.
+   * Races threads onto one key (free, or with a row that may be taken), and checks that the
+   * action ran exactly once, that every caller got that one new result, and that nobody got a
+   * conflict, a refusal or {@code staleValue} (the result of a row that was taken).
    */
-  private void raceOntoTakeableRow(String key, String staleValue) throws Exception {
+  private void raceOnOneKey(String key, String staleValue) throws Exception {
     int threads = threadsOnOneKey();
     IdempotencyGate gate = gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ofSeconds(60)).build());
     AtomicInteger runs = new AtomicInteger();
@@ -793,7 +757,7 @@ public abstract class IdempotencyStoreContract {
           ctx -> "expired result")).isInstanceOf(GateResult.Executed.class);
       elapse(shortLease());
 
-      raceOntoTakeableRow(key, "expired result");
+      raceOnOneKey(key, "expired result");
     }
   }
 
@@ -804,7 +768,7 @@ public abstract class IdempotencyStoreContract {
         .isInstanceOf(ClaimOutcome.Acquired.class);
     elapse(shortLease());
 
-    raceOntoTakeableRow("reuse", null);
+    raceOnOneKey("reuse", null);
     assertThat(store.find(id("reuse")).orElseThrow().attempt()).isEqualTo(2);
   }
 
