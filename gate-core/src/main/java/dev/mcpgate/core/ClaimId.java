@@ -7,7 +7,10 @@ import static dev.mcpgate.core.internal.Checks.quote;
  * may use the same key, and so may two tools.
  *
  * <p>All three parts are kept exactly as given (not trimmed, not hashed): operators need the raw
- * key. Each must be 1 to 255 characters, not blank, with no control characters.
+ * key. Each must be 1 to 255 characters (Unicode code points: at most 510 UTF-16 units and 1,020
+ * UTF-8 bytes, which every store's schema holds), valid Unicode (no lone UTF-16 surrogate, which
+ * no store and no UTF-8 encoding could keep apart from another), not blank, with no control
+ * characters.
  *
  * @param tenant who the call belongs to; always from the server side, never from tool arguments
  * @param tool the tool name
@@ -53,6 +56,14 @@ public record ClaimId(String tenant, String tool, String key) {
       if (Character.isISOControl(c)) {
         throw new InvalidIdempotencyKeyException(
             what + " must not contain control characters (found U+"
+                + String.format("%04X", (int) c) + " at index " + i + "): " + quote(value), false);
+      }
+      if (Character.isHighSurrogate(c) && i + 1 < value.length()
+          && Character.isLowSurrogate(value.charAt(i + 1))) {
+        i++;   // a well-formed pair: one character outside the BMP
+      } else if (Character.isSurrogate(c)) {
+        throw new InvalidIdempotencyKeyException(
+            what + " must be valid Unicode (found a lone UTF-16 surrogate U+"
                 + String.format("%04X", (int) c) + " at index " + i + "): " + quote(value), false);
       }
     }

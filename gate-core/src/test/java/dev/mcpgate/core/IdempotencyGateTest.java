@@ -45,6 +45,22 @@ class IdempotencyGateTest {
   // ---------------------------------------------------------------- identity validation
 
   @Test
+  void keysTenantsAndToolsWithALoneSurrogateAreRefusedNamingTheIndex() {
+    for (String bad : new String[] {"X\ud800", "X\udbff", "\udc00X", "a\ud83db"}) {
+      assertThatThrownBy(() -> call(bad)).as(bad).isInstanceOf(InvalidIdempotencyKeyException.class)
+          .hasMessageContaining("lone UTF-16 surrogate").hasMessageContaining("at index");
+      assertThatThrownBy(() -> ToolCall.of(bad, "refund_order", "k", Map.of())).as(bad)
+          .hasMessageStartingWith("tenant must be valid Unicode");
+      assertThatThrownBy(() -> ToolCall.of("acme", bad, "k", Map.of())).as(bad)
+          .hasMessageStartingWith("tool must be valid Unicode");
+    }
+    assertThatThrownBy(() -> call("X\ud800")).hasMessageContaining("U+D800 at index 1");
+    assertThat(call("X\ud83d\ude00").id().key()).isEqualTo("X\ud83d\ude00");
+    assertThat(DownstreamKey.of(call("k\ud83d\ude00").id()))
+        .isNotEqualTo(DownstreamKey.of(call("k?").id()));
+  }
+
+  @Test
   void keyMustBePresentNotBlankAndWithoutControlCharacters() {
     assertThatThrownBy(() -> call(null)).isInstanceOfSatisfying(
         InvalidIdempotencyKeyException.class, e -> assertThat(e.isMissing()).isTrue());

@@ -11,10 +11,14 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPInputStream;
@@ -46,6 +50,7 @@ final class ClaimItems {
   /** The largest stored result (after compression) that fits an item with room to spare. */
   static final int MAX_RESULT_BYTES = 350_000;
   private static final int COMPRESS_OVER = 1024;
+  private static final int MAX_PARTITION_BYTES = 2048;
 
   final String partitionKey;
   final String sortKey;
@@ -66,11 +71,22 @@ final class ClaimItems {
 
   /**
    * @return the partition key value: tenant and tool length-prefixed, so that no two identities
-   *     share one
+   *     share one; past DynamoDB's 2,048 bytes for a partition key (three parts of 255 characters
+   *     outside the BMP are 3,060), the prefix and a SHA-256 of that value instead
    */
   String partitionValue(ClaimId id) {
-    return partitionPrefix + id.tenant().length() + ":" + id.tenant() + "|" + id.tool().length()
-        + ":" + id.tool() + "|" + id.key();
+    String value = partitionPrefix + id.tenant().length() + ":" + id.tenant() + "|"
+        + id.tool().length() + ":" + id.tool() + "|" + id.key();
+    byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length <= MAX_PARTITION_BYTES) {
+      return value;
+    }
+    try {
+      return partitionPrefix + "sha256:"
+          + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** @return the item key of a claim */

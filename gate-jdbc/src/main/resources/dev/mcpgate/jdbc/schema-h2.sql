@@ -1,8 +1,9 @@
 -- MCP Gate claims table for H2 2.x. Times are epoch milliseconds on the database clock.
+-- H2 counts VARCHAR lengths in UTF-16 units: 255 characters outside the BMP take 510.
 CREATE TABLE IF NOT EXISTS ${table} (
-  tenant              VARCHAR(255) NOT NULL,
-  tool                VARCHAR(255) NOT NULL,
-  idem_key            VARCHAR(255) NOT NULL,
+  tenant              VARCHAR(510) NOT NULL,
+  tool                VARCHAR(510) NOT NULL,
+  idem_key            VARCHAR(510) NOT NULL,
   args_hash           VARCHAR(80)  NOT NULL,
   state               VARCHAR(16)  NOT NULL,
   lease_token         VARCHAR(64)  NOT NULL,

@@ -1,4 +1,5 @@
 -- MCP Gate claims table for PostgreSQL. Times are epoch milliseconds on the database clock.
+-- PostgreSQL counts VARCHAR lengths in characters (code points), as the key rule does.
 CREATE TABLE IF NOT EXISTS ${table} (
   tenant              VARCHAR(255) NOT NULL,
   tool                VARCHAR(255) NOT NULL,

@@ -1,5 +1,6 @@
 package dev.mcpgate.mcp;
 
+import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.InvalidArgumentsException;
@@ -57,8 +58,15 @@ final class GatedTool {
       LOG.error("tenant resolver failed for tool {}", tool.name(), e);
       tenant = null;
     }
-    if (tenant == null || tenant.isBlank()) {
+    if (tenant == null || tenant.isEmpty()) {
       return ModelMessages.tenantUnknown();
+    }
+    try {
+      ClaimId.validate(tenant, "tenant");
+    } catch (InvalidIdempotencyKeyException e) {
+      LOG.error("tenant resolver gave an invalid tenant for tool {}: {}", tool.name(),
+          e.getMessage());
+      return ModelMessages.tenantInvalid(e);
     }
     if (authorizer != null) {
       String refusal = authorizer.refusal(tenant, transport, request);

@@ -48,8 +48,11 @@ public @interface Idempotent {
   /** @return how long an attempt holds the key, as an ISO-8601 duration; empty: the gate's */
   String lease() default "";
 
-  /** @return what an {@code isError} result does to the claim */
-  GatePolicy.FailureMode failureMode() default GatePolicy.FailureMode.RELEASE;
+  /**
+   * @return what an {@code isError} result does to the claim: {@code failureMode =
+   *     FailureMode.STORE} or {@code RELEASE}; left out (empty), the gate's own failure mode
+   */
+  GatePolicy.FailureMode[] failureMode() default {};
 
   /** @return more argument names left out of the argument hash (narrowing it: be sure) */
   String[] ignoredArguments() default {};

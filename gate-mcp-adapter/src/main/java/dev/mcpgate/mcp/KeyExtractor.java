@@ -14,8 +14,10 @@ import java.util.Map;
 
 /**
  * Finds a call's idempotency key in the sources a {@link ToolPolicy} lists, in its order: the key
- * argument, the {@code _meta} entry, or the natural key made of named arguments. The key's rules
- * are checked later, once, by {@link ClaimId}.
+ * argument, the {@code _meta} entry, or the natural key made of named arguments. A key sent both
+ * as the argument and in {@code _meta} with different values is refused as ambiguous (the safe
+ * choice: no precedence could know which one the client reuses on a retry). The key's rules are
+ * checked later, once, by {@link ClaimId}.
  */
 final class KeyExtractor {
   private KeyExtractor() {}
@@ -25,12 +27,21 @@ final class KeyExtractor {
    * @throws InvalidIdempotencyKeyException when a source holds a key that is not a string
    */
   static String find(ToolPolicy policy, CallToolRequest request, Map<String, Object> arguments) {
-    for (KeySource source : policy.keySources()) {
+    List<KeySource> sources = policy.keySources();
+    String argument = sources.contains(KeySource.ARGUMENT) ? string(
+        arguments.get(policy.keyArgument()), where(KeySource.ARGUMENT, policy)) : null;
+    String meta = sources.contains(KeySource.META) ? string(request.meta() == null ? null
+        : request.meta().get(McpGateErrors.META_KEY), where(KeySource.META, policy)) : null;
+    if (argument != null && meta != null && !argument.equals(meta)) {
+      // the client sent two keys: which one it reuses on a retry is unknowable, so neither
+      throw new InvalidIdempotencyKeyException("the call carries two different keys, in "
+          + where(KeySource.ARGUMENT, policy) + " and in " + where(KeySource.META, policy)
+          + "; send the key in one place only", false);
+    }
+    for (KeySource source : sources) {
       String key = switch (source) {
-        case ARGUMENT -> string(arguments.get(policy.keyArgument()),
-            "argument " + policy.keyArgument());
-        case META -> string(request.meta() == null ? null
-            : request.meta().get(McpGateErrors.META_KEY), "_meta " + McpGateErrors.META_KEY);
+        case ARGUMENT -> argument;
+        case META -> meta;
         case NATURAL -> natural(policy.naturalKey(), arguments);
       };
       if (key != null) {
@@ -38,6 +49,14 @@ final class KeyExtractor {
       }
     }
     return null;
+  }
+
+  private static String where(KeySource source, ToolPolicy policy) {
+    return switch (source) {
+      case ARGUMENT -> "the argument " + policy.keyArgument();
+      case META -> "_meta " + McpGateErrors.META_KEY;
+      case NATURAL -> "the arguments " + policy.naturalKey();
+    };
   }
 
   private static String string(Object value, String where) {

@@ -9,7 +9,10 @@ public final class McpGateErrors {
 
   /** No idempotency key was given and the tool requires one. Nothing ran. */
   public static final String KEY_REQUIRED = "idempotency_key_required";
-  /** The key is malformed (blank, too long, control characters, not a string). Nothing ran. */
+  /**
+   * The key is malformed (blank, too long, control characters, not valid Unicode, not a string),
+   * or two sources carry different keys. Nothing ran; send a valid key.
+   */
   public static final String KEY_INVALID = "idempotency_key_invalid";
   /** The key was used before with different arguments. Nothing ran. */
   public static final String KEY_CONFLICT = "idempotency_key_conflict";
@@ -17,8 +20,26 @@ public final class McpGateErrors {
   public static final String KEY_IN_PROGRESS = "idempotency_key_in_progress";
   /** An earlier attempt's outcome is unknown (or its result could not be kept). Not run again now. */
   public static final String OUTCOME_UNKNOWN = "idempotency_outcome_unknown";
-  /** The store could not be reached, or the tenant could not be told. Nothing ran; safe to retry. */
+  /** The store could not be reached. Nothing ran; safe to retry the same call later. */
   public static final String STORE_UNAVAILABLE = "idempotency_store_unavailable";
+
+  /**
+   * The server could not tell which account the call belongs to (no tenant from the transport).
+   * Nothing ran; a server configuration problem: a retry does not help until it is fixed. Not
+   * from SEP-3182.
+   */
+  public static final String TENANT_UNKNOWN = "tenant_unknown";
+  /**
+   * The tenant the server resolved breaks the identity rules (too long, control characters, not
+   * valid Unicode). Nothing ran; a retry does not help. Not from SEP-3182.
+   */
+  public static final String TENANT_INVALID = "tenant_invalid";
+  /**
+   * The arguments have no canonical form to compare retries by (NaN or an infinity, a set, an
+   * unsupported type, nesting too deep). Nothing ran; resend with valid arguments. Not from
+   * SEP-3182.
+   */
+  public static final String ARGUMENTS_INVALID = "arguments_invalid";
 
   /**
    * The {@link CallAuthorizer} refused the call (not an idempotency error, and not from

@@ -78,9 +78,15 @@ final class ModelMessages {
   }
 
   static CallToolResult tenantUnknown() {
-    return error(McpGateErrors.STORE_UNAVAILABLE, "The server could not tell which account this"
+    return error(McpGateErrors.TENANT_UNKNOWN, "The server could not tell which account this"
         + " call belongs to, so it did not run it. This is a server configuration problem;"
         + " retrying will not help until it is fixed.", null);
+  }
+
+  static CallToolResult tenantInvalid(InvalidIdempotencyKeyException e) {
+    return error(McpGateErrors.TENANT_INVALID, "The server could not use the account this call"
+        + " belongs to (" + e.getMessage() + "), so it did not run it. This is a server"
+        + " configuration problem; retrying will not help until it is fixed.", null);
   }
 
   static CallToolResult forbidden(String refusal) {
@@ -105,7 +111,8 @@ final class ModelMessages {
 
   static CallToolResult keyInvalid(InvalidIdempotencyKeyException e) {
     return error(McpGateErrors.KEY_INVALID, "The idempotency key is not valid: " + e.getMessage()
-        + ". Send a key of 1 to 255 characters without control characters.", null);
+        + ". Nothing was run. Send one key of 1 to 255 characters, valid Unicode, without"
+        + " control characters.", null);
   }
 
   static CallToolResult storeUnavailable() {
@@ -115,8 +122,9 @@ final class ModelMessages {
   }
 
   static CallToolResult argumentsInvalid(InvalidArgumentsException e) {
-    return error(McpGateErrors.KEY_INVALID, "The arguments cannot be compared for retries: "
-        + e.getMessage() + ". Nothing was run.", null);
+    return error(McpGateErrors.ARGUMENTS_INVALID, "The arguments cannot be compared for"
+        + " retries: " + e.getMessage() + ". Nothing was run; send the call again with valid"
+        + " arguments.", null);
   }
 
   static CallToolResult resultTooLarge(ResultTooLargeException e) {

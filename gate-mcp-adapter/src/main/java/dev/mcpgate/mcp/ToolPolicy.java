@@ -93,8 +93,14 @@ public record ToolPolicy(
         .naturalKey(idempotent.naturalKey())
         .required(idempotent.required())
         .keepKeyArgument(idempotent.keepKeyArgument())
-        .failureMode(idempotent.failureMode())
         .ignoredArguments(idempotent.ignoredArguments());
+    if (idempotent.failureMode().length > 1) {
+      throw new IllegalArgumentException("@Idempotent(failureMode = "
+          + List.of(idempotent.failureMode()) + ") names more than one failure mode");
+    }
+    if (idempotent.failureMode().length == 1) {
+      b.failureMode(idempotent.failureMode()[0]);
+    }
     if (!idempotent.retention().isEmpty()) {
       b.retention(parse(idempotent.retention(), "retention"));
     }

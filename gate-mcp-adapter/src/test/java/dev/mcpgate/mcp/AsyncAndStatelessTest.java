@@ -67,7 +67,7 @@ class AsyncAndStatelessTest {
 
     assertThat(tools.refunds).hasValue(2);
     assertThat(retry.meta()).containsEntry(McpGateErrors.META_REPLAYED, true);
-    assertThat(GatedServerContract.error(none)).containsEntry("type", McpGateErrors.STORE_UNAVAILABLE);
+    assertThat(GatedServerContract.error(none)).containsEntry("type", McpGateErrors.TENANT_UNKNOWN);
   }
 
   @Test

@@ -37,6 +37,6 @@ class HttpGatedServerTest extends GatedServerContract {
     CallToolResult refused = anonymous.callTool(refund("k-anon", 500));
 
     assertThat(tools.refunds).hasValue(0);
-    assertThat(error(refused)).containsEntry("type", McpGateErrors.STORE_UNAVAILABLE);
+    assertThat(error(refused)).containsEntry("type", McpGateErrors.TENANT_UNKNOWN);
   }
 }

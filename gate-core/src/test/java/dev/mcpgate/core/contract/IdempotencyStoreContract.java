@@ -624,6 +624,27 @@ public abstract class IdempotencyStoreContract {
   // ------------------------------------------------------------------ results
 
   @Test
+  void theLongestValidIdentityOfFourByteCharactersIsKeptExactly() {
+    String emoji = "\ud83d\ude00";   // U+1F600: 2 UTF-16 units, 4 UTF-8 bytes
+    String longest = emoji.repeat(ClaimId.MAX_LENGTH);
+    String longestTenant = tenant + "-" + emoji.repeat(ClaimId.MAX_LENGTH - tenant.length() - 1);
+    ClaimId id = new ClaimId(longestTenant, "\ud800\udc00".repeat(ClaimId.MAX_LENGTH), longest);
+    LeaseToken token = LeaseToken.random();
+
+    assertThat(store.claim(new ClaimRequest(id, "v1:a", token, LONG, LONG)))
+        .isInstanceOf(ClaimAttempt.Acquired.class);
+    assertThat(store.complete(id, token, value("done"), LONG)).isTrue();
+
+    ClaimRecord row = store.find(id).orElseThrow();
+    assertThat(row.id()).isEqualTo(id);
+    assertThat(row.id().key()).isEqualTo(longest);
+    assertThat(store.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(), LONG, LONG)))
+        .isInstanceOf(ClaimAttempt.Existing.class);
+    ClaimId oneShorter = new ClaimId(longestTenant, id.tool(), emoji.repeat(ClaimId.MAX_LENGTH - 1));
+    assertThat(store.find(oneShorter)).isEmpty();
+  }
+
+  @Test
   void resultsRoundTripByteForByteUpToTheLimit() {
     int limit = maxResultBytesToTest();
     IdempotencyGate gate = gate(GatePolicy.builder().maxResultBytes(limit).build());
