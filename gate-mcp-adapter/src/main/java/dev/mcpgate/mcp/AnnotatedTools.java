@@ -45,15 +45,25 @@ final class AnnotatedTools {
     return out;
   }
 
-  /** @return the policy of each annotated tool, by tool name */
+  /**
+   * @return the policy of each annotated tool, by tool name
+   * @throws IllegalArgumentException for a bean with no {@code @Idempotent} method to be found
+   *     (a proxy that hides its target's annotations, or the wrong bean), or two methods that
+   *     name one tool
+   */
   static Map<String, ToolPolicy> policies(Object... beans) {
     Map<String, ToolPolicy> policies = new LinkedHashMap<>();
     for (Object bean : notNull(beans, "beans")) {
-      for (Method method : notNull(bean, "bean").getClass().getMethods()) {
+      Map<String, Method> annotated = annotatedMethods(notNull(bean, "bean").getClass());
+      if (annotated.isEmpty()) {
+        throw new IllegalArgumentException("no @Idempotent method was found on "
+            + bean.getClass().getName() + ", so none of its tools would be gated. If it is a"
+            + " proxy (a @Transactional Spring bean), put @Idempotent on a method of its class"
+            + " or of an interface it implements; a JDK interface proxy shows only the"
+            + " interface's annotations.");
+      }
+      for (Method method : annotated.values()) {
         Idempotent idempotent = method.getAnnotation(Idempotent.class);
-        if (idempotent == null) {
-          continue;
-        }
         String name = !idempotent.tool().isEmpty() ? idempotent.tool() : mcpToolName(method);
         if (policies.put(name, ToolPolicy.of(idempotent)) != null) {
           throw new IllegalArgumentException("two @Idempotent methods name the tool \"" + name + "\"");
@@ -61,6 +71,33 @@ final class AnnotatedTools {
       }
     }
     return policies;
+  }
+
+  /**
+   * The {@code @Idempotent} methods of a class, by signature, looked up through its superclasses
+   * and interfaces: a CGLIB proxy (a subclass whose overriding methods carry no annotations)
+   * shows its target class's, and a JDK proxy its interfaces'. The most derived annotated
+   * declaration of each signature wins.
+   */
+  private static Map<String, Method> annotatedMethods(Class<?> type) {
+    Map<String, Method> found = new LinkedHashMap<>();
+    List<Class<?>> seen = new ArrayList<>();
+    List<Class<?>> queue = new ArrayList<>(List.of(type));
+    while (!queue.isEmpty()) {
+      Class<?> c = queue.remove(0);
+      if (c == null || c == Object.class || seen.contains(c)) {
+        continue;
+      }
+      seen.add(c);
+      for (Method method : c.getDeclaredMethods()) {
+        if (method.isAnnotationPresent(Idempotent.class) && !method.isBridge()) {
+          found.putIfAbsent(method.getName() + List.of(method.getParameterTypes()), method);
+        }
+      }
+      queue.add(c.getSuperclass());
+      queue.addAll(List.of(c.getInterfaces()));
+    }
+    return found;
   }
 
   /** The name of a Spring AI (or community) {@code @McpTool} on the method, else its name. */
