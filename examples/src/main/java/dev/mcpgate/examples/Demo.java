@@ -60,9 +60,11 @@ final class Demo {
   private static final Map<String, String> NOTES = Map.of(
       "publish_story", "declared safe (a replace by slug): it runs on every call; its announcement"
           + " post is claimed once per slug",
+      "refund_order", "a required key; the downstream key goes to the payment provider, which"
+          + " deduplicates by it",
       "report_reproduction", "keyed by its arguments (story, reporter): a natural key",
-      "stop_session", "keyed by the app's op_id, else by (session_id, end_at); the stop and its"
-          + " stored result commit in one transaction");
+      "stop_session", "keyed by the app's op_id, else by (session_id, end_at); the claim, the"
+          + " stop and its stored result commit in one transaction");
 
   /**
    * What the demo found.
@@ -118,6 +120,13 @@ final class Demo {
 
         writeTool(clients, "refund_order", () -> ext.payments.refunds.size(),
             key -> refund(key, 500), key -> refund(key, 700), key -> refund(key, 900));
+        // an attempt that dies after the provider accepted the refund: the retry runs again,
+        // and the provider, deduplicating by the downstream key, refunds once
+        server.crashAfterNextRefund.set(true);
+        step(clients.subList(0, 1), "refund_order", "attempt dies after the refund went out",
+            () -> ext.payments.refunds.size(), 1, 1, refund("refund_order-k3", 300));
+        step(clients.subList(0, 1), "refund_order", "retry after the crash (same refund)",
+            () -> ext.payments.refunds.size(), 0, 1, refund("refund_order-k3", 300));
         writeTool(clients, "send_password_reset", () -> ext.mailer.sent.size(),
             key -> mail(key, "ada@example.com"), key -> mail(key, "bob@example.com"),
             key -> mail(key, "eve@example.com"));
@@ -146,25 +155,25 @@ final class Demo {
         // stop_session
         for (String id : List.of("s-1", "s-2", "s-a", "s-b")) {
           c.callTool(new CallToolRequest("start_session",
-              Map.of("session_id", id, "started_at", "2026-11-30T13:00:00Z")));
+              Map.of("session_id", id, "started_at", "2025-06-01T13:00:00Z")));
         }
         IntSupplier stops = () -> server.sessions.sessionState(tenant, "s-1") == null ? 0
             : stopsOf("s-1") + stopsOf("s-2");
         step(clients.subList(0, 1), "stop_session", "first stop (op_id from the app)", stops, 1, 1,
-            stop("s-1", "2026-11-30T14:05:00Z", "wrote the intro", "op-phone-1"));
+            stop("s-1", "2025-06-01T14:05:00Z", "wrote the intro", "op-phone-1"));
         step(clients.subList(0, 1), "stop_session", "retry after a lost response", stops, 0, 0,
-            stop("s-1", "2026-11-30T14:05:00Z", "wrote the intro", "op-phone-1"));
+            stop("s-1", "2025-06-01T14:05:00Z", "wrote the intro", "op-phone-1"));
         step(clients, "stop_session", "8 concurrent copies (natural key)", stops, 1, 1,
-            stop("s-2", "2026-11-30T14:30:00Z", "reviewed", null));
+            stop("s-2", "2025-06-01T14:30:00Z", "reviewed", null));
         step(clients.subList(0, 1), "stop_session", "same op_id, other arguments", stops, 0, 0,
-            stop("s-1", "2026-11-30T14:50:00Z", "something else", "op-phone-1"));
+            stop("s-1", "2025-06-01T14:50:00Z", "something else", "op-phone-1"));
         step(clients.subList(0, 1), "stop_session", "a stop without a session id", stops, 0,
-            args(Map.of("end_at", "2026-11-30T15:00:00Z", "summary", "done"), "stop_session"));
+            args(Map.of("end_at", "2025-06-01T15:00:00Z", "summary", "done"), "stop_session"));
 
-        CallToolRequest phoneA = stop("s-a", "2026-11-30T14:05:00Z", "wrote the intro", "op-pa");
-        CallToolRequest laptopA = stop("s-a", "2026-11-30T14:20:00Z", "wrote intro and outline", "op-la");
-        CallToolRequest laptopB = stop("s-b", "2026-11-30T14:20:00Z", "wrote intro and outline", "op-lb");
-        CallToolRequest phoneB = stop("s-b", "2026-11-30T14:05:00Z", "wrote the intro", "op-pb");
+        CallToolRequest phoneA = stop("s-a", "2025-06-01T14:05:00Z", "wrote the intro", "op-pa");
+        CallToolRequest laptopA = stop("s-a", "2025-06-01T14:20:00Z", "wrote intro and outline", "op-la");
+        CallToolRequest laptopB = stop("s-b", "2025-06-01T14:20:00Z", "wrote intro and outline", "op-lb");
+        CallToolRequest phoneB = stop("s-b", "2025-06-01T14:05:00Z", "wrote the intro", "op-pb");
         c.callTool(phoneA);
         c.callTool(laptopA);
         c.callTool(laptopB);

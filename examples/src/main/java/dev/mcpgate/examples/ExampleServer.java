@@ -21,6 +21,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -61,6 +63,8 @@ final class ExampleServer implements AutoCloseable {
   final IdempotencyGate gate;
   final McpGate mcpGate;
   final Externals externals = new Externals();
+  /** Set by the demo: the next refund "crashes" after the payment provider accepted it. */
+  final AtomicBoolean crashAfterNextRefund = new AtomicBoolean();
   final TenantResolver tenants;
   private final Set<String> ungated;
   private final DynamoDbClient dynamo;
@@ -118,9 +122,13 @@ final class ExampleServer implements AutoCloseable {
     this.sessions = new SessionTools(this);
   }
 
-  /** @return every tool of the server, write tools gated (or declared safe), reads ungated */
+  /**
+   * @return every tool of the server, write tools gated (or declared safe), reads ungated; each
+   *     answers a call whose tenant cannot be told with an error result, never an exception
+   *     that the transport might turn into no response at all
+   */
   List<SyncToolSpecification> tools() {
-    return List.of(
+    return Stream.of(
         shop.refundOrder(),
         shop.sendPasswordReset(),
         stories.publishStory(),
@@ -128,7 +136,24 @@ final class ExampleServer implements AutoCloseable {
         stories.getStory(),
         sessions.startSession(),
         sessions.stopSession(),
-        sessions.getSession());
+        sessions.getSession()).map(this::tenantRequired).toList();
+  }
+
+  private SyncToolSpecification tenantRequired(SyncToolSpecification spec) {
+    var handler = spec.callHandler();
+    return new SyncToolSpecification(spec.tool(), (exchange, request) -> {
+      String tenant;
+      try {
+        tenant = tenants.resolve(exchange.transportContext());
+      } catch (RuntimeException e) {
+        tenant = null;
+      }
+      if (tenant == null || tenant.isEmpty()) {
+        return Results.error("tenant_unknown", "The server could not tell which account this"
+            + " call belongs to, so it did not run it. Send the X-Tenant header.");
+      }
+      return handler.apply(exchange, request);
+    });
   }
 
   /** Gates the tool with the policy, unless the configuration leaves it ungated. */

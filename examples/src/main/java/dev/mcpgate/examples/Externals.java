@@ -1,6 +1,8 @@
 package dev.mcpgate.examples;
 
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,11 +25,29 @@ final class Externals {
   /** A post on the social network. */
   record Post(String uri, String text) {}
 
-  /** A naive payment provider: every accepted refund gets a new refund_id. */
+  /**
+   * A payment provider that deduplicates by the idempotency key it is given, as Stripe does: the
+   * same key again returns the first refund; the same key with other parameters is refused. A
+   * refund without a key is a new refund every time.
+   */
   static final class PaymentProvider {
     final List<Refund> refunds = new CopyOnWriteArrayList<>();
+    private final Map<String, Refund> byKey = new ConcurrentHashMap<>();
 
     Refund refund(String orderId, long amountCents, String idempotencyKey) {
+      if (idempotencyKey == null) {
+        return accept(orderId, amountCents, null);
+      }
+      Refund r = byKey.computeIfAbsent(idempotencyKey,
+          k -> accept(orderId, amountCents, idempotencyKey));
+      if (!r.orderId().equals(orderId) || r.amountCents() != amountCents) {
+        throw new IllegalArgumentException("idempotency key " + idempotencyKey + " was used for"
+            + " another refund (" + r.orderId() + ", " + r.amountCents() + " cents)");
+      }
+      return r;
+    }
+
+    private Refund accept(String orderId, long amountCents, String idempotencyKey) {
       Refund r = new Refund("re_" + UUID.randomUUID().toString().substring(0, 12), orderId,
           amountCents, idempotencyKey);
       refunds.add(r);

@@ -12,8 +12,12 @@ final class Results {
   }
 
   static CallToolResult error(String text) {
+    return error("invalid_request", text);
+  }
+
+  static CallToolResult error(String type, String text) {
     return CallToolResult.builder().isError(true).addTextContent(text)
-        .structuredContent(Map.of("error", Map.of("type", "invalid_request", "message", text)))
+        .structuredContent(Map.of("error", Map.of("type", type, "message", text)))
         .build();
   }
 }

@@ -14,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -37,7 +38,7 @@ final class SessionTools {
     McpSchema.Tool tool = McpSchema.Tool.builder("start_session", Schemas.object(
             List.of("session_id", "started_at"),
             entry("session_id", Schemas.string("a new id you mint for the session, e.g. s-3f9a")),
-            entry("started_at", Schemas.string("when it started, ISO-8601, e.g. 2026-11-30T13:00:00Z"))))
+            entry("started_at", Schemas.string("when it started, ISO-8601, e.g. 2025-06-01T13:00:00Z"))))
         .description("Start a focus session under an id you choose. Safe to retry: the same id"
             + " starts it once.")
         .annotations(new McpSchema.ToolAnnotations("Start a session", false, false, true, false, null))
@@ -50,7 +51,7 @@ final class SessionTools {
       try {
         startedAt = Instant.parse((String) request.arguments().get("started_at")).toString();
       } catch (DateTimeParseException e) {
-        return Results.error("started_at must be an ISO-8601 instant such as 2026-11-30T13:00:00Z");
+        return Results.error("started_at must be an ISO-8601 instant such as 2025-06-01T13:00:00Z");
       }
       try (Connection c = server.dataSource.getConnection();
           PreparedStatement ps = c.prepareStatement("INSERT INTO example_sessions (tenant, id,"
@@ -91,6 +92,8 @@ final class SessionTools {
     ToolPolicy policy = ToolPolicy.builder()
         .keyArgument("op_id").keySources(KeySource.ARGUMENT).naturalKey("session_id", "end_at")
         .required(false).keepKeyArgument(true)
+        .keyDescription("For apps replaying a queued request: that request's id. Do not invent"
+            + " one; leave it out.")
         .build();
     if (server.jdbcStore != null && !server.isUngated("stop_session")) {
       return server.mcpGate.gateSingleCommit(tool, policy, server.jdbcStore.singleCommit(),
@@ -130,12 +133,17 @@ final class SessionTools {
       return Results.error("stop_session needs session_id; running sessions: "
           + runningSessions(c, tenant) + ". Call it again with the id of the one to stop.");
     }
-    String endAt;
+    Instant asked;
     try {
-      endAt = Instant.parse((String) args.get("end_at")).toString();
+      asked = Instant.parse((String) args.get("end_at"));
     } catch (DateTimeParseException | NullPointerException e) {
-      return Results.error("end_at must be an ISO-8601 instant such as 2026-11-30T14:05:00Z");
+      return Results.error("end_at must be an ISO-8601 instant such as 2025-06-01T14:05:00Z");
     }
+    // a queued app request may carry an end the device clock put ahead: nothing ends in the
+    // future, so such an end is recorded as the server's now, and the result says so
+    Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    boolean clamped = asked.isAfter(now);
+    String endAt = (clamped ? now : asked).toString();
     String startedAt;
     try (PreparedStatement ps = c.prepareStatement("SELECT started_at FROM example_sessions"
         + " WHERE tenant = ? AND id = ? FOR UPDATE")) {
@@ -171,15 +179,20 @@ final class SessionTools {
       ps.setString(5, id);
       ps.executeUpdate();
     }
-    String message = endAt.equals(merged.endedAt)
+    String message = (endAt.equals(merged.endedAt)
         ? "Stopped " + id + " at " + endAt
         : "Session " + id + " had already stopped at " + merged.endedAt + "; your stop at " + endAt
-            + " is kept" + (summary.equals(merged.summary) ? "" : " and its summary went to the notes");
+            + " is kept" + (summary.equals(merged.summary) ? "" : " and its summary went to the notes"))
+        + (clamped ? ". The end you sent, " + asked + ", is ahead of the server's clock; it was"
+            + " recorded as " + endAt : "");
     Map<String, Object> structured = new LinkedHashMap<>();
     structured.put("session_id", id);
     structured.put("ended_at", merged.endedAt);
     structured.put("summary", merged.summary);
     structured.put("notes", merged.notes);
+    if (clamped) {
+      structured.put("end_at_clamped_from", asked.toString());
+    }
     return Results.ok(message, structured);
   }
 

@@ -8,6 +8,8 @@ import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,11 +40,18 @@ final class ShopTools {
       server.executed("refund_order");
       String downstreamKey = GatedClaim.of(request).map(ClaimContext::downstreamKey).orElse(null);
       String orderId = (String) request.arguments().get("order_id");
-      long amount = ((Number) request.arguments().get("amount_cents")).longValue();
+      Object amountArgument = request.arguments().get("amount_cents");
+      long amount = cents(amountArgument);
       if (amount <= 0) {
-        return Results.error("amount_cents must be positive, was " + amount);
+        return Results.error("amount_cents must be a whole number of cents from 1 to "
+            + Long.MAX_VALUE + ", was " + amountArgument);
       }
       Externals.Refund refund = server.externals.payments.refund(orderId, amount, downstreamKey);
+      if (server.crashAfterNextRefund.getAndSet(false)) {
+        // the demo's crash: the provider has the refund, the gate never hears of it
+        throw new IllegalStateException("simulated crash after the payment provider accepted"
+            + " refund " + refund.refundId());
+      }
       Map<String, Object> structured = new LinkedHashMap<>();
       structured.put("refund_id", refund.refundId());
       structured.put("order_id", orderId);
@@ -52,6 +61,35 @@ final class ShopTools {
     });
     return server.gate(spec, ToolPolicy.builder()
         .keySources(KeySource.ARGUMENT, KeySource.META).build());
+  }
+
+  /**
+   * @return the amount as a whole number of cents, exactly; 0 when it is not one (a fraction,
+   *     NaN, a value past a long, not a number): never a rounded or truncated value
+   */
+  static long cents(Object value) {
+    BigDecimal exact;
+    if (value instanceof Integer || value instanceof Long || value instanceof Short
+        || value instanceof Byte) {
+      return ((Number) value).longValue();
+    } else if (value instanceof BigInteger b) {
+      exact = new BigDecimal(b);
+    } else if (value instanceof BigDecimal d) {
+      exact = d;
+    } else if (value instanceof Double || value instanceof Float) {
+      double d = ((Number) value).doubleValue();
+      if (Double.isNaN(d) || Double.isInfinite(d)) {
+        return 0;
+      }
+      exact = new BigDecimal(d);
+    } else {
+      return 0;
+    }
+    try {
+      return exact.longValueExact();
+    } catch (ArithmeticException notAWholeLong) {
+      return 0;
+    }
   }
 
   /** send_password_reset(email, idempotency_key): mail, kept for replay only 2 hours. */

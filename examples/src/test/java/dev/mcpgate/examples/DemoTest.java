@@ -69,7 +69,7 @@ class DemoTest {
         .filter(s -> s.tool().equals("refund_order") && s.step().startsWith("same key")).findFirst()
         .orElseThrow();
     assertThat(conflict.outcomes()).isEqualTo("idempotency_key_conflict");
-    assertThat(report.orderA()).containsEntry("ended_at", "2026-11-30T14:05:00Z")
+    assertThat(report.orderA()).containsEntry("ended_at", "2025-06-01T14:05:00Z")
         .containsEntry("summary", "wrote the intro");
     assertThat((List<?>) report.orderA().get("stops")).hasSize(2);
   }

@@ -151,27 +151,27 @@ class ExampleToolsTest {
     McpSyncClient c = start(Set.of());
     RetryCheck.of(c)
         .probe("session", () -> server.sessions.sessionState(TENANT, "s-1"))
-        .assertSafeToRetry(call("start_session", "session_id", "s-1", "started_at", "2026-11-30T13:00:00Z"));
+        .assertSafeToRetry(call("start_session", "session_id", "s-1", "started_at", "2025-06-01T13:00:00Z"));
     RetryCheck.of(c)
         .probe("stops", () -> server.sessions.sessionState(TENANT, "s-1").get("stops"))
-        .assertSafeToRetry(call("stop_session", "session_id", "s-1", "end_at", "2026-11-30T14:05:00Z",
+        .assertSafeToRetry(call("stop_session", "session_id", "s-1", "end_at", "2025-06-01T14:05:00Z",
             "summary", "intro", "op_id", "op-1"))
         .assertConflictRefused(
-            call("stop_session", "session_id", "s-1", "end_at", "2026-11-30T14:05:00Z",
+            call("stop_session", "session_id", "s-1", "end_at", "2025-06-01T14:05:00Z",
                 "summary", "intro", "op_id", "op-1"),
-            call("stop_session", "session_id", "s-1", "end_at", "2026-11-30T14:40:00Z",
+            call("stop_session", "session_id", "s-1", "end_at", "2025-06-01T14:40:00Z",
                 "summary", "other", "op_id", "op-1"));
 
     AtomicInteger sessions = new AtomicInteger();
     ArrivalOrderCheck.assertSameEndState(c,
         () -> {
           String id = "order-" + sessions.incrementAndGet();
-          c.callTool(call("start_session", "session_id", id, "started_at", "2026-11-30T13:00:00Z"));
+          c.callTool(call("start_session", "session_id", id, "started_at", "2025-06-01T13:00:00Z"));
           return id;
         },
-        id -> call("stop_session", "session_id", id, "end_at", "2026-11-30T14:05:00Z",
+        id -> call("stop_session", "session_id", id, "end_at", "2025-06-01T14:05:00Z",
             "summary", "wrote the intro", "op_id", id + "-phone"),
-        id -> call("stop_session", "session_id", id, "end_at", "2026-11-30T14:20:00Z",
+        id -> call("stop_session", "session_id", id, "end_at", "2025-06-01T14:20:00Z",
             "summary", "wrote intro and outline", "op_id", id + "-laptop"),
         id -> {
           Map<String, Object> state = new HashMap<>(server.sessions.sessionState(TENANT, id));

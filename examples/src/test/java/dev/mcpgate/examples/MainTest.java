@@ -70,7 +70,7 @@ class MainTest {
       CallToolResult first = client.callTool(refund);
       CallToolResult retry = client.callTool(refund);
       CallToolResult noId = client.callTool(new CallToolRequest("stop_session",
-          Map.of("end_at", "2026-11-30T15:00:00Z", "summary", "done")));
+          Map.of("end_at", "2025-06-01T15:00:00Z", "summary", "done")));
 
       assertThat(first.isError()).isNotEqualTo(Boolean.TRUE);
       assertThat(retry.structuredContent()).isEqualTo(first.structuredContent());

@@ -28,6 +28,10 @@ final class ModelMessages {
 
   /** @return the sentence a gated tool's description gains: how to retry it safely */
   static String retrySentence(ToolPolicy policy) {
+    if (policy.keySources().contains(KeySource.ARGUMENT) && policy.keyDescription() != null) {
+      return "If this call fails or times out, send it again with the same arguments: it then"
+          + " returns the first result instead of acting twice.";
+    }
     if (policy.keySources().contains(KeySource.ARGUMENT)) {
       return "If this call fails or times out, retry it with the same " + policy.keyArgument()
           + " and the same arguments: it then returns the first result instead of acting twice."

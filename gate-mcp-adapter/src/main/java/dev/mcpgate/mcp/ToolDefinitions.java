@@ -50,7 +50,8 @@ final class ToolDefinitions {
     keyProperty.put("type", "string");
     keyProperty.put("minLength", 1);
     keyProperty.put("maxLength", ClaimId.MAX_LENGTH);
-    keyProperty.put("description", ModelMessages.KEY_ARGUMENT_DESCRIPTION);
+    keyProperty.put("description", policy.keyDescription() != null ? policy.keyDescription()
+        : ModelMessages.KEY_ARGUMENT_DESCRIPTION);
     properties.put(policy.keyArgument(), keyProperty);
     schema.put("properties", properties);
     if (policy.keyArgumentRequiredInSchema()) {

@@ -24,6 +24,10 @@ import java.util.Set;
  * @param failureMode overrides what an {@code isError} result does; null keeps the gate's
  * @param ignoredArguments more argument names left out of the argument hash (the key argument
  *     always is)
+ * @param keyDescription what the key argument means, when it is not a fresh value per request
+ *     (an app's id of a queued request, say): the key argument's description in the input
+ *     schema, and the tool's retry sentence then asks for the same arguments only; null for the
+ *     default ("a new unique value for each new request")
  */
 public record ToolPolicy(
     List<KeySource> keySources,
@@ -34,7 +38,8 @@ public record ToolPolicy(
     Duration retention,
     Duration lease,
     GatePolicy.FailureMode failureMode,
-    Set<String> ignoredArguments) {
+    Set<String> ignoredArguments,
+    String keyDescription) {
 
   /** The default name of the key argument. */
   public static final String DEFAULT_KEY_ARGUMENT = "idempotency_key";
@@ -69,6 +74,10 @@ public record ToolPolicy(
       Checks.positiveMillis(lease, "lease");
     }
     ignoredArguments = Set.copyOf(notNull(ignoredArguments, "ignoredArguments"));
+    if (keyDescription != null && keyDescription.isBlank()) {
+      throw new IllegalArgumentException("keyDescription must not be blank; leave it null for"
+          + " the default");
+    }
   }
 
   /** @return key from the argument {@code idempotency_key} or the meta entry, required */
@@ -159,6 +168,7 @@ public record ToolPolicy(
     private Duration lease;
     private GatePolicy.FailureMode failureMode;
     private Set<String> ignoredArguments = Set.of();
+    private String keyDescription;
 
     private Builder() {}
 
@@ -225,10 +235,19 @@ public record ToolPolicy(
       return this;
     }
 
+    /**
+     * @param description what the key argument means, when it is not a fresh value per request
+     *     (see {@link ToolPolicy#keyDescription()})
+     */
+    public Builder keyDescription(String description) {
+      this.keyDescription = notNull(description, "description");
+      return this;
+    }
+
     /** @return the policy */
     public ToolPolicy build() {
       return new ToolPolicy(keySources, keyArgument, naturalKey, required, keepKeyArgument,
-          retention, lease, failureMode, ignoredArguments);
+          retention, lease, failureMode, ignoredArguments, keyDescription);
     }
   }
 }
