@@ -18,6 +18,12 @@ final class Results {
         && Objects.equals(withoutMarks(a.meta()), withoutMarks(b.meta()));
   }
 
+  /** @return true when the result carries the gate's replay mark */
+  static boolean isReplay(CallToolResult result) {
+    return result.meta() != null
+        && Boolean.TRUE.equals(result.meta().get(McpGateErrors.META_REPLAYED));
+  }
+
   static Map<String, Object> withoutMarks(Map<String, Object> meta) {
     if (meta == null) {
       return Map.of();

@@ -25,6 +25,11 @@ import org.opentest4j.AssertionFailedError;
  * other arguments is refused. State is read by probes that you supply (a count of rows, of
  * charges, of mails sent); a probe must not change after the first call.
  *
+ * <p>The kit demands evidence, since "the same answer twice" proves nothing (a tool that returns
+ * "ok" and counts every call gives it): a retry of a gated tool must carry the gate's replay mark;
+ * a tool that is not gated (declared safe with {@code idempotentHint}) needs a probe that sees its
+ * first call's effect, and the check fails, saying how to add one, when there is none.
+ *
  * <pre>{@code
  * RetryCheck.of(client)
  *     .probe("refunds", () -> paymentProvider.refunds().size())
@@ -148,6 +153,26 @@ public final class RetryCheck {
     });
   }
 
+  /**
+   * Evidence for a tool that is not gated: some probe must change with the first call, or the
+   * probes watch nothing this tool does and their silence proves nothing.
+   */
+  private void assertProbesSawTheFirstCall(String tool, Map<String, Object> before,
+      Map<String, Object> afterFirst) {
+    if (probes.isEmpty()) {
+      throw new AssertionFailedError(tool + ": the retry carries no replay mark ("
+          + McpGateErrors.META_REPLAYED + "), so the tool is not gated, and no probe watches its"
+          + " effect: the same answer twice is not evidence. Gate the tool, or add"
+          + " .probe(\"name\", () -> ...) reading what it changes (rows, charges, mails sent).");
+    }
+    if (before.equals(afterFirst)) {
+      throw new AssertionFailedError(tool + ": the retry carries no replay mark, and no probe "
+          + probes.keySet() + " changed with the first call: they do not watch this tool's"
+          + " effect, so their silence after the retry is not evidence. Probe what the tool"
+          + " changes.");
+    }
+  }
+
   private static void assertNotRefused(String tool, String what, CallToolResult r) {
     String type = Results.errorType(r);
     if (type != null && type.startsWith("idempotency_")) {
@@ -176,6 +201,9 @@ public final class RetryCheck {
     if (!Results.same(first, retry)) {
       throw new AssertionFailedError(tool + ": the retry returned a different result than the"
           + " first call: it ran again", Results.describe(first), Results.describe(retry));
+    }
+    if (!Results.isReplay(retry)) {
+      assertProbesSawTheFirstCall(tool, before, afterFirst);
     }
     assertUnchanged(tool, "the retry", afterFirst, read());
 
@@ -210,7 +238,16 @@ public final class RetryCheck {
             + " first calls got different answers", Results.describe(first), Results.describe(r));
       }
     }
-    assertFirstChange(tool, copies + " concurrent first calls", before, read());
+    Map<String, Object> after = read();
+    if (results.stream().noneMatch(Results::isReplay)) {
+      assertProbesSawTheFirstCall(tool, before, after);
+      if (expectedChange.isEmpty()) {
+        throw new AssertionFailedError(tool + ": none of " + copies + " concurrent first calls"
+            + " was a replay, so the tool is not gated, and no probe says how much one call"
+            + " changes: add .expectFirstCallChange(\"probe\", 1) to count its runs");
+      }
+    }
+    assertFirstChange(tool, copies + " concurrent first calls", before, after);
     return this;
   }
 

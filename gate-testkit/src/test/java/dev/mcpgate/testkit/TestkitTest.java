@@ -118,6 +118,32 @@ class TestkitTest {
   }
 
   @Test
+  void anUngatedCounterThatAnswersOkFailsTheKitForWantOfEvidence() {
+    AtomicInteger counted = new AtomicInteger();
+    SyncToolSpecification counter = new SyncToolSpecification(tool("count_visit", true, null),
+        (ex, req) -> {
+          counted.incrementAndGet();
+          return CallToolResult.builder().addTextContent("ok").build();
+        });
+    try (McpHarness harness = McpHarness.stdio(List.of(counter))) {
+      McpSyncClient client = harness.client(null);
+
+      assertThatThrownBy(() -> RetryCheck.of(client).assertSafeToRetry(call("count_visit", null, 1)))
+          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("count_visit")
+          .hasMessageContaining("not evidence").hasMessageContaining(".probe(");
+      assertThatThrownBy(() -> RetryCheck.of(client)
+          .assertConcurrentFirstCallsRunOnce(call("count_visit", null, 2)))
+          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("not evidence");
+      assertThatThrownBy(() -> RetryCheck.of(client).probe("unrelated", () -> 7)
+          .assertSafeToRetry(call("count_visit", null, 3)))
+          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("do not watch");
+      assertThatThrownBy(() -> RetryCheck.of(client).probe("visits", counted::get)
+          .assertSafeToRetry(call("count_visit", null, 4)))
+          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("wrote twice");
+    }
+  }
+
+  @Test
   void aDeclaredSafeReplaceIsVerifiedByTheProbe() {
     try (McpHarness harness = McpHarness.stdio(server())) {
       RetryCheck.of(harness.client(null))
