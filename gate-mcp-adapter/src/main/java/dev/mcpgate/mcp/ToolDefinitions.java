@@ -46,12 +46,13 @@ final class ToolDefinitions {
     @SuppressWarnings("unchecked")
     Map<String, Object> properties = schema.get("properties") instanceof Map<?, ?> p
         ? new LinkedHashMap<>((Map<String, Object>) p) : new LinkedHashMap<>();
+    // The key's rules are said in words, not as "type"/"minLength"/"maxLength": the SDK checks
+    // a schema before the handler and answers a breach with a generic error, and every key
+    // problem must get the gate's typed refusal (idempotency_key_invalid) instead.
     Map<String, Object> keyProperty = new LinkedHashMap<>();
-    keyProperty.put("type", "string");
-    keyProperty.put("minLength", 1);
-    keyProperty.put("maxLength", ClaimId.MAX_LENGTH);
-    keyProperty.put("description", policy.keyDescription() != null ? policy.keyDescription()
-        : ModelMessages.KEY_ARGUMENT_DESCRIPTION);
+    keyProperty.put("description", (policy.keyDescription() != null ? policy.keyDescription()
+        : ModelMessages.KEY_ARGUMENT_DESCRIPTION) + " A string of 1 to " + ClaimId.MAX_LENGTH
+        + " characters.");
     properties.put(policy.keyArgument(), keyProperty);
     schema.put("properties", properties);
     if (policy.keyArgumentRequiredInSchema()) {

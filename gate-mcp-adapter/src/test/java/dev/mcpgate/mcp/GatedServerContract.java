@@ -175,6 +175,18 @@ abstract class GatedServerContract {
   }
 
   @Test
+  void everyKeyProblemGetsTheTypedRefusalNotTheSdksSchemaError() {
+    McpSyncClient client = harness.client("acme");
+    for (Object bad : List.of("", "k".repeat(256), 42, List.of("k"), Map.of("k", 1))) {
+      Map<String, Object> args = new LinkedHashMap<>(refund(null, 500).arguments());
+      args.put("idempotency_key", bad);
+      CallToolResult refused = client.callTool(new CallToolRequest("refund_order", args));
+      assertThat(error(refused)).as("key %s", bad).containsEntry("type", McpGateErrors.KEY_INVALID);
+    }
+    assertThat(tools.refunds).hasValue(0);
+  }
+
+  @Test
   void failingHandlerLetsTheRetryRun() {
     McpSyncClient client = harness.client("acme");
     tools.failNextRefund.set(true);
@@ -246,7 +258,8 @@ abstract class GatedServerContract {
     assertThat(properties).containsKey("idempotency_key");
     @SuppressWarnings("unchecked")
     Map<String, Object> key = (Map<String, Object>) properties.get("idempotency_key");
-    assertThat(key).containsEntry("type", "string").containsEntry("maxLength", 255);
+    assertThat(key).doesNotContainKeys("type", "minLength", "maxLength");
+    assertThat(key.get("description").toString()).contains("A string of 1 to 255 characters");
     assertThat(refund.inputSchema().get("required").toString()).doesNotContain("idempotency_key");
     assertThat(refund.description()).startsWith("Refund part of an order.")
         .contains("retry it with the same idempotency_key");
