@@ -60,7 +60,7 @@ final class ShopTools {
           structured);
     });
     return server.gate(spec, ToolPolicy.builder()
-        .keySources(KeySource.ARGUMENT, KeySource.META).build());
+        .keySources(KeySource.ARGUMENT, KeySource.META, KeySource.HEADER).build());
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.mcpgate.examples;
 
+import dev.mcpgate.mcp.KeySource;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.server.McpServer;
@@ -94,6 +95,7 @@ final class Transports {
               if (tenant != null && !tenant.isBlank()) {
                 values.put("tenant", tenant);
               }
+              KeySource.copyHeader(request.getHeader(KeySource.HEADER_CONTEXT_KEY), values);
               return McpTransportContext.create(values);
             })
             .build();

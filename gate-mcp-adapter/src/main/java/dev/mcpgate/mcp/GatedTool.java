@@ -77,7 +77,7 @@ final class GatedTool {
     Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
     ToolCall call;
     try {
-      String key = KeyExtractor.find(policy, request, arguments);
+      String key = KeyExtractor.find(policy, request, arguments, transport);
       if (key == null) {
         return policy.required() ? ModelMessages.keyRequired(policy)
             : invocation.ungated(request);

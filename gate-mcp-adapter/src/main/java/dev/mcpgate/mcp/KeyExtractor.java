@@ -3,11 +3,13 @@ package dev.mcpgate.mcp;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import dev.mcpgate.core.hash.CanonicalJson;
+import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -26,24 +28,30 @@ final class KeyExtractor {
    * @return the key, or null when no source has one
    * @throws InvalidIdempotencyKeyException when a source holds a key that is not a string
    */
-  static String find(ToolPolicy policy, CallToolRequest request, Map<String, Object> arguments) {
-    List<KeySource> sources = policy.keySources();
-    String argument = sources.contains(KeySource.ARGUMENT) ? string(
-        arguments.get(policy.keyArgument()), where(KeySource.ARGUMENT, policy)) : null;
-    String meta = sources.contains(KeySource.META) ? string(request.meta() == null ? null
-        : request.meta().get(McpGateErrors.META_KEY), where(KeySource.META, policy)) : null;
-    if (argument != null && meta != null && !argument.equals(meta)) {
-      // the client sent two keys: which one it reuses on a retry is unknowable, so neither
-      throw new InvalidIdempotencyKeyException("the call carries two different keys, in "
-          + where(KeySource.ARGUMENT, policy) + " and in " + where(KeySource.META, policy)
-          + "; send the key in one place only", false);
-    }
-    for (KeySource source : sources) {
-      String key = switch (source) {
-        case ARGUMENT -> argument;
-        case META -> meta;
-        case NATURAL -> natural(policy.naturalKey(), arguments);
+  static String find(ToolPolicy policy, CallToolRequest request, Map<String, Object> arguments,
+      McpTransportContext context) {
+    Map<KeySource, String> explicit = new EnumMap<>(KeySource.class);
+    for (KeySource source : policy.keySources()) {
+      Object raw = switch (source) {
+        case ARGUMENT -> arguments.get(policy.keyArgument());
+        case META -> request.meta() == null ? null : request.meta().get(McpGateErrors.META_KEY);
+        case HEADER -> context.get(KeySource.HEADER_CONTEXT_KEY);
+        case NATURAL -> null;
       };
+      String key = string(raw, where(source, policy));
+      if (key != null) {
+        explicit.put(source, key);
+      }
+    }
+    if (explicit.values().stream().distinct().count() > 1) {
+      // the client sent two keys: which one it reuses on a retry is unknowable, so neither
+      throw new InvalidIdempotencyKeyException("the call carries different keys, in "
+          + String.join(" and in ", explicit.keySet().stream().map(s -> where(s, policy))
+              .toList()) + "; send the key in one place only", false);
+    }
+    for (KeySource source : policy.keySources()) {
+      String key = source == KeySource.NATURAL ? natural(policy.naturalKey(), arguments)
+          : explicit.get(source);
       if (key != null) {
         return key;
       }
@@ -55,6 +63,7 @@ final class KeyExtractor {
     return switch (source) {
       case ARGUMENT -> "the argument " + policy.keyArgument();
       case META -> "_meta " + McpGateErrors.META_KEY;
+      case HEADER -> "the " + KeySource.HEADER_CONTEXT_KEY + " header";
       case NATURAL -> "the arguments " + policy.naturalKey();
     };
   }

@@ -106,9 +106,12 @@ final class ModelMessages {
     } else if (policy.keySources().contains(KeySource.NATURAL)) {
       message = "This tool needs the arguments " + String.join(", ", policy.naturalKey())
           + " to tell a retry from a new request, and was not run. Call it again with them.";
-    } else {
+    } else if (policy.keySources().contains(KeySource.META)) {
       message = "This tool needs an idempotency key in _meta " + McpGateErrors.META_KEY
           + " and was not run.";
+    } else {
+      message = "This tool needs an idempotency key in the " + KeySource.HEADER_CONTEXT_KEY
+          + " header and was not run.";
     }
     return error(McpGateErrors.KEY_REQUIRED, message, null);
   }

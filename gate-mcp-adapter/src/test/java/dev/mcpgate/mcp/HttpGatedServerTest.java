@@ -6,6 +6,7 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** The gated server over Streamable HTTP (embedded Tomcat); tenants come from an X-Tenant header. */
@@ -29,6 +30,41 @@ class HttpGatedServerTest extends GatedServerContract {
     assertThat(tools.refunds).hasValue(2);
     assertThat(globex.meta()).doesNotContainKey(McpGateErrors.META_REPLAYED);
     assertThat(acme.structuredContent()).isNotEqualTo(globex.structuredContent());
+  }
+
+  @Test
+  void theIdempotencyKeyHeaderIsAKeySourceWhenAPolicyListsIt() {
+    AtomicReference<String> header = new AtomicReference<>();
+    try (McpHarness headed = McpHarness.http(List.of(mcpGate.gate(tools.refundSpec(),
+        ToolPolicy.builder().keySources(KeySource.HEADER, KeySource.ARGUMENT).build())), null)) {
+      McpSyncClient client = headed.client("acme", header::get);
+
+      header.set("h-1");
+      CallToolResult first = client.callTool(refund(null, 500));
+      CallToolResult retry = client.callTool(refund(null, 500));
+      header.set("h-2");
+      client.callTool(refund(null, 500));
+      header.set("h-3");
+      CallToolResult ambiguous = client.callTool(refund("other-key", 500));
+      header.set(null);
+      CallToolResult none = client.callTool(refund(null, 500));
+
+      assertThat(first.isError()).isNotEqualTo(Boolean.TRUE);
+      assertThat(retry.meta()).containsEntry(McpGateErrors.META_REPLAYED, true);
+      assertThat(tools.refunds).as("h-1 once, h-2 once").hasValue(2);
+      assertThat(error(ambiguous)).containsEntry("type", McpGateErrors.KEY_INVALID);
+      assertThat(error(ambiguous).get("message").toString()).contains("Idempotency-Key header");
+      assertThat(error(none)).containsEntry("type", McpGateErrors.KEY_REQUIRED);
+    }
+  }
+
+  @Test
+  void theHeaderIsIgnoredWhereThePolicyDoesNotListIt() {
+    McpSyncClient client = harness.client("acme", () -> "header-key");
+    CallToolResult refused = client.callTool(refund(null, 500));
+
+    assertThat(error(refused)).containsEntry("type", McpGateErrors.KEY_REQUIRED);
+    assertThat(tools.refunds).hasValue(0);
   }
 
   @Test

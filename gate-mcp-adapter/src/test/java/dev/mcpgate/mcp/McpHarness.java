@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.Wrapper;
@@ -40,6 +41,14 @@ public interface McpHarness extends AutoCloseable {
   /** @return a new initialized client; the tenant goes in an X-Tenant header (HTTP only) */
   McpSyncClient client(String tenant);
 
+  /**
+   * @param idempotencyKey read before each request: the Idempotency-Key header to send, or null
+   * @return a new initialized client (HTTP only)
+   */
+  default McpSyncClient client(String tenant, Supplier<String> idempotencyKey) {
+    throw new UnsupportedOperationException("headers are HTTP only");
+  }
+
   @Override
   void close();
 
@@ -59,6 +68,7 @@ public interface McpHarness extends AutoCloseable {
               if (tenant != null) {
                 values.put("tenant", tenant);
               }
+              KeySource.copyHeader(request.getHeader(KeySource.HEADER_CONTEXT_KEY), values);
               return McpTransportContext.create(values);
             })
             .build();
@@ -91,12 +101,21 @@ public interface McpHarness extends AutoCloseable {
     return new McpHarness() {
       @Override
       public McpSyncClient client(String tenant) {
+        return client(tenant, () -> null);
+      }
+
+      @Override
+      public McpSyncClient client(String tenant, Supplier<String> idempotencyKey) {
         HttpClientStreamableHttpTransport clientTransport = HttpClientStreamableHttpTransport
             .builder("http://127.0.0.1:" + port)
             .endpoint("/mcp")
             .httpRequestCustomizer((builder, method, uri, body, ctx) -> {
               if (tenant != null) {
                 builder.header("X-Tenant", tenant);
+              }
+              String key = idempotencyKey.get();
+              if (key != null) {
+                builder.header(KeySource.HEADER_CONTEXT_KEY, key);
               }
             })
             .build();
