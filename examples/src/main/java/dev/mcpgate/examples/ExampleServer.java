@@ -116,7 +116,8 @@ final class ExampleServer implements AutoCloseable {
         .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10)).build())
         .listener(new Slf4jGateListener())
         .build();
-    this.mcpGate = McpGate.builder(gate).tenantResolver(tenants).build();
+    this.mcpGate = McpGate.builder(gate).tenantResolver(tenants).jsonMapper(Transports.JSON)
+        .requireExactNumbers().build();
     this.shop = new ShopTools(this);
     this.stories = new StoryTools(this);
     this.sessions = new SessionTools(this);

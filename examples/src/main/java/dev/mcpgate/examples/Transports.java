@@ -1,8 +1,9 @@
 package dev.mcpgate.examples;
 
+import dev.mcpgate.mcp.ExactNumbers;
 import dev.mcpgate.mcp.KeySource;
 import io.modelcontextprotocol.common.McpTransportContext;
-import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
@@ -26,6 +27,9 @@ import org.apache.catalina.startup.Tomcat;
 
 /** Serves the example's tools over stdio or Streamable HTTP. */
 final class Transports {
+  /** The server's JSON mapper: numbers read exactly, so the argument hash tells them apart. */
+  static final McpJsonMapper JSON = ExactNumbers.jsonMapper();
+
   static final String SERVER_NAME = "mcpgate-example";
   /** Tomcat logs through java.util.logging; kept referenced so its level sticks. */
   private static final Logger TOMCAT_LOG = Logger.getLogger("org.apache");
@@ -60,7 +64,7 @@ final class Transports {
         return n;
       }
     };
-    return McpServer.sync(new StdioServerTransportProvider(McpJsonDefaults.getMapper(), in, System.out))
+    return McpServer.sync(new StdioServerTransportProvider(JSON, in, System.out)).jsonMapper(JSON)
         .serverInfo(SERVER_NAME, "0.1.0").capabilities(capabilities()).tools(tools)
         .requestTimeout(Duration.ofSeconds(60)).build();
   }
@@ -88,6 +92,7 @@ final class Transports {
     TOMCAT_LOG.setLevel(Level.SEVERE);
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder()
+            .jsonMapper(JSON)
             .mcpEndpoint("/mcp")
             .contextExtractor(request -> {
               Map<String, Object> values = new HashMap<>();
@@ -99,7 +104,7 @@ final class Transports {
               return McpTransportContext.create(values);
             })
             .build();
-    McpSyncServer server = McpServer.sync(transport).serverInfo(SERVER_NAME, "0.1.0")
+    McpSyncServer server = McpServer.sync(transport).jsonMapper(JSON).serverInfo(SERVER_NAME, "0.1.0")
         .capabilities(capabilities()).tools(tools).requestTimeout(Duration.ofSeconds(60)).build();
     Tomcat tomcat = new Tomcat();
     tomcat.setHostname("127.0.0.1");

@@ -241,6 +241,7 @@ public final class McpGate {
     private TenantResolver tenants;
     private CallAuthorizer authorizer;
     private McpJsonMapper json;
+    private boolean requireExactNumbers;
 
     private Builder(IdempotencyGate gate) {
       this.gate = gate;
@@ -261,15 +262,28 @@ public final class McpGate {
       return this;
     }
 
-    /** @param mapper the JSON mapper for stored results; the SDK's default one otherwise */
+    /**
+     * @param mapper the JSON mapper of the server (for stored results, and checked for exact
+     *     numbers); the SDK's default one otherwise
+     */
     public Builder jsonMapper(McpJsonMapper mapper) {
       this.json = notNull(mapper, "mapper");
       return this;
     }
 
     /**
+     * Refuse to build unless the JSON mapper reads numbers exactly (see {@link ExactNumbers});
+     * without it, the build warns.
+     */
+    public Builder requireExactNumbers() {
+      this.requireExactNumbers = true;
+      return this;
+    }
+
+    /**
      * @return the adapter
-     * @throws IllegalStateException if no tenant resolver was given
+     * @throws IllegalStateException if no tenant resolver was given, or the mapper reads numbers
+     *     inexactly and {@link #requireExactNumbers()} was asked for
      */
     public McpGate build() {
       if (tenants == null) {
@@ -277,8 +291,18 @@ public final class McpGate {
             + " for a single-user stdio server, or TenantResolver.fromTransportContext(\"tenant\")"
             + " with an HTTP context extractor that sets it from the authenticated request");
       }
-      return new McpGate(gate, tenants, authorizer,
-          json != null ? json : McpJsonDefaults.getMapper());
+      McpJsonMapper mapper = json != null ? json : McpJsonDefaults.getMapper();
+      if (!ExactNumbers.readsExactly(mapper)) {
+        String problem = "the JSON mapper " + mapper.getClass().getName() + " reads decimals as"
+            + " double, so arguments such as 9007199254740993.0 and 9007199254740992.0 hash alike"
+            + " and one call would replay the other's result; give the server and the gate"
+            + " ExactNumbers.jsonMapper()";
+        if (requireExactNumbers) {
+          throw new IllegalStateException(problem);
+        }
+        LOG.warn("{} (McpGate.Builder.requireExactNumbers() makes this an error)", problem);
+      }
+      return new McpGate(gate, tenants, authorizer, mapper);
     }
   }
 }

@@ -59,8 +59,15 @@ public interface McpHarness extends AutoCloseable {
   /** Streamable HTTP; the transport context carries the X-Tenant header as "tenant". */
   static McpHarness http(List<McpServerFeatures.SyncToolSpecification> sync,
       List<McpServerFeatures.AsyncToolSpecification> async) {
+    return http(sync, async, McpJsonDefaults.getMapper());
+  }
+
+  /** Like {@link #http(List, List)}, with the server (transport and builder) on {@code json}. */
+  static McpHarness http(List<McpServerFeatures.SyncToolSpecification> sync,
+      List<McpServerFeatures.AsyncToolSpecification> async, McpJsonMapper json) {
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder()
+            .jsonMapper(json)
             .mcpEndpoint("/mcp")
             .contextExtractor(request -> {
               Map<String, Object> values = new HashMap<>();
@@ -74,11 +81,11 @@ public interface McpHarness extends AutoCloseable {
             .build();
     AutoCloseable server;
     if (async == null) {
-      McpSyncServer s = McpServer.sync(transport).serverInfo("gated-test", "1")
+      McpSyncServer s = McpServer.sync(transport).jsonMapper(json).serverInfo("gated-test", "1")
           .capabilities(tools()).tools(sync).requestTimeout(Duration.ofSeconds(60)).build();
       server = s::close;
     } else {
-      McpAsyncServer s = McpServer.async(transport).serverInfo("gated-test", "1")
+      McpAsyncServer s = McpServer.async(transport).jsonMapper(json).serverInfo("gated-test", "1")
           .capabilities(tools()).tools(async).requestTimeout(Duration.ofSeconds(60)).build();
       server = () -> s.close();
     }
