@@ -10,9 +10,10 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -41,30 +42,27 @@ final class Transports {
   }
 
   /**
-   * Serves on this process's stdin and stdout.
+   * Serves on this process's stdin and stdout. A {@link StdioGuard} answers lines that are not
+   * JSON-RPC messages with an error and keeps serving.
    *
    * @param closed counted down when stdin reaches its end (the client went away)
    */
-  static McpSyncServer stdio(List<SyncToolSpecification> tools, CountDownLatch closed) {
-    InputStream in = new FilterInputStream(System.in) {
-      @Override
-      public int read() throws IOException {
-        return eof(super.read());
+  static McpSyncServer stdio(List<SyncToolSpecification> tools, CountDownLatch closed)
+      throws IOException {
+    PipedOutputStream toSdk = new PipedOutputStream();
+    InputStream sdkIn = new PipedInputStream(toSdk, 1 << 20);
+    Thread guard = new Thread(() -> {
+      try {
+        new StdioGuard(JSON, System.out).forward(System.in, toSdk);
+      } catch (IOException e) {
+        System.err.println("mcpgate-example: stdin failed: " + e.getMessage());
+      } finally {
+        closed.countDown();
       }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        return eof(super.read(b, off, len));
-      }
-
-      private int eof(int n) {
-        if (n < 0) {
-          closed.countDown();
-        }
-        return n;
-      }
-    };
-    return McpServer.sync(new StdioServerTransportProvider(JSON, in, System.out)).jsonMapper(JSON)
+    }, "mcpgate-stdio-guard");
+    guard.setDaemon(true);
+    guard.start();
+    return McpServer.sync(new StdioServerTransportProvider(JSON, sdkIn, System.out)).jsonMapper(JSON)
         .serverInfo(SERVER_NAME, "0.1.0").capabilities(capabilities()).tools(tools)
         .requestTimeout(Duration.ofSeconds(60)).build();
   }

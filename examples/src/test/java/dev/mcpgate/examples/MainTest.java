@@ -7,16 +7,25 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
-import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The command line, and {@code serve --stdio} as a real subprocess with a real stdio client. */
@@ -51,6 +60,89 @@ class MainTest {
 
     assertThat(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("exited").isTrue();
     assertThat(process.exitValue()).isZero();
+  }
+
+  private static Process serveStdio(Path db) throws IOException {
+    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "serve", "--stdio", "--jdbc-url", "jdbc:h2:file:" + db)
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+  }
+
+  /** Sends the lines, then reads {@code replies} reply lines (in whatever order they come). */
+  private static List<String> exchange(Process process, List<String> lines, int replies)
+      throws Exception {
+    BlockingQueue<String> received = new LinkedBlockingQueue<>();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader out = new BufferedReader(
+          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = out.readLine()) != null) {
+          received.add(line);
+        }
+      } catch (IOException ended) {
+        // the process went away
+      }
+    });
+    reader.setDaemon(true);
+    reader.start();
+    OutputStream in = process.getOutputStream();
+    for (String line : lines) {
+      in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      in.flush();
+    }
+    List<String> got = new ArrayList<>();
+    while (got.size() < replies) {
+      String line = received.poll(30, TimeUnit.SECONDS);
+      assertThat(line).as("reply %d of %d; got %s", got.size() + 1, replies, got).isNotNull();
+      got.add(line);
+    }
+    return got;
+  }
+
+  @Test
+  void malformedStdioLinesAreAnsweredWithParseErrorsAndTheSessionGoesOn() throws Exception {
+    Path db = Files.createTempDirectory("mcpgate-stdio-bad").resolve("db");
+    String initialize = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+        + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+        + "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+    String initialized = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+    String ping = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}";
+    Process process = serveStdio(db);
+    List<String> replies;
+    try {
+      replies = exchange(process, List.of(initialize, initialized,
+          "this is not json",
+          "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"n\":NaN}}",
+          "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{\"n\":"
+              + "1".repeat(1001) + "}}",
+          "[".repeat(1001) + "]".repeat(1001),
+          "42",
+          "{\"x\":\"" + "a".repeat(StdioGuard.MAX_MESSAGE_BYTES) + "\"}",
+          ping), 8);
+    } finally {
+      process.getOutputStream().close();
+    }
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exited at the end of stdin").isTrue();
+    assertThat(process.exitValue()).isZero();
+
+    assertThat(replies).filteredOn(r -> r.contains("\"id\":1") && r.contains("\"result\""))
+        .hasSize(1);
+    assertThat(replies).as("the session goes on after the bad lines")
+        .filteredOn(r -> r.contains("\"id\":9") && r.contains("\"result\"")).hasSize(1);
+    assertThat(replies).filteredOn(r -> r.contains("\"code\":-32700") && r.contains("\"id\":null"))
+        .hasSize(5);
+    assertThat(replies).filteredOn(r -> r.contains("\"code\":-32600")).hasSize(1);
+    assertThat(replies).filteredOn(r -> r.contains("over " + StdioGuard.MAX_MESSAGE_BYTES)).hasSize(1);
+
+    Process again = serveStdio(db);
+    try {
+      assertThat(exchange(again, List.of(initialize), 1).get(0))
+          .as("the H2 file was released: a second server opens it").contains("\"result\"");
+    } finally {
+      again.getOutputStream().close();
+      assertThat(again.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    }
   }
 
   @Test
