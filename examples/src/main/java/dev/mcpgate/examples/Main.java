@@ -63,15 +63,18 @@ public final class Main {
     }
     switch (command) {
       case "demo" -> {
+        Path scratch = null;
         if (jdbcUrl == null) {
-          Path dir = Files.createTempDirectory("mcpgate-demo");
-          jdbcUrl = "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath();
+          scratch = Files.createTempDirectory("mcpgate-demo");
+          jdbcUrl = "jdbc:h2:file:" + scratch.resolve("db").toAbsolutePath();
         }
         try (ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamo, redis,
             TenantResolver.fromTransportContext("tenant")))) {
           Demo.Report report = new Demo(server).run();
           report.print(out);
           return report.passed() ? 0 : 1;
+        } finally {
+          TempFiles.deleteRecursively(scratch);   // the server (and its H2 file) is closed by now
         }
       }
       case "serve" -> {

@@ -14,6 +14,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -68,7 +71,8 @@ final class Transports {
   }
 
   /** A running HTTP server: its port, and how to stop it. */
-  record Http(int port, Tomcat tomcat, McpSyncServer server) implements AutoCloseable {
+  record Http(int port, Tomcat tomcat, McpSyncServer server, Path baseDir)
+      implements AutoCloseable {
     @Override
     public void close() {
       server.close();
@@ -77,6 +81,8 @@ final class Transports {
         tomcat.destroy();
       } catch (LifecycleException e) {
         throw new IllegalStateException(e);
+      } finally {
+        TempFiles.deleteRecursively(baseDir);
       }
     }
   }
@@ -107,7 +113,13 @@ final class Transports {
     Tomcat tomcat = new Tomcat();
     tomcat.setHostname("127.0.0.1");
     tomcat.setPort(port);
-    tomcat.setBaseDir(System.getProperty("java.io.tmpdir") + "/mcpgate-example-tomcat-" + ProcessHandle.current().pid());
+    Path baseDir;
+    try {
+      baseDir = Files.createTempDirectory("mcpgate-example-tomcat");
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not make Tomcat's work folder", e);
+    }
+    tomcat.setBaseDir(baseDir.toString());
     Context context = tomcat.addContext("", null);
     Wrapper wrapper = Tomcat.addServlet(context, "mcp", transport);
     wrapper.setAsyncSupported(true);
@@ -118,6 +130,6 @@ final class Transports {
     } catch (LifecycleException e) {
       throw new IllegalStateException("could not start the HTTP server on port " + port, e);
     }
-    return new Http(tomcat.getConnector().getLocalPort(), tomcat, server);
+    return new Http(tomcat.getConnector().getLocalPort(), tomcat, server, baseDir);
   }
 }

@@ -6,11 +6,13 @@ import dev.mcpgate.mcp.TenantResolver;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The demo's own checks, as tests: every write tool of the example server, sent as a retrying
@@ -30,8 +32,11 @@ class DemoTest {
     }
   }
 
-  static String h2() throws Exception {
-    return "jdbc:h2:file:" + Files.createTempDirectory("mcpgate-demo-test").resolve("db");
+  @TempDir
+  Path tmp;
+
+  private String h2() {
+    return "jdbc:h2:file:" + tmp.resolve("db-" + UUID.randomUUID()).resolve("db");
   }
 
   static String env(String name) {

@@ -11,7 +11,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.math.BigInteger;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -21,6 +21,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a newcomer copies from the example server, at its edges: refunds that never pay twice or
@@ -28,13 +29,15 @@ import org.junit.jupiter.api.Test;
  * Over real Streamable HTTP, on H2.
  */
 class ExampleEdgesTest {
+  @TempDir
+  Path tmp;
   private ExampleServer server;
   private Transports.Http http;
   private McpSyncClient client;
 
   @BeforeEach
   void start() throws Exception {
-    String url = "jdbc:h2:file:" + Files.createTempDirectory("mcpgate-edges").resolve("db");
+    String url = "jdbc:h2:file:" + tmp.resolve("db");
     server = new ExampleServer(new ExampleServer.Config(url, null, null,
         TenantResolver.fromTransportContext("tenant"), Set.of()));
     http = Transports.http(0, server.tools());

@@ -11,7 +11,7 @@ import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.opentest4j.AssertionFailedError;
 
 /**
@@ -27,13 +28,15 @@ import org.opentest4j.AssertionFailedError;
  * duplicate.
  */
 class ExampleToolsTest {
+  @TempDir
+  Path tmp;
   private static final String TENANT = "kit";
   private ExampleServer server;
   private Transports.Http http;
   private McpSyncClient client;
 
   private McpSyncClient start(Set<String> ungated) throws Exception {
-    String url = "jdbc:h2:file:" + Files.createTempDirectory("mcpgate-kit").resolve("db");
+    String url = "jdbc:h2:file:" + tmp.resolve("db");
     server = new ExampleServer(new ExampleServer.Config(url, null, null,
         TenantResolver.fromTransportContext("tenant"), ungated));
     http = Transports.http(0, server.tools());

@@ -17,7 +17,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,9 +26,13 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The command line, and {@code serve --stdio} as a real subprocess with a real stdio client. */
 class MainTest {
+  @TempDir
+  Path tmp;
+
 
   private static int run(ByteArrayOutputStream err, String... args) throws Exception {
     return Main.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
@@ -51,7 +54,7 @@ class MainTest {
 
   @Test
   void serveOverStdioEndsWhenItsInputEnds() throws Exception {
-    Path dir = Files.createTempDirectory("mcpgate-stdio-eof");
+    Path dir = tmp.resolve("eof");
     String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process process = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
         Main.class.getName(), "serve", "--stdio", "--jdbc-url", "jdbc:h2:file:" + dir.resolve("db"))
@@ -102,7 +105,7 @@ class MainTest {
 
   @Test
   void malformedStdioLinesAreAnsweredWithParseErrorsAndTheSessionGoesOn() throws Exception {
-    Path db = Files.createTempDirectory("mcpgate-stdio-bad").resolve("db");
+    Path db = tmp.resolve("bad").resolve("db");
     String initialize = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
         + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
         + "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
@@ -147,7 +150,7 @@ class MainTest {
 
   @Test
   void serveOverStdioAnswersARealClientAndReplaysARetry() throws Exception {
-    Path dir = Files.createTempDirectory("mcpgate-stdio-test");
+    Path dir = tmp.resolve("client");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ServerParameters params = ServerParameters.builder(java)
         .args("-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve", "--stdio",

@@ -24,6 +24,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 final class TestDynamo {
   private static volatile String endpoint;
   private static volatile String unavailable;
+  private static boolean announced;
 
   private TestDynamo() {}
 
@@ -56,6 +57,11 @@ final class TestDynamo {
         unavailable = "MCPGATE_TEST_DYNAMODB_ENDPOINT is not set and there is no Docker engine for"
             + " LocalStack (start dynalite: npx dynalite --port 4567, then set the variable)";
       }
+    }
+    if (!announced) {
+      announced = true;
+      System.err.println("[mcpgate tests] DynamoDB: " + (endpoint != null
+          ? "running on " + endpoint : "SKIPPED, " + unavailable));
     }
     if (endpoint == null) {
       String message = "DynamoDB tests need a real DynamoDB-API server: " + unavailable;

@@ -67,8 +67,16 @@ final class TestDatabases {
     });
   }
 
+  /** Resolves a backend once, and says on the console where its tests run, or why they do not. */
   private static Object resolve(String backend, String env, Supplier<Target> container,
       Supplier<Target> embedded) {
+    Object resolved = find(env, container, embedded);
+    System.err.println("[mcpgate tests] " + backend + ": " + (resolved instanceof Target t
+        ? "running on " + t.how() : "SKIPPED, " + resolved));
+    return resolved;
+  }
+
+  private static Object find(String env, Supplier<Target> container, Supplier<Target> embedded) {
     String url = System.getenv(env);
     if (url != null && !url.isBlank()) {
       return new Target(url, null, null, "environment variable " + env);

@@ -18,6 +18,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
@@ -92,7 +96,13 @@ public interface McpHarness extends AutoCloseable {
     TOMCAT_LOG.fine("starting Tomcat");
     Tomcat tomcat = new Tomcat();
     tomcat.setPort(0);
-    tomcat.setBaseDir(System.getProperty("java.io.tmpdir") + "/mcpgate-tomcat-" + System.nanoTime());
+    Path baseDir;
+    try {
+      baseDir = Files.createTempDirectory("mcpgate-tomcat");
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+    tomcat.setBaseDir(baseDir.toString());
     Context context = tomcat.addContext("", null);
     Wrapper wrapper = Tomcat.addServlet(context, "mcp", transport);
     wrapper.setAsyncSupported(true);
@@ -140,6 +150,11 @@ public interface McpHarness extends AutoCloseable {
           server.close();
           tomcat.stop();
           tomcat.destroy();
+          try (Stream<Path> paths = Files.walk(baseDir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+              Files.deleteIfExists(p);
+            }
+          }
         } catch (Exception e) {
           throw new IllegalStateException(e);
         }

@@ -24,6 +24,7 @@ final class TestRedis {
   private static volatile String url;
   private static volatile String unavailable;
   private static volatile RedisClient client;
+  private static boolean announced;
 
   private TestRedis() {}
 
@@ -51,6 +52,11 @@ final class TestRedis {
         unavailable = "MCPGATE_TEST_REDIS_URL is not set, there is no Docker engine, and no"
             + " redis-server on the PATH (install Redis, or set the variable to redis://host:6379)";
       }
+    }
+    if (!announced) {
+      announced = true;
+      System.err.println("[mcpgate tests] Redis: " + (url != null ? "running on " + url
+          : "SKIPPED, " + unavailable));
     }
     if (url == null) {
       String message = "Redis tests need a real Redis server: " + unavailable;
