@@ -17,6 +17,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,10 +35,29 @@ class MainTest {
   @TempDir
   Path tmp;
 
-
   private static int run(ByteArrayOutputStream err, String... args) throws Exception {
     return Main.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private static List<String> ourTemporaryFolders() throws IOException {
+    try (Stream<Path> entries = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+      return entries.map(p -> p.getFileName().toString())
+          .filter(name -> name.startsWith("mcpgate-")).sorted().toList();
+    }
+  }
+
+  @Test
+  void theDemoPassesAndLeavesNoTemporaryFolderBehind() throws Exception {
+    List<String> before = ourTemporaryFolders();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    int exit = Main.run(new String[] {"demo"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+
+    assertThat(exit).as(out.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(ourTemporaryFolders()).as("the demo's database and Tomcat's work folder are gone")
+        .isEqualTo(before);
   }
 
   @Test
