@@ -6,8 +6,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * The Redis key of a claim: the prefix, then tenant, tool and key, each length-prefixed so that
  * no separator trick makes two identities share a key. Each part is written losslessly: UTF-8,
- * with a backslash doubled and a lone UTF-16 surrogate (which UTF-8 cannot carry) written as
- * {@code \\uXXXX}, so two different strings never become the same bytes. All of one claim lives
+ * with a backslash doubled and a lone UTF-16 surrogate (which UTF-8 cannot carry, and which
+ * {@code ClaimId} already refuses) written as {@code \\uXXXX}, so two different strings never
+ * become the same bytes. All of one claim lives
  * under this one key, so in Redis Cluster it is in one hash slot by construction.
  */
 final class ClaimKeys {
