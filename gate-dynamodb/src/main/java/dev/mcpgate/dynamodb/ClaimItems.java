@@ -127,6 +127,40 @@ final class ClaimItems {
     return item;
   }
 
+  /**
+   * The update expression that takes over an item for a claim: every field of a new in-progress
+   * claim, with the given attempt, and the completed result's fields removed.
+   */
+  String takeover(Expression e, ClaimRequest r, int attempt, long nowMs) {
+    long expires = nowMs + r.retention().toMillis();
+    return "SET " + String.join(", ", List.of(
+        e.equals(HASH, s(r.argsHash())), e.equals(STATE, s(ClaimState.IN_PROGRESS.name())),
+        e.equals(TOKEN, s(r.token().value())), e.equals(ATTEMPT, n(attempt)),
+        e.equals(CREATED, n(nowMs)), e.equals(LEASE, n(nowMs + r.lease().toMillis())),
+        e.equals(EXPIRES, n(expires)), e.equals(ttlAttribute, n(ttlSeconds(expires)))))
+        + " REMOVE " + String.join(", ", List.of(e.name(COMPLETED), e.name(KIND),
+            e.name(RESULT), e.name(ENCODING)));
+  }
+
+  /**
+   * A condition that holds only for this store's own items, in a table it may share (a
+   * single-table layout): the attributes only a claim has, the partition key prefix, and the
+   * claims' sort key value.
+   */
+  String ownItem(Expression e) {
+    StringBuilder c = new StringBuilder("attribute_exists(" + e.name(TOKEN)
+        + ") AND attribute_exists(" + e.name(HASH) + ") AND attribute_exists(" + e.name(ATTEMPT)
+        + ") AND attribute_exists(" + e.name(STATE) + ")");
+    if (!partitionPrefix.isEmpty()) {
+      c.append(" AND begins_with(").append(e.name(partitionKey)).append(", ")
+          .append(e.value(s(partitionPrefix))).append(")");
+    }
+    if (sortKey != null) {
+      c.append(" AND ").append(e.equals(sortKey, s(sortKeyValue)));
+    }
+    return c.toString();
+  }
+
   /** @return the row an item holds */
   ClaimRecord read(Map<String, AttributeValue> item) {
     ClaimState state = ClaimState.valueOf(item.get(STATE).s());

@@ -19,6 +19,7 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.Takeover;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,7 +31,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 
 /**
@@ -124,49 +124,59 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
 
   // ------------------------------------------------------------------ the claim
 
+  /**
+   * Claims in one conditional write: a {@code PutItem} when the key is absent or expired
+   * (attempt 1, one request); otherwise the item found decides, by the one takeover rule, and a
+   * live item whose lease may be taken over is taken by one {@code UpdateItem} conditional on the
+   * token read and on the rule (attempt + 1). Either write takes the key whole or not at all, so
+   * a failure never leaves the key held by a claim the caller was told did not happen.
+   */
   @Override
   public ClaimAttempt claim(ClaimRequest r) {
     notNull(r, "request");
     for (int round = 0; round < CLAIM_ROUNDS; round++) {
       long now = clock.millis();
+      // the row and the lease count as over only the safety margin after their recorded end
+      long cutoffMs = now - marginMs;
       Map<String, AttributeValue> item = items.newClaim(r, now);
       Expression e = new Expression();
-      // the row and the lease count as over only the safety margin after their recorded end
-      String cutoff = e.value(n(now - marginMs));
       String condition = "attribute_not_exists(" + e.name(items.partitionKey) + ") OR "
-          + Conditions.takeoverAllowed(e, cutoff, e.value(s(r.argsHash())));
+          + e.name(EXPIRES) + " <= " + e.value(n(cutoffMs));
       PutItemRequest.Builder put = PutItemRequest.builder().tableName(requests.table).item(item)
           .conditionExpression(condition).expressionAttributeNames(e.names())
-          .expressionAttributeValues(e.values()).returnValues(ReturnValue.ALL_OLD);
+          .expressionAttributeValues(e.values());
       if (oldItemOnFailure) {
         put.returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
       }
-      Map<String, AttributeValue> old;
+      Map<String, AttributeValue> existing;
       try {
-        old = requests.call("claim " + r.id(), () -> requests.client.putItem(put.build()))
-            .attributes();
+        requests.call("claim " + r.id(), () -> requests.client.putItem(put.build()));
+        return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
       } catch (ConditionalCheckFailedException failed) {
-        Map<String, AttributeValue> existing = failed.hasItem() ? failed.item() : null;
-        if (existing == null || existing.isEmpty()) {
-          noticeNoOldItem();
-          existing = requests.get(items.key(r.id()), "read " + r.id());
-          if (existing == null) {
-            continue; // released or purged since: claim again
-          }
-        }
-        return new ClaimAttempt.Existing(items.read(existing), Instant.ofEpochMilli(now));
+        existing = failed.hasItem() ? failed.item() : null;
       }
-      if (old != null && !old.isEmpty() && ClaimItems.number(old, EXPIRES) > now - marginMs) {
-        // a takeover of a live row's expired lease: one more request, only on this rare path
-        int attempt = Integer.parseInt(old.get(ATTEMPT).n()) + 1;
-        Expression u = new Expression();
-        if (requests.update(items.key(r.id()), u, "SET " + u.equals(ATTEMPT, n(attempt)),
-            u.equals(TOKEN, s(r.token().value())), "count the takeover of " + r.id()) == null) {
-          continue; // taken over again in between: claim anew
+      if (existing == null || existing.isEmpty()) {
+        noticeNoOldItem();
+        existing = requests.get(items.key(r.id()), "read " + r.id());
+        if (existing == null) {
+          continue; // released or purged since: claim again
         }
+      }
+      ClaimRecord row = items.read(existing);
+      Instant cutoff = Instant.ofEpochMilli(cutoffMs);
+      if (!Takeover.allowed(row, r.argsHash(), cutoff)) {
+        return new ClaimAttempt.Existing(row, Instant.ofEpochMilli(now));
+      }
+      int attempt = Takeover.nextAttempt(row, cutoff);
+      Expression u = new Expression();
+      String update = items.takeover(u, r, attempt, now);
+      String held = u.equals(TOKEN, s(row.token().value())) + " AND "
+          + Conditions.takeoverAllowed(u, u.value(n(cutoffMs)), u.value(s(r.argsHash())));
+      if (requests.update(items.key(r.id()), u, update, held, "take over " + r.id()) != null) {
         item.put(ATTEMPT, n(attempt));
+        return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
       }
-      return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
+      // another attempt changed the item since it was read: claim again
     }
     throw new StoreUnavailableException("claim of " + r.id() + " in DynamoDB table "
         + requests.table + " found neither a free key nor an item in " + CLAIM_ROUNDS

@@ -72,9 +72,11 @@ final class TableAdmin {
   }
 
   /**
-   * Deletes at most {@code limit} items that expired at or before {@code cutoffMs}; each delete
-   * is conditional on the item still being expired, so an item claimed again since the Scan read
-   * it stays.
+   * Deletes at most {@code limit} of this store's items that expired at or before
+   * {@code cutoffMs}. The Scan's filter and each delete's condition both require the item to be
+   * one of the store's own (a shared table's other items, even with an {@code expires_at} of
+   * their own, are never touched) and still expired (an item claimed again since the Scan read
+   * it stays).
    */
   int purgeExpired(int limit, long cutoffMs) {
     int deleted = 0;
@@ -82,7 +84,8 @@ final class TableAdmin {
     do {
       Map<String, AttributeValue> from = start;
       Expression filter = new Expression();
-      String expired = filter.name(ClaimItems.EXPIRES) + " <= " + filter.value(n(cutoffMs));
+      String expired = filter.name(ClaimItems.EXPIRES) + " <= " + filter.value(n(cutoffMs))
+          + " AND " + items.ownItem(filter);
       ScanResponse page = requests.call("scan for expired items", () -> requests.client.scan(
           ScanRequest.builder().tableName(requests.table).filterExpression(expired)
               .expressionAttributeNames(filter.names())
@@ -93,7 +96,8 @@ final class TableAdmin {
           return deleted;
         }
         Expression e = new Expression();
-        String stillExpired = e.name(ClaimItems.EXPIRES) + " <= " + e.value(n(cutoffMs));
+        String stillExpired = e.name(ClaimItems.EXPIRES) + " <= " + e.value(n(cutoffMs))
+            + " AND " + items.ownItem(e);
         if (requests.delete(items.keyOf(item), e, stillExpired, "purge")) {
           deleted++;
         }

@@ -20,10 +20,16 @@ import dev.mcpgate.core.spi.IdempotencyStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * The store contract on a real DynamoDB-API server, plus what only DynamoDB promises: request
@@ -158,6 +164,86 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
     assertThat(item.get("PK").s()).startsWith("GATE#");
     assertThat(item).containsKey("expires_epoch").doesNotContainKey("ttl");
     assertThat(single.find(call.id())).isPresent();
+  }
+
+  private static AttributeValue str(String v) {
+    return AttributeValue.builder().s(v).build();
+  }
+
+  private static AttributeValue num(long v) {
+    return AttributeValue.builder().n(Long.toString(v)).build();
+  }
+
+  @Test
+  void purgeOnASharedTableDeletesOnlyTheGatesOwnExpiredItems() {
+    String table = "mcpgate_single_table_test";
+    DynamoDbIdempotencyStore single = DynamoDbIdempotencyStore.builder(client).tableName(table)
+        .partitionKey("PK").partitionKeyPrefix("GATE#").sortKey("SK", "IDEMPOTENCY")
+        .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
+    single.createTableIfMissing();
+    String order = "ORDER#" + tenant;
+    String look = "GATE#lookalike-" + tenant;
+    // an application's items: an epoch-seconds expires_at of their own, one even under the prefix
+    client.putItem(p -> p.tableName(table).item(Map.of("PK", str(order), "SK", str("META"),
+        "expires_at", num(1_700_000_000L), "state", str("SHIPPED"))));
+    client.putItem(p -> p.tableName(table).item(Map.of("PK", str(look), "SK", str("IDEMPOTENCY"),
+        "expires_at", num(1_700_000_000L))));
+    ClaimId id = id("purge-mine");
+    LeaseToken token = LeaseToken.random();
+    single.claim(new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(1), Duration.ofSeconds(1)));
+    clock.advance(Duration.ofSeconds(2));
+
+    int purged = 0;
+    for (int i = 0; i < 20; i++) {
+      purged += single.purgeExpired(1000);
+    }
+
+    assertThat(purged).isGreaterThanOrEqualTo(1);
+    assertThat(single.find(id)).isEmpty();
+    assertThat(client.getItem(g -> g.tableName(table).consistentRead(true)
+        .key(Map.of("PK", str(order), "SK", str("META")))).item()).as("the order").isNotEmpty();
+    assertThat(client.getItem(g -> g.tableName(table).consistentRead(true)
+        .key(Map.of("PK", str(look), "SK", str("IDEMPOTENCY")))).item()).as("the look-alike")
+        .isNotEmpty();
+  }
+
+  @Test
+  void aTakeoverWhoseWriteFailsLeavesTheKeyAsItWasNotHeldByAClaimThatNeverHappened() {
+    AtomicBoolean failUpdates = new AtomicBoolean();
+    DynamoDbClient flaky = TestDynamo.client(new ExecutionInterceptor() {
+      @Override
+      public void beforeTransmission(Context.BeforeTransmission context,
+          ExecutionAttributes attributes) {
+        if (failUpdates.get() && context.request() instanceof UpdateItemRequest) {
+          throw SdkClientException.create("the network dropped the takeover");
+        }
+      }
+    });
+    try {
+      DynamoDbIdempotencyStore store = DynamoDbIdempotencyStore.builder(flaky).tableName(TABLE)
+          .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
+      ClaimId id = id("takeover-fails");
+      LeaseToken stale = LeaseToken.random();
+      store.claim(new ClaimRequest(id, "v1:a", stale, Duration.ofSeconds(1), LONG));
+      clock.advance(Duration.ofSeconds(2));
+
+      failUpdates.set(true);
+      assertThatThrownBy(() -> store.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(),
+          LONG, LONG))).isInstanceOf(StoreUnavailableException.class);
+      assertThat(store.find(id).orElseThrow().token()).as("the key is still the stale attempt's,"
+          + " free to take over").isEqualTo(stale);
+
+      failUpdates.set(false);
+      LeaseToken next = LeaseToken.random();
+      assertThat(store.claim(new ClaimRequest(id, "v1:a", next, LONG, LONG)))
+          .isInstanceOfSatisfying(ClaimAttempt.Acquired.class, a -> {
+            assertThat(a.record().attempt()).isEqualTo(2);
+            assertThat(a.record().token()).isEqualTo(next);
+          });
+      assertThat(store.find(id).orElseThrow().attempt()).isEqualTo(2);
+    } finally {
+      flaky.close();
+    }
   }
 
   @Test
