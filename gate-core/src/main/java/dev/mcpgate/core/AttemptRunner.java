@@ -1,8 +1,11 @@
 package dev.mcpgate.core;
 
 import dev.mcpgate.core.GateResult.Completion;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.TransactionScope;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +61,13 @@ final class AttemptRunner {
         boolean failure = mapper.isFailure(value);
         if (failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE) {
           boolean released = scope.release(resource, id, claim.token());
-          scope.commit(resource);
+          if (!released && transactional) {
+            rollbackQuietly(scope, resource, null);
+            events.emit(GateEvent.Type.LEASE_LOST, id, claim.attempt(),
+                "failure result, but the lease had been taken over; rolled back", null);
+            throw leaseLost(claim);
+          }
+          commit(scope, resource, claim, transactional, ClaimState.IN_PROGRESS);
           if (released) {
             events.emit(GateEvent.Type.RELEASED, id, claim.attempt(),
                 "failure result; claim released, a retry runs again", null);
@@ -72,15 +81,14 @@ final class AttemptRunner {
         if (!writer.store(scope, resource, claim, mapper.toBytes(value), failure)) {
           rollbackQuietly(scope, resource, null);
           if (transactional) {
-            throw new LeaseLostException("the lease of " + id + " (attempt " + claim.attempt()
-                + ") was taken over by another attempt before completion; this attempt's"
-                + " transaction was rolled back");
+            throw leaseLost(claim);
           }
           return new GateResult.Executed<>(id, value, claim, Completion.LEASE_LOST);
         }
-        scope.commit(resource);
+        commit(scope, resource, claim, transactional, ClaimState.COMPLETED);
         return new GateResult.Executed<>(id, value, claim, Completion.STORED);
-      } catch (ResultTooLargeException | LeaseLostException e) {
+      } catch (ResultTooLargeException | LeaseLostException | OutcomeUnknownException
+          | CommitRolledBackException e) {
         throw e;
       } catch (RuntimeException e) {
         rollbackQuietly(scope, resource, e);
@@ -100,6 +108,67 @@ final class AttemptRunner {
       } catch (RuntimeException e) {
         LOG.warn("could not close the unit of work of {}", id, e);
       }
+    }
+  }
+
+  private static LeaseLostException leaseLost(ClaimOutcome.Acquired claim) {
+    return new LeaseLostException("the lease of " + claim.id() + " (attempt " + claim.attempt()
+        + ") was taken over by another attempt before completion; this attempt's transaction was"
+        + " rolled back: none of its writes took effect");
+  }
+
+  /**
+   * Commits; a commit that throws is resolved by reading the claim back, never guessed: the row
+   * as the transaction left it ({@code committedState} with this attempt's token, or gone for a
+   * release) means it committed; the row as it was before (in progress with this token) means it
+   * rolled back; an unreadable row means the outcome is unknown.
+   *
+   * @param committedState COMPLETED for a stored result, IN_PROGRESS for a release (whose
+   *     committed form is no row)
+   * @throws CommitRolledBackException when the commit failed and nothing of it took effect
+   * @throws OutcomeUnknownException when whether it committed could not be found out
+   */
+  private <R> void commit(TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim,
+      boolean transactional, ClaimState committedState) {
+    try {
+      scope.commit(resource);
+    } catch (RuntimeException commitFailed) {
+      if (!transactional) {
+        throw commitFailed;
+      }
+      ClaimId id = claim.id();
+      Optional<ClaimRecord> row;
+      try {
+        row = store.find(id);
+      } catch (RuntimeException unreadable) {
+        commitFailed.addSuppressed(unreadable);
+        events.emit(GateEvent.Type.STORE_FAILED, id, claim.attempt(), "the commit failed and"
+            + " the claim could not be read back: the outcome is unknown", commitFailed);
+        throw new OutcomeUnknownException("the commit of " + id + " failed and its claim could"
+            + " not be read back, so whether the action's writes and its result were committed"
+            + " is not known; the key stays claimed until its lease expires, and a retry with the"
+            + " same key then finds out", commitFailed);
+      }
+      boolean ours = row.isPresent() && row.get().token().equals(claim.token());
+      boolean stillInProgress = ours && row.get().state() == ClaimState.IN_PROGRESS;
+      if (committedState == ClaimState.COMPLETED && ours
+          && row.get().state() == ClaimState.COMPLETED) {
+        LOG.info("the commit of {} reported a failure, but the claim reads back completed by"
+            + " this attempt: it committed", id, commitFailed);
+        return;
+      }
+      if (committedState == ClaimState.IN_PROGRESS && !stillInProgress) {
+        LOG.info("the commit of {} reported a failure, but the claim reads back released: it"
+            + " committed", id, commitFailed);
+        return;
+      }
+      if (stillInProgress) {
+        settleFailure(claim, commitFailed);
+        throw new CommitRolledBackException("the commit of " + id + " failed and was rolled back"
+            + " (the claim reads back uncompleted): none of the action's writes took effect, and"
+            + " the claim was released; safe to retry", commitFailed);
+      }
+      throw leaseLost(claim);
     }
   }
 

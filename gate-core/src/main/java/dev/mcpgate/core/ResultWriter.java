@@ -57,6 +57,18 @@ final class ResultWriter {
       ClaimOutcome.Acquired claim, ResultTooLargeException tooLarge) {
     boolean marked = scope.complete(resource, claim.id(), claim.token(), StoredResult.notStored(),
         policy.retention());
+    if (!marked && !(scope instanceof DirectScope)) {
+      // the lease was taken over: this attempt's unit of work must not commit
+      scope.rollback(resource);
+      events.emit(GateEvent.Type.LEASE_LOST, claim.id(), claim.attempt(),
+          "result too large to store, and the lease had been taken over; rolled back", tooLarge);
+      LeaseLostException lost = new LeaseLostException("the lease of " + claim.id()
+          + " (attempt " + claim.attempt() + ") was taken over by another attempt, and its"
+          + " result was too large to store anyway; this attempt's transaction was rolled back:"
+          + " none of its writes took effect");
+      lost.addSuppressed(tooLarge);
+      throw lost;
+    }
     scope.commit(resource);
     if (marked) {
       events.emit(GateEvent.Type.RESULT_NOT_STORED, claim.id(), claim.attempt(),

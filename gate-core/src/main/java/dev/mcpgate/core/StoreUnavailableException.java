@@ -1,10 +1,13 @@
 package dev.mcpgate.core;
 
 /**
- * The idempotency store could not be reached or could not write the claim. The gate fails
- * closed: the action did <em>not</em> run, and the caller may safely retry later.
+ * The idempotency store could not be reached or could not write what it had to, and nothing took
+ * effect: the claim could not be written (the action did not run), or a transactional attempt's
+ * unit of work could not begin or was rolled back ({@link CommitRolledBackException}). The caller
+ * may safely retry later. When whether something took effect is not known, the gate says so with
+ * {@link OutcomeUnknownException} instead.
  */
-public final class StoreUnavailableException extends IdempotencyException {
+public class StoreUnavailableException extends IdempotencyException {
   private static final long serialVersionUID = 1L;
 
   /**

@@ -11,6 +11,7 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.TransactionScope;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -199,6 +200,33 @@ class IdempotencyGateTest {
     assertThat(failed.error()).hasMessage("disk full");
     assertThat(memory.find(call("k").id())).get()
         .extracting(ClaimRecord::state).isEqualTo(ClaimState.IN_PROGRESS);
+  }
+
+  @Test
+  void aFailedCommitWhoseClaimCannotBeReadBackIsAnUnknownOutcomeNotAFreedKey() {
+    IdempotencyStore blind = new ForwardingStore(memory) {
+      @Override
+      public Optional<ClaimRecord> find(ClaimId id) {
+        throw new IllegalStateException("store unreachable");
+      }
+    };
+    TransactionScope<Object> commitFails = new TransactionScope<>() {
+      public Object begin() { return this; }
+      public boolean complete(Object r, ClaimId id, LeaseToken t, StoredResult s, Duration d) {
+        return memory.complete(id, t, s, d);
+      }
+      public boolean release(Object r, ClaimId id, LeaseToken t) { return memory.release(id, t); }
+      public void commit(Object r) { throw new IllegalStateException("connection lost at COMMIT"); }
+      public void rollback(Object r) {}
+      public void close(Object r) {}
+    };
+
+    assertThatThrownBy(() -> gate(blind, GatePolicy.defaults()).execute(call("k"),
+        ResultMapper.utf8(), commitFails, (r, ctx) -> "paid"))
+        .isInstanceOf(OutcomeUnknownException.class).hasMessageContaining("is not known")
+        .hasRootCauseMessage("connection lost at COMMIT");
+    assertThat(memory.find(call("k").id())).as("not freed").isPresent();
+    assertThat(eventTypes()).contains(GateEvent.Type.STORE_FAILED);
   }
 
   // ---------------------------------------------------------------- action failures

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.CommitRolledBackException;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseLostException;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
@@ -17,6 +19,8 @@ import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.contract.IdempotencyStoreContract;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.TransactionScope;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,11 +32,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -206,6 +211,112 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
         .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(LeaseLostException.class);
     assertThat(effects()).containsExactly("winner");
     assertThat(store.find(call.id()).orElseThrow().state()).isEqualTo(ClaimState.COMPLETED);
+  }
+
+  /** The store's transaction scope, with a commit that goes wrong in a given way. */
+  private TransactionScope<Connection> commitThat(Consumer<Connection> commit) {
+    TransactionScope<Connection> real = ((JdbcIdempotencyStore) store).transactions();
+    return new TransactionScope<>() {
+      public Connection begin() { return real.begin(); }
+      public boolean complete(Connection c, dev.mcpgate.core.ClaimId id, LeaseToken t,
+          StoredResult r, Duration d) { return real.complete(c, id, t, r, d); }
+      public boolean release(Connection c, dev.mcpgate.core.ClaimId id, LeaseToken t) {
+        return real.release(c, id, t);
+      }
+      public void commit(Connection c) { commit.accept(c); }
+      public void rollback(Connection c) { real.rollback(c); }
+      public void close(Connection c) { real.close(c); }
+    };
+  }
+
+  @Test
+  void aCommitThatFailsAfterCommittingIsReportedAsExecutedAndStored() throws Exception {
+    TransactionScope<Connection> real = ((JdbcIdempotencyStore) store).transactions();
+    IdempotencyGate gate = IdempotencyGate.builder(store).build();
+    ToolCall call = call("commit-lost-ack", Map.of("session_id", "s1"));
+
+    GateResult<String> result = gate.execute(call, ResultMapper.utf8(), commitThat(c -> {
+      real.commit(c);
+      throw new IllegalStateException("FATAL 57P01: terminating connection (after COMMIT)");
+    }), (c, ctx) -> {
+      insertEffect(c, "stopped");
+      return "stopped s1";
+    });
+
+    assertThat(result).isInstanceOfSatisfying(GateResult.Executed.class,
+        e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
+    assertThat(effects()).containsExactly("stopped");
+    assertThat(gate.execute(call, ResultMapper.utf8(), ctx -> "again"))
+        .isInstanceOf(GateResult.Replayed.class);
+  }
+
+  @Test
+  void aCommitThatFailsAndRollsBackIsReportedAsNothingTookEffect() throws Exception {
+    TransactionScope<Connection> real = ((JdbcIdempotencyStore) store).transactions();
+    IdempotencyGate gate = IdempotencyGate.builder(store).build();
+    ToolCall call = call("commit-rolled-back", Map.of("session_id", "s1"));
+
+    assertThatThrownBy(() -> gate.execute(call, ResultMapper.utf8(), commitThat(c -> {
+      real.rollback(c);
+      throw new IllegalStateException("serialization failure at COMMIT");
+    }), (c, ctx) -> {
+      insertEffect(c, "half");
+      return "stopped s1";
+    })).isInstanceOf(CommitRolledBackException.class).hasMessageContaining("rolled back")
+        .hasMessageContaining("safe to retry");
+
+    assertThat(effects()).isEmpty();
+    assertThat(store.find(call.id())).as("the claim was released").isEmpty();
+  }
+
+  @Test
+  void aTransactionalFailureResultWhoseLeaseWasLostRollsBack() throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    lostLeaseRollsBack(jdbc, GatePolicy.builder().lease(shortLease()).inFlightWait(Duration.ZERO)
+        .build(), "FAILED: card declined");
+  }
+
+  @Test
+  void aTransactionalResultTooLargeWhoseLeaseWasLostRollsBack() throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    lostLeaseRollsBack(jdbc, GatePolicy.builder().lease(shortLease()).inFlightWait(Duration.ZERO)
+        .maxResultBytes(64).build(), "x".repeat(1000));
+  }
+
+  /** A stale attempt whose lease is taken over mid-action ends with {@code staleResult}. */
+  private void lostLeaseRollsBack(JdbcIdempotencyStore jdbc, GatePolicy policy,
+      String staleResult) throws Exception {
+    IdempotencyGate gate = IdempotencyGate.builder(jdbc).policy(policy).build();
+    ResultMapper<String> mapper = new ResultMapper<>() {
+      public byte[] toBytes(String v) { return v.getBytes(java.nio.charset.StandardCharsets.UTF_8); }
+      public String fromBytes(byte[] b) { return new String(b, java.nio.charset.StandardCharsets.UTF_8); }
+      public boolean isFailure(String v) { return v.startsWith("FAILED"); }
+    };
+    ToolCall call = call("lost-" + staleResult.length(), Map.of("session_id", "s1"));
+    CountDownLatch staleWrote = new CountDownLatch(1);
+    CountDownLatch winnerDone = new CountDownLatch(1);
+    CompletableFuture<GateResult<String>> stale = CompletableFuture.supplyAsync(() ->
+        gate.execute(call, mapper, jdbc.transactions(), (c, ctx) -> {
+          insertEffect(c, "stale");
+          staleWrote.countDown();
+          winnerDone.await(30, TimeUnit.SECONDS);
+          return staleResult;
+        }));
+    assertThat(staleWrote.await(30, TimeUnit.SECONDS)).isTrue();
+    elapse(shortLease());
+    GateResult<String> winner = IdempotencyGate.builder(jdbc).policy(GatePolicy.builder()
+        .lease(LONG).build()).build().execute(call, mapper, jdbc.transactions(), (c, ctx) -> {
+          insertEffect(c, "winner");
+          return "winner";
+        });
+    winnerDone.countDown();
+
+    assertThat(winner).isInstanceOf(GateResult.Executed.class);
+    assertThatThrownBy(() -> stale.get(30, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(LeaseLostException.class);
+    assertThat(effects()).as("the stale attempt's write never committed").containsExactly("winner");
+    assertThat(store.find(call.id()).orElseThrow().result().body())
+        .isEqualTo("winner".getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   // ------------------------------------------------------------------ single-commit mode

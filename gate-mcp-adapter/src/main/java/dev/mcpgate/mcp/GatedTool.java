@@ -1,10 +1,12 @@
 package dev.mcpgate.mcp;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.CommitRolledBackException;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
+import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.StoreUnavailableException;
@@ -89,9 +91,15 @@ final class GatedTool {
     GateResult<CallToolResult> result;
     try {
       result = invocation.gated(gate, call, mapper, ctx -> handlerRequest(request, arguments));
+    } catch (CommitRolledBackException e) {
+      LOG.warn("commit rolled back for tool {}: {}", tool.name(), e.getMessage());
+      return ModelMessages.rolledBack();
     } catch (StoreUnavailableException e) {
       LOG.warn("store unavailable for tool {}: {}", tool.name(), e.getMessage());
       return ModelMessages.storeUnavailable();
+    } catch (OutcomeUnknownException e) {
+      LOG.warn("outcome unknown for tool {}: {}", tool.name(), e.getMessage());
+      return ModelMessages.outcomeNotKnown();
     } catch (InvalidArgumentsException e) {
       return ModelMessages.argumentsInvalid(e);
     } catch (ResultTooLargeException e) {

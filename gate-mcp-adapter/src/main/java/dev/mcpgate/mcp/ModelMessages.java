@@ -128,6 +128,19 @@ final class ModelMessages {
         + " later.", null);
   }
 
+  static CallToolResult rolledBack() {
+    return error(McpGateErrors.STORE_UNAVAILABLE, "The call's changes were rolled back because"
+        + " saving them failed; nothing took effect. It is safe to retry the same call with the"
+        + " same key.", null);
+  }
+
+  static CallToolResult outcomeNotKnown() {
+    return error(McpGateErrors.OUTCOME_UNKNOWN, "The call ran, but whether its changes were"
+        + " saved could not be checked. Do not send it as a new request: retry the same call"
+        + " with the same key later, and it will either return the saved result or run again.",
+        null);
+  }
+
   static CallToolResult argumentsInvalid(InvalidArgumentsException e) {
     return error(McpGateErrors.ARGUMENTS_INVALID, "The arguments cannot be compared for"
         + " retries: " + e.getMessage() + ". Nothing was run; send the call again with valid"
