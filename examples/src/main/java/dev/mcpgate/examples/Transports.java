@@ -116,6 +116,7 @@ final class Transports {
     Path baseDir;
     try {
       baseDir = Files.createTempDirectory("mcpgate-example-tomcat");
+      baseDir.toFile().deleteOnExit();   // should Tomcat make it again after close()
     } catch (IOException e) {
       throw new UncheckedIOException("could not make Tomcat's work folder", e);
     }

@@ -99,6 +99,7 @@ public interface McpHarness extends AutoCloseable {
     Path baseDir;
     try {
       baseDir = Files.createTempDirectory("mcpgate-tomcat");
+      baseDir.toFile().deleteOnExit();   // should Tomcat make it again after close()
     } catch (java.io.IOException e) {
       throw new IllegalStateException(e);
     }
