@@ -9,6 +9,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
@@ -429,20 +430,9 @@ class IdempotencyGateTest {
   }
 
   /** Passes every call to another store; tests override one method to inject a fault. */
-  static class ForwardingStore implements IdempotencyStore {
-    private final IdempotencyStore delegate;
-
+  static class ForwardingStore extends ForwardingIdempotencyStore {
     ForwardingStore(IdempotencyStore delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
-
-    public ClaimAttempt claim(ClaimRequest r) { return delegate.claim(r); }
-    public boolean complete(ClaimId id, LeaseToken t, StoredResult r, Duration d) { return delegate.complete(id, t, r, d); }
-    public boolean release(ClaimId id, LeaseToken t) { return delegate.release(id, t); }
-    public boolean extendLease(ClaimId id, LeaseToken t, Duration d) { return delegate.extendLease(id, t, d); }
-    public boolean markUnknown(ClaimId id, LeaseToken t) { return delegate.markUnknown(id, t); }
-    public Optional<ClaimRecord> find(ClaimId id) { return delegate.find(id); }
-    public int purgeExpired(int limit) { return delegate.purgeExpired(limit); }
-    public Instant now() { return delegate.now(); }
   }
 }

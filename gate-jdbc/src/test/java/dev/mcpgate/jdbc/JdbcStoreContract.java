@@ -11,15 +11,14 @@ import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseLostException;
-import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.contract.IdempotencyStoreContract;
 import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ForwardingTransactionScope;
 import dev.mcpgate.core.spi.IdempotencyStore;
-import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -215,17 +214,11 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
 
   /** The store's transaction scope, with a commit that goes wrong in a given way. */
   private TransactionScope<Connection> commitThat(Consumer<Connection> commit) {
-    TransactionScope<Connection> real = ((JdbcIdempotencyStore) store).transactions();
-    return new TransactionScope<>() {
-      public Connection begin() { return real.begin(); }
-      public boolean complete(Connection c, dev.mcpgate.core.ClaimId id, LeaseToken t,
-          StoredResult r, Duration d) { return real.complete(c, id, t, r, d); }
-      public boolean release(Connection c, dev.mcpgate.core.ClaimId id, LeaseToken t) {
-        return real.release(c, id, t);
+    return new ForwardingTransactionScope<>(((JdbcIdempotencyStore) store).transactions()) {
+      @Override
+      public void commit(Connection c) {
+        commit.accept(c);
       }
-      public void commit(Connection c) { commit.accept(c); }
-      public void rollback(Connection c) { real.rollback(c); }
-      public void close(Connection c) { real.close(c); }
     };
   }
 
