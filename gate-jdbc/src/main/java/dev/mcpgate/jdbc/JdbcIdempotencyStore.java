@@ -3,7 +3,6 @@ package dev.mcpgate.jdbc;
 import static dev.mcpgate.core.internal.Checks.notNull;
 
 import dev.mcpgate.core.ClaimId;
-import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.internal.Checks;
@@ -15,10 +14,7 @@ import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -59,20 +55,79 @@ import javax.sql.DataSource;
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
   private final DataSource dataSource;
-  private final JdbcDialect dialect;
   private final String table;
-  private final SqlDialect sql;
-  private final SqlFailures failures;
+  private final JdbcDialect configuredDialect;
+  private final boolean createSchemaIfMissing;
   private final JdbcTransactionScope transactions;
+  private final Object setupLock = new Object();
+  private volatile Setup setup;
 
-  private JdbcIdempotencyStore(DataSource dataSource, JdbcDialect dialect, String table) {
-    this.dataSource = dataSource;
-    this.dialect = dialect;
-    this.table = table;
-    this.sql = dialect.sql(table);
-    this.failures = new SqlFailures(dialect, table);
-    this.transactions = new JdbcTransactionScope(JdbcTransactionScope.pooled(dataSource), sql,
-        failures);
+  /** What the first connection found: the dialect, and its statements. */
+  record Setup(JdbcDialect dialect, SqlDialect sql, SqlFailures failures) {}
+
+  private JdbcIdempotencyStore(Builder b) {
+    this.dataSource = b.dataSource;
+    this.table = b.table;
+    this.configuredDialect = b.dialect;
+    this.createSchemaIfMissing = b.createSchemaIfMissing;
+    this.transactions = new JdbcTransactionScope(JdbcTransactionScope.pooled(dataSource),
+        this::setup);
+  }
+
+  /**
+   * The dialect and the table, found on the first use, not when the store is built, so that a
+   * service restarting during a database outage still builds its gate (and fails closed until
+   * the database is back). A failed setup is tried again on the next use.
+   */
+  Setup setup() {
+    Setup s = setup;
+    if (s != null) {
+      return s;
+    }
+    synchronized (setupLock) {
+      if (setup == null) {
+        setup = connect();
+      }
+      return setup;
+    }
+  }
+
+  private Setup connect() {
+    try (Connection c = dataSource.getConnection()) {
+      JdbcDialect d = configuredDialect != null ? configuredDialect
+          : JdbcDialect.detect(c.getMetaData());
+      if (createSchemaIfMissing) {
+        Schema.create(c, d, table);
+      } else if (!Schema.tableExists(c, table)) {
+        throw new StoreUnavailableException("the claims table " + table + " does not exist;"
+            + " create it with:\n" + d.ddl(table)
+            + "\nor build the store with createSchemaIfMissing(true)", null);
+      }
+      return new Setup(d, d.sql(table), new SqlFailures(d, table));
+    } catch (SQLException e) {
+      throw new StoreUnavailableException("could not connect to set up the JDBC store for table "
+          + table + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+    }
+  }
+
+  /**
+   * Connects now, detects the dialect and checks the table (or creates it, when asked to): for
+   * a startup check that the store is usable. The store works without it, finding out the same
+   * on its first use.
+   *
+   * @throws StoreUnavailableException if the database cannot be reached, or the table is
+   *     missing (naming it and the DDL that creates it)
+   */
+  public void verify() {
+    Setup s = setup();
+    try (Connection c = dataSource.getConnection()) {
+      if (!Schema.tableExists(c, table)) {
+        throw new StoreUnavailableException("the claims table " + table + " does not exist;"
+            + " create it with:\n" + s.dialect().ddl(table), null);
+      }
+    } catch (SQLException e) {
+      throw s.failures().of("verify the table", e);
+    }
   }
 
   /**
@@ -83,9 +138,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return new Builder(notNull(dataSource, "dataSource"));
   }
 
-  /** @return the dialect in use */
+  /**
+   * @return the dialect in use (connecting first, if the store has not been used yet)
+   * @throws StoreUnavailableException if the database cannot be reached
+   */
   public JdbcDialect dialect() {
-    return dialect;
+    return setup().dialect();
   }
 
   /** @return the claims table */
@@ -99,6 +157,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   private <T> T withConnection(String what, Work<T> work) {
+    Setup s = setup();   // before taking a connection: the setup needs one of its own
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       if (!autoCommit) {
@@ -112,43 +171,43 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
       }
     } catch (SQLException e) {
-      throw failures.of(what, e);
+      throw s.failures().of(what, e);
     }
   }
 
   @Override
   public ClaimAttempt claim(ClaimRequest request) {
     notNull(request, "request");
-    return withConnection("claim " + request.id(), c -> sql.claim(c, request));
+    return withConnection("claim " + request.id(), c -> setup().sql().claim(c, request));
   }
 
   @Override
   public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     notNull(result, "result");
     Checks.positiveMillis(retention, "retention");
-    return withConnection("complete " + id, c -> sql.complete(c, id, token, result, retention));
+    return withConnection("complete " + id, c -> setup().sql().complete(c, id, token, result, retention));
   }
 
   @Override
   public boolean release(ClaimId id, LeaseToken token) {
-    return withConnection("release " + id, c -> sql.release(c, id, token));
+    return withConnection("release " + id, c -> setup().sql().release(c, id, token));
   }
 
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
     Checks.positiveMillis(lease, "lease");
-    return withConnection("extend the lease of " + id, c -> sql.extend(c, id, token, lease));
+    return withConnection("extend the lease of " + id, c -> setup().sql().extend(c, id, token, lease));
   }
 
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token) {
-    return withConnection("mark unknown " + id, c -> sql.markUnknown(c, id, token));
+    return withConnection("mark unknown " + id, c -> setup().sql().markUnknown(c, id, token));
   }
 
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
     notNull(id, "id");
-    return withConnection("find " + id, c -> Optional.ofNullable(sql.find(c, id)));
+    return withConnection("find " + id, c -> Optional.ofNullable(setup().sql().find(c, id)));
   }
 
   @Override
@@ -156,12 +215,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, was " + limit);
     }
-    return withConnection("purge expired rows", c -> sql.purge(c, limit));
+    return withConnection("purge expired rows", c -> setup().sql().purge(c, limit));
   }
 
   @Override
   public Instant now() {
-    return withConnection("read the clock", c -> Instant.ofEpochMilli(sql.now(c)));
+    return withConnection("read the clock", c -> Instant.ofEpochMilli(setup().sql().now(c)));
   }
 
   /**
@@ -218,10 +277,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    */
   public ClaimingScope<Connection> singleCommit(Connection connection) {
     return new JdbcTransactionScope(JdbcTransactionScope.callers(notNull(connection,
-        "connection")), sql, failures);
+        "connection")), this::setup);
   }
 
-  /** Builds a JDBC store; {@link #build()} checks that the table exists (or creates it). */
+  /** Builds a JDBC store; {@link #build()} does not connect. */
   public static final class Builder {
     private final DataSource dataSource;
     private String table = "mcpgate_claims";
@@ -254,27 +313,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Connects once: detects the dialect (unless given) and checks the table.
+     * Builds the store without connecting: the dialect (unless given) and the table are found on
+     * the first use (or by {@link JdbcIdempotencyStore#verify()}).
      *
      * @return the store
-     * @throws StoreUnavailableException if the database cannot be reached
-     * @throws IdempotencyException if the table is missing, naming it and the DDL that creates it
      */
     public JdbcIdempotencyStore build() {
-      try (Connection c = dataSource.getConnection()) {
-        JdbcDialect d = dialect != null ? dialect : JdbcDialect.detect(c.getMetaData());
-        if (createSchemaIfMissing) {
-          Schema.create(c, d, table);
-        } else if (!Schema.tableExists(c, table)) {
-          throw new IdempotencyException("the claims table " + table + " does not exist;"
-              + " create it with:\n" + d.ddl(table)
-              + "\nor build the store with createSchemaIfMissing(true)");
-        }
-        return new JdbcIdempotencyStore(dataSource, d, table);
-      } catch (SQLException e) {
-        throw new StoreUnavailableException("could not connect to set up the JDBC store: "
-            + e.getMessage(), e);
-      }
+      return new JdbcIdempotencyStore(this);
     }
   }
 }

@@ -10,6 +10,7 @@ import dev.mcpgate.core.spi.StoredResult;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -19,8 +20,7 @@ import javax.sql.DataSource;
  */
 final class JdbcTransactionScope implements ClaimingScope<Connection> {
   private final Connections connections;
-  private final SqlDialect sql;
-  private final SqlFailures failures;
+  private final Supplier<JdbcIdempotencyStore.Setup> setup;
 
   /** Where the scope's connection comes from, and what giving it back means. */
   interface Connections {
@@ -29,10 +29,9 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
     void giveBack(Connection c) throws SQLException;
   }
 
-  JdbcTransactionScope(Connections connections, SqlDialect sql, SqlFailures failures) {
+  JdbcTransactionScope(Connections connections, Supplier<JdbcIdempotencyStore.Setup> setup) {
     this.connections = connections;
-    this.sql = sql;
-    this.failures = failures;
+    this.setup = setup;
   }
 
   /** A connection from the pool for each unit of work, closed (given back) after it. */
@@ -71,6 +70,7 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
 
   @Override
   public Connection begin() {
+    setup.get();   // before taking a connection: the setup needs one of its own
     Connection c = null;
     try {
       c = connections.open();
@@ -84,7 +84,7 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
           e.addSuppressed(closing);
         }
       }
-      throw failures.of("begin a transaction", e);
+      throw setup.get().failures().of("begin a transaction", e);
     }
   }
 
@@ -93,14 +93,14 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
     int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
         (wait.toMillis() + 999) / 1000));
     try {
-      return sql.claimInTransaction(c, request, seconds);
+      return setup.get().sql().claimInTransaction(c, request, seconds);
     } catch (SQLException e) {
       if (SqlDialect.isTimeout(e)) {
         throw new ClaimBusyException("another transaction holds " + request.id()
             + " uncommitted and did not end within " + seconds + " s", Duration.ofSeconds(seconds),
             e);
       }
-      throw failures.of("claim " + request.id(), e);
+      throw setup.get().failures().of("claim " + request.id(), e);
     }
   }
 
@@ -108,18 +108,18 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
   public boolean complete(Connection c, ClaimId id, LeaseToken token, StoredResult result,
       Duration retention) {
     try {
-      return sql.complete(c, id, token, result, retention);
+      return setup.get().sql().complete(c, id, token, result, retention);
     } catch (SQLException e) {
-      throw failures.of("complete " + id, e);
+      throw setup.get().failures().of("complete " + id, e);
     }
   }
 
   @Override
   public boolean release(Connection c, ClaimId id, LeaseToken token) {
     try {
-      return sql.release(c, id, token);
+      return setup.get().sql().release(c, id, token);
     } catch (SQLException e) {
-      throw failures.of("release " + id, e);
+      throw setup.get().failures().of("release " + id, e);
     }
   }
 
@@ -128,7 +128,7 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
     try {
       c.commit();
     } catch (SQLException e) {
-      throw failures.of("commit", e);
+      throw setup.get().failures().of("commit", e);
     }
   }
 
@@ -137,7 +137,7 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
     try {
       c.rollback();
     } catch (SQLException e) {
-      throw failures.of("roll back", e);
+      throw setup.get().failures().of("roll back", e);
     }
   }
 
@@ -146,7 +146,7 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
     try {
       connections.giveBack(c);
     } catch (SQLException e) {
-      throw failures.of("close a connection", e);
+      throw setup.get().failures().of("close a connection", e);
     }
   }
 }

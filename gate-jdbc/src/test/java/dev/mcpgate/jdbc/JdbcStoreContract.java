@@ -20,6 +20,8 @@ import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ForwardingTransactionScope;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.TransactionScope;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -35,8 +37,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -107,6 +111,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
         .tableName(TABLE).build();
     IdempotencyGate gate = IdempotencyGate.builder(counted).build();
     ToolCall call = call("rt", Map.of("order_id", "ord_9f2"));
+    counted.verify();   // the store's one-time setup (dialect, table) is not a claim's cost
 
     counting.reset();
     gate.execute(call, ResultMapper.utf8(), ctx -> "refund-1");
@@ -443,10 +448,43 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
   @Test
   void missingTableIsAnErrorThatNamesTheTableAndTheDdl() {
     assertThatThrownBy(() -> JdbcIdempotencyStore.builder(dataSource())
-        .tableName("mcpgate_no_such_table").build())
+        .tableName("mcpgate_no_such_table").build().verify())
         .isInstanceOf(IdempotencyException.class)
         .hasMessageContaining("mcpgate_no_such_table")
         .hasMessageContaining("CREATE TABLE IF NOT EXISTS mcpgate_no_such_table");
+  }
+
+  @Test
+  void aStoreBuildsWhileItsDatabaseIsDownFailsClosedAndWorksOnceItIsBack() throws Exception {
+    AtomicBoolean down = new AtomicBoolean(true);
+    DataSource real = dataSource();
+    DataSource flaky = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
+        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+          if (method.getName().equals("getConnection") && down.get()) {
+            throw new SQLException("Connection refused", "08001");
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    JdbcIdempotencyStore s = JdbcIdempotencyStore.builder(flaky).tableName(TABLE).build();
+    IdempotencyGate gate = IdempotencyGate.builder(s).build();
+    AtomicInteger runs = new AtomicInteger();
+
+    assertThatThrownBy(() -> gate.execute(call("down", Map.of()), ResultMapper.utf8(),
+        ctx -> "ran " + runs.incrementAndGet()))
+        .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("did not run");
+    assertThatThrownBy(s::verify).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("Connection refused");
+    assertThat(runs).hasValue(0);
+
+    down.set(false);
+    s.verify();
+    assertThat(gate.execute(call("down", Map.of()), ResultMapper.utf8(),
+        ctx -> "ran " + runs.incrementAndGet())).isInstanceOf(GateResult.Executed.class);
+    assertThat(runs).hasValue(1);
   }
 
   @Test
@@ -462,6 +500,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
     String table = "mcpgate_dropped_" + Math.abs(tenant.hashCode());
     JdbcIdempotencyStore s = JdbcIdempotencyStore.builder(dataSource()).tableName(table)
         .createSchemaIfMissing(true).build();
+    s.verify();   // creates the table
     try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
       st.execute("DROP TABLE " + table);
     }

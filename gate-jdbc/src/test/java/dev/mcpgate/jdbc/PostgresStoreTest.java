@@ -53,6 +53,7 @@ class PostgresStoreTest extends JdbcStoreContract {
     }
     JdbcIdempotencyStore s = JdbcIdempotencyStore.builder(dataSource()).tableName(table)
         .createSchemaIfMissing(true).build();
+    s.verify();   // creates the table
     try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
       st.execute("ALTER TABLE " + table + " SET (autovacuum_enabled = false)");
     }
