@@ -1,5 +1,6 @@
 package dev.mcpgate.examples;
 
+import static dev.mcpgate.examples.Calls.call;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,7 +15,6 @@ import java.math.BigInteger;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -63,14 +63,6 @@ class ExampleEdgesTest {
     client.closeGracefully();
     http.close();
     server.close();
-  }
-
-  private static CallToolRequest call(String tool, Object... keyValues) {
-    Map<String, Object> args = new HashMap<>();
-    for (int i = 0; i < keyValues.length; i += 2) {
-      args.put((String) keyValues[i], keyValues[i + 1]);
-    }
-    return new CallToolRequest(tool, args);
   }
 
   @Test

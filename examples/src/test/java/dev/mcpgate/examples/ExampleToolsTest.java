@@ -1,5 +1,6 @@
 package dev.mcpgate.examples;
 
+import static dev.mcpgate.examples.Calls.call;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,7 +11,6 @@ import dev.mcpgate.testkit.ToolSurvey;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -60,14 +60,6 @@ class ExampleToolsTest {
     if (server != null) {
       server.close();
     }
-  }
-
-  private static CallToolRequest call(String tool, Object... keyValues) {
-    Map<String, Object> args = new HashMap<>();
-    for (int i = 0; i < keyValues.length; i += 2) {
-      args.put((String) keyValues[i], keyValues[i + 1]);
-    }
-    return new CallToolRequest(tool, args);
   }
 
   @Test
