@@ -63,16 +63,16 @@ final class AttemptRunner {
           boolean released = scope.release(resource, id, claim.token());
           if (!released && transactional) {
             rollbackQuietly(scope, resource, null);
-            events.emit(GateEvent.Type.LEASE_LOST, id, claim.attempt(),
+            events.emit(GateEvent.Type.LEASE_LOST, claim,
                 "failure result, but the lease had been taken over; rolled back", null);
             throw leaseLost(claim);
           }
           commit(scope, resource, claim, transactional, ClaimState.IN_PROGRESS);
           if (released) {
-            events.emit(GateEvent.Type.RELEASED, id, claim.attempt(),
+            events.emit(GateEvent.Type.RELEASED, claim,
                 "failure result; claim released, a retry runs again", null);
           } else {
-            events.emit(GateEvent.Type.LEASE_LOST, id, claim.attempt(),
+            events.emit(GateEvent.Type.LEASE_LOST, claim,
                 "failure result, but the lease had been taken over", null);
           }
           return new GateResult.Executed<>(id, value, claim,
@@ -97,7 +97,7 @@ final class AttemptRunner {
           throw new StoreUnavailableException("could not store the result of " + id
               + "; its transaction was rolled back, nothing took effect; safe to retry", e);
         }
-        events.emit(GateEvent.Type.STORE_FAILED, id, claim.attempt(),
+        events.emit(GateEvent.Type.STORE_FAILED, claim,
             "the action ran but its result could not be stored; the key stays claimed until"
                 + " its lease expires", e);
         return new GateResult.Executed<>(id, value, claim, Completion.STORE_FAILED);
@@ -142,7 +142,7 @@ final class AttemptRunner {
         row = store.find(id);
       } catch (RuntimeException unreadable) {
         commitFailed.addSuppressed(unreadable);
-        events.emit(GateEvent.Type.STORE_FAILED, id, claim.attempt(), "the commit failed and"
+        events.emit(GateEvent.Type.STORE_FAILED, claim, "the commit failed and"
             + " the claim could not be read back: the outcome is unknown", commitFailed);
         throw new OutcomeUnknownException("the commit of " + id + " failed and its claim could"
             + " not be read back, so whether the action's writes and its result were committed"
@@ -178,22 +178,22 @@ final class AttemptRunner {
     try {
       if (policy.isOutcomeUnknown(failure)) {
         if (store.markUnknown(id, claim.token())) {
-          events.emit(GateEvent.Type.MARKED_UNKNOWN, id, claim.attempt(),
+          events.emit(GateEvent.Type.MARKED_UNKNOWN, claim,
               "outcome unknown; the key is fenced until its lease expires", failure);
         } else {
-          events.emit(GateEvent.Type.LEASE_LOST, id, claim.attempt(),
+          events.emit(GateEvent.Type.LEASE_LOST, claim,
               "outcome unknown, and the lease had been taken over", failure);
         }
       } else if (store.release(id, claim.token())) {
-        events.emit(GateEvent.Type.RELEASED, id, claim.attempt(),
+        events.emit(GateEvent.Type.RELEASED, claim,
             "the action failed; claim released, a retry runs again", failure);
       } else {
-        events.emit(GateEvent.Type.LEASE_LOST, id, claim.attempt(),
+        events.emit(GateEvent.Type.LEASE_LOST, claim,
             "the action failed, and the lease had been taken over", failure);
       }
     } catch (RuntimeException e) {
       failure.addSuppressed(e);
-      events.emit(GateEvent.Type.STORE_FAILED, id, claim.attempt(),
+      events.emit(GateEvent.Type.STORE_FAILED, claim,
           "the action failed and the claim could not be released; the key stays claimed until"
               + " its lease expires", e);
     }

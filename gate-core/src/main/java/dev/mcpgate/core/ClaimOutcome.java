@@ -53,11 +53,12 @@ public sealed interface ClaimOutcome {
    * @param id the claim
    * @param result the stored result (a value or a stored failure), already decoded by the gate's
    *     codec
+   * @param attempt the attempt that produced the result (1, or more after takeovers)
    * @param firstExecutedAt when the attempt that produced the result claimed the key
    * @param completedAt when that result was stored
    */
-  record Replayed(ClaimId id, StoredResult result, Instant firstExecutedAt, Instant completedAt)
-      implements ClaimOutcome {}
+  record Replayed(ClaimId id, StoredResult result, int attempt, Instant firstExecutedAt,
+      Instant completedAt) implements ClaimOutcome {}
 
   /**
    * The claim was refused: nothing runs.

@@ -69,7 +69,7 @@ final class Claimer {
 
   ClaimOutcome told(ClaimOutcome outcome) {
     if (outcome instanceof ClaimOutcome.Refused refused) {
-      events.refused(refused, 0);
+      events.refused(refused);
     }
     return outcome;
   }
@@ -147,7 +147,7 @@ final class Claimer {
     }
     ClaimOutcome.Acquired acquired = new ClaimOutcome.Acquired(row.id(), token, row.attempt(),
         row.createdAt(), row.leaseExpiresAt());
-    events.emit(GateEvent.Type.ACQUIRED, row.id(), row.attempt(), acquired.isTakeover()
+    events.emit(GateEvent.Type.ACQUIRED, row, acquired.isTakeover()
         ? "took over an expired lease; the action runs again (attempt " + row.attempt() + ")"
         : "claimed; the action runs", null);
     return acquired;
@@ -161,9 +161,10 @@ final class Claimer {
               + " is not run again with this key");
     }
     stored = new StoredResult(stored.kind(), codec.decode(row.id(), stored.body()));
-    events.emit(GateEvent.Type.REPLAYED, row.id(), row.attempt(), "replayed the stored result",
+    events.emit(GateEvent.Type.REPLAYED, row, "replayed the stored result",
         null);
-    return new ClaimOutcome.Replayed(row.id(), stored, row.createdAt(), row.completedAt());
+    return new ClaimOutcome.Replayed(row.id(), stored, row.attempt(), row.createdAt(),
+        row.completedAt());
   }
 
   private static Duration clamp(Duration value, Duration max) {

@@ -1,5 +1,6 @@
 package dev.mcpgate.core;
 
+import dev.mcpgate.core.spi.ClaimRecord;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,15 +15,25 @@ final class Events {
     this.listeners = List.copyOf(listeners);
   }
 
-  void emit(GateEvent.Type type, ClaimId id, int attempt, String message, Throwable error) {
+  /** An event of the attempt that holds {@code claim}. */
+  void emit(GateEvent.Type type, ClaimOutcome.Acquired claim, String message, Throwable error) {
     if (!listeners.isEmpty()) {
-      publish(new GateEvent(type, id, attempt, null, message, error));
+      publish(new GateEvent(type, claim.id(), claim.attempt(), claim.token().fingerprint(), null,
+          message, error));
     }
   }
 
-  void refused(ClaimOutcome.Refused refused, int attempt) {
+  /** An event of the attempt that wrote {@code row}. */
+  void emit(GateEvent.Type type, ClaimRecord row, String message, Throwable error) {
     if (!listeners.isEmpty()) {
-      publish(new GateEvent(GateEvent.Type.REFUSED, refused.id(), attempt, refused.reason(),
+      publish(new GateEvent(type, row.id(), row.attempt(), row.token().fingerprint(), null,
+          message, error));
+    }
+  }
+
+  void refused(ClaimOutcome.Refused refused) {
+    if (!listeners.isEmpty()) {
+      publish(new GateEvent(GateEvent.Type.REFUSED, refused.id(), 0, null, refused.reason(),
           refused.message(), null));
     }
   }

@@ -9,12 +9,15 @@ import dev.mcpgate.core.internal.Checks;
  * @param type what happened
  * @param id the claim
  * @param attempt the attempt number concerned (0 when no attempt is, as for a conflict)
+ * @param tokenFingerprint a fingerprint of the lease token of that attempt
+ *     ({@link LeaseToken#fingerprint()}), to follow one attempt through the events of a key
+ *     without showing its token; null when no attempt is concerned
  * @param reason why a call was refused; null unless {@code type} is {@link Type#REFUSED}
  * @param message a sentence for logs
  * @param error the failure behind the event, or null
  */
-public record GateEvent(Type type, ClaimId id, int attempt, RefusalReason reason, String message,
-    Throwable error) {
+public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerprint,
+    RefusalReason reason, String message, Throwable error) {
 
   /**
    * @throws NullPointerException if type, id or message is null

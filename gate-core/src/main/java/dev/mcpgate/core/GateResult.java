@@ -49,10 +49,12 @@ public sealed interface GateResult<T> {
    * @param id the claim
    * @param value the stored result, read back through the result mapper
    * @param failure true when the stored result is a failure stored per policy
+   * @param attempt the attempt that produced it (1, or more after takeovers)
    * @param firstExecutedAt when the attempt that produced it claimed the key
+   * @param completedAt when its result was stored
    */
-  record Replayed<T>(ClaimId id, T value, boolean failure, Instant firstExecutedAt)
-      implements GateResult<T> {}
+  record Replayed<T>(ClaimId id, T value, boolean failure, int attempt, Instant firstExecutedAt,
+      Instant completedAt) implements GateResult<T> {}
 
   /**
    * The call was refused and nothing ran.

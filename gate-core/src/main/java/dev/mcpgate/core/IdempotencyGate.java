@@ -183,7 +183,8 @@ public final class IdempotencyGate {
           + " or codec changed?", e);
     }
     return new GateResult.Replayed<>(replay.id(), value,
-        result.kind() == StoredResult.Kind.FAILURE, replay.firstExecutedAt());
+        result.kind() == StoredResult.Kind.FAILURE, replay.attempt(), replay.firstExecutedAt(),
+        replay.completedAt());
   }
 
   /**
@@ -219,7 +220,7 @@ public final class IdempotencyGate {
     } catch (IdempotencyException e) {
       throw e;
     } catch (RuntimeException e) {
-      events.emit(GateEvent.Type.STORE_FAILED, claim.id(), claim.attempt(),
+      events.emit(GateEvent.Type.STORE_FAILED, claim,
           "the result could not be stored", e);
       throw new StoreUnavailableException("could not store the result of " + claim.id(), e);
     }
@@ -233,8 +234,7 @@ public final class IdempotencyGate {
   public boolean release(ClaimOutcome.Acquired claim) {
     notNull(claim, "claim");
     boolean released = write(() -> store.release(claim.id(), claim.token()), claim, "release");
-    events.emit(released ? GateEvent.Type.RELEASED : GateEvent.Type.LEASE_LOST, claim.id(),
-        claim.attempt(), released ? "claim released" : "release refused: lease taken over", null);
+    events.emit(released ? GateEvent.Type.RELEASED : GateEvent.Type.LEASE_LOST, claim, released ? "claim released" : "release refused: lease taken over", null);
     return released;
   }
 
@@ -250,7 +250,7 @@ public final class IdempotencyGate {
     boolean extended =
         write(() -> store.extendLease(claim.id(), claim.token(), lease), claim, "extend");
     if (!extended) {
-      events.emit(GateEvent.Type.LEASE_LOST, claim.id(), claim.attempt(),
+      events.emit(GateEvent.Type.LEASE_LOST, claim,
           "lease extension refused: the lease was taken over", null);
     }
     return extended;
@@ -265,8 +265,7 @@ public final class IdempotencyGate {
     notNull(claim, "claim");
     boolean marked =
         write(() -> store.markUnknown(claim.id(), claim.token()), claim, "mark unknown");
-    events.emit(marked ? GateEvent.Type.MARKED_UNKNOWN : GateEvent.Type.LEASE_LOST, claim.id(),
-        claim.attempt(), marked ? "outcome unknown; key fenced" : "lease taken over", null);
+    events.emit(marked ? GateEvent.Type.MARKED_UNKNOWN : GateEvent.Type.LEASE_LOST, claim, marked ? "outcome unknown; key fenced" : "lease taken over", null);
     return marked;
   }
 

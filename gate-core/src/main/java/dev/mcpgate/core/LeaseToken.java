@@ -1,6 +1,10 @@
 package dev.mcpgate.core;
 
 import dev.mcpgate.core.internal.Checks;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -30,6 +34,21 @@ public record LeaseToken(String value) {
     long msb = (random.nextLong() & ~0xF000L) | 0x4000L;
     long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
     return new LeaseToken(new UUID(msb, lsb).toString());
+  }
+
+  /**
+   * @return 12 hex digits of a SHA-256 of the token: the same for every event of one attempt,
+   *     different between attempts in practice, and of no use for completing or releasing the
+   *     claim (the token itself fences; logs and metrics should carry this instead)
+   */
+  public String fingerprint() {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256")
+          .digest(value.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 6);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Override

@@ -70,16 +70,16 @@ final class Reconciliation {
         LOG.debug("reconciled {}, but the row changed meanwhile; claiming again", id);
         return claimAgain.get();
       }
-      events.emit(GateEvent.Type.COMPLETED, id, row.attempt(),
+      events.emit(GateEvent.Type.COMPLETED, row,
           "reconciled: the effect happened; its result is stored", null);
-      events.emit(GateEvent.Type.REPLAYED, id, row.attempt(), "replayed the reconciled result",
+      events.emit(GateEvent.Type.REPLAYED, row, "replayed the reconciled result",
           null);
       return new ClaimOutcome.Replayed(id, new StoredResult(StoredResult.Kind.VALUE,
-          happened.result()), row.createdAt(), storeNow);
+          happened.result()), row.attempt(), row.createdAt(), storeNow);
     }
     if (verdict instanceof Reconciler.Verdict.NotHappened) {
       if (store.release(id, row.token())) {
-        events.emit(GateEvent.Type.RELEASED, id, row.attempt(),
+        events.emit(GateEvent.Type.RELEASED, row,
             "reconciled: the effect did not happen; the fence is lifted", null);
       } else {
         LOG.debug("reconciled {} as not happened, but the row changed meanwhile", id);

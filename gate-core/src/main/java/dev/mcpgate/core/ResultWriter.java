@@ -43,10 +43,10 @@ final class ResultWriter {
       throw fence(scope, resource, claim, storeLimit);
     }
     if (stored) {
-      events.emit(GateEvent.Type.COMPLETED, id, claim.attempt(),
+      events.emit(GateEvent.Type.COMPLETED, claim,
           "result stored (" + encoded.length + " bytes)", null);
     } else {
-      events.emit(GateEvent.Type.LEASE_LOST, id, claim.attempt(),
+      events.emit(GateEvent.Type.LEASE_LOST, claim,
           "the lease had been taken over by another attempt; this result was not stored", null);
     }
     return stored;
@@ -60,7 +60,7 @@ final class ResultWriter {
     if (!marked && !(scope instanceof DirectScope)) {
       // the lease was taken over: this attempt's unit of work must not commit
       scope.rollback(resource);
-      events.emit(GateEvent.Type.LEASE_LOST, claim.id(), claim.attempt(),
+      events.emit(GateEvent.Type.LEASE_LOST, claim,
           "result too large to store, and the lease had been taken over; rolled back", tooLarge);
       LeaseLostException lost = new LeaseLostException("the lease of " + claim.id()
           + " (attempt " + claim.attempt() + ") was taken over by another attempt, and its"
@@ -71,10 +71,10 @@ final class ResultWriter {
     }
     scope.commit(resource);
     if (marked) {
-      events.emit(GateEvent.Type.RESULT_NOT_STORED, claim.id(), claim.attempt(),
+      events.emit(GateEvent.Type.RESULT_NOT_STORED, claim,
           "result too large to store; the key is fenced as not stored", tooLarge);
     } else {
-      events.emit(GateEvent.Type.LEASE_LOST, claim.id(), claim.attempt(),
+      events.emit(GateEvent.Type.LEASE_LOST, claim,
           "result too large to store, and the lease had been taken over", tooLarge);
     }
     return tooLarge;

@@ -98,7 +98,7 @@ final class SingleCommitRunner {
       value = action.run(resource, new ClaimContext(gate, claim));
     } catch (Throwable t) {
       rollbackQuietly(scope, resource, t);
-      events.emit(GateEvent.Type.RELEASED, id, claim.attempt(), "the action failed; its"
+      events.emit(GateEvent.Type.RELEASED, claim, "the action failed; its"
           + " transaction, the claim included, was rolled back: a retry runs again", t);
       throw rethrow(id, t);
     }
@@ -106,7 +106,7 @@ final class SingleCommitRunner {
     if (failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE) {
       scope.release(resource, id, claim.token());
       commit(scope, resource, claim);
-      events.emit(GateEvent.Type.RELEASED, id, claim.attempt(),
+      events.emit(GateEvent.Type.RELEASED, claim,
           "failure result; claim released, a retry runs again", null);
       return new GateResult.Executed<>(id, value, claim, Completion.RELEASED);
     }

@@ -18,17 +18,17 @@ public final class Slf4jGateListener implements GateListener {
     switch (e.type()) {
       case ACQUIRED, REPLAYED, COMPLETED, RELEASED -> {
         if (e.isTakeover()) {
-          LOG.info("{} {} attempt {}: {}", label, e.id(), e.attempt(), e.message(), e.error());
+          LOG.info("{} {} attempt {} [{}]: {}", label, e.id(), e.attempt(), e.tokenFingerprint(), e.message(), e.error());
         } else {
-          LOG.debug("{} {} attempt {}: {}", label, e.id(), e.attempt(), e.message(), e.error());
+          LOG.debug("{} {} attempt {} [{}]: {}", label, e.id(), e.attempt(), e.tokenFingerprint(), e.message(), e.error());
         }
       }
       case REFUSED ->
-          LOG.info("{} {} attempt {}: {}", label, e.id(), e.attempt(), e.message(), e.error());
+          LOG.info("{} {} attempt {} [{}]: {}", label, e.id(), e.attempt(), e.tokenFingerprint(), e.message(), e.error());
       case MARKED_UNKNOWN, LEASE_LOST, RESULT_NOT_STORED ->
-          LOG.warn("{} {} attempt {}: {}", label, e.id(), e.attempt(), e.message(), e.error());
+          LOG.warn("{} {} attempt {} [{}]: {}", label, e.id(), e.attempt(), e.tokenFingerprint(), e.message(), e.error());
       case STORE_FAILED ->
-          LOG.error("{} {} attempt {}: {}", label, e.id(), e.attempt(), e.message(), e.error());
+          LOG.error("{} {} attempt {} [{}]: {}", label, e.id(), e.attempt(), e.tokenFingerprint(), e.message(), e.error());
     }
   }
 }

@@ -402,6 +402,27 @@ class IdempotencyGateTest {
   }
 
   @Test
+  void eventsFollowEachAttemptByATokenFingerprintAndAReplaySaysWhichAttemptProducedIt() {
+    IdempotencyGate gate = gate(memory, GatePolicy.builder().lease(Duration.ofSeconds(10)).build());
+    ClaimOutcome.Acquired first = (ClaimOutcome.Acquired) gate.claim(call("k"));
+    clock.advance(Duration.ofSeconds(11));
+    gate.execute(call("k"), ResultMapper.utf8(), ctx -> "second attempt's result");
+    GateResult<String> replay = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "never");
+
+    assertThat(replay).isInstanceOfSatisfying(GateResult.Replayed.class, r -> {
+      assertThat(r.attempt()).isEqualTo(2);
+      assertThat(r.completedAt()).isNotNull();
+      assertThat(r.firstExecutedAt()).isAfter(first.claimedAt());
+    });
+    List<String> fingerprints = events.stream().map(GateEvent::tokenFingerprint).toList();
+    String firstPrint = first.token().fingerprint();
+    assertThat(fingerprints.get(0)).isEqualTo(firstPrint).matches("[0-9a-f]{12}");
+    assertThat(fingerprints.subList(1, fingerprints.size())).as("the second attempt's events")
+        .doesNotContain(firstPrint).containsOnly(fingerprints.get(1));
+    assertThat(fingerprints).doesNotContain(first.token().value());
+  }
+
+  @Test
   void heartbeatExtendsTheLeaseUntilTakenOver() {
     IdempotencyGate gate = gate(memory, GatePolicy.builder().lease(Duration.ofSeconds(10)).build());
     ClaimOutcome.Acquired first = (ClaimOutcome.Acquired) gate.claim(call("k"));
