@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -83,9 +84,11 @@ final class StdioGuard {
   }
 
   private void reply(int code, String message) throws IOException {
-    String error = json.writeValueAsString(Map.of("jsonrpc", "2.0", "id", "null",
-        "error", Map.of("code", code, "message", message)))
-        .replace("\"id\":\"null\"", "\"id\":null");
+    Map<String, Object> response = new LinkedHashMap<>();
+    response.put("jsonrpc", "2.0");
+    response.put("id", null);   // the request's id could not be read
+    response.put("error", Map.of("code", code, "message", message));
+    String error = json.writeValueAsString(response);
     byte[] bytes = (error + "\n").getBytes(StandardCharsets.UTF_8);
     synchronized (out) {
       out.write(bytes);

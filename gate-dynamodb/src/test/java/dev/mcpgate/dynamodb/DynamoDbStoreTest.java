@@ -86,6 +86,25 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
   }
 
   @Test
+  void aTakeoverCostsThreeRequestsOrFourWhereTheServerKeepsTheOldItem() {
+    ToolCall call = call("count-takeover", Map.of("order_id", "ord_9f2"));
+    IdempotencyGate.builder(store).policy(GatePolicy.builder().lease(Duration.ofSeconds(1))
+        .build()).build().claim(call);
+    clock.advance(Duration.ofSeconds(2));
+
+    counter.requests.set(0);
+    GateResult<String> result = IdempotencyGate.builder(store).build()
+        .execute(call, ResultMapper.utf8(), ctx -> "takeover=" + ctx.isTakeover());
+
+    assertThat(((GateResult.Executed<String>) result).value()).isEqualTo("takeover=true");
+    boolean oldItem = ((DynamoDbIdempotencyStore) store).returnsOldItemOnConditionFailure();
+    // the refused PutItem (and a GetItem where the old item is not returned), the takeover
+    // UpdateItem, the completion
+    assertThat(counter.requests.get()).as("server returns the old item: %s", oldItem)
+        .isEqualTo(oldItem ? 3 : 4);
+  }
+
+  @Test
   void leaseSafetyMarginDelaysTakeoverByTheMargin() {
     DynamoDbIdempotencyStore skewed = DynamoDbIdempotencyStore.builder(client).tableName(TABLE)
         .clock(clock).leaseSafetyMargin(Duration.ofSeconds(2)).build();
