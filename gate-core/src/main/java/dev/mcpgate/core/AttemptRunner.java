@@ -25,9 +25,11 @@ final class AttemptRunner {
   private final ResultWriter writer;
   private final Events events;
   private final DirectScope direct;
+  private final LeaseKeeper leases;
 
   AttemptRunner(IdempotencyGate gate, IdempotencyStore store, GatePolicy policy,
       ResultWriter writer, Events events, DirectScope direct) {
+    this.leases = new LeaseKeeper(store, policy, events);
     this.gate = gate;
     this.store = store;
     this.policy = policy;
@@ -50,13 +52,16 @@ final class AttemptRunner {
     }
     try {
       T value;
+      LeaseKeeper.Renewal renewal = leases.start(claim);
       try {
-        value = action.run(resource, new ClaimContext(gate, claim));
+        value = action.run(resource, new ClaimContext(gate, claim, renewal));
       } catch (Throwable t) {
+        renewal.stop();
         rollbackQuietly(scope, resource, t);
         settleFailure(claim, t);
         throw rethrow(id, t);
       }
+      renewal.stop();   // before the result's write, which the renewal must not race
       try {
         boolean failure = mapper.isFailure(value);
         if (failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE) {

@@ -48,7 +48,8 @@ final class Claimer {
     while (true) {
       ClaimOutcome outcome = claimOnce(call, hash, 0);
       if (!(outcome instanceof ClaimOutcome.Refused refused)
-          || refused.reason() != RefusalReason.IN_PROGRESS) {
+          || (refused.reason() != RefusalReason.IN_PROGRESS
+              && refused.reason() != RefusalReason.HOLDER_UNRESPONSIVE)) {
         return told(outcome);
       }
       long remainingMs = (deadline - System.nanoTime()) / 1_000_000;
@@ -105,12 +106,7 @@ final class Claimer {
     Duration leaseLeft = Duration.between(attempt.storeNow(), row.leaseExpiresAt());
     return switch (row.state()) {
       case COMPLETED -> replayed(row);
-      case IN_PROGRESS -> {
-        Duration retryAfter = clamp(leaseLeft, MAX_RETRY_AFTER);
-        yield new ClaimOutcome.Refused(id, RefusalReason.IN_PROGRESS, retryAfter,
-            "another attempt (" + row.attempt() + ") holds the same key with a live lease;"
-                + " retry after " + retryAfter.toMillis() + " ms");
-      }
+      case IN_PROGRESS -> held(row, leaseLeft);
       case UNKNOWN -> {
         ClaimOutcome reconciled = reconciliation.reconcile(id, row, attempt.storeNow(),
             reconciliations, () -> claimOnce(call, hash, reconciliations + 1));
@@ -123,6 +119,35 @@ final class Claimer {
                 + " fenced until its lease expires in " + retryAfter.toMillis() + " ms");
       }
     };
+  }
+
+  /**
+   * Refuses a call whose key another attempt holds, saying whether that attempt still renews its
+   * lease. When it was last renewed is worked out from the lease left: a holder renews to a full
+   * {@link GatePolicy#lease()} (this gate's, so processes sharing keys should share the setting),
+   * so a lease shorter than a full one by more than two renewal periods means renewals stopped.
+   */
+  private ClaimOutcome held(ClaimRecord row, Duration leaseLeft) {
+    ClaimId id = row.id();
+    Duration left = leaseLeft.isNegative() ? Duration.ZERO : leaseLeft;
+    Duration sinceRenewal = policy.lease().minus(left);
+    if (sinceRenewal.isNegative()) {
+      sinceRenewal = Duration.ZERO;   // the holder took a longer lease than this gate's
+    }
+    boolean stopped = policy.renewsLease()
+        && sinceRenewal.compareTo(policy.leaseRenewal().multipliedBy(2)) > 0;
+    if (stopped) {
+      Duration retryAfter = clamp(left, left.plusMillis(1));
+      return new ClaimOutcome.Refused(id, RefusalReason.HOLDER_UNRESPONSIVE, retryAfter,
+          "the earlier attempt (" + row.attempt() + ") stopped responding: its lease was last"
+              + " renewed about " + sinceRenewal.toMillis() + " ms ago and expires in "
+              + left.toMillis() + " ms; a retry after that takes the key over");
+    }
+    Duration retryAfter = clamp(left, MAX_RETRY_AFTER);
+    return new ClaimOutcome.Refused(id, RefusalReason.IN_PROGRESS, retryAfter,
+        "another attempt (" + row.attempt() + ") is running with the same key: its lease was"
+            + " renewed about " + sinceRenewal.toMillis() + " ms ago and expires in "
+            + left.toMillis() + " ms; retry after " + retryAfter.toMillis() + " ms");
   }
 
   private ClaimAttempt write(ClaimRequest request) {

@@ -1,6 +1,7 @@
 package dev.mcpgate.core;
 
 import dev.mcpgate.core.spi.ClaimRecord;
+import java.time.InstantSource;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -10,16 +11,18 @@ final class Events {
   private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
 
   private final List<GateListener> listeners;
+  private final InstantSource clock;
 
-  Events(List<GateListener> listeners) {
+  Events(List<GateListener> listeners, InstantSource clock) {
     this.listeners = List.copyOf(listeners);
+    this.clock = clock;
   }
 
   /** An event of the attempt that holds {@code claim}. */
   void emit(GateEvent.Type type, ClaimOutcome.Acquired claim, String message, Throwable error) {
     if (!listeners.isEmpty()) {
       publish(new GateEvent(type, claim.id(), claim.attempt(), claim.token().fingerprint(), null,
-          message, error));
+          message, error, clock.instant()));
     }
   }
 
@@ -27,14 +30,14 @@ final class Events {
   void emit(GateEvent.Type type, ClaimRecord row, String message, Throwable error) {
     if (!listeners.isEmpty()) {
       publish(new GateEvent(type, row.id(), row.attempt(), row.token().fingerprint(), null,
-          message, error));
+          message, error, clock.instant()));
     }
   }
 
   void refused(ClaimOutcome.Refused refused) {
     if (!listeners.isEmpty()) {
       publish(new GateEvent(GateEvent.Type.REFUSED, refused.id(), 0, null, refused.reason(),
-          refused.message(), null));
+          refused.message(), null, clock.instant()));
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.mcpgate.core;
 
 import dev.mcpgate.core.internal.Checks;
+import java.time.Instant;
 
 /**
  * One decision of the gate, for listeners (logs, metrics, an audit sink). Each type says exactly
@@ -15,12 +16,15 @@ import dev.mcpgate.core.internal.Checks;
  * @param reason why a call was refused; null unless {@code type} is {@link Type#REFUSED}
  * @param message a sentence for logs
  * @param error the failure behind the event, or null
+ * @param at when the gate saw it, by the application's clock (the gate builder's
+ *     {@code clock}); for logs only, since every expiry and lease decision follows the store's
+ *     clock
  */
 public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerprint,
-    RefusalReason reason, String message, Throwable error) {
+    RefusalReason reason, String message, Throwable error, Instant at) {
 
   /**
-   * @throws NullPointerException if type, id or message is null
+   * @throws NullPointerException if type, id, message or at is null
    * @throws IllegalArgumentException if a reason is given for any type but {@link Type#REFUSED},
    *     or none for it
    */
@@ -28,6 +32,7 @@ public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerpr
     Checks.notNull(type, "type");
     Checks.notNull(id, "id");
     Checks.notNull(message, "message");
+    Checks.notNull(at, "at");
     if ((type == Type.REFUSED) != (reason != null)) {
       throw new IllegalArgumentException("a reason goes with REFUSED events, and only with them;"
           + " was " + type + " with reason " + reason);
@@ -58,8 +63,18 @@ public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerpr
     RELEASED,
     /** The action's outcome is unknown; the key was marked as such and stays fenced. */
     MARKED_UNKNOWN,
-    /** An attempt learned that another attempt took over its lease: its write did nothing. */
+    /**
+     * An attempt learned that another attempt took over its lease: its write did nothing (or, told
+     * by a refused renewal while the action runs, will do nothing).
+     */
     LEASE_LOST,
+    /** The lease of a running action was renewed (every {@link GatePolicy#leaseRenewal()}). */
+    LEASE_RENEWED,
+    /**
+     * Renewing the lease of a running action failed (the store did not answer); the action goes
+     * on and renewal is tried again. If the lease runs out first, another attempt may take over.
+     */
+    LEASE_RENEWAL_FAILED,
     /**
      * A store write after the action ran (storing the result, releasing, marking unknown)
      * failed: the key stays claimed until its lease expires.

@@ -12,8 +12,12 @@ import java.util.function.Predicate;
  * from {@link #defaults()}.
  *
  * @param retention how long a completed result is replayed (24 h by default; shorter for mail)
- * @param lease how long one attempt holds the key before another may take over (30 s by
- *     default); a running action can extend it. Never longer than retention.
+ * @param lease how long one attempt holds the key unless renewed, and so how soon another may
+ *     take over after a crash (2 s by default). Never longer than retention.
+ * @param leaseRenewal how often {@link IdempotencyGate#execute} renews the lease while the
+ *     action runs (a quarter of the lease by default, so 500 ms), on a shared scheduler; a live
+ *     action is never taken over however long it runs. {@link Duration#ZERO} turns renewal off:
+ *     the lease is then a hard limit on the action's run time. Shorter than the lease.
  * @param inFlightWait how long {@link IdempotencyGate#execute} waits on a call that another
  *     attempt is running, for its result, before refusing with retry-after (5 s by default; zero
  *     refuses at once)
@@ -31,6 +35,7 @@ import java.util.function.Predicate;
 public record GatePolicy(
     Duration retention,
     Duration lease,
+    Duration leaseRenewal,
     Duration inFlightWait,
     FailureMode failureMode,
     int maxResultBytes,
@@ -55,6 +60,7 @@ public record GatePolicy(
   public GatePolicy {
     Checks.positiveMillis(retention, "retention");
     Checks.positiveMillis(lease, "lease");
+    Checks.notNegative(leaseRenewal, "leaseRenewal");
     Checks.notNegative(inFlightWait, "inFlightWait");
     notNull(failureMode, "failureMode");
     checkMaxResultBytes(maxResultBytes);
@@ -64,6 +70,19 @@ public record GatePolicy(
       throw new IllegalArgumentException(
           "lease (" + lease + ") must not be longer than retention (" + retention + ")");
     }
+    if (!leaseRenewal.isZero() && leaseRenewal.compareTo(lease) >= 0) {
+      throw new IllegalArgumentException("leaseRenewal (" + leaseRenewal + ") must be shorter"
+          + " than the lease (" + lease + "), or zero for no renewal");
+    }
+  }
+
+  private static Duration defaultRenewal(Duration lease) {
+    return lease.toMillis() >= 4 ? Duration.ofMillis(lease.toMillis() / 4) : Duration.ZERO;
+  }
+
+  /** @return true when the gate renews the lease of a running action */
+  public boolean renewsLease() {
+    return !leaseRenewal.isZero();
   }
 
   private static int checkMaxResultBytes(int maxResultBytes) {
@@ -84,7 +103,10 @@ public record GatePolicy(
     return Set.copyOf(names);
   }
 
-  /** @return the default policy: 24 h retention, 30 s lease, 5 s in-flight wait, release on failure, 256 KiB */
+  /**
+   * @return the default policy: 24 h retention, a 2 s lease renewed every 500 ms, 5 s in-flight
+   *     wait, release on failure, 256 KiB results
+   */
   public static GatePolicy defaults() {
     return DEFAULTS;
   }
@@ -99,6 +121,8 @@ public record GatePolicy(
     Builder b = new Builder();
     b.retention = retention;
     b.lease = lease;
+    // a renewal that only followed the lease follows a new lease too
+    b.leaseRenewal = leaseRenewal.equals(defaultRenewal(lease)) ? null : leaseRenewal;
     b.inFlightWait = inFlightWait;
     b.failureMode = failureMode;
     b.maxResultBytes = maxResultBytes;
@@ -116,7 +140,8 @@ public record GatePolicy(
   /** A mutable builder; {@link #build()} checks every value and names the bad one. */
   public static final class Builder {
     private Duration retention = Duration.ofHours(24);
-    private Duration lease = Duration.ofSeconds(30);
+    private Duration lease = Duration.ofSeconds(2);
+    private Duration leaseRenewal;   // null: a quarter of the lease
     private Duration inFlightWait = Duration.ofSeconds(5);
     private FailureMode failureMode = FailureMode.RELEASE;
     private int maxResultBytes = 256 * 1024;
@@ -132,9 +157,21 @@ public record GatePolicy(
       return this;
     }
 
-    /** @param lease how long an attempt holds the key; at least 1 ms, at most retention */
+    /**
+     * @param lease how long an attempt holds the key unless renewed; at least 1 ms, at most
+     *     retention. Unless {@link #leaseRenewal} is set, renewal follows it (a quarter of it).
+     */
     public Builder lease(Duration lease) {
       this.lease = Checks.positiveMillis(lease, "lease");
+      return this;
+    }
+
+    /**
+     * @param every how often a running action's lease is renewed: shorter than the lease, or
+     *     {@link Duration#ZERO} for never (the lease then bounds the action's run time)
+     */
+    public Builder leaseRenewal(Duration every) {
+      this.leaseRenewal = Checks.notNegative(every, "leaseRenewal");
       return this;
     }
 
@@ -176,10 +213,12 @@ public record GatePolicy(
 
     /**
      * @return the policy
-     * @throws IllegalArgumentException if the lease is longer than the retention
+     * @throws IllegalArgumentException if the lease is longer than the retention, or the renewal
+     *     not shorter than the lease
      */
     public GatePolicy build() {
-      return new GatePolicy(retention, lease, inFlightWait, failureMode, maxResultBytes,
+      Duration renewal = leaseRenewal != null ? leaseRenewal : defaultRenewal(lease);
+      return new GatePolicy(retention, lease, renewal, inFlightWait, failureMode, maxResultBytes,
           ignoredArguments, outcomeUnknownWhen, reconciler);
     }
   }

@@ -10,6 +10,7 @@ import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -47,6 +48,7 @@ public final class IdempotencyGate {
   private final GatePolicy policy;
   private final ResultCodec codec;
   private final List<GateListener> listeners;
+  private final InstantSource clock;
   private final Events events;
   private final Claimer claimer;
   private final ResultWriter writer;
@@ -55,12 +57,13 @@ public final class IdempotencyGate {
   private final DirectScope direct;
 
   private IdempotencyGate(IdempotencyStore store, GatePolicy policy, ResultCodec codec,
-      List<GateListener> listeners) {
+      List<GateListener> listeners, InstantSource clock) {
     this.store = store;
     this.policy = policy;
     this.codec = codec;
     this.listeners = listeners;
-    this.events = new Events(listeners);
+    this.clock = clock;
+    this.events = new Events(listeners, clock);
     this.direct = new DirectScope(store);
     this.claimer = new Claimer(store, policy, codec, events);
     this.writer = new ResultWriter(policy, codec, events);
@@ -81,7 +84,7 @@ public final class IdempotencyGate {
    * @return a gate over the same store, codec and listeners with another policy
    */
   public IdempotencyGate withPolicy(GatePolicy policy) {
-    return new IdempotencyGate(store, notNull(policy, "policy"), codec, listeners);
+    return new IdempotencyGate(store, notNull(policy, "policy"), codec, listeners, clock);
   }
 
   /** @return this gate's policy */
@@ -294,6 +297,7 @@ public final class IdempotencyGate {
     private GatePolicy policy = GatePolicy.defaults();
     private ResultCodec codec = ResultCodec.identity();
     private final List<GateListener> listeners = new ArrayList<>();
+    private InstantSource clock = InstantSource.system();
 
     private Builder(IdempotencyStore store) {
       this.store = store;
@@ -317,9 +321,20 @@ public final class IdempotencyGate {
       return this;
     }
 
+    /**
+     * @param clock the application's clock, which stamps events ({@link GateEvent#at()}); the
+     *     system clock by default. No decision uses it: expiry, leases and takeovers follow the
+     *     store's clock ({@link IdempotencyStore#now()}), so a server whose clock is off by hours
+     *     decides as the others do. Waiting uses {@link System#nanoTime()}.
+     */
+    public Builder clock(InstantSource clock) {
+      this.clock = notNull(clock, "clock");
+      return this;
+    }
+
     /** @return the gate */
     public IdempotencyGate build() {
-      return new IdempotencyGate(store, policy, codec, List.copyOf(listeners));
+      return new IdempotencyGate(store, policy, codec, List.copyOf(listeners), clock);
     }
   }
 }

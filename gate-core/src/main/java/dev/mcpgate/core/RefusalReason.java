@@ -9,8 +9,17 @@ package dev.mcpgate.core;
 public enum RefusalReason {
   /** The key was used before with different arguments. A retry with this key never succeeds. */
   CONFLICT,
-  /** Another attempt holds a live lease on the key; retry after the given time. */
+  /**
+   * Another attempt holds the key and keeps renewing its lease: it is running. Retry after the
+   * given time to get its result.
+   */
   IN_PROGRESS,
+  /**
+   * Another attempt holds the key but stopped renewing its lease (its process likely crashed, or
+   * cannot reach the store): once the lease runs out, after the given time, a retry takes the key
+   * over and runs the action again, with the same downstream key.
+   */
+  HOLDER_UNRESPONSIVE,
   /** An earlier attempt's outcome is unknown; the key is fenced until its lease expires. */
   OUTCOME_UNKNOWN,
   /** The call ran before, but its result was too large to store; it will not run again. */

@@ -95,7 +95,7 @@ final class SingleCommitRunner {
     ClaimId id = claim.id();
     T value;
     try {
-      value = action.run(resource, new ClaimContext(gate, claim));
+      value = action.run(resource, new ClaimContext(gate, claim, LeaseKeeper.none(claim)));
     } catch (Throwable t) {
       rollbackQuietly(scope, resource, t);
       events.emit(GateEvent.Type.RELEASED, claim, "the action failed; its"

@@ -25,7 +25,9 @@ public final class Slf4jGateListener implements GateListener {
       }
       case REFUSED ->
           LOG.info("{} {} attempt {} [{}]: {}", label, e.id(), e.attempt(), e.tokenFingerprint(), e.message(), e.error());
-      case MARKED_UNKNOWN, LEASE_LOST, RESULT_NOT_STORED ->
+      case LEASE_RENEWED ->
+          LOG.trace("{} {} attempt {} [{}]: {}", label, e.id(), e.attempt(), e.tokenFingerprint(), e.message(), e.error());
+      case MARKED_UNKNOWN, LEASE_LOST, LEASE_RENEWAL_FAILED, RESULT_NOT_STORED ->
           LOG.warn("{} {} attempt {} [{}]: {}", label, e.id(), e.attempt(), e.tokenFingerprint(), e.message(), e.error());
       case STORE_FAILED ->
           LOG.error("{} {} attempt {} [{}]: {}", label, e.id(), e.attempt(), e.tokenFingerprint(), e.message(), e.error());

@@ -121,7 +121,8 @@ class IdempotencyGateTest {
   void policyDefaultsAreDocumented() {
     GatePolicy p = GatePolicy.defaults();
     assertThat(p.retention()).isEqualTo(Duration.ofHours(24));
-    assertThat(p.lease()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(p.lease()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(p.leaseRenewal()).isEqualTo(Duration.ofMillis(500));
     assertThat(p.inFlightWait()).isEqualTo(Duration.ofSeconds(5));
     assertThat(p.failureMode()).isEqualTo(GatePolicy.FailureMode.RELEASE);
     assertThat(p.maxResultBytes()).isEqualTo(256 * 1024);
@@ -361,7 +362,7 @@ class IdempotencyGateTest {
     assertThat(ran).isFalse();
     assertThat(r).isInstanceOfSatisfying(GateResult.Refused.class, refused -> {
       assertThat(refused.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
-      assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(5));
+      assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(2));
       assertThat(refused.message()).contains("same key");
     });
     assertThat(eventTypes()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.REFUSED);
@@ -426,7 +427,7 @@ class IdempotencyGateTest {
   void heartbeatExtendsTheLeaseUntilTakenOver() {
     IdempotencyGate gate = gate(memory, GatePolicy.builder().lease(Duration.ofSeconds(10)).build());
     ClaimOutcome.Acquired first = (ClaimOutcome.Acquired) gate.claim(call("k"));
-    ClaimContext ctx = new ClaimContext(gate, first);
+    ClaimContext ctx = new ClaimContext(gate, first, LeaseKeeper.none(first));
 
     assertThat(ctx.extendLease(Duration.ofSeconds(20))).isTrue();
     clock.advance(Duration.ofSeconds(15));

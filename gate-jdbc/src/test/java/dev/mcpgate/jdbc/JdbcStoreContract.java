@@ -188,7 +188,8 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
   void takeoverDuringTheActionRollsBackTheStaleAttempt() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
     IdempotencyGate gate = IdempotencyGate.builder(jdbc)
-        .policy(GatePolicy.builder().lease(shortLease()).inFlightWait(Duration.ZERO).build())
+        .policy(GatePolicy.builder().lease(shortLease()).inFlightWait(Duration.ZERO)
+            .leaseRenewal(Duration.ZERO).build())   // the stale attempt's renewals stopped
         .build();
     ToolCall call = call("tx-takeover", Map.of("session_id", "s1"));
     CountDownLatch staleWrote = new CountDownLatch(1);
@@ -271,17 +272,21 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
   void aTransactionalFailureResultWhoseLeaseWasLostRollsBack() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
     lostLeaseRollsBack(jdbc, GatePolicy.builder().lease(shortLease()).inFlightWait(Duration.ZERO)
-        .build(), "FAILED: card declined");
+        .leaseRenewal(Duration.ZERO).build(), "FAILED: card declined");
   }
 
   @Test
   void aTransactionalResultTooLargeWhoseLeaseWasLostRollsBack() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
     lostLeaseRollsBack(jdbc, GatePolicy.builder().lease(shortLease()).inFlightWait(Duration.ZERO)
-        .maxResultBytes(64).build(), "x".repeat(1000));
+        .leaseRenewal(Duration.ZERO).maxResultBytes(64).build(), "x".repeat(1000));
   }
 
-  /** A stale attempt whose lease is taken over mid-action ends with {@code staleResult}. */
+  /**
+   * A stale attempt whose lease is taken over mid-action ends with {@code staleResult}. The
+   * policy renews nothing: the stale attempt stands for one whose renewals stopped (a paused or
+   * partitioned process).
+   */
   private void lostLeaseRollsBack(JdbcIdempotencyStore jdbc, GatePolicy policy,
       String staleResult) throws Exception {
     IdempotencyGate gate = IdempotencyGate.builder(jdbc).policy(policy).build();

@@ -16,7 +16,7 @@ public final class McpGateErrors {
   public static final String KEY_INVALID = "idempotency_key_invalid";
   /** The key was used before with different arguments. Nothing ran. */
   public static final String KEY_CONFLICT = "idempotency_key_conflict";
-  /** Another attempt with this key is still running; retry after {@code retry_after_ms}. */
+  /** Another attempt with this key is running (or stopped responding); retry after {@code retry_after_ms}. */
   public static final String KEY_IN_PROGRESS = "idempotency_key_in_progress";
   /** An earlier attempt's outcome is unknown (or its result could not be kept). Not run again now. */
   public static final String OUTCOME_UNKNOWN = "idempotency_outcome_unknown";

@@ -71,6 +71,11 @@ final class ModelMessages {
           + " with idempotency key " + quote(id.key()) + " is still running. Retry the same call"
           + " with the same key after " + ms + " ms to get its result; do not use a new key.",
           refused.retryAfter());
+      case HOLDER_UNRESPONSIVE -> error(McpGateErrors.KEY_IN_PROGRESS, "An earlier attempt of"
+          + " this call to " + id.tool() + " with idempotency key " + quote(id.key()) + " stopped"
+          + " responding before it finished. Retry the same call with the same key after " + ms
+          + " ms: it then runs again in place of the earlier attempt. Do not use a new key.",
+          refused.retryAfter());
       case OUTCOME_UNKNOWN -> error(McpGateErrors.OUTCOME_UNKNOWN, "An earlier attempt of this"
           + " call to " + id.tool() + " ended without knowing whether it took effect, so it is"
           + " not run again now. Retry with the same key after " + ms + " ms, or check whether"

@@ -158,23 +158,32 @@ public abstract class IdempotencyStoreContract {
   }
 
   @Test
-  void sameKeyWithDifferentArgumentsIsConflictInEveryState() {
-    ClaimId id = id("k");
-    LeaseToken token = LeaseToken.random();
-    claim(id, "v1:a", token, LONG);
-    // in progress, other arguments
-    assertThat(claim(id, "v1:b", LeaseToken.random(), LONG))
-        .isInstanceOf(ClaimAttempt.Existing.class);
-
-    IdempotencyGate gate = gate(GatePolicy.defaults());
-    gate.execute(call("c", Map.of("amount", 5)), ResultMapper.utf8(), ctx -> "done");
+  void sameKeyWithDifferentArgumentsIsConflictInEveryState() throws Exception {
+    IdempotencyGate gate = gate(GatePolicy.builder().lease(shortLease())
+        .leaseRenewal(Duration.ZERO).inFlightWait(Duration.ZERO).build());
+    Map<String, Integer> first = Map.of("amount", 5);
+    Map<String, Integer> other = Map.of("amount", 6);
     AtomicInteger runs = new AtomicInteger();
-    GateResult<String> conflict = gate.execute(call("c", Map.of("amount", 6)),
-        ResultMapper.utf8(), ctx -> "again-" + runs.incrementAndGet());
-
+    // in progress, completed, unknown
+    gate.claim(call("in-progress", first));
+    gate.execute(call("completed", first), ResultMapper.utf8(), ctx -> "done");
+    gate.markUnknown((ClaimOutcome.Acquired) gate.claim(call("unknown", first)));
+    for (String key : List.of("in-progress", "completed", "unknown")) {
+      assertThat(gate.execute(call(key, other), ResultMapper.utf8(),
+          ctx -> "again-" + runs.incrementAndGet())).as(key)
+          .isInstanceOfSatisfying(GateResult.Refused.class,
+              r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
+    }
+    // the leases have run out: still a conflict, never a takeover with other arguments
+    elapse(shortLease());
+    for (String key : List.of("in-progress", "completed", "unknown")) {
+      assertThat(gate.execute(call(key, other), ResultMapper.utf8(),
+          ctx -> "again-" + runs.incrementAndGet())).as(key + ", lease expired")
+          .isInstanceOfSatisfying(GateResult.Refused.class,
+              r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
+    }
     assertThat(runs).hasValue(0);
-    assertThat(conflict).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
+    assertThat(store.find(call("in-progress", first).id()).orElseThrow().attempt()).isEqualTo(1);
   }
 
   @Test
@@ -589,6 +598,105 @@ public abstract class IdempotencyStoreContract {
     }
     assertThat(store.find(id("live"))).isPresent();
     assertThat(purged).isGreaterThanOrEqualTo(5);
+  }
+
+  @Test
+  void purgeRacingFreshClaimsAndTakeoversNeverDeletesAClaimedRow() throws Exception {
+    int keys = 40;
+    for (int round = 0; round < 3; round++) {
+      List<ClaimId> ids = new ArrayList<>();
+      for (int i = 0; i < keys; i++) {
+        ClaimId id = id("race-" + round + "-" + i);
+        ids.add(id);
+        // half expire whole (a fresh claim follows), half only their lease (a takeover follows)
+        Duration retention = i % 2 == 0 ? shortLease() : LONG;
+        store.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(), shortLease(), retention));
+      }
+      elapse(shortLease());
+      Map<ClaimId, LeaseToken> reclaimed = new ConcurrentHashMap<>();
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      try {
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> work = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+          work.add(pool.submit(() -> {
+            go.await();
+            for (int n = 0; n < 20; n++) {
+              store.purgeExpired(1000);
+            }
+            return null;
+          }));
+        }
+        for (int t = 0; t < 2; t++) {
+          int part = t;
+          work.add(pool.submit(() -> {
+            go.await();
+            for (int i = part; i < keys; i += 2) {
+              LeaseToken token = LeaseToken.random();
+              if (claim(ids.get(i), "v1:a", token, LONG) instanceof ClaimAttempt.Acquired) {
+                reclaimed.put(ids.get(i), token);
+              }
+            }
+            return null;
+          }));
+        }
+        go.countDown();
+        for (Future<?> f : work) {
+          f.get(60, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertThat(reclaimed).hasSize(keys);
+      for (Map.Entry<ClaimId, LeaseToken> e : reclaimed.entrySet()) {
+        assertThat(store.find(e.getKey())).as("%s after purge", e.getKey())
+            .hasValueSatisfying(row -> {
+              assertThat(row.token()).isEqualTo(e.getValue());
+              assertThat(row.state()).isEqualTo(ClaimState.IN_PROGRESS);
+            });
+      }
+    }
+  }
+
+  @Test
+  void decisionsFollowTheStoreClockWhenTheApplicationClockIsHoursOff() throws Exception {
+    for (Duration shift : List.of(Duration.ofHours(7), Duration.ofHours(-7))) {
+      List<dev.mcpgate.core.GateEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+      java.time.InstantSource appClock = () -> store.now().plus(shift);
+      IdempotencyGate gate = IdempotencyGate.builder(store).clock(appClock)
+          .listener(events::add).policy(GatePolicy.builder().retention(Duration.ofHours(1))
+              .lease(shortLease()).leaseRenewal(Duration.ZERO).inFlightWait(Duration.ZERO)
+              .build()).build();
+      String k = "shift" + shift.toHours();
+      // retention: an hour-long result is replayed although the application is 7 h ahead
+      gate.execute(call(k + "-done", Map.of("a", 1)), ResultMapper.utf8(), ctx -> "first");
+      assertThat(gate.execute(call(k + "-done", Map.of("a", 1)), ResultMapper.utf8(),
+          ctx -> "second")).as("%s: replay", shift)
+          .isInstanceOfSatisfying(GateResult.Replayed.class,
+              r -> assertThat(r.value()).isEqualTo("first"));
+      // lease: a live lease is refused for what is left of it on the store's clock
+      ClaimOutcome.Acquired held = (ClaimOutcome.Acquired) gate.claim(call(k, Map.of("a", 1)));
+      GateResult<String> refused = gate.execute(call(k, Map.of("a", 1)), ResultMapper.utf8(),
+          ctx -> "too early");
+      assertThat(refused).as("%s: live lease", shift)
+          .isInstanceOfSatisfying(GateResult.Refused.class, r -> {
+            assertThat(r.reason()).isIn(RefusalReason.IN_PROGRESS,
+                RefusalReason.HOLDER_UNRESPONSIVE);
+            assertThat(r.retryAfter()).isPositive().isLessThanOrEqualTo(shortLease());
+          });
+      // takeover: once the lease ran out on the store's clock, and not before
+      elapse(shortLease());
+      GateResult<String> takeover = gate.execute(call(k, Map.of("a", 1)), ResultMapper.utf8(),
+          ctx -> "attempt " + ctx.attempt());
+      assertThat(takeover).as("%s: takeover", shift)
+          .isInstanceOfSatisfying(GateResult.Executed.class,
+              r -> assertThat(r.value()).isEqualTo("attempt 2"));
+      assertThat(gate.complete(held, new byte[] {1}, false)).isFalse();
+      // the application's clock stamps the events, and nothing else
+      assertThat(events).isNotEmpty().allSatisfy(e -> assertThat(
+          Duration.between(store.now().plus(shift), e.at()).abs())
+          .isLessThan(Duration.ofMinutes(10)));
+    }
   }
 
   // ------------------------------------------------------------------ isolation
