@@ -30,7 +30,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * The Redis (and Valkey) store: one hash per claim, every operation one server-side script, so a
@@ -65,10 +65,10 @@ import java.util.function.Supplier;
  * </ul>
  */
 public final class RedisIdempotencyStore implements IdempotencyStore, AutoCloseable {
+  private final RedisClient client;
   private final RedisClient ownedClient;
-  private final StatefulRedisConnection<byte[], byte[]> connection;
-  private final RedisCommands<byte[], byte[]> redis;
-  private final ScriptRunner scripts;
+  private final Object connecting = new Object();
+  private volatile Link link;
   private final ClaimKeys keys;
   private final byte[] graceMs;
   private final ScriptRunner.Script claim;
@@ -78,31 +78,56 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private final ScriptRunner.Script markUnknown;
   private final ScriptRunner.Script purge;
 
+  /** The store's connection, opened on first use. */
+  private record Link(StatefulRedisConnection<byte[], byte[]> connection,
+      RedisCommands<byte[], byte[]> redis, ScriptRunner scripts) {}
+
   private RedisIdempotencyStore(Builder b, RedisClient client, RedisClient owned) {
+    this.client = client;
     this.ownedClient = owned;
-    this.connection = connect(client, owned);
-    this.redis = connection.sync();
-    this.scripts = new ScriptRunner(redis);
     this.keys = new ClaimKeys(b.prefix);
     this.graceMs = ascii(b.grace.toMillis());
-    this.claim = ScriptRunner.Script.of(redis, Scripts.CLAIM);
-    this.complete = ScriptRunner.Script.of(redis, Scripts.COMPLETE);
-    this.release = ScriptRunner.Script.of(redis, Scripts.RELEASE);
-    this.extend = ScriptRunner.Script.of(redis, Scripts.EXTEND);
-    this.markUnknown = ScriptRunner.Script.of(redis, Scripts.MARK_UNKNOWN);
-    this.purge = ScriptRunner.Script.of(redis, Scripts.PURGE);
+    this.claim = ScriptRunner.Script.of(Scripts.CLAIM);
+    this.complete = ScriptRunner.Script.of(Scripts.COMPLETE);
+    this.release = ScriptRunner.Script.of(Scripts.RELEASE);
+    this.extend = ScriptRunner.Script.of(Scripts.EXTEND);
+    this.markUnknown = ScriptRunner.Script.of(Scripts.MARK_UNKNOWN);
+    this.purge = ScriptRunner.Script.of(Scripts.PURGE);
   }
 
-  private static StatefulRedisConnection<byte[], byte[]> connect(RedisClient client,
-      RedisClient owned) {
-    try {
-      return client.connect(ByteArrayCodec.INSTANCE);
-    } catch (RedisException e) {
-      if (owned != null) {
-        owned.shutdown();
-      }
-      throw new StoreUnavailableException("could not connect to Redis: " + e.getMessage(), e);
+  /**
+   * The connection, opened by the first command: a store can be built while Redis is down (a
+   * service restarting during an outage), and a connection that failed is tried again by the
+   * next command.
+   */
+  private Link link() {
+    Link l = link;
+    if (l != null) {
+      return l;
     }
+    synchronized (connecting) {
+      if (link == null) {
+        StatefulRedisConnection<byte[], byte[]> c;
+        try {
+          c = client.connect(ByteArrayCodec.INSTANCE);
+        } catch (RedisException e) {
+          throw new StoreUnavailableException("could not connect to Redis: " + e.getMessage(),
+              e);
+        }
+        link = new Link(c, c.sync(), new ScriptRunner(c.sync()));
+      }
+      return link;
+    }
+  }
+
+  /**
+   * Connects now, if the store has not yet, and reads the server's clock: a check for startup,
+   * since building a store does not connect.
+   *
+   * @throws StoreUnavailableException naming why Redis cannot be used
+   */
+  public void verify() {
+    now();
   }
 
   /**
@@ -144,16 +169,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     return Long.parseLong(text(value));
   }
 
-  private <T> T call(String what, Supplier<T> command) {
+  private <T> T call(String what, Function<Link, T> command) {
     try {
-      return command.get();
+      return command.apply(link());
     } catch (RedisException e) {
       throw new StoreUnavailableException("could not " + what + " in Redis: " + e.getMessage(), e);
     }
   }
 
   private boolean held(String what, ScriptRunner.Script script, ClaimId id, byte[]... args) {
-    Long changed = call(what + " " + id, () -> scripts.run(script, ScriptOutputType.INTEGER,
+    Long changed = call(what + " " + id, l -> l.scripts().run(script, ScriptOutputType.INTEGER,
         keys.of(id), args));
     return changed != null && changed == 1L;
   }
@@ -161,7 +186,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   @Override
   public ClaimAttempt claim(ClaimRequest r) {
     notNull(r, "request");
-    List<Object> reply = call("claim " + r.id(), () -> scripts.run(claim, ScriptOutputType.MULTI,
+    List<Object> reply = call("claim " + r.id(), l -> l.scripts().run(claim, ScriptOutputType.MULTI,
         keys.of(r.id()), utf8(r.argsHash()), utf8(r.token().value()),
         ascii(r.lease().toMillis()), ascii(r.retention().toMillis()), graceMs));
     Instant now = Instant.ofEpochMilli(number(reply.get(1)));
@@ -214,7 +239,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
     notNull(id, "id");
-    List<Object> fields = call("read " + id, () -> redis.hmget(keys.of(id), utf8("h"), utf8("s"),
+    List<Object> fields = call("read " + id, l -> l.redis().hmget(keys.of(id), utf8("h"), utf8("s"),
         utf8("t"), utf8("a"), utf8("c"), utf8("l"), utf8("e"), utf8("d"), utf8("k"), utf8("r"))
         .stream().map(kv -> (Object) kv.getValueOrElse(null)).toList());
     return fields.get(1) == null ? Optional.empty() : Optional.of(row(id, fields));
@@ -236,12 +261,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     ScanArgs args = ScanArgs.Builder.matches(keys.pattern()).limit(500);
     do {
       ScanCursor from = cursor;
-      KeyScanCursor<byte[]> page = call("scan for expired claims", () -> redis.scan(from, args));
+      KeyScanCursor<byte[]> page = call("scan for expired claims",
+          l -> l.redis().scan(from, args));
       for (byte[] key : page.getKeys()) {
         if (deleted >= limit) {
           return deleted;
         }
-        Long gone = call("purge", () -> scripts.run(purge, ScriptOutputType.INTEGER, key));
+        Long gone = call("purge", l -> l.scripts().run(purge, ScriptOutputType.INTEGER, key));
         if (gone != null && gone == 1L) {
           deleted++;
         }
@@ -253,7 +279,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   @Override
   public Instant now() {
-    List<byte[]> time = call("read the clock", redis::time);
+    List<byte[]> time = call("read the clock", l -> l.redis().time());
     return Instant.ofEpochSecond(number(time.get(0)), number(time.get(1)) * 1000)
         .truncatedTo(ChronoUnit.MILLIS);
   }
@@ -261,7 +287,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   /** Closes the store's connection, and the client if the store made it. */
   @Override
   public void close() {
-    connection.close();
+    Link l = link;
+    if (l != null) {
+      l.connection().close();
+    }
     if (ownedClient != null) {
       ownedClient.shutdown();
     }
@@ -311,10 +340,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     }
 
     /**
-     * Connects.
+     * Builds the store without connecting: the first command connects (and a failed connection is
+     * tried again by the next one), so a service can start while Redis is down. Call
+     * {@link RedisIdempotencyStore#verify()} for a startup check.
      *
      * @return the store
-     * @throws StoreUnavailableException if Redis cannot be reached
      */
     public RedisIdempotencyStore build() {
       if (client != null) {

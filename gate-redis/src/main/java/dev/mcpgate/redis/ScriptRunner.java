@@ -4,6 +4,9 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /**
  * Runs the store's scripts by their SHA-1 ({@code EVALSHA}, one round trip with a small request);
@@ -19,9 +22,14 @@ final class ScriptRunner {
 
   /** A script and its digest, computed once. */
   record Script(byte[] body, String sha) {
-    static Script of(RedisCommands<byte[], byte[]> redis, String text) {
+    static Script of(String text) {
       byte[] body = text.getBytes(StandardCharsets.UTF_8);
-      return new Script(body, redis.digest(body));
+      try {
+        return new Script(body, HexFormat.of().formatHex(
+            MessageDigest.getInstance("SHA-1").digest(body)));
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("every JDK has SHA-1", e);
+      }
     }
   }
 

@@ -139,6 +139,35 @@ class RedisStoreTest extends IdempotencyStoreContract {
   }
 
   @Test
+  void aStoreBuildsWhileRedisIsDownAndConnectsOnFirstUseOnceItIsUp() throws Exception {
+    Assumptions.assumeTrue(TestRedis.redisServerBinary() != null || requireAll(),
+        "starting a server needs redis-server on the PATH");
+    int port = TestRedis.freePort();
+    AtomicInteger runs = new AtomicInteger();
+    try (RedisIdempotencyStore s = RedisIdempotencyStore.builder(
+        RedisURI.create("redis://127.0.0.1:" + port)).commandTimeout(Duration.ofSeconds(2))
+        .build()) {   // nothing listens there: building must not connect
+      IdempotencyGate gate = IdempotencyGate.builder(s).build();
+      assertThatThrownBy(s::verify).isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("could not connect to Redis");
+      assertThatThrownBy(() -> gate.execute(call("early", Map.of()), ResultMapper.utf8(),
+          ctx -> "ran " + runs.incrementAndGet()))
+          .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("did not run");
+      assertThat(runs).hasValue(0);
+
+      TestRedis.PrivateRedis server = TestRedis.PrivateRedis.start(port);
+      try {
+        s.verify();
+        assertThat(gate.execute(call("early", Map.of()), ResultMapper.utf8(),
+            ctx -> "ran " + runs.incrementAndGet())).isInstanceOfSatisfying(
+                GateResult.Executed.class, e -> assertThat(e.value()).isEqualTo("ran 1"));
+      } finally {
+        server.kill();
+      }
+    }
+  }
+
+  @Test
   void aServerThatGoesDownFailsClosedAndTheStoreRecoversWhenItIsBack() throws Exception {
     Assumptions.assumeTrue(TestRedis.redisServerBinary() != null || requireAll(),
         "restarting a server needs redis-server on the PATH");
