@@ -1,14 +1,12 @@
 package dev.mcpgate.core;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.mcpgate.core.internal.Checks;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
  * Turns an action's result into the bytes that are stored, and back for a replay; and says
- * whether a result is a failure (see {@link GatePolicy.FailureMode}).
+ * whether a result is a failure (see {@link GatePolicy.FailureMode}). For JSON results, the MCP
+ * adapter's {@code JsonResultMapper} stores them with the SDK's JSON mapper, of either Jackson
+ * line.
  *
  * @param <T> the result type
  */
@@ -54,35 +52,6 @@ public interface ResultMapper<T> {
       @Override
       public String fromBytes(byte[] bytes) {
         return new String(bytes, StandardCharsets.UTF_8);
-      }
-    };
-  }
-
-  /**
-   * @param mapper the Jackson mapper to write and read with
-   * @param type the result type
-   * @return a mapper that stores results as JSON
-   */
-  static <T> ResultMapper<T> json(ObjectMapper mapper, Class<T> type) {
-    Checks.notNull(mapper, "mapper");
-    Checks.notNull(type, "type");
-    return new ResultMapper<>() {
-      @Override
-      public byte[] toBytes(T value) {
-        try {
-          return mapper.writeValueAsBytes(value);
-        } catch (IOException e) {
-          throw new UncheckedIOException("cannot write " + type.getName() + " as JSON", e);
-        }
-      }
-
-      @Override
-      public T fromBytes(byte[] bytes) {
-        try {
-          return mapper.readValue(bytes, type);
-        } catch (IOException e) {
-          throw new UncheckedIOException("cannot read stored JSON as " + type.getName(), e);
-        }
       }
     };
   }

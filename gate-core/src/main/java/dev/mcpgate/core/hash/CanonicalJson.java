@@ -1,6 +1,5 @@
 package dev.mcpgate.core.hash;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.internal.Checks;
 import java.io.ByteArrayOutputStream;
@@ -33,8 +32,9 @@ import java.util.Map;
  * <p>Accepted values: {@link Map} with string keys, {@link List}, arrays of objects,
  * {@link CharSequence}, {@link Boolean}, {@link Number} ({@code Integer}, {@code Long},
  * {@code Short}, {@code Byte}, {@code BigInteger}, {@code BigDecimal}, {@code Double},
- * {@code Float}), {@code null}, and Jackson {@link JsonNode}s. Anything else is rejected with an
- * {@link InvalidArgumentsException} that names its path.
+ * {@code Float}) and {@code null}: plain Java values, so that the core needs no JSON library.
+ * Anything else is rejected with an {@link InvalidArgumentsException} that names its path (a
+ * Jackson tree of either line becomes plain values with the MCP adapter's {@code JsonTrees}).
  */
 public final class CanonicalJson {
 
@@ -96,8 +96,6 @@ public final class CanonicalJson {
         array(l.iterator(), depth + 1);
       } else if (v instanceof Object[] a) {
         array(Arrays.asList(a).iterator(), depth + 1);
-      } else if (v instanceof JsonNode node) {
-        node(node, depth);
       } else {
         throw new PathFailure("has type " + v.getClass().getName()
             + ", which has no canonical JSON form (use maps, lists, strings, numbers, booleans, null)");
@@ -191,42 +189,6 @@ public final class CanonicalJson {
         i++;
       }
       out.put(']');
-    }
-
-    private void node(JsonNode node, int depth) {
-      switch (node.getNodeType()) {
-        case NULL -> out.put(NULL);
-        case BOOLEAN -> out.put(node.booleanValue() ? TRUE : FALSE);
-        case STRING -> string(node.textValue());
-        case NUMBER -> number(node.numberValue());
-        case ARRAY -> array(node.elements(), depth + 1);
-        case OBJECT -> {
-          int d = depth + 1;
-          checkDepth(d);
-          String[] names = new String[node.size()];
-          Iterator<String> it = node.fieldNames();
-          for (int i = 0; it.hasNext(); i++) {
-            names[i] = it.next();
-          }
-          Arrays.sort(names);
-          out.put('{');
-          for (int j = 0; j < names.length; j++) {
-            if (j > 0) {
-              out.put(',');
-            }
-            string(names[j]);
-            out.put(':');
-            try {
-              node(node.get(names[j]), d);
-            } catch (PathFailure f) {
-              throw f.under(memberSegment(names[j]));
-            }
-          }
-          out.put('}');
-        }
-        default -> throw new PathFailure("is a JSON node of type " + node.getNodeType()
-            + ", which has no canonical JSON form");
-      }
     }
 
     private void number(Number n) {
