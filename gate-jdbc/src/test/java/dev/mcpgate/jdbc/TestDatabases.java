@@ -19,15 +19,15 @@ import org.testcontainers.containers.PostgreSQLContainer;
  * those is skipped with a message saying so, or fails the test when
  * {@code MCPGATE_TEST_REQUIRE_ALL=true} (as in CI). Never a mock.
  */
-final class TestDatabases {
+public final class TestDatabases {
   private static final Map<String, Object> CACHE = new ConcurrentHashMap<>();
 
   private TestDatabases() {}
 
   /** A reachable database: its JDBC URL, credentials and how it was found. */
-  record Target(String url, String user, String password, String how) {}
+  public record Target(String url, String user, String password, String how) {}
 
-  static Target postgres() {
+  public static Target postgres() {
     return require("PostgreSQL", CACHE.computeIfAbsent("postgres", k -> resolve("PostgreSQL",
         "MCPGATE_TEST_POSTGRES_URL", () -> {
           PostgreSQLContainer<?> c = new PostgreSQLContainer<>("postgres:16-alpine");

@@ -52,12 +52,22 @@ final class AnnotatedTools {
    *     name one tool
    */
   static Map<String, ToolPolicy> policies(Object... beans) {
+    notNull(beans, "beans");
+    Class<?>[] types = new Class<?>[beans.length];
+    for (int i = 0; i < beans.length; i++) {
+      types[i] = notNull(beans[i], "bean").getClass();
+    }
+    return policiesOf(types);
+  }
+
+  /** Like {@link #policies(Object...)}, by class. */
+  static Map<String, ToolPolicy> policiesOf(Class<?>... types) {
     Map<String, ToolPolicy> policies = new LinkedHashMap<>();
-    for (Object bean : notNull(beans, "beans")) {
-      Map<String, Method> annotated = annotatedMethods(notNull(bean, "bean").getClass());
+    for (Class<?> type : notNull(types, "types")) {
+      Map<String, Method> annotated = annotatedMethods(notNull(type, "type"));
       if (annotated.isEmpty()) {
         throw new IllegalArgumentException("no @Idempotent method was found on "
-            + bean.getClass().getName() + ", so none of its tools would be gated. If it is a"
+            + type.getName() + ", so none of its tools would be gated. If it is a"
             + " proxy (a @Transactional Spring bean), put @Idempotent on a method of its class"
             + " or of an interface it implements; a JDK interface proxy shows only the"
             + " interface's annotations.");
@@ -71,6 +81,11 @@ final class AnnotatedTools {
       }
     }
     return policies;
+  }
+
+  /** @return true when the class (or a superclass or interface) has an @Idempotent method */
+  static boolean hasAnnotatedMethods(Class<?> type) {
+    return !annotatedMethods(type).isEmpty();
   }
 
   /**

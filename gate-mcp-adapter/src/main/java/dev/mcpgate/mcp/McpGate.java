@@ -15,6 +15,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -213,6 +214,28 @@ public final class McpGate {
       List<McpServerFeatures.SyncToolSpecification> specs, Object... beans) {
     return AnnotatedTools.gate(specs, beans, McpServerFeatures.SyncToolSpecification::tool,
         this::gate);
+  }
+
+  /**
+   * The policies of the {@link Idempotent} handler methods of classes, for a framework that
+   * gates specifications it finds itself (the Spring Boot starter): found through superclasses
+   * and interfaces, so a proxy's class gives its target's.
+   *
+   * @param types classes with {@code @Idempotent} methods
+   * @return each annotated tool's policy, by tool name
+   * @throws IllegalArgumentException naming a class without {@code @Idempotent} methods, or two
+   *     methods that name one tool
+   */
+  public static Map<String, ToolPolicy> annotatedPolicies(Class<?>... types) {
+    return AnnotatedTools.policiesOf(types);
+  }
+
+  /**
+   * @param type a class
+   * @return true when it, a superclass or an interface has an {@link Idempotent} method
+   */
+  public static boolean hasIdempotentMethods(Class<?> type) {
+    return AnnotatedTools.hasAnnotatedMethods(notNull(type, "type"));
   }
 
   /** Like {@link #gateAnnotated(List, Object...)}, for async specifications. */

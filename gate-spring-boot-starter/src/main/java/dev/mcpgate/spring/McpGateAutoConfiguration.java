@@ -1,0 +1,73 @@
+package dev.mcpgate.spring;
+
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.Slf4jGateListener;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.mcp.TenantResolver;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Gates the {@code @Idempotent} tools of a Spring AI MCP server with no code: the store comes from
+ * the application's DataSource (or DynamoDbClient, or memory when {@code mcpgate.store=memory}),
+ * the policy from {@code mcpgate.*}, the tenant from Spring Security's principal, a header or a
+ * constant. Each bean can be replaced by declaring one of the same type.
+ */
+@AutoConfiguration(beforeName = {
+    "org.springframework.ai.mcp.server.common.autoconfigure.McpServerAutoConfiguration",
+    "org.springframework.ai.mcp.server.common.autoconfigure.McpServerStatelessAutoConfiguration"})
+@ConditionalOnClass(McpGate.class)
+@ConditionalOnProperty(prefix = "mcpgate", name = "enabled", havingValue = "true",
+    matchIfMissing = true)
+@EnableConfigurationProperties(McpGateProperties.class)
+public class McpGateAutoConfiguration {
+
+  /**
+   * @return the store: the application's own, made from its DataSource or DynamoDbClient
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public IdempotencyStore mcpGateStore(McpGateProperties props, ListableBeanFactory beans) {
+    return StoreFactory.create(props, beans);
+  }
+
+  /** @return the gate, with the policy of {@code mcpgate.*} and a log of its decisions */
+  @Bean
+  @ConditionalOnMissingBean
+  public IdempotencyGate mcpIdempotencyGate(IdempotencyStore store, McpGateProperties props) {
+    return IdempotencyGate.builder(store).policy(props.toPolicy())
+        .listener(new Slf4jGateListener()).build();
+  }
+
+  /** @return where the tenant of a call comes from: principal, header, constant, or refused */
+  @Bean
+  @ConditionalOnMissingBean
+  public TenantResolver mcpGateTenantResolver(McpGateProperties props) {
+    return new SpringTenantResolver(props.getTenant());
+  }
+
+  /** @return the MCP adapter over the gate */
+  @Bean
+  @ConditionalOnMissingBean
+  public McpGate mcpGate(IdempotencyGate gate, TenantResolver tenants) {
+    return McpGate.builder(gate).tenantResolver(tenants).build();
+  }
+
+  /**
+   * @return the post-processor that gates the tool specification lists before the MCP server
+   *     takes them, and surveys the write tools at startup
+   */
+  @Bean
+  public static BeanPostProcessor mcpGateToolSpecificationGating(ObjectProvider<McpGate> gate,
+      ObjectProvider<McpGateProperties> props) {
+    return new ToolSpecificationGating(gate, props);
+  }
+}

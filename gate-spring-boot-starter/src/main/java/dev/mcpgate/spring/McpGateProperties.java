@@ -1,0 +1,188 @@
+package dev.mcpgate.spring;
+
+import dev.mcpgate.core.GatePolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code mcpgate.*} properties. Every one has a default; a Spring AI MCP server with the
+ * starter and a {@code DataSource} needs none of them.
+ */
+@ConfigurationProperties(prefix = "mcpgate")
+public class McpGateProperties {
+
+  /** Where claims live. */
+  public enum StoreType {
+    /** The application's DataSource, else its DynamoDbClient; fails at startup with neither. */
+    AUTO,
+    /** The application's DataSource (gate-jdbc). */
+    JDBC,
+    /** The application's DynamoDbClient (gate-dynamodb). */
+    DYNAMODB,
+    /** In memory: for tests and single-process demos; nothing survives a restart. */
+    MEMORY
+  }
+
+  /** False turns the starter off. */
+  private boolean enabled = true;
+  /** Where claims live. */
+  private StoreType store = StoreType.AUTO;
+  /** The claims table (JDBC and DynamoDB). */
+  private String tableName = "mcpgate_claims";
+  /** Create the claims table when it is missing (JDBC; DynamoDB creates none). */
+  private boolean createSchema = false;
+  /** How long a completed result is replayed. */
+  private Duration retention = GatePolicy.defaults().retention();
+  /** How long an attempt holds its key unless renewed. */
+  private Duration lease = GatePolicy.defaults().lease();
+  /** How often a running action's lease is renewed (zero: never); a quarter of the lease if unset. */
+  private Duration leaseRenewal;
+  /** How long a call waits for another attempt with the same key. */
+  private Duration inFlightWait = GatePolicy.defaults().inFlightWait();
+  /** What a failure result ({@code isError}) does to the claim. */
+  private GatePolicy.FailureMode failureMode = GatePolicy.defaults().failureMode();
+  /** Fail at startup when a write tool is neither gated nor listed in {@link #safeTools}. */
+  private boolean requireGatedWrites = false;
+  /** Write tools that are safe to run twice by themselves, so need no gate. */
+  private List<String> safeTools = new ArrayList<>();
+  /** Where the tenant of a call comes from. */
+  private final Tenant tenant = new Tenant();
+
+  /** Where the tenant of a call comes from, in this order; a call with none is refused. */
+  public static class Tenant {
+    /** The authenticated Spring Security principal's name, when there is one. */
+    private boolean fromPrincipal = true;
+    /** A request header that carries the tenant (set by a trusted gateway). */
+    private String header;
+    /** One tenant for every call (a single-tenant server). */
+    private String constant;
+
+    public boolean isFromPrincipal() {
+      return fromPrincipal;
+    }
+
+    public void setFromPrincipal(boolean fromPrincipal) {
+      this.fromPrincipal = fromPrincipal;
+    }
+
+    public String getHeader() {
+      return header;
+    }
+
+    public void setHeader(String header) {
+      this.header = header;
+    }
+
+    public String getConstant() {
+      return constant;
+    }
+
+    public void setConstant(String constant) {
+      this.constant = constant;
+    }
+  }
+
+  /** @return the gate policy these properties give */
+  public GatePolicy toPolicy() {
+    GatePolicy.Builder b = GatePolicy.builder().retention(retention).lease(lease)
+        .inFlightWait(inFlightWait).failureMode(failureMode);
+    if (leaseRenewal != null) {
+      b.leaseRenewal(leaseRenewal);
+    }
+    return b.build();
+  }
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public StoreType getStore() {
+    return store;
+  }
+
+  public void setStore(StoreType store) {
+    this.store = store;
+  }
+
+  public String getTableName() {
+    return tableName;
+  }
+
+  public void setTableName(String tableName) {
+    this.tableName = tableName;
+  }
+
+  public boolean isCreateSchema() {
+    return createSchema;
+  }
+
+  public void setCreateSchema(boolean createSchema) {
+    this.createSchema = createSchema;
+  }
+
+  public Duration getRetention() {
+    return retention;
+  }
+
+  public void setRetention(Duration retention) {
+    this.retention = retention;
+  }
+
+  public Duration getLease() {
+    return lease;
+  }
+
+  public void setLease(Duration lease) {
+    this.lease = lease;
+  }
+
+  public Duration getLeaseRenewal() {
+    return leaseRenewal;
+  }
+
+  public void setLeaseRenewal(Duration leaseRenewal) {
+    this.leaseRenewal = leaseRenewal;
+  }
+
+  public Duration getInFlightWait() {
+    return inFlightWait;
+  }
+
+  public void setInFlightWait(Duration inFlightWait) {
+    this.inFlightWait = inFlightWait;
+  }
+
+  public GatePolicy.FailureMode getFailureMode() {
+    return failureMode;
+  }
+
+  public void setFailureMode(GatePolicy.FailureMode failureMode) {
+    this.failureMode = failureMode;
+  }
+
+  public boolean isRequireGatedWrites() {
+    return requireGatedWrites;
+  }
+
+  public void setRequireGatedWrites(boolean requireGatedWrites) {
+    this.requireGatedWrites = requireGatedWrites;
+  }
+
+  public List<String> getSafeTools() {
+    return safeTools;
+  }
+
+  public void setSafeTools(List<String> safeTools) {
+    this.safeTools = safeTools;
+  }
+
+  public Tenant getTenant() {
+    return tenant;
+  }
+}

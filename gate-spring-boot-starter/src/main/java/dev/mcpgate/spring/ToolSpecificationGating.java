@@ -1,0 +1,155 @@
+package dev.mcpgate.spring;
+
+import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.mcp.ToolPolicy;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Gates the tool specifications that Spring AI makes from {@code @McpTool} methods (and from tool
+ * callbacks): every bean that is a list of sync, async or stateless tool specifications is
+ * replaced, after it is made and before the MCP server takes it, by the same list with each
+ * {@code @Idempotent} tool wrapped by the {@link McpGate}. Spring AI's single server customizer
+ * slot stays free; the tool beans themselves are left as they are (a {@code @Transactional}
+ * proxy works, its target's annotations are found).
+ *
+ * <p>Once every singleton is made, it surveys the tools it saw: a tool that changes state (no
+ * {@code readOnlyHint}) and is neither gated nor listed in {@code mcpgate.safe-tools} is logged,
+ * one line per tool; with {@code mcpgate.require-gated-writes=true} startup fails instead.
+ */
+final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAware,
+    SmartInitializingSingleton {
+  private static final Logger LOG = LoggerFactory.getLogger(ToolSpecificationGating.class);
+
+  private final ObjectProvider<McpGate> gate;
+  private final ObjectProvider<McpGateProperties> properties;
+  private ListableBeanFactory beans;
+  private Map<String, ToolPolicy> policies;
+  private final Map<String, Boolean> seen = new LinkedHashMap<>();   // tool -> gated
+  private final Set<String> readOnly = new LinkedHashSet<>();
+
+  ToolSpecificationGating(ObjectProvider<McpGate> gate,
+      ObjectProvider<McpGateProperties> properties) {
+    this.gate = gate;
+    this.properties = properties;
+  }
+
+  @Override
+  public void setBeanFactory(BeanFactory beanFactory) {
+    this.beans = (ListableBeanFactory) beanFactory;
+  }
+
+  @Override
+  public Object postProcessAfterInitialization(Object bean, String beanName) {
+    if (!(bean instanceof List<?> list) || list.isEmpty()) {
+      return bean;
+    }
+    Object first = list.get(0);
+    if (first instanceof McpServerFeatures.SyncToolSpecification) {
+      return gateAll(list, McpServerFeatures.SyncToolSpecification.class,
+          McpServerFeatures.SyncToolSpecification::tool, (s, p) -> gate.getObject().gate(s, p));
+    }
+    if (first instanceof McpServerFeatures.AsyncToolSpecification) {
+      return gateAll(list, McpServerFeatures.AsyncToolSpecification.class,
+          McpServerFeatures.AsyncToolSpecification::tool, (s, p) -> gate.getObject().gate(s, p));
+    }
+    if (first instanceof McpStatelessServerFeatures.SyncToolSpecification) {
+      return gateAll(list, McpStatelessServerFeatures.SyncToolSpecification.class,
+          McpStatelessServerFeatures.SyncToolSpecification::tool,
+          (s, p) -> gate.getObject().gate(s, p));
+    }
+    if (first instanceof McpStatelessServerFeatures.AsyncToolSpecification) {
+      return gateAll(list, McpStatelessServerFeatures.AsyncToolSpecification.class,
+          McpStatelessServerFeatures.AsyncToolSpecification::tool,
+          (s, p) -> gate.getObject().gate(s, p));
+    }
+    return bean;
+  }
+
+  private <S> List<S> gateAll(List<?> list, Class<S> type,
+      java.util.function.Function<S, McpSchema.Tool> tool,
+      java.util.function.BiFunction<S, ToolPolicy, S> wrap) {
+    Map<String, ToolPolicy> byTool = policies();
+    List<S> out = new ArrayList<>(list.size());
+    for (Object element : list) {
+      S spec = type.cast(element);
+      McpSchema.Tool t = tool.apply(spec);
+      ToolPolicy policy = byTool.get(t.name());
+      boolean ro = t.annotations() != null && Boolean.TRUE.equals(t.annotations().readOnlyHint());
+      if (ro) {
+        readOnly.add(t.name());
+      }
+      synchronized (seen) {
+        seen.put(t.name(), policy != null && !ro);
+      }
+      out.add(policy == null ? spec : wrap.apply(spec, policy));
+    }
+    return out;
+  }
+
+  /** The policies of every bean class with {@code @Idempotent} methods, found once. */
+  private synchronized Map<String, ToolPolicy> policies() {
+    if (policies == null) {
+      List<Class<?>> types = new ArrayList<>();
+      for (String name : beans.getBeanDefinitionNames()) {
+        Class<?> type = beans.getType(name, false);
+        if (type != null) {
+          Class<?> user = ClassUtils.getUserClass(type);
+          if (!types.contains(user) && McpGate.hasIdempotentMethods(user)) {
+            types.add(user);
+          }
+        }
+      }
+      policies = types.isEmpty() ? Map.of()
+          : McpGate.annotatedPolicies(types.toArray(Class<?>[]::new));
+    }
+    return policies;
+  }
+
+  @Override
+  public void afterSingletonsInstantiated() {
+    McpGateProperties props = properties.getObject();
+    List<String> ungated = new ArrayList<>();
+    synchronized (seen) {
+      seen.forEach((tool, gated) -> {
+        if (!gated && !readOnly.contains(tool) && !props.getSafeTools().contains(tool)) {
+          ungated.add(tool);
+        }
+      });
+    }
+    for (String tool : ungated) {
+      LOG.warn("MCP tool {} changes state (it has no readOnlyHint) but is not gated: a retried"
+          + " call runs it again. Put @Idempotent on its handler, or list it in"
+          + " mcpgate.safe-tools if running it twice is harmless.", tool);
+    }
+    Set<String> missing = new LinkedHashSet<>(policies().keySet());
+    missing.removeAll(seen.keySet());
+    for (String tool : missing) {
+      LOG.warn("@Idempotent names the tool {}, but no tool specification of that name was seen:"
+          + " nothing is gated for it", tool);
+    }
+    LOG.info("MCP Gate: {} tools seen, {} gated, {} read-only, {} declared safe, {} ungated"
+            + " writes", seen.size(), seen.values().stream().filter(g -> g).count(),
+        readOnly.size(), props.getSafeTools().size(), ungated.size());
+    if (props.isRequireGatedWrites() && !ungated.isEmpty()) {
+      throw new IllegalStateException("mcpgate.require-gated-writes is true, and these write"
+          + " tools are neither gated nor listed in mcpgate.safe-tools: " + ungated);
+    }
+  }
+}

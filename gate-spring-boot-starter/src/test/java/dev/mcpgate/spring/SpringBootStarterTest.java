@@ -1,0 +1,154 @@
+package dev.mcpgate.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.jdbc.TestDatabases;
+import dev.mcpgate.mcp.McpGateErrors;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * A real Spring Boot application (Spring AI's MCP server over Streamable HTTP, Tomcat) with the
+ * starter and a DataSource on a real PostgreSQL, called by a real MCP client: no code wires the
+ * gate.
+ */
+class SpringBootStarterTest {
+  private static ConfigurableApplicationContext app;
+  private static McpSyncClient client;
+
+  static SpringApplicationBuilder server(String... properties) {
+    TestDatabases.Target pg = TestDatabases.postgres();
+    SpringApplicationBuilder b = new SpringApplicationBuilder(RefundServer.class)
+        .properties("server.port=0", "spring.datasource.url=" + pg.url(),
+            "mcpgate.create-schema=true", "mcpgate.table-name=mcpgate_boot_claims",
+            "mcpgate.tenant.header=X-Tenant", "spring.main.banner-mode=off",
+            "spring.ai.mcp.server.protocol=STREAMABLE");
+    if (pg.user() != null) {
+      b.properties("spring.datasource.username=" + pg.user(),
+          "spring.datasource.password=" + pg.password());
+    }
+    return b.properties(properties);
+  }
+
+  static McpSyncClient client(ConfigurableApplicationContext context, String tenant) {
+    int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+    McpSyncClient c = McpClient.sync(HttpClientStreamableHttpTransport
+        .builder("http://127.0.0.1:" + port).endpoint("/mcp")
+        .httpRequestCustomizer((request, method, uri, body, ctx) -> {
+          if (!tenant.isEmpty()) {
+            request.header("X-Tenant", tenant);
+          }
+        }).build()).build();
+    c.initialize();
+    return c;
+  }
+
+  @BeforeAll
+  static void start() {
+    app = server().run();
+    client = client(app, "acme-" + System.nanoTime());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (client != null) {
+      client.closeGracefully();
+    }
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  private static CallToolResult refund(String key, int cents) {
+    return client.callTool(new CallToolRequest("refund_order",
+        Map.of("orderId", "ord_9f2", "amountCents", cents, "idempotency_key", key)));
+  }
+
+  private static String text(CallToolResult r) {
+    return ((McpSchema.TextContent) r.content().get(0)).text();
+  }
+
+  @Test
+  void aRetriedRefundReplaysTheFirstResultAndRunsOnce() {
+    int before = RefundServer.RefundTools.REFUNDS.get();
+    CallToolResult first = refund("k-replay", 500);
+    CallToolResult retry = refund("k-replay", 500);
+
+    assertThat(first.isError()).as(text(first)).isNotEqualTo(Boolean.TRUE);
+    assertThat(text(retry)).isEqualTo(text(first)).contains("500 cents for ord_9f2");
+    assertThat(RefundServer.RefundTools.REFUNDS.get()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void theSameKeyWithOtherArgumentsIsAConflict() {
+    refund("k-conflict", 500);
+    int before = RefundServer.RefundTools.REFUNDS.get();
+    CallToolResult conflict = refund("k-conflict", 900);
+
+    assertThat(conflict.isError()).isTrue();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> error = (Map<String, Object>)
+        ((Map<String, Object>) conflict.structuredContent()).get("error");
+    assertThat(error).containsEntry("type", McpGateErrors.KEY_CONFLICT);
+    assertThat(RefundServer.RefundTools.REFUNDS.get()).isEqualTo(before);
+  }
+
+  @Test
+  void theGatedToolAsksForAKeyAndTheOthersAreLeftAlone() {
+    Map<String, McpSchema.Tool> tools = new java.util.HashMap<>();
+    client.listTools().tools().forEach(t -> tools.put(t.name(), t));
+
+    assertThat(tools.get("refund_order").inputSchema().get("properties").toString())
+        .contains("idempotency_key");
+    assertThat(tools.get("add_note").inputSchema().get("properties").toString())
+        .doesNotContain("idempotency_key");
+    CallToolResult note1 = client.callTool(new CallToolRequest("add_note", Map.of("text", "hi")));
+    CallToolResult note2 = client.callTool(new CallToolRequest("add_note", Map.of("text", "hi")));
+    assertThat(text(note2)).isNotEqualTo(text(note1));   // ungated: it ran twice
+  }
+
+  @Test
+  void theToolBeanIsATransactionalProxyAndIsStillGated() {
+    Object tools = app.getBean(RefundServer.RefundTools.class);
+    assertThat(AopUtils.isAopProxy(tools)).isTrue();
+    assertThat(refund("k-proxy", 700).isError()).isNotEqualTo(Boolean.TRUE);
+    assertThat(refund("k-proxy", 701).isError()).isTrue();   // gated: a conflict
+  }
+
+  @Test
+  void aCallWithoutATenantIsRefused() {
+    McpSyncClient anonymous = client(app, "");
+    try {
+      CallToolResult r = anonymous.callTool(new CallToolRequest("refund_order",
+          Map.of("orderId", "ord_1", "amountCents", 1, "idempotency_key", "k-anon")));
+      assertThat(r.isError()).isTrue();
+      assertThat(text(r)).contains("could not tell which account");
+    } finally {
+      anonymous.closeGracefully();
+    }
+  }
+
+  @Test
+  void requireGatedWritesStopsAServerWithAnUngatedWriteTool() {
+    assertThatThrownBy(() -> server("mcpgate.require-gated-writes=true").run())
+        .hasStackTraceContaining("add_note")
+        .hasStackTraceContaining("mcpgate.require-gated-writes");
+    try (ConfigurableApplicationContext safe = server("mcpgate.require-gated-writes=true",
+        "mcpgate.safe-tools=add_note").run()) {
+      assertThat(safe.isRunning()).isTrue();
+    }
+  }
+}
