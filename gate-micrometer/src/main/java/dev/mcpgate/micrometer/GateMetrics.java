@@ -1,0 +1,75 @@
+package dev.mcpgate.micrometer;
+
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GateListener;
+import dev.mcpgate.core.internal.Checks;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Locale;
+
+/**
+ * Counts the gate's decisions in Micrometer. Register it as a listener of the gate:
+ *
+ * <pre>{@code
+ * IdempotencyGate.builder(MeteredStore.of(store, registry, "postgresql"))
+ *     .listener(GateMetrics.of(registry, "postgresql"))
+ *     .build();
+ * }</pre>
+ *
+ * <ul>
+ *   <li>{@code mcpgate.calls} (counter; tags {@code tool}, {@code outcome}, {@code store}): one
+ *       per call decision. Outcomes: {@code executed}, {@code takeover} (executed after an
+ *       earlier attempt's lease ran out), {@code replayed}, and {@code refused.conflict},
+ *       {@code refused.in_progress}, {@code refused.holder_unresponsive},
+ *       {@code refused.outcome_unknown}, {@code refused.result_not_stored}.</li>
+ *   <li>{@code mcpgate.attempts.ended} (counter; tags {@code tool}, {@code result},
+ *       {@code store}): how an executed attempt's claim ended: {@code completed},
+ *       {@code released}, {@code marked_unknown}, {@code lease_lost}, {@code store_failed},
+ *       {@code result_not_stored}.</li>
+ *   <li>{@code mcpgate.lease.renewals} (counter; tags {@code result} = {@code renewed} or
+ *       {@code failed}, {@code store}).</li>
+ * </ul>
+ * No tag holds a tenant, a key or an argument: their values are unbounded and may be personal.
+ */
+public final class GateMetrics implements GateListener {
+  private final MeterRegistry registry;
+  private final String store;
+
+  private GateMetrics(MeterRegistry registry, String store) {
+    this.registry = registry;
+    this.store = store;
+  }
+
+  /**
+   * @param registry where the meters go
+   * @param store the store's name for the {@code store} tag ({@code postgresql}, {@code redis})
+   * @return the listener
+   */
+  public static GateMetrics of(MeterRegistry registry, String store) {
+    return new GateMetrics(Checks.notNull(registry, "registry"), Checks.notNull(store, "store"));
+  }
+
+  @Override
+  public void onEvent(GateEvent e) {
+    String tool = e.id().tool();
+    switch (e.type()) {
+      case ACQUIRED -> calls(tool, e.isTakeover() ? "takeover" : "executed");
+      case REPLAYED -> calls(tool, "replayed");
+      case REFUSED -> calls(tool, "refused." + e.reason().name().toLowerCase(Locale.ROOT));
+      case COMPLETED, RELEASED, MARKED_UNKNOWN, LEASE_LOST, STORE_FAILED, RESULT_NOT_STORED ->
+          counter("mcpgate.attempts.ended", "tool", tool, "result",
+              e.type().name().toLowerCase(Locale.ROOT)).increment();
+      case LEASE_RENEWED -> counter("mcpgate.lease.renewals", "result", "renewed").increment();
+      case LEASE_RENEWAL_FAILED ->
+          counter("mcpgate.lease.renewals", "result", "failed").increment();
+    }
+  }
+
+  private void calls(String tool, String outcome) {
+    counter("mcpgate.calls", "tool", tool, "outcome", outcome).increment();
+  }
+
+  private Counter counter(String name, String... tags) {
+    return Counter.builder(name).tags(tags).tag("store", store).register(registry);
+  }
+}

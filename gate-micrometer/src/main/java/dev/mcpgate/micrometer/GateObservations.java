@@ -1,0 +1,62 @@
+package dev.mcpgate.micrometer;
+
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GateListener;
+import dev.mcpgate.core.internal.Checks;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.Locale;
+
+/**
+ * Adds the gate's decision to the current observation (the tool call's span, when Spring Boot's
+ * tracing or another Micrometer Observation bridge made one), rather than opening a second span,
+ * as OpenTelemetry's MCP conventions ask of an instrumentation. On a call decision it adds:
+ * <ul>
+ *   <li>{@code mcpgate.outcome} (low cardinality): as in {@link GateMetrics}'s
+ *       {@code mcpgate.calls};</li>
+ *   <li>{@code mcpgate.ran} (low): {@code true} when the action runs in this call;</li>
+ *   <li>{@code mcpgate.store} (low): the store's name;</li>
+ *   <li>{@code mcpgate.attempt} (high cardinality): the attempt that runs, or whose result is
+ *       replayed ({@code replayed-from attempt}).</li>
+ * </ul>
+ * Nothing is added where there is no current observation. No tenant, key or argument is added.
+ */
+public final class GateObservations implements GateListener {
+  private final ObservationRegistry registry;
+  private final String store;
+
+  private GateObservations(ObservationRegistry registry, String store) {
+    this.registry = registry;
+    this.store = store;
+  }
+
+  /**
+   * @param registry the registry whose current observation is enriched
+   * @param store the store's name for {@code mcpgate.store}
+   * @return the listener
+   */
+  public static GateObservations of(ObservationRegistry registry, String store) {
+    return new GateObservations(Checks.notNull(registry, "registry"),
+        Checks.notNull(store, "store"));
+  }
+
+  @Override
+  public void onEvent(GateEvent e) {
+    String outcome = switch (e.type()) {
+      case ACQUIRED -> e.isTakeover() ? "takeover" : "executed";
+      case REPLAYED -> "replayed";
+      case REFUSED -> "refused." + e.reason().name().toLowerCase(Locale.ROOT);
+      default -> null;
+    };
+    Observation current = outcome == null ? null : registry.getCurrentObservation();
+    if (current == null) {
+      return;
+    }
+    current.lowCardinalityKeyValue("mcpgate.outcome", outcome);
+    current.lowCardinalityKeyValue("mcpgate.ran", Boolean.toString(e.type() == GateEvent.Type.ACQUIRED));
+    current.lowCardinalityKeyValue("mcpgate.store", store);
+    if (e.attempt() > 0) {
+      current.highCardinalityKeyValue("mcpgate.attempt", Integer.toString(e.attempt()));
+    }
+  }
+}

@@ -1,0 +1,129 @@
+package dev.mcpgate.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/** The meters and observation attributes of a run of calls, by name, tag and value. */
+class GateMicrometerTest {
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private final ObservationRegistry observations = ObservationRegistry.create();
+  private final IdempotencyGate gate;
+
+  GateMicrometerTest() {
+    observations.observationConfig().observationHandler(new ObservationHandler<>() {
+      @Override
+      public boolean supportsContext(Observation.Context context) {
+        return true;
+      }
+    });
+    gate = IdempotencyGate.builder(MeteredStore.of(InMemoryIdempotencyStore.create(), meters,
+            "memory"))
+        .listener(GateMetrics.of(meters, "memory"))
+        .listener(GateObservations.of(observations, "memory"))
+        .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build()).build();
+  }
+
+  private static ToolCall call(String key, int amount) {
+    return ToolCall.of("acme", "refund_order", key, Map.of("amount", amount));
+  }
+
+  private double calls(String outcome) {
+    var c = meters.find("mcpgate.calls").tags("tool", "refund_order", "outcome", outcome,
+        "store", "memory").counter();
+    return c == null ? 0 : c.count();
+  }
+
+  /** Runs the call inside an observation, as a traced tool call would, and returns its context. */
+  private Observation.Context observed(Supplier<GateResult<String>> call) {
+    Observation observation = Observation.start("mcp.tool.call", observations);
+    try (Observation.Scope scope = observation.openScope()) {
+      call.get();
+    } finally {
+      observation.stop();
+    }
+    return observation.getContext();
+  }
+
+  @Test
+  void callsAreCountedByToolAndOutcomeWithoutTenantKeyOrArguments() {
+    gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "refund");
+    gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "again");
+    gate.execute(call("k-1", 6), ResultMapper.utf8(), ctx -> "other");
+    gate.claim(call("k-2", 5));
+    gate.execute(call("k-2", 5), ResultMapper.utf8(), ctx -> "held");
+    assertThatThrownBy(() -> gate.execute(call("k-3", 5), ResultMapper.utf8(), ctx -> {
+      throw new IllegalStateException("declined");
+    })).hasMessage("declined");
+
+    assertThat(calls("executed")).isEqualTo(3);   // k-1, the k-2 claim, k-3
+    assertThat(calls("replayed")).isEqualTo(1);
+    assertThat(calls("refused.conflict")).isEqualTo(1);
+    assertThat(calls("refused.in_progress")).isEqualTo(1);
+    assertThat(meters.get("mcpgate.attempts.ended").tags("result", "completed").counter()
+        .count()).isEqualTo(1);
+    assertThat(meters.get("mcpgate.attempts.ended").tags("result", "released").counter()
+        .count()).isEqualTo(1);
+    for (Meter m : meters.getMeters()) {
+      assertThat(m.getId().getTags()).allSatisfy(t -> {
+        assertThat(t.getKey()).isIn("tool", "outcome", "result", "store", "operation");
+        assertThat(t.getValue()).doesNotContain("acme", "k-1", "k-2", "k-3");
+      });
+    }
+  }
+
+  @Test
+  void storeOperationsAreTimedByOperationAndOutcome() {
+    gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "refund");
+    gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "again");
+
+    assertThat(meters.get("mcpgate.store.operations").tags("operation", "claim", "outcome",
+        "success").timer().count()).isEqualTo(2);
+    assertThat(meters.get("mcpgate.store.operations").tags("operation", "complete").timer()
+        .count()).isEqualTo(1);
+  }
+
+  @Test
+  void theCurrentObservationLearnsWhatTheGateDecided() {
+    Observation.Context executed = observed(() ->
+        gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "refund"));
+    Observation.Context replayed = observed(() ->
+        gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "again"));
+    Observation.Context refused = observed(() ->
+        gate.execute(call("k-1", 6), ResultMapper.utf8(), ctx -> "other"));
+
+    assertThat(executed.getLowCardinalityKeyValue("mcpgate.outcome").getValue())
+        .isEqualTo("executed");
+    assertThat(executed.getLowCardinalityKeyValue("mcpgate.ran").getValue()).isEqualTo("true");
+    assertThat(executed.getLowCardinalityKeyValue("mcpgate.store").getValue())
+        .isEqualTo("memory");
+    assertThat(replayed.getLowCardinalityKeyValue("mcpgate.outcome").getValue())
+        .isEqualTo("replayed");
+    assertThat(replayed.getLowCardinalityKeyValue("mcpgate.ran").getValue()).isEqualTo("false");
+    assertThat(replayed.getHighCardinalityKeyValue("mcpgate.attempt").getValue()).isEqualTo("1");
+    assertThat(refused.getLowCardinalityKeyValue("mcpgate.outcome").getValue())
+        .isEqualTo("refused.conflict");
+  }
+
+  @Test
+  void withoutACurrentObservationNothingIsAddedAndNothingFails() {
+    assertThat(observations.getCurrentObservation()).isNull();
+    assertThat(gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "refund"))
+        .isInstanceOf(GateResult.Executed.class);
+  }
+}
