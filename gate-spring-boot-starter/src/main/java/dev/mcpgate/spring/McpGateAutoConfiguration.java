@@ -1,5 +1,6 @@
 package dev.mcpgate.spring;
 
+import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.Slf4jGateListener;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -14,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.util.ClassUtils;
 
 /**
  * Gates the {@code @Idempotent} tools of a Spring AI MCP server with no code: the store comes from
@@ -39,12 +41,23 @@ public class McpGateAutoConfiguration {
     return StoreFactory.create(props, beans);
   }
 
-  /** @return the gate, with the policy of {@code mcpgate.*} and a log of its decisions */
+  /**
+   * @return the gate, with the policy of {@code mcpgate.*}, a log of its decisions, every
+   *     {@link GateListener} bean, and, with gate-micrometer on the class path, metrics and
+   *     observation attributes on the application's registries
+   */
   @Bean
   @ConditionalOnMissingBean
-  public IdempotencyGate mcpIdempotencyGate(IdempotencyStore store, McpGateProperties props) {
-    return IdempotencyGate.builder(store).policy(props.toPolicy())
-        .listener(new Slf4jGateListener()).build();
+  public IdempotencyGate mcpIdempotencyGate(IdempotencyStore store, McpGateProperties props,
+      ObjectProvider<GateListener> listeners, ListableBeanFactory beans) {
+    IdempotencyGate.Builder b = IdempotencyGate.builder(store).policy(props.toPolicy())
+        .listener(new Slf4jGateListener());
+    listeners.orderedStream().forEach(b::listener);
+    if (ClassUtils.isPresent("dev.mcpgate.micrometer.GateMetrics",
+        McpGateAutoConfiguration.class.getClassLoader())) {
+      MicrometerListeners.add(b, beans, store);
+    }
+    return b.build();
   }
 
   /** @return where the tenant of a call comes from: principal, header, constant, or refused */

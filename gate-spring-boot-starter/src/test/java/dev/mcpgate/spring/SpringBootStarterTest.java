@@ -142,6 +142,19 @@ class SpringBootStarterTest {
   }
 
   @Test
+  void withMicrometerThereTheDecisionsAreCounted() {
+    io.micrometer.core.instrument.MeterRegistry meters =
+        app.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+    refund("k-metrics", 300);
+    refund("k-metrics", 300);
+
+    assertThat(meters.get("mcpgate.calls").tags("tool", "refund_order", "outcome", "replayed",
+        "store", "jdbc").counter().count()).isGreaterThanOrEqualTo(1);
+    assertThat(meters.get("mcpgate.calls").tags("outcome", "executed").counter().count())
+        .isGreaterThanOrEqualTo(1);
+  }
+
+  @Test
   void requireGatedWritesStopsAServerWithAnUngatedWriteTool() {
     assertThatThrownBy(() -> server("mcpgate.require-gated-writes=true").run())
         .hasStackTraceContaining("add_note")
