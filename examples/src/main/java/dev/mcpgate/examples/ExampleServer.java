@@ -7,6 +7,7 @@ import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.Slf4jGateListener;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
+import dev.mcpgate.jdbc.JdbcAuditSink;
 import dev.mcpgate.jdbc.JdbcIdempotencyStore;
 import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.mcp.TenantResolver;
@@ -62,6 +63,8 @@ final class ExampleServer implements AutoCloseable {
   final IdempotencyStore store;
   final IdempotencyGate gate;
   final McpGate mcpGate;
+  /** The audit trail, in the business database beside the data it explains. */
+  final JdbcAuditSink audit;
   final Externals externals = new Externals();
   /** Set by the demo: the next refund "crashes" after the payment provider accepted it. */
   final AtomicBoolean crashAfterNextRefund = new AtomicBoolean();
@@ -116,8 +119,9 @@ final class ExampleServer implements AutoCloseable {
         .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10)).build())
         .listener(new Slf4jGateListener())
         .build();
+    this.audit = JdbcAuditSink.builder(dataSource).createTableIfMissing(true).build();
     this.mcpGate = McpGate.builder(gate).tenantResolver(tenants).jsonMapper(Transports.JSON)
-        .requireExactNumbers().build();
+        .requireExactNumbers().audit(audit).build();
     this.shop = new ShopTools(this);
     this.stories = new StoryTools(this);
     this.sessions = new SessionTools(this);
@@ -194,6 +198,7 @@ final class ExampleServer implements AutoCloseable {
 
   @Override
   public void close() {
+    audit.close();
     if (dynamo != null) {
       dynamo.close();
     }

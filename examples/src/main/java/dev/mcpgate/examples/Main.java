@@ -28,6 +28,10 @@ public final class Main {
       "  serve --http PORT        serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp",
       "                           (tenant: the X-Tenant header; calls without one are refused)",
       "  demo                     run every write tool as a retrying client would, and check it",
+      "  status --jdbc-url URL --tenant T --tool TOOL --key K",
+      "                           the claim of one call and its audit history, in plain words",
+      "  status --jdbc-url URL --tenant T --search TEXT",
+      "                           the calls whose recorded arguments contain TEXT",
       "options:",
       "  --jdbc-url URL           business data and claims (default: an H2 file in",
       "                           ./mcpgate-example-data; the demo uses a fresh temporary one)",
@@ -55,6 +59,12 @@ public final class Main {
       err.println("give --dynamodb-endpoint or --redis-url, not both\n" + USAGE);
       return 2;
     }
+    String tenant = option(rest, "--tenant");
+    String tool = option(rest, "--tool");
+    String key = option(rest, "--key");
+    String search = option(rest, "--search");
+    String claimsTable = option(rest, "--claims-table");
+    String auditTable = option(rest, "--audit-table");
     boolean stdio = rest.remove("--stdio");
     String httpPort = option(rest, "--http");
     if (!rest.isEmpty()) {
@@ -62,6 +72,17 @@ public final class Main {
       return 2;
     }
     switch (command) {
+      case "status" -> {
+        if (jdbcUrl == null || tenant == null
+            || (search == null && (tool == null || key == null))) {
+          err.println("status needs --jdbc-url and --tenant, and --tool with --key, or --search\n"
+              + USAGE);
+          return 2;
+        }
+        return Status.run(jdbcUrl, tenant, tool, key, search,
+            claimsTable == null ? "mcpgate_claims" : claimsTable,
+            auditTable == null ? "mcpgate_audit" : auditTable, out);
+      }
       case "demo" -> {
         Path scratch = null;
         if (jdbcUrl == null) {

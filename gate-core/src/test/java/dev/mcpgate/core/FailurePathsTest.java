@@ -526,4 +526,64 @@ class FailurePathsTest {
         .isInstanceOfSatisfying(GateResult.Refused.class,
             r -> assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(3)));
   }
+
+  // ---------------------------------------------------------------- the claim
+
+  @Test
+  void aStoreThatReportsAClaimItsTokenDoesNotHoldIsRefusedAsBroken() {
+    IdempotencyStore lying = new ForwardingIdempotencyStore(store) {
+      @Override
+      public dev.mcpgate.core.spi.ClaimAttempt claim(dev.mcpgate.core.spi.ClaimRequest r) {
+        dev.mcpgate.core.spi.ClaimAttempt real = super.claim(r);
+        ClaimRecord row = real.record();
+        ClaimRecord other = new ClaimRecord(row.id(), row.argsHash(), row.state(),
+            LeaseToken.random(), row.attempt(), row.createdAt(), row.leaseExpiresAt(),
+            row.expiresAt(), row.completedAt(), row.result());
+        return new dev.mcpgate.core.spi.ClaimAttempt.Acquired(other, real.storeNow());
+      }
+    };
+    IdempotencyGate broken = IdempotencyGate.builder(lying).build();
+    AtomicBoolean ran = new AtomicBoolean();
+
+    assertThatThrownBy(() -> broken.execute(call("k"), MAPPER, ctx -> {
+      ran.set(true);
+      return "x";
+    })).isInstanceOf(IllegalStateException.class).hasMessageContaining("does not hold");
+    assertThat(ran).isFalse();
+  }
+
+  @Test
+  void aReplayIsToldToTheListenersWithTheAttemptThatRan() {
+    gate.execute(call("k"), MAPPER, ctx -> "refund 1");
+    events.clear();
+    gate.execute(call("k"), MAPPER, ctx -> "again");
+
+    assertThat(events).singleElement().satisfies(e -> {
+      assertThat(e.type()).isEqualTo(GateEvent.Type.REPLAYED);
+      assertThat(e.attempt()).isEqualTo(1);
+    });
+  }
+
+  @Test
+  void aWaitOnAHeldKeyEndsWhenTheThreadIsInterruptedAndKeepsTheInterrupt() throws Exception {
+    IdempotencyGate waiting = gate.withPolicy(gate.policy().toBuilder()
+        .inFlightWait(Duration.ofSeconds(30)).build());
+    waiting.claim(call("k"));
+    java.util.concurrent.atomic.AtomicReference<GateResult<String>> result =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicBoolean stillInterrupted = new AtomicBoolean();
+    Thread t = new Thread(() -> {
+      result.set(waiting.execute(call("k"), MAPPER, ctx -> "x"));
+      stillInterrupted.set(Thread.currentThread().isInterrupted());
+    });
+    t.start();
+    Thread.sleep(100);
+    t.interrupt();
+    t.join(5_000);
+
+    assertThat(t.isAlive()).isFalse();
+    assertThat(result.get()).isInstanceOfSatisfying(GateResult.Refused.class,
+        r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
+    assertThat(stillInterrupted).isTrue();
+  }
 }

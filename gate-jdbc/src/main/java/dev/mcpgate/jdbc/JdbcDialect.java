@@ -20,9 +20,11 @@ public enum JdbcDialect {
   H2("h2");
 
   private final String schemaResource;
+  private final String auditResource;
 
   JdbcDialect(String schemaName) {
     this.schemaResource = "schema-" + schemaName + ".sql";
+    this.auditResource = "audit-" + schemaName + ".sql";
   }
 
   /**
@@ -53,20 +55,34 @@ public enum JdbcDialect {
   }
 
   /**
+   * @param table the audit table's name (validated as an identifier, optionally schema-qualified)
+   * @return the DDL that creates the audit table and its (tenant, tool, key) index
+   */
+  public String auditDdl(String table) {
+    String checked = TableName.check(table);
+    return resource(auditResource).replace("${table}", checked)
+        .replace("${index}", TableName.auditIndexName(checked));
+  }
+
+  private static String resource(String name) {
+    try (InputStream in = JdbcDialect.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("missing resource " + name);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
    * @param table the table name (validated as an identifier, optionally schema-qualified)
    * @return the DDL that creates the claims table and its expiry index in this dialect
    */
   public String ddl(String table) {
     String checked = TableName.check(table);
-    try (InputStream in = JdbcDialect.class.getResourceAsStream(schemaResource)) {
-      if (in == null) {
-        throw new IllegalStateException("missing resource " + schemaResource);
-      }
-      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      return text.replace("${table}", checked).replace("${index}", TableName.indexName(checked));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return resource(schemaResource).replace("${table}", checked)
+        .replace("${index}", TableName.indexName(checked));
   }
 
   SqlDialect sql(String table) {

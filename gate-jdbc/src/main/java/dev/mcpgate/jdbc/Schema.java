@@ -28,8 +28,13 @@ final class Schema {
 
   /** Runs each statement of the dialect's DDL; an index that exists already is fine. */
   static void create(Connection c, JdbcDialect dialect, String table) throws SQLException {
+    run(c, dialect.ddl(table));
+  }
+
+  /** Runs each statement of a DDL text; an index that exists already is fine. */
+  static void run(Connection c, String ddl) throws SQLException {
     try (Statement st = c.createStatement()) {
-      for (String statement : dialect.ddl(table).split(";")) {
+      for (String statement : ddl.split(";")) {
         String body = statement.lines().filter(l -> !l.strip().startsWith("--"))
             .reduce("", (a, b) -> a + "\n" + b).strip();
         if (!body.isEmpty()) {

@@ -18,6 +18,11 @@ final class TableName {
     return table;
   }
 
+  static String auditIndexName(String table) {
+    String bare = table.substring(table.indexOf('.') + 1);
+    return (bare.length() > 50 ? bare.substring(0, 50) : bare) + "_key_idx";
+  }
+
   static String indexName(String table) {
     String bare = table.substring(table.indexOf('.') + 1);
     return (bare.length() > 50 ? bare.substring(0, 50) : bare) + "_created_idx";

@@ -11,6 +11,7 @@ import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.audit.AuditDecision;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -34,9 +35,11 @@ final class GatedTool {
   private final TenantResolver tenants;
   private final CallAuthorizer authorizer;
   private final ResultMapper<CallToolResult> mapper;
+  private final Auditor auditor;
 
   GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
-      CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper) {
+      CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper, Auditor auditor) {
+    this.auditor = auditor;
     this.tool = ToolDefinitions.gated(tool, policy);
     this.policy = policy;
     this.gate = gate;
@@ -52,6 +55,24 @@ final class GatedTool {
 
   CallToolResult call(McpTransportContext context, CallToolRequest request,
       Invocation invocation) {
+    Auditor.Trail trail = new Auditor.Trail();
+    try {
+      CallToolResult result = decide(context, request, invocation, trail);
+      trail.result = result;
+      return result;
+    } catch (RuntimeException | Error e) {
+      trail.decided(AuditDecision.RELEASED, "the handler threw " + e.getClass().getName());
+      throw e;
+    } finally {
+      if (auditor.enabled()) {
+        auditor.record(tool.name(), request.arguments() == null ? Map.of() : request.arguments(),
+            gate.policy().ignoredArguments(), trail);
+      }
+    }
+  }
+
+  private CallToolResult decide(McpTransportContext context, CallToolRequest request,
+      Invocation invocation, Auditor.Trail trail) {
     McpTransportContext transport = context == null ? McpTransportContext.EMPTY : context;
     String tenant;
     try {
@@ -61,6 +82,7 @@ final class GatedTool {
       tenant = null;
     }
     if (tenant == null || tenant.isEmpty()) {
+      trail.decided(AuditDecision.TENANT_REFUSED, "no tenant");
       return ModelMessages.tenantUnknown();
     }
     try {
@@ -68,11 +90,14 @@ final class GatedTool {
     } catch (InvalidIdempotencyKeyException e) {
       LOG.error("tenant resolver gave an invalid tenant for tool {}: {}", tool.name(),
           e.getMessage());
+      trail.decided(AuditDecision.TENANT_REFUSED, e.getMessage());
       return ModelMessages.tenantInvalid(e);
     }
+    trail.tenant = tenant;
     if (authorizer != null) {
       String refusal = authorizer.refusal(tenant, transport, request);
       if (refusal != null) {
+        trail.decided(AuditDecision.TENANT_REFUSED, refusal);
         return ModelMessages.forbidden(refusal);
       }
     }
@@ -81,11 +106,18 @@ final class GatedTool {
     try {
       String key = KeyExtractor.find(policy, request, arguments, transport);
       if (key == null) {
-        return policy.required() ? ModelMessages.keyRequired(policy)
-            : invocation.ungated(request);
+        if (policy.required()) {
+          trail.decided(AuditDecision.KEY_REFUSED, "no key");
+          return ModelMessages.keyRequired(policy);
+        }
+        trail.ungated = true;
+        return invocation.ungated(request);
       }
+      trail.key = key;
       call = ToolCall.of(tenant, tool.name(), key, arguments);   // checks the key's rules, once
+      trail.call = call;
     } catch (InvalidIdempotencyKeyException e) {
+      trail.decided(AuditDecision.KEY_REFUSED, e.getMessage());
       return ModelMessages.keyInvalid(e);
     }
     GateResult<CallToolResult> result;
@@ -93,25 +125,43 @@ final class GatedTool {
       result = invocation.gated(gate, call, mapper, ctx -> handlerRequest(request, arguments));
     } catch (CommitRolledBackException e) {
       LOG.warn("commit rolled back for tool {}: {}", tool.name(), e.getMessage());
+      trail.decided(AuditDecision.STORE_UNAVAILABLE, e.getMessage());
       return ModelMessages.rolledBack();
     } catch (StoreUnavailableException e) {
       LOG.warn("store unavailable for tool {}: {}", tool.name(), e.getMessage());
+      trail.decided(AuditDecision.STORE_UNAVAILABLE, e.getMessage());
       return ModelMessages.storeUnavailable();
     } catch (OutcomeUnknownException e) {
       LOG.warn("outcome unknown for tool {}: {}", tool.name(), e.getMessage());
+      trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.getMessage());
       return ModelMessages.outcomeNotKnown();
     } catch (InvalidArgumentsException e) {
+      trail.decided(AuditDecision.KEY_REFUSED, e.getMessage());
       return ModelMessages.argumentsInvalid(e);
     } catch (ResultTooLargeException e) {
+      trail.decided(AuditDecision.RESULT_NOT_STORED, e.getMessage());
       return ModelMessages.resultTooLarge(e);
     }
     if (result instanceof GateResult.Executed<CallToolResult> executed) {
+      trail.attempt = executed.claim().attempt();
+      trail.decided(switch (executed.completion()) {
+        case STORED -> executed.claim().isTakeover() ? AuditDecision.TAKEOVER
+            : AuditDecision.EXECUTED;
+        case RELEASED -> AuditDecision.RELEASED;
+        case LEASE_LOST -> AuditDecision.LEASE_LOST;
+        case STORE_FAILED -> AuditDecision.STORE_UNAVAILABLE;
+      }, executed.completion() == GateResult.Completion.STORE_FAILED
+          ? "ran, but its result could not be stored" : null);
       return executed.value();
     }
     if (result instanceof GateResult.Replayed<CallToolResult> replayed) {
+      trail.attempt = replayed.attempt();
+      trail.decided(AuditDecision.REPLAYED, null);
       return ModelMessages.markReplay(replayed.value(), replayed.firstExecutedAt());
     }
-    return ModelMessages.of((GateResult.Refused<CallToolResult>) result);
+    GateResult.Refused<CallToolResult> refused = (GateResult.Refused<CallToolResult>) result;
+    trail.decided(AuditDecision.valueOf(refused.reason().name()), refused.message());
+    return ModelMessages.of(refused);
   }
 
   /**

@@ -4,6 +4,8 @@ import static dev.mcpgate.core.internal.Checks.notNull;
 
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.audit.AuditSink;
+import dev.mcpgate.core.audit.Redaction;
 import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.TransactionScope;
 import io.modelcontextprotocol.json.McpJsonDefaults;
@@ -58,13 +60,20 @@ public final class McpGate {
   private final TenantResolver tenants;
   private final CallAuthorizer authorizer;
   private final ResultMapper<CallToolResult> mapper;
+  private final Auditor auditor;
 
   private McpGate(IdempotencyGate gate, TenantResolver tenants, CallAuthorizer authorizer,
-      McpJsonMapper json) {
+      McpJsonMapper json, Auditor auditor) {
     this.gate = gate;
     this.tenants = tenants;
     this.authorizer = authorizer;
     this.mapper = new CallToolResultMapper(json);
+    this.auditor = auditor;
+  }
+
+  /** @return how many audit records the sink failed to take (each is logged too) */
+  public long auditFailures() {
+    return auditor.failures();
   }
 
   /**
@@ -255,7 +264,7 @@ public final class McpGate {
       return null;
     }
     return new GatedTool(tool, policy, gate.withPolicy(policy.applyTo(gate.policy())), tenants,
-        authorizer, mapper);
+        authorizer, mapper, auditor);
   }
 
   /** Builds an {@link McpGate}. */
@@ -265,9 +274,39 @@ public final class McpGate {
     private CallAuthorizer authorizer;
     private McpJsonMapper json;
     private boolean requireExactNumbers;
+    private AuditSink audit;
+    private Redaction redaction = Redaction.argumentNames();
+    private Function<CallToolResult, String> resultSummary;
 
     private Builder(IdempotencyGate gate) {
       this.gate = gate;
+    }
+
+    /**
+     * @param sink given one record per decision of a gated tool (executed, replayed, conflict,
+     *     in-flight refusal, key or tenant refused, released, outcome unknown), after the
+     *     decision; none by default
+     */
+    public Builder audit(AuditSink sink) {
+      this.audit = notNull(sink, "sink");
+      return this;
+    }
+
+    /**
+     * @param redaction what of the arguments the audit records keep; their names by default
+     */
+    public Builder auditRedaction(Redaction redaction) {
+      this.redaction = notNull(redaction, "redaction");
+      return this;
+    }
+
+    /**
+     * @param summary what the audit records keep of a result (an id, a status); nothing by
+     *     default
+     */
+    public Builder auditResultSummary(Function<CallToolResult, String> summary) {
+      this.resultSummary = notNull(summary, "summary");
+      return this;
     }
 
     /** @param resolver tells each call's tenant from the server side (required) */
@@ -325,7 +364,8 @@ public final class McpGate {
         }
         LOG.warn("{} (McpGate.Builder.requireExactNumbers() makes this an error)", problem);
       }
-      return new McpGate(gate, tenants, authorizer, mapper);
+      return new McpGate(gate, tenants, authorizer, mapper,
+          audit == null ? Auditor.NONE : new Auditor(audit, redaction, resultSummary));
     }
   }
 }

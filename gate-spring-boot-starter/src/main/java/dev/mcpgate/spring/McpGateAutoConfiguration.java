@@ -3,6 +3,7 @@ package dev.mcpgate.spring;
 import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.Slf4jGateListener;
+import dev.mcpgate.core.audit.AuditSink;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.mcp.TenantResolver;
@@ -67,11 +68,26 @@ public class McpGateAutoConfiguration {
     return new SpringTenantResolver(props.getTenant());
   }
 
-  /** @return the MCP adapter over the gate */
+  /**
+   * @return the MCP adapter over the gate, writing to the {@link AuditSink} bean if there is one
+   *     (with {@code mcpgate.audit.enabled=true} and gate-jdbc, a table sink on the DataSource)
+   */
   @Bean
   @ConditionalOnMissingBean
-  public McpGate mcpGate(IdempotencyGate gate, TenantResolver tenants) {
-    return McpGate.builder(gate).tenantResolver(tenants).build();
+  public McpGate mcpGate(IdempotencyGate gate, TenantResolver tenants,
+      ObjectProvider<AuditSink> audit) {
+    McpGate.Builder b = McpGate.builder(gate).tenantResolver(tenants);
+    audit.ifAvailable(b::audit);
+    return b.build();
+  }
+
+  /** @return the audit table sink, on the application's DataSource; closed with the context */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean(AuditSink.class)
+  @ConditionalOnProperty(prefix = "mcpgate.audit", name = "enabled", havingValue = "true")
+  @ConditionalOnClass(name = "dev.mcpgate.jdbc.JdbcAuditSink")
+  public AuditSink mcpGateAuditSink(McpGateProperties props, ListableBeanFactory beans) {
+    return StoreFactory.auditSink(props, beans);
   }
 
   /**

@@ -49,6 +49,36 @@ public class McpGateProperties {
   private List<String> safeTools = new ArrayList<>();
   /** Where the tenant of a call comes from. */
   private final Tenant tenant = new Tenant();
+  /** The audit trail. */
+  private final Audit audit = new Audit();
+
+  /** The audit trail: one row per decision in a table beside the claims. */
+  public static class Audit {
+    /** Write the audit trail to a table on the DataSource. */
+    private boolean enabled;
+    /** The audit table. */
+    private String tableName = "mcpgate_audit";
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getTableName() {
+      return tableName;
+    }
+
+    public void setTableName(String tableName) {
+      this.tableName = tableName;
+    }
+  }
+
+  public Audit getAudit() {
+    return audit;
+  }
 
   /** Where the tenant of a call comes from, in this order; a call with none is refused. */
   public static class Tenant {

@@ -57,8 +57,25 @@ final class StoreFactory {
     };
   }
 
+  /** @return a table sink for the audit trail on the application's DataSource */
+  static dev.mcpgate.core.audit.AuditSink auditSink(McpGateProperties props,
+      ListableBeanFactory beans) {
+    if (beans.getBeanNamesForType(DataSource.class).length == 0) {
+      throw new IllegalStateException("mcpgate.audit.enabled=true needs a DataSource bean for"
+          + " the audit table, or an AuditSink bean of your own");
+    }
+    return JdbcStores.audit(props, beans.getBean(DataSource.class));
+  }
+
   /** Loaded only when gate-jdbc is on the class path. */
   private static final class JdbcStores {
+    static dev.mcpgate.core.audit.AuditSink audit(McpGateProperties props,
+        DataSource dataSource) {
+      return dev.mcpgate.jdbc.JdbcAuditSink.builder(dataSource)
+          .tableName(props.getAudit().getTableName())
+          .createTableIfMissing(props.isCreateSchema()).build();
+    }
+
     static IdempotencyStore create(McpGateProperties props, DataSource dataSource) {
       return dev.mcpgate.jdbc.JdbcIdempotencyStore.builder(dataSource)
           .tableName(props.getTableName()).createSchemaIfMissing(props.isCreateSchema()).build();

@@ -28,6 +28,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 class SpringBootStarterTest {
   private static ConfigurableApplicationContext app;
   private static McpSyncClient client;
+  private static final String TENANT = "acme-" + System.nanoTime();
 
   static SpringApplicationBuilder server(String... properties) {
     TestDatabases.Target pg = TestDatabases.postgres();
@@ -35,6 +36,7 @@ class SpringBootStarterTest {
         .properties("server.port=0", "spring.datasource.url=" + pg.url(),
             "mcpgate.create-schema=true", "mcpgate.table-name=mcpgate_boot_claims",
             "mcpgate.tenant.header=X-Tenant", "spring.main.banner-mode=off",
+            "mcpgate.audit.enabled=true", "mcpgate.audit.table-name=mcpgate_boot_audit",
             "spring.ai.mcp.server.protocol=STREAMABLE");
     if (pg.user() != null) {
       b.properties("spring.datasource.username=" + pg.user(),
@@ -59,7 +61,7 @@ class SpringBootStarterTest {
   @BeforeAll
   static void start() {
     app = server().run();
-    client = client(app, "acme-" + System.nanoTime());
+    client = client(app, TENANT);
   }
 
   @AfterAll
@@ -152,6 +154,20 @@ class SpringBootStarterTest {
         "store", "jdbc").counter().count()).isGreaterThanOrEqualTo(1);
     assertThat(meters.get("mcpgate.calls").tags("outcome", "executed").counter().count())
         .isGreaterThanOrEqualTo(1);
+  }
+
+  @Test
+  void everyDecisionIsInTheAuditTable() throws Exception {
+    refund("k-audit", 400);
+    refund("k-audit", 400);
+    refund("k-audit", 401);
+    dev.mcpgate.jdbc.JdbcAuditSink sink = app.getBean(dev.mcpgate.jdbc.JdbcAuditSink.class);
+    assertThat(sink.flush(java.time.Duration.ofSeconds(30))).isTrue();
+
+    var history = dev.mcpgate.jdbc.JdbcAuditLog.of(app.getBean(javax.sql.DataSource.class),
+        "mcpgate_boot_audit").history(TENANT, "refund_order", "k-audit");
+    assertThat(history).extracting(r -> r.decision().name())
+        .containsExactly("EXECUTED", "REPLAYED", "CONFLICT");
   }
 
   @Test

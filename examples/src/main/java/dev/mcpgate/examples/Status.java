@@ -1,0 +1,100 @@
+package dev.mcpgate.examples;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.audit.AuditDecision;
+import dev.mcpgate.core.audit.AuditRecord;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.jdbc.JdbcAuditLog;
+import dev.mcpgate.jdbc.JdbcIdempotencyStore;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The operator's question, "did we refund ord_9f2 twice?", answered from the claims table and the
+ * audit trail in plain words: the claim row as it stands, then what each arrival of the call was
+ * told. With a search text, the keys whose recorded arguments contain it.
+ */
+final class Status {
+  private Status() {}
+
+  static int run(String jdbcUrl, String tenant, String tool, String key, String search,
+      String claimsTable, String auditTable, PrintStream out) throws Exception {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(jdbcUrl);
+    config.setMaximumPoolSize(2);
+    try (HikariDataSource ds = new HikariDataSource(config)) {
+      JdbcAuditLog log = JdbcAuditLog.of(ds, auditTable);
+      if (search != null) {
+        List<AuditRecord> found = log.search(tenant, search, 50);
+        out.println(found.size() + " record(s) of tenant " + tenant + " whose arguments contain \""
+            + search + "\" (newest first):");
+        for (AuditRecord r : found) {
+          out.println("  " + r.at() + "  " + r.tool() + "  key " + r.key() + "  "
+              + r.decision() + "  " + r.arguments());
+        }
+        return 0;
+      }
+      JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).tableName(claimsTable)
+          .build();
+      Optional<ClaimRecord> row = store.find(new ClaimId(tenant, tool, key));
+      out.println(tool + " with key \"" + key + "\" for tenant " + tenant + ":");
+      out.println("  claim: " + row.map(Status::describe).orElse("none (never claimed, released,"
+          + " or expired and purged)"));
+      List<AuditRecord> history = log.history(tenant, tool, key);
+      out.println("  history: " + summary(history));
+      for (AuditRecord r : history) {
+        out.println("    " + r.at() + "  " + r.decision()
+            + (r.attempt() > 0 ? " (attempt " + r.attempt() + ")" : "")
+            + (r.reason() != null ? ": " + r.reason() : "")
+            + "  args " + r.argsHash() + "  " + r.durationMicros() / 1000 + " ms");
+      }
+      return 0;
+    }
+  }
+
+  private static String describe(ClaimRecord r) {
+    return switch (r.state()) {
+      case COMPLETED -> "completed by attempt " + r.attempt() + " at " + r.completedAt()
+          + (r.result().kind() == dev.mcpgate.core.spi.StoredResult.Kind.NOT_STORED
+              ? ", result too large to keep" : ", result stored") + "; kept until " + r.expiresAt();
+      case IN_PROGRESS -> "in progress, attempt " + r.attempt() + ", lease until "
+          + r.leaseExpiresAt();
+      case UNKNOWN -> "outcome unknown (attempt " + r.attempt() + "), fenced until "
+          + r.leaseExpiresAt();
+    };
+  }
+
+  /** "ran once, attempt 1; replayed 3 times; refused 1 time (CONFLICT)". */
+  static String summary(List<AuditRecord> history) {
+    if (history.isEmpty()) {
+      return "no audit records";
+    }
+    Map<AuditDecision, Integer> counts = new TreeMap<>();
+    history.forEach(r -> counts.merge(r.decision(), 1, Integer::sum));
+    int ran = counts.getOrDefault(AuditDecision.EXECUTED, 0)
+        + counts.getOrDefault(AuditDecision.TAKEOVER, 0)
+        + counts.getOrDefault(AuditDecision.RELEASED, 0)
+        + counts.getOrDefault(AuditDecision.LEASE_LOST, 0);
+    StringBuilder s = new StringBuilder(ran == 1 ? "ran once" : "ran " + ran + " times");
+    history.stream().filter(r -> r.decision() == AuditDecision.EXECUTED
+        || r.decision() == AuditDecision.TAKEOVER).reduce((a, b) -> b)
+        .ifPresent(r -> s.append(", last by attempt ").append(r.attempt()));
+    int replayed = counts.getOrDefault(AuditDecision.REPLAYED, 0);
+    if (replayed > 0) {
+      s.append("; replayed ").append(replayed).append(replayed == 1 ? " time" : " times");
+    }
+    counts.forEach((d, n) -> {
+      if (d != AuditDecision.EXECUTED && d != AuditDecision.TAKEOVER
+          && d != AuditDecision.REPLAYED) {
+        s.append("; ").append(d.name().toLowerCase(java.util.Locale.ROOT)).append(" ")
+            .append(n).append(n == 1 ? " time" : " times");
+      }
+    });
+    return s.toString();
+  }
+}

@@ -1,0 +1,250 @@
+package dev.mcpgate.jdbc;
+
+import static dev.mcpgate.core.internal.Checks.notNull;
+
+import dev.mcpgate.core.audit.AuditRecord;
+import dev.mcpgate.core.audit.AuditSink;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Appends audit records to a table (DDL per dialect: {@link JdbcDialect#auditDdl}), in batches,
+ * on a writer thread of its own behind a bounded queue: a caller only queues its record, so the
+ * audit trail can never change a decision or slow a call by more than a queue insert. A record
+ * that finds the queue full is dropped, and a batch that cannot be written is lost; both are
+ * counted ({@link #dropped()}, {@link #failed()}) and logged, never silently swallowed.
+ *
+ * <pre>{@code
+ * JdbcAuditSink audit = JdbcAuditSink.builder(dataSource).createTableIfMissing(true).build();
+ * McpGate.builder(gate).audit(audit)...;
+ * // at shutdown
+ * audit.close();
+ * }</pre>
+ */
+public final class JdbcAuditSink implements AuditSink, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(JdbcAuditSink.class);
+  private static final int BATCH = 100;
+
+  private final DataSource dataSource;
+  private final String table;
+  private final boolean createTable;
+  private final BlockingQueue<AuditRecord> queue;
+  private final Thread writer;
+  private final AtomicLong written = new AtomicLong();
+  private final AtomicLong dropped = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
+  private final AtomicLong accepted = new AtomicLong();
+  private volatile boolean closed;
+  private volatile String insertSql;
+
+  private JdbcAuditSink(Builder b) {
+    this.dataSource = b.dataSource;
+    this.table = b.table;
+    this.createTable = b.createTable;
+    this.queue = new ArrayBlockingQueue<>(b.capacity);
+    this.writer = new Thread(this::drain, "mcpgate-audit-writer");
+    this.writer.setDaemon(true);
+    this.writer.start();
+  }
+
+  /**
+   * @param dataSource where the audit table is (the application's database, say)
+   * @return a builder
+   */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(notNull(dataSource, "dataSource"));
+  }
+
+  /** Queues the record; never blocks, never throws. */
+  @Override
+  public void record(AuditRecord record) {
+    if (record == null) {
+      return;
+    }
+    if (!closed && queue.offer(record)) {
+      accepted.incrementAndGet();
+    } else {
+      long n = dropped.incrementAndGet();
+      if (n == 1 || n % 1000 == 0) {
+        LOG.warn("audit record dropped ({} so far): {}; a {} call to {}", n,
+            closed ? "the sink is closed" : "the queue of " + table + " is full",
+            record.decision(), record.tool());
+      }
+    }
+  }
+
+  private void drain() {
+    List<AuditRecord> batch = new ArrayList<>(BATCH);
+    while (!closed || !queue.isEmpty()) {
+      try {
+        AuditRecord first = queue.poll(100, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          continue;
+        }
+        batch.add(first);
+        queue.drainTo(batch, BATCH - 1);
+        write(batch);
+      } catch (InterruptedException e) {
+        if (closed) {
+          break;
+        }
+      } finally {
+        batch.clear();
+      }
+    }
+  }
+
+  private void write(List<AuditRecord> batch) {
+    try (Connection c = dataSource.getConnection()) {
+      if (insertSql == null) {
+        JdbcDialect dialect = JdbcDialect.detect(c.getMetaData());
+        if (createTable && !Schema.tableExists(c, table)) {
+          Schema.run(c, dialect.auditDdl(table));
+        }
+        insertSql = "INSERT INTO " + TableName.check(table) + " (at_ms, tenant, tool, idem_key,"
+            + " args_hash, arguments, decision, reason, attempt, result_summary, duration_us)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      }
+      try (PreparedStatement ps = c.prepareStatement(insertSql)) {
+        for (AuditRecord r : batch) {
+          ps.setLong(1, r.at().toEpochMilli());
+          text(ps, 2, r.tenant(), 255);
+          text(ps, 3, r.tool(), 255);
+          text(ps, 4, r.key(), 255);
+          text(ps, 5, r.argsHash(), 80);
+          text(ps, 6, r.arguments(), 4000);
+          ps.setString(7, r.decision().name());
+          text(ps, 8, r.reason(), 1000);
+          ps.setInt(9, r.attempt());
+          text(ps, 10, r.resultSummary(), 1000);
+          ps.setLong(11, r.durationMicros());
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      }
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+      written.addAndGet(batch.size());
+    } catch (SQLException | RuntimeException e) {
+      long n = failed.addAndGet(batch.size());
+      LOG.warn("could not write {} audit records to {} ({} lost so far)", batch.size(), table, n,
+          e);
+    }
+  }
+
+  /** Binds text cut to at most {@code max} characters, never inside a surrogate pair. */
+  private static void text(PreparedStatement ps, int index, String value, int max)
+      throws SQLException {
+    if (value == null) {
+      ps.setNull(index, Types.VARCHAR);
+      return;
+    }
+    String cut = value;
+    if (value.length() > max) {
+      int end = Character.isHighSurrogate(value.charAt(max - 1)) ? max - 1 : max;
+      cut = value.substring(0, end);
+    }
+    ps.setString(index, cut);
+  }
+
+  /**
+   * Waits until every record queued so far is written (or lost), for tests and shutdown.
+   *
+   * @return true when the queue drained within the timeout
+   */
+  public boolean flush(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (accepted.get() == written.get() + failed.get()) {
+        return true;
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /** @return records written */
+  public long written() {
+    return written.get();
+  }
+
+  /** @return records dropped because the queue was full or the sink closed */
+  public long dropped() {
+    return dropped.get();
+  }
+
+  /** @return records lost because their batch could not be written */
+  public long failed() {
+    return failed.get();
+  }
+
+  /** Stops taking records, writes what is queued (5 s at most), and stops the writer. */
+  @Override
+  public void close() {
+    closed = true;
+    try {
+      writer.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (writer.isAlive()) {
+      writer.interrupt();
+    }
+  }
+
+  /** Builds a sink; every setter checks its argument. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private String table = "mcpgate_audit";
+    private boolean createTable;
+    private int capacity = 10_000;
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = dataSource;
+    }
+
+    /** @param table the audit table; {@code mcpgate_audit} by default */
+    public Builder tableName(String table) {
+      this.table = TableName.check(table);
+      return this;
+    }
+
+    /** @param create create the table (and its index) on the first write when it is missing */
+    public Builder createTableIfMissing(boolean create) {
+      this.createTable = create;
+      return this;
+    }
+
+    /** @param capacity how many records may wait for the writer; 10,000 by default */
+    public Builder queueCapacity(int capacity) {
+      if (capacity < 1) {
+        throw new IllegalArgumentException("queueCapacity must be at least 1, was " + capacity);
+      }
+      this.capacity = capacity;
+      return this;
+    }
+
+    /** @return the sink, with its writer thread started; nothing connects until a record */
+    public JdbcAuditSink build() {
+      return new JdbcAuditSink(this);
+    }
+  }
+}

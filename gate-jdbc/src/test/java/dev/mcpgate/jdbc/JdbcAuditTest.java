@@ -1,0 +1,211 @@
+package dev.mcpgate.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.audit.AuditDecision;
+import dev.mcpgate.core.audit.AuditRecord;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The audit table on PostgreSQL, MariaDB and H2: what is written reads back exactly, many
+ * threads lose nothing, a full queue and a failing table are counted, never thrown at callers.
+ */
+class JdbcAuditTest {
+
+  static Stream<Arguments> databases() {
+    return Stream.of(
+        Arguments.of("PostgreSQL", (java.util.function.Supplier<HikariDataSource>)
+            () -> TestDatabases.pool(TestDatabases.postgres(), "audit-pg", 4)),
+        Arguments.of("MariaDB", (java.util.function.Supplier<HikariDataSource>)
+            () -> TestDatabases.pool(TestDatabases.mariadb(), "audit-maria", 4)),
+        Arguments.of("H2", (java.util.function.Supplier<HikariDataSource>)
+            () -> TestDatabases.pool(TestDatabases.h2(), "audit-h2", 4)));
+  }
+
+  private static String freshTable(DataSource ds, String name) throws SQLException {
+    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+      st.execute("DROP TABLE IF EXISTS " + name);
+    }
+    return name;
+  }
+
+  private static AuditRecord record(String key, AuditDecision decision, int attempt) {
+    return new AuditRecord(Instant.now().truncatedTo(ChronoUnit.MILLIS), "acme", "refund_order",
+        key, "v1:abc", "[amount_cents, order_id]", decision, decision == AuditDecision.CONFLICT
+            ? "other arguments" : null, attempt, "refund r_1", 1234);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("databases")
+  void recordsReadBackExactlyAndInOrder(String db,
+      java.util.function.Supplier<HikariDataSource> pool) throws Exception {
+    DataSource ds = pool.get();
+    String table = freshTable(ds, "mcpgate_audit_test");
+    String key = "ord_9f2-\u00e9-\ud83d\ude00";
+    List<AuditRecord> sent = List.of(record(key, AuditDecision.EXECUTED, 1),
+        record(key, AuditDecision.REPLAYED, 1), record(key, AuditDecision.CONFLICT, 0),
+        new AuditRecord(Instant.now().truncatedTo(ChronoUnit.MILLIS), null, "refund_order",
+            null, null, "[]", AuditDecision.TENANT_REFUSED, "no tenant", 0, null, 7));
+    try (JdbcAuditSink sink = JdbcAuditSink.builder(ds).tableName(table)
+        .createTableIfMissing(true).build()) {
+      sent.forEach(sink::record);
+      assertThat(sink.flush(Duration.ofSeconds(30))).isTrue();
+      assertThat(sink.written()).isEqualTo(4);
+    }
+
+    JdbcAuditLog log = JdbcAuditLog.of(ds, table);
+    assertThat(log.history("acme", "refund_order", key)).containsExactlyElementsOf(sent.subList(0, 3));
+    assertThat(log.search("acme", "order_id", 10)).hasSize(3);
+    assertThat(log.search("acme", "%", 10)).isEmpty();   // literal, not a wildcard
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("databases")
+  void manyThreadsLoseNothing(String db, java.util.function.Supplier<HikariDataSource> pool)
+      throws Exception {
+    DataSource ds = pool.get();
+    String table = freshTable(ds, "mcpgate_audit_race");
+    int threads = 8;
+    int each = 250;
+    try (JdbcAuditSink sink = JdbcAuditSink.builder(ds).tableName(table)
+        .createTableIfMissing(true).build()) {
+      ExecutorService pool8 = Executors.newFixedThreadPool(threads);
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<?>> work = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        work.add(pool8.submit(() -> {
+          go.await();
+          for (int i = 0; i < each; i++) {
+            sink.record(record("t" + thread + "-" + i, AuditDecision.EXECUTED, 1));
+          }
+          return null;
+        }));
+      }
+      go.countDown();
+      for (Future<?> f : work) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+      pool8.shutdown();
+      assertThat(sink.flush(Duration.ofSeconds(60))).isTrue();
+      assertThat(sink.written()).isEqualTo(threads * each);
+      assertThat(sink.dropped()).isZero();
+      assertThat(sink.failed()).isZero();
+    }
+    try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+        var rs = st.executeQuery("SELECT COUNT(*) FROM " + table)) {
+      rs.next();
+      assertThat(rs.getInt(1)).isEqualTo(threads * each);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("databases")
+  void aFullQueueDropsAndCountsAndAFailingTableCountsWithoutThrowing(String db,
+      java.util.function.Supplier<HikariDataSource> pool) throws Exception {
+    HikariDataSource real = pool.get();
+    String table = freshTable(real, "mcpgate_audit_full");
+    CountDownLatch slow = new CountDownLatch(1);
+    DataSource held = new HeldDataSource(real, slow);
+    try (JdbcAuditSink sink = JdbcAuditSink.builder(held).tableName(table)
+        .createTableIfMissing(true).queueCapacity(5).build()) {
+      for (int i = 0; i < 50; i++) {
+        sink.record(record("k" + i, AuditDecision.EXECUTED, 1));   // the writer is held
+      }
+      long dropped = sink.dropped();
+      slow.countDown();
+      assertThat(sink.flush(Duration.ofSeconds(30))).isTrue();
+      assertThat(dropped).isBetween(44L, 45L);   // five queued, maybe one more taken by the writer
+      assertThat(sink.written() + dropped).isEqualTo(50);
+    }
+
+    try (JdbcAuditSink missing = JdbcAuditSink.builder(real).tableName("mcpgate_no_such_audit")
+        .build()) {
+      missing.record(record("k", AuditDecision.EXECUTED, 1));
+      assertThat(missing.flush(Duration.ofSeconds(30))).isTrue();
+      assertThat(missing.failed()).isEqualTo(1);
+      assertThat(missing.written()).isZero();
+    }
+  }
+
+  /** The real data source, whose first connection waits until the test lets it go. */
+  private static final class HeldDataSource implements DataSource {
+    private final DataSource real;
+    private final CountDownLatch release;
+
+    HeldDataSource(DataSource real, CountDownLatch release) {
+      this.real = real;
+      this.release = release;
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      try {
+        release.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return real.getConnection();
+    }
+
+    @Override
+    public Connection getConnection(String user, String password) throws SQLException {
+      return getConnection();
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+      return real.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+      real.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+      real.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+      return real.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() {
+      return Logger.getGlobal();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+      return real.unwrap(iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+      return real.isWrapperFor(iface);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package dev.mcpgate.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.audit.AuditDecision;
+import dev.mcpgate.core.audit.AuditRecord;
+import dev.mcpgate.core.audit.Redaction;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** One audit record per decision, after it, with arguments redacted; a failing sink changes nothing. */
+class AuditTest {
+  private final List<AuditRecord> records = new CopyOnWriteArrayList<>();
+  private final AtomicInteger runs = new AtomicInteger();
+
+  private McpStatelessServerFeatures.SyncToolSpecification refund(McpGate.Builder builder) {
+    McpGate gate = builder.tenantResolver(TenantResolver.fromTransportContext("tenant")).build();
+    return gate.gate(new McpStatelessServerFeatures.SyncToolSpecification(
+        new TestTools().refundTool(), (ctx, req) -> {
+          if (Integer.valueOf(666).equals(req.arguments().get("amount_cents"))) {
+            throw new IllegalStateException("declined");
+          }
+          return CallToolResult.builder().addTextContent("refund " + runs.incrementAndGet())
+              .build();
+        }), ToolPolicy.defaults());
+  }
+
+  private static McpGate.Builder gate() {
+    return McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build());
+  }
+
+  private static CallToolResult call(McpStatelessServerFeatures.SyncToolSpecification spec,
+      String tenant, String key, int amount) {
+    Map<String, Object> args = new HashMap<>(Map.of("order_id", "ord_9f2", "amount_cents",
+        amount));
+    if (key != null) {
+      args.put("idempotency_key", key);
+    }
+    Map<String, Object> context = tenant == null ? Map.of() : Map.of("tenant", tenant);
+    return spec.callHandler().apply(McpTransportContext.create(context),
+        new CallToolRequest("refund_order", args));
+  }
+
+  @Test
+  void eachDecisionIsOneRecordWithArgumentNamesOnly() {
+    var spec = refund(gate().audit(records::add)
+        .auditResultSummary(r -> r.content().get(0).toString().contains("refund") ? "ok" : "?"));
+
+    call(spec, "acme", "k-1", 500);
+    call(spec, "acme", "k-1", 500);
+    call(spec, "acme", "k-1", 900);
+    call(spec, "acme", null, 500);
+    call(spec, null, "k-2", 500);
+    assertThatThrownBy(() -> call(spec, "acme", "k-3", 666)).hasMessage("declined");
+
+    assertThat(records).extracting(AuditRecord::decision).containsExactly(
+        AuditDecision.EXECUTED, AuditDecision.REPLAYED, AuditDecision.CONFLICT,
+        AuditDecision.KEY_REFUSED, AuditDecision.TENANT_REFUSED, AuditDecision.RELEASED);
+    AuditRecord executed = records.get(0);
+    assertThat(executed.tenant()).isEqualTo("acme");
+    assertThat(executed.key()).isEqualTo("k-1");
+    assertThat(executed.attempt()).isEqualTo(1);
+    assertThat(executed.argsHash()).startsWith("v1:");
+    assertThat(executed.arguments()).isEqualTo("[amount_cents, idempotency_key, order_id]");
+    assertThat(executed.resultSummary()).isEqualTo("ok");
+    assertThat(executed.durationMicros()).isPositive();
+    assertThat(records.get(1).attempt()).isEqualTo(1);
+    assertThat(records.get(1).argsHash()).isEqualTo(executed.argsHash());
+    assertThat(records.get(2).argsHash()).isNotEqualTo(executed.argsHash());
+    assertThat(records.get(2).reason()).contains("other arguments");
+    assertThat(records.get(4).tenant()).isNull();
+    assertThat(records).allSatisfy(r -> assertThat(r.arguments()).doesNotContain("ord_9f2"));
+  }
+
+  @Test
+  void aRedactionHookDecidesWhatIsKept() {
+    var spec = refund(gate().audit(records::add).auditRedaction(Redaction.none()));
+    call(spec, "acme", "k-1", 500);
+    assertThat(records.get(0).arguments()).contains("order_id=ord_9f2");
+  }
+
+  @Test
+  void aSinkThatThrowsIsCountedAndTheCallerGetsItsResult() {
+    McpGate.Builder builder = gate().audit(r -> {
+      throw new IllegalStateException("the audit table is gone");
+    });
+    McpGate mcpGate = builder.tenantResolver(TenantResolver.fromTransportContext("tenant")).build();
+    var spec = mcpGate.gate(new McpStatelessServerFeatures.SyncToolSpecification(
+        new TestTools().refundTool(), (ctx, req) -> CallToolResult.builder()
+            .addTextContent("refund " + runs.incrementAndGet()).build()), ToolPolicy.defaults());
+
+    CallToolResult r = call(spec, "acme", "k-1", 500);
+
+    assertThat(r.isError()).isNotEqualTo(Boolean.TRUE);
+    assertThat(runs).hasValue(1);
+    assertThat(mcpGate.auditFailures()).isEqualTo(1);
+  }
+}
