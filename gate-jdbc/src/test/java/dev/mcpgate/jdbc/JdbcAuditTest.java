@@ -135,7 +135,8 @@ class JdbcAuditTest {
       long dropped = sink.dropped();
       slow.countDown();
       assertThat(sink.flush(Duration.ofSeconds(30))).isTrue();
-      assertThat(dropped).isBetween(44L, 45L);   // five queued, maybe one more taken by the writer
+      // five wait in the queue, and the held writer took at most one batch of them before
+      assertThat(dropped).isBetween(40L, 45L);
       assertThat(sink.written() + dropped).isEqualTo(50);
     }
 

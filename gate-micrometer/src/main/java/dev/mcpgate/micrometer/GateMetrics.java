@@ -53,9 +53,8 @@ public final class GateMetrics implements GateListener {
   public void onEvent(GateEvent e) {
     String tool = e.id().tool();
     switch (e.type()) {
-      case ACQUIRED -> calls(tool, e.isTakeover() ? "takeover" : "executed");
-      case REPLAYED -> calls(tool, "replayed");
-      case REFUSED -> calls(tool, "refused." + e.reason().name().toLowerCase(Locale.ROOT));
+      case ACQUIRED, REPLAYED, REFUSED -> counter("mcpgate.calls", "tool", tool, "outcome",
+          Outcomes.of(e)).increment();
       case COMPLETED, RELEASED, MARKED_UNKNOWN, LEASE_LOST, STORE_FAILED, RESULT_NOT_STORED ->
           counter("mcpgate.attempts.ended", "tool", tool, "result",
               e.type().name().toLowerCase(Locale.ROOT)).increment();
@@ -63,10 +62,6 @@ public final class GateMetrics implements GateListener {
       case LEASE_RENEWAL_FAILED ->
           counter("mcpgate.lease.renewals", "result", "failed").increment();
     }
-  }
-
-  private void calls(String tool, String outcome) {
-    counter("mcpgate.calls", "tool", tool, "outcome", outcome).increment();
   }
 
   private Counter counter(String name, String... tags) {

@@ -5,7 +5,6 @@ import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.internal.Checks;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import java.util.Locale;
 
 /**
  * Adds the gate's decision to the current observation (the tool call's span, when Spring Boot's
@@ -42,12 +41,7 @@ public final class GateObservations implements GateListener {
 
   @Override
   public void onEvent(GateEvent e) {
-    String outcome = switch (e.type()) {
-      case ACQUIRED -> e.isTakeover() ? "takeover" : "executed";
-      case REPLAYED -> "replayed";
-      case REFUSED -> "refused." + e.reason().name().toLowerCase(Locale.ROOT);
-      default -> null;
-    };
+    String outcome = Outcomes.of(e);
     Observation current = outcome == null ? null : registry.getCurrentObservation();
     if (current == null) {
       return;
