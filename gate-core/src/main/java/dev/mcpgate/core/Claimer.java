@@ -33,9 +33,29 @@ final class Claimer {
     this.reconciliation = new Reconciliation(store, policy, codec, events);
   }
 
+  /**
+   * One arrival of a call, for the events of its decision: where its key came from, and whether
+   * (and since when) it waited on another attempt.
+   */
+  record Arrival(String keySource, long startNanos, boolean waited) {
+    static Arrival of(ToolCall call) {
+      return new Arrival(call.keySource(), System.nanoTime(), false);
+    }
+
+    Arrival afterWaiting() {
+      return waited ? this : new Arrival(keySource, startNanos, true);
+    }
+
+    /** @return how long it waited on another attempt; zero when it did not */
+    Duration waitedFor() {
+      return waited ? Duration.ofNanos(System.nanoTime() - startNanos) : Duration.ZERO;
+    }
+  }
+
   /** Claims once, without waiting. */
   ClaimOutcome claim(ToolCall call, String hash) {
-    return told(claimOnce(call, hash, 0));
+    Arrival arrival = Arrival.of(call);
+    return told(claimOnce(call, hash, 0, arrival), arrival);
   }
 
   /**
@@ -43,47 +63,56 @@ final class Claimer {
    * the policy's in-flight wait runs out (or the thread is interrupted).
    */
   ClaimOutcome claimWaiting(ToolCall call, String hash) {
-    long deadline = System.nanoTime() + policy.inFlightWait().toNanos();
+    Arrival arrival = Arrival.of(call);
+    long deadline = arrival.startNanos() + policy.inFlightWait().toNanos();
     long backoffMs = 5;
     while (true) {
-      ClaimOutcome outcome = claimOnce(call, hash, 0);
+      ClaimOutcome outcome = claimOnce(call, hash, 0, arrival);
       if (!(outcome instanceof ClaimOutcome.Refused refused)
           || (refused.reason() != RefusalReason.IN_PROGRESS
               && refused.reason() != RefusalReason.HOLDER_UNRESPONSIVE)) {
-        return told(outcome);
+        return told(outcome, arrival);
       }
       long remainingMs = (deadline - System.nanoTime()) / 1_000_000;
       if (remainingMs <= 0) {
-        return told(outcome);
+        return told(outcome, arrival);
       }
+      arrival = arrival.afterWaiting();
       long sleepMs = Math.max(1, Math.min(Math.min(backoffMs, remainingMs),
           refused.retryAfter().toMillis()));
       try {
         Thread.sleep(sleepMs);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return told(outcome);
+        return told(outcome, arrival);
       }
       backoffMs = Math.min(backoffMs * 2, 100);
     }
   }
 
-  ClaimOutcome told(ClaimOutcome outcome) {
+  /** Tells the listeners of a refusal that came after a wait outside this claimer. */
+  ClaimOutcome toldAfterWaiting(ClaimOutcome.Refused refused, ToolCall call, Duration waited) {
+    events.refused(refused, call.keySource(), waited);
+    return refused;
+  }
+
+  private ClaimOutcome told(ClaimOutcome outcome, Arrival arrival) {
     if (outcome instanceof ClaimOutcome.Refused refused) {
-      events.refused(refused);
+      events.refused(refused, arrival.keySource(), arrival.waitedFor());
     }
     return outcome;
   }
 
-  private ClaimOutcome claimOnce(ToolCall call, String hash, int reconciliations) {
+  private ClaimOutcome claimOnce(ToolCall call, String hash, int reconciliations,
+      Arrival arrival) {
     ClaimId id = call.id();
     LeaseToken token = LeaseToken.random();
     ClaimAttempt attempt = write(new ClaimRequest(id, hash, token, policy.lease(),
         policy.retention()));
     if (attempt instanceof ClaimAttempt.Acquired) {
-      return acquired(attempt.record(), token);
+      return acquired(attempt.record(), token, arrival);
     }
-    return classify(call, hash, attempt, reconciliations);
+    return classify(call, hash, attempt, reconciliations, arrival);
   }
 
   /**
@@ -91,11 +120,12 @@ final class Claimer {
    * claim that found a committed row ends here too. The refusal is told to the listeners.
    */
   ClaimOutcome existing(ToolCall call, String hash, ClaimAttempt.Existing existing) {
-    return told(classify(call, hash, existing, 0));
+    Arrival arrival = Arrival.of(call);
+    return told(classify(call, hash, existing, 0, arrival), arrival);
   }
 
   private ClaimOutcome classify(ToolCall call, String hash, ClaimAttempt attempt,
-      int reconciliations) {
+      int reconciliations, Arrival arrival) {
     ClaimId id = call.id();
     ClaimRecord row = attempt.record();
     if (!ArgumentHasher.matches(row.argsHash(), hash)) {
@@ -105,11 +135,11 @@ final class Claimer {
     }
     Duration leaseLeft = Duration.between(attempt.storeNow(), row.leaseExpiresAt());
     return switch (row.state()) {
-      case COMPLETED -> replayed(row);
+      case COMPLETED -> replayed(row, arrival);
       case IN_PROGRESS -> held(row, leaseLeft);
       case UNKNOWN -> {
         ClaimOutcome reconciled = reconciliation.reconcile(id, row, attempt.storeNow(),
-            reconciliations, () -> claimOnce(call, hash, reconciliations + 1));
+            reconciliations, () -> claimOnce(call, hash, reconciliations + 1, arrival));
         if (reconciled != null) {
           yield reconciled;
         }
@@ -165,20 +195,24 @@ final class Claimer {
   }
 
   /** The claim of the row holding {@code token}; the listeners are told it was acquired. */
-  ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token) {
+  ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token, ToolCall call) {
+    return acquired(row, token, Arrival.of(call));
+  }
+
+  private ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token, Arrival arrival) {
     if (!row.token().equals(token)) {
       throw new IllegalStateException("store " + store.getClass().getName()
           + " reported a claim of " + row.id() + " that its new token does not hold");
     }
     ClaimOutcome.Acquired acquired = new ClaimOutcome.Acquired(row.id(), token, row.attempt(),
         row.createdAt(), row.leaseExpiresAt());
-    events.emit(GateEvent.Type.ACQUIRED, row, acquired.isTakeover()
+    events.decided(GateEvent.Type.ACQUIRED, row, acquired.isTakeover()
         ? "took over an expired lease; the action runs again (attempt " + row.attempt() + ")"
-        : "claimed; the action runs", null);
+        : "claimed; the action runs", arrival.keySource(), arrival.waitedFor());
     return acquired;
   }
 
-  private ClaimOutcome replayed(ClaimRecord row) {
+  private ClaimOutcome replayed(ClaimRecord row, Arrival arrival) {
     StoredResult stored = row.result();
     if (stored.kind() == StoredResult.Kind.NOT_STORED) {
       return new ClaimOutcome.Refused(row.id(), RefusalReason.RESULT_NOT_STORED, Duration.ZERO,
@@ -186,8 +220,8 @@ final class Claimer {
               + " is not run again with this key");
     }
     stored = new StoredResult(stored.kind(), codec.decode(row.id(), stored.body()));
-    events.emit(GateEvent.Type.REPLAYED, row, "replayed the stored result",
-        null);
+    events.decided(GateEvent.Type.REPLAYED, row, "replayed the stored result",
+        arrival.keySource(), arrival.waitedFor());
     return new ClaimOutcome.Replayed(row.id(), stored, row.attempt(), row.createdAt(),
         row.completedAt());
   }

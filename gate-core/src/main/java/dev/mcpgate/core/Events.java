@@ -1,6 +1,7 @@
 package dev.mcpgate.core;
 
 import dev.mcpgate.core.spi.ClaimRecord;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import org.slf4j.Logger;
@@ -22,7 +23,7 @@ final class Events {
   void emit(GateEvent.Type type, ClaimOutcome.Acquired claim, String message, Throwable error) {
     if (!listeners.isEmpty()) {
       publish(new GateEvent(type, claim.id(), claim.attempt(), claim.token().fingerprint(), null,
-          message, error, clock.instant()));
+          message, error, clock.instant(), null, Duration.ZERO));
     }
   }
 
@@ -30,14 +31,23 @@ final class Events {
   void emit(GateEvent.Type type, ClaimRecord row, String message, Throwable error) {
     if (!listeners.isEmpty()) {
       publish(new GateEvent(type, row.id(), row.attempt(), row.token().fingerprint(), null,
-          message, error, clock.instant()));
+          message, error, clock.instant(), null, Duration.ZERO));
     }
   }
 
-  void refused(ClaimOutcome.Refused refused) {
+  /** The decision on one arrival of a call (acquired, replayed) about the row it found. */
+  void decided(GateEvent.Type type, ClaimRecord row, String message, String keySource,
+      Duration waited) {
+    if (!listeners.isEmpty()) {
+      publish(new GateEvent(type, row.id(), row.attempt(), row.token().fingerprint(), null,
+          message, null, clock.instant(), keySource, waited));
+    }
+  }
+
+  void refused(ClaimOutcome.Refused refused, String keySource, Duration waited) {
     if (!listeners.isEmpty()) {
       publish(new GateEvent(GateEvent.Type.REFUSED, refused.id(), 0, null, refused.reason(),
-          refused.message(), null, clock.instant()));
+          refused.message(), null, clock.instant(), keySource, waited));
     }
   }
 

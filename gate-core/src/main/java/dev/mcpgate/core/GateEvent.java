@@ -1,6 +1,7 @@
 package dev.mcpgate.core;
 
 import dev.mcpgate.core.internal.Checks;
+import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -19,9 +20,15 @@ import java.time.Instant;
  * @param at when the gate saw it, by the application's clock (the gate builder's
  *     {@code clock}); for logs only, since every expiry and lease decision follows the store's
  *     clock
+ * @param keySource on a call's decision (acquired, replayed, refused): where its key came from
+ *     ({@code argument}, {@code meta}, {@code natural}, {@code header}) when the caller said;
+ *     null otherwise
+ * @param waited on a call's decision: how long it waited on another attempt with the same key
+ *     before it; zero when it did not wait
  */
 public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerprint,
-    RefusalReason reason, String message, Throwable error, Instant at) {
+    RefusalReason reason, String message, Throwable error, Instant at, String keySource,
+    Duration waited) {
 
   /**
    * @throws NullPointerException if type, id, message or at is null
@@ -33,6 +40,7 @@ public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerpr
     Checks.notNull(id, "id");
     Checks.notNull(message, "message");
     Checks.notNull(at, "at");
+    Checks.notNegative(waited, "waited");
     if ((type == Type.REFUSED) != (reason != null)) {
       throw new IllegalArgumentException("a reason goes with REFUSED events, and only with them;"
           + " was " + type + " with reason " + reason);

@@ -60,11 +60,11 @@ final class SingleCommitRunner {
       } catch (ClaimBusyException busy) {
         rollbackQuietly(scope, resource, busy);
         Duration retryAfter = busy.waited().isZero() ? Duration.ofSeconds(1) : busy.waited();
-        return GateResult.Refused.of((ClaimOutcome.Refused) claimer.told(
+        return GateResult.Refused.of((ClaimOutcome.Refused) claimer.toldAfterWaiting(
             new ClaimOutcome.Refused(id, RefusalReason.IN_PROGRESS, retryAfter,
                 "another transaction holds the same key and did not end within "
                     + busy.waited().toMillis() + " ms; retry after " + retryAfter.toMillis()
-                    + " ms")));
+                    + " ms"), call, busy.waited()));
       } catch (IdempotencyException e) {
         rollbackQuietly(scope, resource, e);
         throw e;
@@ -79,7 +79,7 @@ final class SingleCommitRunner {
         return outcome instanceof ClaimOutcome.Replayed replayed ? replay.apply(replayed)
             : GateResult.Refused.of((ClaimOutcome.Refused) outcome);
       }
-      ClaimOutcome.Acquired claim = claimer.acquired(attempt.record(), token);
+      ClaimOutcome.Acquired claim = claimer.acquired(attempt.record(), token, call);
       return runAcquired(claim, mapper, scope, resource, action);
     } finally {
       try {

@@ -9,16 +9,24 @@ import java.util.Map;
  *
  * @param id the claim identity: (tenant, tool, key)
  * @param arguments the tool arguments as plain JSON-like Java values (maps with string keys,
- *     lists, strings, numbers, booleans, nulls) or Jackson {@code JsonNode}s; never null (absent
- *     arguments are an empty map). The whole map is hashed, less the policy's ignored arguments,
- *     so a key that identifies too little gives a loud conflict instead of a silent replay.
+ *     lists, strings, numbers, booleans, nulls; a Jackson tree becomes such values with the MCP
+ *     adapter's {@code JsonTrees}); never null (absent arguments are an empty map). The whole map
+ *     is hashed, less the policy's ignored arguments, so a key that identifies too little gives a
+ *     loud conflict instead of a silent replay.
+ * @param keySource where the key came from ({@code argument}, {@code meta}, {@code natural},
+ *     {@code header}), for metrics and traces; null when not told
  */
-public record ToolCall(ClaimId id, Map<String, ?> arguments) {
+public record ToolCall(ClaimId id, Map<String, ?> arguments, String keySource) {
 
   /** Normalizes absent arguments to an empty map. */
   public ToolCall {
     Checks.notNull(id, "id");
     arguments = arguments == null ? Collections.emptyMap() : arguments;
+  }
+
+  /** @return this call, telling where its key came from */
+  public ToolCall withKeySource(String source) {
+    return new ToolCall(id, arguments, Checks.notNull(source, "source"));
   }
 
   /**
@@ -30,6 +38,6 @@ public record ToolCall(ClaimId id, Map<String, ?> arguments) {
    * @throws InvalidIdempotencyKeyException when tenant, tool or key is missing or malformed
    */
   public static ToolCall of(String tenant, String tool, String key, Map<String, ?> arguments) {
-    return new ToolCall(new ClaimId(tenant, tool, key), arguments);
+    return new ToolCall(new ClaimId(tenant, tool, key), arguments, null);
   }
 }

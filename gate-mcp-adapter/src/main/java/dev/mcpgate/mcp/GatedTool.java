@@ -104,8 +104,8 @@ final class GatedTool {
     Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
     ToolCall call;
     try {
-      String key = KeyExtractor.find(policy, request, arguments, transport);
-      if (key == null) {
+      KeyExtractor.Found found = KeyExtractor.find(policy, request, arguments, transport);
+      if (found == null) {
         if (policy.required()) {
           trail.decided(AuditDecision.KEY_REFUSED, "no key");
           return ModelMessages.keyRequired(policy);
@@ -113,8 +113,9 @@ final class GatedTool {
         trail.ungated = true;
         return invocation.ungated(request);
       }
-      trail.key = key;
-      call = ToolCall.of(tenant, tool.name(), key, arguments);   // checks the key's rules, once
+      trail.key = found.key();
+      call = ToolCall.of(tenant, tool.name(), found.key(), arguments)   // checks the key, once
+          .withKeySource(found.source().name().toLowerCase(java.util.Locale.ROOT));
       trail.call = call;
     } catch (InvalidIdempotencyKeyException e) {
       trail.decided(AuditDecision.KEY_REFUSED, e.getMessage());

@@ -24,11 +24,14 @@ import java.util.Map;
 final class KeyExtractor {
   private KeyExtractor() {}
 
+  /** A key and the source it came from. */
+  record Found(String key, KeySource source) {}
+
   /**
-   * @return the key, or null when no source has one
+   * @return the key and its source, or null when no source has one
    * @throws InvalidIdempotencyKeyException when a source holds a key that is not a string
    */
-  static String find(ToolPolicy policy, CallToolRequest request, Map<String, Object> arguments,
+  static Found find(ToolPolicy policy, CallToolRequest request, Map<String, Object> arguments,
       McpTransportContext context) {
     Map<KeySource, String> explicit = new EnumMap<>(KeySource.class);
     for (KeySource source : policy.keySources()) {
@@ -53,7 +56,7 @@ final class KeyExtractor {
       String key = source == KeySource.NATURAL ? natural(policy.naturalKey(), arguments)
           : explicit.get(source);
       if (key != null) {
-        return key;
+        return new Found(key, source);
       }
     }
     return null;

@@ -5,6 +5,7 @@ import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.internal.Checks;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.util.Locale;
 
 /**
@@ -17,8 +18,9 @@ import java.util.Locale;
  * }</pre>
  *
  * <ul>
- *   <li>{@code mcpgate.calls} (counter; tags {@code tool}, {@code outcome}, {@code store}): one
- *       per call decision. Outcomes: {@code executed}, {@code takeover} (executed after an
+ *   <li>{@code mcpgate.calls} (counter; tags {@code tool}, {@code outcome}, {@code key_source}
+ *       ({@code argument}, {@code meta}, {@code natural}, {@code header}, or {@code none} when
+ *       the caller did not say), {@code store}): one per call decision. Outcomes: {@code executed}, {@code takeover} (executed after an
  *       earlier attempt's lease ran out), {@code replayed}, and {@code refused.conflict},
  *       {@code refused.in_progress}, {@code refused.holder_unresponsive},
  *       {@code refused.outcome_unknown}, {@code refused.result_not_stored}.</li>
@@ -26,6 +28,9 @@ import java.util.Locale;
  *       {@code store}): how an executed attempt's claim ended: {@code completed},
  *       {@code released}, {@code marked_unknown}, {@code lease_lost}, {@code store_failed},
  *       {@code result_not_stored}.</li>
+ *   <li>{@code mcpgate.inflight.wait} (timer; tags {@code tool}, {@code outcome},
+ *       {@code store}): how long a call waited on another attempt with the same key, recorded
+ *       for the calls that waited.</li>
  *   <li>{@code mcpgate.lease.renewals} (counter; tags {@code result} = {@code renewed} or
  *       {@code failed}, {@code store}).</li>
  * </ul>
@@ -53,8 +58,15 @@ public final class GateMetrics implements GateListener {
   public void onEvent(GateEvent e) {
     String tool = e.id().tool();
     switch (e.type()) {
-      case ACQUIRED, REPLAYED, REFUSED -> counter("mcpgate.calls", "tool", tool, "outcome",
-          Outcomes.of(e)).increment();
+      case ACQUIRED, REPLAYED, REFUSED -> {
+        String outcome = Outcomes.of(e);
+        counter("mcpgate.calls", "tool", tool, "outcome", outcome, "key_source",
+            e.keySource() == null ? "none" : e.keySource()).increment();
+        if (!e.waited().isZero()) {
+          Timer.builder("mcpgate.inflight.wait").tags("tool", tool, "outcome", outcome)
+              .tag("store", store).register(registry).record(e.waited());
+        }
+      }
       case COMPLETED, RELEASED, MARKED_UNKNOWN, LEASE_LOST, STORE_FAILED, RESULT_NOT_STORED ->
           counter("mcpgate.attempts.ended", "tool", tool, "result",
               e.type().name().toLowerCase(Locale.ROOT)).increment();

@@ -15,6 +15,7 @@ import io.micrometer.observation.ObservationRegistry;
  *       {@code mcpgate.calls};</li>
  *   <li>{@code mcpgate.ran} (low): {@code true} when the action runs in this call;</li>
  *   <li>{@code mcpgate.store} (low): the store's name;</li>
+ *   <li>{@code mcpgate.key_source} (low): where the key came from, {@code none} if untold;</li>
  *   <li>{@code mcpgate.attempt} (high cardinality): the attempt that runs, or whose result is
  *       replayed ({@code replayed-from attempt}).</li>
  * </ul>
@@ -49,6 +50,8 @@ public final class GateObservations implements GateListener {
     current.lowCardinalityKeyValue("mcpgate.outcome", outcome);
     current.lowCardinalityKeyValue("mcpgate.ran", Boolean.toString(e.type() == GateEvent.Type.ACQUIRED));
     current.lowCardinalityKeyValue("mcpgate.store", store);
+    current.lowCardinalityKeyValue("mcpgate.key_source",
+        e.keySource() == null ? "none" : e.keySource());
     if (e.attempt() > 0) {
       current.highCardinalityKeyValue("mcpgate.attempt", Integer.toString(e.attempt()));
     }

@@ -45,7 +45,7 @@ class GateMicrometerTest {
 
   private double calls(String outcome) {
     var c = meters.find("mcpgate.calls").tags("tool", "refund_order", "outcome", outcome,
-        "store", "memory").counter();
+        "store", "memory", "key_source", "none").counter();
     return c == null ? 0 : c.count();
   }
 
@@ -81,7 +81,8 @@ class GateMicrometerTest {
         .count()).isEqualTo(1);
     for (Meter m : meters.getMeters()) {
       assertThat(m.getId().getTags()).allSatisfy(t -> {
-        assertThat(t.getKey()).isIn("tool", "outcome", "result", "store", "operation");
+        assertThat(t.getKey()).isIn("tool", "outcome", "result", "store", "operation",
+            "key_source");
         assertThat(t.getValue()).doesNotContain("acme", "k-1", "k-2", "k-3");
       });
     }
@@ -118,6 +119,37 @@ class GateMicrometerTest {
     assertThat(replayed.getHighCardinalityKeyValue("mcpgate.attempt").getValue()).isEqualTo("1");
     assertThat(refused.getLowCardinalityKeyValue("mcpgate.outcome").getValue())
         .isEqualTo("refused.conflict");
+  }
+
+  @Test
+  void theKeySourceIsATagAndAWaitOnAnotherAttemptIsTimed() throws Exception {
+    IdempotencyGate waiting = gate.withPolicy(gate.policy().toBuilder()
+        .inFlightWait(Duration.ofSeconds(10)).build());
+    var first = (dev.mcpgate.core.ClaimOutcome.Acquired) waiting.claim(
+        call("k-1", 5).withKeySource("meta"));
+    Thread finisher = new Thread(() -> {
+      try {
+        Thread.sleep(150);
+      } catch (InterruptedException e) {
+        return;
+      }
+      waiting.complete(first, "refund".getBytes(java.nio.charset.StandardCharsets.UTF_8), false);
+    });
+    finisher.start();
+    GateResult<String> r = waiting.execute(call("k-1", 5).withKeySource("argument"),
+        ResultMapper.utf8(), ctx -> "again");
+    finisher.join();
+
+    assertThat(r).isInstanceOf(GateResult.Replayed.class);
+    assertThat(meters.get("mcpgate.calls").tags("outcome", "executed", "key_source", "meta")
+        .counter().count()).isEqualTo(1);
+    assertThat(meters.get("mcpgate.calls").tags("outcome", "replayed", "key_source", "argument")
+        .counter().count()).isEqualTo(1);
+    var wait = meters.get("mcpgate.inflight.wait").tags("outcome", "replayed").timer();
+    assertThat(wait.count()).isEqualTo(1);
+    assertThat(wait.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isPositive();
+    assertThat(meters.find("mcpgate.inflight.wait").tags("outcome", "executed").timer())
+        .isNull();   // the first call did not wait
   }
 
   @Test

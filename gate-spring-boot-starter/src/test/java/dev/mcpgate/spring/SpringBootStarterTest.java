@@ -151,7 +151,7 @@ class SpringBootStarterTest {
     refund("k-metrics", 300);
 
     assertThat(meters.get("mcpgate.calls").tags("tool", "refund_order", "outcome", "replayed",
-        "store", "jdbc").counter().count()).isGreaterThanOrEqualTo(1);
+        "store", "jdbc", "key_source", "argument").counter().count()).isGreaterThanOrEqualTo(1);
     assertThat(meters.get("mcpgate.calls").tags("outcome", "executed").counter().count())
         .isGreaterThanOrEqualTo(1);
   }
