@@ -45,6 +45,11 @@ public class McpGateProperties {
   private GatePolicy.FailureMode failureMode = GatePolicy.defaults().failureMode();
   /** Fail at startup when a write tool is neither gated nor listed in {@link #safeTools}. */
   private boolean requireGatedWrites = false;
+  /**
+   * Where keys come from, for the tools whose {@code @Idempotent} leaves {@code keySources} at its
+   * default (argument, then meta); empty keeps the annotation's.
+   */
+  private List<dev.mcpgate.mcp.KeySource> keySources = new ArrayList<>();
   /** Write tools that are safe to run twice by themselves, so need no gate. */
   private List<String> safeTools = new ArrayList<>();
   /** Where the tenant of a call comes from. */
@@ -202,6 +207,14 @@ public class McpGateProperties {
 
   public void setRequireGatedWrites(boolean requireGatedWrites) {
     this.requireGatedWrites = requireGatedWrites;
+  }
+
+  public List<dev.mcpgate.mcp.KeySource> getKeySources() {
+    return keySources;
+  }
+
+  public void setKeySources(List<dev.mcpgate.mcp.KeySource> keySources) {
+    this.keySources = keySources;
   }
 
   public List<String> getSafeTools() {

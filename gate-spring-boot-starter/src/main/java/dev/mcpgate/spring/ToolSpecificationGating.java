@@ -116,10 +116,25 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
           }
         }
       }
-      policies = types.isEmpty() ? Map.of()
+      Map<String, ToolPolicy> found = types.isEmpty() ? Map.of()
           : McpGate.annotatedPolicies(types.toArray(Class<?>[]::new));
+      List<dev.mcpgate.mcp.KeySource> sources = properties.getObject().getKeySources();
+      policies = new LinkedHashMap<>();
+      found.forEach((tool, p) -> policies.put(tool, withDefaultKeySources(p, sources)));
     }
     return policies;
+  }
+
+  /** The policy, with {@code mcpgate.key-sources} where the annotation left the default. */
+  private static ToolPolicy withDefaultKeySources(ToolPolicy p,
+      List<dev.mcpgate.mcp.KeySource> sources) {
+    if (sources == null || sources.isEmpty()
+        || !p.keySources().equals(ToolPolicy.defaults().keySources())) {
+      return p;
+    }
+    return new ToolPolicy(sources, p.keyArgument(), p.naturalKey(), p.required(),
+        p.keepKeyArgument(), p.retention(), p.lease(), p.failureMode(), p.ignoredArguments(),
+        p.keyDescription());
   }
 
   @Override

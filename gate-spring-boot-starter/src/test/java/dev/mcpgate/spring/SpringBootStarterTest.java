@@ -171,6 +171,23 @@ class SpringBootStarterTest {
   }
 
   @Test
+  void keySourcesFromThePropertiesApplyWhereTheAnnotationLeftTheDefault() {
+    try (ConfigurableApplicationContext metaOnly = server("mcpgate.key-sources=meta").run()) {
+      McpSyncClient c = client(metaOnly, "acme-meta");
+      try {
+        CallToolResult withArgument = c.callTool(new CallToolRequest("refund_order",
+            Map.of("orderId", "ord_1", "amountCents", 5, "idempotency_key", "k-arg")));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> error = (Map<String, Object>)
+            ((Map<String, Object>) withArgument.structuredContent()).get("error");
+        assertThat(error).containsEntry("type", McpGateErrors.KEY_REQUIRED);
+      } finally {
+        c.closeGracefully();
+      }
+    }
+  }
+
+  @Test
   void requireGatedWritesStopsAServerWithAnUngatedWriteTool() {
     assertThatThrownBy(() -> server("mcpgate.require-gated-writes=true").run())
         .hasStackTraceContaining("add_note")
