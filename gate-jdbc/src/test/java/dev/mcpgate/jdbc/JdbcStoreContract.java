@@ -22,6 +22,7 @@ import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.TransactionScope;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import dev.mcpgate.core.LeaseToken;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -216,6 +217,24 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
         .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(LeaseLostException.class);
     assertThat(effects()).containsExactly("winner");
     assertThat(store.find(call.id()).orElseThrow().state()).isEqualTo(ClaimState.COMPLETED);
+  }
+
+  @Test
+  void anInsertThatLosesTheRaceForAKeyReportsItSoTheClaimGoesRound() throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    SqlDialect sql = jdbc.dialect().sql(JdbcStoreContract.TABLE);
+    dev.mcpgate.core.spi.ClaimRequest first = new dev.mcpgate.core.spi.ClaimRequest(
+        call("raced", Map.of()).id(), "v1:a", LeaseToken.random(), LONG, LONG);
+    dev.mcpgate.core.spi.ClaimRequest second = new dev.mcpgate.core.spi.ClaimRequest(
+        first.id(), "v1:a", LeaseToken.random(), LONG, LONG);
+    try (Connection c = dataSource().getConnection()) {
+      long now = store.now().toEpochMilli();
+      if (!(sql instanceof PostgresSql)) {   // PostgreSQL claims in one statement, no insert race
+        assertThat(sql.insert(c, first, now, 5)).isTrue();
+        assertThat(sql.insert(c, second, now, 5)).as("the key is taken").isFalse();
+        assertThat(store.find(first.id()).orElseThrow().token()).isEqualTo(first.token());
+      }
+    }
   }
 
   /** The store's transaction scope, with a commit that goes wrong in a given way. */

@@ -572,6 +572,8 @@ public abstract class IdempotencyStoreContract {
 
     assertThat(row.createdAt()).isBetween(before, after);
     assertThat(Duration.between(row.createdAt(), row.leaseExpiresAt())).isEqualTo(LONG);
+    assertThat(Duration.between(row.createdAt(), row.expiresAt())).isEqualTo(LONG.multipliedBy(6));
+    assertThat(store.find(id("k")).orElseThrow()).isEqualTo(row);
   }
 
   @Test
