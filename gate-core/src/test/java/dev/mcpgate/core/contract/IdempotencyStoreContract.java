@@ -577,6 +577,27 @@ public abstract class IdempotencyStoreContract {
   }
 
   @Test
+  void aCompletedRowSaysWhenAndAReplaySaysWhichAttemptAndWhen() {
+    IdempotencyGate gate = gate(GatePolicy.defaults());
+    Instant before = store.now();
+    gate.execute(call("when", Map.of()), ResultMapper.utf8(), ctx -> "done");
+    Instant after = store.now();
+
+    ClaimRecord row = store.find(id("when")).orElseThrow();
+    assertThat(row.completedAt()).isBetween(row.createdAt(), after);
+    assertThat(row.createdAt()).isBetween(before, after);
+    assertThat(gate.execute(call("when", Map.of()), ResultMapper.utf8(), ctx -> "again"))
+        .isInstanceOfSatisfying(GateResult.Replayed.class, r -> {
+          assertThat(r.attempt()).isEqualTo(1);
+          assertThat(r.firstExecutedAt()).isEqualTo(row.createdAt());
+          assertThat(r.completedAt()).isEqualTo(row.completedAt());
+        });
+    LeaseToken open = LeaseToken.random();
+    claim(id("open"), "v1:a", open, LONG);
+    assertThat(store.find(id("open")).orElseThrow().completedAt()).isNull();
+  }
+
+  @Test
   void purgeDeletesOnlyExpiredRowsAndAtMostTheLimit() throws Exception {
     for (int i = 0; i < 5; i++) {
       LeaseToken token = LeaseToken.random();
