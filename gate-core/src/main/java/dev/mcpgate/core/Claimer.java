@@ -65,7 +65,7 @@ final class Claimer {
   ClaimOutcome claimWaiting(ToolCall call, String hash) {
     Arrival arrival = Arrival.of(call);
     long deadline = arrival.startNanos() + policy.inFlightWait().toNanos();
-    long backoffMs = 5;
+    long backoffMs = FIRST_BACKOFF_MS;
     while (true) {
       ClaimOutcome outcome = claimOnce(call, hash, 0, arrival);
       if (!(outcome instanceof ClaimOutcome.Refused refused)
@@ -73,21 +73,42 @@ final class Claimer {
               && refused.reason() != RefusalReason.HOLDER_UNRESPONSIVE)) {
         return told(outcome, arrival);
       }
-      long remainingMs = (deadline - System.nanoTime()) / 1_000_000;
-      if (remainingMs <= 0) {
+      long sleepMs = sleepMs(backoffMs, deadline - System.nanoTime(), refused.retryAfter());
+      if (sleepMs == 0) {
         return told(outcome, arrival);
       }
       arrival = arrival.afterWaiting();
-      long sleepMs = Math.max(1, Math.min(Math.min(backoffMs, remainingMs),
-          refused.retryAfter().toMillis()));
       try {
         Thread.sleep(sleepMs);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return told(outcome, arrival);
       }
-      backoffMs = Math.min(backoffMs * 2, 100);
+      backoffMs = nextBackoffMs(backoffMs);
     }
+  }
+
+  static final long FIRST_BACKOFF_MS = 5;
+  static final long MAX_BACKOFF_MS = 100;
+
+  /**
+   * How long to sleep before claiming again: the back-off, but never past the wait's end nor past
+   * the holder's retry-after, and at least 1 ms.
+   *
+   * @param remainingNanos what is left of the in-flight wait
+   * @return 0 when the wait has run out (less than a millisecond left)
+   */
+  static long sleepMs(long backoffMs, long remainingNanos, Duration retryAfter) {
+    long remainingMs = remainingNanos / 1_000_000;
+    if (remainingMs <= 0) {
+      return 0;
+    }
+    return Math.max(1, Math.min(Math.min(backoffMs, remainingMs), retryAfter.toMillis()));
+  }
+
+  /** @return the back-off after one more round: doubled, at most {@value #MAX_BACKOFF_MS} ms */
+  static long nextBackoffMs(long backoffMs) {
+    return Math.min(backoffMs * 2, MAX_BACKOFF_MS);
   }
 
   /** Tells the listeners of a refusal that came after a wait outside this claimer. */
@@ -226,7 +247,8 @@ final class Claimer {
         row.completedAt());
   }
 
-  private static Duration clamp(Duration value, Duration max) {
+  /** @return value, raised to 1 ms and capped at max */
+  static Duration clamp(Duration value, Duration max) {
     Duration min = Duration.ofMillis(1);
     if (value.compareTo(min) < 0) {
       return min;

@@ -586,4 +586,37 @@ class FailurePathsTest {
         r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
     assertThat(stillInterrupted).isTrue();
   }
+
+  @Test
+  void aCallDecisionTellsItsKeySourceAndHowLongItWaited() throws Exception {
+    IdempotencyGate waiting = IdempotencyGate.builder(InMemoryIdempotencyStore.create())
+        .listener(events::add).policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10))
+            .build()).build();
+    ClaimOutcome.Acquired first = (ClaimOutcome.Acquired) waiting.claim(
+        call("k").withKeySource("meta"));
+    Thread finisher = new Thread(() -> {
+      try {
+        Thread.sleep(120);
+      } catch (InterruptedException e) {
+        return;
+      }
+      waiting.complete(first, "refund 1".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          false);
+    });
+    finisher.start();
+    GateResult<String> replay = waiting.execute(call("k").withKeySource("argument"), MAPPER,
+        ctx -> "again");
+    finisher.join();
+
+    assertThat(replay).isInstanceOf(GateResult.Replayed.class);
+    GateEvent acquired = events.stream().filter(e -> e.type() == GateEvent.Type.ACQUIRED)
+        .findFirst().orElseThrow();
+    GateEvent replayed = events.stream().filter(e -> e.type() == GateEvent.Type.REPLAYED)
+        .findFirst().orElseThrow();
+    assertThat(acquired.keySource()).isEqualTo("meta");
+    assertThat(acquired.waited()).isZero();
+    assertThat(replayed.keySource()).isEqualTo("argument");
+    assertThat(replayed.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+    assertThat(call("k").keySource()).isNull();
+  }
 }
