@@ -6,10 +6,12 @@ import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.audit.AuditDecision;
 import dev.mcpgate.core.audit.AuditRecord;
 import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.jdbc.JdbcAuditLog;
 import dev.mcpgate.jdbc.JdbcIdempotencyStore;
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -60,7 +62,7 @@ final class Status {
   private static String describe(ClaimRecord r) {
     return switch (r.state()) {
       case COMPLETED -> "completed by attempt " + r.attempt() + " at " + r.completedAt()
-          + (r.result().kind() == dev.mcpgate.core.spi.StoredResult.Kind.NOT_STORED
+          + (r.result().kind() == StoredResult.Kind.NOT_STORED
               ? ", result too large to keep" : ", result stored") + "; kept until " + r.expiresAt();
       case IN_PROGRESS -> "in progress, attempt " + r.attempt() + ", lease until "
           + r.leaseExpiresAt();
@@ -91,7 +93,7 @@ final class Status {
     counts.forEach((d, n) -> {
       if (d != AuditDecision.EXECUTED && d != AuditDecision.TAKEOVER
           && d != AuditDecision.REPLAYED) {
-        s.append("; ").append(d.name().toLowerCase(java.util.Locale.ROOT)).append(" ")
+        s.append("; ").append(d.name().toLowerCase(Locale.ROOT)).append(" ")
             .append(n).append(n == 1 ? " time" : " times");
       }
     });

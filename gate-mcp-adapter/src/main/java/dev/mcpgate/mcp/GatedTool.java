@@ -13,10 +13,11 @@ import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.audit.AuditDecision;
 import io.modelcontextprotocol.common.McpTransportContext;
-import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -115,7 +116,7 @@ final class GatedTool {
       }
       trail.key = found.key();
       call = ToolCall.of(tenant, tool.name(), found.key(), arguments)   // checks the key, once
-          .withKeySource(found.source().name().toLowerCase(java.util.Locale.ROOT));
+          .withKeySource(found.source().name().toLowerCase(Locale.ROOT));
       trail.call = call;
     } catch (InvalidIdempotencyKeyException e) {
       trail.decided(AuditDecision.KEY_REFUSED, e.getMessage());

@@ -50,7 +50,8 @@ final class SpringTenantResolver implements TenantResolver {
       var auth = org.springframework.security.core.context.SecurityContextHolder.getContext()
           .getAuthentication();
       if (auth == null || !auth.isAuthenticated() || auth.getName() == null
-          || auth.getClass().getSimpleName().equals("AnonymousAuthenticationToken")) {
+          || auth instanceof org.springframework.security.authentication
+              .AnonymousAuthenticationToken) {
         return null;
       }
       return auth.getName();

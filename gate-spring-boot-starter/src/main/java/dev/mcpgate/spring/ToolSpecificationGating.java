@@ -1,5 +1,6 @@
 package dev.mcpgate.spring;
 
+import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.server.McpServerFeatures;
@@ -11,6 +12,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
@@ -83,8 +86,8 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
   }
 
   private <S> List<S> gateAll(List<?> list, Class<S> type,
-      java.util.function.Function<S, McpSchema.Tool> tool,
-      java.util.function.BiFunction<S, ToolPolicy, S> wrap) {
+      Function<S, McpSchema.Tool> tool,
+      BiFunction<S, ToolPolicy, S> wrap) {
     Map<String, ToolPolicy> byTool = policies();
     List<S> out = new ArrayList<>(list.size());
     for (Object element : list) {
@@ -118,7 +121,7 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
       }
       Map<String, ToolPolicy> found = types.isEmpty() ? Map.of()
           : McpGate.annotatedPolicies(types.toArray(Class<?>[]::new));
-      List<dev.mcpgate.mcp.KeySource> sources = properties.getObject().getKeySources();
+      List<KeySource> sources = properties.getObject().getKeySources();
       policies = new LinkedHashMap<>();
       found.forEach((tool, p) -> policies.put(tool, withDefaultKeySources(p, sources)));
     }
@@ -127,7 +130,7 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
 
   /** The policy, with {@code mcpgate.key-sources} where the annotation left the default. */
   private static ToolPolicy withDefaultKeySources(ToolPolicy p,
-      List<dev.mcpgate.mcp.KeySource> sources) {
+      List<KeySource> sources) {
     if (sources == null || sources.isEmpty()
         || !p.keySources().equals(ToolPolicy.defaults().keySources())) {
       return p;

@@ -1,6 +1,7 @@
 package dev.mcpgate.core.audit;
 
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -27,6 +28,6 @@ public interface Redaction {
    *     personal, so that operators can search them
    */
   static Redaction none() {
-    return (tool, arguments) -> new java.util.TreeMap<>(arguments).toString();
+    return (tool, arguments) -> new TreeMap<>(arguments).toString();
   }
 }
