@@ -182,7 +182,7 @@ final class AttemptRunner {
     ClaimId id = claim.id();
     try {
       if (policy.isOutcomeUnknown(failure)) {
-        if (store.markUnknown(id, claim.token())) {
+        if (store.markUnknown(id, claim.token(), policy.unknownFence())) {
           events.emit(GateEvent.Type.MARKED_UNKNOWN, claim,
               "outcome unknown; the key is fenced until its lease expires", failure);
         } else {

@@ -15,8 +15,12 @@ import java.util.function.Predicate;
  * @param lease how long one attempt holds the key unless renewed, and so how soon another may
  *     take over after a crash (2 s by default). Never longer than retention.
  * @param leaseRenewal how often {@link IdempotencyGate#execute} renews the lease while the
- *     action runs (a quarter of the lease by default, so 500 ms), on a shared scheduler; a live
- *     action is never taken over however long it runs. {@link Duration#ZERO} turns renewal off:
+ *     action runs (a quarter of the lease by default, so 500 ms), on the gate's own renewal
+ *     thread (never the tools' threads or connection pool): one renewal of all the running
+ *     actions of a store per period. A live action is not taken over however long it runs;
+ *     the one exception is a pause of the whole process (a stop-the-world pause, a suspended
+ *     VM) longer than the lease, and there the fence holds (docs/operations.md).
+ *     {@link Duration#ZERO} turns renewal off:
  *     the lease is then a hard limit on the action's run time. Shorter than the lease.
  * @param inFlightWait how long {@link IdempotencyGate#execute} waits on a call that another
  *     attempt is running, for its result, before refusing with retry-after (5 s by default; zero
@@ -29,8 +33,12 @@ import java.util.function.Predicate;
  * @param outcomeUnknownWhen which exceptions of the action mean "the effect may or may not have
  *     happened" (by default: {@link OutcomeUnknownException} and its subclasses); those fence the
  *     key as unknown instead of releasing it
- * @param reconciler asked when a retry finds the key fenced as unknown; null (the default) leaves
- *     the decision to the lease
+ * @param reconciler asked first when a retry finds the key fenced as unknown; null (the default)
+ *     leaves the key fenced for {@code unknownFence}, or until an operator settles it
+ *     ({@link IdempotencyGate#resolveUnknown})
+ * @param unknownFence how long a key whose outcome is unknown stays fenced when nobody settles
+ *     it (the retention by default). No lease running out frees it: only this time, the
+ *     reconciler's verdict or an operator's.
  */
 public record GatePolicy(
     Duration retention,
@@ -41,7 +49,18 @@ public record GatePolicy(
     int maxResultBytes,
     Set<String> ignoredArguments,
     Predicate<Throwable> outcomeUnknownWhen,
-    Reconciler reconciler) {
+    Reconciler reconciler,
+    Duration unknownFence) {
+
+  /**
+   * The longest retention, lease and unknown fence a policy takes: 3,660 days (ten years and
+   * then some). Longer ones are refused with the value named, so that no store's time arithmetic
+   * (epoch milliseconds plus a duration) can overflow.
+   */
+  public static final Duration MAX_DURATION = Duration.ofDays(3660);
+
+  /** The longest in-flight wait a policy takes: one hour. */
+  public static final Duration MAX_IN_FLIGHT_WAIT = Duration.ofHours(1);
 
   /** What a failure result does to the claim. */
   public enum FailureMode {
@@ -58,10 +77,11 @@ public record GatePolicy(
    * @throws NullPointerException naming the component that is null
    */
   public GatePolicy {
-    Checks.positiveMillis(retention, "retention");
-    Checks.positiveMillis(lease, "lease");
+    atMost(Checks.positiveMillis(retention, "retention"), MAX_DURATION, "retention");
+    atMost(Checks.positiveMillis(lease, "lease"), MAX_DURATION, "lease");
     Checks.notNegative(leaseRenewal, "leaseRenewal");
-    Checks.notNegative(inFlightWait, "inFlightWait");
+    atMost(Checks.notNegative(inFlightWait, "inFlightWait"), MAX_IN_FLIGHT_WAIT, "inFlightWait");
+    atMost(Checks.positiveMillis(unknownFence, "unknownFence"), MAX_DURATION, "unknownFence");
     notNull(failureMode, "failureMode");
     checkMaxResultBytes(maxResultBytes);
     ignoredArguments = checkIgnoredArguments(ignoredArguments);
@@ -74,6 +94,13 @@ public record GatePolicy(
       throw new IllegalArgumentException("leaseRenewal (" + leaseRenewal + ") must be shorter"
           + " than the lease (" + lease + "), or zero for no renewal");
     }
+  }
+
+  private static Duration atMost(Duration value, Duration max, String name) {
+    if (value.compareTo(max) > 0) {
+      throw new IllegalArgumentException(name + " must be at most " + max + ", was " + value);
+    }
+    return value;
   }
 
   private static Duration defaultRenewal(Duration lease) {
@@ -129,6 +156,8 @@ public record GatePolicy(
     b.ignoredArguments = ignoredArguments;
     b.outcomeUnknownWhen = outcomeUnknownWhen;
     b.reconciler = reconciler;
+    // a fence that only followed the retention follows a new retention too
+    b.unknownFence = unknownFence.equals(retention) ? null : unknownFence;
     return b;
   }
 
@@ -148,12 +177,28 @@ public record GatePolicy(
     private Set<String> ignoredArguments = Set.of();
     private Predicate<Throwable> outcomeUnknownWhen = t -> t instanceof OutcomeUnknownException;
     private Reconciler reconciler;
+    private Duration unknownFence;   // null: the retention
 
     private Builder() {}
 
-    /** @param retention how long a completed result is replayed; at least 1 ms */
+    /**
+     * @param retention how long a completed result is replayed; at least 1 ms, at most
+     *     {@link GatePolicy#MAX_DURATION}
+     */
     public Builder retention(Duration retention) {
-      this.retention = Checks.positiveMillis(retention, "retention");
+      this.retention = atMost(Checks.positiveMillis(retention, "retention"), MAX_DURATION,
+          "retention");
+      return this;
+    }
+
+    /**
+     * @param fence how long a key whose outcome is unknown stays fenced when no reconciler or
+     *     operator settles it; at least 1 ms, at most {@link GatePolicy#MAX_DURATION}. The
+     *     retention by default.
+     */
+    public Builder unknownFence(Duration fence) {
+      this.unknownFence = atMost(Checks.positiveMillis(fence, "unknownFence"), MAX_DURATION,
+          "unknownFence");
       return this;
     }
 
@@ -162,7 +207,7 @@ public record GatePolicy(
      *     retention. Unless {@link #leaseRenewal} is set, renewal follows it (a quarter of it).
      */
     public Builder lease(Duration lease) {
-      this.lease = Checks.positiveMillis(lease, "lease");
+      this.lease = atMost(Checks.positiveMillis(lease, "lease"), MAX_DURATION, "lease");
       return this;
     }
 
@@ -175,9 +220,13 @@ public record GatePolicy(
       return this;
     }
 
-    /** @param inFlightWait how long to wait on another attempt; zero or more */
+    /**
+     * @param inFlightWait how long to wait on another attempt; zero (refuse at once, as SEP-3182
+     *     asks) up to {@link GatePolicy#MAX_IN_FLIGHT_WAIT}
+     */
     public Builder inFlightWait(Duration inFlightWait) {
-      this.inFlightWait = Checks.notNegative(inFlightWait, "inFlightWait");
+      this.inFlightWait = atMost(Checks.notNegative(inFlightWait, "inFlightWait"),
+          MAX_IN_FLIGHT_WAIT, "inFlightWait");
       return this;
     }
 
@@ -219,7 +268,8 @@ public record GatePolicy(
     public GatePolicy build() {
       Duration renewal = leaseRenewal != null ? leaseRenewal : defaultRenewal(lease);
       return new GatePolicy(retention, lease, renewal, inFlightWait, failureMode, maxResultBytes,
-          ignoredArguments, outcomeUnknownWhen, reconciler);
+          ignoredArguments, outcomeUnknownWhen, reconciler,
+          unknownFence != null ? unknownFence : retention);
     }
   }
 }

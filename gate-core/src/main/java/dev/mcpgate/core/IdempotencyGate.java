@@ -260,14 +260,18 @@ public final class IdempotencyGate {
   }
 
   /**
-   * Fences an acquired claim as "outcome unknown": retries are refused until its lease expires.
+   * Fences an acquired claim as "outcome unknown": retries ask the policy's reconciler, and are
+   * refused until it, or an operator ({@link #resolveUnknown}), settles the key, or until the
+   * policy's {@linkplain GatePolicy#unknownFence() unknown fence} runs out. The lease running out
+   * does not free it.
    *
    * @return false when another attempt took the lease over
    */
   public boolean markUnknown(ClaimOutcome.Acquired claim) {
     notNull(claim, "claim");
     boolean marked =
-        write(() -> store.markUnknown(claim.id(), claim.token()), claim, "mark unknown");
+        write(() -> store.markUnknown(claim.id(), claim.token(), policy.unknownFence()), claim,
+            "mark unknown");
     events.emit(marked ? GateEvent.Type.MARKED_UNKNOWN : GateEvent.Type.LEASE_LOST, claim, marked ? "outcome unknown; key fenced" : "lease taken over", null);
     return marked;
   }

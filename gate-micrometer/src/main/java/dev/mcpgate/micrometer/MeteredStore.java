@@ -6,13 +6,16 @@ import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -78,8 +81,13 @@ public final class MeteredStore extends ForwardingIdempotencyStore {
   }
 
   @Override
-  public boolean markUnknown(ClaimId id, LeaseToken token) {
-    return timed("mark_unknown", () -> super.markUnknown(id, token));
+  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+    return timed("extend_many", () -> super.extendLeases(leases, lease));
+  }
+
+  @Override
+  public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+    return timed("mark_unknown", () -> super.markUnknown(id, token, fence));
   }
 
   @Override

@@ -104,9 +104,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
-  public boolean markUnknown(ClaimId id, LeaseToken token) {
+  public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+    Checks.positiveMillis(fence, "fence");
+    Instant fencedUntil = now().plus(fence);
     return update(id, token, true, old -> new ClaimRecord(id, old.argsHash(), ClaimState.UNKNOWN,
-        old.token(), old.attempt(), old.createdAt(), old.leaseExpiresAt(), old.expiresAt(),
+        old.token(), old.attempt(), old.createdAt(), old.leaseExpiresAt(), fencedUntil,
         null, null));
   }
 

@@ -5,7 +5,9 @@ import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.internal.Checks;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A store that passes every call to another one: extend it and override the calls you want to
@@ -45,8 +47,13 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
-  public boolean markUnknown(ClaimId id, LeaseToken token) {
-    return delegate.markUnknown(id, token);
+  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+    return delegate.extendLeases(leases, lease);
+  }
+
+  @Override
+  public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+    return delegate.markUnknown(id, token, fence);
   }
 
   @Override

@@ -4,7 +4,10 @@ import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Where claims live. A store is small on purpose: it makes one atomic conditional write per
@@ -24,10 +27,11 @@ public interface IdempotencyStore {
    * succeeds, and the row becomes {@code IN_PROGRESS} with the request's token, exactly when:
    * <ul>
    *   <li>there is no row, or the row has expired ({@code expiresAt <= now}): attempt 1; or</li>
-   *   <li>the row is {@code IN_PROGRESS} or {@code UNKNOWN}, its lease has expired
-   *       ({@code leaseExpiresAt <= now}) and its argument hash equals the request's: a takeover,
-   *       attempt + 1.</li>
+   *   <li>the row is {@code IN_PROGRESS}, its lease has expired ({@code leaseExpiresAt <= now})
+   *       and its argument hash equals the request's: a takeover, attempt + 1.</li>
    * </ul>
+   * An {@code UNKNOWN} row is never taken over: it stays fenced until it expires (see
+   * {@link #markUnknown}) or someone who knows completes or releases it with its token.
    * Otherwise the existing row is returned unchanged.
    *
    * @param request what to claim
@@ -61,12 +65,39 @@ public interface IdempotencyStore {
   boolean extendLease(ClaimId id, LeaseToken token, Duration lease);
 
   /**
-   * Marks the row {@code UNKNOWN} (outcome unknown), only if it is {@code IN_PROGRESS} and held
-   * by {@code token}. The lease is left as it is.
+   * Extends many leases at once, each by the rule of {@link #extendLease}: the gate's renewals of
+   * every running attempt of this store in one call per renewal period, so that their cost does
+   * not grow with the calls in flight. A store does it in as few round trips as it can (one
+   * statement, one script), on a path of its own where it has one (the JDBC store's own
+   * connection, not the pool the tools use). The default extends them one by one.
    *
+   * @param leases the leases to extend; none twice
+   * @param lease the new lease from the store's now, for each of them
+   * @return the tokens whose leases were extended; a token missing from it no longer holds an
+   *     in-progress row (its lease was taken over, or the row is gone or settled)
+   * @throws RuntimeException if the store could not be asked: whether any lease was extended is
+   *     then not known
+   */
+  default Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+    Set<LeaseToken> extended = new HashSet<>();
+    for (HeldLease held : leases) {
+      if (extendLease(held.id(), held.token(), lease)) {
+        extended.add(held.token());
+      }
+    }
+    return extended;
+  }
+
+  /**
+   * Marks the row {@code UNKNOWN} (outcome unknown), only if it is {@code IN_PROGRESS} and held
+   * by {@code token}, and sets it to expire {@code fence} after now. Until then the key is
+   * fenced: no claim takes it over, lease or not; a reconciler or an operator settles it with the
+   * token ({@link #complete} or {@link #release}), or it expires and the key is free again.
+   *
+   * @param fence how long the key stays fenced, from the store's now
    * @return false if the token no longer holds an in-progress row
    */
-  boolean markUnknown(ClaimId id, LeaseToken token);
+  boolean markUnknown(ClaimId id, LeaseToken token, Duration fence);
 
   /**
    * Reads the row for operators and tools, expired or not.

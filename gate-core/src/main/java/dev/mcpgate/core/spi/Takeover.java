@@ -28,7 +28,7 @@ public final class Takeover {
    */
   public static boolean allowed(ClaimRecord row, String argsHash, Instant now) {
     return row == null || expired(row, now)
-        || (row.state() != ClaimState.COMPLETED
+        || (row.state() == ClaimState.IN_PROGRESS
             && !row.leaseExpiresAt().isAfter(now)
             && row.argsHash().equals(argsHash));
   }

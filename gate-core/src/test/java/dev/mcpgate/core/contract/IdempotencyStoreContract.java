@@ -226,7 +226,7 @@ public abstract class IdempotencyStoreContract {
                 leaseRanOut ? shortLease() : LONG, retention)))
                 .isInstanceOf(ClaimAttempt.Acquired.class);
             if (state == ClaimState.UNKNOWN) {
-              assertThat(store.markUnknown(c.id(), token)).isTrue();
+              assertThat(store.markUnknown(c.id(), token, retention)).isTrue();
             } else if (state == ClaimState.COMPLETED) {
               assertThat(store.complete(c.id(), token, value("done"), retention)).isTrue();
             }
@@ -403,7 +403,7 @@ public abstract class IdempotencyStoreContract {
     ClaimId id = id("k");
     LeaseToken[] tokens = takenOver(id, LONG);
 
-    assertThat(store.markUnknown(id, tokens[0])).isFalse();
+    assertThat(store.markUnknown(id, tokens[0], LONG)).isFalse();
 
     assertThat(store.find(id).orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
   }
@@ -432,7 +432,7 @@ public abstract class IdempotencyStoreContract {
     Instant lease = store.find(id).orElseThrow().leaseExpiresAt();
 
     assertThat(store.extendLease(id, token, LONG.multipliedBy(5))).isFalse();
-    assertThat(store.markUnknown(id, token)).isFalse();
+    assertThat(store.markUnknown(id, token, LONG)).isFalse();
 
     ClaimRecord row = store.find(id).orElseThrow();
     assertThat(row.state()).isEqualTo(ClaimState.COMPLETED);
@@ -520,27 +520,98 @@ public abstract class IdempotencyStoreContract {
   }
 
   @Test
-  void unknownOutcomeFencesTheKeyUntilTheLeaseExpires() throws Exception {
-    // long enough that the refusal below still finds the lease alive on a loaded machine
-    Duration lease = shortLease().multipliedBy(6);
-    IdempotencyGate gate = gate(GatePolicy.builder().lease(lease).build());
+  void unknownOutcomeStaysFencedPastItsLeaseUntilItsFenceExpires() throws Exception {
+    Duration lease = shortLease();
+    Duration fence = shortLease().multipliedBy(8);
+    IdempotencyGate gate = gate(GatePolicy.builder().lease(lease).unknownFence(fence)
+        .inFlightWait(Duration.ZERO).build());
     AtomicInteger runs = new AtomicInteger();
     assertThatThrownBy(() -> gate.execute(call("k", Map.of()), ResultMapper.utf8(), ctx -> {
       runs.incrementAndGet();
       throw new dev.mcpgate.core.OutcomeUnknownException("provider timed out");
     })).isInstanceOf(dev.mcpgate.core.OutcomeUnknownException.class);
-    assertThat(store.find(id("k")).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
+    ClaimRecord fenced = store.find(id("k")).orElseThrow();
+    assertThat(fenced.state()).isEqualTo(ClaimState.UNKNOWN);
+    assertThat(Duration.between(store.now(), fenced.expiresAt()))
+        .as("the row expires a fence after it was marked").isGreaterThan(fence.dividedBy(2))
+        .isLessThanOrEqualTo(fence);
 
+    // the lease runs out: still fenced, never taken over by lease expiry alone
+    elapse(lease.multipliedBy(2));
     GateResult<String> refused = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
         ctx -> "ran-" + runs.incrementAndGet());
     assertThat(refused).isInstanceOfSatisfying(GateResult.Refused.class,
         r -> assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
+    assertThat(store.claim(new ClaimRequest(id("k"), fenced.argsHash(), LeaseToken.random(),
+        LONG, LONG))).as("a claim with the same arguments after the lease")
+        .isInstanceOf(ClaimAttempt.Existing.class);
     assertThat(runs).hasValue(1);
 
-    elapse(lease);
-    GateResult<String> takeover = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
-        ctx -> "ran-" + runs.incrementAndGet() + "-takeover=" + ctx.isTakeover());
-    assertThat(((GateResult.Executed<String>) takeover).value()).isEqualTo("ran-2-takeover=true");
+    // the fence expires: the key is free again, as a first attempt
+    elapse(fence);
+    GateResult<String> again = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
+        ctx -> "ran-" + runs.incrementAndGet() + "-attempt-" + ctx.attempt());
+    assertThat(((GateResult.Executed<String>) again).value()).isEqualTo("ran-2-attempt-1");
+  }
+
+  @Test
+  void extendLeasesExtendsOnlyTheLeasesStillHeldAndSaysWhich() throws Exception {
+    ClaimId held = id("held");
+    LeaseToken heldToken = LeaseToken.random();
+    claim(held, "v1:a", heldToken, shortLease());
+    ClaimId takenOver = id("taken-over");
+    LeaseToken[] tokens = takenOver(takenOver, LONG);
+    ClaimId completed = id("completed");
+    LeaseToken completedToken = LeaseToken.random();
+    claim(completed, "v1:a", completedToken, shortLease());
+    assertThat(store.complete(completed, completedToken, value("done"), LONG)).isTrue();
+    ClaimId unknown = id("unknown");
+    LeaseToken unknownToken = LeaseToken.random();
+    claim(unknown, "v1:a", unknownToken, shortLease());
+    assertThat(store.markUnknown(unknown, unknownToken, LONG)).isTrue();
+    ClaimId absent = id("absent");
+    LeaseToken absentToken = LeaseToken.random();
+    ClaimRecord completedBefore = store.find(completed).orElseThrow();
+    ClaimRecord unknownBefore = store.find(unknown).orElseThrow();
+    ClaimRecord takenOverBefore = store.find(takenOver).orElseThrow();
+
+    Instant before = store.now();
+    Set<LeaseToken> extended = store.extendLeases(List.of(
+        new dev.mcpgate.core.spi.HeldLease(held, heldToken),
+        new dev.mcpgate.core.spi.HeldLease(takenOver, tokens[0]),
+        new dev.mcpgate.core.spi.HeldLease(completed, completedToken),
+        new dev.mcpgate.core.spi.HeldLease(unknown, unknownToken),
+        new dev.mcpgate.core.spi.HeldLease(absent, absentToken)), LONG);
+
+    assertThat(extended).containsExactly(heldToken);
+    assertThat(store.find(held).orElseThrow().leaseExpiresAt())
+        .isAfterOrEqualTo(before.plus(LONG));
+    assertThat(store.find(takenOver)).contains(takenOverBefore);
+    assertThat(store.find(completed)).contains(completedBefore);
+    assertThat(store.find(unknown)).contains(unknownBefore);
+    assertThat(store.find(absent)).isEmpty();
+    elapse(shortLease());
+    assertThat(claim(held, "v1:a", LeaseToken.random(), LONG))
+        .as("an extended lease is not taken over").isInstanceOf(ClaimAttempt.Existing.class);
+    assertThat(store.extendLeases(List.of(), LONG)).isEmpty();
+  }
+
+  @Test
+  void extendLeasesRenewsManyLeasesAtOnce() throws Exception {
+    List<dev.mcpgate.core.spi.HeldLease> leases = new ArrayList<>();
+    for (int i = 0; i < 230; i++) {
+      LeaseToken token = LeaseToken.random();
+      ClaimId id = id("many-" + i);
+      claim(id, "v1:a", token, shortLease());
+      leases.add(new dev.mcpgate.core.spi.HeldLease(id, token));
+    }
+    Set<LeaseToken> extended = store.extendLeases(leases, LONG);
+    assertThat(extended).hasSize(leases.size());
+    elapse(shortLease());
+    for (dev.mcpgate.core.spi.HeldLease lease : leases) {
+      assertThat(claim(lease.id(), "v1:a", LeaseToken.random(), LONG)).as(lease.id().key())
+          .isInstanceOf(ClaimAttempt.Existing.class);
+    }
   }
 
   @Test
@@ -548,7 +619,7 @@ public abstract class IdempotencyStoreContract {
     ClaimId completed = id("unknown-completed");
     LeaseToken token = LeaseToken.random();
     claim(completed, "v1:a", token, LONG);
-    assertThat(store.markUnknown(completed, token)).isTrue();
+    assertThat(store.markUnknown(completed, token, LONG)).isTrue();
     assertThat(store.complete(completed, LeaseToken.random(), value("other"), LONG)).isFalse();
     assertThat(store.complete(completed, token, value("found downstream"), LONG)).isTrue();
     assertThat(store.find(completed).orElseThrow().result()).isEqualTo(value("found downstream"));
@@ -556,7 +627,7 @@ public abstract class IdempotencyStoreContract {
     ClaimId released = id("unknown-released");
     LeaseToken token2 = LeaseToken.random();
     claim(released, "v1:a", token2, LONG);
-    assertThat(store.markUnknown(released, token2)).isTrue();
+    assertThat(store.markUnknown(released, token2, LONG)).isTrue();
     assertThat(store.release(released, LeaseToken.random())).isFalse();
     assertThat(store.release(released, token2)).isTrue();
     assertThat(store.find(released)).isEmpty();
