@@ -5,7 +5,10 @@ import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.TransactionScope;
+import java.io.InterruptedIOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,11 +28,11 @@ final class AttemptRunner {
   private final ResultWriter writer;
   private final Events events;
   private final DirectScope direct;
-  private final LeaseKeeper leases;
+  private final LeaseRenewer leases;
 
   AttemptRunner(IdempotencyGate gate, IdempotencyStore store, GatePolicy policy,
-      ResultWriter writer, Events events, DirectScope direct) {
-    this.leases = new LeaseKeeper(store, policy, events);
+      ResultWriter writer, Events events, DirectScope direct, LeaseRenewer leases) {
+    this.leases = leases;
     this.gate = gate;
     this.store = store;
     this.policy = policy;
@@ -38,7 +41,11 @@ final class AttemptRunner {
     this.direct = direct;
   }
 
-  <T, R> GateResult<T> run(ClaimOutcome.Acquired claim, ResultMapper<T> mapper,
+  /**
+   * @param sentNanos {@link System#nanoTime()} just before the claim was sent: the lease counts
+   *     from there
+   */
+  <T, R> GateResult<T> run(ClaimOutcome.Acquired claim, long sentNanos, ResultMapper<T> mapper,
       TransactionScope<R> scope, ScopedAction<T, R> action) {
     boolean transactional = scope != direct;
     ClaimId id = claim.id();
@@ -46,13 +53,21 @@ final class AttemptRunner {
     try {
       resource = scope.begin();
     } catch (RuntimeException e) {
-      settleFailure(claim, e);
+      release(claim, e);
       throw new StoreUnavailableException("could not begin the unit of work for " + id
           + "; the action did not run; safe to retry", e);
     }
     try {
       T value;
-      LeaseKeeper.Renewal renewal = leases.start(claim);
+      LeaseRenewer.Renewal renewal;
+      try {
+        renewal = leases.start(claim, policy, events, sentNanos);
+      } catch (RuntimeException e) {
+        rollbackQuietly(scope, resource, e);
+        release(claim, e);
+        throw new StoreUnavailableException("could not start renewing the lease of " + id
+            + "; the action did not run; safe to retry", e);
+      }
       try {
         value = action.run(resource, new ClaimContext(gate, claim, renewal));
       } catch (Throwable t) {
@@ -95,16 +110,21 @@ final class AttemptRunner {
       } catch (ResultTooLargeException | LeaseLostException | OutcomeUnknownException
           | CommitRolledBackException e) {
         throw e;
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
+        // anything between the action and the commit: the mapper, the codec, the completion
         rollbackQuietly(scope, resource, e);
         if (transactional) {
-          settleFailure(claim, e);
+          release(claim, e);
+          if (e instanceof Error error) {
+            throw error;
+          }
           throw new StoreUnavailableException("could not store the result of " + id
               + "; its transaction was rolled back, nothing took effect; safe to retry", e);
         }
-        events.emit(GateEvent.Type.STORE_FAILED, claim,
-            "the action ran but its result could not be stored; the key stays claimed until"
-                + " its lease expires", e);
+        fenceUnstored(claim, e);
+        if (e instanceof Error error) {
+          throw error;
+        }
         return new GateResult.Executed<>(id, value, claim, Completion.STORE_FAILED);
       }
     } finally {
@@ -123,15 +143,19 @@ final class AttemptRunner {
   }
 
   /**
-   * Commits; a commit that throws is resolved by reading the claim back, never guessed: the row
-   * as the transaction left it ({@code committedState} with this attempt's token, or gone for a
-   * release) means it committed; the row as it was before (in progress with this token) means it
-   * rolled back; an unreadable row means the outcome is unknown.
+   * Commits; a commit that throws is resolved by asking the store, never guessed. The question is
+   * a token-checked release: it waits for the row lock that this attempt's transaction held (its
+   * completion or release wrote the row), so it is answered only once that transaction has ended,
+   * even if its COMMIT was still on its way. A release that succeeds finds the row as it was
+   * before the transaction (in progress, this attempt's token): it rolled back, and the key is
+   * free now. Otherwise the row read back says: completed by this attempt (it committed), gone
+   * after a release (it committed), or anything else (the lease was lost). A store that cannot
+   * be asked leaves the outcome unknown.
    *
    * @param committedState COMPLETED for a stored result, IN_PROGRESS for a release (whose
    *     committed form is no row)
    * @throws CommitRolledBackException when the commit failed and nothing of it took effect
-   * @throws OutcomeUnknownException when whether it committed could not be found out
+   * @throws CommitOutcomeUnknownException when whether it committed could not be found out
    */
   private <R> void commit(TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim,
       boolean transactional, ClaimState committedState) {
@@ -141,66 +165,126 @@ final class AttemptRunner {
       if (!transactional) {
         throw commitFailed;
       }
+      rollbackQuietly(scope, resource, commitFailed);
       ClaimId id = claim.id();
+      boolean released;
       Optional<ClaimRecord> row;
       try {
-        row = store.find(id);
+        released = store.release(id, claim.token());
+        row = released ? Optional.empty() : store.find(id);
       } catch (RuntimeException unreadable) {
         commitFailed.addSuppressed(unreadable);
         events.emit(GateEvent.Type.STORE_FAILED, claim, "the commit failed and"
             + " the claim could not be read back: the outcome is unknown", commitFailed);
-        throw new OutcomeUnknownException("the commit of " + id + " failed and its claim could"
-            + " not be read back, so whether the action's writes and its result were committed"
-            + " is not known; the key stays claimed until its lease expires, and a retry with the"
-            + " same key then finds out", commitFailed);
+        throw new CommitOutcomeUnknownException("the commit of " + id + " failed and its claim"
+            + " could not be read back, so whether the action's writes and its result were"
+            + " committed is not known; the key stays claimed until its lease expires, and a"
+            + " retry with the same key then finds out: it replays the result if they were, and"
+            + " runs the action if they were not", commitFailed);
+      }
+      if (released) {
+        events.emit(GateEvent.Type.RELEASED, claim, "the commit failed and rolled back; claim"
+            + " released, a retry runs again", commitFailed);
+        throw new CommitRolledBackException("the commit of " + id + " failed and was rolled back"
+            + " (the claim read back uncompleted, after the transaction ended): none of the"
+            + " action's writes took effect, and the claim was released; safe to retry",
+            commitFailed);
       }
       boolean ours = row.isPresent() && row.get().token().equals(claim.token());
-      boolean stillInProgress = ours && row.get().state() == ClaimState.IN_PROGRESS;
       if (committedState == ClaimState.COMPLETED && ours
           && row.get().state() == ClaimState.COMPLETED) {
         LOG.info("the commit of {} reported a failure, but the claim reads back completed by"
             + " this attempt: it committed", id, commitFailed);
         return;
       }
-      if (committedState == ClaimState.IN_PROGRESS && !stillInProgress) {
+      if (committedState == ClaimState.IN_PROGRESS && row.isEmpty()) {
         LOG.info("the commit of {} reported a failure, but the claim reads back released: it"
             + " committed", id, commitFailed);
         return;
-      }
-      if (stillInProgress) {
-        settleFailure(claim, commitFailed);
-        throw new CommitRolledBackException("the commit of " + id + " failed and was rolled back"
-            + " (the claim reads back uncompleted): none of the action's writes took effect, and"
-            + " the claim was released; safe to retry", commitFailed);
       }
       throw leaseLost(claim);
     }
   }
 
-  /** After the action failed: fence the key as unknown, or release it, per policy. */
+  /**
+   * After the action failed: fence the key as unknown, or release it, per policy. An action that
+   * was interrupted or cancelled (its thread interrupted, an {@link InterruptedException} or a
+   * {@link CancellationException} among the causes) may have had its effect: it is fenced as
+   * unknown, never released.
+   */
   private void settleFailure(ClaimOutcome.Acquired claim, Throwable failure) {
-    ClaimId id = claim.id();
-    try {
-      if (policy.isOutcomeUnknown(failure)) {
-        if (store.markUnknown(id, claim.token(), policy.unknownFence())) {
-          events.emit(GateEvent.Type.MARKED_UNKNOWN, claim,
-              "outcome unknown; the key is fenced until its lease expires", failure);
-        } else {
-          events.emit(GateEvent.Type.LEASE_LOST, claim,
-              "outcome unknown, and the lease had been taken over", failure);
-        }
-      } else if (store.release(id, claim.token())) {
+    if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {
+      fence(claim, failure, "outcome unknown; the key is fenced until it is settled or its"
+          + " fence of " + policy.unknownFence() + " runs out");
+    } else {
+      release(claim, failure);
+    }
+  }
+
+  /** @return true when the failure says the action was interrupted or cancelled midway */
+  static boolean interrupted(Throwable failure) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof InterruptedException || t instanceof CancellationException
+          || t instanceof InterruptedIOException || t instanceof ClosedByInterruptException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The action ran but its result could not be stored: fence the key, the effect happened. */
+  private void fenceUnstored(ClaimOutcome.Acquired claim, Throwable failure) {
+    events.emit(GateEvent.Type.STORE_FAILED, claim,
+        "the action ran but its result could not be stored", failure);
+    fence(claim, failure, "the action ran but its result could not be stored; the key is fenced"
+        + " as unknown until it is settled or its fence of " + policy.unknownFence()
+        + " runs out");
+  }
+
+  private void fence(ClaimOutcome.Acquired claim, Throwable failure, String message) {
+    settle(claim, failure, () -> {
+      if (store.markUnknown(claim.id(), claim.token(), policy.unknownFence())) {
+        events.emit(GateEvent.Type.MARKED_UNKNOWN, claim, message, failure);
+      } else {
+        events.emit(GateEvent.Type.LEASE_LOST, claim,
+            "outcome unknown, and the lease had been taken over", failure);
+      }
+    }, "the outcome is unknown and the key could not be fenced as such; it stays claimed until"
+        + " its lease expires");
+  }
+
+  private void release(ClaimOutcome.Acquired claim, Throwable failure) {
+    settle(claim, failure, () -> {
+      if (store.release(claim.id(), claim.token())) {
         events.emit(GateEvent.Type.RELEASED, claim,
             "the action failed; claim released, a retry runs again", failure);
       } else {
         events.emit(GateEvent.Type.LEASE_LOST, claim,
             "the action failed, and the lease had been taken over", failure);
       }
+    }, "the action failed and the claim could not be released; the key stays claimed until"
+        + " its lease expires");
+  }
+
+  /**
+   * Writes a settlement with the thread's interrupt flag cleared (an interrupted thread cannot
+   * borrow a pooled connection), and restores it after.
+   */
+  private void settle(ClaimOutcome.Acquired claim, Throwable failure, Runnable write,
+      String ifFailed) {
+    boolean wasInterrupted = Thread.interrupted();
+    try {
+      write.run();
     } catch (RuntimeException e) {
       failure.addSuppressed(e);
-      events.emit(GateEvent.Type.STORE_FAILED, claim,
-          "the action failed and the claim could not be released; the key stays claimed until"
-              + " its lease expires", e);
+      events.emit(GateEvent.Type.STORE_FAILED, claim, ifFailed, e);
+    } finally {
+      if (wasInterrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

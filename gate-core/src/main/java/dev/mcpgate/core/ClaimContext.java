@@ -9,9 +9,9 @@ import java.time.Duration;
 public final class ClaimContext {
   private final IdempotencyGate gate;
   private final ClaimOutcome.Acquired claim;
-  private final LeaseKeeper.Renewal renewal;
+  private final LeaseRenewer.Renewal renewal;
 
-  ClaimContext(IdempotencyGate gate, ClaimOutcome.Acquired claim, LeaseKeeper.Renewal renewal) {
+  ClaimContext(IdempotencyGate gate, ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal) {
     this.gate = gate;
     this.claim = claim;
     this.renewal = renewal;
@@ -49,13 +49,24 @@ public final class ClaimContext {
   }
 
   /**
-   * @return true once the gate's automatic renewal found that another attempt took the key over
-   *     (this attempt's lease ran out unrenewed, for example while the store was unreachable):
-   *     this attempt's result will not be stored, so a long action should stop at its next safe
-   *     point. Always false when the policy turns renewal off.
+   * @return true once the gate learned that another attempt took the key over (a renewal was
+   *     refused, after this attempt's lease ran out unrenewed): this attempt's result will not be
+   *     stored, so a long action should stop at its next safe point
    */
   public boolean isLeaseLost() {
     return renewal.isLost();
+  }
+
+  /**
+   * @return true when another attempt may hold the key now: the lease is lost, or it has run out
+   *     (by this process's clock, from the send time of the last claim or renewal the store
+   *     confirmed) without a confirmed renewal, for example while the store did not answer or
+   *     after a long pause. An action about to do an effect that cannot be undone can check it
+   *     first; the fence (the token-checked completion, the downstream key) holds either way.
+   *     Never true in single-commit mode, where no other attempt can see the claim.
+   */
+  public boolean mayHaveLostLease() {
+    return renewal.mayBeLost();
   }
 
   /**

@@ -34,16 +34,45 @@ final class Claimer {
   }
 
   /**
-   * One arrival of a call, for the events of its decision: where its key came from, and whether
-   * (and since when) it waited on another attempt.
+   * One arrival of a call, for the events of its decision: where its key came from, whether (and
+   * since when) it waited on another attempt, and when its last claim was sent (by
+   * {@link System#nanoTime()}), from which an acquired lease is counted.
    */
-  record Arrival(String keySource, long startNanos, boolean waited) {
-    static Arrival of(ToolCall call) {
-      return new Arrival(call.keySource(), System.nanoTime(), false);
+  static final class Arrival {
+    private final String keySource;
+    private final long startNanos;
+    private boolean waited;
+    private long sentNanos;
+
+    private Arrival(String keySource, long startNanos) {
+      this.keySource = keySource;
+      this.startNanos = startNanos;
+      this.sentNanos = startNanos;
     }
 
-    Arrival afterWaiting() {
-      return waited ? this : new Arrival(keySource, startNanos, true);
+    static Arrival of(ToolCall call) {
+      return new Arrival(call.keySource(), System.nanoTime());
+    }
+
+    String keySource() {
+      return keySource;
+    }
+
+    long startNanos() {
+      return startNanos;
+    }
+
+    /** @return {@link System#nanoTime()} just before the last claim of this arrival was sent */
+    long sentNanos() {
+      return sentNanos;
+    }
+
+    void waiting() {
+      waited = true;
+    }
+
+    void sending() {
+      sentNanos = System.nanoTime();
     }
 
     /** @return how long it waited on another attempt; zero when it did not */
@@ -51,6 +80,14 @@ final class Claimer {
       return waited ? Duration.ofNanos(System.nanoTime() - startNanos) : Duration.ZERO;
     }
   }
+
+  /**
+   * What a waiting claim ended with.
+   *
+   * @param outcome acquired, replayed or refused
+   * @param sentNanos {@link System#nanoTime()} just before the claim that decided was sent
+   */
+  record Claimed(ClaimOutcome outcome, long sentNanos) {}
 
   /** Claims once, without waiting. */
   ClaimOutcome claim(ToolCall call, String hash) {
@@ -62,7 +99,7 @@ final class Claimer {
    * Claims, and while another attempt holds the key, claims again with a growing back-off until
    * the policy's in-flight wait runs out (or the thread is interrupted).
    */
-  ClaimOutcome claimWaiting(ToolCall call, String hash) {
+  Claimed claimWaiting(ToolCall call, String hash) {
     Arrival arrival = Arrival.of(call);
     long deadline = arrival.startNanos() + policy.inFlightWait().toNanos();
     long backoffMs = FIRST_BACKOFF_MS;
@@ -71,18 +108,18 @@ final class Claimer {
       if (!(outcome instanceof ClaimOutcome.Refused refused)
           || (refused.reason() != RefusalReason.IN_PROGRESS
               && refused.reason() != RefusalReason.HOLDER_UNRESPONSIVE)) {
-        return told(outcome, arrival);
+        return new Claimed(told(outcome, arrival), arrival.sentNanos());
       }
       long sleepMs = sleepMs(backoffMs, deadline - System.nanoTime(), refused.retryAfter());
       if (sleepMs == 0) {
-        return told(outcome, arrival);
+        return new Claimed(told(outcome, arrival), arrival.sentNanos());
       }
-      arrival = arrival.afterWaiting();
+      arrival.waiting();
       try {
         Thread.sleep(sleepMs);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return told(outcome, arrival);
+        return new Claimed(told(outcome, arrival), arrival.sentNanos());
       }
       backoffMs = nextBackoffMs(backoffMs);
     }
@@ -128,6 +165,7 @@ final class Claimer {
       Arrival arrival) {
     ClaimId id = call.id();
     LeaseToken token = LeaseToken.random();
+    arrival.sending();
     ClaimAttempt attempt = write(new ClaimRequest(id, hash, token, policy.lease(),
         policy.retention()));
     if (attempt instanceof ClaimAttempt.Acquired) {
@@ -137,16 +175,35 @@ final class Claimer {
   }
 
   /**
-   * Turns a row that a claim found (and did not take) into replayed or refused; a single-commit
-   * claim that found a committed row ends here too. The refusal is told to the listeners.
+   * What {@link #existing} answers when a reconciler settled an unknown row and the call should
+   * claim again, in its own transaction (single-commit mode). Never told to listeners.
    */
-  ClaimOutcome existing(ToolCall call, String hash, ClaimAttempt.Existing existing) {
+  static final ClaimOutcome.Refused CLAIM_AGAIN = new ClaimOutcome.Refused(
+      new ClaimId("-", "-", "-"), RefusalReason.OUTCOME_UNKNOWN, Duration.ZERO,
+      "settled by the reconciler; claim again");
+
+  /**
+   * Turns a row that a single-commit claim found (and did not take) into replayed or refused.
+   * The refusal is told to the listeners. A row whose outcome is unknown is put to the
+   * reconciler first; when it lifts the fence (or the row changed meanwhile), the answer is
+   * {@link #CLAIM_AGAIN}: the caller claims again in a new transaction.
+   */
+  ClaimOutcome existing(ToolCall call, String hash, ClaimAttempt.Existing existing,
+      int reconciliations) {
     Arrival arrival = Arrival.of(call);
-    return told(classify(call, hash, existing, 0, arrival), arrival);
+    ClaimOutcome outcome = classify(call, hash, existing, reconciliations, arrival,
+        () -> CLAIM_AGAIN);
+    return outcome == CLAIM_AGAIN ? outcome : told(outcome, arrival);
   }
 
   private ClaimOutcome classify(ToolCall call, String hash, ClaimAttempt attempt,
       int reconciliations, Arrival arrival) {
+    return classify(call, hash, attempt, reconciliations, arrival,
+        () -> claimOnce(call, hash, reconciliations + 1, arrival));
+  }
+
+  private ClaimOutcome classify(ToolCall call, String hash, ClaimAttempt attempt,
+      int reconciliations, Arrival arrival, java.util.function.Supplier<ClaimOutcome> again) {
     ClaimId id = call.id();
     ClaimRecord row = attempt.record();
     if (!ArgumentHasher.matches(row.argsHash(), hash)) {
@@ -160,14 +217,17 @@ final class Claimer {
       case IN_PROGRESS -> held(row, leaseLeft);
       case UNKNOWN -> {
         ClaimOutcome reconciled = reconciliation.reconcile(id, row, attempt.storeNow(),
-            reconciliations, () -> claimOnce(call, hash, reconciliations + 1, arrival));
+            reconciliations, again);
         if (reconciled != null) {
           yield reconciled;
         }
-        Duration retryAfter = clamp(leaseLeft, leaseLeft.plusMillis(1));
-        yield new ClaimOutcome.Refused(id, RefusalReason.OUTCOME_UNKNOWN, retryAfter,
+        Duration fenceLeft = Duration.between(attempt.storeNow(), row.expiresAt());
+        yield new ClaimOutcome.Refused(id, RefusalReason.OUTCOME_UNKNOWN,
+            clamp(fenceLeft, MAX_RETRY_AFTER),
             "the outcome of an earlier attempt (" + row.attempt() + ") is unknown; the key is"
-                + " fenced until its lease expires in " + retryAfter.toMillis() + " ms");
+                + " fenced until someone who knows settles it"
+                + (policy.reconciler() == null ? "" : " (the reconciler could not)")
+                + ", or for at most " + Math.max(0, fenceLeft.toMillis()) + " ms more");
       }
     };
   }

@@ -14,6 +14,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -42,8 +43,12 @@ import java.util.function.BooleanSupplier;
  * </ul>
  * Messages of results and exceptions are written for Java callers and operators; the MCP adapter
  * writes its own sentences for models.
+ *
+ * <p>While {@link #execute} runs an action, the gate renews its lease on a thread of its own (see
+ * {@link GatePolicy#leaseRenewal()}); {@link #close()} stops that thread. Gates made by
+ * {@link #withPolicy} share it with the gate they came from.
  */
-public final class IdempotencyGate {
+public final class IdempotencyGate implements AutoCloseable {
   private final IdempotencyStore store;
   private final GatePolicy policy;
   private final ResultCodec codec;
@@ -55,9 +60,11 @@ public final class IdempotencyGate {
   private final AttemptRunner runner;
   private final SingleCommitRunner singleCommit;
   private final DirectScope direct;
+  private final LeaseRenewer renewer;
 
   private IdempotencyGate(IdempotencyStore store, GatePolicy policy, ResultCodec codec,
-      List<GateListener> listeners, InstantSource clock) {
+      List<GateListener> listeners, InstantSource clock, LeaseRenewer renewer) {
+    this.renewer = renewer;
     this.store = store;
     this.policy = policy;
     this.codec = codec;
@@ -67,7 +74,7 @@ public final class IdempotencyGate {
     this.direct = new DirectScope(store);
     this.claimer = new Claimer(store, policy, codec, events);
     this.writer = new ResultWriter(policy, codec, events);
-    this.runner = new AttemptRunner(this, store, policy, writer, events, direct);
+    this.runner = new AttemptRunner(this, store, policy, writer, events, direct, renewer);
     this.singleCommit = new SingleCommitRunner(this, policy, claimer, writer, events);
   }
 
@@ -84,7 +91,31 @@ public final class IdempotencyGate {
    * @return a gate over the same store, codec and listeners with another policy
    */
   public IdempotencyGate withPolicy(GatePolicy policy) {
-    return new IdempotencyGate(store, notNull(policy, "policy"), codec, listeners, clock);
+    return new IdempotencyGate(store, notNull(policy, "policy"), codec, listeners, clock,
+        renewer);
+  }
+
+  /**
+   * Stops renewing leases, and the renewal thread if the gate started one (a scheduler given to
+   * the builder is the caller's to stop); for this gate and every gate {@link #withPolicy} made
+   * from it. Calls after it are refused with {@link IllegalStateException}, nothing run. Actions
+   * still running lose their renewals: their leases run out and their completions are fenced as
+   * after a crash. The store is not closed: it is the caller's.
+   */
+  @Override
+  public void close() {
+    renewer.close();
+  }
+
+  /** @return how many running attempts this gate's renewer renews now (for tests) */
+  int renewing() {
+    return renewer.running();
+  }
+
+  private void checkOpen() {
+    if (renewer.isClosed()) {
+      throw new IllegalStateException("the gate is closed");
+    }
   }
 
   /** @return this gate's policy */
@@ -137,9 +168,11 @@ public final class IdempotencyGate {
     notNull(mapper, "mapper");
     notNull(scope, "scope");
     notNull(action, "action");
-    ClaimOutcome outcome = claimer.claimWaiting(call, hash(call));
+    checkOpen();
+    Claimer.Claimed claimed = claimer.claimWaiting(call, hash(call));
+    ClaimOutcome outcome = claimed.outcome();
     if (outcome instanceof ClaimOutcome.Acquired acquired) {
-      return runner.run(acquired, mapper, scope, action);
+      return runner.run(acquired, claimed.sentNanos(), mapper, scope, action);
     }
     if (outcome instanceof ClaimOutcome.Replayed replayed) {
       return readBack(replayed, mapper);
@@ -168,6 +201,7 @@ public final class IdempotencyGate {
     notNull(mapper, "mapper");
     notNull(scope, "scope");
     notNull(action, "action");
+    checkOpen();
     return singleCommit.run(call, hash(call), mapper, scope, action, r -> readBack(r, mapper));
   }
 
@@ -277,6 +311,67 @@ public final class IdempotencyGate {
   }
 
   /**
+   * Settles a key whose outcome is unknown, for an operator who found out (in the payment
+   * provider's dashboard, say) what the policy's {@link Reconciler} could not: with
+   * {@link Reconciler.Verdict#happened} the result is stored and replayed to retries; with
+   * {@link Reconciler.Verdict#notHappened} the fence is lifted and a retry runs the action. The
+   * write is conditional on the row being the unknown one that was read, so a concurrent change
+   * wins.
+   *
+   * @param id the key to settle
+   * @param verdict happened (with the result bytes, as the tool's {@link ResultMapper} writes
+   *     them) or not happened
+   * @return true when the key was settled; false when there is no row whose outcome is unknown
+   *     at {@code id} (none, or it is running, completed or was settled meanwhile)
+   * @throws IllegalArgumentException for {@link Reconciler.Verdict.StillUnknown}, which settles
+   *     nothing
+   * @throws ResultTooLargeException if the result is over the policy's limit: nothing written
+   * @throws StoreUnavailableException if the store could not be read or written
+   */
+  public boolean resolveUnknown(ClaimId id, Reconciler.Verdict verdict) {
+    notNull(id, "id");
+    notNull(verdict, "verdict");
+    if (verdict instanceof Reconciler.Verdict.StillUnknown) {
+      throw new IllegalArgumentException("verdict must be happened or notHappened to settle "
+          + id + ", was stillUnknown");
+    }
+    Optional<ClaimRecord> found;
+    try {
+      found = store.find(id);
+    } catch (RuntimeException e) {
+      throw new StoreUnavailableException("could not read " + id, e);
+    }
+    if (found.isEmpty() || found.get().state() != dev.mcpgate.core.spi.ClaimState.UNKNOWN) {
+      return false;
+    }
+    ClaimRecord row = found.get();
+    ClaimOutcome.Acquired holder = new ClaimOutcome.Acquired(id, row.token(), row.attempt(),
+        row.createdAt(), row.leaseExpiresAt());
+    if (verdict instanceof Reconciler.Verdict.Happened happened) {
+      byte[] encoded = codec.encode(id, happened.result());
+      if (encoded.length > policy.maxResultBytes()) {
+        throw new ResultTooLargeException("the result given for " + id + " is "
+            + encoded.length + " bytes, over the limit of " + policy.maxResultBytes()
+            + " bytes; nothing was written", encoded.length, policy.maxResultBytes());
+      }
+      boolean stored = write(() -> store.complete(id, row.token(),
+          new StoredResult(StoredResult.Kind.VALUE, encoded), policy.retention()), holder,
+          "settle");
+      if (stored) {
+        events.emit(GateEvent.Type.COMPLETED, row,
+            "settled by an operator: the effect happened; its result is stored", null);
+      }
+      return stored;
+    }
+    boolean released = write(() -> store.release(id, row.token()), holder, "settle");
+    if (released) {
+      events.emit(GateEvent.Type.RELEASED, row,
+          "settled by an operator: the effect did not happen; the fence is lifted", null);
+    }
+    return released;
+  }
+
+  /**
    * The stored row for (tenant, tool, key), for operators: "did we refund ord_9f2 twice?"
    *
    * @return the row, or empty
@@ -302,6 +397,7 @@ public final class IdempotencyGate {
     private ResultCodec codec = ResultCodec.identity();
     private final List<GateListener> listeners = new ArrayList<>();
     private InstantSource clock = InstantSource.system();
+    private ScheduledExecutorService scheduler;
 
     private Builder(IdempotencyStore store) {
       this.store = store;
@@ -336,9 +432,22 @@ public final class IdempotencyGate {
       return this;
     }
 
+    /**
+     * @param scheduler where the gate renews the leases of running actions: one task per lease
+     *     setting, each renewing every running action of the store in one call per period. By
+     *     default the gate starts one daemon thread of its own on first use, which
+     *     {@link IdempotencyGate#close()} stops; a scheduler given here is the caller's to stop.
+     *     Give it no work of the tools': a renewal must never wait behind them.
+     */
+    public Builder scheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = notNull(scheduler, "scheduler");
+      return this;
+    }
+
     /** @return the gate */
     public IdempotencyGate build() {
-      return new IdempotencyGate(store, policy, codec, List.copyOf(listeners), clock);
+      return new IdempotencyGate(store, policy, codec, List.copyOf(listeners), clock,
+          new LeaseRenewer(store, scheduler));
     }
   }
 }

@@ -14,9 +14,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a call in single-commit mode: one transaction holds the claim, the action's writes and
- * the completion, and commits once. A duplicate that meets the uncommitted claim waits on the
- * database for it (at most the in-flight wait), then finds the committed row and replays it, or
- * finds none and runs. An action that throws rolls the whole transaction back, claim included:
+ * the completion, and commits once. A duplicate that meets the uncommitted claim does not wait on
+ * the database: it rolls back, gives its connection back, sleeps a growing back-off and claims
+ * again (for at most the in-flight wait; zero refuses at once), then finds the committed row and
+ * replays it, or finds none and runs. No connection is held while it sleeps. An action that throws rolls the whole transaction back, claim included:
  * the key is free at once.
  */
 final class SingleCommitRunner {
@@ -43,6 +44,55 @@ final class SingleCommitRunner {
   <T, R> GateResult<T> run(ToolCall call, String hash, ResultMapper<T> mapper,
       ClaimingScope<R> scope, ScopedAction<T, R> action,
       Function<ClaimOutcome.Replayed, GateResult<T>> replay) {
+    long start = System.nanoTime();
+    long deadline = start + policy.inFlightWait().toNanos();
+    long backoffMs = Claimer.FIRST_BACKOFF_MS;
+    int reconciliations = 0;
+    while (true) {
+      Round<T> round = once(call, hash, mapper, scope, action, replay, reconciliations);
+      if (round.result() != null) {
+        return round.result();
+      }
+      if (round.claimAgain()) {
+        reconciliations++;
+        continue;
+      }
+      // another transaction holds the key uncommitted: wait for it, holding no connection
+      long sleepMs = Claimer.sleepMs(backoffMs, deadline - System.nanoTime(),
+          Duration.ofMillis(Claimer.MAX_BACKOFF_MS));
+      Duration waited = Duration.ofNanos(System.nanoTime() - start);
+      if (sleepMs == 0) {
+        return busy(call, waited);
+      }
+      try {
+        Thread.sleep(sleepMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return busy(call, waited);
+      }
+      backoffMs = Claimer.nextBackoffMs(backoffMs);
+    }
+  }
+
+  /**
+   * What one transaction came to: a result, or (result null) busy, or claim again after the
+   * reconciler settled an unknown row.
+   */
+  private record Round<T>(GateResult<T> result, boolean claimAgain) {}
+
+  private <T> GateResult<T> busy(ToolCall call, Duration waited) {
+    ClaimId id = call.id();
+    Duration retryAfter = Duration.ofMillis(Claimer.MAX_BACKOFF_MS);
+    return GateResult.Refused.of((ClaimOutcome.Refused) claimer.toldAfterWaiting(
+        new ClaimOutcome.Refused(id, RefusalReason.IN_PROGRESS, retryAfter,
+            "another transaction holds the same key and did not end within "
+                + waited.toMillis() + " ms; retry after " + retryAfter.toMillis() + " ms"),
+        call, waited));
+  }
+
+  private <T, R> Round<T> once(ToolCall call, String hash, ResultMapper<T> mapper,
+      ClaimingScope<R> scope, ScopedAction<T, R> action,
+      Function<ClaimOutcome.Replayed, GateResult<T>> replay, int reconciliations) {
     ClaimId id = call.id();
     R resource;
     try {
@@ -56,15 +106,10 @@ final class SingleCommitRunner {
       ClaimAttempt attempt;
       try {
         attempt = scope.claim(resource, new ClaimRequest(id, hash, token, policy.lease(),
-            policy.retention()), policy.inFlightWait());
+            policy.retention()), Duration.ZERO);
       } catch (ClaimBusyException busy) {
         rollbackQuietly(scope, resource, busy);
-        Duration retryAfter = busy.waited().isZero() ? Duration.ofSeconds(1) : busy.waited();
-        return GateResult.Refused.of((ClaimOutcome.Refused) claimer.toldAfterWaiting(
-            new ClaimOutcome.Refused(id, RefusalReason.IN_PROGRESS, retryAfter,
-                "another transaction holds the same key and did not end within "
-                    + busy.waited().toMillis() + " ms; retry after " + retryAfter.toMillis()
-                    + " ms"), call, busy.waited()));
+        return new Round<>(null, false);
       } catch (IdempotencyException e) {
         rollbackQuietly(scope, resource, e);
         throw e;
@@ -75,12 +120,16 @@ final class SingleCommitRunner {
       }
       if (attempt instanceof ClaimAttempt.Existing existing) {
         rollbackQuietly(scope, resource, null);
-        ClaimOutcome outcome = claimer.existing(call, hash, existing);
-        return outcome instanceof ClaimOutcome.Replayed replayed ? replay.apply(replayed)
-            : GateResult.Refused.of((ClaimOutcome.Refused) outcome);
+        ClaimOutcome outcome = claimer.existing(call, hash, existing, reconciliations);
+        if (outcome == Claimer.CLAIM_AGAIN) {
+          return new Round<>(null, true);
+        }
+        return new Round<>(outcome instanceof ClaimOutcome.Replayed replayed
+            ? replay.apply(replayed) : GateResult.Refused.of((ClaimOutcome.Refused) outcome),
+            false);
       }
       ClaimOutcome.Acquired claim = claimer.acquired(attempt.record(), token, call);
-      return runAcquired(claim, mapper, scope, resource, action);
+      return new Round<>(runAcquired(claim, mapper, scope, resource, action), false);
     } finally {
       try {
         scope.close(resource);
@@ -95,25 +144,41 @@ final class SingleCommitRunner {
     ClaimId id = claim.id();
     T value;
     try {
-      value = action.run(resource, new ClaimContext(gate, claim, LeaseKeeper.none(claim)));
+      value = action.run(resource, new ClaimContext(gate, claim, LeaseRenewer.none(claim)));
     } catch (Throwable t) {
       rollbackQuietly(scope, resource, t);
       events.emit(GateEvent.Type.RELEASED, claim, "the action failed; its"
           + " transaction, the claim included, was rolled back: a retry runs again", t);
       throw rethrow(id, t);
     }
-    boolean failure = mapper.isFailure(value);
-    if (failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE) {
-      scope.release(resource, id, claim.token());
-      commit(scope, resource, claim);
-      events.emit(GateEvent.Type.RELEASED, claim,
-          "failure result; claim released, a retry runs again", null);
-      return new GateResult.Executed<>(id, value, claim, Completion.RELEASED);
-    }
-    if (!writer.store(scope, resource, claim, mapper.toBytes(value), failure)) {
-      rollbackQuietly(scope, resource, null);
-      throw new IllegalStateException("the uncommitted claim of " + id + " in this transaction"
-          + " was not found by its completion: was the transaction ended by the action?");
+    try {
+      boolean failure = mapper.isFailure(value);
+      if (failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE) {
+        scope.release(resource, id, claim.token());
+        commit(scope, resource, claim);
+        events.emit(GateEvent.Type.RELEASED, claim,
+            "failure result; claim released, a retry runs again", null);
+        return new GateResult.Executed<>(id, value, claim, Completion.RELEASED);
+      }
+      if (!writer.store(scope, resource, claim, mapper.toBytes(value), failure)) {
+        throw new IllegalStateException("the uncommitted claim of " + id + " in this"
+            + " transaction was not found by its completion: was the transaction ended by the"
+            + " action?");
+      }
+    } catch (ResultTooLargeException | CommitOutcomeUnknownException e) {
+      throw e;
+    } catch (RuntimeException | Error e) {
+      // anything between the action and the commit (the mapper, the codec, the completion)
+      // rolls the whole transaction back, the claim included: nothing took effect
+      rollbackQuietly(scope, resource, e);
+      events.emit(GateEvent.Type.RELEASED, claim, "the result could not be stored; the"
+          + " transaction, the claim included, was rolled back: a retry runs again", e);
+      if (e instanceof Error error) {
+        throw error;
+      }
+      throw new StoreUnavailableException("the action of " + id + " ran, but its result could"
+          + " not be stored, so its transaction was rolled back, the claim included: none of its"
+          + " writes took effect; safe to retry", e);
     }
     commit(scope, resource, claim);
     return new GateResult.Executed<>(id, value, claim, Completion.STORED);
@@ -124,9 +189,12 @@ final class SingleCommitRunner {
       scope.commit(resource);
     } catch (RuntimeException e) {
       rollbackQuietly(scope, resource, e);
-      throw new StoreUnavailableException("the commit of " + claim.id() + " failed: whether the"
-          + " action's writes and its result were committed is not known; a retry with the same"
-          + " key replays them if they were, and runs the action if they were not", e);
+      events.emit(GateEvent.Type.STORE_FAILED, claim, "the commit failed: whether the"
+          + " action's writes and its result were committed is not known", e);
+      throw new CommitOutcomeUnknownException("the commit of " + claim.id() + " failed: the"
+          + " action ran, and whether its writes and its result were committed is not known; a"
+          + " retry with the same key finds out safely: it replays the result if they were, and"
+          + " runs the action if they were not", e);
     }
   }
 }

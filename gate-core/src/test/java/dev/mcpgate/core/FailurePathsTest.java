@@ -266,7 +266,7 @@ class FailurePathsTest {
   }
 
   @Test
-  void aResultThatCannotBeStoredKeepsTheKeyClaimedAndSaysSo() {
+  void aResultThatCannotBeStoredFencesTheKeyAsUnknownAndSaysSo() {
     store.completeFails.set(true);
     GateResult<String> r = gate.execute(call("k"), MAPPER, ctx -> "refund 1");
 
@@ -274,8 +274,10 @@ class FailurePathsTest {
       assertThat(e.completion()).isEqualTo(GateResult.Completion.STORE_FAILED);
       assertThat(e.value()).isEqualTo("refund 1");
     });
-    assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
-    assertThat(types()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.STORE_FAILED);
+    // the effect happened: the key is fenced as unknown, not left to a lease that runs out
+    assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
+    assertThat(types()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.STORE_FAILED,
+        GateEvent.Type.MARKED_UNKNOWN);
   }
 
   @Test
@@ -387,13 +389,16 @@ class FailurePathsTest {
       @Override
       public void commit(List<Runnable> writes) {
         store.findFails.set(true);   // the store is gone with the commit's answer
+        store.releaseFails.set(true);
         throw new IllegalStateException("connection lost during commit (test)");
       }
     };
 
     assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"))
-        .isInstanceOf(OutcomeUnknownException.class).hasMessageContaining("is not known");
+        .isInstanceOf(CommitOutcomeUnknownException.class)
+        .hasMessageContaining("is not known").hasMessageContaining("finds out");
     store.findFails.set(false);
+    store.releaseFails.set(false);
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
     assertThat(types()).endsWith(GateEvent.Type.STORE_FAILED);
   }

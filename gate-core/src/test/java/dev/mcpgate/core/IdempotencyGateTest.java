@@ -201,7 +201,7 @@ class IdempotencyGateTest {
         .filter(e -> e.type() == GateEvent.Type.STORE_FAILED).findFirst().orElseThrow();
     assertThat(failed.error()).hasMessage("disk full");
     assertThat(memory.find(call("k").id())).get()
-        .extracting(ClaimRecord::state).isEqualTo(ClaimState.IN_PROGRESS);
+        .extracting(ClaimRecord::state).isEqualTo(ClaimState.UNKNOWN);
   }
 
   @Test
@@ -427,7 +427,7 @@ class IdempotencyGateTest {
   void heartbeatExtendsTheLeaseUntilTakenOver() {
     IdempotencyGate gate = gate(memory, GatePolicy.builder().lease(Duration.ofSeconds(10)).build());
     ClaimOutcome.Acquired first = (ClaimOutcome.Acquired) gate.claim(call("k"));
-    ClaimContext ctx = new ClaimContext(gate, first, LeaseKeeper.none(first));
+    ClaimContext ctx = new ClaimContext(gate, first, LeaseRenewer.none(first));
 
     assertThat(ctx.extendLease(Duration.ofSeconds(20))).isTrue();
     clock.advance(Duration.ofSeconds(15));

@@ -1,0 +1,289 @@
+package dev.mcpgate.core;
+
+import dev.mcpgate.core.spi.HeldLease;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Renews the leases of one gate's running actions, on a path of its own: its own scheduler
+ * thread (the gate builder's, or one it starts and {@linkplain #close() stops}), never a thread
+ * of the tools, and the store's {@link IdempotencyStore#extendLeases} (a JDBC store's own
+ * connection, never the tools' pool). Every renewal period, one call renews every running action
+ * of the store that shares a lease and period: the renewals cost one store call per period, not
+ * one per call in flight.
+ *
+ * <p>Each running action knows until when its lease is confirmed: the send time of the last
+ * claim or renewal the store accepted, plus the lease, by this process's monotonic clock. Past
+ * that, another attempt may have taken the key over, and {@link ClaimContext#mayHaveLostLease()}
+ * says so, whatever the renewal thread is doing (stuck on a store that does not answer,
+ * say). A refused renewal means the key was taken over: {@link ClaimContext#isLeaseLost()}.
+ */
+final class LeaseRenewer implements AutoCloseable {
+  private static final AtomicInteger THREADS = new AtomicInteger();
+
+  private final IdempotencyStore store;
+  private final ScheduledExecutorService given;
+  private final Object lock = new Object();
+  private final ConcurrentHashMap<Period, Group> groups = new ConcurrentHashMap<>();
+  private ScheduledExecutorService own;   // guarded by lock
+  private volatile boolean closed;
+
+  /**
+   * @param scheduler the user's scheduler, which closing does not stop; null to start a daemon
+   *     thread of the renewer's own on first use, which closing stops
+   */
+  LeaseRenewer(IdempotencyStore store, ScheduledExecutorService scheduler) {
+    this.store = store;
+    this.given = scheduler;
+  }
+
+  /** One renewal cadence: the lease renewed to, and how often. */
+  private record Period(Duration lease, Duration every) {}
+
+  /** The running actions of one period, renewed together by one scheduled task. */
+  private final class Group implements Runnable {
+    final Period period;
+    final Set<Renewal> running = ConcurrentHashMap.newKeySet();
+
+    Group(Period period) {
+      this.period = period;
+    }
+
+    @Override
+    public void run() {
+      try {
+        renew();
+      } catch (RuntimeException | Error e) {
+        // a scheduled task that throws is never run again: keep renewing
+        Renewal any = running.stream().findFirst().orElse(null);
+        if (any != null) {
+          any.events.emit(GateEvent.Type.LEASE_RENEWAL_FAILED, any.claim,
+              "the lease renewal failed unexpectedly; it is tried again", e);
+        }
+      }
+    }
+
+    private void renew() {
+      List<Renewal> batch = new ArrayList<>(running.size());
+      List<HeldLease> leases = new ArrayList<>(running.size());
+      for (Renewal r : running) {
+        if (!r.stopped) {
+          batch.add(r);
+          leases.add(new HeldLease(r.claim.id(), r.claim.token()));
+        }
+      }
+      if (batch.isEmpty()) {
+        return;
+      }
+      long sent = System.nanoTime();
+      Set<LeaseToken> extended;
+      try {
+        extended = store.extendLeases(leases, period.lease());
+      } catch (RuntimeException e) {
+        for (Renewal r : batch) {
+          r.failed(e, period);
+        }
+        return;
+      }
+      for (Renewal r : batch) {
+        if (extended.contains(r.claim.token())) {
+          r.renewed(sent, period);
+        } else {
+          r.refused();
+        }
+      }
+    }
+  }
+
+  /**
+   * Starts renewing {@code claim}'s lease per the policy; nothing is renewed when the policy
+   * turns renewal off, but the renewal still tells when the lease runs out.
+   *
+   * @param claimSentNanos {@link System#nanoTime()} just before the claim was sent
+   * @return the renewal, to {@linkplain Renewal#stop() stop} when the action ends
+   * @throws IllegalStateException if the gate was closed
+   */
+  Renewal start(ClaimOutcome.Acquired claim, GatePolicy policy, Events events,
+      long claimSentNanos) {
+    Renewal renewal = new Renewal(claim, events, claimSentNanos + policy.lease().toNanos());
+    if (!policy.renewsLease()) {
+      return renewal;
+    }
+    Group group = group(new Period(policy.lease(), policy.leaseRenewal()));
+    renewal.group = group;
+    group.running.add(renewal);
+    if (closed) {
+      renewal.stop();
+      throw new IllegalStateException("the gate is closed: its leases are no longer renewed");
+    }
+    return renewal;
+  }
+
+  private Group group(Period period) {
+    Group group = groups.get(period);
+    if (group != null) {
+      return group;
+    }
+    synchronized (lock) {
+      if (closed) {
+        throw new IllegalStateException("the gate is closed: its leases are no longer renewed");
+      }
+      group = groups.get(period);
+      if (group == null) {
+        group = new Group(period);
+        long every = period.every().toNanos();
+        ScheduledFuture<?> unused;
+        try {
+          unused = scheduler().scheduleWithFixedDelay(group, every, every, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+          throw new IllegalStateException("the lease renewal scheduler refused the renewals"
+              + " (was it shut down?)", e);
+        }
+        groups.put(period, group);
+      }
+      return group;
+    }
+  }
+
+  private ScheduledExecutorService scheduler() {
+    if (given != null) {
+      return given;
+    }
+    if (own == null) {
+      own = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread t = new Thread(task, "mcpgate-lease-renewer-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      });
+    }
+    return own;
+  }
+
+  /** @return how many attempts this renewer renews now */
+  int running() {
+    return groups.values().stream().mapToInt(g -> g.running.size()).sum();
+  }
+
+  /** @return true when {@link #close()} was called */
+  boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * Stops every renewal, and the renewer's own thread if it started one (a scheduler the builder
+   * was given is the user's to stop). Actions still running lose their renewals: their leases run
+   * out and their completions are fenced as usual.
+   */
+  @Override
+  public void close() {
+    synchronized (lock) {
+      closed = true;
+      for (Group g : groups.values()) {
+        g.running.forEach(Renewal::stop);
+      }
+      groups.clear();
+      if (own != null) {
+        own.shutdownNow();
+      }
+    }
+  }
+
+  /** @return a renewal that renews nothing and never lapses, for claims no other attempt sees */
+  static Renewal none(ClaimOutcome.Acquired claim) {
+    return new Renewal(claim, null, 0);
+  }
+
+  /** The lease of one running attempt. */
+  static final class Renewal {
+    private final ClaimOutcome.Acquired claim;
+    private final Events events;   // null: renews nothing
+    private final AtomicBoolean lapseTold = new AtomicBoolean();
+    private volatile Group group;
+    private volatile long confirmedUntilNanos;
+    private volatile boolean stopped;
+    private volatile boolean lost;
+
+    private Renewal(ClaimOutcome.Acquired claim, Events events, long confirmedUntilNanos) {
+      this.claim = claim;
+      this.events = events;
+      this.confirmedUntilNanos = confirmedUntilNanos;
+    }
+
+    private void renewed(long sentNanos, Period period) {
+      if (stopped) {
+        return;   // the action ended meanwhile; what it writes next decides, not this answer
+      }
+      confirmedUntilNanos = sentNanos + period.lease().toNanos();
+      lapseTold.set(false);
+      events.emit(GateEvent.Type.LEASE_RENEWED, claim, "lease renewed for "
+          + period.lease().toMillis() + " ms", null);
+    }
+
+    private void refused() {
+      if (stopped) {
+        return;
+      }
+      markLost();
+      events.emit(GateEvent.Type.LEASE_LOST, claim, "the lease was taken over while the"
+          + " action ran (its renewal was refused); its result will not be stored", null);
+    }
+
+    private void failed(RuntimeException e, Period period) {
+      if (stopped) {
+        return;
+      }
+      if (hasLapsed() && lapseTold.compareAndSet(false, true)) {
+        events.emit(GateEvent.Type.LEASE_LOST, claim, "the lease ran out unrenewed (the store"
+            + " did not answer the renewals): another attempt may take the key over; this"
+            + " attempt's result is stored only if none did", e);
+        return;
+      }
+      events.emit(GateEvent.Type.LEASE_RENEWAL_FAILED, claim, "could not renew the lease;"
+          + " the action goes on and renewal is tried again in " + period.every().toMillis()
+          + " ms, but if the lease runs out first another attempt may take the key over", e);
+    }
+
+    /** @return true once a renewal was refused: another attempt holds the key now */
+    boolean isLost() {
+      return lost;
+    }
+
+    /**
+     * @return true when the lease is lost, or has run out without a renewal the store confirmed:
+     *     another attempt may hold the key now
+     */
+    boolean mayBeLost() {
+      return lost || hasLapsed();
+    }
+
+    private boolean hasLapsed() {
+      return events != null && System.nanoTime() - confirmedUntilNanos >= 0;
+    }
+
+    /** Records that the lease was found taken over elsewhere, and stops renewing. */
+    void markLost() {
+      lost = true;
+      stop();
+    }
+
+    /** Stops renewing; an answer still on its way is ignored. */
+    void stop() {
+      stopped = true;
+      Group g = group;
+      if (g != null) {
+        g.running.remove(this);
+      }
+    }
+  }
+}
