@@ -85,7 +85,8 @@ public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerpr
     LEASE_RENEWAL_FAILED,
     /**
      * A store write after the action ran (storing the result, releasing, marking unknown)
-     * failed: the key stays claimed until its lease expires.
+     * failed: the key is fenced as unknown when it can be, else it stays claimed until its lease
+     * expires.
      */
     STORE_FAILED
   }

@@ -4,7 +4,7 @@ import dev.mcpgate.core.internal.Checks;
 
 /**
  * Decides an unknown outcome when a retry finds the key fenced as unknown, instead of refusing
- * the retry until the lease expires. It asks the downstream system, by the claim's
+ * the retry until its fence runs out. It asks the downstream system, by the claim's
  * {@linkplain DownstreamKey downstream key}, whether the effect happened.
  *
  * <pre>{@code
@@ -41,7 +41,7 @@ public interface Reconciler {
       return new NotHappened();
     }
 
-    /** @return still unknown: retries stay refused until the lease expires */
+    /** @return still unknown: retries stay refused until the fence runs out or is settled */
     static Verdict stillUnknown() {
       return new StillUnknown();
     }

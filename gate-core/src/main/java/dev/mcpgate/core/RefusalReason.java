@@ -20,7 +20,10 @@ public enum RefusalReason {
    * over and runs the action again, with the same downstream key.
    */
   HOLDER_UNRESPONSIVE,
-  /** An earlier attempt's outcome is unknown; the key is fenced until its lease expires. */
+  /**
+   * An earlier attempt's outcome is unknown; the key is fenced until a reconciler or an operator
+   * settles it, or its unknown fence runs out ({@link GatePolicy#unknownFence()}).
+   */
   OUTCOME_UNKNOWN,
   /** The call ran before, but its result was too large to store; it will not run again. */
   RESULT_NOT_STORED

@@ -7,8 +7,9 @@ public enum ClaimState {
   /** The action finished; its result is stored and replayed until the row expires. */
   COMPLETED,
   /**
-   * The action's outcome is unknown (a downstream timeout). The key stays fenced: retries are
-   * refused until the lease expires, then one may take over.
+   * The action's outcome is unknown (a downstream timeout, an interrupted action). The key stays
+   * fenced until the row expires (the policy's unknown fence) or someone who knows settles it
+   * with its token; no lease running out frees it.
    */
   UNKNOWN
 }
