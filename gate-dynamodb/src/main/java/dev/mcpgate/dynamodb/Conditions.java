@@ -16,14 +16,16 @@ final class Conditions {
 
   /**
    * The SPI's one takeover rule ({@link dev.mcpgate.core.spi.Takeover#allowed}) as a condition
-   * on the item, in parentheses; {@code now} is the store's clock less the safety margin.
+   * on the item, in parentheses; {@code now} is the store's clock less the safety margin. Only an
+   * in-progress item is taken over by lease expiry: an unknown one stays fenced until it
+   * expires, a completed one is kept until it expires.
    *
    * @param now the placeholder of the clock value
    * @param hash the placeholder of the claim's argument hash
    */
   static String takeoverAllowed(Expression e, String now, String hash) {
-    return "(" + e.name(EXPIRES) + " <= " + now + " OR (" + e.name(STATE) + " <> "
-        + e.value(s(ClaimState.COMPLETED.name())) + " AND " + e.name(LEASE) + " <= " + now
+    return "(" + e.name(EXPIRES) + " <= " + now + " OR (" + e.name(STATE) + " = "
+        + e.value(s(ClaimState.IN_PROGRESS.name())) + " AND " + e.name(LEASE) + " <= " + now
         + " AND " + e.name(HASH) + " = " + hash + "))";
   }
 

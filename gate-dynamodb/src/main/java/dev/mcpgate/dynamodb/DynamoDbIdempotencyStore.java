@@ -3,7 +3,6 @@ package dev.mcpgate.dynamodb;
 import static dev.mcpgate.core.internal.Checks.notNull;
 import static dev.mcpgate.dynamodb.ClaimItems.ATTEMPT;
 import static dev.mcpgate.dynamodb.ClaimItems.EXPIRES;
-import static dev.mcpgate.dynamodb.ClaimItems.LEASE;
 import static dev.mcpgate.dynamodb.ClaimItems.STATE;
 import static dev.mcpgate.dynamodb.ClaimItems.TOKEN;
 import static dev.mcpgate.dynamodb.ClaimItems.n;
@@ -17,14 +16,18 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -42,15 +45,22 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
  *     .leaseSafetyMargin(Duration.ofSeconds(1))
  *     .build();
  * store.createTableIfMissing();             // for tests and first-time users
+ * ...
+ * store.close();                            // stops the renewal threads; the clients are yours
  * }</pre>
  *
  * <ul>
  *   <li>Claim: one {@code PutItem} whose condition lets it through only when the item is absent,
- *       expired, or in progress (or unknown) with the same argument hash and an expired lease. It
+ *       expired, or in progress (never unknown: that one stays fenced until it expires) with the
+ *       same argument hash and an expired lease. It
  *       asks for {@code ReturnValuesOnConditionCheckFailure=ALL_OLD}, so a replay or a conflict
  *       costs one request; against a server that does not return the old item, one strongly
  *       consistent {@code GetItem} follows.</li>
- *   <li>complete, release, extend and mark-unknown are conditional on the lease token.</li>
+ *   <li>complete, release, extend and mark-unknown are conditional on the lease token; extend
+ *       and mark-unknown also on {@code state = IN_PROGRESS}.</li>
+ *   <li>The gate's renewals ({@link #extendLeases}) are one conditional {@code UpdateItem} per
+ *       lease, sent concurrently by the store's own threads, through a client of their own if
+ *       you give one ({@link Builder#renewalClient}); {@link #close()} stops the threads.</li>
  *   <li>Expiry is enforced in the condition and on read, never left to DynamoDB's TTL deletion,
  *       which is lazy (up to days). Each item carries an epoch-seconds {@code ttl} attribute so
  *       that DynamoDB removes it eventually.</li>
@@ -65,7 +75,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
  *       SDK's own retry policy (configure it on the client).</li>
  * </ul>
  */
-public final class DynamoDbIdempotencyStore implements IdempotencyStore {
+public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoCloseable {
   /** The largest stored result (after compression) that fits an item with room to spare. */
   public static final int MAX_RESULT_BYTES = ClaimItems.MAX_RESULT_BYTES;
 
@@ -75,6 +85,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
   private final Requests requests;
   private final ClaimItems items;
   private final TableAdmin admin;
+  private final LeaseWrites leaseWrites;
+  private final Renewals renewals;
   private final Clock clock;
   private final long marginMs;
   private volatile boolean oldItemOnFailure = true;
@@ -84,6 +96,10 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     this.items = new ClaimItems(b.partitionKey, b.partitionPrefix, b.sortKey, b.sortKeyValue,
         b.ttlAttribute, b.compress);
     this.admin = new TableAdmin(requests, items);
+    this.leaseWrites = new LeaseWrites(items);
+    this.renewals = new Renewals(leaseWrites,
+        b.renewalClient == null ? requests : new Requests(b.renewalClient, b.table),
+        b.renewalConcurrency);
     this.clock = b.clock;
     this.marginMs = b.margin.toMillis();
   }
@@ -211,31 +227,59 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
         "release " + id);
   }
 
+  /**
+   * Extends the lease by one conditional {@code UpdateItem} in the everyday case (the item's
+   * expiry already outlives the new lease), two when the expiry must move with it; every write is
+   * conditional on the token and on {@code state = IN_PROGRESS}, so a completed or unknown item
+   * is never touched ({@link LeaseWrites}).
+   */
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
+    notNull(id, "id");
+    notNull(token, "token");
     Checks.positiveMillis(lease, "lease");
-    long leaseEnd = clock.millis() + lease.toMillis();
-    Expression e = new Expression();
-    Map<String, AttributeValue> after = requests.update(items.key(id), e,
-        "SET " + e.equals(LEASE, n(leaseEnd)), Conditions.heldBy(e, token, "=", ClaimState.IN_PROGRESS),
-        "extend the lease of " + id);
-    if (after == null) {
-      return false;
-    }
-    if (ClaimItems.number(after, EXPIRES) < leaseEnd) {
-      // the item must outlive its lease: move its expiry too (rare: a lease beyond retention)
-      Expression x = new Expression();
-      requests.update(items.key(id), x, "SET " + x.equals(EXPIRES, n(leaseEnd)) + ", "
-          + x.equals(items.ttlAttribute, n(ClaimItems.ttlSeconds(leaseEnd))),
-          x.equals(TOKEN, s(token.value())), "extend the expiry of " + id);
-    }
-    return true;
+    return leaseWrites.extend(requests, id, token, clock.millis() + lease.toMillis());
   }
 
+  /**
+   * Extends every lease by the rule of {@link #extendLease}, each by its own conditional
+   * {@code UpdateItem} (DynamoDB has no multi-item conditional write that reports per item),
+   * sent concurrently by the store's renewal threads ({@link Builder#renewalConcurrency}) over
+   * the renewal client ({@link Builder#renewalClient}, the main client by default): n leases cost
+   * n requests, in about n / concurrency request latencies.
+   *
+   * @throws StoreUnavailableException if any request failed, or the store was closed
+   */
   @Override
-  public boolean markUnknown(ClaimId id, LeaseToken token) {
+  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+    notNull(leases, "leases");
+    Checks.positiveMillis(lease, "lease");
+    if (leases.isEmpty()) {
+      return new HashSet<>();
+    }
+    return renewals.extend(leases, clock.millis() + lease.toMillis());
+  }
+
+  /** The write of the second half of an extension, for the tests. */
+  boolean setLeaseAndRaiseExpiry(ClaimId id, LeaseToken token, long leaseEndMs) {
+    return leaseWrites.setLeaseAndRaiseExpiry(requests, id, token, leaseEndMs);
+  }
+
+  /**
+   * Marks the item unknown and sets its expiry (and TTL) {@code fence} after now, in one
+   * {@code UpdateItem} conditional on the token and {@code state = IN_PROGRESS}.
+   */
+  @Override
+  public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+    notNull(id, "id");
+    notNull(token, "token");
+    Checks.positiveMillis(fence, "fence");
+    long expires = clock.millis() + fence.toMillis();
     Expression e = new Expression();
-    return requests.update(items.key(id), e, "SET " + e.equals(STATE, s(ClaimState.UNKNOWN.name())),
+    String update = "SET " + e.equals(STATE, s(ClaimState.UNKNOWN.name())) + ", "
+        + e.equals(EXPIRES, n(expires)) + ", "
+        + e.equals(items.ttlAttribute, n(ClaimItems.ttlSeconds(expires)));
+    return requests.update(items.key(id), e, update,
         Conditions.heldBy(e, token, "=", ClaimState.IN_PROGRESS), "mark unknown " + id) != null;
   }
 
@@ -263,6 +307,15 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     return Instant.ofEpochMilli(clock.millis());
   }
 
+  /**
+   * Stops the store's renewal threads; the DynamoDB clients are yours and stay open. Renewals
+   * after this fail with {@link StoreUnavailableException}.
+   */
+  @Override
+  public void close() {
+    renewals.close();
+  }
+
   /** Builds a DynamoDB store; every setter checks its argument. */
   public static final class Builder {
     private final DynamoDbClient client;
@@ -275,6 +328,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     private Clock clock = Clock.systemUTC();
     private Duration margin = Duration.ofSeconds(1);
     private boolean compress;
+    private DynamoDbClient renewalClient;
+    private int renewalConcurrency = 16;
 
     private Builder(DynamoDbClient client) {
       this.client = client;
@@ -338,6 +393,30 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     /** @param compress true to gzip stored results over 1 KB (off by default) */
     public Builder compressResults(boolean compress) {
       this.compress = compress;
+      return this;
+    }
+
+    /**
+     * @param client the client the gate's lease renewals ({@code extendLeases}) go through, so
+     *     that they never wait behind the tools' requests for the main client's connections; by
+     *     default the main client. Give it its own HTTP client, connection pool and a short API
+     *     call timeout (below the lease renewal period). Yours to close.
+     */
+    public Builder renewalClient(DynamoDbClient client) {
+      this.renewalClient = notNull(client, "client");
+      return this;
+    }
+
+    /**
+     * @param threads how many lease extensions a renewal sends at once (each lease is its own
+     *     {@code UpdateItem}); 16 by default, 1 to 256. Keep it at or below the renewal client's
+     *     maximum connections.
+     */
+    public Builder renewalConcurrency(int threads) {
+      if (threads < 1 || threads > 256) {
+        throw new IllegalArgumentException("renewalConcurrency must be 1 to 256, was " + threads);
+      }
+      this.renewalConcurrency = threads;
       return this;
     }
 

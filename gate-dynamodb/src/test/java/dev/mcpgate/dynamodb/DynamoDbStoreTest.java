@@ -16,10 +16,13 @@ import dev.mcpgate.core.contract.IdempotencyStoreContract;
 import dev.mcpgate.core.contract.MutableClock;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -58,6 +61,9 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
 
   @Override
   protected void closeStore() {
+    if (store != null) {
+      ((DynamoDbIdempotencyStore) store).close();
+    }
     if (client != null) {
       client.close();
     }
@@ -311,6 +317,129 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
       assertThat(runs).hasValue(0);
       assertThat(attempts.get()).as("attempts, with the SDK's standard retries").isEqualTo(3);
     }
+  }
+
+  private Map<String, AttributeValue> item(ClaimId id) {
+    return client.getItem(g -> g.tableName(TABLE).consistentRead(true).key(Map.of("pk",
+        str(((DynamoDbIdempotencyStore) store).partitionValue(id))))).item();
+  }
+
+  private static long expiresOf(Map<String, AttributeValue> item) {
+    return Long.parseLong(item.get("expires_at").n());
+  }
+
+  private static long ttlOf(Map<String, AttributeValue> item) {
+    return Long.parseLong(item.get("ttl").n());
+  }
+
+  @Test
+  void noWriteOfAnExtensionTouchesACompletedOrUnknownItemNorItsRetention() {
+    DynamoDbIdempotencyStore dynamo = (DynamoDbIdempotencyStore) store;
+    Duration shortRetention = Duration.ofSeconds(30);
+    // completed: a renewal still in flight must not cut the retention down to a lease
+    ClaimId completed = id("extend-completed");
+    LeaseToken token = LeaseToken.random();
+    dynamo.claim(new ClaimRequest(completed, "v1:a", token, shortRetention, shortRetention));
+    assertThat(dynamo.complete(completed, token, value("done"), LONG)).isTrue();
+    // unknown: fenced for its fence, not for a lease
+    ClaimId unknown = id("extend-unknown");
+    LeaseToken unknownToken = LeaseToken.random();
+    dynamo.claim(new ClaimRequest(unknown, "v1:a", unknownToken, shortRetention, shortRetention));
+    assertThat(dynamo.markUnknown(unknown, unknownToken, LONG)).isTrue();
+    Map<String, AttributeValue> completedBefore = item(completed);
+    Map<String, AttributeValue> unknownBefore = item(unknown);
+    long leaseEnd = clock.millis() + Duration.ofMinutes(5).toMillis();
+    assertThat(leaseEnd).as("the extension would lower the expiry")
+        .isLessThan(expiresOf(completedBefore)).isLessThan(expiresOf(unknownBefore));
+
+    assertThat(dynamo.setLeaseAndRaiseExpiry(completed, token, leaseEnd)).isFalse();
+    assertThat(dynamo.setLeaseAndRaiseExpiry(unknown, unknownToken, leaseEnd)).isFalse();
+    assertThat(dynamo.extendLease(completed, token, Duration.ofMinutes(5))).isFalse();
+    assertThat(dynamo.extendLeases(List.of(new HeldLease(completed, token),
+        new HeldLease(unknown, unknownToken)), Duration.ofMinutes(5))).isEmpty();
+
+    assertThat(item(completed)).isEqualTo(completedBefore);
+    assertThat(item(unknown)).isEqualTo(unknownBefore);
+  }
+
+  @Test
+  void anExtensionRaisesTheExpiryAndTtlWithTheLeaseAndNeverLowersThem() {
+    DynamoDbIdempotencyStore dynamo = (DynamoDbIdempotencyStore) store;
+    ClaimId id = id("extend-raise");
+    LeaseToken token = LeaseToken.random();
+    dynamo.claim(new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(10),
+        Duration.ofMinutes(1)));
+    long start = clock.millis();
+
+    assertThat(dynamo.extendLease(id, token, Duration.ofMinutes(5))).isTrue();
+    Map<String, AttributeValue> raised = item(id);
+    assertThat(Long.parseLong(raised.get("lease_expires_at").n()))
+        .isEqualTo(start + Duration.ofMinutes(5).toMillis());
+    assertThat(expiresOf(raised)).isEqualTo(start + Duration.ofMinutes(5).toMillis());
+    assertThat(ttlOf(raised)).isEqualTo((expiresOf(raised) + 999) / 1000);
+
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(dynamo.extendLease(id, token, Duration.ofSeconds(30))).isTrue();
+    Map<String, AttributeValue> shorter = item(id);
+    assertThat(Long.parseLong(shorter.get("lease_expires_at").n()))
+        .isEqualTo(start + Duration.ofSeconds(31).toMillis());
+    assertThat(expiresOf(shorter)).as("not lowered").isEqualTo(expiresOf(raised));
+    assertThat(ttlOf(shorter)).isEqualTo(ttlOf(raised));
+  }
+
+  @Test
+  void anExtensionCostsOneRequestPerLeaseOverTheRenewalClientOnly() {
+    TestDynamo.RequestCounter renewalCounter = new TestDynamo.RequestCounter();
+    DynamoDbClient renewalClient = TestDynamo.client(renewalCounter);
+    try (DynamoDbIdempotencyStore dynamo = DynamoDbIdempotencyStore.builder(client)
+        .tableName(TABLE).clock(clock).leaseSafetyMargin(Duration.ZERO)
+        .renewalClient(renewalClient).renewalConcurrency(4).build()) {
+      List<HeldLease> leases = new java.util.ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        ClaimId id = id("renewal-client-" + i);
+        LeaseToken token = LeaseToken.random();
+        dynamo.claim(new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(10), LONG));
+        leases.add(new HeldLease(id, token));
+      }
+      counter.requests.set(0);
+
+      Set<LeaseToken> extended = dynamo.extendLeases(leases, Duration.ofMinutes(1));
+
+      assertThat(extended).hasSize(20);
+      assertThat(renewalCounter.requests.get()).as("requests over the renewal client")
+          .isEqualTo(20);
+      assertThat(counter.requests.get()).as("requests over the tools' client").isZero();
+      clock.advance(Duration.ofSeconds(30));
+      for (HeldLease held : leases) {
+        assertThat(dynamo.claim(new ClaimRequest(held.id(), "v1:a", LeaseToken.random(), LONG,
+            LONG))).isInstanceOf(ClaimAttempt.Existing.class);
+      }
+    } finally {
+      renewalClient.close();
+    }
+  }
+
+  @Test
+  void aClosedStoreRefusesToExtendLeases() {
+    DynamoDbIdempotencyStore dynamo = DynamoDbIdempotencyStore.builder(client).tableName(TABLE)
+        .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
+    ClaimId id = id("closed");
+    LeaseToken token = LeaseToken.random();
+    dynamo.claim(new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(10), LONG));
+    dynamo.close();
+
+    assertThatThrownBy(() -> dynamo.extendLeases(List.of(new HeldLease(id, token)),
+        Duration.ofMinutes(1))).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("closed").hasMessageContaining(TABLE);
+  }
+
+  @Test
+  void renewalConcurrencyOutOfRangeIsRefusedNamingTheValue() {
+    assertThatThrownBy(() -> DynamoDbIdempotencyStore.builder(client).renewalConcurrency(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("renewalConcurrency")
+        .hasMessageContaining("was 0");
+    assertThatThrownBy(() -> DynamoDbIdempotencyStore.builder(client).renewalConcurrency(257))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was 257");
   }
 
   @Test

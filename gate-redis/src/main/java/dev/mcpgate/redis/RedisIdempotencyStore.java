@@ -10,6 +10,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import io.lettuce.core.ClientOptions;
@@ -28,9 +29,15 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Redis (and Valkey) store: one hash per claim, every operation one server-side script, so a
@@ -41,13 +48,18 @@ import java.util.function.Function;
  *     .keyPrefix("mcpgate:")          // the default
  *     .build();
  * ...
- * store.close();                      // closes the connection (and the client it made)
+ * store.verify();                     // optional startup check: connects, warns on eviction
+ * store.close();                      // closes the connections (and the client it made)
  * }</pre>
  *
  * <ul>
  *   <li>claim, complete, release, extend and mark-unknown are each one script ({@code EVALSHA}),
  *       atomic on the server; complete and release are conditional on the lease token; the
  *       claim follows the SPI's one takeover rule.</li>
+ *   <li>The gate's renewals ({@link #extendLeases}) go over a connection of their own, one
+ *       pipeline of per-key scripts: one round trip however many leases.</li>
+ *   <li>{@link #verify()} warns when the server's {@code maxmemory-policy} lets Redis evict
+ *       claims (anything but {@code noeviction}).</li>
  *   <li>The decision clock is the server's ({@code TIME} inside the script), not the JVM's.</li>
  *   <li>Retention and lease are the key's own expiry: Redis removes a claim by itself, a grace
  *       after it expired ({@link Builder#expiryGrace}); {@link #purgeExpired} removes them
@@ -65,10 +77,14 @@ import java.util.function.Function;
  * </ul>
  */
 public final class RedisIdempotencyStore implements IdempotencyStore, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+  private static final String MAXMEMORY_POLICY = "maxmemory-policy";
+
   private final RedisClient client;
   private final RedisClient ownedClient;
   private final Object connecting = new Object();
   private volatile Link link;
+  private volatile RenewalPipeline renewalLink;
   private final ClaimKeys keys;
   private final byte[] graceMs;
   private final ScriptRunner.Script claim;
@@ -121,13 +137,72 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   }
 
   /**
-   * Connects now, if the store has not yet, and reads the server's clock: a check for startup,
-   * since building a store does not connect.
+   * The renewals' own connection, opened by the first renewal: the gate's lease renewals never
+   * wait behind the tools' commands on the store's main connection.
+   */
+  private RenewalPipeline renewalLink() {
+    RenewalPipeline r = renewalLink;
+    if (r != null) {
+      return r;
+    }
+    synchronized (connecting) {
+      if (renewalLink == null) {
+        try {
+          renewalLink = new RenewalPipeline(client.connect(ByteArrayCodec.INSTANCE));
+        } catch (RedisException e) {
+          throw new StoreUnavailableException("could not connect to Redis for lease renewals: "
+              + e.getMessage(), e);
+        }
+      }
+      return renewalLink;
+    }
+  }
+
+  /**
+   * Connects now, if the store has not yet, reads the server's clock, and checks that Redis will
+   * not evict claims: a check for startup, since building a store does not connect. A
+   * {@code maxmemory-policy} other than {@code noeviction} is logged as a warning (see
+   * {@link #evictionWarning()}).
    *
    * @throws StoreUnavailableException naming why Redis cannot be used
    */
   public void verify() {
     now();
+    evictionWarning().ifPresent(LOG::warn);
+  }
+
+  /**
+   * Reads the server's {@code maxmemory-policy}.
+   *
+   * @return the warning {@link #verify()} logs, or empty when the policy is {@code noeviction} or
+   *     cannot be read (a managed Redis may refuse {@code CONFIG GET}; that is logged at INFO)
+   */
+  Optional<String> evictionWarning() {
+    String policy;
+    try {
+      policy = link().redis().configGet(MAXMEMORY_POLICY).get(MAXMEMORY_POLICY);
+    } catch (RedisException e) {
+      LOG.info("could not read Redis's {} ({}); make sure it is noeviction, or Redis may evict"
+          + " claims under memory pressure", MAXMEMORY_POLICY, e.getMessage());
+      return Optional.empty();
+    }
+    return Optional.ofNullable(evictionWarning(policy));
+  }
+
+  /**
+   * @param policy a {@code maxmemory-policy} value
+   * @return the warning for it, or null for {@code noeviction} (and an unknown, null value)
+   */
+  static String evictionWarning(String policy) {
+    if (policy == null || policy.equalsIgnoreCase("noeviction")) {
+      return null;
+    }
+    String which = policy.toLowerCase(Locale.ROOT).startsWith("volatile-")
+        ? " (claim keys carry a TTL, so volatile-* policies evict them too)" : "";
+    return "Redis " + MAXMEMORY_POLICY + " is " + policy + which + ": under memory pressure"
+        + " Redis may evict claims, and a retry of an evicted claim runs its action again."
+        + " Set " + MAXMEMORY_POLICY + " noeviction on the server that holds claims"
+        + " (docs/stores.md, Redis: Memory)";
   }
 
   /**
@@ -231,9 +306,47 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         ascii(lease.toMillis()), graceMs);
   }
 
+  /**
+   * Extends every lease by the rule of {@link #extendLease}: one {@code EVALSHA} per key, all in
+   * one pipeline on the renewals' own connection, so n leases cost one round trip (two after a
+   * server that forgot the script). Each script touches one key, so it stays in that key's slot.
+   */
   @Override
-  public boolean markUnknown(ClaimId id, LeaseToken token) {
-    return held("mark unknown", markUnknown, id, utf8(token.value()));
+  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+    notNull(leases, "leases");
+    Checks.positiveMillis(lease, "lease");
+    Set<LeaseToken> extended = new HashSet<>();
+    if (leases.isEmpty()) {
+      return extended;
+    }
+    byte[] leaseMs = ascii(lease.toMillis());
+    List<byte[]> claimKeys = new ArrayList<>(leases.size());
+    List<byte[][]> args = new ArrayList<>(leases.size());
+    for (HeldLease held : leases) {
+      claimKeys.add(keys.of(held.id()));
+      args.add(new byte[][] {utf8(held.token().value()), leaseMs, graceMs});
+    }
+    List<Long> replies;
+    try {
+      replies = renewalLink().run(extend, claimKeys, args);
+    } catch (RedisException e) {
+      throw new StoreUnavailableException("could not extend " + leases.size()
+          + " leases in Redis: " + e.getMessage(), e);
+    }
+    for (int i = 0; i < leases.size(); i++) {
+      Long changed = replies.get(i);
+      if (changed != null && changed == 1L) {
+        extended.add(leases.get(i).token());
+      }
+    }
+    return extended;
+  }
+
+  @Override
+  public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+    Checks.positiveMillis(fence, "fence");
+    return held("mark unknown", markUnknown, id, utf8(token.value()), ascii(fence.toMillis()),
+        graceMs);
   }
 
   @Override
@@ -284,12 +397,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         .truncatedTo(ChronoUnit.MILLIS);
   }
 
-  /** Closes the store's connection, and the client if the store made it. */
+  /** Closes the store's connections, and the client if the store made it. */
   @Override
   public void close() {
     Link l = link;
     if (l != null) {
       l.connection().close();
+    }
+    RenewalPipeline r = renewalLink;
+    if (r != null) {
+      r.close();
     }
     if (ownedClient != null) {
       ownedClient.shutdown();

@@ -20,7 +20,8 @@ final class Scripts {
   /**
    * KEYS: claim. ARGV: hash, token, lease ms, retention ms, grace ms. Returns {'A' or 'E', now,
    * h, s, t, a, c, l, e, d, k, r}: acquired (the new row) or existing (the row found, unchanged).
-   * The decision is the SPI's one takeover rule ({@code spi.Takeover}).
+   * The decision is the SPI's one takeover rule ({@code spi.Takeover}): only an in-progress row
+   * is taken over by lease expiry; an unknown one stays fenced until it expires.
    */
   static final String CLAIM = NOW + """
       local key, hash, token = KEYS[1], ARGV[1], ARGV[2]
@@ -30,7 +31,7 @@ final class Scripts {
       if f[2] then
         local expired = tonumber(f[7]) <= now
         local takeable = expired
-            or (f[2] ~= 'COMPLETED' and tonumber(f[6]) <= now and f[1] == hash)
+            or (f[2] == 'IN_PROGRESS' and tonumber(f[6]) <= now and f[1] == hash)
         if not takeable then
           return {'E', n(now), f[1], f[2], f[3], f[4], f[5], f[6], f[7],
                   f[8] or false, f[9] or false, f[10] or false}
@@ -84,11 +85,16 @@ final class Scripts {
       return 1
       """;
 
-  /** KEYS: claim. ARGV: token. Marks an in-progress row held by the token unknown. 1 or 0. */
-  static final String MARK_UNKNOWN = """
+  /**
+   * KEYS: claim. ARGV: token, fence ms, grace ms. Marks an in-progress row held by the token
+   * unknown and sets it to expire a fence from now (the key a grace after). 1 or 0.
+   */
+  static final String MARK_UNKNOWN = NOW + """
       local f = redis.call('HMGET', KEYS[1], 't', 's')
       if f[1] ~= ARGV[1] or f[2] ~= 'IN_PROGRESS' then return 0 end
-      redis.call('HSET', KEYS[1], 's', 'UNKNOWN')
+      local expires = now + tonumber(ARGV[2])
+      redis.call('HSET', KEYS[1], 's', 'UNKNOWN', 'e', n(expires))
+      redis.call('PEXPIREAT', KEYS[1], n(expires + tonumber(ARGV[3])))
       return 1
       """;
 

@@ -4,21 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.contract.IdempotencyStoreContract;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.event.command.CommandFailedEvent;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
 import io.lettuce.core.event.command.CommandSucceededEvent;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -205,6 +211,140 @@ class RedisStoreTest extends IdempotencyStoreContract {
     } finally {
       server.close();
     }
+  }
+
+  /** Records, in order, when each command was sent ("S") and answered ("D"). */
+  private static final class Sequence implements CommandListener {
+    final List<String> events = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void commandStarted(CommandStartedEvent event) {
+      events.add("S " + event.getCommand().getType());
+    }
+
+    @Override
+    public void commandSucceeded(CommandSucceededEvent event) {
+      events.add("D " + event.getCommand().getType());
+    }
+
+    @Override
+    public void commandFailed(CommandFailedEvent event) {
+      events.add("F " + event.getCommand().getType());
+    }
+  }
+
+  private List<HeldLease> heldLeases(RedisIdempotencyStore s, String prefix, int n) {
+    List<HeldLease> leases = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ClaimId id = id(prefix + i);
+      LeaseToken token = LeaseToken.random();
+      assertThat(s.claim(new ClaimRequest(id, "v1:a", token, shortLease(), LONG)))
+          .isInstanceOf(ClaimAttempt.Acquired.class);
+      leases.add(new HeldLease(id, token));
+    }
+    return leases;
+  }
+
+  @Test
+  void extendLeasesIsOnePipelineOfPerKeyScriptsOnTheRenewalsOwnConnection() {
+    RedisClient counted = RedisClient.create(RedisURI.create(TestRedis.url()));
+    Sequence sequence = new Sequence();
+    counted.addListener(sequence);
+    try (RedisIdempotencyStore s = RedisIdempotencyStore.builder(counted)
+        .keyPrefix("mcpgate-test:").build();
+        StatefulRedisConnection<String, String> admin = TestRedis.client().connect()) {
+      List<HeldLease> leases = heldLeases(s, "pipelined-", 40);
+      s.extendLeases(leases.subList(0, 1), LONG);   // opens the connection, caches the script
+      sequence.events.clear();
+
+      Set<LeaseToken> extended = s.extendLeases(leases, LONG);
+
+      assertThat(extended).hasSize(40);
+      List<String> sent = new ArrayList<>(Collections.nCopies(40, "S EVALSHA"));
+      List<String> answered = new ArrayList<>(Collections.nCopies(40, "D EVALSHA"));
+      assertThat(sequence.events.subList(0, 40)).as("every script sent before any answer: one"
+          + " round trip").isEqualTo(sent);
+      assertThat(sequence.events.subList(40, sequence.events.size())).isEqualTo(answered);
+      assertThat(admin.sync().clientList()).as("the renewals' own connection")
+          .contains("name=" + RenewalPipeline.CLIENT_NAME);
+    } finally {
+      counted.shutdown();
+    }
+  }
+
+  @Test
+  void extendLeasesLoadsTheScriptOnceWhereTheServerForgotIt() throws Exception {
+    List<HeldLease> leases = heldLeases(redisStore, "flushed-", 5);
+    redisStore.extendLeases(leases, LONG);
+    try (StatefulRedisConnection<String, String> admin = TestRedis.client().connect()) {
+      admin.sync().scriptFlush();
+    }
+
+    assertThat(redisStore.extendLeases(leases, LONG)).hasSize(5);
+    elapse(shortLease());
+    for (HeldLease held : leases) {
+      assertThat(claim(held.id(), "v1:a", LeaseToken.random(), LONG))
+          .isInstanceOf(ClaimAttempt.Existing.class);
+    }
+  }
+
+  @Test
+  void anUnknownRowsKeyExpiresAFenceAndTheGraceAfterItWasMarked() {
+    ClaimId id = id("fence-ttl");
+    LeaseToken token = LeaseToken.random();
+    claim(id, "v1:a", token, LONG);
+    Duration fence = Duration.ofSeconds(20);
+
+    assertThat(redisStore.markUnknown(id, token, fence)).isTrue();
+
+    try (StatefulRedisConnection<byte[], byte[]> admin =
+        TestRedis.client().connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+      long pttl = admin.sync().pttl(new ClaimKeys("mcpgate-test:").of(id));
+      Duration keyLife = fence.plus(Duration.ofMinutes(1));   // the default expiry grace
+      assertThat(pttl).isBetween(keyLife.minusSeconds(5).toMillis(), keyLife.toMillis());
+    }
+  }
+
+  @Test
+  void verifyWarnsWhenRedisMayEvictClaimsAndIsQuietOnNoeviction() throws Exception {
+    try (StatefulRedisConnection<String, String> admin = TestRedis.client().connect()) {
+      String old = admin.sync().configGet("maxmemory-policy").get("maxmemory-policy");
+      try {
+        admin.sync().configSet("maxmemory-policy", "allkeys-lru");
+        assertThat(logOf(redisStore::verify)).contains("WARN")
+            .contains("maxmemory-policy is allkeys-lru").contains("noeviction");
+        admin.sync().configSet("maxmemory-policy", "volatile-ttl");
+        assertThat(logOf(redisStore::verify)).contains("maxmemory-policy is volatile-ttl")
+            .contains("carry a TTL");
+        admin.sync().configSet("maxmemory-policy", "noeviction");
+        assertThat(logOf(redisStore::verify)).doesNotContain("maxmemory-policy");
+      } finally {
+        admin.sync().configSet("maxmemory-policy", old);
+      }
+    }
+  }
+
+  @Test
+  void everyEvictingPolicyIsWarnedOfAndOnlyNoevictionIsNot() {
+    for (String policy : List.of("allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru",
+        "volatile-lfu", "volatile-random", "volatile-ttl")) {
+      assertThat(RedisIdempotencyStore.evictionWarning(policy)).as(policy)
+          .contains("maxmemory-policy is " + policy).contains("evict claims");
+    }
+    assertThat(RedisIdempotencyStore.evictionWarning("noeviction")).isNull();
+  }
+
+  /** @return what slf4j-simple wrote to System.err while {@code action} ran */
+  private static String logOf(Runnable action) {
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      action.run();
+    } finally {
+      System.setErr(err);
+    }
+    return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   private static boolean requireAll() {

@@ -1,0 +1,126 @@
+package dev.mcpgate.redis;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The renewals' own connection, which no tool's command shares: it runs one script per key
+ * ({@code EVALSHA}, one key each, so every script stays in its key's slot in Redis Cluster) as one
+ * pipeline, written and flushed together, so that a renewal of n leases is one round trip. A
+ * server that does not know the script yet gets it with {@code SCRIPT LOAD} and the pipeline of
+ * the keys it refused once more (a second round trip, after a restart or a failover). One batch
+ * at a time. The connection names itself {@value #CLIENT_NAME} ({@code CLIENT SETNAME}).
+ */
+final class RenewalPipeline implements AutoCloseable {
+  private final StatefulRedisConnection<byte[], byte[]> connection;
+  private final RedisAsyncCommands<byte[], byte[]> async;
+
+  /** The name the renewal connection gives itself, for {@code CLIENT LIST}. */
+  static final String CLIENT_NAME = "mcpgate-renewals";
+
+  RenewalPipeline(StatefulRedisConnection<byte[], byte[]> connection) {
+    this.connection = connection;
+    this.async = connection.async();
+    try {
+      connection.sync().clientSetname(CLIENT_NAME.getBytes(StandardCharsets.US_ASCII));
+    } catch (RedisCommandExecutionException refused) {
+      // a server that refuses CLIENT SETNAME (an ACL) renews all the same, unnamed
+    }
+    connection.setAutoFlushCommands(false);
+  }
+
+  /**
+   * Runs {@code script} once per key, with that key's arguments, in one pipeline.
+   *
+   * @return each key's integer reply, in the keys' order
+   * @throws RedisException if the server could not be asked or a script failed (then which
+   *     scripts ran is not known)
+   */
+  synchronized List<Long> run(ScriptRunner.Script script, List<byte[]> keys,
+      List<byte[][]> args) {
+    long deadline = System.nanoTime() + timeout().toNanos();
+    List<Long> replies = new ArrayList<>(keys.size());
+    List<Integer> unknownScript = new ArrayList<>();
+    List<RedisFuture<Long>> sent = send(script, keys, args, null);
+    for (int i = 0; i < sent.size(); i++) {
+      try {
+        replies.add(await(sent.get(i), deadline));
+      } catch (RedisNoScriptException notLoaded) {
+        replies.add(null);
+        unknownScript.add(i);
+      }
+    }
+    if (!unknownScript.isEmpty()) {
+      RedisFuture<String> load = async.scriptLoad(script.body());
+      List<RedisFuture<Long>> again = send(script, keys, args, unknownScript);
+      await(load, deadline);
+      for (int j = 0; j < again.size(); j++) {
+        replies.set(unknownScript.get(j), await(again.get(j), deadline));
+      }
+    }
+    return replies;
+  }
+
+  private List<RedisFuture<Long>> send(ScriptRunner.Script script, List<byte[]> keys,
+      List<byte[][]> args, List<Integer> only) {
+    List<RedisFuture<Long>> sent = new ArrayList<>();
+    try {
+      if (only == null) {
+        for (int i = 0; i < keys.size(); i++) {
+          sent.add(evalsha(script, keys.get(i), args.get(i)));
+        }
+      } else {
+        for (int i : only) {
+          sent.add(evalsha(script, keys.get(i), args.get(i)));
+        }
+      }
+    } finally {
+      connection.flushCommands();
+    }
+    return sent;
+  }
+
+  private RedisFuture<Long> evalsha(ScriptRunner.Script script, byte[] key, byte[][] args) {
+    byte[][] keys = {key};
+    return async.evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args);
+  }
+
+  private Duration timeout() {
+    Duration timeout = connection.getTimeout();
+    return timeout == null || timeout.isZero() || timeout.isNegative()
+        ? Duration.ofSeconds(60) : timeout;
+  }
+
+  private static <T> T await(RedisFuture<T> future, long deadlineNanos) {
+    try {
+      return future.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RedisException redis) {
+        throw redis;
+      }
+      throw new RedisException(e.getCause());
+    } catch (TimeoutException e) {
+      throw new RedisException("the renewal pipeline timed out", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RedisException("interrupted while renewing leases", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    connection.close();
+  }
+}
