@@ -2,169 +2,145 @@ package dev.mcpgate.core.hash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpgate.core.hash.JsonValues.Arr;
+import dev.mcpgate.core.hash.JsonValues.Bool;
+import dev.mcpgate.core.hash.JsonValues.Node;
+import dev.mcpgate.core.hash.JsonValues.Null;
+import dev.mcpgate.core.hash.JsonValues.Num;
+import dev.mcpgate.core.hash.JsonValues.Obj;
+import dev.mcpgate.core.hash.JsonValues.Str;
 import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
 
 /**
  * Properties of the canonical argument hash over random JSON trees: the same value hashes the
  * same however its objects' members are ordered and however its numbers are spelled; a change of
  * any one leaf changes the hash.
+ *
+ * <p>Each property runs {@value #DEFAULT_TRIES} cases ({@code -Dmcpgate.tries=N} for more) drawn
+ * from a seed chosen anew on every run; a failure names the seed, and
+ * {@code -Dmcpgate.seed=<seed>} runs the same cases again.
  */
 class CanonicalHashProperties {
 
-  /** A generated JSON value, turned into Java values in more than one spelling. */
-  private sealed interface Node permits Obj, Arr, Str, Num, Bool, Null {}
+  static final int DEFAULT_TRIES = 500;
+  private static final int TRIES = Integer.getInteger("mcpgate.tries", DEFAULT_TRIES);
+  private static final long SEED = seed();
 
-  private record Obj(Map<String, Node> members) implements Node {}
+  private static final ObjectMapper DOUBLES = new ObjectMapper();
+  private static final ObjectMapper DECIMALS =
+      new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
-  private record Arr(List<Node> items) implements Node {}
+  @Test
+  void memberOrderAndNumberSpellingDoNotChangeTheHash() {
+    forAll("memberOrderAndNumberSpellingDoNotChangeTheHash", r -> {
+      Obj arguments = JsonValues.arguments(r);
+      String plain = hash(JsonValues.java(arguments, null));
 
-  private record Str(String value) implements Node {}
+      Object respelled = JsonValues.java(arguments, r);
+      assertThat(hash(respelled))
+          .as(() -> "as Java values: " + JsonValues.describe(arguments)
+              + "\n  canonical " + canonical(JsonValues.java(arguments, null))
+              + "\n  respelled " + canonical(respelled))
+          .isEqualTo(plain);
 
-  private record Num(BigDecimal value) implements Node {}
-
-  private record Bool(boolean value) implements Node {}
-
-  private record Null() implements Node {}
-
-  @Property(tries = 300)
-  void memberOrderAndNumberSpellingDoNotChangeTheHash(@ForAll("arguments") Obj arguments,
-      @ForAll long seed) {
-    String plain = hash(arguments, null);
-    String respelled = hash(arguments, new Random(seed));
-
-    assertThat(respelled).isEqualTo(plain);
+      boolean withDoubles = JsonValues.readableWithDoubles(arguments) && r.nextBoolean();
+      String text = JsonValues.text(arguments, r, withDoubles);
+      Map<String, Object> parsed = parse(text, withDoubles);
+      assertThat(hash(parsed))
+          .as(() -> "as JSON text, read with " + (withDoubles ? "doubles" : "BigDecimal") + ": "
+              + JsonValues.quote(text) + "\n  of        " + JsonValues.describe(arguments)
+              + "\n  canonical " + canonical(JsonValues.java(arguments, null))
+              + "\n  parsed    " + canonical(parsed))
+          .isEqualTo(plain);
+    });
   }
 
-  @Property(tries = 300)
-  void changingAnyOneLeafChangesTheHash(@ForAll("arguments") Obj arguments,
-      @ForAll long seed) {
-    List<List<Object>> leaves = new ArrayList<>();
-    collectLeaves(arguments, new ArrayList<>(), leaves);
-    Random random = new Random(seed);
-    List<Object> path = leaves.get(random.nextInt(leaves.size()));
+  @Test
+  void changingAnyOneLeafChangesTheHash() {
+    forAll("changingAnyOneLeafChangesTheHash", r -> {
+      Obj arguments = JsonValues.arguments(r);
+      List<List<Object>> leaves = new ArrayList<>();
+      collectLeaves(arguments, new ArrayList<>(), leaves);
+      List<Object> path = leaves.get(r.nextInt(leaves.size()));
+      Node changed = changeLeaf(arguments, path, 0, r);
 
-    Node changed = changeLeaf(arguments, path, 0);
-
-    assertThat(hash(changed, new Random(seed))).as("leaf at %s changed", path)
-        .isNotEqualTo(hash(arguments, null));
+      String original = hash(JsonValues.java(arguments, null));
+      Object respelled = r.nextBoolean()
+          ? JsonValues.java(changed, r)
+          : parse(JsonValues.text(changed, r, false), false);
+      assertThat(hash(respelled))
+          .as(() -> "leaf at " + JsonValues.quote(path.toString()) + " changed"
+              + "\n  from " + JsonValues.describe(arguments)
+              + "\n  to   " + JsonValues.describe(changed)
+              + "\n  canonical " + canonical(respelled))
+          .isNotEqualTo(original);
+    });
   }
 
-  @Provide
-  Arbitrary<Obj> arguments() {
-    return object(3).filter(o -> !o.members().isEmpty());
-  }
+  // ---------------------------------------------------------------- seeded runs
 
-  private Arbitrary<Obj> object(int depth) {
-    return Arbitraries.maps(names(), value(depth - 1)).ofMaxSize(5).map(Obj::new);
-  }
-
-  private Arbitrary<Node> value(int depth) {
-    Arbitrary<Node> leaf = Arbitraries.oneOf(
-        Arbitraries.strings().ofMaxLength(8).map(Str::new),
-        numbers().map(Num::new),
-        Arbitraries.of(true, false).map(Bool::new),
-        Arbitraries.just(new Null()));
-    if (depth <= 0) {
-      return leaf;
+  /** The seed of this run: -Dmcpgate.seed if given, else a fresh one. */
+  private static long seed() {
+    String given = System.getProperty("mcpgate.seed");
+    if (given != null && !given.isBlank()) {
+      return Long.decode(given.trim());
     }
-    return Arbitraries.frequencyOf(
-        net.jqwik.api.Tuple.of(4, leaf),
-        net.jqwik.api.Tuple.of(1, object(depth).map(o -> (Node) o)),
-        net.jqwik.api.Tuple.of(1, value(depth - 1).list().ofMaxSize(4).map(Arr::new)));
+    return new SplittableRandom().nextLong() ^ System.nanoTime();
   }
 
-  private static Arbitrary<String> names() {
-    return Arbitraries.oneOf(
-        Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(6),
-        Arbitraries.strings().ofMinLength(0).ofMaxLength(4));   // any code units, empty too
+  /**
+   * Runs the property on TRIES cases, each with its own random source split off the run's seed;
+   * any failure is rethrown naming the seed that reproduces it.
+   */
+  private static void forAll(String property, Consumer<SplittableRandom> check) {
+    SplittableRandom cases = new SplittableRandom(SEED ^ property.hashCode());
+    for (int i = 0; i < TRIES; i++) {
+      SplittableRandom r = cases.split();
+      try {
+        check.accept(r);
+      } catch (Throwable t) {
+        throw new AssertionError(property + " failed at case " + (i + 1) + " of " + TRIES
+            + " with seed " + SEED + "; reproduce with -Dmcpgate.seed=" + SEED
+            + " -Dtest=CanonicalHashProperties#" + property + "\n" + t.getMessage(), t);
+      }
+    }
   }
 
-  private static Arbitrary<BigDecimal> numbers() {
-    return Combinators.combine(
-            Arbitraries.longs().between(-1_000_000_000_000L, 1_000_000_000_000L),
-            Arbitraries.integers().between(-6, 12))
-        .as((unscaled, scale) -> BigDecimal.valueOf(unscaled, scale));
-  }
+  // ---------------------------------------------------------------- hashing
 
-  // ---------------------------------------------------------------- spellings
-
-  /** Hashes the tree; with a random source, members are shuffled and numbers respelled. */
-  private static String hash(Obj arguments, Random respell) {
+  private static String hash(Object arguments) {
     @SuppressWarnings("unchecked")
-    Map<String, Object> map = (Map<String, Object>) java(arguments, respell);
+    Map<String, Object> map = (Map<String, Object>) arguments;
     return ArgumentHasher.hash(map, Set.of());
   }
 
-  private static String hash(Node arguments, Random respell) {
-    return hash((Obj) arguments, respell);
+  private static String canonical(Object value) {
+    return JsonValues.quote(CanonicalJson.toCanonicalString(value));
   }
 
-  private static Object java(Node node, Random respell) {
-    if (node instanceof Obj o) {
-      List<Map.Entry<String, Node>> entries = new ArrayList<>(o.members().entrySet());
-      if (respell != null) {
-        Collections.shuffle(entries, respell);
-      }
-      Map<String, Object> map = new LinkedHashMap<>();
-      for (Map.Entry<String, Node> e : entries) {
-        map.put(e.getKey(), java(e.getValue(), respell));
-      }
+  private static Map<String, Object> parse(String text, boolean withDoubles) {
+    try {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> map = (withDoubles ? DOUBLES : DECIMALS).readValue(text, Map.class);
       return map;
+    } catch (Exception e) {
+      throw new AssertionError("generated JSON text does not parse: " + JsonValues.quote(text), e);
     }
-    if (node instanceof Arr a) {
-      List<Object> list = new ArrayList<>();
-      for (Node item : a.items()) {
-        list.add(java(item, respell));
-      }
-      return list;
-    }
-    if (node instanceof Str s) {
-      return s.value();
-    }
-    if (node instanceof Num n) {
-      return respell == null ? n.value() : spell(n.value(), respell);
-    }
-    if (node instanceof Bool b) {
-      return b.value();
-    }
-    return null;
-  }
-
-  /** Another Java spelling of the same decimal value, chosen at random among those it has. */
-  private static Number spell(BigDecimal v, Random random) {
-    List<Number> spellings = new ArrayList<>();
-    spellings.add(v.setScale(v.scale() + 1 + random.nextInt(4)));   // trailing zeros: 1.0, 1.00
-    BigDecimal stripped = v.stripTrailingZeros();
-    spellings.add(stripped);                                         // 1E+1 for 10
-    if (stripped.scale() <= 0) {
-      BigInteger integer = stripped.toBigIntegerExact();
-      spellings.add(integer);
-      if (integer.bitLength() < 63) {
-        spellings.add(integer.longValue());
-      }
-    }
-    if (stripped.precision() <= 15) {
-      spellings.add(v.doubleValue());   // 15 digits survive a double: it stands for this value
-    }
-    return spellings.get(random.nextInt(spellings.size()));
   }
 
   // ---------------------------------------------------------------- leaf changes
 
+  /** Paths (member names, indexes) of the leaves: scalars and empty objects or arrays. */
   private static void collectLeaves(Node node, List<Object> path, List<List<Object>> out) {
     boolean empty = node instanceof Obj o && o.members().isEmpty()
         || node instanceof Arr a && a.items().isEmpty();
@@ -187,30 +163,54 @@ class CanonicalHashProperties {
     }
   }
 
-  private static Node changeLeaf(Node node, List<Object> path, int at) {
+  private static Node changeLeaf(Node node, List<Object> path, int at, SplittableRandom r) {
     if (at == path.size()) {
-      return changed(node);
+      return changed(node, r);
     }
     if (node instanceof Obj o) {
       Map<String, Node> members = new LinkedHashMap<>(o.members());
       String name = (String) path.get(at);
-      members.put(name, changeLeaf(members.get(name), path, at + 1));
+      members.put(name, changeLeaf(members.get(name), path, at + 1, r));
       return new Obj(members);
     }
     Arr a = (Arr) node;
     List<Node> items = new ArrayList<>(a.items());
     int index = (Integer) path.get(at);
-    items.set(index, changeLeaf(items.get(index), path, at + 1));
+    items.set(index, changeLeaf(items.get(index), path, at + 1, r));
     return new Arr(items);
   }
 
-  /** A leaf of another value: never equal to the old one in JSON, whatever its spelling. */
-  private static Node changed(Node leaf) {
+  /**
+   * A leaf of another value: never equal to the old one in JSON, whatever its spelling. Half the
+   * time a small change of the same type, else a value of another type.
+   */
+  private static Node changed(Node leaf, SplittableRandom r) {
+    if (r.nextBoolean()) {
+      Node other;
+      do {
+        other = JsonValues.value(r, 1);
+      } while (other.getClass() == leaf.getClass());
+      return other;
+    }
     if (leaf instanceof Str s) {
-      return new Str(s.value() + "x");
+      String v = s.value();
+      int i = v.isEmpty() ? 0 : r.nextInt(v.length());
+      return new Str(switch (v.isEmpty() ? 0 : r.nextInt(3)) {
+        case 0 -> v + (r.nextBoolean() ? "x" : JsonValues.string(r, 3) + "\uD83D\uDE00");
+        case 1 -> v.substring(0, i) + v.substring(i + 1);   // one code unit fewer
+        default -> v.substring(0, i)                        // one code unit other
+            + (char) (v.charAt(i) ^ (1 + r.nextInt(0xFFFF))) + v.substring(i + 1);
+      });
     }
     if (leaf instanceof Num n) {
-      return new Num(n.value().add(BigDecimal.ONE.movePointLeft(Math.max(0, n.value().scale()))));
+      BigDecimal v = n.value();
+      BigDecimal ulp = BigDecimal.ONE.movePointLeft(Math.max(0, v.scale()));
+      return new Num(switch (v.signum() == 0 ? r.nextInt(2) : r.nextInt(4)) {
+        case 0 -> v.add(ulp);
+        case 1 -> v.subtract(ulp);
+        case 2 -> v.negate();
+        default -> v.scaleByPowerOfTen(r.nextBoolean() ? 1 : -1);
+      });
     }
     if (leaf instanceof Bool b) {
       return new Bool(!b.value());
@@ -220,8 +220,8 @@ class CanonicalHashProperties {
     }
     // an empty object or array: give it a member
     if (leaf instanceof Obj) {
-      return new Obj(Map.of("added", new Null()));
+      return new Obj(Map.of(JsonValues.name(r), JsonValues.value(r, 1)));
     }
-    return new Arr(List.of(new Null()));
+    return new Arr(List.of(JsonValues.value(r, 1)));
   }
 }
