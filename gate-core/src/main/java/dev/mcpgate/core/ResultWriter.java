@@ -69,7 +69,21 @@ final class ResultWriter {
       lost.addSuppressed(tooLarge);
       throw lost;
     }
-    scope.commit(resource);
+    try {
+      scope.commit(resource);
+    } catch (RuntimeException commitFailed) {
+      if (scope instanceof DirectScope) {
+        throw commitFailed;
+      }
+      commitFailed.addSuppressed(tooLarge);
+      events.emit(GateEvent.Type.STORE_FAILED, claim, "the result was too large to store, and"
+          + " the commit of the not-stored marker failed: whether it took effect is not known",
+          commitFailed);
+      throw new CommitOutcomeUnknownException("the result of " + claim.id() + " was too large"
+          + " to store, and the commit of its not-stored marker (with the action's writes)"
+          + " failed: whether it took effect is not known; the key stays claimed until its lease"
+          + " expires, and a retry with the same key then finds out", commitFailed);
+    }
     if (marked) {
       events.emit(GateEvent.Type.RESULT_NOT_STORED, claim,
           "result too large to store; the key is fenced as not stored", tooLarge);
