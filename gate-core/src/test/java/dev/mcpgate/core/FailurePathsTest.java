@@ -384,6 +384,19 @@ class FailurePathsTest {
   }
 
   @Test
+  void aFailedCommitOfTheNotStoredMarkerIsAnUnknownCommitOutcome() {
+    UnitOfWork unit = new UnitOfWork(store);
+    unit.commitFault = UnitOfWork.Fault.INSTEAD_OF_APPLYING;
+
+    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit,
+        (w, ctx) -> "x".repeat(100)))   // over the 64-byte limit
+        .isInstanceOf(CommitOutcomeUnknownException.class)
+        .hasMessageContaining("is not known");
+    assertThat(row("k").orElseThrow().state()).as("not released: a retry finds out")
+        .isEqualTo(ClaimState.IN_PROGRESS);
+  }
+
+  @Test
   void aFailedCommitWhoseClaimCannotBeReadIsAnUnknownOutcomeAndKeepsTheKey() {
     UnitOfWork unit = new UnitOfWork(store) {
       @Override
