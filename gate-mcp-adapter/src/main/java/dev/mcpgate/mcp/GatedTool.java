@@ -1,11 +1,13 @@
 package dev.mcpgate.mcp;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.CommitOutcomeUnknownException;
 import dev.mcpgate.core.CommitRolledBackException;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
+import dev.mcpgate.core.LeaseLostException;
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ResultTooLargeException;
@@ -125,6 +127,14 @@ final class GatedTool {
     GateResult<CallToolResult> result;
     try {
       result = invocation.gated(gate, call, mapper, ctx -> handlerRequest(request, arguments));
+    } catch (CommitOutcomeUnknownException e) {   // before its superclass
+      LOG.warn("commit outcome unknown for tool {}: {}", tool.name(), e.getMessage());
+      trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.getMessage());
+      return ModelMessages.commitOutcomeUnknown();
+    } catch (OutcomeUnknownException e) {
+      LOG.warn("outcome unknown for tool {}: {}", tool.name(), e.getMessage());
+      trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.getMessage());
+      return ModelMessages.outcomeUnknown(reconciles());
     } catch (CommitRolledBackException e) {
       LOG.warn("commit rolled back for tool {}: {}", tool.name(), e.getMessage());
       trail.decided(AuditDecision.STORE_UNAVAILABLE, e.getMessage());
@@ -133,16 +143,25 @@ final class GatedTool {
       LOG.warn("store unavailable for tool {}: {}", tool.name(), e.getMessage());
       trail.decided(AuditDecision.STORE_UNAVAILABLE, e.getMessage());
       return ModelMessages.storeUnavailable();
-    } catch (OutcomeUnknownException e) {
-      LOG.warn("outcome unknown for tool {}: {}", tool.name(), e.getMessage());
-      trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.getMessage());
-      return ModelMessages.outcomeNotKnown();
+    } catch (LeaseLostException e) {
+      LOG.warn("lease lost for tool {}: {}", tool.name(), e.getMessage());
+      trail.decided(AuditDecision.LEASE_LOST, e.getMessage());
+      return ModelMessages.leaseLost();
     } catch (InvalidArgumentsException e) {
       trail.decided(AuditDecision.KEY_REFUSED, e.getMessage());
       return ModelMessages.argumentsInvalid(e);
     } catch (ResultTooLargeException e) {
       trail.decided(AuditDecision.RESULT_NOT_STORED, e.getMessage());
       return ModelMessages.resultTooLarge(e);
+    } catch (RuntimeException e) {
+      if (!HandlerFailures.fenced(gate.policy(), e)) {
+        throw e;   // released: a retry runs again
+      }
+      // the gate fenced the key: the handler's failure says its outcome is unknown
+      LOG.warn("outcome unknown for tool {}: the handler failed with {}", tool.name(),
+          e.toString());
+      trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.toString());
+      return ModelMessages.outcomeUnknown(reconciles());
     }
     if (result instanceof GateResult.Executed<CallToolResult> executed) {
       trail.attempt = executed.claim().attempt();
@@ -163,7 +182,12 @@ final class GatedTool {
     }
     GateResult.Refused<CallToolResult> refused = (GateResult.Refused<CallToolResult>) result;
     trail.decided(AuditDecision.valueOf(refused.reason().name()), refused.message());
-    return ModelMessages.of(refused);
+    return ModelMessages.of(refused, reconciles());
+  }
+
+  /** @return whether a retry of a key whose outcome is unknown asks a reconciler first */
+  private boolean reconciles() {
+    return gate.policy().reconciler() != null;
   }
 
   /**

@@ -93,22 +93,45 @@ sealed interface Invocation {
       return gate.execute(call, mapper, scope, handler.bound(requestFor));
     }
 
-    /** A call without a key where keys are optional: the handler runs in its own transaction. */
+    /**
+     * A call without a key where keys are optional: the handler runs in its own transaction,
+     * which commits only when it returns. Anything it throws, an {@link Error} too, rolls the
+     * transaction back here: it is never left open for whoever closes the resource to commit.
+     */
     @Override
     public CallToolResult ungated(CallToolRequest request) {
       R resource = scope.begin();
       try {
-        CallToolResult result = handler.run(request, resource);
-        scope.commit(resource);
+        CallToolResult result = runOrRollBack(request, resource);
+        try {
+          scope.commit(resource);
+        } catch (RuntimeException e) {
+          rollback(resource, e);
+          throw e;
+        }
         return result;
-      } catch (RuntimeException e) {
-        scope.rollback(resource);
-        throw e;
-      } catch (Exception e) {
-        scope.rollback(resource);
-        throw new ActionFailedException("tool " + tool + " failed", e);
       } finally {
         scope.close(resource);
+      }
+    }
+
+    private CallToolResult runOrRollBack(CallToolRequest request, R resource) {
+      try {
+        return handler.run(request, resource);
+      } catch (RuntimeException | Error e) {
+        rollback(resource, e);
+        throw e;
+      } catch (Exception e) {
+        rollback(resource, e);
+        throw new ActionFailedException("tool " + tool + " failed", e);
+      }
+    }
+
+    private void rollback(R resource, Throwable cause) {
+      try {
+        scope.rollback(resource);
+      } catch (RuntimeException e) {
+        cause.addSuppressed(e);
       }
     }
   }

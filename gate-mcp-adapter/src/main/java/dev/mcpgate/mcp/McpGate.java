@@ -45,13 +45,17 @@ import reactor.core.scheduler.Schedulers;
  * arguments, a call still running elsewhere, or a missing key get an {@code isError} result with
  * a sentence a model can act on and {@code structuredContent.error.type} (see
  * {@link McpGateErrors}). An exception from the handler releases the claim and propagates as the
- * SDK would. A tool annotated read-only is passed through ungated. The handler finds the claim it
+ * SDK would, unless it says the outcome is unknown (an {@code OutcomeUnknownException}, what the
+ * policy's {@code outcomeUnknownWhen} names, or an interrupt or cancellation): then the key is
+ * fenced and the caller gets {@code idempotency_outcome_unknown}. A tool annotated read-only is passed through ungated. The handler finds the claim it
  * runs under with {@link GatedClaim#of}.
  *
  * <p>Async specifications: the claim, the handler and the completion run on Reactor's
  * bounded-elastic scheduler, never on the caller's event thread. The gate waits for the
  * handler's {@code Mono} there (it must store the result before answering), so one
- * bounded-elastic thread is held for as long as the handler runs.
+ * bounded-elastic thread is held for as long as the handler runs. A call the transport cancels interrupts
+ * that thread (Reactor does so when the subscriber disposes); the key is then fenced as unknown,
+ * not freed, since the handler may have acted.
  */
 public final class McpGate {
   private static final Logger LOG = LoggerFactory.getLogger(McpGate.class);

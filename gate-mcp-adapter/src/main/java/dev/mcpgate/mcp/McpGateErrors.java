@@ -3,6 +3,22 @@ package dev.mcpgate.mcp;
 /**
  * The error types of refusals, in {@code structuredContent.error.type} of an {@code isError}
  * result. The names follow the closed MCP proposal SEP-3182.
+ *
+ * <p>Every such error says plainly, beside its type and sentence, which of three truths holds and
+ * what a retry does:
+ * <ul>
+ *   <li>{@value #EXECUTED}: {@value #EXECUTED_NO} (the call did not take effect: nothing ran, or
+ *       what ran was rolled back), {@value #EXECUTED_YES} (it ran and took effect; a retry never
+ *       runs it again) or {@value #EXECUTED_UNKNOWN} (it ran, or may have, or is running: whether
+ *       it took effect is not known). Never send the call again under a new key unless this is
+ *       {@value #EXECUTED_NO}: a new key is a new request, and could act twice.</li>
+ *   <li>{@value #RETRY_WITH_SAME_KEY}: {@code true} when sending the same call with the same key
+ *       again (after {@code retry_after_ms}, when given) is what to do: it is safe, and it runs the
+ *       call at most once or returns its first result; {@code false} when such a retry would only
+ *       be refused again until something changes (a valid key, other arguments, the server's
+ *       configuration, or someone settling an unknown outcome).</li>
+ *   <li>{@code retry_after_ms}: how long to wait before that retry, when it matters.</li>
+ * </ul>
  */
 public final class McpGateErrors {
   private McpGateErrors() {}
@@ -18,9 +34,18 @@ public final class McpGateErrors {
   public static final String KEY_CONFLICT = "idempotency_key_conflict";
   /** Another attempt with this key is running (or stopped responding); retry after {@code retry_after_ms}. */
   public static final String KEY_IN_PROGRESS = "idempotency_key_in_progress";
-  /** An earlier attempt's outcome is unknown (or its result could not be kept). Not run again now. */
+  /**
+   * The call ran, or may have, and whether it took effect is not known ({@value #EXECUTED}
+   * {@value #EXECUTED_UNKNOWN}): an earlier attempt's outcome is unknown and the key is fenced
+   * until it is settled, or this call's commit failed and a retry with the same key finds out
+   * ({@value #RETRY_WITH_SAME_KEY} true). Also: the call ran but its result was too large to keep
+   * ({@value #EXECUTED} {@value #EXECUTED_YES}); it never runs again under this key.
+   */
   public static final String OUTCOME_UNKNOWN = "idempotency_outcome_unknown";
-  /** The store could not be reached. Nothing ran; safe to retry the same call later. */
+  /**
+   * The store could not be reached, or the call's transaction was rolled back. Nothing took
+   * effect; safe to retry the same call with the same key later.
+   */
   public static final String STORE_UNAVAILABLE = "idempotency_store_unavailable";
 
   /**
@@ -46,6 +71,23 @@ public final class McpGateErrors {
    * SEP-3182). Nothing was claimed, run or replayed.
    */
   public static final String FORBIDDEN = "forbidden";
+
+  /** The field of {@code structuredContent.error} that says whether the call took effect. */
+  public static final String EXECUTED = "executed";
+  /** {@value #EXECUTED}: the call did not take effect; safe to send again. */
+  public static final String EXECUTED_NO = "no";
+  /** {@value #EXECUTED}: the call ran and took effect; it is never run again under its key. */
+  public static final String EXECUTED_YES = "yes";
+  /** {@value #EXECUTED}: the call ran, may have, or is running; whether it took effect is unknown. */
+  public static final String EXECUTED_UNKNOWN = "unknown";
+  /**
+   * The boolean field of {@code structuredContent.error} that says whether to send the same call
+   * with the same key again (true: safe, and it gets an answer), or whether that would only be
+   * refused again (false).
+   */
+  public static final String RETRY_WITH_SAME_KEY = "retry_with_same_key";
+  /** The field of {@code structuredContent.error} with the milliseconds to wait before a retry. */
+  public static final String RETRY_AFTER_MS = "retry_after_ms";
 
   /** The {@code _meta} entry that carries a key from apps and clients. */
   public static final String META_KEY = "dev.mcpgate/idempotency-key";

@@ -44,12 +44,37 @@ final class ModelMessages {
     return "Retried calls with the same idempotency key are done once.";
   }
 
-  static CallToolResult error(String type, String message, Duration retryAfter) {
+  /** Whether a call took effect, as {@code structuredContent.error.executed} says it. */
+  enum Executed {
+    /** Nothing took effect: nothing ran, or what ran was rolled back. */
+    NO(McpGateErrors.EXECUTED_NO),
+    /** It ran and took effect. */
+    YES(McpGateErrors.EXECUTED_YES),
+    /** It ran, may have, or is running: whether it took effect is not known. */
+    UNKNOWN(McpGateErrors.EXECUTED_UNKNOWN);
+
+    final String value;
+
+    Executed(String value) {
+      this.value = value;
+    }
+  }
+
+  /**
+   * @param executed whether the call took effect
+   * @param retrySameKey whether the same call with the same key, sent again (after retryAfter),
+   *     is safe and gets an answer
+   * @param retryAfter how long to wait first, or null
+   */
+  static CallToolResult error(String type, Executed executed, boolean retrySameKey,
+      String message, Duration retryAfter) {
     Map<String, Object> error = new LinkedHashMap<>();
     error.put("type", type);
     error.put("message", message);
+    error.put(McpGateErrors.EXECUTED, executed.value);
+    error.put(McpGateErrors.RETRY_WITH_SAME_KEY, retrySameKey);
     if (retryAfter != null) {
-      error.put("retry_after_ms", retryAfter.toMillis());
+      error.put(McpGateErrors.RETRY_AFTER_MS, retryAfter.toMillis());
     }
     return CallToolResult.builder()
         .isError(true)
@@ -58,48 +83,73 @@ final class ModelMessages {
         .build();
   }
 
-  /** The gate refused the call: one error type and one sentence per reason. */
-  static CallToolResult of(GateResult.Refused<?> refused) {
+  /** A refusal before anything ran, that the same call with the same key would meet again. */
+  private static CallToolResult notRun(String type, String message) {
+    return error(type, Executed.NO, false, message, null);
+  }
+
+  /**
+   * The gate refused the call: one error type and one sentence per reason.
+   *
+   * @param reconciles whether the tool's policy has a reconciler, which a retry of a key whose
+   *     outcome is unknown asks first
+   */
+  static CallToolResult of(GateResult.Refused<?> refused, boolean reconciles) {
     ClaimId id = refused.id();
     long ms = refused.retryAfter().toMillis();
     return switch (refused.reason()) {
-      case CONFLICT -> error(McpGateErrors.KEY_CONFLICT, "The idempotency key " + quote(id.key())
-          + " was already used for a call to " + id.tool() + " with different arguments. Use a"
-          + " new key for a new request, or resend the original arguments to get the original"
-          + " result.", null);
-      case IN_PROGRESS -> error(McpGateErrors.KEY_IN_PROGRESS, "A call to " + id.tool()
-          + " with idempotency key " + quote(id.key()) + " is still running. Retry the same call"
-          + " with the same key after " + ms + " ms to get its result; do not use a new key.",
-          refused.retryAfter());
-      case HOLDER_UNRESPONSIVE -> error(McpGateErrors.KEY_IN_PROGRESS, "An earlier attempt of"
-          + " this call to " + id.tool() + " with idempotency key " + quote(id.key()) + " stopped"
-          + " responding before it finished. Retry the same call with the same key after " + ms
-          + " ms: it then runs again in place of the earlier attempt. Do not use a new key.",
-          refused.retryAfter());
-      case OUTCOME_UNKNOWN -> error(McpGateErrors.OUTCOME_UNKNOWN, "An earlier attempt of this"
-          + " call to " + id.tool() + " ended without knowing whether it took effect, so it is"
-          + " not run again now. Retry with the same key after " + ms + " ms, or check whether"
-          + " the effect happened.", refused.retryAfter());
-      case RESULT_NOT_STORED -> error(McpGateErrors.OUTCOME_UNKNOWN, "This call to " + id.tool()
-          + " ran before, but its result was too large to keep. It will not run again with this"
-          + " key; check its effect directly.", null);
+      case CONFLICT -> notRun(McpGateErrors.KEY_CONFLICT, "The idempotency key "
+          + quote(id.key()) + " was already used for a call to " + id.tool() + " with different"
+          + " arguments, so this call was not run. Use a new key for a new request, or resend the"
+          + " original arguments to get the original result.");
+      case IN_PROGRESS -> error(McpGateErrors.KEY_IN_PROGRESS, Executed.UNKNOWN, true, "A call to "
+          + id.tool() + " with idempotency key " + quote(id.key()) + " is still running. Retry the"
+          + " same call with the same key after " + ms + " ms to get its result; do not use a new"
+          + " key.", refused.retryAfter());
+      case HOLDER_UNRESPONSIVE -> error(McpGateErrors.KEY_IN_PROGRESS, Executed.UNKNOWN, true,
+          "An earlier attempt of this call to " + id.tool() + " with idempotency key "
+          + quote(id.key()) + " stopped responding before it finished, and may have taken"
+          + " effect. Retry the same call with the same key after " + ms + " ms: it then runs"
+          + " again in place of the earlier attempt, without acting twice downstream. Do not use"
+          + " a new key.", refused.retryAfter());
+      case OUTCOME_UNKNOWN -> reconciles
+          ? error(McpGateErrors.OUTCOME_UNKNOWN, Executed.UNKNOWN, true, "An earlier attempt of"
+              + " this call to " + id.tool() + " may have taken effect, and whether it did is not"
+              + " known yet, so this call is refused for now. Retry the same call with the same key"
+              + " after " + ms + " ms: the server checks again then, and returns the first"
+              + " result if it took effect. Do not send it with a new key: that could do it"
+              + " twice.", refused.retryAfter())
+          : error(McpGateErrors.OUTCOME_UNKNOWN, Executed.UNKNOWN, false, "An earlier attempt of"
+              + " this call to " + id.tool() + " may have taken effect, and whether it did is not"
+              + " known, so this call is refused, and so is this key until someone checks and"
+              + " settles it. Do not send it with a new key: that could do it twice. Check"
+              + " whether the effect happened, or ask the operator.", null);
+      case RESULT_NOT_STORED -> error(McpGateErrors.OUTCOME_UNKNOWN, Executed.YES, false,
+          "This call to " + id.tool() + " ran before and took effect, but its result was too"
+          + " large to keep. It is never run again with this key; check its effect directly, and"
+          + " do not send it with a new key.", null);
     };
   }
 
+  /** Like {@link #of(GateResult.Refused, boolean)} for a tool without a reconciler. */
+  static CallToolResult of(GateResult.Refused<?> refused) {
+    return of(refused, false);
+  }
+
   static CallToolResult tenantUnknown() {
-    return error(McpGateErrors.TENANT_UNKNOWN, "The server could not tell which account this"
+    return notRun(McpGateErrors.TENANT_UNKNOWN, "The server could not tell which account this"
         + " call belongs to, so it did not run it. This is a server configuration problem;"
-        + " retrying will not help until it is fixed.", null);
+        + " retrying will not help until it is fixed.");
   }
 
   static CallToolResult tenantInvalid(InvalidIdempotencyKeyException e) {
-    return error(McpGateErrors.TENANT_INVALID, "The server could not use the account this call"
+    return notRun(McpGateErrors.TENANT_INVALID, "The server could not use the account this call"
         + " belongs to (" + e.getMessage() + "), so it did not run it. This is a server"
-        + " configuration problem; retrying will not help until it is fixed.", null);
+        + " configuration problem; retrying will not help until it is fixed.");
   }
 
   static CallToolResult forbidden(String refusal) {
-    return error(McpGateErrors.FORBIDDEN, refusal, null);
+    return notRun(McpGateErrors.FORBIDDEN, refusal);
   }
 
   static CallToolResult keyRequired(ToolPolicy policy) {
@@ -118,44 +168,80 @@ final class ModelMessages {
       message = "This tool needs an idempotency key in the " + KeySource.HEADER_CONTEXT_KEY
           + " header and was not run.";
     }
-    return error(McpGateErrors.KEY_REQUIRED, message, null);
+    return notRun(McpGateErrors.KEY_REQUIRED, message);
   }
 
   static CallToolResult keyInvalid(InvalidIdempotencyKeyException e) {
-    return error(McpGateErrors.KEY_INVALID, "The idempotency key is not valid: " + e.getMessage()
-        + ". Nothing was run. Send one key of 1 to 255 characters, valid Unicode, without"
-        + " control characters.", null);
+    return notRun(McpGateErrors.KEY_INVALID, "The idempotency key is not valid: "
+        + e.getMessage() + ". Nothing was run. Send one key of 1 to 255 characters, valid"
+        + " Unicode, without control characters.");
   }
 
+  /** {@link dev.mcpgate.core.StoreUnavailableException}: nothing took effect. */
   static CallToolResult storeUnavailable() {
-    return error(McpGateErrors.STORE_UNAVAILABLE, "The call was not run because the idempotency"
-        + " store could not be reached. It is safe to retry the same call with the same key"
-        + " later.", null);
+    return error(McpGateErrors.STORE_UNAVAILABLE, Executed.NO, true, "The idempotency store"
+        + " could not be reached, so this call did not take effect. It is safe to retry the same"
+        + " call with the same key later.", null);
   }
 
+  /** {@link dev.mcpgate.core.CommitRolledBackException}: it ran, and all of it rolled back. */
   static CallToolResult rolledBack() {
-    return error(McpGateErrors.STORE_UNAVAILABLE, "The call's changes were rolled back because"
-        + " saving them failed; nothing took effect. It is safe to retry the same call with the"
-        + " same key.", null);
+    return error(McpGateErrors.STORE_UNAVAILABLE, Executed.NO, true, "The call's changes were"
+        + " rolled back because saving them failed; nothing took effect. It is safe to retry the"
+        + " same call with the same key.", null);
   }
 
-  static CallToolResult outcomeNotKnown() {
-    return error(McpGateErrors.OUTCOME_UNKNOWN, "The call ran, but whether its changes were"
-        + " saved could not be checked. Do not send it as a new request: retry the same call"
-        + " with the same key later, and it will either return the saved result or run again.",
+  /**
+   * {@link dev.mcpgate.core.CommitOutcomeUnknownException}: it ran, its commit failed, and a
+   * retry with the same key finds out whether the commit took effect.
+   */
+  static CallToolResult commitOutcomeUnknown() {
+    return error(McpGateErrors.OUTCOME_UNKNOWN, Executed.UNKNOWN, true, "The call ran, but"
+        + " saving its changes failed, and whether they were saved is not known: it may have"
+        + " taken effect. Retry the same call with the same key (you may be asked to wait"
+        + " first): that is safe, and it returns the first result if the call took effect, or"
+        + " runs it once if it did not. Do not send it with a new key: that could do it twice.",
         null);
   }
 
+  /**
+   * {@link dev.mcpgate.core.OutcomeUnknownException} (or an interrupted handler): it ran or may
+   * have; the key is fenced until the outcome is settled.
+   *
+   * @param reconciles whether the tool's policy has a reconciler, which a retry asks first
+   */
+  static CallToolResult outcomeUnknown(boolean reconciles) {
+    if (reconciles) {
+      return error(McpGateErrors.OUTCOME_UNKNOWN, Executed.UNKNOWN, true, "The call ran, or may"
+          + " have, and whether it took effect is not known. Do not send it with a new key: that"
+          + " could do it twice. Retry the same call with the same key later: the server then"
+          + " checks whether it took effect, and returns the first result if it did.", null);
+    }
+    return error(McpGateErrors.OUTCOME_UNKNOWN, Executed.UNKNOWN, false, "The call ran, or may"
+        + " have, and whether it took effect is not known. Do not send it with a new key: that"
+        + " could do it twice. The same key is refused until someone checks and settles it;"
+        + " check whether the effect happened, or ask the operator.", null);
+  }
+
+  /** {@link dev.mcpgate.core.LeaseLostException}: rolled back; another attempt holds the key. */
+  static CallToolResult leaseLost() {
+    return error(McpGateErrors.KEY_IN_PROGRESS, Executed.UNKNOWN, true, "Another attempt of this"
+        + " call took it over before it finished, so this attempt's changes were rolled back;"
+        + " the other attempt may have taken effect. Retry the same call with the same key to get"
+        + " its result; do not use a new key.", null);
+  }
+
   static CallToolResult argumentsInvalid(InvalidArgumentsException e) {
-    return error(McpGateErrors.ARGUMENTS_INVALID, "The arguments cannot be compared for"
+    return notRun(McpGateErrors.ARGUMENTS_INVALID, "The arguments cannot be compared for"
         + " retries: " + e.getMessage() + ". Nothing was run; send the call again with valid"
-        + " arguments.", null);
+        + " arguments.");
   }
 
   static CallToolResult resultTooLarge(ResultTooLargeException e) {
-    return error(McpGateErrors.OUTCOME_UNKNOWN, "The call ran, but its result was too large to"
-        + " keep for retries (" + e.size() + " bytes). It will not run again with this key; check"
-        + " its effect before sending a new request.", null);
+    return error(McpGateErrors.OUTCOME_UNKNOWN, Executed.YES, false, "The call ran and took"
+        + " effect, but its result was too large to keep for retries (" + e.size() + " bytes)."
+        + " It is never run again with this key; check its effect before sending a new"
+        + " request.", null);
   }
 
   /** The stored result, unchanged but for two {@code _meta} entries that mark it as a replay. */

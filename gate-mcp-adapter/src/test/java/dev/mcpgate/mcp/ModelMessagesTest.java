@@ -7,7 +7,12 @@ import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.RefusalReason;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import dev.mcpgate.core.InvalidArgumentsException;
+import dev.mcpgate.core.InvalidIdempotencyKeyException;
+import dev.mcpgate.core.ResultTooLargeException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -53,5 +58,80 @@ class ModelMessagesTest {
       assertThat(result.isError()).as(reason.name()).isTrue();
       assertThat(text(result)).as(reason.name()).isNotBlank().doesNotContain("for operators");
     }
+  }
+
+  /** Every error the adapter can give, refusals with and without a reconciler included. */
+  private static List<CallToolResult> everyError() {
+    List<CallToolResult> all = new ArrayList<>();
+    for (RefusalReason reason : RefusalReason.values()) {
+      GateResult.Refused<Object> refused =
+          new GateResult.Refused<>(ID, reason, Duration.ofMillis(10), "for operators");
+      all.add(ModelMessages.of(refused, false));
+      all.add(ModelMessages.of(refused, true));
+    }
+    InvalidIdempotencyKeyException badKey = new InvalidIdempotencyKeyException("key is blank", false);
+    all.addAll(List.of(ModelMessages.tenantUnknown(), ModelMessages.tenantInvalid(badKey),
+        ModelMessages.forbidden("no"), ModelMessages.keyRequired(ToolPolicy.defaults()),
+        ModelMessages.keyInvalid(badKey), ModelMessages.storeUnavailable(),
+        ModelMessages.rolledBack(), ModelMessages.commitOutcomeUnknown(),
+        ModelMessages.outcomeUnknown(false), ModelMessages.outcomeUnknown(true),
+        ModelMessages.leaseLost(),
+        ModelMessages.argumentsInvalid(new InvalidArgumentsException("NaN")),
+        ModelMessages.resultTooLarge(new ResultTooLargeException("big", 2000, 1000))));
+    return all;
+  }
+
+  @Test
+  void everyErrorSaysWhetherTheCallTookEffectAndWhetherTheSameKeyIsWorthRetrying() {
+    for (CallToolResult result : everyError()) {
+      Map<String, Object> error = error(result);
+      assertThat(error.get("executed")).as(text(result)).isIn("no", "yes", "unknown");
+      assertThat(error.get("retry_with_same_key")).as(text(result)).isIn(true, false);
+      if (error.containsKey("retry_after_ms")) {
+        assertThat(error).as(text(result)).containsEntry("retry_with_same_key", true);
+      }
+    }
+  }
+
+  @Test
+  void noErrorSaysNotRunWhereTheCallRanOrMayHave() {
+    for (CallToolResult result : everyError()) {
+      String text = text(result);
+      if (!"no".equals(error(result).get("executed"))) {
+        assertThat(text).doesNotContain("not run", "did not run", "not take effect",
+            "nothing took effect", "Nothing was");
+        assertThat(text).as("tells the model not to act twice").containsAnyOf("new key",
+            "new request");
+      } else {
+        assertThat(text).doesNotContain("may have");
+      }
+    }
+  }
+
+  @Test
+  void anUnknownOutcomeWithoutAReconcilerIsNotWorthRetryingWithTheSameKeyButWithOneItIs() {
+    GateResult.Refused<Object> fenced = new GateResult.Refused<>(ID,
+        RefusalReason.OUTCOME_UNKNOWN, Duration.ofMillis(5000), "for operators");
+
+    CallToolResult alone = ModelMessages.of(fenced, false);
+    CallToolResult reconciled = ModelMessages.of(fenced, true);
+
+    assertThat(error(alone)).containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
+        .containsEntry("executed", "unknown").containsEntry("retry_with_same_key", false)
+        .doesNotContainKey("retry_after_ms");
+    assertThat(text(alone)).contains("until someone checks and settles it", "Do not send it with a new key")
+        .doesNotContain("lease");
+    assertThat(error(reconciled)).containsEntry("executed", "unknown")
+        .containsEntry("retry_with_same_key", true).containsEntry("retry_after_ms", 5000L);
+  }
+
+  @Test
+  void aCommitWhoseOutcomeIsUnknownIsNotToldAsNotRun() {
+    CallToolResult result = ModelMessages.commitOutcomeUnknown();
+
+    assertThat(error(result)).containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
+        .containsEntry("executed", "unknown").containsEntry("retry_with_same_key", true);
+    assertThat(text(result)).contains("may have taken effect", "same key",
+        "returns the first result");
   }
 }
