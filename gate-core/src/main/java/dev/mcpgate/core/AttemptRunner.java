@@ -49,34 +49,51 @@ final class AttemptRunner {
       TransactionScope<R> scope, ScopedAction<T, R> action) {
     boolean transactional = scope != direct;
     ClaimId id = claim.id();
+    // renew from the start: a unit of work that waits for a pooled connection, and every write
+    // after the action in the plain path, must not let the lease run out meanwhile
+    LeaseRenewer.Renewal renewal;
+    try {
+      renewal = leases.start(claim, policy, events, sentNanos);
+    } catch (RuntimeException e) {
+      release(claim, e);
+      throw new StoreUnavailableException("could not start renewing the lease of " + id
+          + "; the action did not run; safe to retry", e);
+    }
+    try {
+      return runRenewed(claim, renewal, mapper, scope, action, transactional);
+    } finally {
+      renewal.stop();
+    }
+  }
+
+  private <T, R> GateResult<T> runRenewed(ClaimOutcome.Acquired claim,
+      LeaseRenewer.Renewal renewal, ResultMapper<T> mapper, TransactionScope<R> scope,
+      ScopedAction<T, R> action, boolean transactional) {
+    ClaimId id = claim.id();
     R resource;
     try {
       resource = scope.begin();
     } catch (RuntimeException e) {
+      renewal.finishing();
       release(claim, e);
       throw new StoreUnavailableException("could not begin the unit of work for " + id
           + "; the action did not run; safe to retry", e);
     }
     try {
       T value;
-      LeaseRenewer.Renewal renewal;
-      try {
-        renewal = leases.start(claim, policy, events, sentNanos);
-      } catch (RuntimeException e) {
-        rollbackQuietly(scope, resource, e);
-        release(claim, e);
-        throw new StoreUnavailableException("could not start renewing the lease of " + id
-            + "; the action did not run; safe to retry", e);
-      }
       try {
         value = action.run(resource, new ClaimContext(gate, claim, renewal));
       } catch (Throwable t) {
-        renewal.stop();
-        rollbackQuietly(scope, resource, t);
-        settleFailure(claim, t);
+        renewal.finishing();
+        rollbackQuietly(scope, resource, t);   // the transaction ends: it holds no row lock now
+        settleFailure(claim, t);               // renewed until settled
         throw rethrow(id, t);
       }
-      renewal.stop();   // before the result's write, which the renewal must not race
+      renewal.finishing();   // the writes below decide by their token, not a renewal's answer
+      if (transactional) {
+        // the completion locks the row in the action's transaction: a renewal would wait on it
+        renewal.stop();
+      }
       try {
         boolean failure = mapper.isFailure(value);
         if (failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE) {

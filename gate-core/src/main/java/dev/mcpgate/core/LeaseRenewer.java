@@ -212,6 +212,7 @@ final class LeaseRenewer implements AutoCloseable {
     private volatile Group group;
     private volatile long confirmedUntilNanos;
     private volatile boolean stopped;
+    private volatile boolean finishing;
     private volatile boolean lost;
 
     private Renewal(ClaimOutcome.Acquired claim, Events events, long confirmedUntilNanos) {
@@ -231,8 +232,8 @@ final class LeaseRenewer implements AutoCloseable {
     }
 
     private void refused() {
-      if (stopped) {
-        return;
+      if (stopped || finishing) {
+        return;   // the attempt's own token-checked write decides now
       }
       markLost();
       events.emit(GateEvent.Type.LEASE_LOST, claim, "the lease was taken over while the"
@@ -275,6 +276,15 @@ final class LeaseRenewer implements AutoCloseable {
     void markLost() {
       lost = true;
       stop();
+    }
+
+    /**
+     * The action has ended and its settling writes begin: renewals go on (the lease must not run
+     * out while a write waits for a connection), but a refused one no longer marks the lease
+     * lost, since it may only have met this attempt's own completion.
+     */
+    void finishing() {
+      finishing = true;
     }
 
     /** Stops renewing; an answer still on its way is ignored. */

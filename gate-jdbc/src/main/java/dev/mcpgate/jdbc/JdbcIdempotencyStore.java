@@ -10,6 +10,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimingScope;
+import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
@@ -17,7 +18,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -52,9 +56,17 @@ import javax.sql.DataSource;
  * <p>Each operation borrows a connection from the data source and gives it back; use a pool.
  * Statements run in auto-commit mode (a connection handed out with auto-commit off is switched on
  * for the call and restored after).
+ *
+ * <p>Lease renewals ({@link #extendLeases}) are the exception: they run on one connection the
+ * store keeps for them, so that they never wait for the pool, which tools running under the
+ * gate may hold in full. By default that connection is taken from the data source at the
+ * store's setup (its first use, or {@link #verify()}) and kept until {@link #close()}: size the
+ * pool one connection larger than before, or give the store a source of its own with
+ * {@link Builder#renewalConnections(DataSource)}. Close the store when the application stops.
  */
-public final class JdbcIdempotencyStore implements IdempotencyStore {
+public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseable {
   private final DataSource dataSource;
+  private final RenewalConnection renewals;
   private final String table;
   private final JdbcDialect configuredDialect;
   private final boolean createSchemaIfMissing;
@@ -70,6 +82,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     this.table = b.table;
     this.configuredDialect = b.dialect;
     this.createSchemaIfMissing = b.createSchemaIfMissing;
+    this.renewals = new RenewalConnection(b.renewalConnections != null ? b.renewalConnections
+        : b.dataSource);
     this.transactions = new JdbcTransactionScope(JdbcTransactionScope.pooled(dataSource),
         this::setup);
   }
@@ -77,7 +91,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   /**
    * The dialect and the table, found on the first use, not when the store is built, so that a
    * service restarting during a database outage still builds its gate (and fails closed until
-   * the database is back). A failed setup is tried again on the next use.
+   * the database is back). A failed setup is tried again on the next use. The setup also takes
+   * the renewal connection, before the tools can hold the whole pool.
    */
   Setup setup() {
     Setup s = setup;
@@ -86,9 +101,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
     synchronized (setupLock) {
       if (setup == null) {
-        setup = connect();
+        Setup found = connect();
+        openRenewalConnection(found);
+        setup = found;
       }
       return setup;
+    }
+  }
+
+  private void openRenewalConnection(Setup s) {
+    try {
+      renewals.open();
+    } catch (SQLException e) {
+      throw s.failures().of("open the connection for lease renewals", e);
     }
   }
 
@@ -199,9 +224,73 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return withConnection("extend the lease of " + id, c -> setup().sql().extend(c, id, token, lease));
   }
 
+  /**
+   * Extends every lease in one statement per 200 leases
+   * (on MariaDB/MySQL and H2, plus one SELECT of the same rows when some were not extended), on
+   * the store's own renewal connection, never one of the pool's: the gate calls this once per
+   * renewal period for all its running calls, so renewals cost one statement per store and
+   * period, however many calls are in flight, and go on while the tools hold every pooled
+   * connection. The connection waits at most about the lease on the network and on each
+   * statement; if it fails, it is closed, this call throws, and the next call opens another.
+   * Renewals are serialized on it.
+   *
+   * @throws StoreUnavailableException if the statement failed or timed out: whether any lease
+   *     was extended is not known
+   * @throws IllegalStateException if the store was {@linkplain #close() closed}
+   */
   @Override
-  public boolean markUnknown(ClaimId id, LeaseToken token) {
-    return withConnection("mark unknown " + id, c -> setup().sql().markUnknown(c, id, token));
+  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+    notNull(leases, "leases");
+    Checks.positiveMillis(lease, "lease");
+    if (leases.isEmpty()) {
+      return Set.of();
+    }
+    Setup s = setup();
+    int timeoutSeconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
+        (lease.toMillis() + 999) / 1000));
+    try {
+      return renewals.use(lease, c -> {
+        Set<LeaseToken> extended = new HashSet<>();
+        for (int from = 0; from < leases.size(); from += SqlDialect.LEASES_PER_STATEMENT) {
+          List<HeldLease> chunk = leases.subList(from,
+              Math.min(leases.size(), from + SqlDialect.LEASES_PER_STATEMENT));
+          extended.addAll(s.sql().extendMany(c, chunk, lease, timeoutSeconds));
+        }
+        return extended;
+      });
+    } catch (SQLException e) {
+      throw s.failures().of("extend " + leases.size() + " leases", e);
+    }
+  }
+
+  @Override
+  public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+    Checks.positiveMillis(fence, "fence");
+    return withConnection("mark unknown " + id,
+        c -> setup().sql().markUnknown(c, id, token, fence));
+  }
+
+  /**
+   * Closes the store's renewal connection (giving it back to its pool, when it came from one);
+   * afterwards {@link #extendLeases} throws. Close the store after the gates that use it. The
+   * other operations borrow pooled connections as before and still work; close the data source
+   * yourself.
+   */
+  @Override
+  public void close() {
+    try {
+      renewals.close();
+    } catch (SQLException e) {
+      Setup s = setup;
+      throw s != null ? s.failures().of("close the renewal connection", e)
+          : new StoreUnavailableException("could not close the renewal connection of table "
+              + table + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** @return true while the store holds its renewal connection (for tests) */
+  boolean holdsRenewalConnection() {
+    return renewals.isOpen();
   }
 
   @Override
@@ -247,9 +336,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    * The unit of work of single-commit mode, for {@link
    * dev.mcpgate.core.IdempotencyGate#executeSingleCommit}: a connection from this store's data
    * source with a transaction open, in which the claim is written first, then the action's
-   * writes and the completion, committed once. A duplicate waits on the key's primary key for
-   * that transaction (a statement timeout of the in-flight wait, rounded up to whole seconds),
-   * then replays or runs. On PostgreSQL the claim raises no error inside the transaction; keep
+   * writes and the completion, committed once. A duplicate meets the key's uncommitted claim on
+   * the primary key: with a zero wait (as the gate's single-commit runner claims, polling between
+   * transactions) it does not wait for it at all (a lock timeout of nothing, or the dialect's
+   * least: 1 ms on PostgreSQL, 1 s on MySQL) and the claim throws
+   * {@link dev.mcpgate.core.ClaimBusyException}; with a non-zero wait, it waits at most that
+   * long, rounded up to whole seconds (a statement timeout). When the unit of work ends without
+   * its commit, the connection is rolled back before auto-commit is restored: nothing is
+   * committed on the way out. On PostgreSQL the claim raises no error inside the transaction; keep
    * the default READ COMMITTED isolation there (and on H2). On MariaDB/MySQL the claim reads
    * with {@code LOCK IN SHARE MODE}.
    *
@@ -286,6 +380,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private String table = "mcpgate_claims";
     private JdbcDialect dialect;
     private boolean createSchemaIfMissing;
+    private DataSource renewalConnections;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -309,6 +404,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** @param create true to create the table and its index when they are missing (off by default) */
     public Builder createSchemaIfMissing(boolean create) {
       this.createSchemaIfMissing = create;
+      return this;
+    }
+
+    /**
+     * Where the store takes its one renewal connection from, instead of the main data source: a
+     * source that does not go through the tools' pool (an unpooled {@code DataSource} of the
+     * driver, such as {@code PGSimpleDataSource} or {@code MariaDbDataSource}, to the same
+     * database). The store opens one connection from it at setup, keeps it, and opens a new one
+     * after a failure. By default the connection is taken once from the main data source, at
+     * setup, and kept, which takes one connection out of the pool for the store's lifetime.
+     *
+     * @param source a data source on the same database as the claims table
+     * @return this builder
+     */
+    public Builder renewalConnections(DataSource source) {
+      this.renewalConnections = notNull(source, "renewalConnections");
       return this;
     }
 

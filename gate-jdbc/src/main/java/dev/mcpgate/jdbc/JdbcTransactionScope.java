@@ -45,7 +45,7 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
       @Override
       public void giveBack(Connection c) throws SQLException {
         try {
-          c.setAutoCommit(true);
+          endInAutoCommit(c);
         } finally {
           c.close();
         }
@@ -63,9 +63,23 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
 
       @Override
       public void giveBack(Connection c) throws SQLException {
-        c.setAutoCommit(true);
+        endInAutoCommit(c);
       }
     };
+  }
+
+  /**
+   * Leaves the connection in auto-commit mode without committing anything: JDBC commits an open
+   * transaction when auto-commit is switched on, so a transaction still open here (the unit of
+   * work ended without its commit: a failed result mapping, an action that threw an
+   * {@link Error}) is rolled back first. Nothing is ever committed on the way out; only the
+   * scope's own {@link #commit} commits.
+   */
+  static void endInAutoCommit(Connection c) throws SQLException {
+    if (!c.getAutoCommit()) {
+      c.rollback();   // if this fails, auto-commit stays off: switching it on could commit
+      c.setAutoCommit(true);
+    }
   }
 
   @Override
@@ -88,17 +102,31 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
     }
   }
 
+  /**
+   * Claims in the transaction. A duplicate waits for another transaction's uncommitted claim of
+   * the key at most {@code wait}, rounded up to whole seconds (a statement timeout); with a zero
+   * wait it does not wait at all (a lock timeout of nothing, or the dialect's least, for the
+   * claim's statements only).
+   *
+   * @throws ClaimBusyException if the key stayed locked, saying how long was actually waited
+   */
   @Override
   public ClaimAttempt claim(Connection c, ClaimRequest request, Duration wait) {
+    SqlDialect sql = setup.get().sql();
+    boolean noWait = wait.isZero();
     int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
         (wait.toMillis() + 999) / 1000));
+    long started = System.nanoTime();
     try {
-      return setup.get().sql().claimInTransaction(c, request, seconds);
+      return noWait ? sql.claimInTransactionWithoutWaiting(c, request)
+          : sql.claimInTransaction(c, request, seconds);
     } catch (SQLException e) {
       if (SqlDialect.isTimeout(e)) {
+        Duration waited = Duration.ofNanos(System.nanoTime() - started);
         throw new ClaimBusyException("another transaction holds " + request.id()
-            + " uncommitted and did not end within " + seconds + " s", Duration.ofSeconds(seconds),
-            e);
+            + " uncommitted" + (noWait ? " (the in-flight wait is zero: not waited for)"
+                : " and did not end within " + seconds + " s")
+            + "; gave up after " + waited.toMillis() + " ms", waited, e);
       }
       throw setup.get().failures().of("claim " + request.id(), e);
     }

@@ -1,5 +1,6 @@
 package dev.mcpgate.jdbc;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
@@ -27,6 +28,22 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   boolean isLostRace(SQLException e) {
     // a deadlock between two transactions that claim the same absent key rolls one back
     return e.getErrorCode() == ER_DUP_ENTRY || e.getErrorCode() == ER_LOCK_DEADLOCK;
+  }
+
+  /**
+   * {@code innodb_lock_wait_timeout} 0 for the session until restored: MariaDB gives up at once
+   * (error 1205); MySQL accepts no less than 1 s and waits that long.
+   */
+  @Override
+  String noLockWait(Connection c) throws SQLException {
+    String previous = queryOne(c, "SELECT @@SESSION.innodb_lock_wait_timeout");
+    run(c, "SET SESSION innodb_lock_wait_timeout = 0");
+    return previous;
+  }
+
+  @Override
+  void restoreLockWait(Connection c, String previous) throws SQLException {
+    run(c, "SET SESSION innodb_lock_wait_timeout = " + Long.parseLong(previous));
   }
 
   @Override

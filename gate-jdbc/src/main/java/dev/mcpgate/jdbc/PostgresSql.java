@@ -1,10 +1,16 @@
 package dev.mcpgate.jdbc;
 
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.HeldLease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * PostgreSQL: the read is one statement that inserts the key when there is no row
@@ -65,6 +71,47 @@ final class PostgresSql extends SqlDialect {
         return new Read(readRow(rs), rs.getLong("now_ms"), rs.getBoolean("inserted"));
       }
     }
+  }
+
+  /** One {@code UPDATE .. RETURNING lease_token}: the extended tokens come back with it. */
+  @Override
+  Set<LeaseToken> extendMany(Connection c, List<HeldLease> leases, Duration lease,
+      int timeoutSeconds) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(extendManySql(leases.size())
+        + " RETURNING lease_token")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setLong(1, lease.toMillis());
+      ps.setLong(2, lease.toMillis());
+      bindLeases(ps, 3, leases);
+      Set<LeaseToken> extended = new HashSet<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          extended.add(new LeaseToken(rs.getString(1)));
+        }
+      }
+      return extended;
+    }
+  }
+
+  /**
+   * {@code lock_timeout} of 1 ms (its least: 0 turns it off) for the rest of the transaction,
+   * until restored; a lock timeout raises 55P03.
+   */
+  @Override
+  String noLockWait(Connection c) throws SQLException {
+    return queryOne(c, "SELECT current_setting('lock_timeout'),"
+        + " set_config('lock_timeout', '1ms', true)");
+  }
+
+  @Override
+  void restoreLockWait(Connection c, String previous) throws SQLException {
+    queryOne(c, "SELECT set_config('lock_timeout', ?, true)", previous);
+  }
+
+  /** A failed statement aborts the transaction, and the local setting ends with it. */
+  @Override
+  boolean restoresLockWaitAfterFailure() {
+    return false;
   }
 
   /** The read tried the INSERT already; a read that saw no row lost a race: go round. */

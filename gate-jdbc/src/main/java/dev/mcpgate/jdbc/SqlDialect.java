@@ -6,6 +6,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
 import java.sql.Connection;
@@ -15,6 +16,9 @@ import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The claim protocol every dialect shares, and the statements that do not differ between
@@ -68,7 +72,8 @@ abstract class SqlDialect {
     this.extendSql = "UPDATE " + table + " SET lease_expires_at_ms = " + nowMs + " + ?,"
         + " expires_at_ms = GREATEST(expires_at_ms, " + nowMs + " + ?)"
         + " WHERE " + KEY + " AND lease_token = ? AND state = 'IN_PROGRESS'";
-    this.markUnknownSql = "UPDATE " + table + " SET state = 'UNKNOWN'"
+    this.markUnknownSql = "UPDATE " + table + " SET state = 'UNKNOWN', expires_at_ms = " + nowMs
+        + " + ?"
         + " WHERE " + KEY + " AND lease_token = ? AND state = 'IN_PROGRESS'";
     this.findSql = "SELECT " + COLUMNS + ", " + nowMs + " AS now_ms FROM " + table
         + " WHERE " + KEY;
@@ -84,7 +89,7 @@ abstract class SqlDialect {
    * @param hash an expression for the claim's argument hash
    */
   static String takeoverAllowed(String row, String now, String hash) {
-    return "(" + row + "expires_at_ms <= " + now + " OR (" + row + "state <> 'COMPLETED' AND "
+    return "(" + row + "expires_at_ms <= " + now + " OR (" + row + "state = 'IN_PROGRESS' AND "
         + row + "lease_expires_at_ms <= " + now + " AND " + row + "args_hash = " + hash + "))";
   }
 
@@ -153,6 +158,71 @@ abstract class SqlDialect {
   final ClaimAttempt claimInTransaction(Connection c, ClaimRequest r, int timeoutSeconds)
       throws SQLException {
     return claim(c, r, true, timeoutSeconds);
+  }
+
+  /**
+   * Claims inside the connection's open transaction without waiting for another transaction's
+   * uncommitted claim of the key (single-commit mode with a zero in-flight wait): the dialect's
+   * lock wait is set to nothing (or its least) for the claim's statements, then put back.
+   *
+   * @throws SQLException for which {@link #isTimeout} is true, when the key was locked
+   */
+  final ClaimAttempt claimInTransactionWithoutWaiting(Connection c, ClaimRequest r)
+      throws SQLException {
+    String previous = noLockWait(c);
+    ClaimAttempt attempt;
+    try {
+      attempt = claim(c, r, true, 1);
+    } catch (SQLException e) {
+      if (restoresLockWaitAfterFailure()) {
+        try {
+          restoreLockWait(c, previous);
+        } catch (SQLException restoring) {
+          e.addSuppressed(restoring);
+        }
+      }
+      throw e;
+    }
+    restoreLockWait(c, previous);
+    return attempt;
+  }
+
+  /**
+   * Makes the connection's next statements give up at once on a row lock another transaction
+   * holds.
+   *
+   * @return the previous setting, for {@link #restoreLockWait}
+   */
+  abstract String noLockWait(Connection c) throws SQLException;
+
+  /** Puts back the lock wait that {@link #noLockWait} replaced. */
+  abstract void restoreLockWait(Connection c, String previous) throws SQLException;
+
+  /**
+   * @return true when a failed claim leaves the connection able to run the restore (false on
+   *     PostgreSQL, whose failed transaction runs nothing more and whose setting ends with it)
+   */
+  boolean restoresLockWaitAfterFailure() {
+    return true;
+  }
+
+  /** Runs a statement that returns one value, and returns it. */
+  static String queryOne(Connection c, String sql, String... args) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        ps.setString(i + 1, args[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+
+  /** Runs a statement that returns no rows. */
+  static void run(Connection c, String sql) throws SQLException {
+    try (java.sql.Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
   }
 
   private ClaimAttempt claim(Connection c, ClaimRequest r, boolean inTransaction,
@@ -249,8 +319,100 @@ abstract class SqlDialect {
     }
   }
 
-  boolean markUnknown(Connection c, ClaimId id, LeaseToken token) throws SQLException {
-    return updateHeld(c, markUnknownSql, id, token);
+  boolean markUnknown(Connection c, ClaimId id, LeaseToken token, Duration fence)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(markUnknownSql)) {
+      ps.setLong(1, fence.toMillis());
+      int i = bindKey(ps, 2, id);
+      ps.setString(i, token.value());
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /**
+   * The most leases one renewal statement extends; a longer list is split into statements of
+   * this many (800 parameters, well under every driver's limit).
+   */
+  static final int LEASES_PER_STATEMENT = 200;
+
+  /**
+   * @param n how many (key, token) pairs; at least 1
+   * @return a condition on the in-progress rows of {@code n} (tenant, tool, key, token) pairs,
+   *     one row value per pair, which PostgreSQL and MariaDB/MySQL look up through the primary
+   *     key (bound by {@link #bindLeases}; checked with EXPLAIN: a BitmapOr of primary-key
+   *     scans, a range on PRIMARY)
+   */
+  String heldRows(int n) {
+    return "state = 'IN_PROGRESS' AND (tenant, tool, idem_key, lease_token) IN ("
+        + rowValues(n, "(?, ?, ?, ?)") + ")";
+  }
+
+  /** @return {@code n} copies of {@code row}, separated by commas */
+  static String rowValues(int n, String row) {
+    StringBuilder b = new StringBuilder(n * (row.length() + 2));
+    for (int i = 0; i < n; i++) {
+      b.append(i == 0 ? "" : ", ").append(row);
+    }
+    return b.toString();
+  }
+
+  /** @return an UPDATE that extends the leases of {@code n} pairs by the rule of {@link #extend} */
+  final String extendManySql(int n) {
+    return "UPDATE " + table + " SET lease_expires_at_ms = " + nowMs + " + ?,"
+        + " expires_at_ms = GREATEST(expires_at_ms, " + nowMs + " + ?) WHERE " + heldRows(n);
+  }
+
+  /** Binds the parameters of {@link #heldRows}; @return the next parameter index */
+  int bindLeases(PreparedStatement ps, int index, List<HeldLease> leases)
+      throws SQLException {
+    int i = index;
+    for (HeldLease held : leases) {
+      i = bindKey(ps, i, held.id());
+      ps.setString(i++, held.token().value());
+    }
+    return i;
+  }
+
+  /**
+   * Extends many leases, each by the rule of {@link #extend}, in one UPDATE; when it changed
+   * fewer rows than it was given, one SELECT of the same rows says which tokens still hold an
+   * in-progress row (the ones it extended: a row it extended cannot be taken over before its new
+   * lease runs out, and a row it did not extend cannot come to be held by a token already
+   * issued). PostgreSQL overrides this with one {@code UPDATE .. RETURNING}.
+   *
+   * @param leases at most {@link #LEASES_PER_STATEMENT}, at least one
+   * @param timeoutSeconds the statements' query timeout
+   * @return the tokens whose leases were extended
+   */
+  Set<LeaseToken> extendMany(Connection c, List<HeldLease> leases, Duration lease,
+      int timeoutSeconds) throws SQLException {
+    int updated;
+    try (PreparedStatement ps = c.prepareStatement(extendManySql(leases.size()))) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setLong(1, lease.toMillis());
+      ps.setLong(2, lease.toMillis());
+      bindLeases(ps, 3, leases);
+      updated = ps.executeUpdate();
+    }
+    Set<LeaseToken> extended = new HashSet<>();
+    if (updated >= leases.size()) {
+      leases.forEach(held -> extended.add(held.token()));
+      return extended;
+    }
+    if (updated == 0) {
+      return extended;
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT lease_token FROM " + table
+        + " WHERE " + heldRows(leases.size()))) {
+      ps.setQueryTimeout(timeoutSeconds);
+      bindLeases(ps, 1, leases);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          extended.add(new LeaseToken(rs.getString(1)));
+        }
+      }
+    }
+    return extended;
   }
 
   private static boolean updateHeld(Connection c, String sql, ClaimId id, LeaseToken token)

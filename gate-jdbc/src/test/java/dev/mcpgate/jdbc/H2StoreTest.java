@@ -6,6 +6,11 @@ import com.zaxxer.hikari.HikariDataSource;
 class H2StoreTest extends JdbcStoreContract {
 
   @Override
+  public TestDatabases.Target target() {
+    return TestDatabases.h2();
+  }
+
+  @Override
   HikariDataSource dataSource() {
     return TestDatabases.pool(TestDatabases.h2(), "h2", 24);
   }

@@ -48,12 +48,74 @@ import org.junit.jupiter.api.Test;
  * The store contract plus what only a SQL store promises: round trips, transactions that commit
  * with their completion, schema handling. One subclass per database.
  */
-abstract class JdbcStoreContract extends IdempotencyStoreContract {
+abstract class JdbcStoreContract extends IdempotencyStoreContract
+    implements TransactionEndTests, RenewalPathTests {
   static final String TABLE = "mcpgate_claims_test";
   static final String EFFECTS = "mcpgate_test_effects";
 
+  /** Stores a test built besides {@link #store}: each keeps a renewal connection until closed. */
+  private final List<JdbcIdempotencyStore> extraStores = new ArrayList<>();
+
+  /** @return the store, closed after the test */
+  JdbcIdempotencyStore closedAfterTest(JdbcIdempotencyStore s) {
+    extraStores.add(s);
+    return s;
+  }
+
+  @Override
+  protected void closeStore() throws Exception {
+    extraStores.forEach(JdbcIdempotencyStore::close);
+    extraStores.clear();
+    if (store instanceof JdbcIdempotencyStore jdbc) {
+      jdbc.close();
+    }
+  }
+
   /** @return a pooled data source on the database under test */
   abstract HikariDataSource dataSource();
+
+  @Override
+  public abstract TestDatabases.Target target();
+
+  @Override
+  public JdbcIdempotencyStore jdbcStore() {
+    return (JdbcIdempotencyStore) store;
+  }
+
+  @Override
+  public Connection connection() throws SQLException {
+    return dataSource().getConnection();
+  }
+
+  @Override
+  public ToolCall toolCall(String key) {
+    return call(key, Map.of("key", key));
+  }
+
+  @Override
+  public List<String> businessRows() throws SQLException {
+    return effects();
+  }
+
+  @Override
+  public void writeBusinessRow(Connection c, String note) throws SQLException {
+    insertEffect(c, note);
+  }
+
+  @Override
+  public String tenantOfTest() {
+    return tenant;
+  }
+
+  @Override
+  public JdbcIdempotencyStore storeOn(DataSource data, DataSource renewals) {
+    JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(
+        data != null ? data : dataSource()).tableName(TABLE);
+    if (renewals != null) {
+      b.renewalConnections(renewals);
+    }
+    return closedAfterTest(b.build());
+  }
 
   /** @return statements for a fresh call (claim + complete) and a replay, on this dialect */
   abstract int[] expectedStatementsFreshAndReplay();
@@ -108,8 +170,8 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
   @Test
   void freshCallAndReplayCostTheDocumentedStatements() {
     CountingDataSource counting = new CountingDataSource(dataSource());
-    JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(counting.dataSource())
-        .tableName(TABLE).build();
+    JdbcIdempotencyStore counted = closedAfterTest(JdbcIdempotencyStore.builder(
+        counting.dataSource()).tableName(TABLE).build());
     IdempotencyGate gate = IdempotencyGate.builder(counted).build();
     ToolCall call = call("rt", Map.of("order_id", "ord_9f2"));
     counted.verify();   // the store's one-time setup (dialect, table) is not a claim's cost
@@ -127,8 +189,8 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
   @Test
   void takeoverCostsAtMostThreeStatements() throws Exception {
     CountingDataSource counting = new CountingDataSource(dataSource());
-    JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(counting.dataSource())
-        .tableName(TABLE).build();
+    JdbcIdempotencyStore counted = closedAfterTest(JdbcIdempotencyStore.builder(
+        counting.dataSource()).tableName(TABLE).build());
     ToolCall call = call("rt-takeover", Map.of("order_id", "ord_9f2"));
     IdempotencyGate.builder(counted).policy(GatePolicy.builder().lease(shortLease()).build())
         .build().claim(call);
@@ -493,7 +555,8 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
             throw e.getCause();
           }
         });
-    JdbcIdempotencyStore s = JdbcIdempotencyStore.builder(flaky).tableName(TABLE).build();
+    JdbcIdempotencyStore s = closedAfterTest(JdbcIdempotencyStore.builder(flaky)
+        .tableName(TABLE).build());
     IdempotencyGate gate = IdempotencyGate.builder(s).build();
     AtomicInteger runs = new AtomicInteger();
 
@@ -522,8 +585,8 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract {
   @Test
   void droppedTableFailsClosedNamingTheDdl() throws Exception {
     String table = "mcpgate_dropped_" + Math.abs(tenant.hashCode());
-    JdbcIdempotencyStore s = JdbcIdempotencyStore.builder(dataSource()).tableName(table)
-        .createSchemaIfMissing(true).build();
+    JdbcIdempotencyStore s = closedAfterTest(JdbcIdempotencyStore.builder(dataSource())
+        .tableName(table).createSchemaIfMissing(true).build());
     s.verify();   // creates the table
     try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
       st.execute("DROP TABLE " + table);

@@ -6,6 +6,11 @@ import com.zaxxer.hikari.HikariDataSource;
 class MariaDbStoreTest extends JdbcStoreContract {
 
   @Override
+  public TestDatabases.Target target() {
+    return TestDatabases.mariadb();
+  }
+
+  @Override
   HikariDataSource dataSource() {
     return TestDatabases.pool(TestDatabases.mariadb(), "mariadb", 24);
   }

@@ -35,6 +35,11 @@ import org.junit.jupiter.api.Test;
 class PostgresStoreTest extends JdbcStoreContract {
 
   @Override
+  public TestDatabases.Target target() {
+    return TestDatabases.postgres();
+  }
+
+  @Override
   HikariDataSource dataSource() {
     return TestDatabases.pool(TestDatabases.postgres(), "postgres", 24);
   }
@@ -51,8 +56,8 @@ class PostgresStoreTest extends JdbcStoreContract {
     try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS " + table);
     }
-    JdbcIdempotencyStore s = JdbcIdempotencyStore.builder(dataSource()).tableName(table)
-        .createSchemaIfMissing(true).build();
+    JdbcIdempotencyStore s = closedAfterTest(JdbcIdempotencyStore.builder(dataSource())
+        .tableName(table).createSchemaIfMissing(true).build());
     s.verify();   // creates the table
     try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
       st.execute("ALTER TABLE " + table + " SET (autovacuum_enabled = false)");
@@ -126,10 +131,10 @@ class PostgresStoreTest extends JdbcStoreContract {
     config.setJdbcUrl(target.url());
     config.setUsername(target.user());
     config.setPassword(target.password());
-    config.setMaximumPoolSize(1);
-    try (HikariDataSource one = new HikariDataSource(config)) {
-      JdbcIdempotencyStore single = JdbcIdempotencyStore.builder(one)
-          .tableName(quiet.tableName()).build();
+    config.setMaximumPoolSize(2);   // one for the calls, one the store keeps for renewals
+    try (HikariDataSource one = new HikariDataSource(config);
+        JdbcIdempotencyStore single = JdbcIdempotencyStore.builder(one)
+            .tableName(quiet.tableName()).build()) {
       IdempotencyGate gate = IdempotencyGate.builder(single).build();
       int calls = 200;
       for (int i = 0; i < calls; i++) {

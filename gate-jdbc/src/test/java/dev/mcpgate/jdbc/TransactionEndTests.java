@@ -1,0 +1,193 @@
+package dev.mcpgate.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.RefusalReason;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ClaimingScope;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How a unit of work of the JDBC store ends: nothing a failure left open is ever committed (the
+ * scope rolls back before it restores auto-commit), and a zero in-flight wait does not wait for
+ * another transaction's uncommitted claim. Run on each database by {@link JdbcStoreContract}.
+ */
+interface TransactionEndTests {
+
+  JdbcIdempotencyStore jdbcStore();
+
+  Connection connection() throws SQLException;
+
+  ToolCall toolCall(String key);
+
+  List<String> businessRows() throws SQLException;
+
+  void writeBusinessRow(Connection c, String note) throws SQLException;
+
+  /** A mapper that cannot turn the action's value into bytes. */
+  ResultMapper<String> UNMAPPABLE = new ResultMapper<>() {
+    @Override
+    public byte[] toBytes(String value) {
+      throw new IllegalArgumentException("cannot map " + value);
+    }
+
+    @Override
+    public String fromBytes(byte[] bytes) {
+      throw new IllegalArgumentException("cannot map back");
+    }
+  };
+
+  /** The key of {@code call} is free: no row, and a retry runs its action. */
+  private void assertFreeAndRetryRuns(IdempotencyGate gate, ToolCall call) throws SQLException {
+    assertThat(jdbcStore().find(call.id())).as("the row of %s", call.id()).isEmpty();
+    GateResult<String> retry = gate.executeSingleCommit(call, ResultMapper.utf8(),
+        jdbcStore().singleCommit(), (c, ctx) -> {
+          writeBusinessRow(c, "retry");
+          return "retried";
+        });
+    assertThat(retry).isInstanceOf(GateResult.Executed.class);
+    assertThat(businessRows()).containsExactly("retry");
+  }
+
+  // ---------------------------------------------------------------- the scope on its own
+
+  @Test
+  default void aPooledUnitOfWorkClosedWithoutItsCommitCommitsNothing() throws Exception {
+    ClaimingScope<Connection> scope = jdbcStore().singleCommit();
+    ToolCall call = toolCall("give-back-pooled");
+    Connection c = scope.begin();
+    ClaimAttempt attempt = scope.claim(c, new ClaimRequest(call.id(), "h", LeaseToken.random(),
+        Duration.ofMinutes(1), Duration.ofMinutes(10)), Duration.ZERO);
+    assertThat(attempt).isInstanceOf(ClaimAttempt.Acquired.class);
+    writeBusinessRow(c, "open");
+    scope.close(c);   // neither commit nor rollback: what a path that skipped both does
+
+    assertThat(businessRows()).isEmpty();
+    assertThat(jdbcStore().find(call.id())).isEmpty();
+  }
+
+  @Test
+  default void theCallersUnitOfWorkClosedWithoutItsCommitCommitsNothing() throws Exception {
+    ToolCall call = toolCall("give-back-callers");
+    try (Connection mine = connection()) {
+      ClaimingScope<Connection> scope = jdbcStore().singleCommit(mine);
+      Connection c = scope.begin();
+      scope.claim(c, new ClaimRequest(call.id(), "h", LeaseToken.random(),
+          Duration.ofMinutes(1), Duration.ofMinutes(10)), Duration.ZERO);
+      writeBusinessRow(c, "open");
+      scope.close(c);
+      assertThat(mine.getAutoCommit()).isTrue();
+      assertThat(mine.isClosed()).isFalse();
+    }
+    assertThat(businessRows()).isEmpty();
+    assertThat(jdbcStore().find(call.id())).isEmpty();
+  }
+
+  // ---------------------------------------------------------------- through the gate
+
+  @Test
+  default void singleCommitWithAMapperThatThrowsCommitsNeitherTheEffectNorTheClaim()
+      throws Exception {
+    IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).build();
+    ToolCall call = toolCall("mapper-throws");
+
+    assertThatThrownBy(() -> gate.executeSingleCommit(call, UNMAPPABLE, jdbcStore().singleCommit(),
+        (c, ctx) -> {
+          writeBusinessRow(c, "effect");
+          return "value";
+        })).hasStackTraceContaining("cannot map value");
+
+    assertThat(businessRows()).isEmpty();
+    assertFreeAndRetryRuns(gate, call);
+  }
+
+  @Test
+  default void singleCommitWithAnActionThatThrowsAnErrorCommitsNeitherTheEffectNorTheClaim()
+      throws Exception {
+    IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).build();
+    ToolCall call = toolCall("action-error");
+
+    assertThatThrownBy(() -> gate.executeSingleCommit(call, ResultMapper.utf8(),
+        jdbcStore().singleCommit(), (c, ctx) -> {
+          writeBusinessRow(c, "effect");
+          throw new AssertionError("the action broke");
+        })).hasStackTraceContaining("the action broke");
+
+    assertThat(businessRows()).isEmpty();
+    assertFreeAndRetryRuns(gate, call);
+  }
+
+  @Test
+  default void transactionalWithAMapperThatThrowsCommitsNoEffectAndNoCompletion()
+      throws Exception {
+    IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).build();
+    ToolCall call = toolCall("tx-mapper-throws");
+
+    assertThatThrownBy(() -> gate.execute(call, UNMAPPABLE, jdbcStore().transactions(),
+        (c, ctx) -> {
+          writeBusinessRow(c, "effect");
+          return "value";
+        })).hasStackTraceContaining("cannot map value");
+
+    assertThat(businessRows()).isEmpty();
+    // free, or fenced as unknown: never COMPLETED with its effect missing
+    jdbcStore().find(call.id()).ifPresent(row ->
+        assertThat(row.state()).isNotEqualTo(ClaimState.COMPLETED));
+  }
+
+  // ---------------------------------------------------------------- zero in-flight wait
+
+  @Test
+  default void aZeroInFlightWaitIsRefusedWhileAnotherTransactionHoldsTheClaim()
+      throws Exception {
+    IdempotencyGate gate = IdempotencyGate.builder(jdbcStore())
+        .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build()).build();
+    ToolCall call = toolCall("zero-wait");
+    CountDownLatch acting = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    CompletableFuture<GateResult<String>> first = CompletableFuture.supplyAsync(() ->
+        gate.executeSingleCommit(call, ResultMapper.utf8(), jdbcStore().singleCommit(),
+            (c, ctx) -> {
+              writeBusinessRow(c, "first");
+              acting.countDown();
+              finish.await(60, TimeUnit.SECONDS);
+              return "first done";
+            }));
+    try {
+      assertThat(acting.await(30, TimeUnit.SECONDS)).isTrue();
+
+      long started = System.nanoTime();
+      GateResult<String> duplicate = gate.executeSingleCommit(call, ResultMapper.utf8(),
+          jdbcStore().singleCommit(), (c, ctx) -> "must not run");
+      long tookMs = (System.nanoTime() - started) / 1_000_000;
+      boolean firstStillHeld = !first.isDone() && finish.getCount() == 1;
+      System.err.println("[mcpgate tests] " + jdbcStore().dialect()
+          + ": zero-wait duplicate refused in " + tookMs + " ms");
+
+      assertThat(duplicate).isInstanceOfSatisfying(GateResult.Refused.class,
+          r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
+      assertThat(firstStillHeld).as("the first call still held its uncommitted claim").isTrue();
+    } finally {
+      finish.countDown();
+    }
+    assertThat(first.get(60, TimeUnit.SECONDS)).isInstanceOf(GateResult.Executed.class);
+    assertThat(businessRows()).containsExactly("first");
+  }
+}
