@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.Slf4jGateListener;
+import dev.mcpgate.core.purge.ClaimPurger;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
 import dev.mcpgate.jdbc.JdbcAuditSink;
@@ -43,18 +44,42 @@ final class ExampleServer implements AutoCloseable {
    * @param redisUrl a Redis URL for the claims, or null
    * @param tenants how each call's tenant is told
    * @param ungated tools to leave ungated (only to show, in tests, what the gate prevents)
+   * @param purgeInterval how often expired claims are deleted (positive)
+   * @param purgeBatchSize the most rows one purge call deletes (at least 1)
    */
   record Config(String jdbcUrl, String dynamoEndpoint, String redisUrl, TenantResolver tenants,
-      Set<String> ungated) {
+      Set<String> ungated, Duration purgeInterval, int purgeBatchSize) {
+    /** Expired claims are purged every 5 minutes, 500 rows a call, by default. */
+    static final Duration PURGE_INTERVAL = Duration.ofMinutes(5);
+    static final int PURGE_BATCH_SIZE = 500;
+
     Config {
+      if (purgeInterval == null || purgeInterval.isNegative() || purgeInterval.isZero()) {
+        throw new IllegalArgumentException("the purge interval must be positive, was "
+            + purgeInterval);
+      }
+      if (purgeBatchSize < 1) {
+        throw new IllegalArgumentException("the purge batch size must be at least 1, was "
+            + purgeBatchSize);
+      }
       if (dynamoEndpoint != null && redisUrl != null) {
         throw new IllegalArgumentException("claims go to one store: give --dynamodb-endpoint or"
             + " --redis-url, not both");
       }
     }
 
+    Config(String jdbcUrl, String dynamoEndpoint, String redisUrl, TenantResolver tenants,
+        Set<String> ungated) {
+      this(jdbcUrl, dynamoEndpoint, redisUrl, tenants, ungated, PURGE_INTERVAL, PURGE_BATCH_SIZE);
+    }
+
     Config(String jdbcUrl, String dynamoEndpoint, String redisUrl, TenantResolver tenants) {
       this(jdbcUrl, dynamoEndpoint, redisUrl, tenants, Set.of());
+    }
+
+    /** @return this configuration, with expired claims purged every interval, batch rows a call */
+    Config withPurge(Duration interval, int batchSize) {
+      return new Config(jdbcUrl, dynamoEndpoint, redisUrl, tenants, ungated, interval, batchSize);
     }
   }
 
@@ -76,6 +101,8 @@ final class ExampleServer implements AutoCloseable {
   final StoryTools stories;
   final SessionTools sessions;
   private final ShopTools shop;
+  /** Deletes expired claims on its own daemon thread; stopped by {@link #close()}. */
+  private final ClaimPurger purger;
 
   ExampleServer(Config config) {
     this.tenants = config.tenants();
@@ -119,6 +146,7 @@ final class ExampleServer implements AutoCloseable {
         .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10)).build())
         .listener(new Slf4jGateListener())
         .build();
+    this.purger = ClaimPurger.start(store, config.purgeInterval(), config.purgeBatchSize());
     this.audit = JdbcAuditSink.builder(dataSource).createTableIfMissing(true).build();
     this.mcpGate = McpGate.builder(gate).tenantResolver(tenants).jsonMapper(Transports.JSON)
         .requireExactNumbers().audit(audit).build();
@@ -198,6 +226,8 @@ final class ExampleServer implements AutoCloseable {
 
   @Override
   public void close() {
+    purger.close();
+    gate.close();   // stops its lease-renewal thread
     audit.close();
     if (dynamo != null) {
       dynamo.close();

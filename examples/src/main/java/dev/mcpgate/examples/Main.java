@@ -32,6 +32,11 @@ public final class Main {
       "                           the claim of one call and its audit history, in plain words",
       "  status --jdbc-url URL --tenant T --search TEXT",
       "                           the calls whose recorded arguments contain TEXT",
+      "  status resolve --jdbc-url URL --tenant T --tool TOOL --key K",
+      "         (--happened RESULT_JSON | --not-happened)",
+      "                           settle a key whose outcome is unknown: it happened, with this",
+      "                           result (MCP CallToolResult JSON) to replay; or it did not, and a",
+      "                           retry runs the call",
       "options:",
       "  --jdbc-url URL           business data and claims (default: an H2 file in",
       "                           ./mcpgate-example-data; the demo uses a fresh temporary one)",
@@ -52,6 +57,13 @@ public final class Main {
       return rest.isEmpty() ? 2 : 0;
     }
     String command = rest.remove(0);
+    boolean resolve = "status".equals(command) && !rest.isEmpty()
+        && "resolve".equals(rest.get(0));
+    if (resolve) {
+      rest.remove(0);
+    }
+    String happened = option(rest, "--happened");
+    boolean notHappened = rest.remove("--not-happened");
     String jdbcUrl = option(rest, "--jdbc-url");
     String dynamo = option(rest, "--dynamodb-endpoint");
     String redis = option(rest, "--redis-url");
@@ -73,6 +85,20 @@ public final class Main {
     }
     switch (command) {
       case "status" -> {
+        if (resolve) {
+          if (jdbcUrl == null || tenant == null || tool == null || key == null
+              || (happened == null) == !notHappened) {
+            err.println("status resolve needs --jdbc-url, --tenant, --tool, --key and exactly one"
+                + " of --happened RESULT_JSON and --not-happened\n" + USAGE);
+            return 2;
+          }
+          return Status.resolve(jdbcUrl, tenant, tool, key, happened,
+              claimsTable == null ? "mcpgate_claims" : claimsTable, out, err);
+        }
+        if (happened != null || notHappened) {
+          err.println("--happened and --not-happened belong to status resolve\n" + USAGE);
+          return 2;
+        }
         if (jdbcUrl == null || tenant == null
             || (search == null && (tool == null || key == null))) {
           err.println("status needs --jdbc-url and --tenant, and --tool with --key, or --search\n"

@@ -3,12 +3,16 @@ package dev.mcpgate.examples;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.audit.AuditDecision;
 import dev.mcpgate.core.audit.AuditRecord;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.jdbc.JdbcAuditLog;
 import dev.mcpgate.jdbc.JdbcIdempotencyStore;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -47,7 +51,14 @@ final class Status {
       out.println(tool + " with key \"" + key + "\" for tenant " + tenant + ":");
       out.println("  claim: " + row.map(Status::describe).orElse("none (never claimed, released,"
           + " or expired and purged)"));
-      List<AuditRecord> history = log.history(tenant, tool, key);
+      List<AuditRecord> history;
+      try {
+        history = log.history(tenant, tool, key);
+      } catch (java.sql.SQLException e) {
+        out.println("  history: none (the audit table " + auditTable + " could not be read: "
+            + e.getMessage().lines().findFirst().orElse("") + ")");
+        return 0;
+      }
       out.println("  history: " + summary(history));
       for (AuditRecord r : history) {
         out.println("    " + r.at() + "  " + r.decision()
@@ -67,8 +78,58 @@ final class Status {
       case IN_PROGRESS -> "in progress, attempt " + r.attempt() + ", lease until "
           + r.leaseExpiresAt();
       case UNKNOWN -> "outcome unknown (attempt " + r.attempt() + "), fenced until "
-          + r.leaseExpiresAt();
+          + r.expiresAt() + " unless settled (status resolve)";
     };
+  }
+
+  /**
+   * Settles a key whose outcome is unknown, for an operator who found out what happened (in the
+   * payment provider's dashboard, say): with a result, the effect happened and that result is
+   * stored and replayed to retries; without one, it did not, and the fence is lifted so that a
+   * retry runs the call.
+   *
+   * @param happenedJson the call's result as MCP JSON (a CallToolResult, e.g.
+   *     {@code {"content":[{"type":"text","text":"Refunded"}]}}), or null for "not happened"
+   * @return 0 when settled; 1 when there was no unknown outcome to settle (nothing changed); 2
+   *     for a result that is not a CallToolResult
+   */
+  static int resolve(String jdbcUrl, String tenant, String tool, String key, String happenedJson,
+      String claimsTable, PrintStream out, PrintStream err) throws Exception {
+    Reconciler.Verdict verdict;
+    if (happenedJson == null) {
+      verdict = Reconciler.Verdict.notHappened();
+    } else {
+      try {
+        CallToolResult result = Transports.JSON.readValue(happenedJson, CallToolResult.class);
+        verdict = Reconciler.Verdict.happened(Transports.JSON.writeValueAsBytes(result));
+      } catch (IOException | RuntimeException e) {
+        err.println("--happened needs the call's result as MCP JSON, for example"
+            + " '{\"content\":[{\"type\":\"text\",\"text\":\"Refunded 500 cents\"}]}',"
+            + " got '" + happenedJson + "': " + e.getMessage());
+        return 2;
+      }
+    }
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(jdbcUrl);
+    config.setMaximumPoolSize(2);
+    ClaimId id = new ClaimId(tenant, tool, key);
+    try (HikariDataSource ds = new HikariDataSource(config);
+        IdempotencyGate gate = IdempotencyGate.builder(
+            JdbcIdempotencyStore.builder(ds).tableName(claimsTable).build()).build()) {
+      if (!gate.resolveUnknown(id, verdict)) {
+        out.println(tool + " with key \"" + key + "\" for tenant " + tenant + " has no unknown"
+            + " outcome to settle; nothing changed. claim: " + gate.find(id).map(Status::describe)
+            .orElse("none"));
+        return 1;
+      }
+      out.println(tool + " with key \"" + key + "\" for tenant " + tenant + " settled: "
+          + (happenedJson != null
+              ? "the effect happened; retries now get the result you gave, marked as a replay"
+              : "the effect did not happen; the fence is lifted, and a retry runs the call"));
+      out.println("  claim: " + gate.find(id).map(Status::describe).orElse("none (a retry runs"
+          + " the call)"));
+      return 0;
+    }
   }
 
   /** "ran once, attempt 1; replayed 3 times; refused 1 time (CONFLICT)". */

@@ -1,7 +1,12 @@
 package dev.mcpgate.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.OutcomeUnknownException;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.mcp.TenantResolver;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -29,6 +34,76 @@ class StatusTest {
         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
     assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
     return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private static int runCode(ByteArrayOutputStream out, String... args) throws Exception {
+    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(out, true, StandardCharsets.UTF_8));
+  }
+
+  /** Leaves the key's outcome unknown, as a refund whose provider timed out would. */
+  private static ToolCall unknownRefund(ExampleServer server, String key) {
+    ToolCall call = ToolCall.of("acme", "refund_order", key,
+        Map.of("order_id", "ord_9f2", "amount_cents", 500));
+    assertThatThrownBy(() -> server.gate.execute(call, ResultMapper.bytes(), ctx -> {
+      throw new OutcomeUnknownException("the payment provider timed out (test)");
+    })).isInstanceOf(OutcomeUnknownException.class);
+    return call;
+  }
+
+  @Test
+  void anOperatorSettlesAnUnknownOutcomeAsHappenedOrNotHappened() throws Exception {
+    String url = "jdbc:h2:file:" + tmp.resolve("db");
+    ToolCall happened;
+    ToolCall notHappened;
+    try (ExampleServer server = new ExampleServer(new ExampleServer.Config(url, null, null,
+        TenantResolver.fromTransportContext("tenant")))) {
+      happened = unknownRefund(server, "k-happened");
+      notHappened = unknownRefund(server, "k-not-happened");
+    }
+    assertThat(run("status", "--jdbc-url", url, "--tenant", "acme", "--tool", "refund_order",
+        "--key", "k-happened")).contains("outcome unknown (attempt 1), fenced until");
+
+    String settled = run("status", "resolve", "--jdbc-url", url, "--tenant", "acme", "--tool",
+        "refund_order", "--key", "k-happened", "--happened",
+        "{\"content\":[{\"type\":\"text\",\"text\":\"Refunded 500 cents (settled)\"}]}");
+    String lifted = run("status", "resolve", "--jdbc-url", url, "--tenant", "acme", "--tool",
+        "refund_order", "--key", "k-not-happened", "--not-happened");
+
+    assertThat(settled).contains("settled: the effect happened", "claim: completed by attempt 1",
+        "result stored");
+    assertThat(lifted).contains("settled: the effect did not happen", "claim: none");
+    ByteArrayOutputStream again = new ByteArrayOutputStream();
+    assertThat(runCode(again, "status", "resolve", "--jdbc-url", url, "--tenant", "acme",
+        "--tool", "refund_order", "--key", "k-happened", "--not-happened")).isEqualTo(1);
+    assertThat(again.toString(StandardCharsets.UTF_8))
+        .contains("has no unknown outcome to settle; nothing changed");
+
+    try (ExampleServer server = new ExampleServer(new ExampleServer.Config(url, null, null,
+        TenantResolver.fromTransportContext("tenant")))) {
+      GateResult<byte[]> replay = server.gate.execute(happened, ResultMapper.bytes(), ctx -> {
+        throw new AssertionError("a settled key must replay, not run");
+      });
+      assertThat(replay).isInstanceOf(GateResult.Replayed.class);
+      assertThat(new String(((GateResult.Replayed<byte[]>) replay).value(),
+          StandardCharsets.UTF_8)).contains("Refunded 500 cents (settled)");
+      GateResult<byte[]> rerun = server.gate.execute(notHappened, ResultMapper.bytes(),
+          ctx -> "ran".getBytes(StandardCharsets.UTF_8));
+      assertThat(rerun).isInstanceOf(GateResult.Executed.class);
+    }
+  }
+
+  @Test
+  void resolveRefusesAResultThatIsNotAToolResultAndAMissingVerdict() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    assertThat(runCode(out, "status", "resolve", "--jdbc-url", "jdbc:h2:mem:x", "--tenant",
+        "acme", "--tool", "refund_order", "--key", "k", "--happened", "not json")).isEqualTo(2);
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("--happened needs the call's"
+        + " result as MCP JSON", "got 'not json'");
+    ByteArrayOutputStream neither = new ByteArrayOutputStream();
+    assertThat(runCode(neither, "status", "resolve", "--jdbc-url", "jdbc:h2:mem:x", "--tenant",
+        "acme", "--tool", "refund_order", "--key", "k")).isEqualTo(2);
+    assertThat(neither.toString(StandardCharsets.UTF_8)).contains("exactly one of --happened");
   }
 
   @Test
