@@ -4,6 +4,7 @@ import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.Slf4jGateListener;
 import dev.mcpgate.core.audit.AuditSink;
+import dev.mcpgate.core.purge.ClaimPurger;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.mcp.TenantResolver;
@@ -47,7 +48,7 @@ public class McpGateAutoConfiguration {
    *     {@link GateListener} bean, and, with gate-micrometer on the class path, metrics and
    *     observation attributes on the application's registries
    */
-  @Bean
+  @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public IdempotencyGate mcpIdempotencyGate(IdempotencyStore store, McpGateProperties props,
       ObjectProvider<GateListener> listeners, ListableBeanFactory beans) {
@@ -59,6 +60,22 @@ public class McpGateAutoConfiguration {
       MicrometerListeners.add(b, beans, store);
     }
     return b.build();
+  }
+
+  /**
+   * @return the scheduled purge of expired claims of a JDBC store, on a daemon thread of its own
+   *     ({@code mcpgate.purge.*}); stopped when the context closes
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnProperty(prefix = "mcpgate.purge", name = "enabled", havingValue = "true",
+      matchIfMissing = true)
+  @ConditionalOnClass(name = "dev.mcpgate.jdbc.JdbcIdempotencyStore")
+  public ClaimPurger mcpGateClaimPurger(IdempotencyStore store, McpGateProperties props) {
+    if (!StoreFactory.isJdbc(store)) {
+      return null;
+    }
+    McpGateProperties.Purge purge = props.getPurge();
+    return ClaimPurger.start(store, purge.getInterval(), purge.getBatchSize());
   }
 
   /** @return where the tenant of a call comes from: principal, header, constant, or refused */

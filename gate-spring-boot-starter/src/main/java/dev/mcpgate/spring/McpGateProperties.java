@@ -57,6 +57,51 @@ public class McpGateProperties {
   /** The audit trail. */
   private final Audit audit = new Audit();
 
+  private final Purge purge = new Purge();
+
+  /**
+   * {@code mcpgate.purge.*}: the scheduled purge of expired claims, on a thread of its own, for a
+   * JDBC store (Redis keys and DynamoDB items expire by themselves). Without it, rows of expired
+   * claims stay in the table: they never block a claim, but the table grows.
+   */
+  public static class Purge {
+    /** Purge expired claims on a schedule (JDBC store only). */
+    private boolean enabled = true;
+    /** Time between purge rounds. */
+    private Duration interval = Duration.ofMinutes(5);
+    /** The most rows one purge statement deletes; a round repeats until one comes back short. */
+    private int batchSize = 500;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Duration getInterval() {
+      return interval;
+    }
+
+    public void setInterval(Duration interval) {
+      this.interval = interval;
+    }
+
+    public int getBatchSize() {
+      return batchSize;
+    }
+
+    public void setBatchSize(int batchSize) {
+      this.batchSize = batchSize;
+    }
+  }
+
+  /** @return {@code mcpgate.purge.*} */
+  public Purge getPurge() {
+    return purge;
+  }
+
   /** The audit trail: one row per decision in a table beside the claims. */
   public static class Audit {
     /** Write the audit trail to a table on the DataSource. */

@@ -19,6 +19,11 @@ final class StoreFactory {
 
   private StoreFactory() {}
 
+  /** @return true when the store is gate-jdbc's (whose expired rows need purging) */
+  static boolean isJdbc(IdempotencyStore store) {
+    return store.getClass().getName().equals(JDBC_STORE);
+  }
+
   static IdempotencyStore create(McpGateProperties props, ListableBeanFactory beans) {
     ClassLoader loader = StoreFactory.class.getClassLoader();
     boolean jdbc = ClassUtils.isPresent(JDBC_STORE, loader)
@@ -84,7 +89,12 @@ final class StoreFactory {
 
   /** Loaded only when gate-dynamodb and the AWS SDK are on the class path. */
   private static final class DynamoDbStores {
-    static IdempotencyStore create(McpGateProperties props, ListableBeanFactory beans) {
+    /** @return true when the store is gate-jdbc's (whose expired rows need purging) */
+  static boolean isJdbc(IdempotencyStore store) {
+    return store.getClass().getName().equals(JDBC_STORE);
+  }
+
+  static IdempotencyStore create(McpGateProperties props, ListableBeanFactory beans) {
       return dev.mcpgate.dynamodb.DynamoDbIdempotencyStore.builder(
               beans.getBean(software.amazon.awssdk.services.dynamodb.DynamoDbClient.class))
           .tableName(props.getTableName()).build();

@@ -197,4 +197,43 @@ class SpringBootStarterTest {
       assertThat(safe.isRunning()).isTrue();
     }
   }
+
+  @Test
+  void expiredClaimsArePurgedOnTheirOwnThreadAndClosingTheContextStopsItAndTheGate()
+      throws Exception {
+    java.util.concurrent.atomic.AtomicReference<dev.mcpgate.core.IdempotencyGate> gate =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    dev.mcpgate.core.ClaimId expired;
+    try (ConfigurableApplicationContext purging = server("mcpgate.purge.interval=100ms",
+        "mcpgate.purge.batch-size=2", "mcpgate.retention=1s", "mcpgate.lease=500ms").run()) {
+      dev.mcpgate.core.spi.IdempotencyStore store =
+          purging.getBean(dev.mcpgate.core.spi.IdempotencyStore.class);
+      gate.set(purging.getBean(dev.mcpgate.core.IdempotencyGate.class));
+      assertThat(purging.getBean(dev.mcpgate.core.purge.ClaimPurger.class)).isNotNull();
+      String tenant = "purge-" + System.nanoTime();
+      for (int i = 0; i < 5; i++) {
+        gate.get().execute(dev.mcpgate.core.ToolCall.of(tenant, "refund_order", "k" + i,
+            Map.of()), dev.mcpgate.core.ResultMapper.utf8(), ctx -> "done");
+      }
+      expired = new dev.mcpgate.core.ClaimId(tenant, "refund_order", "k4");
+      assertThat(store.find(expired)).isPresent();
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (store.find(expired).isPresent() && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertThat(store.find(expired)).as("purged after its retention").isEmpty();
+      assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+          .anyMatch(n -> n.startsWith("mcpgate-purge-"));
+    }
+    assertThatThrownBy(() -> gate.get().execute(dev.mcpgate.core.ToolCall.of("t", "x", "k",
+        Map.of()), dev.mcpgate.core.ResultMapper.utf8(), ctx -> "ran"))
+        .as("the gate was closed with the context").hasMessageContaining("closed");
+  }
+
+  @Test
+  void thePurgeCanBeTurnedOff() {
+    try (ConfigurableApplicationContext quiet = server("mcpgate.purge.enabled=false").run()) {
+      assertThat(quiet.getBeansOfType(dev.mcpgate.core.purge.ClaimPurger.class)).isEmpty();
+    }
+  }
 }
