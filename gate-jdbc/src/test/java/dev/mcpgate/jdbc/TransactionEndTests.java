@@ -152,6 +152,88 @@ interface TransactionEndTests {
         assertThat(row.state()).isNotEqualTo(ClaimState.COMPLETED));
   }
 
+  /** A codec whose key service is down: it cannot encode a result. */
+  dev.mcpgate.core.ResultCodec KMS_DOWN = new dev.mcpgate.core.ResultCodec() {
+    @Override
+    public byte[] encode(dev.mcpgate.core.ClaimId id, byte[] plain) {
+      throw new IllegalStateException("the key service is down (test)");
+    }
+
+    @Override
+    public byte[] decode(dev.mcpgate.core.ClaimId id, byte[] stored) {
+      return stored;
+    }
+  };
+
+  @Test
+  default void singleCommitWithACodecThatThrowsCommitsNeitherTheEffectNorTheClaim()
+      throws Exception {
+    IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).codec(KMS_DOWN).build();
+    ToolCall call = toolCall("codec-throws");
+
+    assertThatThrownBy(() -> gate.executeSingleCommit(call, ResultMapper.utf8(),
+        jdbcStore().singleCommit(), (c, ctx) -> {
+          writeBusinessRow(c, "effect");
+          return "value";
+        })).hasStackTraceContaining("the key service is down");
+
+    assertThat(businessRows()).isEmpty();
+    assertFreeAndRetryRuns(IdempotencyGate.builder(jdbcStore()).build(), call);
+  }
+
+  @Test
+  default void transactionalWithACodecThatThrowsCommitsNoEffectAndFreesTheKey()
+      throws Exception {
+    IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).codec(KMS_DOWN).build();
+    ToolCall call = toolCall("tx-codec-throws");
+
+    assertThatThrownBy(() -> gate.execute(call, ResultMapper.utf8(), jdbcStore().transactions(),
+        (c, ctx) -> {
+          writeBusinessRow(c, "effect");
+          return "value";
+        })).isInstanceOf(dev.mcpgate.core.StoreUnavailableException.class)
+        .hasMessageContaining("nothing took effect");
+
+    assertThat(businessRows()).isEmpty();
+    assertThat(jdbcStore().find(call.id())).as("released").isEmpty();
+  }
+
+  /**
+   * The action swallows a failed statement of its own. On PostgreSQL that aborts the transaction,
+   * so the completion statement fails; elsewhere the transaction goes on and completes. Either
+   * way the effect and the completed claim commit together or not at all.
+   */
+  @Test
+  default void aCompletionThatFailsAfterTheActionCommitsNeitherHalf() throws Exception {
+    for (boolean singleCommit : new boolean[] {false, true}) {
+      IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).build();
+      ToolCall call = toolCall("completion-fails-" + singleCommit);
+      dev.mcpgate.core.ScopedAction<String, Connection> action = (c, ctx) -> {
+        writeBusinessRow(c, "effect-" + singleCommit);
+        try (java.sql.Statement st = c.createStatement()) {
+          st.execute("SELECT * FROM no_such_table_mcpgate");
+        } catch (SQLException swallowed) {
+          // the tool's own mistake, caught and ignored
+        }
+        return "value";
+      };
+      try {
+        if (singleCommit) {
+          gate.executeSingleCommit(call, ResultMapper.utf8(), jdbcStore().singleCommit(), action);
+        } else {
+          gate.execute(call, ResultMapper.utf8(), jdbcStore().transactions(), action);
+        }
+      } catch (RuntimeException failed) {
+        // the completion failed: what matters is what was committed
+      }
+      boolean effect = businessRows().contains("effect-" + singleCommit);
+      boolean completed = jdbcStore().find(call.id())
+          .filter(r -> r.state() == ClaimState.COMPLETED).isPresent();
+      assertThat(effect).as("single-commit %s: the effect committed exactly when the claim"
+          + " completed", singleCommit).isEqualTo(completed);
+    }
+  }
+
   // ---------------------------------------------------------------- zero in-flight wait
 
   @Test
