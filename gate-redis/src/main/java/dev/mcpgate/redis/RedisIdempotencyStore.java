@@ -13,6 +13,7 @@ import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -22,9 +23,10 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,6 +35,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -50,6 +53,11 @@ import org.slf4j.LoggerFactory;
  * ...
  * store.verify();                     // optional startup check: connects, warns on eviction
  * store.close();                      // closes the connections (and the client it made)
+ *
+ * // a Redis Cluster: each claim's script runs on the master of its key's slot
+ * RedisIdempotencyStore cluster = RedisIdempotencyStore.clusterBuilder(
+ *     List.of(RedisURI.create("redis://10.0.0.1:6379"), RedisURI.create("redis://10.0.0.2:6379")))
+ *     .build();
  * }</pre>
  *
  * <ul>
@@ -64,9 +72,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Retention and lease are the key's own expiry: Redis removes a claim by itself, a grace
  *       after it expired ({@link Builder#expiryGrace}); {@link #purgeExpired} removes them
  *       sooner.</li>
- *   <li>All of a claim is one key, so in Redis Cluster it lives in one hash slot. Tenant, tool
- *       and key are length-prefixed and written losslessly in the key, so no two identities
- *       share one.</li>
+ *   <li>All of a claim is one key, so every script touches one hash slot. Tenant, tool and key
+ *       are length-prefixed and written losslessly in the key, so no two identities share one.
+ *       On a cluster ({@link #builder(RedisClusterClient)}, {@link #clusterBuilder}) the key
+ *       carries a hash tag after the prefix, so claims spread evenly over the slots; the
+ *       single-node layout has none (the two layouts do not read each other's keys).</li>
  *   <li>Durability is Redis's: with AOF {@code everysec}, or a failover to a replica that had
  *       not received the last writes, a claim can vanish, and a retry then runs again. See
  *       docs/stores.md for when to pick Redis and when a database.</li>
@@ -80,10 +90,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private static final Logger LOG = LoggerFactory.getLogger(RedisIdempotencyStore.class);
   private static final String MAXMEMORY_POLICY = "maxmemory-policy";
 
-  private final RedisClient client;
-  private final RedisClient ownedClient;
+  private final Connector connector;
+  private final AbstractRedisClient ownedClient;
   private final Object connecting = new Object();
-  private volatile Link link;
+  private volatile RedisLink link;
   private volatile RenewalPipeline renewalLink;
   private final ClaimKeys keys;
   private final byte[] graceMs;
@@ -94,14 +104,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private final ScriptRunner.Script markUnknown;
   private final ScriptRunner.Script purge;
 
-  /** The store's connection, opened on first use. */
-  private record Link(StatefulRedisConnection<byte[], byte[]> connection,
-      RedisCommands<byte[], byte[]> redis, ScriptRunner scripts) {}
-
-  private RedisIdempotencyStore(Builder b, RedisClient client, RedisClient owned) {
-    this.client = client;
+  private RedisIdempotencyStore(Builder b, Connector connector, ClaimKeys keys,
+      AbstractRedisClient owned) {
+    this.connector = connector;
     this.ownedClient = owned;
-    this.keys = new ClaimKeys(b.prefix);
+    this.keys = keys;
     this.graceMs = ascii(b.grace.toMillis());
     this.claim = ScriptRunner.Script.of(Scripts.CLAIM);
     this.complete = ScriptRunner.Script.of(Scripts.COMPLETE);
@@ -116,21 +123,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * service restarting during an outage), and a connection that failed is tried again by the
    * next command.
    */
-  private Link link() {
-    Link l = link;
+  private RedisLink link() {
+    RedisLink l = link;
     if (l != null) {
       return l;
     }
     synchronized (connecting) {
       if (link == null) {
-        StatefulRedisConnection<byte[], byte[]> c;
         try {
-          c = client.connect(ByteArrayCodec.INSTANCE);
+          link = connector.connect();
         } catch (RedisException e) {
           throw new StoreUnavailableException("could not connect to Redis: " + e.getMessage(),
               e);
         }
-        link = new Link(c, c.sync(), new ScriptRunner(c.sync()));
       }
       return link;
     }
@@ -148,7 +153,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     synchronized (connecting) {
       if (renewalLink == null) {
         try {
-          renewalLink = new RenewalPipeline(client.connect(ByteArrayCodec.INSTANCE));
+          renewalLink = connector.connectRenewals();
         } catch (RedisException e) {
           throw new StoreUnavailableException("could not connect to Redis for lease renewals: "
               + e.getMessage(), e);
@@ -160,33 +165,46 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   /**
    * Connects now, if the store has not yet, reads the server's clock, and checks that Redis will
-   * not evict claims: a check for startup, since building a store does not connect. A
-   * {@code maxmemory-policy} other than {@code noeviction} is logged as a warning (see
-   * {@link #evictionWarning()}).
+   * not evict claims: a check for startup, since building a store does not connect. On a cluster
+   * it also checks that the cluster serves every slot ({@code cluster_state:ok}) and that every
+   * master answers. A {@code maxmemory-policy} other than {@code noeviction} (on any master) is
+   * logged as a warning (see {@link #evictionWarning(String)}).
    *
-   * @throws StoreUnavailableException naming why Redis cannot be used
+   * @throws StoreUnavailableException naming why Redis (or which cluster node) cannot be used
    */
   public void verify() {
     now();
-    evictionWarning().ifPresent(LOG::warn);
+    Map<String, RedisCommands<byte[], byte[]>> nodes = call("reach every node", RedisLink::nodes);
+    nodes.forEach((node, redis) -> {
+      call("reach " + where(node), l -> redis.ping());
+      evictionWarning(node, redis).ifPresent(LOG::warn);
+    });
+  }
+
+  private static String where(String node) {
+    return node.isEmpty() ? "the server" : "the cluster master " + node;
   }
 
   /**
-   * Reads the server's {@code maxmemory-policy}.
+   * Reads one node's {@code maxmemory-policy}.
    *
    * @return the warning {@link #verify()} logs, or empty when the policy is {@code noeviction} or
    *     cannot be read (a managed Redis may refuse {@code CONFIG GET}; that is logged at INFO)
    */
-  Optional<String> evictionWarning() {
+  private static Optional<String> evictionWarning(String node,
+      RedisCommands<byte[], byte[]> redis) {
     String policy;
     try {
-      policy = link().redis().configGet(MAXMEMORY_POLICY).get(MAXMEMORY_POLICY);
+      policy = redis.configGet(MAXMEMORY_POLICY).get(MAXMEMORY_POLICY);
     } catch (RedisException e) {
-      LOG.info("could not read Redis's {} ({}); make sure it is noeviction, or Redis may evict"
-          + " claims under memory pressure", MAXMEMORY_POLICY, e.getMessage());
+      LOG.info("could not read {}'s {} ({}); make sure it is noeviction, or Redis may evict"
+          + " claims under memory pressure", node.isEmpty() ? "Redis" : node, MAXMEMORY_POLICY,
+          e.getMessage());
       return Optional.empty();
     }
-    return Optional.ofNullable(evictionWarning(policy));
+    String warning = evictionWarning(policy);
+    return Optional.ofNullable(warning == null || node.isEmpty() ? warning
+        : "Cluster master " + node + ": " + warning);
   }
 
   /**
@@ -214,7 +232,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * @return a builder
    */
   public static Builder builder(RedisURI uri) {
-    return new Builder(notNull(uri, "uri"), null);
+    return new Builder(notNull(uri, "uri"), null, null, null);
   }
 
   /**
@@ -225,7 +243,41 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * @return a builder
    */
   public static Builder builder(RedisClient client) {
-    return new Builder(null, notNull(client, "client"));
+    return new Builder(null, notNull(client, "client"), null, null);
+  }
+
+  /**
+   * A store on your Redis Cluster client, with your client's options (give it
+   * {@link ClusterTopologyRefreshOptions} with adaptive refresh, so it follows a failover at once);
+   * {@link #close()} closes only the connections the store opened. Claim keys use the cluster
+   * layout (a hash tag after the prefix), which spreads claims over every slot.
+   *
+   * @param client a Lettuce cluster client
+   * @return a builder
+   */
+  public static Builder builder(RedisClusterClient client) {
+    return new Builder(null, null, null, notNull(client, "client"));
+  }
+
+  /**
+   * A store on its own Redis Cluster client, seeded by {@code seeds} (any reachable nodes; the
+   * client discovers the rest): commands are rejected at once while a node is disconnected (the
+   * gate fails closed), time out after the command timeout, the topology is reloaded on
+   * {@code MOVED}/{@code ASK} and reconnects and every 30 s, and the client reconnects by itself.
+   * Claim keys use the cluster layout, as for {@link #builder(RedisClusterClient)}.
+   *
+   * @param seeds one or more nodes of the cluster ({@code redis://host:port}, {@code rediss://})
+   * @return a builder
+   * @throws IllegalArgumentException when {@code seeds} is empty
+   */
+  public static Builder clusterBuilder(Iterable<RedisURI> seeds) {
+    notNull(seeds, "seeds");
+    List<RedisURI> list = new ArrayList<>();
+    seeds.forEach(u -> list.add(notNull(u, "seed")));
+    if (list.isEmpty()) {
+      throw new IllegalArgumentException("clusterBuilder needs at least one seed node, was none");
+    }
+    return new Builder(null, null, List.copyOf(list), null);
   }
 
   private static byte[] ascii(long value) {
@@ -244,7 +296,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     return Long.parseLong(text(value));
   }
 
-  private <T> T call(String what, Function<Link, T> command) {
+  private <T> T call(String what, Function<RedisLink, T> command) {
     try {
       return command.apply(link());
     } catch (RedisException e) {
@@ -352,7 +404,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
     notNull(id, "id");
-    List<Object> fields = call("read " + id, l -> l.redis().hmget(keys.of(id), utf8("h"), utf8("s"),
+    List<Object> fields = call("read " + id, l -> l.hmget(keys.of(id), utf8("h"), utf8("s"),
         utf8("t"), utf8("a"), utf8("c"), utf8("l"), utf8("e"), utf8("d"), utf8("k"), utf8("r"))
         .stream().map(kv -> (Object) kv.getValueOrElse(null)).toList());
     return fields.get(1) == null ? Optional.empty() : Optional.of(row(id, fields));
@@ -375,7 +427,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     do {
       ScanCursor from = cursor;
       KeyScanCursor<byte[]> page = call("scan for expired claims",
-          l -> l.redis().scan(from, args));
+          l -> l.scan(from, args));
       for (byte[] key : page.getKeys()) {
         if (deleted >= limit) {
           return deleted;
@@ -390,9 +442,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     return deleted;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Redis's {@code TIME}. On a cluster: of the connection's default node. Every claim decision
+   * reads the clock of the node that holds the claim, inside its script; this reading is for the
+   * gate's waits and reports only.
+   */
   @Override
   public Instant now() {
-    List<byte[]> time = call("read the clock", l -> l.redis().time());
+    List<byte[]> time = call("read the clock", RedisLink::time);
     return Instant.ofEpochSecond(number(time.get(0)), number(time.get(1)) * 1000)
         .truncatedTo(ChronoUnit.MILLIS);
   }
@@ -400,9 +459,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   /** Closes the store's connections, and the client if the store made it. */
   @Override
   public void close() {
-    Link l = link;
+    RedisLink l = link;
     if (l != null) {
-      l.connection().close();
+      l.close();
     }
     RenewalPipeline r = renewalLink;
     if (r != null) {
@@ -417,16 +476,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   public static final class Builder {
     private final RedisURI uri;
     private final RedisClient client;
+    private final List<RedisURI> clusterSeeds;
+    private final RedisClusterClient clusterClient;
     private String prefix = "mcpgate:";
     private Duration grace = Duration.ofMinutes(1);
     private Duration timeout = Duration.ofSeconds(5);
 
-    private Builder(RedisURI uri, RedisClient client) {
+    private Builder(RedisURI uri, RedisClient client, List<RedisURI> clusterSeeds,
+        RedisClusterClient clusterClient) {
       this.uri = uri;
       this.client = client;
+      this.clusterSeeds = clusterSeeds;
+      this.clusterClient = clusterClient;
     }
 
-    /** @param prefix what every claim key starts with; {@code mcpgate:} by default */
+    /**
+     * @param prefix what every claim key starts with; {@code mcpgate:} by default. On a cluster
+     *     it must not contain <code>{</code> (it would become the hash tag and put every claim in
+     *     one slot): {@link #build()} refuses it
+     */
     public Builder keyPrefix(String prefix) {
       notNull(prefix, "prefix");
       if (prefix.isEmpty()) {
@@ -449,7 +517,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
     /**
      * @param timeout how long a command may take before it fails (and the gate fails closed);
-     *     5 s by default; only for a store built from a {@link RedisURI}
+     *     5 s by default; only for a store that makes its own client ({@link RedisURI},
+     *     {@link RedisIdempotencyStore#clusterBuilder})
      */
     public Builder commandTimeout(Duration timeout) {
       this.timeout = Checks.positiveMillis(timeout, "timeout");
@@ -462,17 +531,34 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
      * {@link RedisIdempotencyStore#verify()} for a startup check.
      *
      * @return the store
+     * @throws IllegalArgumentException when a cluster store's prefix contains <code>{</code>
      */
     public RedisIdempotencyStore build() {
       if (client != null) {
-        return new RedisIdempotencyStore(this, client, null);
+        return new RedisIdempotencyStore(this, Connector.of(client), new ClaimKeys(prefix), null);
       }
-      RedisClient own = RedisClient.create(uri);
-      own.setOptions(ClientOptions.builder()
+      if (uri != null) {
+        RedisClient own = RedisClient.create(uri);
+        own.setOptions(ClientOptions.builder()
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .timeoutOptions(TimeoutOptions.enabled(timeout))
+            .build());
+        return new RedisIdempotencyStore(this, Connector.of(own), new ClaimKeys(prefix), own);
+      }
+      ClaimKeys clusterKeys = ClaimKeys.hashTagged(prefix);
+      if (clusterClient != null) {
+        return new RedisIdempotencyStore(this, Connector.of(clusterClient), clusterKeys, null);
+      }
+      RedisClusterClient own = RedisClusterClient.create(clusterSeeds);
+      own.setOptions(ClusterClientOptions.builder()
           .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
           .timeoutOptions(TimeoutOptions.enabled(timeout))
+          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+              .enableAllAdaptiveRefreshTriggers()
+              .enablePeriodicRefresh(Duration.ofSeconds(30))
+              .build())
           .build());
-      return new RedisIdempotencyStore(this, own, own);
+      return new RedisIdempotencyStore(this, Connector.of(own), clusterKeys, own);
     }
   }
 }

@@ -5,8 +5,10 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,27 +20,54 @@ import java.util.concurrent.TimeoutException;
 /**
  * The renewals' own connection, which no tool's command shares: it runs one script per key
  * ({@code EVALSHA}, one key each, so every script stays in its key's slot in Redis Cluster) as one
- * pipeline, written and flushed together, so that a renewal of n leases is one round trip. A
- * server that does not know the script yet gets it with {@code SCRIPT LOAD} and the pipeline of
- * the keys it refused once more (a second round trip, after a restart or a failover). One batch
- * at a time. The connection names itself {@value #CLIENT_NAME} ({@code CLIENT SETNAME}).
+ * pipeline: every script is sent before any answer is awaited, so that a renewal of n leases is
+ * one round trip. On one server the scripts are also written and flushed together. On a cluster
+ * connection each script is written as it is sent (Lettuce routes it to its slot's node, opening
+ * that node's connection on demand, which a held-back flush could strand); the nodes answer in
+ * parallel, so the batch still costs one round trip. A node that does not know the script yet
+ * (a restart, a failover, {@code SCRIPT FLUSH}) is sent the keys it refused once more as
+ * {@code EVAL}, which runs and caches the script there: a second round trip. One batch at a time.
+ * The connection names itself {@value #CLIENT_NAME} ({@code CLIENT SETNAME}; on a cluster, on
+ * every node connection).
  */
 final class RenewalPipeline implements AutoCloseable {
-  private final StatefulRedisConnection<byte[], byte[]> connection;
-  private final RedisAsyncCommands<byte[], byte[]> async;
+  private final StatefulConnection<byte[], byte[]> connection;
+  private final RedisScriptingAsyncCommands<byte[], byte[]> async;
+  private final boolean heldFlush;
 
   /** The name the renewal connection gives itself, for {@code CLIENT LIST}. */
   static final String CLIENT_NAME = "mcpgate-renewals";
 
-  RenewalPipeline(StatefulRedisConnection<byte[], byte[]> connection) {
+  private RenewalPipeline(StatefulConnection<byte[], byte[]> connection,
+      RedisScriptingAsyncCommands<byte[], byte[]> async, boolean heldFlush) {
     this.connection = connection;
-    this.async = connection.async();
+    this.async = async;
+    this.heldFlush = heldFlush;
+    connection.setAutoFlushCommands(!heldFlush);
+  }
+
+  /** A pipeline on one server's connection, flushed once per batch. */
+  static RenewalPipeline of(StatefulRedisConnection<byte[], byte[]> connection) {
+    name(() -> connection.sync().clientSetname(name()));
+    return new RenewalPipeline(connection, connection.async(), true);
+  }
+
+  /** A pipeline on a cluster connection: every script goes to the node of its key's slot. */
+  static RenewalPipeline of(StatefulRedisClusterConnection<byte[], byte[]> connection) {
+    name(() -> connection.sync().clientSetname(name()));
+    return new RenewalPipeline(connection, connection.async(), false);
+  }
+
+  private static byte[] name() {
+    return CLIENT_NAME.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static void name(Runnable setName) {
     try {
-      connection.sync().clientSetname(CLIENT_NAME.getBytes(StandardCharsets.US_ASCII));
+      setName.run();
     } catch (RedisCommandExecutionException refused) {
       // a server that refuses CLIENT SETNAME (an ACL) renews all the same, unnamed
     }
-    connection.setAutoFlushCommands(false);
   }
 
   /**
@@ -63,9 +92,7 @@ final class RenewalPipeline implements AutoCloseable {
       }
     }
     if (!unknownScript.isEmpty()) {
-      RedisFuture<String> load = async.scriptLoad(script.body());
       List<RedisFuture<Long>> again = send(script, keys, args, unknownScript);
-      await(load, deadline);
       for (int j = 0; j < again.size(); j++) {
         replies.set(unknownScript.get(j), await(again.get(j), deadline));
       }
@@ -83,11 +110,13 @@ final class RenewalPipeline implements AutoCloseable {
         }
       } else {
         for (int i : only) {
-          sent.add(evalsha(script, keys.get(i), args.get(i)));
+          sent.add(eval(script, keys.get(i), args.get(i)));   // runs and caches it there
         }
       }
     } finally {
-      connection.flushCommands();
+      if (heldFlush) {
+        connection.flushCommands();
+      }
     }
     return sent;
   }
@@ -95,6 +124,11 @@ final class RenewalPipeline implements AutoCloseable {
   private RedisFuture<Long> evalsha(ScriptRunner.Script script, byte[] key, byte[][] args) {
     byte[][] keys = {key};
     return async.evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args);
+  }
+
+  private RedisFuture<Long> eval(ScriptRunner.Script script, byte[] key, byte[][] args) {
+    byte[][] keys = {key};
+    return async.eval(script.body(), ScriptOutputType.INTEGER, keys, args);
   }
 
   private Duration timeout() {

@@ -2,7 +2,7 @@ package dev.mcpgate.redis;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -11,12 +11,13 @@ import java.util.HexFormat;
 /**
  * Runs the store's scripts by their SHA-1 ({@code EVALSHA}, one round trip with a small request);
  * a server that does not know a script yet (a restart, a failover, {@code SCRIPT FLUSH}) gets it
- * once with {@code EVAL}, which also caches it there.
+ * once with {@code EVAL}, which also caches it there. On a cluster connection both go to the
+ * node that serves the key's slot, so each node loads the script the first time it is asked.
  */
 final class ScriptRunner {
-  private final RedisCommands<byte[], byte[]> redis;
+  private final RedisScriptingCommands<byte[], byte[]> redis;
 
-  ScriptRunner(RedisCommands<byte[], byte[]> redis) {
+  ScriptRunner(RedisScriptingCommands<byte[], byte[]> redis) {
     this.redis = redis;
   }
 

@@ -1,0 +1,100 @@
+package dev.mcpgate.redis;
+
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The store's connection to a Redis Cluster: Lettuce routes each script to the master that serves
+ * its key's slot (following {@code MOVED} and {@code ASK} after a failover or a resharding),
+ * {@code SCAN} walks every master, and {@code TIME} asks the connection's default node.
+ */
+final class ClusterLink implements RedisLink {
+  private static final String STATE_OK = "cluster_state:ok";
+
+  private final RedisClusterClient client;
+  private final StatefulRedisClusterConnection<byte[], byte[]> connection;
+  private final RedisAdvancedClusterCommands<byte[], byte[]> redis;
+  private final ScriptRunner scripts;
+
+  private ClusterLink(RedisClusterClient client,
+      StatefulRedisClusterConnection<byte[], byte[]> connection) {
+    this.client = client;
+    this.connection = connection;
+    this.redis = connection.sync();
+    this.scripts = new ScriptRunner(redis);
+  }
+
+  static ClusterLink connect(RedisClusterClient client) {
+    return new ClusterLink(client, client.connect(ByteArrayCodec.INSTANCE));
+  }
+
+  @Override
+  public ScriptRunner scripts() {
+    return scripts;
+  }
+
+  @Override
+  public List<KeyValue<byte[], byte[]>> hmget(byte[] key, byte[]... fields) {
+    return redis.hmget(key, fields);
+  }
+
+  @Override
+  public KeyScanCursor<byte[]> scan(ScanCursor from, ScanArgs args) {
+    return redis.scan(from, args);
+  }
+
+  @Override
+  public List<byte[]> time() {
+    return redis.time();
+  }
+
+  /**
+   * Reloads the topology, checks {@code cluster_state:ok} (every slot served), and connects to
+   * every master.
+   */
+  @Override
+  public Map<String, RedisCommands<byte[], byte[]>> nodes() {
+    client.refreshPartitions();
+    String info = redis.clusterInfo();
+    if (info == null || !info.contains(STATE_OK)) {
+      String state = info == null ? "no reply" : info.lines()
+          .filter(l -> l.startsWith("cluster_state:")).findFirst().orElse("no cluster_state");
+      throw new RedisException("the Redis Cluster cannot serve every slot (" + state.strip()
+          + ", expected " + STATE_OK + ")");
+    }
+    Map<String, RedisCommands<byte[], byte[]>> masters = new LinkedHashMap<>();
+    connection.getPartitions().stream()
+        .filter(n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM))
+        .sorted((a, b) -> a.getUri().toString().compareTo(b.getUri().toString()))
+        .forEach(n -> {
+          String name = n.getUri().getHost() + ":" + n.getUri().getPort();
+          try {
+            masters.put(name, connection.getConnection(n.getNodeId()).sync());
+          } catch (RedisException e) {
+            throw new RedisException("the Redis Cluster master " + name + " cannot be reached: "
+                + e.getMessage(), e);
+          }
+        });
+    if (masters.isEmpty()) {
+      throw new RedisException("the Redis Cluster reports no master");
+    }
+    return masters;
+  }
+
+  @Override
+  public void close() {
+    connection.close();
+  }
+}
