@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.KeyDigest;
 import dev.mcpgate.core.audit.AuditDecision;
 import dev.mcpgate.core.audit.AuditRecord;
 import dev.mcpgate.core.spi.ClaimRecord;
@@ -47,7 +48,16 @@ final class Status {
       }
       JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).tableName(claimsTable)
           .build();
-      Optional<ClaimRecord> row = store.find(new ClaimId(tenant, tool, key));
+      ClaimId id = new ClaimId(tenant, tool, key);
+      Optional<ClaimRecord> row = store.find(id);
+      if (row.isEmpty()) {
+        // a natural key is stored as its digest: find it by the raw key all the same
+        ClaimId digested = KeyDigest.sha256().digested(id);
+        row = store.find(digested);
+        if (row.isPresent()) {
+          key = digested.key();
+        }
+      }
       out.println(tool + " with key \"" + key + "\" for tenant " + tenant + ":");
       out.println("  claim: " + row.map(Status::describe).orElse("none (never claimed, released,"
           + " or expired and purged)"));

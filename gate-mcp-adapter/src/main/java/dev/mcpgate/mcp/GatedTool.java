@@ -23,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
 
 /**
  * One gated tool and the path of each of its calls: the tenant from the server side, the
@@ -39,9 +40,19 @@ final class GatedTool {
   private final CallAuthorizer authorizer;
   private final ResultMapper<CallToolResult> mapper;
   private final Auditor auditor;
+  private final KeyProtection keys;
 
+  /** With natural keys digested by a plain SHA-256, the default. */
   GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
       CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper, Auditor auditor) {
+    this(tool, policy, gate, tenants, authorizer, mapper, auditor,
+        new KeyProtection(dev.mcpgate.core.KeyDigest.sha256(), false));
+  }
+
+  GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
+      CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper, Auditor auditor,
+      KeyProtection keys) {
+    this.keys = keys;
     this.auditor = auditor;
     this.tool = ToolDefinitions.gated(tool, policy);
     this.policy = policy;
@@ -58,9 +69,39 @@ final class GatedTool {
 
   CallToolResult call(McpTransportContext context, CallToolRequest request,
       Invocation invocation) {
+    return call(context, resolveTenant(context), request, invocation);
+  }
+
+  /** @return the call's tenant on this thread, or null (resolver failures are logged) */
+  String resolveTenant(McpTransportContext context) {
+    try {
+      return tenants.resolve(context == null ? McpTransportContext.EMPTY : context);
+    } catch (RuntimeException e) {
+      LOG.error("tenant resolver failed for tool {}", tool.name(), e);
+      return null;
+    }
+  }
+
+  /**
+   * @return the call's tenant, resolved on the subscribing thread with the subscriber's Reactor
+   *     context (async tools: where the call arrives, before any scheduler hop); empty when it
+   *     cannot be told (resolver failures are logged)
+   */
+  Mono<String> resolveTenantReactive(McpTransportContext context) {
+    return Mono.defer(() -> tenants.resolveReactive(
+            context == null ? McpTransportContext.EMPTY : context))
+        .onErrorResume(RuntimeException.class, e -> {
+          LOG.error("tenant resolver failed for tool {}", tool.name(), e);
+          return Mono.empty();
+        });
+  }
+
+  /** A call whose tenant was resolved where it arrived ({@code tenant} null: none). */
+  CallToolResult call(McpTransportContext context, String tenant, CallToolRequest request,
+      Invocation invocation) {
     Auditor.Trail trail = new Auditor.Trail();
     try {
-      CallToolResult result = decide(context, request, invocation, trail);
+      CallToolResult result = decide(context, tenant, request, invocation, trail);
       trail.result = result;
       return result;
     } catch (RuntimeException | Error e) {
@@ -74,16 +115,9 @@ final class GatedTool {
     }
   }
 
-  private CallToolResult decide(McpTransportContext context, CallToolRequest request,
-      Invocation invocation, Auditor.Trail trail) {
+  private CallToolResult decide(McpTransportContext context, String tenant,
+      CallToolRequest request, Invocation invocation, Auditor.Trail trail) {
     McpTransportContext transport = context == null ? McpTransportContext.EMPTY : context;
-    String tenant;
-    try {
-      tenant = tenants.resolve(transport);
-    } catch (RuntimeException e) {
-      LOG.error("tenant resolver failed for tool {}", tool.name(), e);
-      tenant = null;
-    }
     if (tenant == null || tenant.isEmpty()) {
       trail.decided(AuditDecision.TENANT_REFUSED, "no tenant");
       return ModelMessages.tenantUnknown();
@@ -116,8 +150,11 @@ final class GatedTool {
         trail.ungated = true;
         return invocation.ungated(request);
       }
-      trail.key = found.key();
-      call = ToolCall.of(tenant, tool.name(), found.key(), arguments)   // checks the key, once
+      // a natural key (argument values in clear) is stored, logged and sent as its digest
+      String key = keys.protect(tenant, tool.name(), ClaimId.validate(found.key(),
+          "idempotency key"), found.source());
+      trail.key = key;
+      call = ToolCall.of(tenant, tool.name(), key, arguments)   // checks the key, once
           .withKeySource(found.source().name().toLowerCase(Locale.ROOT));
       trail.call = call;
     } catch (InvalidIdempotencyKeyException e) {

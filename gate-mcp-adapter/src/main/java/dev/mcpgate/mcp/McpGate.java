@@ -3,6 +3,7 @@ package dev.mcpgate.mcp;
 import static dev.mcpgate.core.internal.Checks.notNull;
 
 import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.KeyDigest;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.audit.AuditSink;
 import dev.mcpgate.core.audit.Redaction;
@@ -65,9 +66,11 @@ public final class McpGate {
   private final CallAuthorizer authorizer;
   private final ResultMapper<CallToolResult> mapper;
   private final Auditor auditor;
+  private final KeyProtection keys;
 
   private McpGate(IdempotencyGate gate, TenantResolver tenants, CallAuthorizer authorizer,
-      McpJsonMapper json, Auditor auditor) {
+      McpJsonMapper json, Auditor auditor, KeyProtection keys) {
+    this.keys = keys;
     this.gate = gate;
     this.tenants = tenants;
     this.authorizer = authorizer;
@@ -268,7 +271,7 @@ public final class McpGate {
       return null;
     }
     return new GatedTool(tool, policy, gate.withPolicy(policy.applyTo(gate.policy())), tenants,
-        authorizer, mapper, auditor);
+        authorizer, mapper, auditor, keys);
   }
 
   /** Builds an {@link McpGate}. */
@@ -281,9 +284,34 @@ public final class McpGate {
     private AuditSink audit;
     private Redaction redaction = Redaction.argumentNames();
     private Function<CallToolResult, String> resultSummary;
+    private KeyDigest keyDigest = KeyDigest.sha256();
+    private boolean digestAllKeys;
 
     private Builder(IdempotencyGate gate) {
       this.gate = gate;
+    }
+
+    /**
+     * @param digest how keys that are personal data are stored, logged and sent to the store:
+     *     a natural key (argument values in clear, such as an email address) is replaced by its
+     *     digest within its (tenant, tool) before the gate sees it. A plain SHA-256 by default;
+     *     give {@link KeyDigest#hmacSha256(byte[])} with a secret, the same on every server of
+     *     the store, so that a reader of the store or the logs cannot test guesses. Replays and
+     *     conflicts work as before; look a call up by its raw key with
+     *     {@link KeyDigest#digested(dev.mcpgate.core.ClaimId)}.
+     */
+    public Builder keyDigest(KeyDigest digest) {
+      this.keyDigest = notNull(digest, "digest");
+      return this;
+    }
+
+    /**
+     * @param all true to digest every key, also keys that clients send (argument, {@code _meta},
+     *     header), not only natural keys; false by default
+     */
+    public Builder digestAllKeys(boolean all) {
+      this.digestAllKeys = all;
+      return this;
     }
 
     /**
@@ -369,7 +397,8 @@ public final class McpGate {
         LOG.warn("{} (McpGate.Builder.requireExactNumbers() makes this an error)", problem);
       }
       return new McpGate(gate, tenants, authorizer, mapper,
-          audit == null ? Auditor.NONE : new Auditor(audit, redaction, resultSummary));
+          audit == null ? Auditor.NONE : new Auditor(audit, redaction, resultSummary),
+          new KeyProtection(keyDigest, digestAllKeys));
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
+import dev.mcpgate.core.KeyDigest;
 import dev.mcpgate.core.ResultTooLargeException;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Duration;
@@ -94,21 +95,30 @@ final class ModelMessages {
    * @param reconciles whether the tool's policy has a reconciler, which a retry of a key whose
    *     outcome is unknown asks first
    */
+  /**
+   * @return "idempotency key "k1"", or, for a key stored as a digest (a natural key: argument
+   *     values that may be personal data), words that quote neither the digest nor the values
+   */
+  static String keyOf(ClaimId id) {
+    return KeyDigest.looksDigested(id.key()) ? "same key (made from its arguments)"
+        : "idempotency key " + quote(id.key());
+  }
+
   static CallToolResult of(GateResult.Refused<?> refused, boolean reconciles) {
     ClaimId id = refused.id();
     long ms = refused.retryAfter().toMillis();
     return switch (refused.reason()) {
-      case CONFLICT -> notRun(McpGateErrors.KEY_CONFLICT, "The idempotency key "
-          + quote(id.key()) + " was already used for a call to " + id.tool() + " with different"
+      case CONFLICT -> notRun(McpGateErrors.KEY_CONFLICT, "The " + keyOf(id)
+          + " was already used for a call to " + id.tool() + " with different"
           + " arguments, so this call was not run. Use a new key for a new request, or resend the"
           + " original arguments to get the original result.");
       case IN_PROGRESS -> error(McpGateErrors.KEY_IN_PROGRESS, Executed.UNKNOWN, true, "A call to "
-          + id.tool() + " with idempotency key " + quote(id.key()) + " is still running. Retry the"
+          + id.tool() + " with the " + keyOf(id) + " is still running. Retry the"
           + " same call with the same key after " + ms + " ms to get its result; do not use a new"
           + " key.", refused.retryAfter());
       case HOLDER_UNRESPONSIVE -> error(McpGateErrors.KEY_IN_PROGRESS, Executed.UNKNOWN, true,
-          "An earlier attempt of this call to " + id.tool() + " with idempotency key "
-          + quote(id.key()) + " stopped responding before it finished, and may have taken"
+          "An earlier attempt of this call to " + id.tool() + " with the " + keyOf(id)
+          + " stopped responding before it finished, and may have taken"
           + " effect. Retry the same call with the same key after " + ms + " ms: it then runs"
           + " again in place of the earlier attempt, without acting twice downstream. Do not use"
           + " a new key.", refused.retryAfter());
@@ -142,10 +152,11 @@ final class ModelMessages {
         + " retrying will not help until it is fixed.");
   }
 
+  /** Never quotes the tenant: it is the server's, not the caller's, to see (it is logged). */
   static CallToolResult tenantInvalid(InvalidIdempotencyKeyException e) {
     return notRun(McpGateErrors.TENANT_INVALID, "The server could not use the account this call"
-        + " belongs to (" + e.getMessage() + "), so it did not run it. This is a server"
-        + " configuration problem; retrying will not help until it is fixed.");
+        + " belongs to, so it did not run it. This is a server configuration problem; retrying"
+        + " will not help until it is fixed.");
   }
 
   static CallToolResult forbidden(String refusal) {
