@@ -115,10 +115,12 @@ public final class McpGate {
       return spec;
     }
     var handler = spec.callHandler();
+    // the tenant is resolved where the call arrives (the transport's thread, the caller's
+    // Reactor context), before the hop to bounded-elastic, where neither is seen
     return new McpServerFeatures.AsyncToolSpecification(g.tool(), (exchange, request) ->
-        Mono.fromCallable(() -> g.call(exchange.transportContext(), request,
-                new Invocation.Direct(r -> handler.apply(exchange, r).block())))
-            .subscribeOn(Schedulers.boundedElastic()));
+        onBoundedElastic(g.resolveTenantReactive(exchange.transportContext()),
+            tenant -> g.call(exchange.transportContext(), tenant, request,
+                new Invocation.Direct(r -> handler.apply(exchange, r).block()))));
   }
 
   /** Like {@link #gate(McpServerFeatures.SyncToolSpecification, ToolPolicy)}, for stateless servers. */
@@ -142,8 +144,21 @@ public final class McpGate {
     }
     var handler = spec.callHandler();
     return new McpStatelessServerFeatures.AsyncToolSpecification(g.tool(), (context, request) ->
-        Mono.fromCallable(() -> g.call(context, request,
-                new Invocation.Direct(r -> handler.apply(context, r).block())))
+        onBoundedElastic(g.resolveTenantReactive(context),
+            tenant -> g.call(context, tenant, request,
+                new Invocation.Direct(r -> handler.apply(context, r).block()))));
+  }
+
+  /**
+   * Resolves the tenant on the subscribing thread, then runs the gated call on bounded-elastic.
+   *
+   * @param tenant the tenant (empty: none; the call is refused there)
+   * @param call the gated call, given the tenant or null
+   */
+  private static Mono<CallToolResult> onBoundedElastic(Mono<String> tenant,
+      Function<String, CallToolResult> call) {
+    return tenant.map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty())
+        .flatMap(t -> Mono.fromCallable(() -> call.apply(t.orElse(null)))
             .subscribeOn(Schedulers.boundedElastic()));
   }
 

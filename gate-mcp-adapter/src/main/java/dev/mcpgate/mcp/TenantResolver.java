@@ -3,6 +3,7 @@ package dev.mcpgate.mcp;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.internal.Checks;
 import io.modelcontextprotocol.common.McpTransportContext;
+import reactor.core.publisher.Mono;
 
 /**
  * Says which tenant a call belongs to, from the server side: the MCP transport context (which an
@@ -18,6 +19,20 @@ public interface TenantResolver {
    * @return the tenant, or null when it cannot be told
    */
   String resolve(McpTransportContext context);
+
+  /**
+   * The tenant of a call to an async tool specification. The adapter subscribes to it where the
+   * call arrives: on the transport's thread, before it hops to another scheduler, and with the
+   * caller's Reactor context (where a reactive server such as Spring WebFlux keeps the
+   * authenticated principal). A resolver that reads the Reactor context overrides this; by
+   * default it is {@link #resolve} on the subscribing thread.
+   *
+   * @param context the transport context of the call
+   * @return the tenant, or empty when it cannot be told
+   */
+  default Mono<String> resolveReactive(McpTransportContext context) {
+    return Mono.fromSupplier(() -> resolve(context));
+  }
 
   /**
    * @param tenant the one tenant of a single-user server (a stdio server)

@@ -89,7 +89,8 @@ class IdentityEdgesTest {
     CallToolResult invalid = call("acme\u0000evil", args("k-1"), null);
     assertThat(GatedServerContract.error(invalid)).containsEntry("type", McpGateErrors.TENANT_INVALID);
     assertThat(GatedServerContract.error(invalid).get("message").toString())
-        .doesNotContain("Send a key");
+        .doesNotContain("Send a key")
+        .doesNotContain("acme");   // no message to the model echoes a tenant value
     assertThat(runs).hasValue(0);
   }
 
