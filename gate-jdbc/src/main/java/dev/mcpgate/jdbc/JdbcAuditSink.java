@@ -106,6 +106,10 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     }
   }
 
+  /**
+   * Writes a batch in one statement; if the batch fails, writes its records one by one, so that
+   * one record the database refuses never takes the others (other tenants' too) down with it.
+   */
   private void write(List<AuditRecord> batch) {
     try (Connection c = dataSource.getConnection()) {
       if (insertSql == null) {
@@ -117,32 +121,99 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
             + " args_hash, arguments, decision, reason, attempt, result_summary, duration_us)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
       }
-      try (PreparedStatement ps = c.prepareStatement(insertSql)) {
-        for (AuditRecord r : batch) {
-          ps.setLong(1, r.at().toEpochMilli());
-          text(ps, 2, r.tenant(), 255);
-          text(ps, 3, r.tool(), 255);
-          text(ps, 4, r.key(), 255);
-          text(ps, 5, r.argsHash(), 80);
-          text(ps, 6, r.arguments(), 4000);
-          ps.setString(7, r.decision().name());
-          text(ps, 8, r.reason(), 1000);
-          ps.setInt(9, r.attempt());
-          text(ps, 10, r.resultSummary(), 1000);
-          ps.setLong(11, r.durationMicros());
-          ps.addBatch();
+      // one transaction per batch: some drivers go on past a failed row of a batch, and a
+      // batch written in auto-commit could leave half of it behind to be written twice
+      boolean autoCommit = c.getAutoCommit();
+      if (autoCommit) {
+        c.setAutoCommit(false);
+      }
+      try {
+        writeIsolated(c, batch);
+      } finally {
+        if (autoCommit) {
+          c.setAutoCommit(true);
         }
-        ps.executeBatch();
       }
-      if (!c.getAutoCommit()) {
-        c.commit();
-      }
-      written.addAndGet(batch.size());
     } catch (SQLException | RuntimeException e) {
-      long n = failed.addAndGet(batch.size());
-      LOG.warn("could not write {} audit records to {} ({} lost so far)", batch.size(), table, n,
-          e);
+      lost(batch, e);
     }
+  }
+
+  private void writeIsolated(Connection c, List<AuditRecord> batch) throws SQLException {
+    try {
+      insert(c, batch);
+      written.addAndGet(batch.size());
+      return;
+    } catch (SQLException | RuntimeException batchFailed) {
+      c.rollback();
+      if (batch.size() == 1) {
+        lost(batch, batchFailed);
+        return;
+      }
+    }
+    for (AuditRecord r : batch) {
+      try {
+        insert(c, List.of(r));
+        written.incrementAndGet();
+      } catch (SQLException | RuntimeException alone) {
+        c.rollback();
+        lost(List.of(r), alone);
+      }
+    }
+  }
+
+  private void insert(Connection c, List<AuditRecord> records) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(insertSql)) {
+      for (AuditRecord r : records) {
+        ps.setLong(1, r.at().toEpochMilli());
+        text(ps, 2, r.tenant(), 255);
+        text(ps, 3, r.tool(), 255);
+        text(ps, 4, r.key(), 255);
+        text(ps, 5, r.argsHash(), 80);
+        text(ps, 6, r.arguments(), 4000);
+        ps.setString(7, r.decision().name());
+        text(ps, 8, r.reason(), 1000);
+        ps.setInt(9, r.attempt());
+        text(ps, 10, r.resultSummary(), 1000);
+        ps.setLong(11, r.durationMicros());
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+    c.commit();
+  }
+
+  private void lost(List<AuditRecord> records, Exception e) {
+    long n = failed.addAndGet(records.size());
+    LOG.warn("could not write {} audit record(s) to {} ({} lost so far)", records.size(), table,
+        n, e);
+  }
+
+  /**
+   * @return the text with what no database's text column holds replaced by U+FFFD: NUL (which
+   *     PostgreSQL refuses) and lone surrogates (which no UTF-8 column can keep)
+   */
+  static String printable(String value) {
+    StringBuilder out = null;
+    for (int i = 0; i < value.length(); i++) {
+      char ch = value.charAt(i);
+      boolean pair = Character.isHighSurrogate(ch) && i + 1 < value.length()
+          && Character.isLowSurrogate(value.charAt(i + 1));
+      boolean bad = ch == 0 || (!pair && Character.isSurrogate(ch));
+      if (bad && out == null) {
+        out = new StringBuilder(value.length()).append(value, 0, i);
+      }
+      if (out != null) {
+        out.append(bad ? '\ufffd' : ch);
+        if (pair) {
+          out.append(value.charAt(i + 1));
+        }
+      }
+      if (pair) {
+        i++;
+      }
+    }
+    return out == null ? value : out.toString();
   }
 
   /** Binds text cut to at most {@code max} characters, never inside a surrogate pair. */
@@ -152,10 +223,10 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
       ps.setNull(index, Types.VARCHAR);
       return;
     }
-    String cut = value;
-    if (value.length() > max) {
-      int end = Character.isHighSurrogate(value.charAt(max - 1)) ? max - 1 : max;
-      cut = value.substring(0, end);
+    String cut = printable(value);
+    if (cut.length() > max) {
+      int end = Character.isHighSurrogate(cut.charAt(max - 1)) ? max - 1 : max;
+      cut = cut.substring(0, end);
     }
     ps.setString(index, cut);
   }

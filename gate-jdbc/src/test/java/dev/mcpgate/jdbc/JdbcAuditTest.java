@@ -149,6 +149,42 @@ class JdbcAuditTest {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("databases")
+  void oneRecordTheDatabaseRefusesIsLostAloneNeverItsBatch(String db,
+      java.util.function.Supplier<HikariDataSource> pool) throws Exception {
+    DataSource ds = pool.get();
+    String table = freshTable(ds, "mcpgate_audit_poison");
+    try (Connection c = ds.getConnection()) {
+      Schema.run(c, JdbcDialect.detect(c.getMetaData()).auditDdl(table));
+      try (Statement st = c.createStatement()) {
+        // a record this table refuses, whatever the sink does to it
+        st.execute("ALTER TABLE " + table + " ADD CONSTRAINT " + table
+            + "_no_poison CHECK (tenant <> 'poison')");
+      }
+    }
+    List<AuditRecord> sent = new java.util.ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      sent.add(record("k" + i, AuditDecision.EXECUTED, 1));
+    }
+    // a NUL in an argument name (PostgreSQL refuses NUL in text) and a lone surrogate
+    sent.set(3, new AuditRecord(Instant.now().truncatedTo(ChronoUnit.MILLIS), "acme",
+        "refund_order", "k3", "v1:abc", "[amount\u0000cents, \ud800order]",
+        AuditDecision.EXECUTED, null, 1, null, 5));
+    sent.set(7, new AuditRecord(Instant.now().truncatedTo(ChronoUnit.MILLIS), "poison",
+        "refund_order", "k7", "v1:abc", "[]", AuditDecision.EXECUTED, null, 1, null, 5));
+    try (JdbcAuditSink sink = JdbcAuditSink.builder(ds).tableName(table).build()) {
+      sent.forEach(sink::record);
+      assertThat(sink.flush(Duration.ofSeconds(30))).isTrue();
+      assertThat(sink.failed()).as("only the refused record is lost").isEqualTo(1);
+      assertThat(sink.written()).isEqualTo(19);
+    }
+    JdbcAuditLog log = JdbcAuditLog.of(ds, table);
+    assertThat(log.history("acme", "refund_order", "k3")).singleElement()
+        .satisfies(r -> assertThat(r.arguments()).isEqualTo("[amount\ufffdcents, \ufffdorder]"));
+    assertThat(log.history("acme", "refund_order", "k19")).hasSize(1);
+  }
+
   /** The real data source, whose first connection waits until the test lets it go. */
   private static final class HeldDataSource implements DataSource {
     private final DataSource real;
