@@ -90,59 +90,15 @@ final class AttemptRunner {
         throw rethrow(id, t);
       }
       renewal.finishing();   // the writes below decide by their token, not a renewal's answer
-      if (transactional) {
-        // the completion locks the row in the action's transaction: a renewal would wait on it
-        renewal.stop();
-      }
+      // a successful action whose thread was interrupted (a transport that cancelled just as it
+      // returned) still has its result stored: the flag would make a pool refuse the connection
+      boolean wasInterrupted = Thread.interrupted();
       try {
-        boolean failure = mapper.isFailure(value);
-        if (failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE) {
-          boolean released = scope.release(resource, id, claim.token());
-          if (!released && transactional) {
-            rollbackQuietly(scope, resource, null);
-            events.emit(GateEvent.Type.LEASE_LOST, claim,
-                "failure result, but the lease had been taken over; rolled back", null);
-            throw leaseLost(claim);
-          }
-          commit(scope, resource, claim, transactional, ClaimState.IN_PROGRESS);
-          if (released) {
-            events.emit(GateEvent.Type.RELEASED, claim,
-                "failure result; claim released, a retry runs again", null);
-          } else {
-            events.emit(GateEvent.Type.LEASE_LOST, claim,
-                "failure result, but the lease had been taken over", null);
-          }
-          return new GateResult.Executed<>(id, value, claim,
-              released ? Completion.RELEASED : Completion.LEASE_LOST);
+        return settleResult(claim, renewal, value, mapper, scope, resource, transactional);
+      } finally {
+        if (wasInterrupted) {
+          Thread.currentThread().interrupt();
         }
-        if (!writer.store(scope, resource, claim, mapper.toBytes(value), failure)) {
-          rollbackQuietly(scope, resource, null);
-          if (transactional) {
-            throw leaseLost(claim);
-          }
-          return new GateResult.Executed<>(id, value, claim, Completion.LEASE_LOST);
-        }
-        commit(scope, resource, claim, transactional, ClaimState.COMPLETED);
-        return new GateResult.Executed<>(id, value, claim, Completion.STORED);
-      } catch (ResultTooLargeException | LeaseLostException | OutcomeUnknownException
-          | CommitRolledBackException e) {
-        throw e;
-      } catch (RuntimeException | Error e) {
-        // anything between the action and the commit: the mapper, the codec, the completion
-        rollbackQuietly(scope, resource, e);
-        if (transactional) {
-          release(claim, e);
-          if (e instanceof Error error) {
-            throw error;
-          }
-          throw new StoreUnavailableException("could not store the result of " + id
-              + "; its transaction was rolled back, nothing took effect; safe to retry", e);
-        }
-        fenceUnstored(claim, e);
-        if (e instanceof Error error) {
-          throw error;
-        }
-        return new GateResult.Executed<>(id, value, claim, Completion.STORE_FAILED);
       }
     } finally {
       try {
@@ -150,6 +106,71 @@ final class AttemptRunner {
       } catch (RuntimeException e) {
         LOG.warn("could not close the unit of work of {}", id, e);
       }
+    }
+  }
+
+  /** After the action returned: store or release its result, and commit, per the rules. */
+  private <T, R> GateResult<T> settleResult(ClaimOutcome.Acquired claim,
+      LeaseRenewer.Renewal renewal, T value, ResultMapper<T> mapper, TransactionScope<R> scope,
+      R resource, boolean transactional) {
+    ClaimId id = claim.id();
+    try {
+      boolean failure = mapper.isFailure(value);
+      boolean releasing = failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE;
+      // the mapper and the codec (which may call a key service) run while the lease is renewed
+      ResultWriter.Prepared prepared =
+          releasing ? null : writer.prepare(id, mapper.toBytes(value), failure);
+      if (transactional) {
+        // the completion locks the row in the action's transaction: a renewal would wait on it
+        renewal.stop();
+      }
+      if (releasing) {
+        boolean released = scope.release(resource, id, claim.token());
+        if (!released && transactional) {
+          rollbackQuietly(scope, resource, null);
+          events.emit(GateEvent.Type.LEASE_LOST, claim,
+              "failure result, but the lease had been taken over; rolled back", null);
+          throw leaseLost(claim);
+        }
+        commit(scope, resource, claim, transactional, ClaimState.IN_PROGRESS);
+        if (released) {
+          events.emit(GateEvent.Type.RELEASED, claim,
+              "failure result; claim released, a retry runs again", null);
+        } else {
+          events.emit(GateEvent.Type.LEASE_LOST, claim,
+              "failure result, but the lease had been taken over", null);
+        }
+        return new GateResult.Executed<>(id, value, claim,
+            released ? Completion.RELEASED : Completion.LEASE_LOST);
+      }
+      if (!writer.store(scope, resource, claim, prepared)) {
+        rollbackQuietly(scope, resource, null);
+        if (transactional) {
+          throw leaseLost(claim);
+        }
+        return new GateResult.Executed<>(id, value, claim, Completion.LEASE_LOST);
+      }
+      commit(scope, resource, claim, transactional, ClaimState.COMPLETED);
+      return new GateResult.Executed<>(id, value, claim, Completion.STORED);
+    } catch (ResultTooLargeException | LeaseLostException | OutcomeUnknownException
+        | CommitRolledBackException e) {
+      throw e;
+    } catch (RuntimeException | Error e) {
+      // anything between the action and the commit: the mapper, the codec, the completion
+      rollbackQuietly(scope, resource, e);
+      if (transactional) {
+        release(claim, e);
+        if (e instanceof Error error) {
+          throw error;
+        }
+        throw new StoreUnavailableException("could not store the result of " + id
+            + "; its transaction was rolled back, nothing took effect; safe to retry", e);
+      }
+      fenceUnstored(claim, e);
+      if (e instanceof Error error) {
+        throw error;
+      }
+      return new GateResult.Executed<>(id, value, claim, Completion.STORE_FAILED);
     }
   }
 
@@ -166,8 +187,9 @@ final class AttemptRunner {
    * even if its COMMIT was still on its way. A release that succeeds finds the row as it was
    * before the transaction (in progress, this attempt's token): it rolled back, and the key is
    * free now. Otherwise the row read back says: completed by this attempt (it committed), gone
-   * after a release (it committed), or anything else (the lease was lost). A store that cannot
-   * be asked leaves the outcome unknown.
+   * after a release (it committed), another attempt's after a completion (the lease was lost:
+   * a completed row is never taken over), another attempt's after a release (unknown: it may
+   * have committed and been claimed again). A store that cannot be asked leaves it unknown.
    *
    * @param committedState COMPLETED for a stored result, IN_PROGRESS for a release (whose
    *     committed form is no row)
@@ -219,6 +241,18 @@ final class AttemptRunner {
             + " committed", id, commitFailed);
         return;
       }
+      if (committedState == ClaimState.IN_PROGRESS) {
+        // another attempt holds the key: it took it after this release committed, or after
+        // this transaction rolled back and the lease ran out; which, nobody can tell now
+        events.emit(GateEvent.Type.STORE_FAILED, claim, "the commit of a release failed and"
+            + " the key is held by another attempt: whether it committed is not known",
+            commitFailed);
+        throw new CommitOutcomeUnknownException("the commit of " + id + " (a failure result,"
+            + " releasing the key) failed, and the key is now held by another attempt: whether"
+            + " the action's writes were committed is not known", commitFailed);
+      }
+      // a completed row is never taken over before it expires: another attempt holding the key
+      // means this completion never committed (the lease had run out and was taken over)
       throw leaseLost(claim);
     }
   }

@@ -20,7 +20,7 @@ import java.util.function.Predicate;
  *     actions of a store per period. A live action is not taken over however long it runs;
  *     the one exception is a pause of the whole process (a stop-the-world pause, a suspended
  *     VM) longer than the lease, and there the fence holds (docs/operations.md).
- *     {@link Duration#ZERO} turns renewal off:
+ *     At most half the lease. {@link Duration#ZERO} turns renewal off:
  *     the lease is then a hard limit on the action's run time. Shorter than the lease.
  * @param inFlightWait how long {@link IdempotencyGate#execute} waits on a call that another
  *     attempt is running, for its result, before refusing with retry-after (5 s by default; zero
@@ -90,9 +90,10 @@ public record GatePolicy(
       throw new IllegalArgumentException(
           "lease (" + lease + ") must not be longer than retention (" + retention + ")");
     }
-    if (!leaseRenewal.isZero() && leaseRenewal.compareTo(lease) >= 0) {
-      throw new IllegalArgumentException("leaseRenewal (" + leaseRenewal + ") must be shorter"
-          + " than the lease (" + lease + "), or zero for no renewal");
+    if (!leaseRenewal.isZero() && leaseRenewal.multipliedBy(2).compareTo(lease) > 0) {
+      throw new IllegalArgumentException("leaseRenewal (" + leaseRenewal + ") must be at most"
+          + " half the lease (" + lease + "), so that a renewal late by a period still comes"
+          + " before the lease runs out; or zero for no renewal");
     }
   }
 
@@ -212,7 +213,7 @@ public record GatePolicy(
     }
 
     /**
-     * @param every how often a running action's lease is renewed: shorter than the lease, or
+     * @param every how often a running action's lease is renewed: at most half the lease, or
      *     {@link Duration#ZERO} for never (the lease then bounds the action's run time)
      */
     public Builder leaseRenewal(Duration every) {

@@ -437,7 +437,9 @@ public final class IdempotencyGate implements AutoCloseable {
      *     setting, each renewing every running action of the store in one call per period. By
      *     default the gate starts one daemon thread of its own on first use, which
      *     {@link IdempotencyGate#close()} stops; a scheduler given here is the caller's to stop.
-     *     Give it no work of the tools': a renewal must never wait behind them.
+     *     Give it no work of the tools': a renewal must never wait behind them. Do not share one
+     *     scheduler thread between gates over different stores either: a store that hangs would
+     *     hold up the other stores' renewals.
      */
     public Builder scheduler(ScheduledExecutorService scheduler) {
       this.scheduler = notNull(scheduler, "scheduler");

@@ -21,21 +21,49 @@ final class ResultWriter {
   }
 
   /**
+   * A result ready to write: encoded by the codec and checked against the size limit, with no
+   * write made yet (so that the slow part, a codec that calls a key service, say, runs while the
+   * lease is still renewed).
+   *
+   * @param result the result to store, or null when it is too large
+   * @param tooLarge why it is not stored, or null
+   */
+  record Prepared(StoredResult result, ResultTooLargeException tooLarge) {}
+
+  /** Encodes and checks a result; writes nothing. */
+  Prepared prepare(ClaimId id, byte[] plain, boolean failure) {
+    byte[] encoded = codec.encode(id, plain);
+    if (encoded.length > policy.maxResultBytes()) {
+      return new Prepared(null, new ResultTooLargeException("the result of " + id
+          + " is " + encoded.length + " bytes, over the limit of " + policy.maxResultBytes()
+          + " bytes; it was not stored, and the key stays claimed: retries are refused, not run"
+          + " again", encoded.length, policy.maxResultBytes()));
+    }
+    return new Prepared(new StoredResult(
+        failure ? StoredResult.Kind.FAILURE : StoredResult.Kind.VALUE, encoded), null);
+  }
+
+  /**
    * @return false when the lease was lost: nothing was stored
    * @throws ResultTooLargeException after fencing the key (and committing the scope)
    */
   <R> boolean store(TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim,
       byte[] plain, boolean failure) {
+    return store(scope, resource, claim, prepare(claim.id(), plain, failure));
+  }
+
+  /**
+   * @return false when the lease was lost: nothing was stored
+   * @throws ResultTooLargeException after fencing the key (and committing the scope)
+   */
+  <R> boolean store(TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim,
+      Prepared prepared) {
     ClaimId id = claim.id();
-    byte[] encoded = codec.encode(id, plain);
-    if (encoded.length > policy.maxResultBytes()) {
-      throw fence(scope, resource, claim, new ResultTooLargeException("the result of " + id
-          + " is " + encoded.length + " bytes, over the limit of " + policy.maxResultBytes()
-          + " bytes; it was not stored, and the key stays claimed: retries are refused, not run"
-          + " again", encoded.length, policy.maxResultBytes()));
+    if (prepared.tooLarge() != null) {
+      throw fence(scope, resource, claim, prepared.tooLarge());
     }
-    StoredResult result = new StoredResult(
-        failure ? StoredResult.Kind.FAILURE : StoredResult.Kind.VALUE, encoded);
+    StoredResult result = prepared.result();
+    int length = result.body().length;
     boolean stored;
     try {
       stored = scope.complete(resource, id, claim.token(), result, policy.retention());
@@ -44,7 +72,7 @@ final class ResultWriter {
     }
     if (stored) {
       events.emit(GateEvent.Type.COMPLETED, claim,
-          "result stored (" + encoded.length + " bytes)", null);
+          "result stored (" + length + " bytes)", null);
     } else {
       events.emit(GateEvent.Type.LEASE_LOST, claim,
           "the lease had been taken over by another attempt; this result was not stored", null);

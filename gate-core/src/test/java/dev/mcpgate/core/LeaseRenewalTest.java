@@ -243,11 +243,13 @@ class LeaseRenewalTest {
   }
 
   @Test
-  void theRenewalMustBeShorterThanTheLeaseAndFollowsItByDefault() {
-    assertThatThrownBy(() -> GatePolicy.builder().lease(Duration.ofSeconds(1))
-        .leaseRenewal(Duration.ofSeconds(1)).build())
+  void theRenewalMustBeAtMostHalfTheLeaseAndFollowsItByDefault() {
+    assertThatThrownBy(() -> GatePolicy.builder().lease(Duration.ofSeconds(2))
+        .leaseRenewal(Duration.ofMillis(1001)).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("leaseRenewal (PT1S) must be shorter than the lease (PT1S)");
+        .hasMessageContaining("leaseRenewal (PT1.001S) must be at most half the lease (PT2S)");
+    assertThat(GatePolicy.builder().lease(Duration.ofSeconds(2))
+        .leaseRenewal(Duration.ofSeconds(1)).build().leaseRenewal()).isEqualTo(Duration.ofSeconds(1));
     assertThatThrownBy(() -> GatePolicy.builder().leaseRenewal(Duration.ofMillis(-1)))
         .hasMessageContaining("leaseRenewal");
     GatePolicy p = GatePolicy.builder().lease(Duration.ofSeconds(8)).build();

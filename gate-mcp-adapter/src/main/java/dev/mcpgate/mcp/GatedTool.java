@@ -1,5 +1,6 @@
 package dev.mcpgate.mcp;
 
+import dev.mcpgate.core.ClaimContext;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.CommitOutcomeUnknownException;
 import dev.mcpgate.core.CommitRolledBackException;
@@ -14,6 +15,7 @@ import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.audit.AuditDecision;
+import dev.mcpgate.core.spi.ClaimState;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -21,6 +23,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -162,13 +165,22 @@ final class GatedTool {
       return ModelMessages.keyInvalid(e);
     }
     GateResult<CallToolResult> result;
+    AtomicReference<ClaimContext> attempt = new AtomicReference<>();
     try {
-      result = invocation.gated(gate, call, mapper, ctx -> handlerRequest(request, arguments));
+      result = invocation.gated(gate, call, mapper, ctx -> {
+        attempt.set(ctx);
+        return handlerRequest(request, arguments);
+      });
     } catch (CommitOutcomeUnknownException e) {   // before its superclass
       LOG.warn("commit outcome unknown for tool {}: {}", tool.name(), e.getMessage());
       trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.getMessage());
       return ModelMessages.commitOutcomeUnknown();
     } catch (OutcomeUnknownException e) {
+      if (!fencedBy(attempt.get())) {
+        // single-commit: the whole transaction rolled back, claim included; the key is free
+        trail.decided(AuditDecision.RELEASED, e.getMessage());
+        throw e;
+      }
       LOG.warn("outcome unknown for tool {}: {}", tool.name(), e.getMessage());
       trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.getMessage());
       return ModelMessages.outcomeUnknown(reconciles());
@@ -191,7 +203,7 @@ final class GatedTool {
       trail.decided(AuditDecision.RESULT_NOT_STORED, e.getMessage());
       return ModelMessages.resultTooLarge(e);
     } catch (RuntimeException e) {
-      if (!HandlerFailures.fenced(gate.policy(), e)) {
+      if (!fencedBy(attempt.get())) {
         throw e;   // released: a retry runs again
       }
       // the gate fenced the key: the handler's failure says its outcome is unknown
@@ -225,6 +237,29 @@ final class GatedTool {
   /** @return whether a retry of a key whose outcome is unknown asks a reconciler first */
   private boolean reconciles() {
     return gate.policy().reconciler() != null;
+  }
+
+  /**
+   * Whether the gate fenced the key as unknown after this attempt's handler failed: read from the
+   * store, not worked out again here. The row is fenced by this attempt when it is UNKNOWN and
+   * held by this attempt's token; a row that is gone or another attempt's means the key was
+   * released (or rolled back with its single-commit transaction). A store that cannot be read
+   * leaves it unknown, and unknown is what is said.
+   */
+  private boolean fencedBy(ClaimContext attempt) {
+    if (attempt == null) {
+      return false;   // nothing was claimed: the failure came before the handler ran
+    }
+    try {
+      return gate.find(attempt.id())
+          .filter(row -> row.token().equals(attempt.claim().token())
+              && row.state() == ClaimState.UNKNOWN)
+          .isPresent();
+    } catch (RuntimeException unreadable) {
+      LOG.warn("could not read the claim of {} after its handler failed", attempt.id(),
+          unreadable);
+      return true;
+    }
   }
 
   /**
