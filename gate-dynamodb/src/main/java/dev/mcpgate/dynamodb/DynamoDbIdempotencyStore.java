@@ -257,7 +257,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     if (leases.isEmpty()) {
       return new HashSet<>();
     }
-    return renewals.extend(leases, clock.millis() + lease.toMillis());
+    return renewals.extend(leases, clock.millis() + lease.toMillis(), lease.dividedBy(2));
   }
 
   /** The write of the second half of an extension, for the tests. */

@@ -3,6 +3,7 @@ package dev.mcpgate.dynamodb;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.spi.HeldLease;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -46,13 +48,13 @@ final class Renewals implements AutoCloseable {
   }
 
   /**
-   * Extends every lease to {@code leaseEndMs}, concurrently.
+   * Extends every lease to {@code leaseEndMs}, concurrently, waiting at most {@code within}.
    *
    * @return the tokens whose leases were extended
    * @throws StoreUnavailableException if any request failed (after waiting for all of them), or
    *     the store was closed: which leases were extended is then not told
    */
-  Set<LeaseToken> extend(List<HeldLease> leases, long leaseEndMs) {
+  Set<LeaseToken> extend(List<HeldLease> leases, long leaseEndMs, Duration within) {
     if (pool.isShutdown()) {
       throw closed(null);
     }
@@ -74,9 +76,12 @@ final class Renewals implements AutoCloseable {
       throw closed(rejected);
     }
     StoreUnavailableException failure = null;
+    // a slow or throttled request must not hold the other leases' renewals past half a lease:
+    // they are all sent again next period
+    long deadline = System.nanoTime() + within.toNanos();
     for (int i = 0; i < sent.size(); i++) {
       try {
-        if (sent.get(i).get()) {
+        if (sent.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
           extended.add(leases.get(i).token());
         }
       } catch (ExecutionException e) {
@@ -88,6 +93,11 @@ final class Renewals implements AutoCloseable {
         } else if (failure != cause) {
           failure.addSuppressed(cause);
         }
+      } catch (TimeoutException e) {
+        sent.forEach(f -> f.cancel(false));
+        throw new StoreUnavailableException("extending " + leases.size() + " leases in DynamoDB"
+            + " table " + requests.table + " took longer than " + within.toMillis() + " ms; they"
+            + " are renewed again next period", e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         sent.forEach(f -> f.cancel(false));

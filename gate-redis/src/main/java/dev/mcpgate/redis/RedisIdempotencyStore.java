@@ -380,7 +380,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     }
     List<Long> replies;
     try {
-      replies = renewalLink().run(extend, claimKeys, args);
+      replies = renewalLink().run(extend, claimKeys, args, lease.dividedBy(2));
     } catch (RedisException e) {
       throw new StoreUnavailableException("could not extend " + leases.size()
           + " leases in Redis: " + e.getMessage(), e);

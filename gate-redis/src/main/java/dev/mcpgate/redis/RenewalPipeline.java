@@ -73,13 +73,17 @@ final class RenewalPipeline implements AutoCloseable {
   /**
    * Runs {@code script} once per key, with that key's arguments, in one pipeline.
    *
+   * @param within the longest wait for the answers (the connection's timeout if shorter): a
+   *     renewal late past half a lease is no use, and a slow node must not hold the renewals of
+   *     the others (they are sent again next period)
    * @return each key's integer reply, in the keys' order
-   * @throws RedisException if the server could not be asked or a script failed (then which
-   *     scripts ran is not known)
+   * @throws RedisException if the server could not be asked, a script failed or the answers did
+   *     not all come within the wait (then which scripts ran is not known)
    */
   synchronized List<Long> run(ScriptRunner.Script script, List<byte[]> keys,
-      List<byte[][]> args) {
-    long deadline = System.nanoTime() + timeout().toNanos();
+      List<byte[][]> args, Duration within) {
+    Duration wait = timeout().compareTo(within) < 0 ? timeout() : within;
+    long deadline = System.nanoTime() + wait.toNanos();
     List<Long> replies = new ArrayList<>(keys.size());
     List<Integer> unknownScript = new ArrayList<>();
     List<RedisFuture<Long>> sent = send(script, keys, args, null);
