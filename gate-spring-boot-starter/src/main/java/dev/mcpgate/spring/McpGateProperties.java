@@ -130,14 +130,51 @@ public class McpGateProperties {
     return audit;
   }
 
-  /** Where the tenant of a call comes from, in this order; a call with none is refused. */
+  /**
+   * Where the tenant of a call comes from. One source, unless {@code sources} lists several in
+   * order; a source that finds nothing refuses the call ({@code tenant_unknown}), never falling
+   * back to another one that is not listed after it. A tenant carries its source:
+   * {@code principal:acme}, {@code header:acme} and {@code constant:acme} are three tenants.
+   */
   public static class Tenant {
-    /** The authenticated Spring Security principal's name, when there is one. */
+    /**
+     * The authenticated Spring Security principal's name, when Spring Security is there. Without
+     * {@code sources}, the principal is the one source whenever this is true and Spring Security
+     * is on the class path, even if a header or a constant is set too.
+     */
     private boolean fromPrincipal = true;
-    /** A request header that carries the tenant (set by a trusted gateway). */
+    /**
+     * A request header that carries the tenant. Trust it only behind a gateway that sets it and
+     * strips it from what clients send. Without {@code sources}, the one source when there is no
+     * principal source.
+     */
     private String header;
-    /** One tenant for every call (a single-tenant server). */
+    /** One tenant for every call (a single-tenant server); the one source when nothing else is. */
     private String constant;
+    /**
+     * The sources to ask, in this order, for example {@code principal,header}: the first that
+     * finds a tenant gives it. Empty (the default): one source, the first configured of
+     * principal, header and constant.
+     */
+    private List<Source> sources = new ArrayList<>();
+
+    /** A source of tenants. */
+    public enum Source {
+      /** The authenticated Spring Security principal's name. */
+      PRINCIPAL,
+      /** The request header {@code mcpgate.tenant.header}. */
+      HEADER,
+      /** The constant {@code mcpgate.tenant.constant}. */
+      CONSTANT
+    }
+
+    public List<Source> getSources() {
+      return sources;
+    }
+
+    public void setSources(List<Source> sources) {
+      this.sources = sources == null ? new ArrayList<>() : new ArrayList<>(sources);
+    }
 
     public boolean isFromPrincipal() {
       return fromPrincipal;

@@ -35,7 +35,8 @@ class SpringBootStarterTest {
     SpringApplicationBuilder b = new SpringApplicationBuilder(RefundServer.class)
         .properties("server.port=0", "spring.datasource.url=" + pg.url(),
             "mcpgate.create-schema=true", "mcpgate.table-name=mcpgate_boot_claims",
-            "mcpgate.tenant.header=X-Tenant", "spring.main.banner-mode=off",
+            "mcpgate.tenant.header=X-Tenant", "mcpgate.tenant.sources=header",
+            "spring.main.banner-mode=off",
             "mcpgate.audit.enabled=true", "mcpgate.audit.table-name=mcpgate_boot_audit",
             "spring.ai.mcp.server.protocol=STREAMABLE");
     if (pg.user() != null) {
@@ -165,7 +166,7 @@ class SpringBootStarterTest {
     assertThat(sink.flush(java.time.Duration.ofSeconds(30))).isTrue();
 
     var history = dev.mcpgate.jdbc.JdbcAuditLog.of(app.getBean(javax.sql.DataSource.class),
-        "mcpgate_boot_audit").history(TENANT, "refund_order", "k-audit");
+        "mcpgate_boot_audit").history("header:" + TENANT, "refund_order", "k-audit");
     assertThat(history).extracting(r -> r.decision().name())
         .containsExactly("EXECUTED", "REPLAYED", "CONFLICT");
   }
