@@ -1,7 +1,11 @@
 package dev.mcpgate.jdbc;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * MariaDB and MySQL: a consistent SELECT, then a plain INSERT (see {@link SelectThenInsertSql}).
@@ -13,6 +17,7 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   private static final int ER_LOCK_DEADLOCK = 1213;
 
   private final String purgeSql;
+  private final String expiredSql;
 
   MySqlFamilySql(String table) {
     super(table,
@@ -21,7 +26,52 @@ final class MySqlFamilySql extends SelectThenInsertSql {
         // inside a transaction, read the latest committed row, waiting for an uncommitted one
         " LOCK IN SHARE MODE");
     this.purgeSql = "DELETE FROM " + table + " WHERE expires_at_ms <= " + nowMs
-        + " ORDER BY created_at_ms LIMIT ?";
+        + " AND tenant = ? AND tool = ? AND idem_key = ? AND lease_token = ?";
+    this.expiredSql = "SELECT tenant, tool, idem_key, lease_token FROM " + table
+        + " WHERE expires_at_ms <= " + nowMs + " ORDER BY created_at_ms LIMIT ?";
+  }
+
+  /**
+   * Purges without locking a live row: a consistent read (InnoDB takes no lock for it) finds up
+   * to {@code limit} expired rows along the {@code created_at_ms} index, then a batch of DELETEs
+   * removes them one by one by primary key, each only if it still holds the token read and is
+   * still expired. A
+   * DELETE with a range condition would lock every row it scans under REPEATABLE READ, live ones
+   * included, and block their claims, renewals and completions while it runs.
+   */
+  @Override
+  int purge(Connection c, int limit) throws SQLException {
+    List<byte[][]> expired = new ArrayList<>();
+    List<String> tokens = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(expiredSql)) {
+      ps.setInt(1, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          expired.add(new byte[][] {rs.getBytes(1), rs.getBytes(2), rs.getBytes(3)});
+          tokens.add(rs.getString(4));
+        }
+      }
+    }
+    if (expired.isEmpty()) {
+      return 0;
+    }
+    // one primary-key DELETE a row, batched: a multi-row IN list lets the optimizer pick a
+    // full scan on a small table, and a scan under REPEATABLE READ locks every row it reads
+    int deleted = 0;
+    try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
+      for (int r = 0; r < expired.size(); r++) {
+        byte[][] row = expired.get(r);
+        ps.setBytes(1, row[0]);
+        ps.setBytes(2, row[1]);
+        ps.setBytes(3, row[2]);
+        ps.setString(4, tokens.get(r));
+        ps.addBatch();
+      }
+      for (int n : ps.executeBatch()) {
+        deleted += Math.max(n, 0);
+      }
+    }
+    return deleted;
   }
 
   @Override
