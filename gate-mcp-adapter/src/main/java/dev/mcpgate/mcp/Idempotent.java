@@ -56,4 +56,11 @@ public @interface Idempotent {
 
   /** @return more argument names left out of the argument hash (narrowing it: be sure) */
   String[] ignoredArguments() default {};
+
+  /**
+   * @return what a call does while another attempt with its key runs: {@link InFlight#WAIT}
+   *     (default) waits the gate's in-flight wait for that attempt's result,
+   *     {@link InFlight#REFUSE} answers {@code idempotency_key_in_progress} at once
+   */
+  InFlight inFlight() default InFlight.WAIT;
 }

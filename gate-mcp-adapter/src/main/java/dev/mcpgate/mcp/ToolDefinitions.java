@@ -75,6 +75,8 @@ final class ToolDefinitions {
     if (!policy.naturalKey().isEmpty()) {
       gating.put("natural_key", policy.naturalKey());
     }
+    gating.put("key_required", policy.required());
+    gating.put("in_flight", policy.inFlight().name().toLowerCase(Locale.ROOT));
     return gating;
   }
 }

@@ -28,6 +28,9 @@ import java.util.Set;
  *     (an app's id of a queued request, say): the key argument's description in the input
  *     schema, and the tool's retry sentence then asks for the same arguments only; null for the
  *     default ("a new unique value for each new request")
+ * @param inFlight what a call does while another attempt with its key runs: {@link InFlight#WAIT}
+ *     (default) waits the gate's in-flight wait for that attempt's result; {@link InFlight#REFUSE}
+ *     refuses at once with {@code idempotency_key_in_progress} (SEP-3182's choice)
  */
 public record ToolPolicy(
     List<KeySource> keySources,
@@ -39,7 +42,8 @@ public record ToolPolicy(
     Duration lease,
     GatePolicy.FailureMode failureMode,
     Set<String> ignoredArguments,
-    String keyDescription) {
+    String keyDescription,
+    InFlight inFlight) {
 
   /** The default name of the key argument. */
   public static final String DEFAULT_KEY_ARGUMENT = "idempotency_key";
@@ -78,7 +82,9 @@ public record ToolPolicy(
       throw new IllegalArgumentException("keyDescription must not be blank; leave it null for"
           + " the default");
     }
+    notNull(inFlight, "inFlight");
   }
+
 
   /** @return key from the argument {@code idempotency_key} or the meta entry, required */
   public static ToolPolicy defaults() {
@@ -88,6 +94,23 @@ public record ToolPolicy(
   /** @return a builder with the default values */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /** @return a builder with this policy's values, to change some of them */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.keySources = keySources;
+    b.keyArgument = keyArgument;
+    b.naturalKey = naturalKey;
+    b.required = required;
+    b.keepKeyArgument = keepKeyArgument;
+    b.retention = retention;
+    b.lease = lease;
+    b.failureMode = failureMode;
+    b.ignoredArguments = ignoredArguments;
+    b.keyDescription = keyDescription;
+    b.inFlight = inFlight;
+    return b;
   }
 
   /**
@@ -102,7 +125,8 @@ public record ToolPolicy(
         .naturalKey(idempotent.naturalKey())
         .required(idempotent.required())
         .keepKeyArgument(idempotent.keepKeyArgument())
-        .ignoredArguments(idempotent.ignoredArguments());
+        .ignoredArguments(idempotent.ignoredArguments())
+        .inFlight(idempotent.inFlight());
     if (idempotent.failureMode().length > 1) {
       throw new IllegalArgumentException("@Idempotent(failureMode = "
           + List.of(idempotent.failureMode()) + ") names more than one failure mode");
@@ -146,6 +170,9 @@ public record ToolPolicy(
     if (failureMode != null) {
       b.failureMode(failureMode);
     }
+    if (inFlight == InFlight.REFUSE) {
+      b.inFlightWait(Duration.ZERO);   // WAIT keeps the gate's in-flight wait
+    }
     Set<String> ignored = new HashSet<>(base.ignoredArguments());
     ignored.addAll(ignoredArguments);
     ignored.add(keyArgument);
@@ -169,6 +196,7 @@ public record ToolPolicy(
     private GatePolicy.FailureMode failureMode;
     private Set<String> ignoredArguments = Set.of();
     private String keyDescription;
+    private InFlight inFlight = InFlight.WAIT;
 
     private Builder() {}
 
@@ -244,10 +272,20 @@ public record ToolPolicy(
       return this;
     }
 
+    /**
+     * @param inFlight {@link InFlight#REFUSE} to refuse a duplicate of a running call at once
+     *     (SEP-3182's choice); {@link InFlight#WAIT}, the default, waits the gate's in-flight wait
+     *     for its result
+     */
+    public Builder inFlight(InFlight inFlight) {
+      this.inFlight = notNull(inFlight, "inFlight");
+      return this;
+    }
+
     /** @return the policy */
     public ToolPolicy build() {
       return new ToolPolicy(keySources, keyArgument, naturalKey, required, keepKeyArgument,
-          retention, lease, failureMode, ignoredArguments, keyDescription);
+          retention, lease, failureMode, ignoredArguments, keyDescription, inFlight);
     }
   }
 }

@@ -36,6 +36,44 @@ class ToolPolicyTest {
   }
 
   @Test
+  void inFlightRefuseIsAZeroInFlightWaitAndWaitKeepsTheGates() {
+    GatePolicy base = GatePolicy.builder().inFlightWait(Duration.ofSeconds(7)).build();
+
+    assertThat(ToolPolicy.defaults().inFlight()).isEqualTo(InFlight.WAIT);
+    assertThat(ToolPolicy.defaults().applyTo(base).inFlightWait()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(ToolPolicy.builder().inFlight(InFlight.REFUSE).build().applyTo(base).inFlightWait())
+        .isZero();
+  }
+
+  static class AnnotatedTools {
+    @Idempotent(inFlight = InFlight.REFUSE, required = false, retention = "PT2H")
+    public String refuseAndOptional() {
+      return "";
+    }
+
+    @Idempotent
+    public String defaults() {
+      return "";
+    }
+  }
+
+  @Test
+  void theAnnotationCarriesInFlightAndKeyRequired() throws Exception {
+    ToolPolicy refuse = ToolPolicy.of(AnnotatedTools.class.getMethod("refuseAndOptional")
+        .getAnnotation(Idempotent.class));
+    ToolPolicy defaults = ToolPolicy.of(AnnotatedTools.class.getMethod("defaults")
+        .getAnnotation(Idempotent.class));
+
+    assertThat(refuse.inFlight()).isEqualTo(InFlight.REFUSE);
+    assertThat(refuse.required()).isFalse();
+    assertThat(defaults).isEqualTo(ToolPolicy.defaults());
+    // a copy keeps every setting (the starter re-keys annotated policies this way)
+    assertThat(refuse.toBuilder().build()).isEqualTo(refuse);
+    assertThat(refuse.toBuilder().keySources(KeySource.META).build().inFlight())
+        .isEqualTo(InFlight.REFUSE);
+  }
+
+  @Test
   void keyArgumentIsRequiredInTheSchemaOnlyWhenItIsTheOnlySource() {
     McpSchema.Tool tool = McpSchema.Tool.builder("t", Map.of("type", "object")).build();
 

@@ -135,9 +135,7 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
         || !p.keySources().equals(ToolPolicy.defaults().keySources())) {
       return p;
     }
-    return new ToolPolicy(sources, p.keyArgument(), p.naturalKey(), p.required(),
-        p.keepKeyArgument(), p.retention(), p.lease(), p.failureMode(), p.ignoredArguments(),
-        p.keyDescription());
+    return p.toBuilder().keySources(sources.toArray(KeySource[]::new)).build();
   }
 
   @Override
