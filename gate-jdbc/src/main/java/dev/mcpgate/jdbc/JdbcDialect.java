@@ -10,9 +10,16 @@ import java.util.Locale;
 
 /** The databases the JDBC store speaks to, each with its own claim statement and DDL. */
 public enum JdbcDialect {
-  /** PostgreSQL 12 or later: one {@code INSERT ... ON CONFLICT ... DO UPDATE ... WHERE} statement. */
+  /**
+   * PostgreSQL 12 or later: one statement that inserts the key when it is free
+   * ({@code INSERT .. ON CONFLICT DO NOTHING}) and reads the existing row back otherwise; a
+   * takeover is an UPDATE conditional on the token read.
+   */
   POSTGRESQL("postgresql"),
-  /** MariaDB 10.3 or later: {@code INSERT ... ON DUPLICATE KEY UPDATE} with guarded assignments. */
+  /**
+   * MariaDB 10.3 or later: a consistent SELECT, then a plain INSERT (a duplicate key is a lost
+   * race that goes round), or an UPDATE conditional on the token read for a takeover.
+   */
   MARIADB("mariadb"),
   /** MySQL 8: the same statements as MariaDB. */
   MYSQL("mariadb"),

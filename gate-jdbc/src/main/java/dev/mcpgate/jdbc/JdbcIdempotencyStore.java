@@ -36,12 +36,12 @@ import javax.sql.DataSource;
  * }</pre>
  *
  * <ul>
- *   <li>The claim is atomic on every dialect (see {@link JdbcDialect}): on PostgreSQL and
- *       MariaDB/MySQL one conditional statement; on H2, which has no upsert that is atomic under
- *       concurrency, a read followed by an INSERT or an UPDATE conditional on the token just read
- *       (a compare-and-set that goes round again when another attempt won). A row is never
- *       changed on the strength of a stale read, and on PostgreSQL and MariaDB/MySQL no
- *       duplicate-key error is raised inside a transaction.</li>
+ *   <li>The claim is atomic on every dialect (see {@link JdbcDialect} and
+ *       {@code SqlDialect}): a read of the key's row (on PostgreSQL, one statement that also
+ *       inserts the row when the key is free), then an INSERT, or an UPDATE conditional on the
+ *       token just read (a compare-and-set that goes round again when another attempt won). A
+ *       row is never changed on the strength of a stale read; a replay, a conflict and an
+ *       in-flight answer write and lock nothing.</li>
  *   <li>Whether a claim may take the key is the SPI's one rule,
  *       {@link dev.mcpgate.core.spi.Takeover}, written once in SQL
  *       ({@code SqlDialect.takeoverAllowed}).</li>
