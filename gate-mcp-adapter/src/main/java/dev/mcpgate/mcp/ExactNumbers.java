@@ -4,7 +4,9 @@ import dev.mcpgate.core.hash.CanonicalJson;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
+import java.util.ServiceConfigurationError;
 
 /**
  * JSON mappers that read numbers exactly, so that the argument hash tells apart numbers that a
@@ -16,6 +18,7 @@ import java.util.Map;
  * <pre>{@code
  * McpJsonMapper json = ExactNumbers.jsonMapper();
  * var transport = HttpServletStreamableServerTransportProvider.builder().jsonMapper(json)...build();
+ * // stdio: var transport = new StdioServerTransportProvider(json);
  * McpServer.sync(transport).jsonMapper(json)...;
  * McpGate.builder(gate).jsonMapper(json)...;
  * }</pre>
@@ -23,6 +26,12 @@ import java.util.Map;
  * Decimals then reach the handlers as {@link java.math.BigDecimal} (read them through
  * {@link Number}); integers stay {@code Integer}, {@code Long} or {@code BigInteger}. Equal values
  * still hash alike: 1, 1.0, 1e0 and 10E-1 replay each other.
+ *
+ * <p>The transport's mapper is the one that reads the arguments, and the gate cannot see it; so
+ * a gated call checks what it receives: an argument that arrives as a {@code Double} or
+ * {@code Float} was read by a mapper that rounds decimals ({@code 1250.0000000000000001} arrives
+ * as {@code 1250.0}), and the call is refused as {@code arguments_invalid} unless the gate was
+ * built with {@link McpGate.Builder#acceptInexactNumbers()}.
  */
 public final class ExactNumbers {
   private static final String JACKSON2 = "io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper";
@@ -36,7 +45,7 @@ public final class ExactNumbers {
    * @throws IllegalStateException when the SDK's JSON module is neither of its Jackson modules
    */
   public static McpJsonMapper jsonMapper() {
-    String line = McpJsonDefaults.getMapper().getClass().getName();
+    String line = sdkDefault().getClass().getName();
     return switch (line) {
       case JACKSON2 -> Jackson2ExactMapper.create();
       case JACKSON3 -> Jackson3ExactMapper.create();
@@ -44,6 +53,84 @@ public final class ExactNumbers {
           + " numbers are provided for its Jackson 2 and Jackson 3 modules only: configure"
           + " yours to read decimals exactly");
     };
+  }
+
+  /**
+   * @return the SDK's default mapper
+   * @throws IllegalStateException naming the artifacts to add when no JSON module of the SDK is
+   *     on the class path ({@code mcp-core} alone has none)
+   */
+  static McpJsonMapper sdkDefault() {
+    try {
+      return McpJsonDefaults.getMapper();
+    } catch (ServiceConfigurationError | RuntimeException e) {
+      throw new IllegalStateException("no JSON module of the MCP SDK is on the class path"
+          + " (mcp-core has none): add the dependency io.modelcontextprotocol.sdk:"
+          + "mcp-json-jackson2 or mcp-json-jackson3 (or the SDK's io.modelcontextprotocol.sdk:mcp,"
+          + " which brings one)", e);
+    }
+  }
+
+  /** Deeper than this, the argument hash refuses the arguments anyway. */
+  private static final int MAX_DEPTH = 1000;
+
+  /**
+   * Where a mapper that reads decimals as {@code double} left its mark: the JSON path of the first
+   * finite {@code Double} or {@code Float} among the values (NaN and the infinities are left to
+   * the argument hash, which refuses them). A {@code double} does not say which text it was read
+   * from: {@code 1250.0} may have been {@code 1250.0000000000000001}, so none can be trusted.
+   *
+   * @param arguments a call's arguments
+   * @return the path ({@code $.amount_cents}, {@code $.items[2].price}), or null when there is none
+   */
+  static String inexactNumberPath(Map<String, Object> arguments) {
+    java.util.ArrayDeque<Object> path = new java.util.ArrayDeque<>();
+    if (!find(arguments, path, 0)) {
+      return null;
+    }
+    StringBuilder out = new StringBuilder("$");
+    for (Object step : path) {
+      out.append(step instanceof Integer i ? "[" + i + "]" : "." + step);
+    }
+    return out.toString();
+  }
+
+  /** @return whether {@code value} holds one; its path is pushed on the way back */
+  private static boolean find(Object value, java.util.ArrayDeque<Object> path, int depth) {
+    if (depth > MAX_DEPTH) {
+      return false;
+    }
+    if (value instanceof Double d) {
+      return Double.isFinite(d);
+    }
+    if (value instanceof Float f) {
+      return Float.isFinite(f);
+    }
+    if (value instanceof Map<?, ?> map) {
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        if (find(e.getValue(), path, depth + 1)) {
+          path.push(String.valueOf(e.getKey()));
+          return true;
+        }
+      }
+    } else if (value instanceof List<?> list) {
+      int i = 0;
+      for (Object item : list) {
+        if (find(item, path, depth + 1)) {
+          path.push(i);
+          return true;
+        }
+        i++;
+      }
+    } else if (value instanceof Object[] array) {
+      for (int i = 0; i < array.length; i++) {
+        if (find(array[i], path, depth + 1)) {
+          path.push(i);
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /**

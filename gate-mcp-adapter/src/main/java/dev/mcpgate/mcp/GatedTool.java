@@ -44,6 +44,7 @@ final class GatedTool {
   private final ResultMapper<CallToolResult> mapper;
   private final Auditor auditor;
   private final KeyProtection keys;
+  private final boolean acceptInexactNumbers;
 
   /** With natural keys digested by a plain SHA-256, the default. */
   GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
@@ -55,6 +56,17 @@ final class GatedTool {
   GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
       CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper, Auditor auditor,
       KeyProtection keys) {
+    this(tool, policy, gate, tenants, authorizer, mapper, auditor, keys, false);
+  }
+
+  /**
+   * @param acceptInexactNumbers true to hash numbers that arrive as {@code double} as they are;
+   *     false to refuse them (see {@link ExactNumbers#inexactNumberPath})
+   */
+  GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
+      CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper, Auditor auditor,
+      KeyProtection keys, boolean acceptInexactNumbers) {
+    this.acceptInexactNumbers = acceptInexactNumbers;
     this.keys = keys;
     this.auditor = auditor;
     this.tool = ToolDefinitions.gated(tool, policy);
@@ -164,6 +176,17 @@ final class GatedTool {
       trail.decided(AuditDecision.KEY_REFUSED, e.getMessage());
       return ModelMessages.keyInvalid(e);
     }
+    if (!acceptInexactNumbers) {
+      // the transport's mapper read the arguments; a double among them may be a rounded
+      // decimal (1250.0000000000000001 arrives as 1250.0), which no hash can tell apart
+      String inexact = ExactNumbers.inexactNumberPath(arguments);
+      if (inexact != null) {
+        warnInexact(inexact);
+        trail.decided(AuditDecision.KEY_REFUSED, "the number at " + inexact
+            + " was read as a double");
+        return ModelMessages.argumentsInexact(inexact);
+      }
+    }
     GateResult<CallToolResult> result;
     AtomicReference<ClaimContext> attempt = new AtomicReference<>();
     try {
@@ -232,6 +255,22 @@ final class GatedTool {
     GateResult.Refused<CallToolResult> refused = (GateResult.Refused<CallToolResult>) result;
     trail.decided(AuditDecision.valueOf(refused.reason().name()), refused.message());
     return ModelMessages.of(refused, reconciles());
+  }
+
+  private final java.util.concurrent.atomic.AtomicLong inexactWarnedAt =
+      new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE);
+
+  /** Tells the operator, at most once a minute per tool, what the model is told it cannot fix. */
+  private void warnInexact(String path) {
+    long now = System.nanoTime();
+    long last = inexactWarnedAt.get();
+    if ((last == Long.MIN_VALUE || now - last >= 60_000_000_000L)
+        && inexactWarnedAt.compareAndSet(last, now)) {
+      LOG.warn("tool {}: refused a call (arguments_invalid) whose number at {} arrived as a"
+          + " double: the server's transport reads decimals inexactly, so nearby numbers would"
+          + " hash alike. Build the transport and the server with ExactNumbers.jsonMapper(), or"
+          + " accept the risk with McpGate.Builder.acceptInexactNumbers()", tool.name(), path);
+    }
   }
 
   /** @return whether a retry of a key whose outcome is unknown asks a reconciler first */

@@ -9,7 +9,6 @@ import dev.mcpgate.core.audit.AuditSink;
 import dev.mcpgate.core.audit.Redaction;
 import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.TransactionScope;
-import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
@@ -67,9 +66,11 @@ public final class McpGate {
   private final ResultMapper<CallToolResult> mapper;
   private final Auditor auditor;
   private final KeyProtection keys;
+  private final boolean acceptInexactNumbers;
 
   private McpGate(IdempotencyGate gate, TenantResolver tenants, CallAuthorizer authorizer,
-      McpJsonMapper json, Auditor auditor, KeyProtection keys) {
+      McpJsonMapper json, Auditor auditor, KeyProtection keys, boolean acceptInexactNumbers) {
+    this.acceptInexactNumbers = acceptInexactNumbers;
     this.keys = keys;
     this.gate = gate;
     this.tenants = tenants;
@@ -286,7 +287,7 @@ public final class McpGate {
       return null;
     }
     return new GatedTool(tool, policy, gate.withPolicy(policy.applyTo(gate.policy())), tenants,
-        authorizer, mapper, auditor, keys);
+        authorizer, mapper, auditor, keys, acceptInexactNumbers);
   }
 
   /** Builds an {@link McpGate}. */
@@ -296,6 +297,7 @@ public final class McpGate {
     private CallAuthorizer authorizer;
     private McpJsonMapper json;
     private boolean requireExactNumbers;
+    private boolean acceptInexactNumbers;
     private AuditSink audit;
     private Redaction redaction = Redaction.argumentNames();
     private Function<CallToolResult, String> resultSummary;
@@ -390,9 +392,23 @@ public final class McpGate {
     }
 
     /**
+     * Accept numbers that arrive as {@code double} and hash them as they are. By default a gated
+     * call is refused ({@code arguments_invalid}) when a number among its arguments arrives as a
+     * {@code Double} or {@code Float}: the transport's mapper read it inexactly, and
+     * {@code 1250.0000000000000001} would replay the result of {@code 1250}. Only for a server
+     * that cannot read numbers exactly and whose tools take no decimal where nearby values
+     * matter; the build logs the risk.
+     */
+    public Builder acceptInexactNumbers() {
+      this.acceptInexactNumbers = true;
+      return this;
+    }
+
+    /**
      * @return the adapter
      * @throws IllegalStateException if no tenant resolver was given, or the mapper reads numbers
-     *     inexactly and {@link #requireExactNumbers()} was asked for
+     *     inexactly and {@link #requireExactNumbers()} was asked for, or both it and
+     *     {@link #acceptInexactNumbers()} were, or no JSON module of the SDK is on the class path
      */
     public McpGate build() {
       if (tenants == null) {
@@ -400,20 +416,34 @@ public final class McpGate {
             + " for a single-user stdio server, or TenantResolver.fromTransportContext(\"tenant\")"
             + " with an HTTP context extractor that sets it from the authenticated request");
       }
-      McpJsonMapper mapper = json != null ? json : McpJsonDefaults.getMapper();
+      if (requireExactNumbers && acceptInexactNumbers) {
+        throw new IllegalStateException("requireExactNumbers() and acceptInexactNumbers()"
+            + " contradict each other: choose one");
+      }
+      McpJsonMapper mapper = json != null ? json : ExactNumbers.sdkDefault();
       if (!ExactNumbers.readsExactly(mapper)) {
-        String problem = "the JSON mapper " + mapper.getClass().getName() + " reads decimals as"
-            + " double, so arguments such as 9007199254740993.0 and 9007199254740992.0 hash alike"
-            + " and one call would replay the other's result; give the server and the gate"
-            + " ExactNumbers.jsonMapper()";
         if (requireExactNumbers) {
-          throw new IllegalStateException(problem);
+          throw new IllegalStateException("the JSON mapper " + mapper.getClass().getName()
+              + " reads decimals as double, so arguments such as 9007199254740993.0 and"
+              + " 9007199254740992.0 hash alike and one call would replay the other's result;"
+              + " give the server's transport, the server and the gate ExactNumbers.jsonMapper()");
         }
-        LOG.warn("{} (McpGate.Builder.requireExactNumbers() makes this an error)", problem);
+        if (acceptInexactNumbers) {
+          LOG.warn("the JSON mapper {} reads decimals as double and acceptInexactNumbers() is"
+              + " set: arguments such as 1250.0000000000000001 and 1250 hash alike, and one call"
+              + " replays the other's result", mapper.getClass().getName());
+        } else {
+          LOG.warn("the JSON mapper {} reads decimals as double: a gated call with a decimal"
+              + " argument will be refused (arguments_invalid) rather than hashed inexactly. Give"
+              + " the server's transport, the server and the gate ExactNumbers.jsonMapper(); tools"
+              + " that take only whole numbers are not affected"
+              + " (McpGate.Builder.requireExactNumbers() makes this an error)",
+              mapper.getClass().getName());
+        }
       }
       return new McpGate(gate, tenants, authorizer, mapper,
           audit == null ? Auditor.NONE : new Auditor(audit, redaction, resultSummary),
-          new KeyProtection(keyDigest, digestAllKeys));
+          new KeyProtection(keyDigest, digestAllKeys), acceptInexactNumbers);
     }
   }
 }

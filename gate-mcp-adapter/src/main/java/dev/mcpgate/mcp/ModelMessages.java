@@ -149,7 +149,8 @@ final class ModelMessages {
   static CallToolResult tenantUnknown() {
     return notRun(McpGateErrors.TENANT_UNKNOWN, "The server could not tell which account this"
         + " call belongs to, so it did not run it. This is a server configuration problem;"
-        + " retrying will not help until it is fixed.");
+        + " retrying will not help until it is fixed (the server's tenant source: with the"
+        + " Spring Boot starter, the mcpgate.tenant.* properties).");
   }
 
   /** Never quotes the tenant: it is the server's, not the caller's, to see (it is logged). */
@@ -246,6 +247,19 @@ final class ModelMessages {
     return notRun(McpGateErrors.ARGUMENTS_INVALID, "The arguments cannot be compared for"
         + " retries: " + e.getMessage() + ". Nothing was run; send the call again with valid"
         + " arguments.");
+  }
+
+  /**
+   * A number among the arguments arrived as a {@code double}: the server's JSON mapper read it
+   * inexactly, so nearby numbers would hash alike and one call could replay another's result.
+   */
+  static CallToolResult argumentsInexact(String path) {
+    return notRun(McpGateErrors.ARGUMENTS_INVALID, "The arguments cannot be compared for"
+        + " retries: the server read the number at " + path + " as an approximate (double)"
+        + " value, so it could not tell this call from one with a nearby number. Nothing was"
+        + " run. A whole number sent without a decimal point or exponent is read exactly; other"
+        + " decimals need the server to read numbers exactly (its operator configures the"
+        + " transport with ExactNumbers.jsonMapper()).");
   }
 
   static CallToolResult resultTooLarge(ResultTooLargeException e) {

@@ -72,6 +72,9 @@ final class ToolDefinitions {
     if (policy.keySources().contains(KeySource.ARGUMENT)) {
       gating.put("key_argument", policy.keyArgument());
     }
+    if (policy.keySources().contains(KeySource.META)) {
+      gating.put("meta_key", McpGateErrors.META_KEY);   // where in _meta a client puts its key
+    }
     if (!policy.naturalKey().isEmpty()) {
       gating.put("natural_key", policy.naturalKey());
     }

@@ -60,10 +60,13 @@ public interface McpHarness extends AutoCloseable {
     return McpSchema.ServerCapabilities.builder().tools(true).build();
   }
 
-  /** Streamable HTTP; the transport context carries the X-Tenant header as "tenant". */
+  /**
+   * Streamable HTTP; the transport context carries the X-Tenant header as "tenant". The server
+   * reads numbers exactly, as a gated server should ({@link ExactNumbers}).
+   */
   static McpHarness http(List<McpServerFeatures.SyncToolSpecification> sync,
       List<McpServerFeatures.AsyncToolSpecification> async) {
-    return http(sync, async, McpJsonDefaults.getMapper());
+    return http(sync, async, ExactNumbers.jsonMapper());
   }
 
   /** Like {@link #http(List, List)}, with the server (transport and builder) on {@code json}. */
@@ -163,14 +166,19 @@ public interface McpHarness extends AutoCloseable {
     };
   }
 
-  /** stdio over in-process pipes: one server, one client session. */
+  /**
+   * stdio over in-process pipes: one server, one client session; the server reads numbers
+   * exactly, as a gated server should ({@link ExactNumbers}).
+   */
   static McpHarness stdio(List<McpServerFeatures.SyncToolSpecification> sync) {
     McpJsonMapper json = McpJsonDefaults.getMapper();
+    McpJsonMapper serverJson = ExactNumbers.jsonMapper();
     Pipe toServer = new Pipe();
     Pipe toClient = new Pipe();
     StdioServerTransportProvider transport =
-        new StdioServerTransportProvider(json, toServer.in, toClient.out);
-    McpSyncServer server = McpServer.sync(transport).serverInfo("gated-test", "1")
+        new StdioServerTransportProvider(serverJson, toServer.in, toClient.out);
+    McpSyncServer server = McpServer.sync(transport).jsonMapper(serverJson)
+        .serverInfo("gated-test", "1")
         .capabilities(tools()).tools(sync).requestTimeout(Duration.ofSeconds(60)).build();
     McpSyncClient client = McpClient.sync(new PipedClientTransport(json, toClient.in, toServer.out))
         .requestTimeout(Duration.ofSeconds(60)).build();

@@ -268,7 +268,8 @@ class NextSpecRetriesTest {
     }
 
     assertThat(gating.get("refund_order")).containsEntry("key_required", true)
-        .containsEntry("in_flight", "wait");
+        .containsEntry("in_flight", "wait")
+        .containsEntry("meta_key", McpGateErrors.META_KEY);   // the default sources read _meta
     assertThat(gating.get("refund_refusing")).containsEntry("key_required", false)
         .containsEntry("in_flight", "refuse");
   }

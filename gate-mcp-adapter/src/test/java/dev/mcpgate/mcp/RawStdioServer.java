@@ -1,6 +1,5 @@
 package dev.mcpgate.mcp;
 
-import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.server.McpServer;
@@ -28,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 final class RawStdioServer implements AutoCloseable {
   private static final TypeRef<Map<String, Object>> MAP = new TypeRef<>() {};
 
-  private final McpJsonMapper json = McpJsonDefaults.getMapper();
+  private final McpJsonMapper json = ExactNumbers.jsonMapper();   // as a server should be
   private final Pipe toServer = new Pipe();
   private final Pipe toClient = new Pipe();
   private final McpSyncServer server;
@@ -37,6 +36,7 @@ final class RawStdioServer implements AutoCloseable {
 
   RawStdioServer(List<McpServerFeatures.SyncToolSpecification> specs) {
     server = McpServer.sync(new StdioServerTransportProvider(json, toServer.in, toClient.out))
+        .jsonMapper(json)
         .serverInfo("gated-raw", "1").capabilities(McpHarness.tools()).tools(specs)
         .requestTimeout(Duration.ofSeconds(60)).build();
     Thread reader = new Thread(this::readResponses, "raw-stdio-client");

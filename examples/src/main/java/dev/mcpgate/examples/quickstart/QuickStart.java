@@ -1,0 +1,88 @@
+package dev.mcpgate.examples.quickstart;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.ClaimContext;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.Slf4jGateListener;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.jdbc.JdbcIdempotencyStore;
+import dev.mcpgate.mcp.ExactNumbers;
+import dev.mcpgate.mcp.GatedClaim;
+import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.mcp.TenantResolver;
+import dev.mcpgate.mcp.ToolPolicy;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.ServerCapabilities;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** An MCP server on stdio with one write tool, refund_order, that is safe to call twice. */
+public final class QuickStart {
+
+  public static void main(String[] args) {
+    // The pool: the claims live in your database (H2 here; PostgreSQL, MariaDB/MySQL alike).
+    HikariDataSource dataSource = new HikariDataSource();
+    dataSource.setJdbcUrl(System.getProperty("shop.db", "jdbc:h2:./shop"));
+
+    // The store and the gate, once.
+    IdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
+        .createSchemaIfMissing(true)   // or run the DDL in docs/stores.md
+        .build();
+    IdempotencyGate gate = IdempotencyGate.builder(store)
+        .listener(new Slf4jGateListener())
+        .build();
+
+    // One JSON mapper that reads decimals exactly, for the transport, the server and the gate:
+    // the transport is what reads the arguments.
+    McpJsonMapper json = ExactNumbers.jsonMapper();
+    McpGate mcpGate = McpGate.builder(gate)
+        .tenantResolver(TenantResolver.fixed("local"))   // stdio has one user; HTTP: fromTransportContext
+        .jsonMapper(json)
+        .requireExactNumbers()
+        .build();
+
+    // The tool, as the SDK defines it.
+    Tool refundTool = Tool.builder("refund_order", Map.of(
+            "type", "object",
+            "properties", Map.of(
+                "order_id", Map.of("type", "string"),
+                "amount_cents", Map.of("type", "integer")),
+            "required", List.of("order_id", "amount_cents")))
+        .description("Refund part of an order.")
+        .build();
+    SyncToolSpecification refund = SyncToolSpecification.builder()
+        .tool(refundTool)
+        .callHandler((exchange, request) -> {
+          String orderId = (String) request.arguments().get("order_id");
+          long amountCents = ((Number) request.arguments().get("amount_cents")).longValue();
+          // the same on every attempt of this call: give it to the payment provider as its key
+          String downstreamKey = GatedClaim.of(request)
+              .map(ClaimContext::downstreamKey)
+              .orElseThrow();
+          String refundId = refundAtProvider(orderId, amountCents, downstreamKey);
+          return CallToolResult.builder()
+              .addTextContent("Refunded " + amountCents + " cents of " + orderId + ": " + refundId)
+              .build();
+        })
+        .build();
+
+    // The server on stdin/stdout, the tool gated with one call.
+    McpServer.sync(new StdioServerTransportProvider(json))
+        .jsonMapper(json)
+        .serverInfo("shop", "1.0.0")
+        .capabilities(ServerCapabilities.builder().tools(true).build())
+        .tools(mcpGate.gate(refund, ToolPolicy.defaults()))
+        .build();
+  }
+
+  /** Your payment provider's refund call, with its idempotency key set to downstreamKey. */
+  static String refundAtProvider(String orderId, long amountCents, String downstreamKey) {
+    return "re_" + UUID.randomUUID();
+  }
+}
