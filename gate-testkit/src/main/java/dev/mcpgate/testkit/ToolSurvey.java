@@ -89,6 +89,11 @@ public final class ToolSurvey {
     return new ToolSurvey(entries);
   }
 
+  /** A survey of entries already classified (the starter's safe tools as declared safe). */
+  static ToolSurvey ofEntries(List<Entry> entries) {
+    return new ToolSurvey(entries);
+  }
+
   private static Entry classify(McpSchema.Tool tool) {
     McpSchema.ToolAnnotations a = tool.annotations();
     if (a != null && Boolean.TRUE.equals(a.readOnlyHint())) {
