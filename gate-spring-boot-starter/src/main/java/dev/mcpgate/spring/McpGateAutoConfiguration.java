@@ -40,7 +40,9 @@ public class McpGateAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public IdempotencyStore mcpGateStore(McpGateProperties props, ListableBeanFactory beans) {
-    return StoreFactory.create(props, beans);
+    IdempotencyStore store = StoreFactory.create(props, beans);
+    StoreFactory.verify(store, props);   // fail fast: the table is there (or created) now
+    return store;
   }
 
   /**
@@ -52,11 +54,12 @@ public class McpGateAutoConfiguration {
   @ConditionalOnMissingBean
   public IdempotencyGate mcpIdempotencyGate(IdempotencyStore store, McpGateProperties props,
       ObjectProvider<GateListener> listeners, ListableBeanFactory beans) {
-    IdempotencyGate.Builder b = IdempotencyGate.builder(store).policy(props.toPolicy())
-        .listener(new Slf4jGateListener());
+    boolean micrometer = micrometer();
+    IdempotencyGate.Builder b = IdempotencyGate.builder(
+            micrometer ? MicrometerListeners.timed(store, beans) : store)
+        .policy(props.toPolicy()).listener(new Slf4jGateListener());
     listeners.orderedStream().forEach(b::listener);
-    if (ClassUtils.isPresent("dev.mcpgate.micrometer.GateMetrics",
-        McpGateAutoConfiguration.class.getClassLoader())) {
+    if (micrometer) {
       MicrometerListeners.add(b, beans, store);
     }
     return b.build();
@@ -70,12 +73,20 @@ public class McpGateAutoConfiguration {
   @ConditionalOnProperty(prefix = "mcpgate.purge", name = "enabled", havingValue = "true",
       matchIfMissing = true)
   @ConditionalOnClass(name = "dev.mcpgate.jdbc.JdbcIdempotencyStore")
-  public ClaimPurger mcpGateClaimPurger(IdempotencyStore store, McpGateProperties props) {
+  public ClaimPurger mcpGateClaimPurger(IdempotencyStore store, McpGateProperties props,
+      ListableBeanFactory beans) {
     if (!StoreFactory.isJdbc(store)) {
       return null;
     }
     McpGateProperties.Purge purge = props.getPurge();
-    return ClaimPurger.start(store, purge.getInterval(), purge.getBatchSize());
+    return ClaimPurger.start(micrometer() ? MicrometerListeners.timed(store, beans) : store,
+        purge.getInterval(), purge.getBatchSize());
+  }
+
+  /** @return true when gate-micrometer is on the class path */
+  private static boolean micrometer() {
+    return ClassUtils.isPresent("dev.mcpgate.micrometer.GateMetrics",
+        McpGateAutoConfiguration.class.getClassLoader());
   }
 
   /** @return where the tenant of a call comes from: principal, header, constant, or refused */
@@ -92,8 +103,12 @@ public class McpGateAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public McpGate mcpGate(IdempotencyGate gate, TenantResolver tenants,
-      ObjectProvider<AuditSink> audit) {
+      ObjectProvider<AuditSink> audit, ListableBeanFactory beans) {
     McpGate.Builder b = McpGate.builder(gate).tenantResolver(tenants);
+    // the gate keeps results with a mapper that reads numbers exactly; whether the server reads
+    // the arguments exactly is Spring AI's mapper's business, checked by the startup survey
+    // against the gated tools' parameters (mcpgate.exact-numbers sets it)
+    ServerJson.gateMapper(beans).ifPresent(b::jsonMapper);
     audit.ifAvailable(b::audit);
     return b.build();
   }

@@ -7,8 +7,8 @@ import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The {@code mcpgate.*} properties. Every one has a default; a Spring AI MCP server with the
- * starter and a {@code DataSource} needs none of them.
+ * The mcpgate.* properties. Every one has a default; a Spring AI MCP server with the
+ * starter and a DataSource needs none of them.
  */
 @ConfigurationProperties(prefix = "mcpgate")
 public class McpGateProperties {
@@ -31,8 +31,25 @@ public class McpGateProperties {
   private StoreType store = StoreType.AUTO;
   /** The claims table (JDBC and DynamoDB). */
   private String tableName = "mcpgate_claims";
-  /** Create the claims table when it is missing (JDBC; DynamoDB creates none). */
+  /**
+   * Create the claims table at startup when it is missing (JDBC; DynamoDB creates none), and the
+   * audit table with mcpgate.audit.enabled.
+   */
   private boolean createSchema = false;
+  /**
+   * Connect to the JDBC store at startup and check its claims table (creating it first with
+   * mcpgate.create-schema): startup fails naming the table and its DDL when it is missing.
+   * False lets the server start while its database is down; the first call finds out then.
+   */
+  private boolean verifySchema = true;
+  /**
+   * Make Spring AI's MCP server read decimals as BigDecimal (it reads them as
+   * double), so that gated arguments such as 9007199254740993.0 and 9007199254740992.0
+   * are told apart instead of one call replaying the other's result. Tools that take a
+   * double still get one; a Number or BigDecimal parameter gets the exact
+   * value.
+   */
+  private boolean exactNumbers = false;
   /** How long a completed result is replayed. */
   private Duration retention = GatePolicy.defaults().retention();
   /** How long an attempt holds its key unless renewed. */
@@ -41,12 +58,12 @@ public class McpGateProperties {
   private Duration leaseRenewal;
   /** How long a call waits for another attempt with the same key. */
   private Duration inFlightWait = GatePolicy.defaults().inFlightWait();
-  /** What a failure result ({@code isError}) does to the claim. */
+  /** What a failure result (isError) does to the claim. */
   private GatePolicy.FailureMode failureMode = GatePolicy.defaults().failureMode();
-  /** Fail at startup when a write tool is neither gated nor listed in {@link #safeTools}. */
+  /** Fail at startup when a write tool is neither gated nor listed in mcpgate.safe-tools. */
   private boolean requireGatedWrites = false;
   /**
-   * Where keys come from, for the tools whose {@code @Idempotent} leaves {@code keySources} at its
+   * Where keys come from, for the tools whose @Idempotent leaves keySources at its
    * default (argument, then meta); empty keeps the annotation's.
    */
   private List<dev.mcpgate.mcp.KeySource> keySources = new ArrayList<>();
@@ -56,11 +73,11 @@ public class McpGateProperties {
   private final Tenant tenant = new Tenant();
   /** The audit trail. */
   private final Audit audit = new Audit();
-
+  /** The scheduled purge of expired claims (JDBC). */
   private final Purge purge = new Purge();
 
   /**
-   * {@code mcpgate.purge.*}: the scheduled purge of expired claims, on a thread of its own, for a
+   * mcpgate.purge.*: the scheduled purge of expired claims, on a thread of its own, for a
    * JDBC store (Redis keys and DynamoDB items expire by themselves). Without it, rows of expired
    * claims stay in the table: they never block a claim, but the table grows.
    */
@@ -97,7 +114,7 @@ public class McpGateProperties {
     }
   }
 
-  /** @return {@code mcpgate.purge.*} */
+  /** @return mcpgate.purge.* */
   public Purge getPurge() {
     return purge;
   }
@@ -131,28 +148,28 @@ public class McpGateProperties {
   }
 
   /**
-   * Where the tenant of a call comes from. One source, unless {@code sources} lists several in
-   * order; a source that finds nothing refuses the call ({@code tenant_unknown}), never falling
+   * Where the tenant of a call comes from. One source, unless sources lists several in
+   * order; a source that finds nothing refuses the call (tenant_unknown), never falling
    * back to another one that is not listed after it. A tenant carries its source:
-   * {@code principal:acme}, {@code header:acme} and {@code constant:acme} are three tenants.
+   * principal:acme, header:acme and constant:acme are three tenants.
    */
   public static class Tenant {
     /**
      * The authenticated Spring Security principal's name, when Spring Security is there. Without
-     * {@code sources}, the principal is the one source whenever this is true and Spring Security
+     * sources, the principal is the one source whenever this is true and Spring Security
      * is on the class path, even if a header or a constant is set too.
      */
     private boolean fromPrincipal = true;
     /**
      * A request header that carries the tenant. Trust it only behind a gateway that sets it and
-     * strips it from what clients send. Without {@code sources}, the one source when there is no
+     * strips it from what clients send. Without sources, the one source when there is no
      * principal source.
      */
     private String header;
     /** One tenant for every call (a single-tenant server); the one source when nothing else is. */
     private String constant;
     /**
-     * The sources to ask, in this order, for example {@code principal,header}: the first that
+     * The sources to ask, in this order, for example principal,header: the first that
      * finds a tenant gives it. Empty (the default): one source, the first configured of
      * principal, header and constant.
      */
@@ -162,9 +179,9 @@ public class McpGateProperties {
     public enum Source {
       /** The authenticated Spring Security principal's name. */
       PRINCIPAL,
-      /** The request header {@code mcpgate.tenant.header}. */
+      /** The request header mcpgate.tenant.header. */
       HEADER,
-      /** The constant {@code mcpgate.tenant.constant}. */
+      /** The constant mcpgate.tenant.constant. */
       CONSTANT
     }
 
@@ -233,6 +250,22 @@ public class McpGateProperties {
 
   public void setTableName(String tableName) {
     this.tableName = tableName;
+  }
+
+  public boolean isVerifySchema() {
+    return verifySchema;
+  }
+
+  public void setVerifySchema(boolean verifySchema) {
+    this.verifySchema = verifySchema;
+  }
+
+  public boolean isExactNumbers() {
+    return exactNumbers;
+  }
+
+  public void setExactNumbers(boolean exactNumbers) {
+    this.exactNumbers = exactNumbers;
   }
 
   public boolean isCreateSchema() {

@@ -4,6 +4,7 @@ import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.micrometer.GateMetrics;
 import dev.mcpgate.micrometer.GateObservations;
+import dev.mcpgate.micrometer.MeteredStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Locale;
@@ -28,6 +29,15 @@ final class MicrometerListeners {
     if (observations != null) {
       gate.listener(GateObservations.of(observations, name));
     }
+  }
+
+  /**
+   * @return the store, timed as {@code mcpgate.store.operations} on the application's meter
+   *     registry when it has one; else the store itself
+   */
+  static IdempotencyStore timed(IdempotencyStore store, ListableBeanFactory beans) {
+    MeterRegistry meters = beans.getBeanProvider(MeterRegistry.class).getIfAvailable();
+    return meters == null ? store : MeteredStore.of(store, meters, storeName(store));
   }
 
   /** {@code jdbc}, {@code dynamodb}, {@code redis}, {@code inmemory}: the store class's name. */

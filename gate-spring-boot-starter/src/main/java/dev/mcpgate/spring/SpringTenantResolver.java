@@ -44,9 +44,21 @@ final class SpringTenantResolver implements TenantResolver {
   private static final boolean REACTIVE_WEB = ClassUtils.isPresent(
       "org.springframework.web.server.ServerWebExchange", LOADER);
 
+  /** The properties that say where the tenant comes from, for the warnings. */
+  static final String PROPERTIES = "mcpgate.tenant.header (a request header set by a trusted"
+      + " gateway), mcpgate.tenant.constant (one tenant for every call), Spring Security's"
+      + " authenticated principal (mcpgate.tenant.from-principal, true by default), or several"
+      + " in order with mcpgate.tenant.sources";
+  /** At most one refusal warning this often; the ones in between are counted into the next. */
+  static final long WARN_EVERY_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+
   private final List<Source> order;
   private final String header;
   private final String constant;
+  private final java.util.concurrent.atomic.AtomicLong lastWarning =
+      new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
+  private final java.util.concurrent.atomic.AtomicLong unwarned =
+      new java.util.concurrent.atomic.AtomicLong();
 
   SpringTenantResolver(McpGateProperties.Tenant config) {
     this.header = config.getHeader() == null || config.getHeader().isBlank() ? null
@@ -65,8 +77,8 @@ final class SpringTenantResolver implements TenantResolver {
       unused.add("mcpgate.tenant.constant");
     }
     if (order.isEmpty()) {
-      LOG.warn("MCP Gate has no tenant source (no Spring Security principal, no"
-          + " mcpgate.tenant.header, no mcpgate.tenant.constant): every gated call is refused");
+      LOG.warn("MCP Gate has no tenant source, so every call to a gated tool will be refused"
+          + " with tenant_unknown and nothing runs. Configure one: {}", PROPERTIES);
     } else {
       LOG.info("MCP Gate takes the tenant from {}", order);
     }
@@ -132,7 +144,27 @@ final class SpringTenantResolver implements TenantResolver {
         return tag(source, value);
       }
     }
+    refused();
     return null;
+  }
+
+  /**
+   * A call gets no tenant, so the adapter refuses it ({@code tenant_unknown}): a WARN on the
+   * server naming the properties, at most once a minute, with the count of the others.
+   */
+  void refused() {
+    long more = unwarned.incrementAndGet();
+    long last = lastWarning.get();
+    long now = System.nanoTime();
+    if (now - last >= WARN_EVERY_NANOS && lastWarning.compareAndSet(last, now)) {
+      unwarned.addAndGet(-more);
+      LOG.warn("MCP Gate refused {} call(s) to gated tools with tenant_unknown since the last"
+          + " warning: {} found no tenant for them{}. The tenant comes from {}", more,
+          order.isEmpty() ? "no source is configured, and it" : "the source " + order,
+          order.contains(Source.HEADER) ? " (is the header " + header + " missing?)"
+              : order.contains(Source.PRINCIPAL) ? " (an anonymous caller?)" : "",
+          PROPERTIES);
+    }
   }
 
   /**
@@ -146,7 +178,12 @@ final class SpringTenantResolver implements TenantResolver {
         .concatMap(source -> find(source, reactor)
             .filter(value -> !value.isBlank())
             .map(value -> tag(source, value)))
-        .next());
+        .next()
+        .doOnSuccess(tenant -> {
+          if (tenant == null) {
+            refused();
+          }
+        }));
   }
 
   private Mono<String> find(Source source, ContextView reactor) {

@@ -8,8 +8,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Makes the store that {@code mcpgate.store} asks for from the application's own beans: its
- * DataSource, or its DynamoDbClient, or memory when asked for by name. Building a store does not
- * connect, so a service starts while its database is down; the first call finds out.
+ * DataSource, or its DynamoDbClient, or memory when asked for by name. A JDBC store is verified
+ * at startup ({@link #verify}) unless {@code mcpgate.verify-schema=false}.
  */
 final class StoreFactory {
   private static final String JDBC_STORE = "dev.mcpgate.jdbc.JdbcIdempotencyStore";
@@ -62,6 +62,27 @@ final class StoreFactory {
     };
   }
 
+  /**
+   * Connects a JDBC store now and checks its claims table (created first with
+   * {@code mcpgate.create-schema=true}), so that a missing table or an unreachable database stops
+   * the startup instead of the first call.
+   *
+   * @throws IllegalStateException naming the table, the DDL that creates it, and the properties
+   */
+  static void verify(IdempotencyStore store, McpGateProperties props) {
+    if (!props.isVerifySchema() || !isJdbc(store)) {
+      return;
+    }
+    try {
+      JdbcStores.verify(store);
+    } catch (dev.mcpgate.core.StoreUnavailableException e) {
+      throw new IllegalStateException("MCP Gate could not use its JDBC store at startup: "
+          + e.getMessage() + "\n(mcpgate.create-schema=true creates the table;"
+          + " mcpgate.verify-schema=false starts without this check, and the first call finds"
+          + " out)", e);
+    }
+  }
+
   /** @return a table sink for the audit trail on the application's DataSource */
   static dev.mcpgate.core.audit.AuditSink auditSink(McpGateProperties props,
       ListableBeanFactory beans) {
@@ -81,6 +102,10 @@ final class StoreFactory {
           .createTableIfMissing(props.isCreateSchema()).build();
     }
 
+    static void verify(IdempotencyStore store) {
+      ((dev.mcpgate.jdbc.JdbcIdempotencyStore) store).verify();
+    }
+
     static IdempotencyStore create(McpGateProperties props, DataSource dataSource) {
       return dev.mcpgate.jdbc.JdbcIdempotencyStore.builder(dataSource)
           .tableName(props.getTableName()).createSchemaIfMissing(props.isCreateSchema()).build();
@@ -89,12 +114,7 @@ final class StoreFactory {
 
   /** Loaded only when gate-dynamodb and the AWS SDK are on the class path. */
   private static final class DynamoDbStores {
-    /** @return true when the store is gate-jdbc's (whose expired rows need purging) */
-  static boolean isJdbc(IdempotencyStore store) {
-    return store.getClass().getName().equals(JDBC_STORE);
-  }
-
-  static IdempotencyStore create(McpGateProperties props, ListableBeanFactory beans) {
+    static IdempotencyStore create(McpGateProperties props, ListableBeanFactory beans) {
       return dev.mcpgate.dynamodb.DynamoDbIdempotencyStore.builder(
               beans.getBean(software.amazon.awssdk.services.dynamodb.DynamoDbClient.class))
           .tableName(props.getTableName()).build();

@@ -46,6 +46,7 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
   private Map<String, ToolPolicy> policies;
   private final Map<String, Boolean> seen = new LinkedHashMap<>();   // tool -> gated
   private final Set<String> readOnly = new LinkedHashSet<>();
+  private final Set<String> takeDecimals = new LinkedHashSet<>();   // gated tools with a number
 
   ToolSpecificationGating(ObjectProvider<McpGate> gate,
       ObjectProvider<McpGateProperties> properties) {
@@ -60,6 +61,9 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
 
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
+    if (ServerJson.BEAN.equals(beanName) && properties.getObject().isExactNumbers()) {
+      return ServerJson.exact(bean);
+    }
     if (!(bean instanceof List<?> list) || list.isEmpty()) {
       return bean;
     }
@@ -100,10 +104,30 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
       }
       synchronized (seen) {
         seen.put(t.name(), policy != null && !ro);
+        if (policy != null && !ro && takesDecimals(t)) {
+          takeDecimals.add(t.name());
+        }
       }
       out.add(policy == null ? spec : wrap.apply(spec, policy));
     }
     return out;
+  }
+
+  /** @return true when a parameter of the tool is a JSON {@code number} (not only integers) */
+  private static boolean takesDecimals(McpSchema.Tool tool) {
+    Object properties = tool.inputSchema() == null ? null : tool.inputSchema().get("properties");
+    if (!(properties instanceof Map<?, ?> byName)) {
+      return false;
+    }
+    for (Object property : byName.values()) {
+      if (property instanceof Map<?, ?> schema) {
+        Object type = schema.get("type");
+        if ("number".equals(type) || (type instanceof List<?> types && types.contains("number"))) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** The policies of every bean class with {@code @Idempotent} methods, found once. */
@@ -159,6 +183,17 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
     for (String tool : missing) {
       LOG.warn("@Idempotent names the tool {}, but no tool specification of that name was seen:"
           + " nothing is gated for it", tool);
+    }
+    Set<String> decimals;
+    synchronized (seen) {
+      decimals = new LinkedHashSet<>(takeDecimals);
+    }
+    if (!decimals.isEmpty() && ServerJson.serverReadsExactly(beans).equals(
+        java.util.Optional.of(false))) {
+      LOG.warn("The gated tools {} take decimal numbers, and Spring AI's MCP server reads them as"
+          + " double: 9007199254740993.0 and 9007199254740992.0 arrive alike, so a call with one"
+          + " would replay the other's result. Set mcpgate.exact-numbers=true to make the server"
+          + " read decimals exactly.", decimals);
     }
     LOG.info("MCP Gate: {} tools seen, {} gated, {} read-only, {} declared safe, {} ungated"
             + " writes", seen.size(), seen.values().stream().filter(g -> g).count(),

@@ -46,6 +46,16 @@ public class RefundServer {
       return "refund " + n + " of " + amountCents + " cents for " + orderId;
     }
 
+    static final AtomicInteger CHARGES = new AtomicInteger();
+
+    /** A gated tool that takes a decimal: exact only with mcpgate.exact-numbers=true. */
+    @McpTool(name = "charge_card", description = "Charge a card")
+    @Idempotent
+    public String charge(@McpToolParam(description = "the card") String card,
+        @McpToolParam(description = "the amount") java.math.BigDecimal amount) {
+      return "charge " + CHARGES.incrementAndGet() + " of " + amount + " to " + card;
+    }
+
     @McpTool(name = "add_note", description = "Add a note to an order")
     public String addNote(@McpToolParam(description = "the note") String text) {
       return "note " + NOTES.incrementAndGet() + ": " + text;

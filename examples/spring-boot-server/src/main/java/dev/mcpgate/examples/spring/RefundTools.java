@@ -3,9 +3,12 @@ package dev.mcpgate.examples.spring;
 import dev.mcpgate.mcp.GatedClaim;
 import dev.mcpgate.mcp.Idempotent;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import java.sql.PreparedStatement;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.GeneratedKeyHolder;
+import org.springframework.jdbc.support.KeyHolder;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -30,10 +33,17 @@ public class RefundTools {
   @Transactional
   public String refund(@McpToolParam(description = "the order id") String orderId,
       @McpToolParam(description = "the amount in cents") int amountCents) {
-    jdbc.update("INSERT INTO refunds (order_id, amount_cents) VALUES (?, ?)", orderId,
-        amountCents);
-    Long id = jdbc.queryForObject("SELECT MAX(id) FROM refunds", Long.class);
-    return "refund " + id + ": " + amountCents + " cents for " + orderId;
+    // the id of this call's row, from the insert itself (a SELECT MAX(id) after it could read
+    // another call's row under load)
+    KeyHolder id = new GeneratedKeyHolder();
+    jdbc.update(c -> {
+      PreparedStatement insert = c.prepareStatement(
+          "INSERT INTO refunds (order_id, amount_cents) VALUES (?, ?)", new String[] {"id"});
+      insert.setString(1, orderId);
+      insert.setInt(2, amountCents);
+      return insert;
+    }, id);
+    return "refund " + id.getKey().longValue() + ": " + amountCents + " cents for " + orderId;
   }
 
   /** Sends a receipt; a mail provider would get the downstream key as its message id. */

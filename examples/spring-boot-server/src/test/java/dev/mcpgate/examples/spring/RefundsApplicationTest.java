@@ -7,11 +7,20 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /** The example server as a user runs it, called by the MCP SDK's client over Streamable HTTP. */
 class RefundsApplicationTest {
@@ -44,6 +53,49 @@ class RefundsApplicationTest {
         assertThat(receipt).matches(".*sent as mcpgate-[0-9a-f]{40}\"?");
       } finally {
         client.closeGracefully();
+      }
+    }
+  }
+
+  @Test
+  void concurrentRefundsEachReportTheirOwnRow() throws Exception {
+    try (ConfigurableApplicationContext app = new SpringApplicationBuilder(
+        RefundsApplication.class).properties("server.port=0",
+            "spring.datasource.url=jdbc:h2:mem:refunds-ids;DB_CLOSE_DELAY=-1").run()) {
+      int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+      JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      List<McpSyncClient> clients = new ArrayList<>();
+      try {
+        for (int i = 0; i < 4; i++) {
+          McpSyncClient c = McpClient.sync(HttpClientStreamableHttpTransport
+              .builder("http://127.0.0.1:" + port).endpoint("/mcp").build()).build();
+          c.initialize();
+          clients.add(c);
+        }
+        List<Future<String>> calls = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+          int n = i;
+          McpSyncClient c = clients.get(i % clients.size());
+          calls.add(pool.submit(() -> text(c.callTool(new CallToolRequest("refund_order",
+              Map.of("orderId", "ord_" + n, "amountCents", 100 + n,
+                  "idempotency_key", "k-ids-" + n))))));
+        }
+        Pattern said = Pattern.compile("refund (\\d+): (\\d+) cents for (ord_\\d+)");
+        java.util.Set<Long> ids = new java.util.HashSet<>();
+        for (Future<String> call : calls) {
+          Matcher m = said.matcher(call.get(30, TimeUnit.SECONDS));
+          assertThat(m.find()).isTrue();
+          long id = Long.parseLong(m.group(1));
+          ids.add(id);
+          // the id it reports is the row this call wrote
+          assertThat(jdbc.queryForObject("SELECT order_id FROM refunds WHERE id = ?",
+              String.class, id)).isEqualTo(m.group(3));
+        }
+        assertThat(ids).hasSize(24);
+      } finally {
+        clients.forEach(McpSyncClient::closeGracefully);
+        pool.shutdownNow();
       }
     }
   }
