@@ -47,6 +47,21 @@ public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerpr
     }
   }
 
+  /**
+   * The one vocabulary of call outcomes, for meters, span attributes and dashboards alike.
+   *
+   * @return {@code executed}, {@code takeover}, {@code replayed} or {@code refused.<reason>}
+   *     (the reason in lower case) for a call's decision; null for any other event
+   */
+  public String outcome() {
+    return switch (type) {
+      case ACQUIRED -> isTakeover() ? "takeover" : "executed";
+      case REPLAYED -> "replayed";
+      case REFUSED -> "refused." + reason.name().toLowerCase(java.util.Locale.ROOT);
+      default -> null;
+    };
+  }
+
   /** @return true for an acquired claim that took over an earlier attempt's expired lease */
   public boolean isTakeover() {
     return type == Type.ACQUIRED && attempt > 1;

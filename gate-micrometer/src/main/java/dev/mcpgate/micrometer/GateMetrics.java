@@ -59,7 +59,7 @@ public final class GateMetrics implements GateListener {
     String tool = e.id().tool();
     switch (e.type()) {
       case ACQUIRED, REPLAYED, REFUSED -> {
-        String outcome = Outcomes.of(e);
+        String outcome = e.outcome();
         counter("mcpgate.calls", "tool", tool, "outcome", outcome, "key_source",
             e.keySource() == null ? "none" : e.keySource()).increment();
         if (!e.waited().isZero()) {

@@ -42,7 +42,7 @@ public final class GateObservations implements GateListener {
 
   @Override
   public void onEvent(GateEvent e) {
-    String outcome = Outcomes.of(e);
+    String outcome = e.outcome();
     Observation current = outcome == null ? null : registry.getCurrentObservation();
     if (current == null) {
       return;

@@ -66,9 +66,9 @@ final class TelemetryListener implements GateListener {
     String tool = e.id().tool();
     switch (e.type()) {
       case ACQUIRED, REPLAYED, REFUSED -> {
-        String outcome = Outcomes.of(e);
+        String outcome = e.outcome();
         calls.add(1, Attributes.of(TOOL, tool, OUTCOME, outcome,
-            KEY_SOURCE, Outcomes.keySource(e), STORE, store));
+            KEY_SOURCE, KeySources.of(e), STORE, store));
         if (!e.waited().isZero()) {
           inflightWait.record(Instruments.seconds(e.waited().toNanos()),
               Attributes.of(TOOL, tool, OUTCOME, outcome, STORE, store));
@@ -93,7 +93,7 @@ final class TelemetryListener implements GateListener {
     span.setAttribute(DECISION, outcome);
     span.setAttribute(RAN, e.type() == GateEvent.Type.ACQUIRED);
     span.setAttribute(SPAN_STORE, store);
-    span.setAttribute(SPAN_KEY_SOURCE, Outcomes.keySource(e));
+    span.setAttribute(SPAN_KEY_SOURCE, KeySources.of(e));
     if (e.attempt() > 0) {
       span.setAttribute(ATTEMPT, (long) e.attempt());
     }
