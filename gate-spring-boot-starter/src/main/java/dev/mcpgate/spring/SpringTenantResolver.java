@@ -63,7 +63,9 @@ final class SpringTenantResolver implements TenantResolver {
   SpringTenantResolver(McpGateProperties.Tenant config) {
     this.header = config.getHeader() == null || config.getHeader().isBlank() ? null
         : config.getHeader().trim();
-    this.constant = config.getConstant();
+    // an empty value (mcpgate.tenant.constant=) is no source at all, and is warned of as such
+    this.constant = config.getConstant() == null || config.getConstant().isBlank() ? null
+        : config.getConstant();
     this.order = order(config, header, constant);
     if (constant != null) {
       ClaimId.validate(tag(Source.CONSTANT, constant), "mcpgate.tenant.constant (with its"

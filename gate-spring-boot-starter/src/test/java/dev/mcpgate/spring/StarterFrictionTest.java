@@ -165,8 +165,8 @@ class StarterFrictionTest {
   void noTenantSourceIsAWarningAtStartupAndARateLimitedWarningOnRefusal() {
     StringBuilder log = new StringBuilder();
     ConfigurableApplicationContext app = logged(log, () -> SpringBootStarterTest.server(
-        "mcpgate.tenant.header=", "mcpgate.tenant.sources=",
-        "mcpgate.tenant.from-principal=false").run());
+        "mcpgate.tenant.header=", "mcpgate.tenant.sources=", "mcpgate.tenant.constant=",
+        "mcpgate.tenant.from-principal=false").run());   // empty values are no source either
     try {
       assertThat(log).contains("MCP Gate has no tenant source")
           .contains("mcpgate.tenant.header").contains("mcpgate.tenant.constant")
