@@ -2,10 +2,10 @@ package dev.mcpgate.core.hash;
 
 import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.InvalidArgumentsException;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
 
@@ -22,6 +22,10 @@ public final class ArgumentHasher {
 
   /** The version this library writes. */
   public static final String CURRENT_VERSION = "v1";
+
+  private static final byte[] PREFIX =
+      (CURRENT_VERSION + ":").getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
   private ArgumentHasher() {}
 
@@ -46,7 +50,19 @@ public final class ArgumentHasher {
     }
     MessageDigest sha = sha256();
     CanonicalJson.digest(effective, sha);
-    return CURRENT_VERSION + ":" + HexFormat.of().formatHex(sha.digest());
+    return versioned(sha.digest());
+  }
+
+  /** {@code v1:} and the digest in lowercase hex, built in one array. */
+  private static String versioned(byte[] digest) {
+    byte[] text = new byte[PREFIX.length + 2 * digest.length];
+    System.arraycopy(PREFIX, 0, text, 0, PREFIX.length);
+    int pos = PREFIX.length;
+    for (byte b : digest) {
+      text[pos++] = HEX[(b >> 4) & 0xf];
+      text[pos++] = HEX[b & 0xf];
+    }
+    return new String(text, StandardCharsets.ISO_8859_1);
   }
 
   /**

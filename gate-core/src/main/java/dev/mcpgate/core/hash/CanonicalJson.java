@@ -46,6 +46,15 @@ public final class CanonicalJson {
   private static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
+  /** The ASCII characters written as they are: all but control characters, quote and backslash. */
+  private static final boolean[] PLAIN = new boolean[0x80];
+
+  static {
+    for (char c = 0x20; c < 0x80; c++) {
+      PLAIN[c] = c != '"' && c != '\\';
+    }
+  }
+
   private CanonicalJson() {}
 
   /**
@@ -76,24 +85,31 @@ public final class CanonicalJson {
 
   private static final class Writer {
     private final CanonicalSink out;
+    /** Per nesting depth, the member names of the last object written there (see layout). */
+    private Layout[] layouts;
 
     Writer(CanonicalSink out) {
       this.out = out;
     }
 
     void value(Object v, int depth) {
-      if (v == null) {
-        out.put(NULL);
-      } else if (v instanceof CharSequence s) {
+      // the final classes first: an exact class check each, before the interface checks
+      if (v instanceof String s) {
         string(s);
+      } else if (v instanceof Integer || v instanceof Long || v instanceof Double) {
+        number((Number) v);
+      } else if (v == null) {
+        out.put(NULL);
       } else if (v instanceof Boolean b) {
         out.put(b ? TRUE : FALSE);
-      } else if (v instanceof Number n) {
-        number(n);
       } else if (v instanceof Map<?, ?> m) {
         object(m, depth + 1);
       } else if (v instanceof List<?> l) {
         array(l.iterator(), depth + 1);
+      } else if (v instanceof CharSequence s) {
+        string(s.toString());
+      } else if (v instanceof Number n) {
+        number(n);
       } else if (v instanceof Object[] a) {
         array(Arrays.asList(a).iterator(), depth + 1);
       } else {
@@ -123,21 +139,68 @@ public final class CanonicalJson {
         names[i] = s;
         values[i++] = e.getValue();
       }
-      sortByName(names, values, size);
+      Layout layout = layout(depth, names);
+      if (layout != null) {
+        out.put('{');
+        for (int j = 0; j < size; j++) {
+          byte[] prefix = layout.prefixes[j];
+          out.put(prefix, 0, prefix.length);
+          int at = layout.sorted[j];
+          if (values[at] instanceof String s) {
+            string(s);   // a string cannot fail: no path to keep
+          } else {
+            member(names[at], values[at], depth);
+          }
+        }
+        out.put('}');
+        return;
+      }
+      String[] sortedNames = names.clone();   // names stays in iteration order, for the layout
+      sortByName(sortedNames, values, size);
       out.put('{');
       for (int j = 0; j < size; j++) {
         if (j > 0) {
           out.put(',');
         }
-        string(names[j]);
+        string(sortedNames[j]);
         out.put(':');
-        try {
-          value(values[j], depth);
-        } catch (PathFailure f) {
-          throw f.under(memberSegment(names[j]));
-        }
+        member(sortedNames[j], values[j], depth);
       }
       out.put('}');
+    }
+
+    private void member(String name, Object value, int depth) {
+      try {
+        value(value, depth);
+      } catch (PathFailure f) {
+        throw f.under(memberSegment(name));
+      }
+    }
+
+    /**
+     * The layout to write an object with these names (in iteration order) at this depth, or null
+     * to write it the plain way. Objects at one depth (the items of an array) tend to share their
+     * names: the first object's names are remembered, the second with the same names builds the
+     * layout, and the ones after it reuse it. Names are compared with equals, so a layout is only
+     * ever used for exactly the names it was built from.
+     */
+    private Layout layout(int depth, String[] names) {
+      if (names.length == 0 || depth >= MAX_LAYOUT_DEPTH) {
+        return null;
+      }
+      if (layouts == null || layouts.length <= depth) {
+        layouts = Arrays.copyOf(layouts == null ? new Layout[0] : layouts,
+            Math.min(MAX_LAYOUT_DEPTH, Math.max(depth + 1, 8)));
+      }
+      Layout layout = layouts[depth];
+      if (layout == null || !Arrays.equals(layout.names, names)) {
+        layouts[depth] = new Layout(names);
+        return null;
+      }
+      if (layout.prefixes == null) {
+        layout.build();
+      }
+      return layout;
     }
 
     /** Sorts names (UTF-16 code unit order) and values along with them. */
@@ -195,43 +258,148 @@ public final class CanonicalJson {
       CanonicalNumbers.write(n, out);
     }
 
-    private void string(CharSequence cs) {
-      String s = cs.toString();
+    /**
+     * Writes s as a JSON string in UTF-8. Fast path: s as Latin-1 (for a string the JDK holds as
+     * Latin-1, a plain copy), searched eight bytes at a time for the bytes that need escaping or
+     * two bytes of UTF-8, and copied in runs between them. The encoder writes {@code ?} for a
+     * character beyond Latin-1; from the first such character on, s is written char by char.
+     */
+    private void string(String s) {
+      if (s.length() <= SHORT_STRING && shortAscii(s)) {
+        return;
+      }
       out.put('"');
-      int n = s.length();
-      int i = 0;
+      byte[] latin = s.getBytes(StandardCharsets.ISO_8859_1);
+      int n = latin.length;
+      if (n != s.length()) {
+        stringByChars(s, 0);   // a surrogate pair became one ?: bytes and chars do not align
+        return;
+      }
+      // copy up to the first byte that needs attention; from there byte by byte while such bytes
+      // are close together, and back to the eight-byte search after eight plain ones
+      int i = Latin1Scan.firstSpecial(latin, 0);
+      out.put(latin, 0, i);
+      int plain = 0;
       while (i < n) {
-        // copy plain printable ASCII in bulk: no escaping, one byte a char
-        if (out.len == out.buf.length) {
-          out.flush();
+        if (plain == 8) {
+          int next = Latin1Scan.firstSpecial(latin, i);
+          out.put(latin, i, next - i);
+          i = next;
+          plain = 0;
+          continue;
         }
-        byte[] buf = out.buf;
-        int pos = out.len;
-        int end = Math.min(n, i + (buf.length - pos));
-        while (i < end) {
-          char c = s.charAt(i);
-          if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-            break;
+        out.ensure(CanonicalSink.MAX_CHAR_BYTES);
+        int b = latin[i] & 0xff;
+        if (b < 0x80 && PLAIN[b] && b != '?') {
+          out.buf[out.len++] = (byte) b;
+          plain++;
+        } else {
+          plain = 0;
+          if (b >= 0x80) {
+            out.buf[out.len++] = (byte) (0xc0 | (b >> 6));
+            out.buf[out.len++] = (byte) (0x80 | (b & 0x3f));
+          } else if (b != '?') {
+            special((char) b, '\0');
+          } else if (s.charAt(i) == '?') {
+            out.buf[out.len++] = '?';   // a real question mark
+          } else {
+            stringByChars(s, i);   // a character beyond Latin-1: the rest char by char
+            return;
           }
-          buf[pos++] = (byte) c;
-          i++;
         }
-        out.len = pos;
-        if (i < end) {
-          i = special(s, i, n);
-        }
+        i++;
       }
       out.put('"');
     }
 
-    /** Writes the character at i that needs escaping or multi-byte UTF-8; returns the next index. */
-    private int special(String s, int i, int n) {
-      char c = s.charAt(i);
+    /**
+     * Writes s, quoted, if it is all printable ASCII that needs no escape (a short name or
+     * value, the common case) and returns true; else writes nothing and returns false.
+     */
+    private boolean shortAscii(String s) {
+      int n = s.length();
+      out.ensure(n + 2);
+      byte[] buf = out.buf;
+      int pos = out.len;
+      buf[pos++] = '"';
+      for (int i = 0; i < n; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80 || !PLAIN[c]) {
+          return false;
+        }
+        buf[pos++] = (byte) c;
+      }
+      buf[pos++] = '"';
+      out.len = pos;
+      return true;
+    }
+
+    /**
+     * Writes s from index from on, character by character, and the closing quote. The characters
+     * are copied out in chunks and written straight into the sink's buffer.
+     */
+    private void stringByChars(String s, int from) {
+      char[] chars = out.chars();
+      int n = s.length();
+      int i = from;
+      while (i < n) {
+        int count = Math.min(n - i, chars.length);
+        s.getChars(i, i + count, chars, 0);
+        i += chunk(s, chars, count, i);
+      }
+      out.put('"');
+    }
+
+    /**
+     * Writes chars[0..count), which are s's characters from offset on; returns how many of s's
+     * characters it consumed (count, or count + 1 when a surrogate pair straddles the chunk).
+     */
+    private int chunk(String s, char[] chars, int count, int offset) {
+      byte[] buf = out.buf;
+      int limit = buf.length - CanonicalSink.MAX_CHAR_BYTES;
+      int pos = out.len;
+      int k = 0;
+      while (k < count) {
+        if (pos > limit) {
+          out.len = pos;
+          out.flush();
+          pos = 0;
+        }
+        char c = chars[k];
+        if (c < 0x80 && PLAIN[c]) {
+          buf[pos++] = (byte) c;
+          k++;
+        } else if (c >= 0x80 && c < 0x800) {
+          buf[pos++] = (byte) (0xc0 | (c >> 6));
+          buf[pos++] = (byte) (0x80 | (c & 0x3f));
+          k++;
+        } else {
+          out.len = pos;
+          int next = offset + k + 1;
+          boolean pairs = Character.isHighSurrogate(c) && next < s.length()
+              && Character.isLowSurrogate(k + 1 < count ? chars[k + 1] : s.charAt(next));
+          if (pairs) {
+            special(c, k + 1 < count ? chars[k + 1] : s.charAt(next));
+            k += 2;
+          } else {
+            special(c, '\0');
+            k++;
+          }
+          pos = out.len;
+        }
+      }
+      out.len = pos;
+      return k;
+    }
+
+    /**
+     * Writes c, a character that needs escaping or three bytes of UTF-8, or the surrogate pair
+     * c, low (low is 0 unless c is a high surrogate followed by the low surrogate low).
+     */
+    private void special(char c, char low) {
       if (c < 0x80) {
         if (c == '"' || c == '\\') {
           out.put('\\');
-          out.put(c);
-        } else if (c >= 0x20) {
           out.put(c);
         } else {
           switch (c) {
@@ -243,12 +411,8 @@ public final class CanonicalJson {
             default -> unicodeEscape(c);
           }
         }
-      } else if (c < 0x800) {
-        out.put(0xc0 | (c >> 6));
-        out.put(0x80 | (c & 0x3f));
-      } else if (Character.isHighSurrogate(c) && i + 1 < n
-          && Character.isLowSurrogate(s.charAt(i + 1))) {
-        int cp = Character.toCodePoint(c, s.charAt(++i));
+      } else if (low != 0) {
+        int cp = Character.toCodePoint(c, low);
         out.put(0xf0 | (cp >> 18));
         out.put(0x80 | ((cp >> 12) & 0x3f));
         out.put(0x80 | ((cp >> 6) & 0x3f));
@@ -260,7 +424,6 @@ public final class CanonicalJson {
         out.put(0x80 | ((c >> 6) & 0x3f));
         out.put(0x80 | (c & 0x3f));
       }
-      return i + 1;
     }
 
     private void unicodeEscape(char c) {
@@ -270,6 +433,57 @@ public final class CanonicalJson {
       out.put(HEX[(c >> 8) & 0xf]);
       out.put(HEX[(c >> 4) & 0xf]);
       out.put(HEX[c & 0xf]);
+    }
+  }
+
+  /** Strings up to this long are first tried as plain ASCII, without a copy. */
+  private static final int SHORT_STRING = 16;
+
+  /** Layouts are kept for this many levels of nesting. */
+  private static final int MAX_LAYOUT_DEPTH = 64;
+
+  /**
+   * An object's member names in iteration order and, once built, how to write them sorted:
+   * sorted[j] is the iteration index of the j-th name in sorted order, prefixes[j] its canonical
+   * bytes ({@code ,"name":}, without the comma for the first), encoded once.
+   */
+  private static final class Layout {
+    final String[] names;
+    int[] sorted;
+    byte[][] prefixes;
+
+    Layout(String[] names) {
+      this.names = names;
+    }
+
+    void build() {
+      int size = names.length;
+      String[] sortedNames = names.clone();
+      Object[] order = new Object[size];
+      for (int i = 0; i < size; i++) {
+        order[i] = i;
+      }
+      Writer.sortByName(sortedNames, order, size);
+      int[] sorted = new int[size];
+      int bound = CanonicalSink.MAX_CHAR_BYTES;
+      for (String name : names) {
+        bound += CanonicalSink.MAX_CHAR_BYTES * name.length() + 4;   // "name": and a comma
+      }
+      CanonicalSink sink = new CanonicalSink(null, null, bound);   // never fills: never flushes
+      Writer writer = new Writer(sink);
+      byte[][] prefixes = new byte[size][];
+      for (int j = 0; j < size; j++) {
+        sorted[j] = (Integer) order[j];
+        int start = sink.len;
+        if (j > 0) {
+          sink.put(',');
+        }
+        writer.string(sortedNames[j]);
+        sink.put(':');
+        prefixes[j] = Arrays.copyOfRange(sink.buf, start, sink.len);
+      }
+      this.sorted = sorted;
+      this.prefixes = prefixes;
     }
   }
 

@@ -3,16 +3,36 @@ package dev.mcpgate.core.hash;
 import java.io.ByteArrayOutputStream;
 import java.security.MessageDigest;
 
-/** Buffers bytes and hands them on in blocks, to a digest or to a byte stream. */
+/**
+ * Buffers bytes and hands them on in blocks, to a digest or to a byte stream. Writers that put
+ * many bytes at once (strings, numbers) write into {@link #buf} directly after {@link #ensure}.
+ */
 final class CanonicalSink {
-  final byte[] buf = new byte[1024];
+  /** The most bytes one character of a string can take ({@code \}{@code u0000}). */
+  static final int MAX_CHAR_BYTES = 6;
+
+  final byte[] buf;
   int len;
+  private char[] chars;
   private final MessageDigest digest;
   private final ByteArrayOutputStream stream;
 
   CanonicalSink(MessageDigest digest, ByteArrayOutputStream stream) {
+    this(digest, stream, 1024);
+  }
+
+  CanonicalSink(MessageDigest digest, ByteArrayOutputStream stream, int bufferSize) {
     this.digest = digest;
     this.stream = stream;
+    this.buf = new byte[bufferSize];
+  }
+
+  /** Scratch for the characters of a string, copied out in chunks. */
+  char[] chars() {
+    if (chars == null) {
+      chars = new char[256];
+    }
+    return chars;
   }
 
   void flush() {
@@ -24,6 +44,13 @@ final class CanonicalSink {
     len = 0;
   }
 
+  /** Makes room for n bytes (n at most the buffer's size). */
+  void ensure(int n) {
+    if (buf.length - len < n) {
+      flush();
+    }
+  }
+
   void put(int b) {
     if (len == buf.length) {
       flush();
@@ -32,9 +59,26 @@ final class CanonicalSink {
   }
 
   void put(byte[] bytes) {
-    for (byte b : bytes) {
-      put(b);
+    ensure(bytes.length);
+    System.arraycopy(bytes, 0, buf, len, bytes.length);
+    len += bytes.length;
+  }
+
+  /** Writes bytes[off..off+n); a run longer than the buffer goes on without a copy. */
+  void put(byte[] bytes, int off, int n) {
+    if (buf.length - len < n) {
+      flush();
+      if (n >= buf.length) {
+        if (digest != null) {
+          digest.update(bytes, off, n);
+        } else {
+          stream.write(bytes, off, n);
+        }
+        return;
+      }
     }
+    System.arraycopy(bytes, off, buf, len, n);
+    len += n;
   }
 
   void putAscii(String s) {
