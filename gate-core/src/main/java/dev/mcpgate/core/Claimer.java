@@ -9,6 +9,7 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * Claims a call in the store and turns the store's answer into a {@link ClaimOutcome}: acquired,
@@ -203,7 +204,7 @@ final class Claimer {
   }
 
   private ClaimOutcome classify(ToolCall call, String hash, ClaimAttempt attempt,
-      int reconciliations, Arrival arrival, java.util.function.Supplier<ClaimOutcome> again) {
+      int reconciliations, Arrival arrival, Supplier<ClaimOutcome> again) {
     ClaimId id = call.id();
     ClaimRecord row = attempt.record();
     if (!ArgumentHasher.matches(row.argsHash(), hash)) {

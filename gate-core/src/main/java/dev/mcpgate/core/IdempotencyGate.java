@@ -5,6 +5,7 @@ import static dev.mcpgate.core.internal.Checks.notNull;
 import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
@@ -341,7 +342,7 @@ public final class IdempotencyGate implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new StoreUnavailableException("could not read " + id, e);
     }
-    if (found.isEmpty() || found.get().state() != dev.mcpgate.core.spi.ClaimState.UNKNOWN) {
+    if (found.isEmpty() || found.get().state() != ClaimState.UNKNOWN) {
       return false;
     }
     ClaimRecord row = found.get();

@@ -258,4 +258,37 @@ class LeaseRenewalTest {
         .isEqualTo(Duration.ofMillis(250));
     assertThat(GatePolicy.builder().leaseRenewal(Duration.ZERO).build().renewsLease()).isFalse();
   }
+
+  /**
+   * A renewal that meets the attempt's own completion (the row is already COMPLETED when the
+   * renewal reaches it) is refused by the store; that refusal must not be told as a lost lease,
+   * since the attempt's token-checked completion is what decides.
+   */
+  @Test
+  void aRenewalRefusedByTheAttemptsOwnCompletionIsNotALostLease() throws Exception {
+    CountDownLatch completed = new CountDownLatch(1);
+    IdempotencyStore store = new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
+      @Override
+      public boolean complete(ClaimId id, LeaseToken token, dev.mcpgate.core.spi.StoredResult r,
+          Duration retention) {
+        boolean stored = super.complete(id, token, r, retention);
+        completed.countDown();
+        try {
+          Thread.sleep(150);   // several renewal periods meet the completed row
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return stored;
+      }
+    };
+    IdempotencyGate gate = gate(store, GatePolicy.builder().lease(Duration.ofMillis(200))
+        .leaseRenewal(Duration.ofMillis(20)).build());
+
+    GateResult<String> r = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "done");
+
+    assertThat(completed.getCount()).isZero();
+    assertThat(r).isInstanceOfSatisfying(GateResult.Executed.class,
+        e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
+    assertThat(count(GateEvent.Type.LEASE_LOST)).as("no lease lost was told").isZero();
+  }
 }

@@ -8,6 +8,7 @@ import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
+import dev.mcpgate.core.KeyDigest;
 import dev.mcpgate.core.LeaseLostException;
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.core.ResultMapper;
@@ -23,6 +24,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +52,7 @@ final class GatedTool {
   GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
       CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper, Auditor auditor) {
     this(tool, policy, gate, tenants, authorizer, mapper, auditor,
-        new KeyProtection(dev.mcpgate.core.KeyDigest.sha256(), false));
+        new KeyProtection(KeyDigest.sha256(), false));
   }
 
   GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
@@ -257,8 +259,8 @@ final class GatedTool {
     return ModelMessages.of(refused, reconciles());
   }
 
-  private final java.util.concurrent.atomic.AtomicLong inexactWarnedAt =
-      new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE);
+  private final AtomicLong inexactWarnedAt =
+      new AtomicLong(Long.MIN_VALUE);
 
   /** Tells the operator, at most once a minute per tool, what the model is told it cannot fix. */
   private void warnInexact(String path) {

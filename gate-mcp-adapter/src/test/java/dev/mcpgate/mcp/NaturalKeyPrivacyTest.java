@@ -100,6 +100,9 @@ class NaturalKeyPrivacyTest {
         audit.stream().map(a -> a.key() + " " + a.reason()).toList(),
         conflict.content(), conflict.structuredContent(), replay.content()))
         .doesNotContain("alice").doesNotContain("example.com");
+    assertThat(everything(conflict.content(), conflict.structuredContent()))
+        .as("the model is not shown the digest either").doesNotContain(row.id().key())
+        .contains("made from its arguments");
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.modelcontextprotocol.common.McpTransportContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.util.ClassUtils;
@@ -55,10 +56,8 @@ final class SpringTenantResolver implements TenantResolver {
   private final List<Source> order;
   private final String header;
   private final String constant;
-  private final java.util.concurrent.atomic.AtomicLong lastWarning =
-      new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
-  private final java.util.concurrent.atomic.AtomicLong unwarned =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
+  private final AtomicLong unwarned = new AtomicLong();
 
   SpringTenantResolver(McpGateProperties.Tenant config) {
     this.header = config.getHeader() == null || config.getHeader().isBlank() ? null
