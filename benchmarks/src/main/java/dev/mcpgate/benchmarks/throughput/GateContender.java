@@ -43,6 +43,12 @@ final class GateContender implements Contender {
 
   @Override
   public void reset(DataSource dataSource, Database database) throws Exception {
+    // the last round's gate and store give back their renewal thread and connection: a store
+    // left open keeps one connection of the pool for its renewals
+    if (gate != null) {
+      gate.close();
+      store.close();
+    }
     Sql.execute(dataSource, "DROP TABLE IF EXISTS bench_claims");
     Sql.createBusinessTable(dataSource);
     store = JdbcIdempotencyStore.builder(dataSource).tableName("bench_claims")
