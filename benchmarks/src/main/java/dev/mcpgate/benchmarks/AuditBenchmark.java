@@ -54,9 +54,9 @@ public class AuditBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    McpGate.Builder builder = McpGate.builder(
-            IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
-        .tenantResolver(TenantResolver.fromTransportContext("tenant"));
+    McpGate.Builder builder =
+        McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
+            .tenantResolver(TenantResolver.fromTransportContext("tenant"));
     if (audit.equals("jdbc")) {
       HikariConfig config = new HikariConfig();
       config.setJdbcUrl("jdbc:h2:mem:audit-bench;DB_CLOSE_DELAY=-1");
@@ -64,11 +64,17 @@ public class AuditBenchmark {
       sink = JdbcAuditSink.builder(h2).createTableIfMissing(true).queueCapacity(100_000).build();
       builder.audit(sink);
     }
-    McpSchema.Tool refund = McpSchema.Tool.builder("refund_order",
-        Map.of("type", "object", "properties", Map.of())).build();
-    tool = builder.build().gate(new McpStatelessServerFeatures.SyncToolSpecification(refund,
-        (ctx, req) -> CallToolResult.builder().addTextContent("refund re_1").build()),
-        ToolPolicy.defaults());
+    McpSchema.Tool refund =
+        McpSchema.Tool.builder("refund_order", Map.of("type", "object", "properties", Map.of()))
+            .build();
+    tool =
+        builder
+            .build()
+            .gate(
+                new McpStatelessServerFeatures.SyncToolSpecification(
+                    refund,
+                    (ctx, req) -> CallToolResult.builder().addTextContent("refund re_1").build()),
+                ToolPolicy.defaults());
     Map<String, Object> args = new HashMap<>(Payloads.ofApproximateBytes(512, 3));
     args.put("idempotency_key", "k-1");
     request = new CallToolRequest("refund_order", args);
@@ -79,8 +85,9 @@ public class AuditBenchmark {
   public void tearDown() {
     if (sink != null) {
       sink.close();
-      System.out.printf("%naudit sink: %d written, %d dropped, %d failed%n", sink.written(),
-          sink.dropped(), sink.failed());
+      System.out.printf(
+          "%naudit sink: %d written, %d dropped, %d failed%n",
+          sink.written(), sink.dropped(), sink.failed());
       h2.close();
     }
   }

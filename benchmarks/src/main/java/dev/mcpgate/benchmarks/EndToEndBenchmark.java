@@ -59,21 +59,20 @@ import org.apache.catalina.Wrapper;
 import org.apache.catalina.startup.Tomcat;
 
 /**
- * The cost of a tool call, end to end: the SDK's sync client against an in-process MCP server
- * over Streamable HTTP (embedded Tomcat on a free loopback port), and over stdio (a child JVM
- * on real pipes, the SDK's stdio client and server transports). One client, calls one after
- * another; per scenario a warm-up, then interleaved rounds; each call timed with
- * {@code System.nanoTime}. Prints calls/s, p50, p99 and the ratio of p50 to the ungated no-op
- * of the same transport.
+ * The cost of a tool call, end to end: the SDK's sync client against an in-process MCP server over
+ * Streamable HTTP (embedded Tomcat on a free loopback port), and over stdio (a child JVM on real
+ * pipes, the SDK's stdio client and server transports). One client, calls one after another; per
+ * scenario a warm-up, then interleaved rounds; each call timed with {@code System.nanoTime}. Prints
+ * calls/s, p50, p99 and the ratio of p50 to the ungated no-op of the same transport.
  *
- * <p>Tools: a no-op (returns one text content) ungated and gated on the in-memory store,
- * PostgreSQL and Redis (the last two when reachable); a tool doing one INSERT on PostgreSQL,
- * ungated and gated transactionally ({@code gateTransactional} over the store's
- * {@code transactions()}: the INSERT commits with the stored result). Gated calls: fresh (a new
- * key each call) and replay (one key). Diagnostics of a replay: the in-memory store with the
- * SLF4J listener, with the JDBC audit sink (an H2 file), with both, and the example server's
- * configuration (claims, audit in one H2 file, the listener on); then the gate alone, in
- * process, with no transport, and the JSON read-back of a stored result.
+ * <p>Tools: a no-op (returns one text content) ungated and gated on the in-memory store, PostgreSQL
+ * and Redis (the last two when reachable); a tool doing one INSERT on PostgreSQL, ungated and gated
+ * transactionally ({@code gateTransactional} over the store's {@code transactions()}: the INSERT
+ * commits with the stored result). Gated calls: fresh (a new key each call) and replay (one key).
+ * Diagnostics of a replay: the in-memory store with the SLF4J listener, with the JDBC audit sink
+ * (an H2 file), with both, and the example server's configuration (claims, audit in one H2 file,
+ * the listener on); then the gate alone, in process, with no transport, and the JSON read-back of a
+ * stored result.
  *
  * <pre>
  * ./mvnw -q -pl benchmarks -am package -DskipTests
@@ -81,9 +80,9 @@ import org.apache.catalina.startup.Tomcat;
  *     [--calls 2000] [--warmup 300] [--rounds 10] [--transports http,stdio]
  * </pre>
  *
- * <p>PostgreSQL: {@code MCPGATE_TEST_POSTGRES_URL}, or
- * {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres}; Redis: {@code MCPGATE_TEST_REDIS_URL}
- * or {@code redis://127.0.0.1:6379}. Each is skipped when not reachable.
+ * <p>PostgreSQL: {@code MCPGATE_TEST_POSTGRES_URL}, or {@code
+ * jdbc:postgresql://127.0.0.1:5432/test?user=postgres}; Redis: {@code MCPGATE_TEST_REDIS_URL} or
+ * {@code redis://127.0.0.1:6379}. Each is skipped when not reachable.
  */
 public final class EndToEndBenchmark {
   private static final String CLAIMS_TABLE = "bench_e2e_claims";
@@ -107,7 +106,8 @@ public final class EndToEndBenchmark {
     int warmup = Integer.parseInt(options.getOrDefault("warmup", "300"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "10"));
     List<String> transports = List.of(options.getOrDefault("transports", "http,stdio").split(","));
-    String pg = env("MCPGATE_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+    String pg =
+        env("MCPGATE_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
     String redis = env("MCPGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379");
     if (!reachable(URI.create(pg.substring("jdbc:".length())), 5432)) {
       System.out.println("PostgreSQL not reachable at " + pg + ": skipped");
@@ -119,9 +119,15 @@ public final class EndToEndBenchmark {
     }
     Path scratch = Files.createTempDirectory("mcpgate-e2e");
     List<Scenario> scenarios = scenarios(pg != null, redis != null);
-    System.out.printf(Locale.ROOT, "%d calls per scenario in %d interleaved rounds, %d warm-up"
-        + " calls each; %d cores, Java %s%n", calls, rounds, warmup,
-        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+    System.out.printf(
+        Locale.ROOT,
+        "%d calls per scenario in %d interleaved rounds, %d warm-up"
+            + " calls each; %d cores, Java %s%n",
+        calls,
+        rounds,
+        warmup,
+        Runtime.getRuntime().availableProcessors(),
+        System.getProperty("java.version"));
     List<Row> rows = new ArrayList<>();
     try {
       if (transports.contains("http")) {
@@ -145,7 +151,7 @@ public final class EndToEndBenchmark {
       deleteTree(scratch);
     }
     print(rows);
-    System.exit(0);   // the HTTP client's and Tomcat's leftover threads
+    System.exit(0); // the HTTP client's and Tomcat's leftover threads
   }
 
   // ---------------------------------------------------------------- the server's side
@@ -153,9 +159,11 @@ public final class EndToEndBenchmark {
   /** The stores, gates and tools of one server (the HTTP one here, the stdio one in the child). */
   static final class Backends implements AutoCloseable {
     final List<SyncToolSpecification> tools = new ArrayList<>();
+
     /** Gated no-op tools by name, in the stateless form, for the in-process measure. */
     final Map<String, McpStatelessServerFeatures.SyncToolSpecification> inProcess =
         new LinkedHashMap<>();
+
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final McpJsonMapper json = ExactNumbers.jsonMapper();
     private final ToolPolicy policy = ToolPolicy.builder().retention(RETENTION).build();
@@ -171,36 +179,64 @@ public final class EndToEndBenchmark {
       gatedNoop("noop_mem_listener", InMemoryIdempotencyStore.create(), true, null);
       gatedNoop("noop_mem_audit", InMemoryIdempotencyStore.create(), false, audit);
       gatedNoop("noop_mem_listener_audit", InMemoryIdempotencyStore.create(), true, audit);
-      gatedNoop("noop_h2_example", JdbcIdempotencyStore.builder(h2).tableName(CLAIMS_TABLE)
-          .createSchemaIfMissing(true).build(), true, audit);
-      gatedNoop("noop_h2_no_audit", JdbcIdempotencyStore.builder(h2)
-          .tableName(CLAIMS_TABLE + "_b").createSchemaIfMissing(true).build(), true, null);
+      gatedNoop(
+          "noop_h2_example",
+          JdbcIdempotencyStore.builder(h2)
+              .tableName(CLAIMS_TABLE)
+              .createSchemaIfMissing(true)
+              .build(),
+          true,
+          audit);
+      gatedNoop(
+          "noop_h2_no_audit",
+          JdbcIdempotencyStore.builder(h2)
+              .tableName(CLAIMS_TABLE + "_b")
+              .createSchemaIfMissing(true)
+              .build(),
+          true,
+          null);
       if (pg != null) {
         HikariDataSource pool = pool(pg, 4);
-        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+            Statement st = c.createStatement()) {
           st.execute("DROP TABLE IF EXISTS " + CLAIMS_TABLE);
           st.execute("DROP TABLE IF EXISTS " + ORDERS_TABLE);
-          st.execute("CREATE TABLE " + ORDERS_TABLE + " (id BIGSERIAL PRIMARY KEY,"
-              + " order_id VARCHAR(64) NOT NULL, amount_cents BIGINT NOT NULL)");
+          st.execute(
+              "CREATE TABLE "
+                  + ORDERS_TABLE
+                  + " (id BIGSERIAL PRIMARY KEY,"
+                  + " order_id VARCHAR(64) NOT NULL, amount_cents BIGINT NOT NULL)");
         }
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(CLAIMS_TABLE)
-            .createSchemaIfMissing(true).build();
+        JdbcIdempotencyStore store =
+            JdbcIdempotencyStore.builder(pool)
+                .tableName(CLAIMS_TABLE)
+                .createSchemaIfMissing(true)
+                .build();
         gatedNoop("noop_pg", store, false, null);
         Tool insertTool = tool("insert");
-        tools.add(new SyncToolSpecification(insertTool, (exchange, request) -> {
-          try (Connection c = pool.getConnection()) {
-            return insert(c, request);
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        }));
+        tools.add(
+            new SyncToolSpecification(
+                insertTool,
+                (exchange, request) -> {
+                  try (Connection c = pool.getConnection()) {
+                    return insert(c, request);
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                }));
         McpGate mcpGate = mcpGate(store, false, null);
-        tools.add(mcpGate.gateTransactional(tool("insert_pg"), policy, store.transactions(),
-            (exchange, request, scope, connection) -> insert(connection, request)));
+        tools.add(
+            mcpGate.gateTransactional(
+                tool("insert_pg"),
+                policy,
+                store.transactions(),
+                (exchange, request, scope, connection) -> insert(connection, request)));
       }
       if (redis != null) {
-        RedisIdempotencyStore store = RedisIdempotencyStore.builder(RedisURI.create(redis))
-            .keyPrefix("mcpgate-e2e:" + UUID.randomUUID() + ":").build();
+        RedisIdempotencyStore store =
+            RedisIdempotencyStore.builder(RedisURI.create(redis))
+                .keyPrefix("mcpgate-e2e:" + UUID.randomUUID() + ":")
+                .build();
         closeables.add(store);
         gatedNoop("noop_redis", store, false, null);
       }
@@ -215,7 +251,7 @@ public final class EndToEndBenchmark {
       config.setJdbcUrl(url);
       config.setMaximumPoolSize(size);
       HikariDataSource pool = new HikariDataSource(config);
-      closeables.add(0, pool);   // closed last
+      closeables.add(0, pool); // closed last
       return pool;
     }
 
@@ -226,23 +262,28 @@ public final class EndToEndBenchmark {
       }
       IdempotencyGate gate = builder.build();
       closeables.add(gate);
-      McpGate.Builder b = McpGate.builder(gate)
-          .tenantResolver(TenantResolver.fixed("local"))
-          .jsonMapper(json)
-          .requireExactNumbers();
+      McpGate.Builder b =
+          McpGate.builder(gate)
+              .tenantResolver(TenantResolver.fixed("local"))
+              .jsonMapper(json)
+              .requireExactNumbers();
       if (audit != null) {
         b.audit(audit);
       }
       return b.build();
     }
 
-    private void gatedNoop(String name, IdempotencyStore store, boolean listener,
-        JdbcAuditSink audit) {
+    private void gatedNoop(
+        String name, IdempotencyStore store, boolean listener, JdbcAuditSink audit) {
       McpGate mcpGate = mcpGate(store, listener, audit);
       tools.add(mcpGate.gate(noop(name), policy));
       Tool t = tool(name);
-      inProcess.put(name, mcpGate.gate(new McpStatelessServerFeatures.SyncToolSpecification(t,
-          (ctx, request) -> NOOP_RESULT), policy));
+      inProcess.put(
+          name,
+          mcpGate.gate(
+              new McpStatelessServerFeatures.SyncToolSpecification(
+                  t, (ctx, request) -> NOOP_RESULT),
+              policy));
     }
 
     @Override
@@ -257,12 +298,17 @@ public final class EndToEndBenchmark {
       CallToolResult.builder().addTextContent("ok").build();
 
   static Tool tool(String name) {
-    return Tool.builder(name, Map.of(
-            "type", "object",
-            "properties", Map.of(
-                "order_id", Map.of("type", "string"),
-                "amount_cents", Map.of("type", "integer"))))
-        .description("benchmark tool " + name).build();
+    return Tool.builder(
+            name,
+            Map.of(
+                "type",
+                "object",
+                "properties",
+                Map.of(
+                    "order_id", Map.of("type", "string"),
+                    "amount_cents", Map.of("type", "integer"))))
+        .description("benchmark tool " + name)
+        .build();
   }
 
   static SyncToolSpecification noop(String name) {
@@ -270,8 +316,9 @@ public final class EndToEndBenchmark {
   }
 
   static CallToolResult insert(Connection c, CallToolRequest request) throws Exception {
-    try (PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO " + ORDERS_TABLE + " (order_id, amount_cents) VALUES (?, ?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO " + ORDERS_TABLE + " (order_id, amount_cents) VALUES (?, ?)")) {
       ps.setString(1, (String) request.arguments().get("order_id"));
       ps.setLong(2, ((Number) request.arguments().get("amount_cents")).longValue());
       ps.executeUpdate();
@@ -279,11 +326,14 @@ public final class EndToEndBenchmark {
     return CallToolResult.builder().addTextContent("inserted").build();
   }
 
-  static McpSyncServer server(McpServer.SyncSpecification<?> spec,
-      List<SyncToolSpecification> tools, McpJsonMapper json) {
-    return spec.jsonMapper(json).serverInfo("e2e-bench", "1")
+  static McpSyncServer server(
+      McpServer.SyncSpecification<?> spec, List<SyncToolSpecification> tools, McpJsonMapper json) {
+    return spec.jsonMapper(json)
+        .serverInfo("e2e-bench", "1")
         .capabilities(ServerCapabilities.builder().tools(true).build())
-        .tools(tools).requestTimeout(Duration.ofSeconds(60)).build();
+        .tools(tools)
+        .requestTimeout(Duration.ofSeconds(60))
+        .build();
   }
 
   /** Streamable HTTP on embedded Tomcat, a free loopback port. */
@@ -296,8 +346,10 @@ public final class EndToEndBenchmark {
     HttpServer(List<SyncToolSpecification> tools) throws Exception {
       McpJsonMapper json = ExactNumbers.jsonMapper();
       HttpServletStreamableServerTransportProvider transport =
-          HttpServletStreamableServerTransportProvider.builder().jsonMapper(json)
-              .mcpEndpoint("/mcp").build();
+          HttpServletStreamableServerTransportProvider.builder()
+              .jsonMapper(json)
+              .mcpEndpoint("/mcp")
+              .build();
       server = server(McpServer.sync(transport), tools, json);
       baseDir = Files.createTempDirectory("mcpgate-e2e-tomcat");
       tomcat.setBaseDir(baseDir.toString());
@@ -313,9 +365,13 @@ public final class EndToEndBenchmark {
     }
 
     McpSyncClient client() {
-      McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport
-              .builder("http://127.0.0.1:" + port).endpoint("/mcp").build())
-          .requestTimeout(Duration.ofSeconds(60)).build();
+      McpSyncClient client =
+          McpClient.sync(
+                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+                      .endpoint("/mcp")
+                      .build())
+              .requestTimeout(Duration.ofSeconds(60))
+              .build();
       client.initialize();
       return client;
     }
@@ -335,37 +391,53 @@ public final class EndToEndBenchmark {
     String redis = args[2].equals("-") ? null : args[2];
     Backends backends = new Backends(pg, redis, Path.of(args[3]));
     McpJsonMapper json = ExactNumbers.jsonMapper();
-    McpSyncServer server = server(McpServer.sync(new StdioServerTransportProvider(json)),
-        backends.tools(), json);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      server.close();
-      try {
-        backends.close();
-      } catch (Exception ignored) {
-        // exiting
-      }
-    }));
-    new CountDownLatch(1).await();   // until the parent ends the process
+    McpSyncServer server =
+        server(McpServer.sync(new StdioServerTransportProvider(json)), backends.tools(), json);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  server.close();
+                  try {
+                    backends.close();
+                  } catch (Exception ignored) {
+                    // exiting
+                  }
+                }));
+    new CountDownLatch(1).await(); // until the parent ends the process
   }
 
   private static McpSyncClient stdioClient(String pg, String redis, Path h2Dir) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ServerParameters params = ServerParameters.builder(java)
-        .args("-cp", System.getProperty("java.class.path"),
-            EndToEndBenchmark.class.getName(), "--serve-stdio",
-            pg == null ? "-" : pg, redis == null ? "-" : redis, h2Dir.toString())
-        .build();
+    ServerParameters params =
+        ServerParameters.builder(java)
+            .args(
+                "-cp",
+                System.getProperty("java.class.path"),
+                EndToEndBenchmark.class.getName(),
+                "--serve-stdio",
+                pg == null ? "-" : pg,
+                redis == null ? "-" : redis,
+                h2Dir.toString())
+            .build();
     StdioClientTransport transport = new StdioClientTransport(params, McpJsonDefaults.getMapper());
     transport.setStdErrorHandler(line -> System.err.println("[stdio server] " + line));
-    McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(120))
-        .initializationTimeout(Duration.ofSeconds(120)).build();
+    McpSyncClient client =
+        McpClient.sync(transport)
+            .requestTimeout(Duration.ofSeconds(120))
+            .initializationTimeout(Duration.ofSeconds(120))
+            .build();
     client.initialize();
     return client;
   }
 
   // ---------------------------------------------------------------- the client's side
 
-  enum Keys { NONE, FRESH, REPLAY }
+  enum Keys {
+    NONE,
+    FRESH,
+    REPLAY
+  }
 
   record Scenario(String label, String tool, Keys keys, String group) {}
 
@@ -384,15 +456,42 @@ public final class EndToEndBenchmark {
     }
     if (pg) {
       s.add(new Scenario("INSERT, ungated", "insert", Keys.NONE, "main"));
-      s.add(new Scenario("INSERT, PostgreSQL transactional, fresh", "insert_pg", Keys.FRESH, "main"));
-      s.add(new Scenario("INSERT, PostgreSQL transactional, replay", "insert_pg", Keys.REPLAY, "main"));
+      s.add(
+          new Scenario("INSERT, PostgreSQL transactional, fresh", "insert_pg", Keys.FRESH, "main"));
+      s.add(
+          new Scenario(
+              "INSERT, PostgreSQL transactional, replay", "insert_pg", Keys.REPLAY, "main"));
     }
-    s.add(new Scenario("replay diag: in-memory + SLF4J listener", "noop_mem_listener", Keys.REPLAY, "diag"));
-    s.add(new Scenario("replay diag: in-memory + audit (H2 file)", "noop_mem_audit", Keys.REPLAY, "diag"));
-    s.add(new Scenario("replay diag: in-memory + listener + audit", "noop_mem_listener_audit", Keys.REPLAY, "diag"));
-    s.add(new Scenario("example config (H2 file claims, audit, listener), fresh", "noop_h2_example", Keys.FRESH, "diag"));
-    s.add(new Scenario("example config (H2 file claims, audit, listener), replay", "noop_h2_example", Keys.REPLAY, "diag"));
-    s.add(new Scenario("example config without the audit sink, replay", "noop_h2_no_audit", Keys.REPLAY, "diag"));
+    s.add(
+        new Scenario(
+            "replay diag: in-memory + SLF4J listener", "noop_mem_listener", Keys.REPLAY, "diag"));
+    s.add(
+        new Scenario(
+            "replay diag: in-memory + audit (H2 file)", "noop_mem_audit", Keys.REPLAY, "diag"));
+    s.add(
+        new Scenario(
+            "replay diag: in-memory + listener + audit",
+            "noop_mem_listener_audit",
+            Keys.REPLAY,
+            "diag"));
+    s.add(
+        new Scenario(
+            "example config (H2 file claims, audit, listener), fresh",
+            "noop_h2_example",
+            Keys.FRESH,
+            "diag"));
+    s.add(
+        new Scenario(
+            "example config (H2 file claims, audit, listener), replay",
+            "noop_h2_example",
+            Keys.REPLAY,
+            "diag"));
+    s.add(
+        new Scenario(
+            "example config without the audit sink, replay",
+            "noop_h2_no_audit",
+            Keys.REPLAY,
+            "diag"));
     return s;
   }
 
@@ -400,34 +499,43 @@ public final class EndToEndBenchmark {
 
   private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
 
-  private static List<Row> run(String transport, McpSyncClient client, List<Scenario> scenarios,
-      int calls, int warmup, int rounds) {
+  private static List<Row> run(
+      String transport,
+      McpSyncClient client,
+      List<Scenario> scenarios,
+      int calls,
+      int warmup,
+      int rounds) {
     int perRound = Math.max(1, calls / rounds);
     Map<Scenario, Supplier<CallToolRequest>> requests = new LinkedHashMap<>();
     int[] counter = {0};
     for (Scenario s : scenarios) {
       String replayKey = "replay-" + transport + "-" + RUN + "-" + s.tool();
-      requests.put(s, () -> {
-        Map<String, Object> args = new HashMap<>();
-        args.put("order_id", "o-1");
-        args.put("amount_cents", 1250);
-        switch (s.keys()) {
-          case FRESH -> args.put(ToolPolicy.DEFAULT_KEY_ARGUMENT,
-              "fresh-" + transport + "-" + RUN + "-" + (counter[0]++));
-          case REPLAY -> args.put(ToolPolicy.DEFAULT_KEY_ARGUMENT, replayKey);
-          case NONE -> { }
-        }
-        return new CallToolRequest(s.tool(), args);
-      });
+      requests.put(
+          s,
+          () -> {
+            Map<String, Object> args = new HashMap<>();
+            args.put("order_id", "o-1");
+            args.put("amount_cents", 1250);
+            switch (s.keys()) {
+              case FRESH ->
+                  args.put(
+                      ToolPolicy.DEFAULT_KEY_ARGUMENT,
+                      "fresh-" + transport + "-" + RUN + "-" + (counter[0]++));
+              case REPLAY -> args.put(ToolPolicy.DEFAULT_KEY_ARGUMENT, replayKey);
+              case NONE -> {}
+            }
+            return new CallToolRequest(s.tool(), args);
+          });
     }
     long warmStart = System.nanoTime();
-    for (int i = 0; i < warmup; i++) {   // interleaved, so that every path is warm
+    for (int i = 0; i < warmup; i++) { // interleaved, so that every path is warm
       for (Scenario s : scenarios) {
         check(s, client.callTool(requests.get(s).get()), i > 0);
       }
     }
-    System.out.printf(Locale.ROOT, "%s: warm-up %.1f s%n", transport,
-        (System.nanoTime() - warmStart) / 1e9);
+    System.out.printf(
+        Locale.ROOT, "%s: warm-up %.1f s%n", transport, (System.nanoTime() - warmStart) / 1e9);
     Map<Scenario, long[]> latencies = new LinkedHashMap<>();
     Map<Scenario, Long> elapsed = new LinkedHashMap<>();
     for (Scenario s : scenarios) {
@@ -455,8 +563,13 @@ public final class EndToEndBenchmark {
     for (Scenario s : scenarios) {
       long[] l = latencies.get(s);
       Arrays.sort(l);
-      rows.add(new Row(transport, s, l.length / (elapsed.get(s) / 1e9),
-          percentile(l, 0.50) / 1e6, percentile(l, 0.99) / 1e6));
+      rows.add(
+          new Row(
+              transport,
+              s,
+              l.length / (elapsed.get(s) / 1e9),
+              percentile(l, 0.50) / 1e6,
+              percentile(l, 0.99) / 1e6));
     }
     return rows;
   }
@@ -482,7 +595,8 @@ public final class EndToEndBenchmark {
 
   private static void print(List<Row> rows) {
     System.out.println();
-    System.out.println("| transport | scenario | calls/s | p50 ms | p99 ms | p50 vs ungated no-op |");
+    System.out.println(
+        "| transport | scenario | calls/s | p50 ms | p99 ms | p50 vs ungated no-op |");
     System.out.println("|---|---|---|---|---|---|");
     Map<String, Double> base = new HashMap<>();
     for (Row r : rows) {
@@ -491,8 +605,15 @@ public final class EndToEndBenchmark {
       }
     }
     for (Row r : rows) {
-      System.out.printf(Locale.ROOT, "| %s | %s | %.0f | %.3f | %.3f | %.2fx |%n", r.transport(),
-          r.scenario().label(), r.perSecond(), r.p50(), r.p99(), r.p50() / base.get(r.transport()));
+      System.out.printf(
+          Locale.ROOT,
+          "| %s | %s | %.0f | %.3f | %.3f | %.2fx |%n",
+          r.transport(),
+          r.scenario().label(),
+          r.perSecond(),
+          r.p50(),
+          r.p99(),
+          r.p50() / base.get(r.transport()));
     }
   }
 
@@ -502,12 +623,15 @@ public final class EndToEndBenchmark {
    * The gated no-op handlers called directly (no transport, no JSON-RPC): the gate's share of an
    * end-to-end call; and the JSON write and read-back of a stored result.
    */
-  private static void inProcess(Backends backends, int memCalls, int dbCalls)
-      throws IOException {
+  private static void inProcess(Backends backends, int memCalls, int dbCalls) throws IOException {
     McpTransportContext context = McpTransportContext.create(Map.of());
     System.out.println();
-    System.out.println("in process, no transport (the gated handler called directly), " + memCalls
-        + " calls each (" + dbCalls + " on a database):");
+    System.out.println(
+        "in process, no transport (the gated handler called directly), "
+            + memCalls
+            + " calls each ("
+            + dbCalls
+            + " on a database):");
     System.out.println("| handler | fresh p50 µs | replay p50 µs | replay p99 µs |");
     System.out.println("|---|---|---|---|");
     for (var e : backends.inProcess.entrySet()) {
@@ -516,7 +640,7 @@ public final class EndToEndBenchmark {
       long[] fresh = new long[calls];
       long[] replay = new long[calls];
       String replayKey = "inproc-replay-" + RUN;
-      for (int round = 0; round < 2; round++) {   // the first round warms
+      for (int round = 0; round < 2; round++) { // the first round warms
         for (int i = 0; i < calls; i++) {
           Map<String, Object> args = new HashMap<>();
           args.put("order_id", "o-1");
@@ -536,8 +660,12 @@ public final class EndToEndBenchmark {
       }
       Arrays.sort(fresh);
       Arrays.sort(replay);
-      System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f |%n", e.getKey(),
-          percentile(fresh, 0.5) / 1e3, percentile(replay, 0.5) / 1e3,
+      System.out.printf(
+          Locale.ROOT,
+          "| %s | %.1f | %.1f | %.1f |%n",
+          e.getKey(),
+          percentile(fresh, 0.5) / 1e3,
+          percentile(replay, 0.5) / 1e3,
           percentile(replay, 0.99) / 1e3);
     }
     McpJsonMapper json = ExactNumbers.jsonMapper();
@@ -556,8 +684,11 @@ public final class EndToEndBenchmark {
     }
     Arrays.sort(write);
     Arrays.sort(read);
-    System.out.printf(Locale.ROOT, "stored result (the no-op's CallToolResult), exact mapper:"
-        + " write p50 %.1f µs, read-back p50 %.1f µs%n", percentile(write, 0.5) / 1e3,
+    System.out.printf(
+        Locale.ROOT,
+        "stored result (the no-op's CallToolResult), exact mapper:"
+            + " write p50 %.1f µs, read-back p50 %.1f µs%n",
+        percentile(write, 0.5) / 1e3,
         percentile(read, 0.5) / 1e3);
   }
 
@@ -567,8 +698,8 @@ public final class EndToEndBenchmark {
     Map<String, String> o = new HashMap<>();
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!args[i].startsWith("--")) {
-        throw new IllegalArgumentException("usage: [--calls N] [--warmup N] [--rounds N]"
-            + " [--transports http,stdio]");
+        throw new IllegalArgumentException(
+            "usage: [--calls N] [--warmup N] [--rounds N]" + " [--transports http,stdio]");
       }
       o.put(args[i].substring(2), args[i + 1]);
     }

@@ -21,8 +21,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The gate over the in-memory store, one thread: a fresh call (hash, claim, action, complete)
- * and a replay (hash, claim, read the stored result), with a 1 KB argument map.
+ * The gate over the in-memory store, one thread: a fresh call (hash, claim, action, complete) and a
+ * replay (hash, claim, read the stored result), with a 1 KB argument map.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -31,7 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 @State(Scope.Thread)
 public class GateBenchmark {
-  private static final byte[] RESULT = "{\"refund_id\":\"re_123\"}".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] RESULT =
+      "{\"refund_id\":\"re_123\"}".getBytes(StandardCharsets.UTF_8);
 
   private Map<String, Object> args;
   private IdempotencyGate gate;

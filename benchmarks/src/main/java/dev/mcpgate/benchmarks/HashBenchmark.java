@@ -20,8 +20,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The canonical argument hash of 1 KB, 64 KB and 1 MB argument maps, against plain SHA-256 over
- * the same canonical bytes (the floor: what hashing costs with no canonicalisation at all).
+ * The canonical argument hash of 1 KB, 64 KB and 1 MB argument maps, against plain SHA-256 over the
+ * same canonical bytes (the floor: what hashing costs with no canonicalisation at all).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)

@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-/** Argument maps of a given canonical size, shaped like tool arguments (strings, numbers, lists). */
+/**
+ * Argument maps of a given canonical size, shaped like tool arguments (strings, numbers, lists).
+ */
 final class Payloads {
   private Payloads() {}
 

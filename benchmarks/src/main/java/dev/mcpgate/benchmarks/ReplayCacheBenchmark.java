@@ -40,13 +40,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * The replay near-cache (module gate-cache), one thread, in one run beside what it saves:
  *
  * <ul>
- *   <li>{@code claim*}: the store's claim of a completed key alone (no hash, no gate): the
- *       cache's hit, the in-memory store, the JDBC store on embedded H2, and a plain primary-key
- *       {@code SELECT} of the same H2 row (the floor a database replay is measured against);</li>
+ *   <li>{@code claim*}: the store's claim of a completed key alone (no hash, no gate): the cache's
+ *       hit, the in-memory store, the JDBC store on embedded H2, and a plain primary-key {@code
+ *       SELECT} of the same H2 row (the floor a database replay is measured against);
  *   <li>{@code replay*}: {@code gate.execute} of a replay with a 1 KB argument map (the canonical
- *       hash is most of it), over the cache and over the stores without it;</li>
- *   <li>{@code replaySmallArgs*}: the same with a two-member argument map.</li>
+ *       hash is most of it), over the cache and over the stores without it;
+ *   <li>{@code replaySmallArgs*}: the same with a two-member argument map.
  * </ul>
+ *
  * The cache's clock check (1 s) sends one claim a second to the store; that is in the numbers.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -56,7 +57,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 @State(Scope.Thread)
 public class ReplayCacheBenchmark {
-  private static final byte[] RESULT = "{\"refund_id\":\"re_123\"}".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] RESULT =
+      "{\"refund_id\":\"re_123\"}".getBytes(StandardCharsets.UTF_8);
   private static final String TABLE = "mcpgate_claims_bench";
 
   private HikariDataSource pool;
@@ -93,17 +95,20 @@ public class ReplayCacheBenchmark {
 
     Map<String, Object> args = Payloads.ofApproximateBytes(1024, 7);
     call = ToolCall.of("acme", "refund_order", "replayed-key", args);
-    smallCall = ToolCall.of("acme", "refund_order", "small-key", Map.of("order", "o-1", "amount", 42));
-    for (IdempotencyGate gate : List.of(gateMemory, gateH2)) {   // the cached gates share these stores
+    smallCall =
+        ToolCall.of("acme", "refund_order", "small-key", Map.of("order", "o-1", "amount", 42));
+    for (IdempotencyGate gate :
+        List.of(gateMemory, gateH2)) { // the cached gates share these stores
       gate.execute(call, ResultMapper.bytes(), ctx -> RESULT);
       gate.execute(smallCall, ResultMapper.bytes(), ctx -> RESULT);
     }
-    for (IdempotencyGate gate : gates) {   // the first replay fills the caches
+    for (IdempotencyGate gate : gates) { // the first replay fills the caches
       gate.execute(call, ResultMapper.bytes(), ctx -> RESULT);
       gate.execute(smallCall, ResultMapper.bytes(), ctx -> RESULT);
     }
-    request = new ClaimRequest(call.id(), "v1:any", LeaseToken.random(), Duration.ofSeconds(2),
-        Duration.ofHours(24));
+    request =
+        new ClaimRequest(
+            call.id(), "v1:any", LeaseToken.random(), Duration.ofSeconds(2), Duration.ofHours(24));
     cachedMemory.claim(request);
     cachedH2.claim(request);
   }
@@ -137,8 +142,11 @@ public class ReplayCacheBenchmark {
   public byte[] pkSelectH2() throws SQLException {
     ClaimId id = call.id();
     try (Connection c = pool.getConnection();
-         PreparedStatement s = c.prepareStatement("SELECT state, result FROM " + TABLE
-             + " WHERE tenant = ? AND tool = ? AND idem_key = ?")) {
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT state, result FROM "
+                    + TABLE
+                    + " WHERE tenant = ? AND tool = ? AND idem_key = ?")) {
       s.setString(1, id.tenant());
       s.setString(2, id.tool());
       s.setString(3, id.key());

@@ -24,13 +24,14 @@ import java.util.function.IntSupplier;
 
 /**
  * Runs the example server over Streamable HTTP with real MCP clients, and sends every write tool
- * the calls a retrying client sends: once, again after a lost response, as 8 concurrent copies,
- * and with the same key but other arguments. stop_session also gets two different stops in both
- * arrival orders. Counts what ran and what happened outside, and checks it.
+ * the calls a retrying client sends: once, again after a lost response, as 8 concurrent copies, and
+ * with the same key but other arguments. stop_session also gets two different stops in both arrival
+ * orders. Counts what ran and what happened outside, and checks it.
  */
 final class Demo {
   /** A tenant of its own per run, so that a demo against a shared database starts clean. */
   final String tenant = "demo-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+
   private final ExampleServer server;
   private final List<Step> steps = new ArrayList<>();
 
@@ -49,22 +50,33 @@ final class Demo {
    * @param outcomes what the callers got
    * @param expectedSideEffects what a correct server does
    */
-  record Step(String tool, String step, int calls, int executions, int sideEffects,
-      String outcomes, int expectedSideEffects, int expectedExecutions) {
+  record Step(
+      String tool,
+      String step,
+      int calls,
+      int executions,
+      int sideEffects,
+      String outcomes,
+      int expectedSideEffects,
+      int expectedExecutions) {
     boolean ok() {
       return sideEffects == expectedSideEffects
           && (expectedExecutions < 0 || executions == expectedExecutions);
     }
   }
 
-  private static final Map<String, String> NOTES = Map.of(
-      "publish_story", "declared safe (a replace by slug): it runs on every call; its announcement"
-          + " post is claimed once per slug",
-      "refund_order", "a required key; the downstream key goes to the payment provider, which"
-          + " deduplicates by it",
-      "report_reproduction", "keyed by its arguments (story, reporter): a natural key",
-      "stop_session", "keyed by the app's op_id, else by (session_id, end_at); the claim, the"
-          + " stop and its stored result commit in one transaction");
+  private static final Map<String, String> NOTES =
+      Map.of(
+          "publish_story",
+              "declared safe (a replace by slug): it runs on every call; its announcement"
+                  + " post is claimed once per slug",
+          "refund_order",
+              "a required key; the downstream key goes to the payment provider, which"
+                  + " deduplicates by it",
+          "report_reproduction", "keyed by its arguments (story, reporter): a natural key",
+          "stop_session",
+              "keyed by the app's op_id, else by (session_id, end_at); the claim, the"
+                  + " stop and its stored result commit in one transaction");
 
   /**
    * What the demo found.
@@ -87,24 +99,36 @@ final class Demo {
       for (Step s : steps) {
         byTool.computeIfAbsent(s.tool(), t -> new ArrayList<>()).add(s);
       }
-      byTool.forEach((tool, rows) -> {
-        out.printf("%n%s%s%n", tool, NOTES.containsKey(tool) ? ": " + NOTES.get(tool) : "");
-        out.printf("  %-38s %5s %10s %12s  %s%n", "step", "calls", "executions", "side effects",
-            "outcomes");
-        for (Step s : rows) {
-          String flag = s.ok() ? "" : "  <-- expected " + s.expectedSideEffects()
-              + " side effects" + (s.expectedExecutions() < 0 ? ""
-                  : ", " + s.expectedExecutions() + " executions");
-          out.printf("  %-38s %5d %10d %12d  %s%s%n", s.step(), s.calls(), s.executions(),
-              s.sideEffects(), s.outcomes(), flag);
-        }
-      });
+      byTool.forEach(
+          (tool, rows) -> {
+            out.printf("%n%s%s%n", tool, NOTES.containsKey(tool) ? ": " + NOTES.get(tool) : "");
+            out.printf(
+                "  %-38s %5s %10s %12s  %s%n",
+                "step", "calls", "executions", "side effects", "outcomes");
+            for (Step s : rows) {
+              String flag =
+                  s.ok()
+                      ? ""
+                      : "  <-- expected "
+                          + s.expectedSideEffects()
+                          + " side effects"
+                          + (s.expectedExecutions() < 0
+                              ? ""
+                              : ", " + s.expectedExecutions() + " executions");
+              out.printf(
+                  "  %-38s %5d %10d %12d  %s%s%n",
+                  s.step(), s.calls(), s.executions(), s.sideEffects(), s.outcomes(), flag);
+            }
+          });
       out.printf("%nstop_session, two different stops of one session in both arrival orders:%n");
       out.printf("  phone then laptop: %s%n", orderA);
       out.printf("  laptop then phone: %s%n", orderB);
       out.printf("  %s%n", ordersAgree() ? "same stored state" : "DIFFERENT stored states");
-      out.printf("%n%s%n", passed() ? "PASSED: nothing ran twice; both arrival orders agree."
-          : "FAILED: see the rows marked <-- above.");
+      out.printf(
+          "%n%s%n",
+          passed()
+              ? "PASSED: nothing ran twice; both arrival orders agree."
+              : "FAILED: see the rows marked <-- above.");
     }
   }
 
@@ -118,61 +142,160 @@ final class Demo {
         McpSyncClient c = clients.get(0);
         Externals ext = server.externals;
 
-        writeTool(clients, "refund_order", () -> ext.payments.refunds.size(),
-            key -> refund(key, 500), key -> refund(key, 700), key -> refund(key, 900));
+        writeTool(
+            clients,
+            "refund_order",
+            () -> ext.payments.refunds.size(),
+            key -> refund(key, 500),
+            key -> refund(key, 700),
+            key -> refund(key, 900));
         // an attempt that dies after the provider accepted the refund: the retry runs again,
         // and the provider, deduplicating by the downstream key, refunds once
         server.crashAfterNextRefund.set(true);
-        step(clients.subList(0, 1), "refund_order", "attempt dies after the refund went out",
-            () -> ext.payments.refunds.size(), 1, 1, refund("refund_order-k3", 300));
-        step(clients.subList(0, 1), "refund_order", "retry after the crash (same refund)",
-            () -> ext.payments.refunds.size(), 0, 1, refund("refund_order-k3", 300));
-        writeTool(clients, "send_password_reset", () -> ext.mailer.sent.size(),
-            key -> mail(key, "ada@example.com"), key -> mail(key, "bob@example.com"),
+        step(
+            clients.subList(0, 1),
+            "refund_order",
+            "attempt dies after the refund went out",
+            () -> ext.payments.refunds.size(),
+            1,
+            1,
+            refund("refund_order-k3", 300));
+        step(
+            clients.subList(0, 1),
+            "refund_order",
+            "retry after the crash (same refund)",
+            () -> ext.payments.refunds.size(),
+            0,
+            1,
+            refund("refund_order-k3", 300));
+        writeTool(
+            clients,
+            "send_password_reset",
+            () -> ext.mailer.sent.size(),
+            key -> mail(key, "ada@example.com"),
+            key -> mail(key, "bob@example.com"),
             key -> mail(key, "eve@example.com"));
 
         // publish_story: a replace by slug, not gated; its announcement is claimed once
         IntSupplier posts = () -> ext.social.posts.size();
-        step(clients.subList(0, 1), "publish_story", "first publish", posts, 1,
+        step(
+            clients.subList(0, 1),
+            "publish_story",
+            "first publish",
+            posts,
+            1,
             publish("flaky-login", "Login fails on first try"));
-        step(clients.subList(0, 1), "publish_story", "same call again (retry)", posts, 0,
+        step(
+            clients.subList(0, 1),
+            "publish_story",
+            "same call again (retry)",
+            posts,
+            0,
             publish("flaky-login", "Login fails on first try"));
-        step(clients, "publish_story", "8 concurrent first publishes", posts, 1,
+        step(
+            clients,
+            "publish_story",
+            "8 concurrent first publishes",
+            posts,
+            1,
             publish("slow-build", "The build got slow"));
         // report_reproduction: counts once per (story, reporter)
         IntSupplier count = () -> reproductions("flaky-login");
-        step(clients.subList(0, 1), "report_reproduction", "first report", count, 1, 1,
+        step(
+            clients.subList(0, 1),
+            "report_reproduction",
+            "first report",
+            count,
+            1,
+            1,
             reproduction("ada"));
-        step(clients.subList(0, 1), "report_reproduction", "retry after a lost response", count, 0,
-            0, reproduction("ada"));
-        step(clients, "report_reproduction", "8 concurrent copies (new reporter)", count, 1, 1,
+        step(
+            clients.subList(0, 1),
+            "report_reproduction",
+            "retry after a lost response",
+            count,
+            0,
+            0,
+            reproduction("ada"));
+        step(
+            clients,
+            "report_reproduction",
+            "8 concurrent copies (new reporter)",
+            count,
+            1,
+            1,
             reproduction("bob"));
-        step(clients.subList(0, 1), "report_reproduction", "another reporter (a new intent)",
-            count, 1, reproduction("carol"));
-        step(clients.subList(0, 1), "publish_story", "republish, new title: counters kept",
-            count, 0, publish("flaky-login", "Login fails on the first try only"));
+        step(
+            clients.subList(0, 1),
+            "report_reproduction",
+            "another reporter (a new intent)",
+            count,
+            1,
+            reproduction("carol"));
+        step(
+            clients.subList(0, 1),
+            "publish_story",
+            "republish, new title: counters kept",
+            count,
+            0,
+            publish("flaky-login", "Login fails on the first try only"));
 
         // stop_session
         for (String id : List.of("s-1", "s-2", "s-a", "s-b")) {
-          c.callTool(new CallToolRequest("start_session",
-              Map.of("session_id", id, "started_at", "2025-06-01T13:00:00Z")));
+          c.callTool(
+              new CallToolRequest(
+                  "start_session", Map.of("session_id", id, "started_at", "2025-06-01T13:00:00Z")));
         }
-        IntSupplier stops = () -> server.sessions.sessionState(tenant, "s-1") == null ? 0
-            : stopsOf("s-1") + stopsOf("s-2");
-        step(clients.subList(0, 1), "stop_session", "first stop (op_id from the app)", stops, 1, 1,
+        IntSupplier stops =
+            () ->
+                server.sessions.sessionState(tenant, "s-1") == null
+                    ? 0
+                    : stopsOf("s-1") + stopsOf("s-2");
+        step(
+            clients.subList(0, 1),
+            "stop_session",
+            "first stop (op_id from the app)",
+            stops,
+            1,
+            1,
             stop("s-1", "2025-06-01T14:05:00Z", "wrote the intro", "op-phone-1"));
-        step(clients.subList(0, 1), "stop_session", "retry after a lost response", stops, 0, 0,
+        step(
+            clients.subList(0, 1),
+            "stop_session",
+            "retry after a lost response",
+            stops,
+            0,
+            0,
             stop("s-1", "2025-06-01T14:05:00Z", "wrote the intro", "op-phone-1"));
-        step(clients, "stop_session", "8 concurrent copies (natural key)", stops, 1, 1,
+        step(
+            clients,
+            "stop_session",
+            "8 concurrent copies (natural key)",
+            stops,
+            1,
+            1,
             stop("s-2", "2025-06-01T14:30:00Z", "reviewed", null));
-        step(clients.subList(0, 1), "stop_session", "same op_id, other arguments", stops, 0, 0,
+        step(
+            clients.subList(0, 1),
+            "stop_session",
+            "same op_id, other arguments",
+            stops,
+            0,
+            0,
             stop("s-1", "2025-06-01T14:50:00Z", "something else", "op-phone-1"));
-        step(clients.subList(0, 1), "stop_session", "a stop without a session id", stops, 0,
+        step(
+            clients.subList(0, 1),
+            "stop_session",
+            "a stop without a session id",
+            stops,
+            0,
             args(Map.of("end_at", "2025-06-01T15:00:00Z", "summary", "done"), "stop_session"));
 
         CallToolRequest phoneA = stop("s-a", "2025-06-01T14:05:00Z", "wrote the intro", "op-pa");
-        CallToolRequest laptopA = stop("s-a", "2025-06-01T14:20:00Z", "wrote intro and outline", "op-la");
-        CallToolRequest laptopB = stop("s-b", "2025-06-01T14:20:00Z", "wrote intro and outline", "op-lb");
+        CallToolRequest laptopA =
+            stop("s-a", "2025-06-01T14:20:00Z", "wrote intro and outline", "op-la");
+        CallToolRequest laptopB =
+            stop("s-b", "2025-06-01T14:20:00Z", "wrote intro and outline", "op-lb");
         CallToolRequest phoneB = stop("s-b", "2025-06-01T14:05:00Z", "wrote the intro", "op-pb");
         c.callTool(phoneA);
         c.callTool(laptopA);
@@ -189,26 +312,52 @@ final class Demo {
     }
   }
 
-  private void writeTool(List<McpSyncClient> clients, String tool, IntSupplier effects,
+  private void writeTool(
+      List<McpSyncClient> clients,
+      String tool,
+      IntSupplier effects,
       Function<String, CallToolRequest> first,
       Function<String, CallToolRequest> concurrent,
       Function<String, CallToolRequest> otherArgs) {
     step(clients.subList(0, 1), tool, "first call", effects, 1, 1, first.apply(tool + "-k1"));
-    step(clients.subList(0, 1), tool, "retry after a lost response", effects, 0, 0,
+    step(
+        clients.subList(0, 1),
+        tool,
+        "retry after a lost response",
+        effects,
+        0,
+        0,
         first.apply(tool + "-k1"));
     step(clients, tool, "8 concurrent copies", effects, 1, 1, concurrent.apply(tool + "-k2"));
-    step(clients.subList(0, 1), tool, "same key, other arguments", effects, 0, 0,
+    step(
+        clients.subList(0, 1),
+        tool,
+        "same key, other arguments",
+        effects,
+        0,
+        0,
         otherArgs.apply(tool + "-k1"));
   }
 
   /** Sends the request once per client, all at once, and records a row. */
-  private void step(List<McpSyncClient> clients, String tool, String name, IntSupplier effects,
-      int expected, CallToolRequest request) {
+  private void step(
+      List<McpSyncClient> clients,
+      String tool,
+      String name,
+      IntSupplier effects,
+      int expected,
+      CallToolRequest request) {
     step(clients, tool, name, effects, expected, -1, request);
   }
 
-  private void step(List<McpSyncClient> clients, String tool, String name, IntSupplier effects,
-      int expected, int expectedExecutions, CallToolRequest request) {
+  private void step(
+      List<McpSyncClient> clients,
+      String tool,
+      String name,
+      IntSupplier effects,
+      int expected,
+      int expectedExecutions,
+      CallToolRequest request) {
     int executionsBefore = server.executions(request.name());
     int effectsBefore = effects.getAsInt();
     ExecutorService pool = Executors.newFixedThreadPool(clients.size());
@@ -217,14 +366,17 @@ final class Demo {
       CountDownLatch go = new CountDownLatch(1);
       List<CompletableFuture<String>> calls = new ArrayList<>();
       for (McpSyncClient client : clients) {
-        calls.add(CompletableFuture.supplyAsync(() -> {
-          try {
-            go.await();
-            return outcome(client.callTool(request));
-          } catch (Exception e) {
-            return "exception: " + e.getMessage();
-          }
-        }, pool));
+        calls.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    go.await();
+                    return outcome(client.callTool(request));
+                  } catch (Exception e) {
+                    return "exception: " + e.getMessage();
+                  }
+                },
+                pool));
       }
       go.countDown();
       for (CompletableFuture<String> call : calls) {
@@ -237,10 +389,16 @@ final class Demo {
     }
     List<String> parts = new ArrayList<>();
     outcomes.forEach((o, n) -> parts.add(clients.size() == 1 ? o : n + " " + o));
-    steps.add(new Step(tool, name, clients.size(),
-        server.executions(request.name()) - executionsBefore,
-        effects.getAsInt() - effectsBefore, String.join(", ", parts), expected,
-        expectedExecutions));
+    steps.add(
+        new Step(
+            tool,
+            name,
+            clients.size(),
+            server.executions(request.name()) - executionsBefore,
+            effects.getAsInt() - effectsBefore,
+            String.join(", ", parts),
+            expected,
+            expectedExecutions));
   }
 
   @SuppressWarnings("unchecked")
@@ -253,19 +411,23 @@ final class Demo {
       }
       return "error";
     }
-    if (result.meta() != null && Boolean.TRUE.equals(result.meta().get(McpGateErrors.META_REPLAYED))) {
+    if (result.meta() != null
+        && Boolean.TRUE.equals(result.meta().get(McpGateErrors.META_REPLAYED))) {
       return "replayed";
     }
     return "executed";
   }
 
   private McpSyncClient client(int port) {
-    McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport
-            .builder("http://127.0.0.1:" + port).endpoint("/mcp")
-            .httpRequestCustomizer((builder, method, uri, body, ctx) ->
-                builder.header("X-Tenant", tenant))
-            .build())
-        .requestTimeout(Duration.ofSeconds(60)).build();
+    McpSyncClient client =
+        McpClient.sync(
+                HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+                    .endpoint("/mcp")
+                    .httpRequestCustomizer(
+                        (builder, method, uri, body, ctx) -> builder.header("X-Tenant", tenant))
+                    .build())
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
     client.initialize();
     return client;
   }
@@ -275,7 +437,8 @@ final class Demo {
   }
 
   private static CallToolRequest refund(String key, int amount) {
-    return args(Map.of("order_id", "ord_9f2", "amount_cents", amount, "idempotency_key", key),
+    return args(
+        Map.of("order_id", "ord_9f2", "amount_cents", amount, "idempotency_key", key),
         "refund_order");
   }
 
@@ -284,8 +447,8 @@ final class Demo {
   }
 
   private static CallToolRequest publish(String slug, String title) {
-    return args(Map.of("slug", slug, "title", title, "body", "Steps to reproduce: ..."),
-        "publish_story");
+    return args(
+        Map.of("slug", slug, "title", title, "body", "Steps to reproduce: ..."), "publish_story");
   }
 
   private static CallToolRequest reproduction(String reporter) {

@@ -23,10 +23,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -47,28 +47,39 @@ final class ExampleServer implements AutoCloseable {
    * @param purgeInterval how often expired claims are deleted (positive)
    * @param purgeBatchSize the most rows one purge call deletes (at least 1)
    */
-  record Config(String jdbcUrl, String dynamoEndpoint, String redisUrl, TenantResolver tenants,
-      Set<String> ungated, Duration purgeInterval, int purgeBatchSize) {
+  record Config(
+      String jdbcUrl,
+      String dynamoEndpoint,
+      String redisUrl,
+      TenantResolver tenants,
+      Set<String> ungated,
+      Duration purgeInterval,
+      int purgeBatchSize) {
     /** Expired claims are purged every 5 minutes, 500 rows a call, by default. */
     static final Duration PURGE_INTERVAL = Duration.ofMinutes(5);
+
     static final int PURGE_BATCH_SIZE = 500;
 
     Config {
       if (purgeInterval == null || purgeInterval.isNegative() || purgeInterval.isZero()) {
-        throw new IllegalArgumentException("the purge interval must be positive, was "
-            + purgeInterval);
+        throw new IllegalArgumentException(
+            "the purge interval must be positive, was " + purgeInterval);
       }
       if (purgeBatchSize < 1) {
-        throw new IllegalArgumentException("the purge batch size must be at least 1, was "
-            + purgeBatchSize);
+        throw new IllegalArgumentException(
+            "the purge batch size must be at least 1, was " + purgeBatchSize);
       }
       if (dynamoEndpoint != null && redisUrl != null) {
-        throw new IllegalArgumentException("claims go to one store: give --dynamodb-endpoint or"
-            + " --redis-url, not both");
+        throw new IllegalArgumentException(
+            "claims go to one store: give --dynamodb-endpoint or" + " --redis-url, not both");
       }
     }
 
-    Config(String jdbcUrl, String dynamoEndpoint, String redisUrl, TenantResolver tenants,
+    Config(
+        String jdbcUrl,
+        String dynamoEndpoint,
+        String redisUrl,
+        TenantResolver tenants,
         Set<String> ungated) {
       this(jdbcUrl, dynamoEndpoint, redisUrl, tenants, ungated, PURGE_INTERVAL, PURGE_BATCH_SIZE);
     }
@@ -77,7 +88,9 @@ final class ExampleServer implements AutoCloseable {
       this(jdbcUrl, dynamoEndpoint, redisUrl, tenants, Set.of());
     }
 
-    /** @return this configuration, with expired claims purged every interval, batch rows a call */
+    /**
+     * @return this configuration, with expired claims purged every interval, batch rows a call
+     */
     Config withPurge(Duration interval, int batchSize) {
       return new Config(jdbcUrl, dynamoEndpoint, redisUrl, tenants, ungated, interval, batchSize);
     }
@@ -88,11 +101,15 @@ final class ExampleServer implements AutoCloseable {
   final IdempotencyStore store;
   final IdempotencyGate gate;
   final McpGate mcpGate;
+
   /** The audit trail, in the business database beside the data it explains. */
   final JdbcAuditSink audit;
+
   final Externals externals = new Externals();
+
   /** Set by the demo: the next refund "crashes" after the payment provider accepted it. */
   final AtomicBoolean crashAfterNextRefund = new AtomicBoolean();
+
   final TenantResolver tenants;
   private final Set<String> ungated;
   private final DynamoDbClient dynamo;
@@ -101,6 +118,7 @@ final class ExampleServer implements AutoCloseable {
   final StoryTools stories;
   final SessionTools sessions;
   private final ShopTools shop;
+
   /** Deletes expired claims on its own daemon thread; stopped by {@link #close()}. */
   private final ClaimPurger purger;
 
@@ -116,16 +134,19 @@ final class ExampleServer implements AutoCloseable {
       BusinessDb.create(dataSource);
     } catch (SQLException e) {
       dataSource.close();
-      throw new IllegalStateException("could not create the example's tables in "
-          + config.jdbcUrl() + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "could not create the example's tables in " + config.jdbcUrl() + ": " + e.getMessage(),
+          e);
     }
     if (config.dynamoEndpoint() != null) {
-      this.dynamo = DynamoDbClient.builder()
-          .endpointOverride(URI.create(config.dynamoEndpoint()))
-          .region(Region.US_EAST_1)
-          .credentialsProvider(StaticCredentialsProvider.create(
-              AwsBasicCredentials.create("example", "example")))
-          .build();
+      this.dynamo =
+          DynamoDbClient.builder()
+              .endpointOverride(URI.create(config.dynamoEndpoint()))
+              .region(Region.US_EAST_1)
+              .credentialsProvider(
+                  StaticCredentialsProvider.create(
+                      AwsBasicCredentials.create("example", "example")))
+              .build();
       DynamoDbIdempotencyStore d = DynamoDbIdempotencyStore.builder(dynamo).build();
       d.createTableIfMissing();
       this.store = d;
@@ -142,14 +163,20 @@ final class ExampleServer implements AutoCloseable {
       this.jdbcStore = JdbcIdempotencyStore.builder(dataSource).createSchemaIfMissing(true).build();
       this.store = jdbcStore;
     }
-    this.gate = IdempotencyGate.builder(store)
-        .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10)).build())
-        .listener(new Slf4jGateListener())
-        .build();
+    this.gate =
+        IdempotencyGate.builder(store)
+            .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10)).build())
+            .listener(new Slf4jGateListener())
+            .build();
     this.purger = ClaimPurger.start(store, config.purgeInterval(), config.purgeBatchSize());
     this.audit = JdbcAuditSink.builder(dataSource).createTableIfMissing(true).build();
-    this.mcpGate = McpGate.builder(gate).tenantResolver(tenants).jsonMapper(Transports.JSON)
-        .requireExactNumbers().audit(audit).build();
+    this.mcpGate =
+        McpGate.builder(gate)
+            .tenantResolver(tenants)
+            .jsonMapper(Transports.JSON)
+            .requireExactNumbers()
+            .audit(audit)
+            .build();
     this.shop = new ShopTools(this);
     this.stories = new StoryTools(this);
     this.sessions = new SessionTools(this);
@@ -157,36 +184,42 @@ final class ExampleServer implements AutoCloseable {
 
   /**
    * @return every tool of the server, write tools gated (or declared safe), reads ungated; each
-   *     answers a call whose tenant cannot be told with an error result, never an exception
-   *     that the transport might turn into no response at all
+   *     answers a call whose tenant cannot be told with an error result, never an exception that
+   *     the transport might turn into no response at all
    */
   List<SyncToolSpecification> tools() {
     return Stream.of(
-        shop.refundOrder(),
-        shop.sendPasswordReset(),
-        stories.publishStory(),
-        stories.reportReproduction(),
-        stories.getStory(),
-        sessions.startSession(),
-        sessions.stopSession(),
-        sessions.getSession()).map(this::tenantRequired).toList();
+            shop.refundOrder(),
+            shop.sendPasswordReset(),
+            stories.publishStory(),
+            stories.reportReproduction(),
+            stories.getStory(),
+            sessions.startSession(),
+            sessions.stopSession(),
+            sessions.getSession())
+        .map(this::tenantRequired)
+        .toList();
   }
 
   private SyncToolSpecification tenantRequired(SyncToolSpecification spec) {
     var handler = spec.callHandler();
-    return new SyncToolSpecification(spec.tool(), (exchange, request) -> {
-      String tenant;
-      try {
-        tenant = tenants.resolve(exchange.transportContext());
-      } catch (RuntimeException e) {
-        tenant = null;
-      }
-      if (tenant == null || tenant.isEmpty()) {
-        return Results.error("tenant_unknown", "The server could not tell which account this"
-            + " call belongs to, so it did not run it. Send the X-Tenant header.");
-      }
-      return handler.apply(exchange, request);
-    });
+    return new SyncToolSpecification(
+        spec.tool(),
+        (exchange, request) -> {
+          String tenant;
+          try {
+            tenant = tenants.resolve(exchange.transportContext());
+          } catch (RuntimeException e) {
+            tenant = null;
+          }
+          if (tenant == null || tenant.isEmpty()) {
+            return Results.error(
+                "tenant_unknown",
+                "The server could not tell which account this"
+                    + " call belongs to, so it did not run it. Send the X-Tenant header.");
+          }
+          return handler.apply(exchange, request);
+        });
   }
 
   /** Gates the tool with the policy, unless the configuration leaves it ungated. */
@@ -202,7 +235,9 @@ final class ExampleServer implements AutoCloseable {
     executions.computeIfAbsent(tool, t -> new AtomicInteger()).incrementAndGet();
   }
 
-  /** @return how many times the tool's handler ran */
+  /**
+   * @return how many times the tool's handler ran
+   */
   int executions(String tool) {
     AtomicInteger n = executions.get(tool);
     return n == null ? 0 : n.get();
@@ -216,18 +251,22 @@ final class ExampleServer implements AutoCloseable {
     return tenant;
   }
 
-  /** @return a description of where claims are kept, for the logs */
+  /**
+   * @return a description of where claims are kept, for the logs
+   */
   String storeDescription() {
     if (jdbcStore != null) {
       return jdbcStore.dialect() + " table " + jdbcStore.tableName();
     }
-    return redis != null ? "Redis" : "DynamoDB table " + ((DynamoDbIdempotencyStore) store).tableName();
+    return redis != null
+        ? "Redis"
+        : "DynamoDB table " + ((DynamoDbIdempotencyStore) store).tableName();
   }
 
   @Override
   public void close() {
     purger.close();
-    gate.close();   // stops its lease-renewal thread
+    gate.close(); // stops its lease-renewal thread
     audit.close();
     if (dynamo != null) {
       dynamo.close();

@@ -2,14 +2,14 @@ package dev.mcpgate.examples;
 
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The outside world of the example, simulated in memory: what a real server calls and cannot
- * take back. Each records every effect it accepts, so the demo can count them.
+ * The outside world of the example, simulated in memory: what a real server calls and cannot take
+ * back. Each records every effect it accepts, so the demo can count them.
  */
 final class Externals {
   final PaymentProvider payments = new PaymentProvider();
@@ -38,18 +38,29 @@ final class Externals {
       if (idempotencyKey == null) {
         return accept(orderId, amountCents, null);
       }
-      Refund r = byKey.computeIfAbsent(idempotencyKey,
-          k -> accept(orderId, amountCents, idempotencyKey));
+      Refund r =
+          byKey.computeIfAbsent(idempotencyKey, k -> accept(orderId, amountCents, idempotencyKey));
       if (!r.orderId().equals(orderId) || r.amountCents() != amountCents) {
-        throw new IllegalArgumentException("idempotency key " + idempotencyKey + " was used for"
-            + " another refund (" + r.orderId() + ", " + r.amountCents() + " cents)");
+        throw new IllegalArgumentException(
+            "idempotency key "
+                + idempotencyKey
+                + " was used for"
+                + " another refund ("
+                + r.orderId()
+                + ", "
+                + r.amountCents()
+                + " cents)");
       }
       return r;
     }
 
     private Refund accept(String orderId, long amountCents, String idempotencyKey) {
-      Refund r = new Refund("re_" + UUID.randomUUID().toString().substring(0, 12), orderId,
-          amountCents, idempotencyKey);
+      Refund r =
+          new Refund(
+              "re_" + UUID.randomUUID().toString().substring(0, 12),
+              orderId,
+              amountCents,
+              idempotencyKey);
       refunds.add(r);
       return r;
     }

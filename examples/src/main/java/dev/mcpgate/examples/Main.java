@@ -21,31 +21,39 @@ import java.util.concurrent.CountDownLatch;
  * </pre>
  */
 public final class Main {
-  private static final String USAGE = String.join("\n",
-      "usage: java -jar mcpgate-examples.jar COMMAND [OPTIONS]",
-      "commands:",
-      "  serve --stdio            serve MCP on stdin/stdout until stdin ends (tenant: \"local\")",
-      "  serve --http PORT        serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp",
-      "                           (tenant: the X-Tenant header; calls without one are refused)",
-      "  demo                     run every write tool as a retrying client would, and check it",
-      "  status --jdbc-url URL --tenant T --tool TOOL --key K",
-      "                           the claim of one call and its audit history, in plain words",
-      "  status --jdbc-url URL --tenant T --search TEXT",
-      "                           the calls whose recorded arguments contain TEXT",
-      "  status resolve --jdbc-url URL --tenant T --tool TOOL --key K",
-      "         (--happened RESULT_JSON | --not-happened)",
-      "                           settle a key whose outcome is unknown: it happened, with this",
-      "                           result (MCP CallToolResult JSON) to replay; or it did not, and a",
-      "                           retry runs the call",
-      "options:",
-      "  --jdbc-url URL           business data and claims (default: an H2 file in",
-      "                           ./mcpgate-example-data; the demo uses a fresh temporary one)",
-      "  --dynamodb-endpoint URL  keep the claims in DynamoDB (e.g. http://127.0.0.1:4567)",
-      "  --redis-url URL          keep the claims in Redis (e.g. redis://127.0.0.1:6379)");
+  private static final String USAGE =
+      String.join(
+          "\n",
+          "usage: java -jar mcpgate-examples.jar COMMAND [OPTIONS]",
+          "commands:",
+          "  serve --stdio            serve MCP on stdin/stdout until stdin ends (tenant:"
+              + " \"local\")",
+          "  serve --http PORT        serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp",
+          "                           (tenant: the X-Tenant header; calls without one are refused)",
+          "  demo                     run every write tool as a retrying client would, and check"
+              + " it",
+          "  status --jdbc-url URL --tenant T --tool TOOL --key K",
+          "                           the claim of one call and its audit history, in plain words",
+          "  status --jdbc-url URL --tenant T --search TEXT",
+          "                           the calls whose recorded arguments contain TEXT",
+          "  status resolve --jdbc-url URL --tenant T --tool TOOL --key K",
+          "         (--happened RESULT_JSON | --not-happened)",
+          "                           settle a key whose outcome is unknown: it happened, with"
+              + " this",
+          "                           result (MCP CallToolResult JSON) to replay; or it did not,"
+              + " and a",
+          "                           retry runs the call",
+          "options:",
+          "  --jdbc-url URL           business data and claims (default: an H2 file in",
+          "                           ./mcpgate-example-data; the demo uses a fresh temporary one)",
+          "  --dynamodb-endpoint URL  keep the claims in DynamoDB (e.g. http://127.0.0.1:4567)",
+          "  --redis-url URL          keep the claims in Redis (e.g. redis://127.0.0.1:6379)");
 
   private Main() {}
 
-  /** @param args the command line */
+  /**
+   * @param args the command line
+   */
   public static void main(String[] args) throws Exception {
     System.exit(run(args, System.out, System.err));
   }
@@ -57,8 +65,7 @@ public final class Main {
       return rest.isEmpty() ? 2 : 0;
     }
     String command = rest.remove(0);
-    boolean resolve = "status".equals(command) && !rest.isEmpty()
-        && "resolve".equals(rest.get(0));
+    boolean resolve = "status".equals(command) && !rest.isEmpty() && "resolve".equals(rest.get(0));
     if (resolve) {
       rest.remove(0);
     }
@@ -86,28 +93,47 @@ public final class Main {
     switch (command) {
       case "status" -> {
         if (resolve) {
-          if (jdbcUrl == null || tenant == null || tool == null || key == null
+          if (jdbcUrl == null
+              || tenant == null
+              || tool == null
+              || key == null
               || (happened == null) == !notHappened) {
-            err.println("status resolve needs --jdbc-url, --tenant, --tool, --key and exactly one"
-                + " of --happened RESULT_JSON and --not-happened\n" + USAGE);
+            err.println(
+                "status resolve needs --jdbc-url, --tenant, --tool, --key and exactly one"
+                    + " of --happened RESULT_JSON and --not-happened\n"
+                    + USAGE);
             return 2;
           }
-          return Status.resolve(jdbcUrl, tenant, tool, key, happened,
-              claimsTable == null ? "mcpgate_claims" : claimsTable, out, err);
+          return Status.resolve(
+              jdbcUrl,
+              tenant,
+              tool,
+              key,
+              happened,
+              claimsTable == null ? "mcpgate_claims" : claimsTable,
+              out,
+              err);
         }
         if (happened != null || notHappened) {
           err.println("--happened and --not-happened belong to status resolve\n" + USAGE);
           return 2;
         }
-        if (jdbcUrl == null || tenant == null
+        if (jdbcUrl == null
+            || tenant == null
             || (search == null && (tool == null || key == null))) {
-          err.println("status needs --jdbc-url and --tenant, and --tool with --key, or --search\n"
-              + USAGE);
+          err.println(
+              "status needs --jdbc-url and --tenant, and --tool with --key, or --search\n" + USAGE);
           return 2;
         }
-        return Status.run(jdbcUrl, tenant, tool, key, search,
+        return Status.run(
+            jdbcUrl,
+            tenant,
+            tool,
+            key,
+            search,
             claimsTable == null ? "mcpgate_claims" : claimsTable,
-            auditTable == null ? "mcpgate_audit" : auditTable, out);
+            auditTable == null ? "mcpgate_audit" : auditTable,
+            out);
       }
       case "demo" -> {
         Path scratch = null;
@@ -115,13 +141,15 @@ public final class Main {
           scratch = Files.createTempDirectory("mcpgate-demo");
           jdbcUrl = "jdbc:h2:file:" + scratch.resolve("db").toAbsolutePath();
         }
-        try (ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamo, redis,
-            TenantResolver.fromTransportContext("tenant")))) {
+        try (ExampleServer server =
+            new ExampleServer(
+                new ExampleServer.Config(
+                    jdbcUrl, dynamo, redis, TenantResolver.fromTransportContext("tenant")))) {
           Demo.Report report = new Demo(server).run();
           report.print(out);
           return report.passed() ? 0 : 1;
         } finally {
-          TempFiles.deleteRecursively(scratch);   // the server (and its H2 file) is closed by now
+          TempFiles.deleteRecursively(scratch); // the server (and its H2 file) is closed by now
         }
       }
       case "serve" -> {
@@ -143,19 +171,24 @@ public final class Main {
           Files.createDirectories(dir);
           jdbcUrl = "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath();
         }
-        TenantResolver tenants = stdio ? TenantResolver.fixed("local")
-            : TenantResolver.fromTransportContext("tenant");
-        ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamo, redis,
-            tenants));
+        TenantResolver tenants =
+            stdio ? TenantResolver.fixed("local") : TenantResolver.fromTransportContext("tenant");
+        ExampleServer server =
+            new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamo, redis, tenants));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
         if (stdio) {
-          err.println("mcpgate-example: serving MCP on stdio; claims in " + server.storeDescription());
+          err.println(
+              "mcpgate-example: serving MCP on stdio; claims in " + server.storeDescription());
           Transports.stdio(server.tools(), stopped);
         } else {
           Transports.Http http = Transports.http(port, server.tools());
-          err.println("mcpgate-example: serving MCP at http://127.0.0.1:" + http.port() + "/mcp;"
-              + " claims in " + server.storeDescription());
+          err.println(
+              "mcpgate-example: serving MCP at http://127.0.0.1:"
+                  + http.port()
+                  + "/mcp;"
+                  + " claims in "
+                  + server.storeDescription());
         }
         stopped.await();
         server.close();

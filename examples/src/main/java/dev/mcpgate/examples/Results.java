@@ -16,7 +16,9 @@ final class Results {
   }
 
   static CallToolResult error(String type, String text) {
-    return CallToolResult.builder().isError(true).addTextContent(text)
+    return CallToolResult.builder()
+        .isError(true)
+        .addTextContent(text)
         .structuredContent(Map.of("error", Map.of("type", type, "message", text)))
         .build();
   }

@@ -17,7 +17,8 @@ final class Schemas {
   }
 
   @SafeVarargs
-  static Map<String, Object> object(List<String> required, Map.Entry<String, Object>... properties) {
+  static Map<String, Object> object(
+      List<String> required, Map.Entry<String, Object>... properties) {
     Map<String, Object> props = new LinkedHashMap<>();
     for (Map.Entry<String, Object> p : properties) {
       props.put(p.getKey(), p.getValue());

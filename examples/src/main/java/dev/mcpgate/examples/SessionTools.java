@@ -14,8 +14,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -23,8 +23,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Focus sessions, the case where a retry used to stop "the only running session" (now another
- * one), and where two devices stop one session with two different intents.
+ * Focus sessions, the case where a retry used to stop "the only running session" (now another one),
+ * and where two devices stop one session with two different intents.
  */
 final class SessionTools {
   private final ExampleServer server;
@@ -33,96 +33,131 @@ final class SessionTools {
     this.server = server;
   }
 
-  /** start_session(session_id, started_at): create-if-absent by a client-minted id; declared safe. */
+  /**
+   * start_session(session_id, started_at): create-if-absent by a client-minted id; declared safe.
+   */
   SyncToolSpecification startSession() {
-    McpSchema.Tool tool = McpSchema.Tool.builder("start_session", Schemas.object(
-            List.of("session_id", "started_at"),
-            entry("session_id", Schemas.string("a new id you mint for the session, e.g. s-3f9a")),
-            entry("started_at", Schemas.string("when it started, ISO-8601, e.g. 2025-06-01T13:00:00Z"))))
-        .description("Start a focus session under an id you choose. Safe to retry: the same id"
-            + " starts it once.")
-        .annotations(new McpSchema.ToolAnnotations("Start a session", false, false, true, false, null))
-        .build();
-    return new SyncToolSpecification(tool, (exchange, request) -> {
-      server.executed("start_session");
-      String tenant = server.tenant(exchange);
-      String id = (String) request.arguments().get("session_id");
-      String startedAt;
-      try {
-        startedAt = Instant.parse((String) request.arguments().get("started_at")).toString();
-      } catch (DateTimeParseException e) {
-        return Results.error("started_at must be an ISO-8601 instant such as 2025-06-01T13:00:00Z");
-      }
-      try (Connection c = server.dataSource.getConnection();
-          PreparedStatement ps = c.prepareStatement("INSERT INTO example_sessions (tenant, id,"
-              + " started_at, state) VALUES (?, ?, ?, 'RUNNING')")) {
-        ps.setString(1, tenant);
-        ps.setString(2, id);
-        ps.setString(3, startedAt);
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
-          throw new IllegalStateException("could not start session " + id, e);
-        }
-        // started before: the same answer as the first time
-      }
-      Map<String, Object> state = sessionState(tenant, id);
-      return Results.ok("Session " + id + " started at " + state.get("started_at"),
-          Map.of("session_id", id, "started_at", state.get("started_at")));
-    });
+    McpSchema.Tool tool =
+        McpSchema.Tool.builder(
+                "start_session",
+                Schemas.object(
+                    List.of("session_id", "started_at"),
+                    entry(
+                        "session_id",
+                        Schemas.string("a new id you mint for the session, e.g. s-3f9a")),
+                    entry(
+                        "started_at",
+                        Schemas.string("when it started, ISO-8601, e.g. 2025-06-01T13:00:00Z"))))
+            .description(
+                "Start a focus session under an id you choose. Safe to retry: the same id"
+                    + " starts it once.")
+            .annotations(
+                new McpSchema.ToolAnnotations("Start a session", false, false, true, false, null))
+            .build();
+    return new SyncToolSpecification(
+        tool,
+        (exchange, request) -> {
+          server.executed("start_session");
+          String tenant = server.tenant(exchange);
+          String id = (String) request.arguments().get("session_id");
+          String startedAt;
+          try {
+            startedAt = Instant.parse((String) request.arguments().get("started_at")).toString();
+          } catch (DateTimeParseException e) {
+            return Results.error(
+                "started_at must be an ISO-8601 instant such as 2025-06-01T13:00:00Z");
+          }
+          try (Connection c = server.dataSource.getConnection();
+              PreparedStatement ps =
+                  c.prepareStatement(
+                      "INSERT INTO example_sessions (tenant, id,"
+                          + " started_at, state) VALUES (?, ?, ?, 'RUNNING')")) {
+            ps.setString(1, tenant);
+            ps.setString(2, id);
+            ps.setString(3, startedAt);
+            ps.executeUpdate();
+          } catch (SQLException e) {
+            if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+              throw new IllegalStateException("could not start session " + id, e);
+            }
+            // started before: the same answer as the first time
+          }
+          Map<String, Object> state = sessionState(tenant, id);
+          return Results.ok(
+              "Session " + id + " started at " + state.get("started_at"),
+              Map.of("session_id", id, "started_at", state.get("started_at")));
+        });
   }
 
   /**
-   * stop_session(session_id, end_at, summary, op_id?): keyed by the op_id an app mints for a
-   * queued request, else by the natural key (session_id, end_at). Two different stops of one
-   * session merge by an order-independent rule; the stop and its stored result commit together.
+   * stop_session(session_id, end_at, summary, op_id?): keyed by the op_id an app mints for a queued
+   * request, else by the natural key (session_id, end_at). Two different stops of one session merge
+   * by an order-independent rule; the stop and its stored result commit together.
    */
   SyncToolSpecification stopSession() {
-    McpSchema.Tool tool = McpSchema.Tool.builder("stop_session", Schemas.object(
-            List.of("end_at", "summary"),
-            entry("session_id", Schemas.string("the session to stop (get it from get_session or"
-                + " from the list this tool returns when it is missing)")),
-            entry("end_at", Schemas.string("when the session ended, ISO-8601")),
-            entry("summary", Schemas.string("what was done"))))
-        .description("Stop a focus session. If two stops of one session arrive (from two"
-            + " devices), the earliest end wins and every stop is kept; a different later summary"
-            + " goes to the session's notes. op_id is for apps replaying queued requests: do not"
-            + " invent one.")
-        .build();
-    ToolPolicy policy = ToolPolicy.builder()
-        .keyArgument("op_id").keySources(KeySource.ARGUMENT).naturalKey("session_id", "end_at")
-        .required(false).keepKeyArgument(true)
-        .keyDescription("For apps replaying a queued request: that request's id. Do not invent"
-            + " one; leave it out.")
-        .build();
+    McpSchema.Tool tool =
+        McpSchema.Tool.builder(
+                "stop_session",
+                Schemas.object(
+                    List.of("end_at", "summary"),
+                    entry(
+                        "session_id",
+                        Schemas.string(
+                            "the session to stop (get it from get_session or"
+                                + " from the list this tool returns when it is missing)")),
+                    entry("end_at", Schemas.string("when the session ended, ISO-8601")),
+                    entry("summary", Schemas.string("what was done"))))
+            .description(
+                "Stop a focus session. If two stops of one session arrive (from two devices), the"
+                    + " earliest end wins and every stop is kept; a different later summary goes to"
+                    + " the session's notes. op_id is for apps replaying queued requests: do not"
+                    + " invent one.")
+            .build();
+    ToolPolicy policy =
+        ToolPolicy.builder()
+            .keyArgument("op_id")
+            .keySources(KeySource.ARGUMENT)
+            .naturalKey("session_id", "end_at")
+            .required(false)
+            .keepKeyArgument(true)
+            .keyDescription(
+                "For apps replaying a queued request: that request's id. Do not invent"
+                    + " one; leave it out.")
+            .build();
     if (server.jdbcStore != null && !server.isUngated("stop_session")) {
-      return server.mcpGate.gateSingleCommit(tool, policy, server.jdbcStore.singleCommit(),
+      return server.mcpGate.gateSingleCommit(
+          tool,
+          policy,
+          server.jdbcStore.singleCommit(),
           (exchange, request, scope, connection) -> stop(exchange, request, connection));
     }
-    SyncToolSpecification plain = new SyncToolSpecification(tool, (exchange, request) -> {
-      try (Connection c = server.dataSource.getConnection()) {
-        c.setAutoCommit(false);
-        try {
-          CallToolResult result = stop(exchange, request, c);
-          c.commit();
-          return result;
-        } catch (Exception e) {
-          c.rollback();
-          throw e;
-        } finally {
-          c.setAutoCommit(true);
-        }
-      } catch (RuntimeException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    SyncToolSpecification plain =
+        new SyncToolSpecification(
+            tool,
+            (exchange, request) -> {
+              try (Connection c = server.dataSource.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                  CallToolResult result = stop(exchange, request, c);
+                  c.commit();
+                  return result;
+                } catch (Exception e) {
+                  c.rollback();
+                  throw e;
+                } finally {
+                  c.setAutoCommit(true);
+                }
+              } catch (RuntimeException e) {
+                throw e;
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
     return server.gate(plain, policy);
   }
 
-  private CallToolResult stop(McpSyncServerExchange exchange, CallToolRequest request,
-      Connection c) throws SQLException {
+  private CallToolResult stop(McpSyncServerExchange exchange, CallToolRequest request, Connection c)
+      throws SQLException {
     server.executed("stop_session");
     String tenant = server.tenant(exchange);
     Map<String, Object> args = request.arguments();
@@ -130,8 +165,10 @@ final class SessionTools {
     String summary = (String) args.get("summary");
     String opId = (String) args.get("op_id");
     if (id == null) {
-      return Results.error("stop_session needs session_id; running sessions: "
-          + runningSessions(c, tenant) + ". Call it again with the id of the one to stop.");
+      return Results.error(
+          "stop_session needs session_id; running sessions: "
+              + runningSessions(c, tenant)
+              + ". Call it again with the id of the one to stop.");
     }
     Instant asked;
     try {
@@ -145,23 +182,28 @@ final class SessionTools {
     boolean clamped = asked.isAfter(now);
     String endAt = (clamped ? now : asked).toString();
     String startedAt;
-    try (PreparedStatement ps = c.prepareStatement("SELECT started_at FROM example_sessions"
-        + " WHERE tenant = ? AND id = ? FOR UPDATE")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT started_at FROM example_sessions"
+                + " WHERE tenant = ? AND id = ? FOR UPDATE")) {
       ps.setString(1, tenant);
       ps.setString(2, id);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
-          return Results.error("there is no session " + id + "; running sessions: "
-              + runningSessions(c, tenant));
+          return Results.error(
+              "there is no session " + id + "; running sessions: " + runningSessions(c, tenant));
         }
         startedAt = rs.getString(1);
       }
     }
     if (endAt.compareTo(startedAt) < 0) {
-      return Results.error("end_at " + endAt + " is before the session started (" + startedAt + ")");
+      return Results.error(
+          "end_at " + endAt + " is before the session started (" + startedAt + ")");
     }
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO example_session_stops (tenant,"
-        + " session_id, end_at, summary, op_id) VALUES (?, ?, ?, ?, ?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO example_session_stops (tenant,"
+                + " session_id, end_at, summary, op_id) VALUES (?, ?, ?, ?, ?)")) {
       ps.setString(1, tenant);
       ps.setString(2, id);
       ps.setString(3, endAt);
@@ -170,8 +212,10 @@ final class SessionTools {
       ps.executeUpdate();
     }
     Merged merged = merge(stops(c, tenant, id));
-    try (PreparedStatement ps = c.prepareStatement("UPDATE example_sessions SET state = 'ENDED',"
-        + " ended_at = ?, summary = ?, notes = ? WHERE tenant = ? AND id = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE example_sessions SET state = 'ENDED',"
+                + " ended_at = ?, summary = ?, notes = ? WHERE tenant = ? AND id = ?")) {
       ps.setString(1, merged.endedAt);
       ps.setString(2, merged.summary);
       ps.setString(3, merged.notes);
@@ -179,12 +223,24 @@ final class SessionTools {
       ps.setString(5, id);
       ps.executeUpdate();
     }
-    String message = (endAt.equals(merged.endedAt)
-        ? "Stopped " + id + " at " + endAt
-        : "Session " + id + " had already stopped at " + merged.endedAt + "; your stop at " + endAt
-            + " is kept" + (summary.equals(merged.summary) ? "" : " and its summary went to the notes"))
-        + (clamped ? ". The end you sent, " + asked + ", is ahead of the server's clock; it was"
-            + " recorded as " + endAt : "");
+    String message =
+        (endAt.equals(merged.endedAt)
+                ? "Stopped " + id + " at " + endAt
+                : "Session "
+                    + id
+                    + " had already stopped at "
+                    + merged.endedAt
+                    + "; your stop at "
+                    + endAt
+                    + " is kept"
+                    + (summary.equals(merged.summary) ? "" : " and its summary went to the notes"))
+            + (clamped
+                ? ". The end you sent, "
+                    + asked
+                    + ", is ahead of the server's clock; it was"
+                    + " recorded as "
+                    + endAt
+                : "");
     Map<String, Object> structured = new LinkedHashMap<>();
     structured.put("session_id", id);
     structured.put("ended_at", merged.endedAt);
@@ -217,13 +273,16 @@ final class SessionTools {
         notes.add(s.summary() + " (stop at " + s.endAt() + ")");
       }
     }
-    return new Merged(first.endAt(), first.summary(), notes.isEmpty() ? null : String.join("\n", notes));
+    return new Merged(
+        first.endAt(), first.summary(), notes.isEmpty() ? null : String.join("\n", notes));
   }
 
   private static List<Stop> stops(Connection c, String tenant, String id) throws SQLException {
     List<Stop> stops = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT end_at, summary FROM"
-        + " example_session_stops WHERE tenant = ? AND session_id = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT end_at, summary FROM"
+                + " example_session_stops WHERE tenant = ? AND session_id = ?")) {
       ps.setString(1, tenant);
       ps.setString(2, id);
       try (ResultSet rs = ps.executeQuery()) {
@@ -237,8 +296,10 @@ final class SessionTools {
 
   private static String runningSessions(Connection c, String tenant) throws SQLException {
     List<String> running = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT id, started_at FROM example_sessions"
-        + " WHERE tenant = ? AND state = 'RUNNING' ORDER BY started_at")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT id, started_at FROM example_sessions"
+                + " WHERE tenant = ? AND state = 'RUNNING' ORDER BY started_at")) {
       ps.setString(1, tenant);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -251,25 +312,34 @@ final class SessionTools {
 
   /** get_session(session_id): read-only, never gated. */
   SyncToolSpecification getSession() {
-    McpSchema.Tool tool = McpSchema.Tool.builder("get_session", Schemas.object(
-            List.of("session_id"), entry("session_id", Schemas.string("the session's id"))))
-        .description("Read a session: its state, end, summary, notes and every stop received.")
-        .annotations(new McpSchema.ToolAnnotations("Read a session", true, false, true, false, null))
-        .build();
-    return new SyncToolSpecification(tool, (exchange, request) -> {
-      Map<String, Object> s = sessionState(server.tenant(exchange),
-          (String) request.arguments().get("session_id"));
-      return s == null ? Results.error("there is no session " + request.arguments().get("session_id"))
-          : Results.ok(s.get("state") + " session " + s.get("id"), s);
-    });
+    McpSchema.Tool tool =
+        McpSchema.Tool.builder(
+                "get_session",
+                Schemas.object(
+                    List.of("session_id"), entry("session_id", Schemas.string("the session's id"))))
+            .description("Read a session: its state, end, summary, notes and every stop received.")
+            .annotations(
+                new McpSchema.ToolAnnotations("Read a session", true, false, true, false, null))
+            .build();
+    return new SyncToolSpecification(
+        tool,
+        (exchange, request) -> {
+          Map<String, Object> s =
+              sessionState(server.tenant(exchange), (String) request.arguments().get("session_id"));
+          return s == null
+              ? Results.error("there is no session " + request.arguments().get("session_id"))
+              : Results.ok(s.get("state") + " session " + s.get("id"), s);
+        });
   }
 
   /** The stored state of a session and its stops (without its id in the stops), or null. */
   Map<String, Object> sessionState(String tenant, String id) {
     try (Connection c = server.dataSource.getConnection()) {
       Map<String, Object> s = new LinkedHashMap<>();
-      try (PreparedStatement ps = c.prepareStatement("SELECT id, started_at, state, ended_at,"
-          + " summary, notes FROM example_sessions WHERE tenant = ? AND id = ?")) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT id, started_at, state, ended_at,"
+                  + " summary, notes FROM example_sessions WHERE tenant = ? AND id = ?")) {
         ps.setString(1, tenant);
         ps.setString(2, id);
         try (ResultSet rs = ps.executeQuery()) {

@@ -4,8 +4,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.IdempotencyGate;
-import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.KeyDigest;
+import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.audit.AuditDecision;
 import dev.mcpgate.core.audit.AuditRecord;
 import dev.mcpgate.core.spi.ClaimRecord;
@@ -29,8 +29,16 @@ import java.util.TreeMap;
 final class Status {
   private Status() {}
 
-  static int run(String jdbcUrl, String tenant, String tool, String key, String search,
-      String claimsTable, String auditTable, PrintStream out) throws Exception {
+  static int run(
+      String jdbcUrl,
+      String tenant,
+      String tool,
+      String key,
+      String search,
+      String claimsTable,
+      String auditTable,
+      PrintStream out)
+      throws Exception {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
     config.setMaximumPoolSize(2);
@@ -38,16 +46,29 @@ final class Status {
       JdbcAuditLog log = JdbcAuditLog.of(ds, auditTable);
       if (search != null) {
         List<AuditRecord> found = log.search(tenant, search, 50);
-        out.println(found.size() + " record(s) of tenant " + tenant + " whose arguments contain \""
-            + search + "\" (newest first):");
+        out.println(
+            found.size()
+                + " record(s) of tenant "
+                + tenant
+                + " whose arguments contain \""
+                + search
+                + "\" (newest first):");
         for (AuditRecord r : found) {
-          out.println("  " + r.at() + "  " + r.tool() + "  key " + r.key() + "  "
-              + r.decision() + "  " + r.arguments());
+          out.println(
+              "  "
+                  + r.at()
+                  + "  "
+                  + r.tool()
+                  + "  key "
+                  + r.key()
+                  + "  "
+                  + r.decision()
+                  + "  "
+                  + r.arguments());
         }
         return 0;
       }
-      JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).tableName(claimsTable)
-          .build();
+      JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).tableName(claimsTable).build();
       ClaimId id = new ClaimId(tenant, tool, key);
       Optional<ClaimRecord> row = store.find(id);
       if (row.isEmpty()) {
@@ -59,22 +80,36 @@ final class Status {
         }
       }
       out.println(tool + " with key \"" + key + "\" for tenant " + tenant + ":");
-      out.println("  claim: " + row.map(Status::describe).orElse("none (never claimed, released,"
-          + " or expired and purged)"));
+      out.println(
+          "  claim: "
+              + row.map(Status::describe)
+                  .orElse("none (never claimed, released," + " or expired and purged)"));
       List<AuditRecord> history;
       try {
         history = log.history(tenant, tool, key);
       } catch (java.sql.SQLException e) {
-        out.println("  history: none (the audit table " + auditTable + " could not be read: "
-            + e.getMessage().lines().findFirst().orElse("") + ")");
+        out.println(
+            "  history: none (the audit table "
+                + auditTable
+                + " could not be read: "
+                + e.getMessage().lines().findFirst().orElse("")
+                + ")");
         return 0;
       }
       out.println("  history: " + summary(history));
       for (AuditRecord r : history) {
-        out.println("    " + r.at() + "  " + r.decision()
-            + (r.attempt() > 0 ? " (attempt " + r.attempt() + ")" : "")
-            + (r.reason() != null ? ": " + r.reason() : "")
-            + "  args " + r.argsHash() + "  " + r.durationMicros() / 1000 + " ms");
+        out.println(
+            "    "
+                + r.at()
+                + "  "
+                + r.decision()
+                + (r.attempt() > 0 ? " (attempt " + r.attempt() + ")" : "")
+                + (r.reason() != null ? ": " + r.reason() : "")
+                + "  args "
+                + r.argsHash()
+                + "  "
+                + r.durationMicros() / 1000
+                + " ms");
       }
       return 0;
     }
@@ -82,13 +117,24 @@ final class Status {
 
   private static String describe(ClaimRecord r) {
     return switch (r.state()) {
-      case COMPLETED -> "completed by attempt " + r.attempt() + " at " + r.completedAt()
-          + (r.result().kind() == StoredResult.Kind.NOT_STORED
-              ? ", result too large to keep" : ", result stored") + "; kept until " + r.expiresAt();
-      case IN_PROGRESS -> "in progress, attempt " + r.attempt() + ", lease until "
-          + r.leaseExpiresAt();
-      case UNKNOWN -> "outcome unknown (attempt " + r.attempt() + "), fenced until "
-          + r.expiresAt() + " unless settled (status resolve)";
+      case COMPLETED ->
+          "completed by attempt "
+              + r.attempt()
+              + " at "
+              + r.completedAt()
+              + (r.result().kind() == StoredResult.Kind.NOT_STORED
+                  ? ", result too large to keep"
+                  : ", result stored")
+              + "; kept until "
+              + r.expiresAt();
+      case IN_PROGRESS ->
+          "in progress, attempt " + r.attempt() + ", lease until " + r.leaseExpiresAt();
+      case UNKNOWN ->
+          "outcome unknown (attempt "
+              + r.attempt()
+              + "), fenced until "
+              + r.expiresAt()
+              + " unless settled (status resolve)";
     };
   }
 
@@ -98,13 +144,21 @@ final class Status {
    * stored and replayed to retries; without one, it did not, and the fence is lifted so that a
    * retry runs the call.
    *
-   * @param happenedJson the call's result as MCP JSON (a CallToolResult, e.g.
-   *     {@code {"content":[{"type":"text","text":"Refunded"}]}}), or null for "not happened"
-   * @return 0 when settled; 1 when there was no unknown outcome to settle (nothing changed); 2
-   *     for a result that is not a CallToolResult
+   * @param happenedJson the call's result as MCP JSON (a CallToolResult, e.g. {@code
+   *     {"content":[{"type":"text","text":"Refunded"}]}}), or null for "not happened"
+   * @return 0 when settled; 1 when there was no unknown outcome to settle (nothing changed); 2 for
+   *     a result that is not a CallToolResult
    */
-  static int resolve(String jdbcUrl, String tenant, String tool, String key, String happenedJson,
-      String claimsTable, PrintStream out, PrintStream err) throws Exception {
+  static int resolve(
+      String jdbcUrl,
+      String tenant,
+      String tool,
+      String key,
+      String happenedJson,
+      String claimsTable,
+      PrintStream out,
+      PrintStream err)
+      throws Exception {
     Reconciler.Verdict verdict;
     if (happenedJson == null) {
       verdict = Reconciler.Verdict.notHappened();
@@ -113,9 +167,13 @@ final class Status {
         CallToolResult result = Transports.JSON.readValue(happenedJson, CallToolResult.class);
         verdict = Reconciler.Verdict.happened(Transports.JSON.writeValueAsBytes(result));
       } catch (IOException | RuntimeException e) {
-        err.println("--happened needs the call's result as MCP JSON, for example"
-            + " '{\"content\":[{\"type\":\"text\",\"text\":\"Refunded 500 cents\"}]}',"
-            + " got '" + happenedJson + "': " + e.getMessage());
+        err.println(
+            "--happened needs the call's result as MCP JSON, for example"
+                + " '{\"content\":[{\"type\":\"text\",\"text\":\"Refunded 500 cents\"}]}',"
+                + " got '"
+                + happenedJson
+                + "': "
+                + e.getMessage());
         return 2;
       }
     }
@@ -124,20 +182,34 @@ final class Status {
     config.setMaximumPoolSize(2);
     ClaimId id = new ClaimId(tenant, tool, key);
     try (HikariDataSource ds = new HikariDataSource(config);
-        IdempotencyGate gate = IdempotencyGate.builder(
-            JdbcIdempotencyStore.builder(ds).tableName(claimsTable).build()).build()) {
+        IdempotencyGate gate =
+            IdempotencyGate.builder(JdbcIdempotencyStore.builder(ds).tableName(claimsTable).build())
+                .build()) {
       if (!gate.resolveUnknown(id, verdict)) {
-        out.println(tool + " with key \"" + key + "\" for tenant " + tenant + " has no unknown"
-            + " outcome to settle; nothing changed. claim: " + gate.find(id).map(Status::describe)
-            .orElse("none"));
+        out.println(
+            tool
+                + " with key \""
+                + key
+                + "\" for tenant "
+                + tenant
+                + " has no unknown"
+                + " outcome to settle; nothing changed. claim: "
+                + gate.find(id).map(Status::describe).orElse("none"));
         return 1;
       }
-      out.println(tool + " with key \"" + key + "\" for tenant " + tenant + " settled: "
-          + (happenedJson != null
-              ? "the effect happened; retries now get the result you gave, marked as a replay"
-              : "the effect did not happen; the fence is lifted, and a retry runs the call"));
-      out.println("  claim: " + gate.find(id).map(Status::describe).orElse("none (a retry runs"
-          + " the call)"));
+      out.println(
+          tool
+              + " with key \""
+              + key
+              + "\" for tenant "
+              + tenant
+              + " settled: "
+              + (happenedJson != null
+                  ? "the effect happened; retries now get the result you gave, marked as a replay"
+                  : "the effect did not happen; the fence is lifted, and a retry runs the call"));
+      out.println(
+          "  claim: "
+              + gate.find(id).map(Status::describe).orElse("none (a retry runs" + " the call)"));
       return 0;
     }
   }
@@ -149,25 +221,33 @@ final class Status {
     }
     Map<AuditDecision, Integer> counts = new TreeMap<>();
     history.forEach(r -> counts.merge(r.decision(), 1, Integer::sum));
-    int ran = counts.getOrDefault(AuditDecision.EXECUTED, 0)
-        + counts.getOrDefault(AuditDecision.TAKEOVER, 0)
-        + counts.getOrDefault(AuditDecision.RELEASED, 0)
-        + counts.getOrDefault(AuditDecision.LEASE_LOST, 0);
+    int ran =
+        counts.getOrDefault(AuditDecision.EXECUTED, 0)
+            + counts.getOrDefault(AuditDecision.TAKEOVER, 0)
+            + counts.getOrDefault(AuditDecision.RELEASED, 0)
+            + counts.getOrDefault(AuditDecision.LEASE_LOST, 0);
     StringBuilder s = new StringBuilder(ran == 1 ? "ran once" : "ran " + ran + " times");
-    history.stream().filter(r -> r.decision() == AuditDecision.EXECUTED
-        || r.decision() == AuditDecision.TAKEOVER).reduce((a, b) -> b)
+    history.stream()
+        .filter(
+            r -> r.decision() == AuditDecision.EXECUTED || r.decision() == AuditDecision.TAKEOVER)
+        .reduce((a, b) -> b)
         .ifPresent(r -> s.append(", last by attempt ").append(r.attempt()));
     int replayed = counts.getOrDefault(AuditDecision.REPLAYED, 0);
     if (replayed > 0) {
       s.append("; replayed ").append(replayed).append(replayed == 1 ? " time" : " times");
     }
-    counts.forEach((d, n) -> {
-      if (d != AuditDecision.EXECUTED && d != AuditDecision.TAKEOVER
-          && d != AuditDecision.REPLAYED) {
-        s.append("; ").append(d.name().toLowerCase(Locale.ROOT)).append(" ")
-            .append(n).append(n == 1 ? " time" : " times");
-      }
-    });
+    counts.forEach(
+        (d, n) -> {
+          if (d != AuditDecision.EXECUTED
+              && d != AuditDecision.TAKEOVER
+              && d != AuditDecision.REPLAYED) {
+            s.append("; ")
+                .append(d.name().toLowerCase(Locale.ROOT))
+                .append(" ")
+                .append(n)
+                .append(n == 1 ? " time" : " times");
+          }
+        });
     return s.toString();
   }
 }

@@ -12,10 +12,10 @@ import java.util.Map;
 
 /**
  * Stands between stdin and the SDK's stdio transport: a line that is not a JSON-RPC message (not
- * JSON, NaN, a number of over 1000 digits, nesting over 1000, a message over 16 MiB, not an
- * object) is answered with a JSON-RPC error ({@code -32700} parse error, {@code -32600} invalid
- * request) and dropped; every other line goes on to the SDK. One bad line thus costs one error
- * reply, not the session, and the end of stdin still reaches the SDK.
+ * JSON, NaN, a number of over 1000 digits, nesting over 1000, a message over 16 MiB, not an object)
+ * is answered with a JSON-RPC error ({@code -32700} parse error, {@code -32600} invalid request)
+ * and dropped; every other line goes on to the SDK. One bad line thus costs one error reply, not
+ * the session, and the end of stdin still reaches the SDK.
  */
 final class StdioGuard {
   /** The longest message accepted, in bytes. */
@@ -86,7 +86,7 @@ final class StdioGuard {
   private void reply(int code, String message) throws IOException {
     Map<String, Object> response = new LinkedHashMap<>();
     response.put("jsonrpc", "2.0");
-    response.put("id", null);   // the request's id could not be read
+    response.put("id", null); // the request's id could not be read
     response.put("error", Map.of("code", code, "message", message));
     String error = json.writeValueAsString(response);
     byte[] bytes = (error + "\n").getBytes(StandardCharsets.UTF_8);

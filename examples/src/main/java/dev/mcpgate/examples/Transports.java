@@ -35,6 +35,7 @@ final class Transports {
   static final McpJsonMapper JSON = ExactNumbers.jsonMapper();
 
   static final String SERVER_NAME = "mcpgate-example";
+
   /** Tomcat logs through java.util.logging; kept referenced so its level sticks. */
   private static final Logger TOMCAT_LOG = Logger.getLogger("org.apache");
 
@@ -54,20 +55,27 @@ final class Transports {
       throws IOException {
     PipedOutputStream toSdk = new PipedOutputStream();
     InputStream sdkIn = new PipedInputStream(toSdk, 1 << 20);
-    Thread guard = new Thread(() -> {
-      try {
-        new StdioGuard(JSON, System.out).forward(System.in, toSdk);
-      } catch (IOException e) {
-        System.err.println("mcpgate-example: stdin failed: " + e.getMessage());
-      } finally {
-        closed.countDown();
-      }
-    }, "mcpgate-stdio-guard");
+    Thread guard =
+        new Thread(
+            () -> {
+              try {
+                new StdioGuard(JSON, System.out).forward(System.in, toSdk);
+              } catch (IOException e) {
+                System.err.println("mcpgate-example: stdin failed: " + e.getMessage());
+              } finally {
+                closed.countDown();
+              }
+            },
+            "mcpgate-stdio-guard");
     guard.setDaemon(true);
     guard.start();
-    return McpServer.sync(new StdioServerTransportProvider(JSON, sdkIn, System.out)).jsonMapper(JSON)
-        .serverInfo(SERVER_NAME, "0.1.0").capabilities(capabilities()).tools(tools)
-        .requestTimeout(Duration.ofSeconds(60)).build();
+    return McpServer.sync(new StdioServerTransportProvider(JSON, sdkIn, System.out))
+        .jsonMapper(JSON)
+        .serverInfo(SERVER_NAME, "0.1.0")
+        .capabilities(capabilities())
+        .tools(tools)
+        .requestTimeout(Duration.ofSeconds(60))
+        .build();
   }
 
   /** A running HTTP server: its port, and how to stop it. */
@@ -98,25 +106,32 @@ final class Transports {
         HttpServletStreamableServerTransportProvider.builder()
             .jsonMapper(JSON)
             .mcpEndpoint("/mcp")
-            .contextExtractor(request -> {
-              Map<String, Object> values = new HashMap<>();
-              String tenant = request.getHeader("X-Tenant");
-              if (tenant != null && !tenant.isBlank()) {
-                values.put("tenant", tenant);
-              }
-              KeySource.copyHeader(request.getHeader(KeySource.HEADER_CONTEXT_KEY), values);
-              return McpTransportContext.create(values);
-            })
+            .contextExtractor(
+                request -> {
+                  Map<String, Object> values = new HashMap<>();
+                  String tenant = request.getHeader("X-Tenant");
+                  if (tenant != null && !tenant.isBlank()) {
+                    values.put("tenant", tenant);
+                  }
+                  KeySource.copyHeader(request.getHeader(KeySource.HEADER_CONTEXT_KEY), values);
+                  return McpTransportContext.create(values);
+                })
             .build();
-    McpSyncServer server = McpServer.sync(transport).jsonMapper(JSON).serverInfo(SERVER_NAME, "0.1.0")
-        .capabilities(capabilities()).tools(tools).requestTimeout(Duration.ofSeconds(60)).build();
+    McpSyncServer server =
+        McpServer.sync(transport)
+            .jsonMapper(JSON)
+            .serverInfo(SERVER_NAME, "0.1.0")
+            .capabilities(capabilities())
+            .tools(tools)
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
     Tomcat tomcat = new Tomcat();
     tomcat.setHostname("127.0.0.1");
     tomcat.setPort(port);
     Path baseDir;
     try {
       baseDir = Files.createTempDirectory("mcpgate-example-tomcat");
-      baseDir.toFile().deleteOnExit();   // should Tomcat make it again after close()
+      baseDir.toFile().deleteOnExit(); // should Tomcat make it again after close()
     } catch (IOException e) {
       throw new UncheckedIOException("could not make Tomcat's work folder", e);
     }

@@ -8,7 +8,9 @@ import java.util.Map;
 final class Calls {
   private Calls() {}
 
-  /** @return a call of {@code tool} with the arguments given as name, value, name, value... */
+  /**
+   * @return a call of {@code tool} with the arguments given as name, value, name, value...
+   */
   static CallToolRequest call(String tool, Object... keyValues) {
     Map<String, Object> args = new HashMap<>();
     for (int i = 0; i < keyValues.length; i += 2) {

@@ -24,16 +24,19 @@ class DemoTest {
     return demo(jdbcUrl, dynamoEndpoint, null);
   }
 
-  static Demo.Report demo(String jdbcUrl, String dynamoEndpoint, String redisUrl)
-      throws Exception {
-    try (ExampleServer server = new ExampleServer(new ExampleServer.Config(jdbcUrl, dynamoEndpoint,
-        redisUrl, TenantResolver.fromTransportContext("tenant")))) {
+  static Demo.Report demo(String jdbcUrl, String dynamoEndpoint, String redisUrl) throws Exception {
+    try (ExampleServer server =
+        new ExampleServer(
+            new ExampleServer.Config(
+                jdbcUrl,
+                dynamoEndpoint,
+                redisUrl,
+                TenantResolver.fromTransportContext("tenant")))) {
       return new Demo(server).run();
     }
   }
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private String h2() {
     return "jdbc:h2:file:" + tmp.resolve("db-" + UUID.randomUUID()).resolve("db");
@@ -55,7 +58,8 @@ class DemoTest {
     for (Demo.Step step : report.steps()) {
       assertThat(step.ok()).as("%s / %s: %s", step.tool(), step.step(), step).isTrue();
     }
-    assertThat(report.ordersAgree()).as("stop orders %s vs %s", report.orderA(), report.orderB())
+    assertThat(report.ordersAgree())
+        .as("stop orders %s vs %s", report.orderA(), report.orderB())
         .isTrue();
     assertThat(report.passed()).isTrue();
   }
@@ -65,16 +69,21 @@ class DemoTest {
     Demo.Report report = demo(h2(), null);
 
     assertNothingRanTwice(report);
-    Demo.Step refundRetry = report.steps().stream()
-        .filter(s -> s.tool().equals("refund_order") && s.step().startsWith("retry")).findFirst()
-        .orElseThrow();
+    Demo.Step refundRetry =
+        report.steps().stream()
+            .filter(s -> s.tool().equals("refund_order") && s.step().startsWith("retry"))
+            .findFirst()
+            .orElseThrow();
     assertThat(refundRetry.executions()).isZero();
     assertThat(refundRetry.outcomes()).isEqualTo("replayed");
-    Demo.Step conflict = report.steps().stream()
-        .filter(s -> s.tool().equals("refund_order") && s.step().startsWith("same key")).findFirst()
-        .orElseThrow();
+    Demo.Step conflict =
+        report.steps().stream()
+            .filter(s -> s.tool().equals("refund_order") && s.step().startsWith("same key"))
+            .findFirst()
+            .orElseThrow();
     assertThat(conflict.outcomes()).isEqualTo("idempotency_key_conflict");
-    assertThat(report.orderA()).containsEntry("ended_at", "2025-06-01T14:05:00Z")
+    assertThat(report.orderA())
+        .containsEntry("ended_at", "2025-06-01T14:05:00Z")
         .containsEntry("summary", "wrote the intro");
     assertThat((List<?>) report.orderA().get("stops")).hasSize(2);
   }
@@ -105,8 +114,10 @@ class DemoTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     report.print(new PrintStream(out, true, StandardCharsets.UTF_8));
 
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("refund_order")
-        .contains("retry after a lost response").contains("PASSED");
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("refund_order")
+        .contains("retry after a lost response")
+        .contains("PASSED");
     Demo.Step bad = new Demo.Step("refund_order", "first call", 1, 2, 2, "executed", 1, 1);
     assertThat(bad.ok()).isFalse();
     assertThat(new Demo.Report(List.of(bad), report.orderA(), report.orderB()).passed()).isFalse();

@@ -24,13 +24,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What a newcomer copies from the example server, at its edges: refunds that never pay twice or
- * pay a truncated amount, ends in the future, reads without a tenant, and one message per tool.
- * Over real Streamable HTTP, on H2.
+ * What a newcomer copies from the example server, at its edges: refunds that never pay twice or pay
+ * a truncated amount, ends in the future, reads without a tenant, and one message per tool. Over
+ * real Streamable HTTP, on H2.
  */
 class ExampleEdgesTest {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
   private ExampleServer server;
   private Transports.Http http;
   private McpSyncClient client;
@@ -38,22 +37,28 @@ class ExampleEdgesTest {
   @BeforeEach
   void start() throws Exception {
     String url = "jdbc:h2:file:" + tmp.resolve("db");
-    server = new ExampleServer(new ExampleServer.Config(url, null, null,
-        TenantResolver.fromTransportContext("tenant"), Set.of()));
+    server =
+        new ExampleServer(
+            new ExampleServer.Config(
+                url, null, null, TenantResolver.fromTransportContext("tenant"), Set.of()));
     http = Transports.http(0, server.tools());
     client = client("edges");
   }
 
   private McpSyncClient client(String tenant) {
-    McpSyncClient c = McpClient.sync(HttpClientStreamableHttpTransport
-            .builder("http://127.0.0.1:" + http.port()).endpoint("/mcp")
-            .httpRequestCustomizer((b, m, u, body, ctx) -> {
-              if (tenant != null) {
-                b.header("X-Tenant", tenant);
-              }
-            })
-            .build())
-        .requestTimeout(Duration.ofSeconds(60)).build();
+    McpSyncClient c =
+        McpClient.sync(
+                HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + http.port())
+                    .endpoint("/mcp")
+                    .httpRequestCustomizer(
+                        (b, m, u, body, ctx) -> {
+                          if (tenant != null) {
+                            b.header("X-Tenant", tenant);
+                          }
+                        })
+                    .build())
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
     c.initialize();
     return c;
   }
@@ -67,30 +72,60 @@ class ExampleEdgesTest {
 
   @Test
   void amountsThatAreNotExactWholeCentsAreRefusedAndNothingIsRefunded() {
-    List<Object> bad = List.of(new BigInteger("12345678901234567890123"),
-        new BigInteger("9223372036854775808"), 12.5, -1, 0);
+    List<Object> bad =
+        List.of(
+            new BigInteger("12345678901234567890123"),
+            new BigInteger("9223372036854775808"),
+            12.5,
+            -1,
+            0);
     int i = 0;
     for (Object amount : bad) {
-      CallToolResult result = client.callTool(call("refund_order", "order_id", "ord_1",
-          "amount_cents", amount, "idempotency_key", "amt-" + i++));
+      CallToolResult result =
+          client.callTool(
+              call(
+                  "refund_order",
+                  "order_id",
+                  "ord_1",
+                  "amount_cents",
+                  amount,
+                  "idempotency_key",
+                  "amt-" + i++));
       assertThat(result.isError()).as("amount %s", amount).isTrue();
       // 12.5 breaks the schema's "integer", and the SDK refuses it before the tool runs
-      assertThat(((McpSchema.TextContent) result.content().get(0)).text()).as("amount %s", amount)
+      assertThat(((McpSchema.TextContent) result.content().get(0)).text())
+          .as("amount %s", amount)
           .containsAnyOf("whole number of cents", "integer expected");
     }
     assertThat(server.externals.payments.refunds).isEmpty();
 
-    CallToolResult largest = client.callTool(call("refund_order", "order_id", "ord_1",
-        "amount_cents", Long.MAX_VALUE, "idempotency_key", "amt-max"));
+    CallToolResult largest =
+        client.callTool(
+            call(
+                "refund_order",
+                "order_id",
+                "ord_1",
+                "amount_cents",
+                Long.MAX_VALUE,
+                "idempotency_key",
+                "amt-max"));
     assertThat(largest.isError()).isNotEqualTo(Boolean.TRUE);
-    assertThat(server.externals.payments.refunds).singleElement()
+    assertThat(server.externals.payments.refunds)
+        .singleElement()
         .satisfies(r -> assertThat(r.amountCents()).isEqualTo(Long.MAX_VALUE));
   }
 
   @Test
   void anAttemptThatDiesAfterTheProviderAcceptedTheRefundIsRetriedWithoutPayingTwice() {
-    CallToolRequest refund = call("refund_order", "order_id", "ord_9f2", "amount_cents", 500,
-        "idempotency_key", "crash-1");
+    CallToolRequest refund =
+        call(
+            "refund_order",
+            "order_id",
+            "ord_9f2",
+            "amount_cents",
+            500,
+            "idempotency_key",
+            "crash-1");
     server.crashAfterNextRefund.set(true);
     assertThatThrownBy(() -> client.callTool(refund)).hasMessageContaining("simulated crash");
 
@@ -108,20 +143,50 @@ class ExampleEdgesTest {
   @Test
   void aStopWithAnEndInTheFutureIsRecordedAtTheServersNowInEitherOrder() {
     for (String id : List.of("f-1", "f-2")) {
-      client.callTool(call("start_session", "session_id", id, "started_at",
-          "2025-06-01T13:00:00Z"));
+      client.callTool(
+          call("start_session", "session_id", id, "started_at", "2025-06-01T13:00:00Z"));
     }
     Instant before = Instant.now().minusSeconds(1);
     CallToolResult[] f1 = {
-        client.callTool(call("stop_session", "session_id", "f-1", "end_at",
-            "2030-01-01T00:00:00Z", "summary", "phone")),
-        client.callTool(call("stop_session", "session_id", "f-1", "end_at",
-            "2031-01-01T00:00:00Z", "summary", "laptop"))};
+      client.callTool(
+          call(
+              "stop_session",
+              "session_id",
+              "f-1",
+              "end_at",
+              "2030-01-01T00:00:00Z",
+              "summary",
+              "phone")),
+      client.callTool(
+          call(
+              "stop_session",
+              "session_id",
+              "f-1",
+              "end_at",
+              "2031-01-01T00:00:00Z",
+              "summary",
+              "laptop"))
+    };
     CallToolResult[] f2 = {
-        client.callTool(call("stop_session", "session_id", "f-2", "end_at",
-            "2031-01-01T00:00:00Z", "summary", "laptop")),
-        client.callTool(call("stop_session", "session_id", "f-2", "end_at",
-            "2030-01-01T00:00:00Z", "summary", "phone"))};
+      client.callTool(
+          call(
+              "stop_session",
+              "session_id",
+              "f-2",
+              "end_at",
+              "2031-01-01T00:00:00Z",
+              "summary",
+              "laptop")),
+      client.callTool(
+          call(
+              "stop_session",
+              "session_id",
+              "f-2",
+              "end_at",
+              "2030-01-01T00:00:00Z",
+              "summary",
+              "phone"))
+    };
     Instant after = Instant.now().plusSeconds(1);
 
     for (CallToolResult r : List.of(f1[0], f1[1], f2[0], f2[1])) {
@@ -130,8 +195,8 @@ class ExampleEdgesTest {
           .contains("ahead of the server's clock");
     }
     for (String id : List.of("f-1", "f-2")) {
-      Instant ended = Instant.parse((String) server.sessions.sessionState("edges", id)
-          .get("ended_at"));
+      Instant ended =
+          Instant.parse((String) server.sessions.sessionState("edges", id).get("ended_at"));
       assertThat(ended).as(id).isBetween(before, after);
     }
   }
@@ -141,12 +206,24 @@ class ExampleEdgesTest {
     McpSyncClient anonymous = client(null);
     try {
       for (String tool : List.of("get_story", "get_session", "publish_story", "start_session")) {
-        CallToolResult result = anonymous.callTool(call(tool, "slug", "s", "session_id", "s",
-            "title", "t", "body", "b", "started_at", "2025-06-01T13:00:00Z"));
+        CallToolResult result =
+            anonymous.callTool(
+                call(
+                    tool,
+                    "slug",
+                    "s",
+                    "session_id",
+                    "s",
+                    "title",
+                    "t",
+                    "body",
+                    "b",
+                    "started_at",
+                    "2025-06-01T13:00:00Z"));
         assertThat(result.isError()).as(tool).isTrue();
         @SuppressWarnings("unchecked")
-        Map<String, Object> error = (Map<String, Object>) ((Map<String, Object>)
-            result.structuredContent()).get("error");
+        Map<String, Object> error =
+            (Map<String, Object>) ((Map<String, Object>) result.structuredContent()).get("error");
         assertThat(error).as(tool).containsEntry("type", "tenant_unknown");
       }
     } finally {
@@ -156,15 +233,22 @@ class ExampleEdgesTest {
 
   @Test
   void stopSessionSaysOneThingAboutOpId() {
-    McpSchema.Tool stop = client.listTools().tools().stream()
-        .filter(t -> t.name().equals("stop_session")).findFirst().orElseThrow();
+    McpSchema.Tool stop =
+        client.listTools().tools().stream()
+            .filter(t -> t.name().equals("stop_session"))
+            .findFirst()
+            .orElseThrow();
     @SuppressWarnings("unchecked")
-    Map<String, Object> opId = (Map<String, Object>) ((Map<String, Object>)
-        stop.inputSchema().get("properties")).get("op_id");
+    Map<String, Object> opId =
+        (Map<String, Object>)
+            ((Map<String, Object>) stop.inputSchema().get("properties")).get("op_id");
 
-    assertThat(stop.description()).contains("do not invent one").doesNotContain("new unique value")
+    assertThat(stop.description())
+        .contains("do not invent one")
+        .doesNotContain("new unique value")
         .doesNotContain("Use a new op_id");
-    assertThat(opId.get("description").toString()).contains("Do not invent one")
+    assertThat(opId.get("description").toString())
+        .contains("Do not invent one")
         .doesNotContain("new unique value");
   }
 }

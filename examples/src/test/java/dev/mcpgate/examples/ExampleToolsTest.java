@@ -28,8 +28,7 @@ import org.opentest4j.AssertionFailedError;
  * duplicate.
  */
 class ExampleToolsTest {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
   private static final String TENANT = "kit";
   private ExampleServer server;
   private Transports.Http http;
@@ -37,14 +36,19 @@ class ExampleToolsTest {
 
   private McpSyncClient start(Set<String> ungated) throws Exception {
     String url = "jdbc:h2:file:" + tmp.resolve("db");
-    server = new ExampleServer(new ExampleServer.Config(url, null, null,
-        TenantResolver.fromTransportContext("tenant"), ungated));
+    server =
+        new ExampleServer(
+            new ExampleServer.Config(
+                url, null, null, TenantResolver.fromTransportContext("tenant"), ungated));
     http = Transports.http(0, server.tools());
-    client = McpClient.sync(HttpClientStreamableHttpTransport
-            .builder("http://127.0.0.1:" + http.port()).endpoint("/mcp")
-            .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("X-Tenant", TENANT))
-            .build())
-        .requestTimeout(Duration.ofSeconds(60)).build();
+    client =
+        McpClient.sync(
+                HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + http.port())
+                    .endpoint("/mcp")
+                    .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("X-Tenant", TENANT))
+                    .build())
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
     client.initialize();
     return client;
   }
@@ -67,9 +71,12 @@ class ExampleToolsTest {
     ToolSurvey survey = ToolSurvey.of(start(Set.of()));
 
     survey.assertAllWriteToolsGated();
-    assertThat(survey.declaredSafe()).extracting(ToolSurvey.Entry::tool)
+    assertThat(survey.declaredSafe())
+        .extracting(ToolSurvey.Entry::tool)
         .containsExactlyInAnyOrder("publish_story", "start_session");
-    assertThat(survey.table()).contains("refund_order").contains("natural key [story_slug, reporter]");
+    assertThat(survey.table())
+        .contains("refund_order")
+        .contains("natural key [story_slug, reporter]");
   }
 
   @Test
@@ -77,13 +84,41 @@ class ExampleToolsTest {
     RetryCheck.of(start(Set.of()))
         .probe("refunds", () -> server.externals.payments.refunds.size())
         .expectFirstCallChange("refunds", 1)
-        .assertSafeToRetry(call("refund_order", "order_id", "ord_9f2", "amount_cents", 500,
-            "idempotency_key", "r-1"))
-        .assertConcurrentFirstCallsRunOnce(call("refund_order", "order_id", "ord_9f2",
-            "amount_cents", 700, "idempotency_key", "r-2"))
+        .assertSafeToRetry(
+            call(
+                "refund_order",
+                "order_id",
+                "ord_9f2",
+                "amount_cents",
+                500,
+                "idempotency_key",
+                "r-1"))
+        .assertConcurrentFirstCallsRunOnce(
+            call(
+                "refund_order",
+                "order_id",
+                "ord_9f2",
+                "amount_cents",
+                700,
+                "idempotency_key",
+                "r-2"))
         .assertConflictRefused(
-            call("refund_order", "order_id", "ord_9f2", "amount_cents", 500, "idempotency_key", "r-1"),
-            call("refund_order", "order_id", "ord_9f2", "amount_cents", 900, "idempotency_key", "r-1"));
+            call(
+                "refund_order",
+                "order_id",
+                "ord_9f2",
+                "amount_cents",
+                500,
+                "idempotency_key",
+                "r-1"),
+            call(
+                "refund_order",
+                "order_id",
+                "ord_9f2",
+                "amount_cents",
+                900,
+                "idempotency_key",
+                "r-1"));
   }
 
   @Test
@@ -91,10 +126,10 @@ class ExampleToolsTest {
     RetryCheck.of(start(Set.of()))
         .probe("mails", () -> server.externals.mailer.sent.size())
         .expectFirstCallChange("mails", 1)
-        .assertSafeToRetry(call("send_password_reset", "email", "ada@example.com",
-            "idempotency_key", "m-1"))
-        .assertConcurrentFirstCallsRunOnce(call("send_password_reset", "email", "bob@example.com",
-            "idempotency_key", "m-2"))
+        .assertSafeToRetry(
+            call("send_password_reset", "email", "ada@example.com", "idempotency_key", "m-1"))
+        .assertConcurrentFirstCallsRunOnce(
+            call("send_password_reset", "email", "bob@example.com", "idempotency_key", "m-2"))
         .assertConflictRefused(
             call("send_password_reset", "email", "ada@example.com", "idempotency_key", "m-1"),
             call("send_password_reset", "email", "eve@example.com", "idempotency_key", "m-1"));
@@ -109,9 +144,10 @@ class ExampleToolsTest {
     RetryCheck.of(c)
         .probe("posts", () -> server.externals.social.posts.size())
         .probe("story", () -> server.stories.storyRow(TENANT, "flaky-login"))
-        .assertSafeToRetry(call("publish_story", "slug", "flaky-login", "title", "Login fails",
-            "body", "steps"));
-    assertThat(server.stories.storyRow(TENANT, "flaky-login")).containsEntry("reproductions", 1)
+        .assertSafeToRetry(
+            call("publish_story", "slug", "flaky-login", "title", "Login fails", "body", "steps"));
+    assertThat(server.stories.storyRow(TENANT, "flaky-login"))
+        .containsEntry("reproductions", 1)
         .containsEntry("title", "Login fails");
     assertThat(server.externals.social.posts).hasSize(1);
   }
@@ -134,11 +170,14 @@ class ExampleToolsTest {
     c.callTool(call("publish_story", "slug", "flaky-login", "title", "Login", "body", "b"));
 
     RetryCheck.of(c)
-        .probe("reproductions", () -> server.stories.storyRow(TENANT, "flaky-login").get("reproductions"))
+        .probe(
+            "reproductions",
+            () -> server.stories.storyRow(TENANT, "flaky-login").get("reproductions"))
         .expectFirstCallChange("reproductions", 1)
-        .assertSafeToRetry(call("report_reproduction", "story_slug", "flaky-login", "reporter", "ada"))
-        .assertConcurrentFirstCallsRunOnce(call("report_reproduction", "story_slug", "flaky-login",
-            "reporter", "bob"));
+        .assertSafeToRetry(
+            call("report_reproduction", "story_slug", "flaky-login", "reporter", "ada"))
+        .assertConcurrentFirstCallsRunOnce(
+            call("report_reproduction", "story_slug", "flaky-login", "reporter", "bob"));
   }
 
   @Test
@@ -146,28 +185,73 @@ class ExampleToolsTest {
     McpSyncClient c = start(Set.of());
     RetryCheck.of(c)
         .probe("session", () -> server.sessions.sessionState(TENANT, "s-1"))
-        .assertSafeToRetry(call("start_session", "session_id", "s-1", "started_at", "2025-06-01T13:00:00Z"));
+        .assertSafeToRetry(
+            call("start_session", "session_id", "s-1", "started_at", "2025-06-01T13:00:00Z"));
     RetryCheck.of(c)
         .probe("stops", () -> server.sessions.sessionState(TENANT, "s-1").get("stops"))
-        .assertSafeToRetry(call("stop_session", "session_id", "s-1", "end_at", "2025-06-01T14:05:00Z",
-            "summary", "intro", "op_id", "op-1"))
+        .assertSafeToRetry(
+            call(
+                "stop_session",
+                "session_id",
+                "s-1",
+                "end_at",
+                "2025-06-01T14:05:00Z",
+                "summary",
+                "intro",
+                "op_id",
+                "op-1"))
         .assertConflictRefused(
-            call("stop_session", "session_id", "s-1", "end_at", "2025-06-01T14:05:00Z",
-                "summary", "intro", "op_id", "op-1"),
-            call("stop_session", "session_id", "s-1", "end_at", "2025-06-01T14:40:00Z",
-                "summary", "other", "op_id", "op-1"));
+            call(
+                "stop_session",
+                "session_id",
+                "s-1",
+                "end_at",
+                "2025-06-01T14:05:00Z",
+                "summary",
+                "intro",
+                "op_id",
+                "op-1"),
+            call(
+                "stop_session",
+                "session_id",
+                "s-1",
+                "end_at",
+                "2025-06-01T14:40:00Z",
+                "summary",
+                "other",
+                "op_id",
+                "op-1"));
 
     AtomicInteger sessions = new AtomicInteger();
-    ArrivalOrderCheck.assertSameEndState(c,
+    ArrivalOrderCheck.assertSameEndState(
+        c,
         () -> {
           String id = "order-" + sessions.incrementAndGet();
           c.callTool(call("start_session", "session_id", id, "started_at", "2025-06-01T13:00:00Z"));
           return id;
         },
-        id -> call("stop_session", "session_id", id, "end_at", "2025-06-01T14:05:00Z",
-            "summary", "wrote the intro", "op_id", id + "-phone"),
-        id -> call("stop_session", "session_id", id, "end_at", "2025-06-01T14:20:00Z",
-            "summary", "wrote intro and outline", "op_id", id + "-laptop"),
+        id ->
+            call(
+                "stop_session",
+                "session_id",
+                id,
+                "end_at",
+                "2025-06-01T14:05:00Z",
+                "summary",
+                "wrote the intro",
+                "op_id",
+                id + "-phone"),
+        id ->
+            call(
+                "stop_session",
+                "session_id",
+                id,
+                "end_at",
+                "2025-06-01T14:20:00Z",
+                "summary",
+                "wrote intro and outline",
+                "op_id",
+                id + "-laptop"),
         id -> {
           Map<String, Object> state = new HashMap<>(server.sessions.sessionState(TENANT, id));
           state.remove("id");
@@ -179,12 +263,22 @@ class ExampleToolsTest {
   void theKitReportsTheDuplicateWhenTheGateIsTakenOffAWriteTool() throws Exception {
     McpSyncClient c = start(Set.of("refund_order"));
 
-    assertThat(ToolSurvey.of(c).notGated()).extracting(ToolSurvey.Entry::tool)
+    assertThat(ToolSurvey.of(c).notGated())
+        .extracting(ToolSurvey.Entry::tool)
         .containsExactly("refund_order");
-    assertThatThrownBy(() -> RetryCheck.of(c)
-        .probe("refunds", () -> server.externals.payments.refunds.size())
-        .assertSafeToRetry(call("refund_order", "order_id", "ord_9f2", "amount_cents", 500,
-            "idempotency_key", "r-1")))
+    assertThatThrownBy(
+            () ->
+                RetryCheck.of(c)
+                    .probe("refunds", () -> server.externals.payments.refunds.size())
+                    .assertSafeToRetry(
+                        call(
+                            "refund_order",
+                            "order_id",
+                            "ord_9f2",
+                            "amount_cents",
+                            500,
+                            "idempotency_key",
+                            "r-1")))
         .isInstanceOf(AssertionFailedError.class)
         .hasMessageContaining("refund_order")
         .hasMessageContaining("ran again");

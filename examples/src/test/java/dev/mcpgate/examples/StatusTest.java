@@ -21,33 +21,44 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The operator's command: after a refund, its retries and a reuse of its key with other
- * arguments, {@code status} says in plain words what happened, and {@code --search} finds it.
+ * The operator's command: after a refund, its retries and a reuse of its key with other arguments,
+ * {@code status} says in plain words what happened, and {@code --search} finds it.
  */
 class StatusTest {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private static String run(String... args) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    int code =
+        Main.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
     assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
     return out.toString(StandardCharsets.UTF_8);
   }
 
   private static int runCode(ByteArrayOutputStream out, String... args) throws Exception {
-    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+    return Main.run(
+        args,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(out, true, StandardCharsets.UTF_8));
   }
 
   /** Leaves the key's outcome unknown, as a refund whose provider timed out would. */
   private static ToolCall unknownRefund(ExampleServer server, String key) {
-    ToolCall call = ToolCall.of("acme", "refund_order", key,
-        Map.of("order_id", "ord_9f2", "amount_cents", 500));
-    assertThatThrownBy(() -> server.gate.execute(call, ResultMapper.bytes(), ctx -> {
-      throw new OutcomeUnknownException("the payment provider timed out (test)");
-    })).isInstanceOf(OutcomeUnknownException.class);
+    ToolCall call =
+        ToolCall.of(
+            "acme", "refund_order", key, Map.of("order_id", "ord_9f2", "amount_cents", 500));
+    assertThatThrownBy(
+            () ->
+                server.gate.execute(
+                    call,
+                    ResultMapper.bytes(),
+                    ctx -> {
+                      throw new OutcomeUnknownException("the payment provider timed out (test)");
+                    }))
+        .isInstanceOf(OutcomeUnknownException.class);
     return call;
   }
 
@@ -56,39 +67,93 @@ class StatusTest {
     String url = "jdbc:h2:file:" + tmp.resolve("db");
     ToolCall happened;
     ToolCall notHappened;
-    try (ExampleServer server = new ExampleServer(new ExampleServer.Config(url, null, null,
-        TenantResolver.fromTransportContext("tenant")))) {
+    try (ExampleServer server =
+        new ExampleServer(
+            new ExampleServer.Config(
+                url, null, null, TenantResolver.fromTransportContext("tenant")))) {
       happened = unknownRefund(server, "k-happened");
       notHappened = unknownRefund(server, "k-not-happened");
     }
-    assertThat(run("status", "--jdbc-url", url, "--tenant", "acme", "--tool", "refund_order",
-        "--key", "k-happened")).contains("outcome unknown (attempt 1), fenced until");
+    assertThat(
+            run(
+                "status",
+                "--jdbc-url",
+                url,
+                "--tenant",
+                "acme",
+                "--tool",
+                "refund_order",
+                "--key",
+                "k-happened"))
+        .contains("outcome unknown (attempt 1), fenced until");
 
-    String settled = run("status", "resolve", "--jdbc-url", url, "--tenant", "acme", "--tool",
-        "refund_order", "--key", "k-happened", "--happened",
-        "{\"content\":[{\"type\":\"text\",\"text\":\"Refunded 500 cents (settled)\"}]}");
-    String lifted = run("status", "resolve", "--jdbc-url", url, "--tenant", "acme", "--tool",
-        "refund_order", "--key", "k-not-happened", "--not-happened");
+    String settled =
+        run(
+            "status",
+            "resolve",
+            "--jdbc-url",
+            url,
+            "--tenant",
+            "acme",
+            "--tool",
+            "refund_order",
+            "--key",
+            "k-happened",
+            "--happened",
+            "{\"content\":[{\"type\":\"text\",\"text\":\"Refunded 500 cents (settled)\"}]}");
+    String lifted =
+        run(
+            "status",
+            "resolve",
+            "--jdbc-url",
+            url,
+            "--tenant",
+            "acme",
+            "--tool",
+            "refund_order",
+            "--key",
+            "k-not-happened",
+            "--not-happened");
 
-    assertThat(settled).contains("settled: the effect happened", "claim: completed by attempt 1",
-        "result stored");
+    assertThat(settled)
+        .contains("settled: the effect happened", "claim: completed by attempt 1", "result stored");
     assertThat(lifted).contains("settled: the effect did not happen", "claim: none");
     ByteArrayOutputStream again = new ByteArrayOutputStream();
-    assertThat(runCode(again, "status", "resolve", "--jdbc-url", url, "--tenant", "acme",
-        "--tool", "refund_order", "--key", "k-happened", "--not-happened")).isEqualTo(1);
+    assertThat(
+            runCode(
+                again,
+                "status",
+                "resolve",
+                "--jdbc-url",
+                url,
+                "--tenant",
+                "acme",
+                "--tool",
+                "refund_order",
+                "--key",
+                "k-happened",
+                "--not-happened"))
+        .isEqualTo(1);
     assertThat(again.toString(StandardCharsets.UTF_8))
         .contains("has no unknown outcome to settle; nothing changed");
 
-    try (ExampleServer server = new ExampleServer(new ExampleServer.Config(url, null, null,
-        TenantResolver.fromTransportContext("tenant")))) {
-      GateResult<byte[]> replay = server.gate.execute(happened, ResultMapper.bytes(), ctx -> {
-        throw new AssertionError("a settled key must replay, not run");
-      });
+    try (ExampleServer server =
+        new ExampleServer(
+            new ExampleServer.Config(
+                url, null, null, TenantResolver.fromTransportContext("tenant")))) {
+      GateResult<byte[]> replay =
+          server.gate.execute(
+              happened,
+              ResultMapper.bytes(),
+              ctx -> {
+                throw new AssertionError("a settled key must replay, not run");
+              });
       assertThat(replay).isInstanceOf(GateResult.Replayed.class);
-      assertThat(new String(((GateResult.Replayed<byte[]>) replay).value(),
-          StandardCharsets.UTF_8)).contains("Refunded 500 cents (settled)");
-      GateResult<byte[]> rerun = server.gate.execute(notHappened, ResultMapper.bytes(),
-          ctx -> "ran".getBytes(StandardCharsets.UTF_8));
+      assertThat(new String(((GateResult.Replayed<byte[]>) replay).value(), StandardCharsets.UTF_8))
+          .contains("Refunded 500 cents (settled)");
+      GateResult<byte[]> rerun =
+          server.gate.execute(
+              notHappened, ResultMapper.bytes(), ctx -> "ran".getBytes(StandardCharsets.UTF_8));
       assertThat(rerun).isInstanceOf(GateResult.Executed.class);
     }
   }
@@ -96,47 +161,102 @@ class StatusTest {
   @Test
   void resolveRefusesAResultThatIsNotAToolResultAndAMissingVerdict() throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    assertThat(runCode(out, "status", "resolve", "--jdbc-url", "jdbc:h2:mem:x", "--tenant",
-        "acme", "--tool", "refund_order", "--key", "k", "--happened", "not json")).isEqualTo(2);
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("--happened needs the call's"
-        + " result as MCP JSON", "got 'not json'");
+    assertThat(
+            runCode(
+                out,
+                "status",
+                "resolve",
+                "--jdbc-url",
+                "jdbc:h2:mem:x",
+                "--tenant",
+                "acme",
+                "--tool",
+                "refund_order",
+                "--key",
+                "k",
+                "--happened",
+                "not json"))
+        .isEqualTo(2);
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("--happened needs the call's" + " result as MCP JSON", "got 'not json'");
     ByteArrayOutputStream neither = new ByteArrayOutputStream();
-    assertThat(runCode(neither, "status", "resolve", "--jdbc-url", "jdbc:h2:mem:x", "--tenant",
-        "acme", "--tool", "refund_order", "--key", "k")).isEqualTo(2);
+    assertThat(
+            runCode(
+                neither,
+                "status",
+                "resolve",
+                "--jdbc-url",
+                "jdbc:h2:mem:x",
+                "--tenant",
+                "acme",
+                "--tool",
+                "refund_order",
+                "--key",
+                "k"))
+        .isEqualTo(2);
     assertThat(neither.toString(StandardCharsets.UTF_8)).contains("exactly one of --happened");
   }
 
   @Test
   void statusTellsWhatHappenedToOneKey() throws Exception {
     String url = "jdbc:h2:file:" + tmp.resolve("db");
-    try (ExampleServer server = new ExampleServer(new ExampleServer.Config(url, null, null,
-        TenantResolver.fromTransportContext("tenant")));
+    try (ExampleServer server =
+            new ExampleServer(
+                new ExampleServer.Config(
+                    url, null, null, TenantResolver.fromTransportContext("tenant")));
         Transports.Http http = Transports.http(0, server.tools())) {
-      McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport
-          .builder("http://127.0.0.1:" + http.port()).endpoint("/mcp")
-          .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("X-Tenant", "acme")).build())
-          .build();
+      McpSyncClient client =
+          McpClient.sync(
+                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + http.port())
+                      .endpoint("/mcp")
+                      .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("X-Tenant", "acme"))
+                      .build())
+              .build();
       client.initialize();
-      Map<String, Object> refund = Map.of("order_id", "ord_9f2", "amount_cents", 500,
-          "idempotency_key", "k-status");
+      Map<String, Object> refund =
+          Map.of("order_id", "ord_9f2", "amount_cents", 500, "idempotency_key", "k-status");
       for (int i = 0; i < 4; i++) {
         client.callTool(new CallToolRequest("refund_order", refund));
       }
-      client.callTool(new CallToolRequest("refund_order", Map.of("order_id", "ord_9f2",
-          "amount_cents", 900, "idempotency_key", "k-status")));
+      client.callTool(
+          new CallToolRequest(
+              "refund_order",
+              Map.of("order_id", "ord_9f2", "amount_cents", 900, "idempotency_key", "k-status")));
       client.closeGracefully();
-    }   // closing the server flushes its audit trail
+    } // closing the server flushes its audit trail
 
-    String status = run("status", "--jdbc-url", url, "--tenant", "acme", "--tool",
-        "refund_order", "--key", "k-status");
-    assertThat(status).contains("claim: completed by attempt 1", "result stored",
-        "history: ran once, last by attempt 1; replayed 3 times; conflict 1 time",
-        "EXECUTED (attempt 1)", "CONFLICT");
+    String status =
+        run(
+            "status",
+            "--jdbc-url",
+            url,
+            "--tenant",
+            "acme",
+            "--tool",
+            "refund_order",
+            "--key",
+            "k-status");
+    assertThat(status)
+        .contains(
+            "claim: completed by attempt 1",
+            "result stored",
+            "history: ran once, last by attempt 1; replayed 3 times; conflict 1 time",
+            "EXECUTED (attempt 1)",
+            "CONFLICT");
 
-    String found = run("status", "--jdbc-url", url, "--tenant", "acme", "--search",
-        "amount_cents");
+    String found = run("status", "--jdbc-url", url, "--tenant", "acme", "--search", "amount_cents");
     assertThat(found).contains("5 record(s)", "refund_order", "key k-status");
-    assertThat(run("status", "--jdbc-url", url, "--tenant", "other", "--tool", "refund_order",
-        "--key", "k-status")).contains("claim: none", "history: no audit records");
+    assertThat(
+            run(
+                "status",
+                "--jdbc-url",
+                url,
+                "--tenant",
+                "other",
+                "--tool",
+                "refund_order",
+                "--key",
+                "k-status"))
+        .contains("claim: none", "history: no audit records");
   }
 }

@@ -21,8 +21,8 @@ import java.util.function.LongSupplier;
 
 /**
  * An opt-in near-cache for replays: a store that keeps the {@code COMPLETED} rows its store
- * returned, in process and bounded by size, and answers a claim of such a key without a round
- * trip. Wrap the store the gate uses:
+ * returned, in process and bounded by size, and answers a claim of such a key without a round trip.
+ * Wrap the store the gate uses:
  *
  * <pre>{@code
  * IdempotencyStore store = ReplayCache.wrap(jdbcStore, 10_000);
@@ -31,72 +31,76 @@ import java.util.function.LongSupplier;
  *
  * <h2>What it answers, and why that is still the store's answer</h2>
  *
- * A claim of a key whose completed row is cached is answered with
- * {@link ClaimAttempt.Existing}{@code (row, estimated store now)}, the row exactly as the store
- * returned it. The gate decides from it as from the store's own answer: the same argument hash
- * replays the stored result; another hash is refused as a conflict, because the cached row
- * carries the <em>stored</em> hash. Every other claim, and every other call, goes to the store.
- * Only rows the store returned as {@code COMPLETED} (from a claim's {@code Existing}) are cached;
- * {@code IN_PROGRESS} and {@code UNKNOWN} rows never are. Rows are not filled from a successful
- * {@code complete}: the store does not say the completion time and expiry it wrote, and a replay
- * reports them, so the first replay of a key reads the row from the store and later ones hit.
+ * A claim of a key whose completed row is cached is answered with {@link
+ * ClaimAttempt.Existing}{@code (row, estimated store now)}, the row exactly as the store returned
+ * it. The gate decides from it as from the store's own answer: the same argument hash replays the
+ * stored result; another hash is refused as a conflict, because the cached row carries the
+ * <em>stored</em> hash. Every other claim, and every other call, goes to the store. Only rows the
+ * store returned as {@code COMPLETED} (from a claim's {@code Existing}) are cached; {@code
+ * IN_PROGRESS} and {@code UNKNOWN} rows never are. Rows are not filled from a successful {@code
+ * complete}: the store does not say the completion time and expiry it wrote, and a replay reports
+ * them, so the first replay of a key reads the row from the store and later ones hit.
  *
- * <p>This is exactly as true as the store's answer because <b>a completed row does not change
- * until it expires</b>, in every store, by the SPI's rules:
+ * <p>This is exactly as true as the store's answer because <b>a completed row does not change until
+ * it expires</b>, in every store, by the SPI's rules:
+ *
  * <ul>
- *   <li>a claim never writes over a {@code COMPLETED} row before its {@code expiresAt}
- *       ({@link dev.mcpgate.core.spi.Takeover#allowed}: only no row, an expired row, or an
- *       {@code IN_PROGRESS} row whose lease ran out may be taken);</li>
+ *   <li>a claim never writes over a {@code COMPLETED} row before its {@code expiresAt} ({@link
+ *       dev.mcpgate.core.spi.Takeover#allowed}: only no row, an expired row, or an {@code
+ *       IN_PROGRESS} row whose lease ran out may be taken);
  *   <li>{@code complete} writes only a row that is not completed; {@code release} deletes only a
- *       row that is not completed; {@code markUnknown} and {@code extendLease} touch only
- *       {@code IN_PROGRESS} rows; {@code purgeExpired} deletes only expired rows;</li>
- *   <li>so the only change a completed row can see is to expire, after which a fresh claim may
- *       take the key, with other arguments too.</li>
+ *       row that is not completed; {@code markUnknown} and {@code extendLease} touch only {@code
+ *       IN_PROGRESS} rows; {@code purgeExpired} deletes only expired rows;
+ *   <li>so the only change a completed row can see is to expire, after which a fresh claim may take
+ *       the key, with other arguments too.
  * </ul>
+ *
  * Hence an entry is correct for as long as its row has not expired, and it is dropped
  * <em>before</em> that moment by the store's clock (below). The same argument covers several
  * processes (several gates, several caches) on one store: a row cached in process A cannot be
- * changed by process B before it expires, so A's answer stays the store's answer; once it may
- * have expired, A asks the store, and sees whatever B wrote since.
+ * changed by process B before it expires, so A's answer stays the store's answer; once it may have
+ * expired, A asks the store, and sees whatever B wrote since.
  *
  * <h2>The store's clock</h2>
  *
- * Expiry is decided by the store's clock ({@link IdempotencyStore#now()}), which may be hours
- * away from this process's. The cache never reads this process's wall clock: it measures the
- * store's clock against the monotonic clock ({@link System#nanoTime()}) at every claim that
- * reaches the store. The offset of one answer is {@code storeNow - sent}, where {@code sent} is
- * the monotonic time just before the claim was sent; since the store read its clock after that,
- * this is an upper bound of the store's lead (the round trip is the measurement's uncertainty,
- * and it is counted on the safe side). The cache keeps the largest offset seen, so the estimate
- * {@code nanoTime() + offset} never runs behind the store's clock, whatever the order answers
- * arrive in, and an answer whose clock was read early (a statement in an old transaction) cannot
- * make entries live longer. An entry is used only while
- * {@code estimate + margin < expiresAt}; Caffeine also drops it then, to free the memory.
+ * Expiry is decided by the store's clock ({@link IdempotencyStore#now()}), which may be hours away
+ * from this process's. The cache never reads this process's wall clock: it measures the store's
+ * clock against the monotonic clock ({@link System#nanoTime()}) at every claim that reaches the
+ * store. The offset of one answer is {@code storeNow - sent}, where {@code sent} is the monotonic
+ * time just before the claim was sent; since the store read its clock after that, this is an upper
+ * bound of the store's lead (the round trip is the measurement's uncertainty, and it is counted on
+ * the safe side). The cache keeps the largest offset seen, so the estimate {@code nanoTime() +
+ * offset} never runs behind the store's clock, whatever the order answers arrive in, and an answer
+ * whose clock was read early (a statement in an old transaction) cannot make entries live longer.
+ * An entry is used only while {@code estimate + margin < expiresAt}; Caffeine also drops it then,
+ * to free the memory.
  *
  * <p>Two things move a store's clock against ours: drift (the clocks run at slightly different
- * rates) and steps (an NTP correction, a fail-over to a server whose clock differs). To bound
- * both, a cached answer is given only while the last measurement is younger than
- * {@linkplain Builder#clockCheck the clock check} (1 s by default); after that the next claim goes
- * to the store and measures again. Drift over one check period is far below the margin. A step
- * forward of the store's clock larger than the {@linkplain Builder#margin margin} (1 s by
- * default) can make an entry outlive its row by at most one check period, and the row must be
- * that close to its expiry too; a step backward only drops entries early. Choose a larger margin
- * if the store's clock can step by more.
+ * rates) and steps (an NTP correction, a fail-over to a server whose clock differs). To bound both,
+ * a cached answer is given only while the last measurement is younger than {@linkplain
+ * Builder#clockCheck the clock check} (1 s by default); after that the next claim goes to the store
+ * and measures again. Drift over one check period is far below the margin. A step forward of the
+ * store's clock larger than the {@linkplain Builder#margin margin} (1 s by default) can make an
+ * entry outlive its row by at most one check period, and the row must be that close to its expiry
+ * too; a step backward only drops entries early. Choose a larger margin if the store's clock can
+ * step by more.
  *
  * <h2>What does not go through the cache</h2>
  *
  * {@code complete}, {@code release}, {@code extendLease(s)}, {@code markUnknown}, {@code find}
  * (operators read the store), {@code purgeExpired} and {@code now} all go to the store. A claim
  * that reaches the store and finds anything but a completed row, or takes the key, removes the
- * key's entry; so does a successful {@code complete}. Single-commit mode claims inside the
- * store's transaction ({@link dev.mcpgate.core.spi.ClaimingScope}), not through this class, so it
- * neither reads nor fills the cache.
+ * key's entry; so does a successful {@code complete}. Single-commit mode claims inside the store's
+ * transaction ({@link dev.mcpgate.core.spi.ClaimingScope}), not through this class, so it neither
+ * reads nor fills the cache.
  *
  * <p>Thread-safe. The cache is per instance: wrap a store once and share the wrapper.
  */
 public final class ReplayCache extends ForwardingIdempotencyStore {
 
-  /** The default margin before a row's expiry, on the store's clock, at which entries are dropped. */
+  /**
+   * The default margin before a row's expiry, on the store's clock, at which entries are dropped.
+   */
   public static final Duration DEFAULT_MARGIN = Duration.ofSeconds(1);
 
   /** How old the last measurement of the store's clock may be for a cached answer, by default. */
@@ -106,10 +110,13 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
   private final LongSupplier nanoTime;
   private final long marginNanos;
   private final long clockCheckNanos;
+
   /** The largest (store's clock in epoch nanos) - (monotonic nanos before sending) seen. */
   private final AtomicLong offsetNanos = new AtomicLong(Long.MIN_VALUE);
+
   /** Monotonic nanos (before sending) of the latest claim answer; MIN_VALUE before the first. */
   private final AtomicLong lastMeasuredNanos = new AtomicLong(Long.MIN_VALUE);
+
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
 
@@ -126,30 +133,32 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
     this.nanoTime = b.nanoTime;
     this.marginNanos = b.margin.toNanos();
     this.clockCheckNanos = b.clockCheck.toNanos();
-    this.entries = Caffeine.newBuilder()
-        .maximumSize(b.maxEntries)
-        .executor(Runnable::run)
-        .ticker(b.nanoTime::getAsLong)
-        .expireAfter(new Expiry<ClaimId, Entry>() {
-          @Override
-          public long expireAfterCreate(ClaimId key, Entry entry, long currentTime) {
-            long left = saturatedSubtract(usableUntil(entry), currentTime);
-            return Math.min(Math.max(0, left), Long.MAX_VALUE >> 2);
-          }
+    this.entries =
+        Caffeine.newBuilder()
+            .maximumSize(b.maxEntries)
+            .executor(Runnable::run)
+            .ticker(b.nanoTime::getAsLong)
+            .expireAfter(
+                new Expiry<ClaimId, Entry>() {
+                  @Override
+                  public long expireAfterCreate(ClaimId key, Entry entry, long currentTime) {
+                    long left = saturatedSubtract(usableUntil(entry), currentTime);
+                    return Math.min(Math.max(0, left), Long.MAX_VALUE >> 2);
+                  }
 
-          @Override
-          public long expireAfterUpdate(ClaimId key, Entry entry, long currentTime,
-              long currentDuration) {
-            return expireAfterCreate(key, entry, currentTime);
-          }
+                  @Override
+                  public long expireAfterUpdate(
+                      ClaimId key, Entry entry, long currentTime, long currentDuration) {
+                    return expireAfterCreate(key, entry, currentTime);
+                  }
 
-          @Override
-          public long expireAfterRead(ClaimId key, Entry entry, long currentTime,
-              long currentDuration) {
-            return currentDuration;
-          }
-        })
-        .build();
+                  @Override
+                  public long expireAfterRead(
+                      ClaimId key, Entry entry, long currentTime, long currentDuration) {
+                    return currentDuration;
+                  }
+                })
+            .build();
   }
 
   /**
@@ -179,7 +188,8 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
       long now = nanoTime.getAsLong();
       long offset = offsetNanos.get();
       long measuredAt = lastMeasuredNanos.get();
-      if (measuredAt != Long.MIN_VALUE && now - measuredAt <= clockCheckNanos
+      if (measuredAt != Long.MIN_VALUE
+          && now - measuredAt <= clockCheckNanos
           && now + offset + marginNanos < entry.expiresAtNanos) {
         hits.increment();
         return new ClaimAttempt.Existing(entry.row, instantOfEpochNanos(now + offset));
@@ -207,7 +217,7 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
   public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     boolean completed = delegate().complete(id, token, result, retention);
     if (completed) {
-      entries.invalidate(id);   // a new attempt held the key: any entry for it was for an older row
+      entries.invalidate(id); // a new attempt held the key: any entry for it was for an older row
     }
     return completed;
   }
@@ -217,7 +227,9 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
     entries.invalidateAll();
   }
 
-  /** @return hits, misses and the entries held now (an estimate, as Caffeine counts them) */
+  /**
+   * @return hits, misses and the entries held now (an estimate, as Caffeine counts them)
+   */
   public Stats stats() {
     return new Stats(hits.sum(), misses.sum(), entries.estimatedSize());
   }
@@ -231,15 +243,17 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
 
   private void measured(Instant storeNow, long sent) {
     offsetNanos.accumulateAndGet(epochNanos(storeNow) - sent, Math::max);
-    lastMeasuredNanos.accumulateAndGet(sent,
-        (last, next) -> last == Long.MIN_VALUE || next - last > 0 ? next : last);
+    lastMeasuredNanos.accumulateAndGet(
+        sent, (last, next) -> last == Long.MIN_VALUE || next - last > 0 ? next : last);
   }
 
   private boolean usable(Entry entry, long now) {
     return now < usableUntil(entry);
   }
 
-  /** @return the monotonic time from which the entry's row may have expired, less the margin */
+  /**
+   * @return the monotonic time from which the entry's row may have expired, less the margin
+   */
   private long usableUntil(Entry entry) {
     long offset = offsetNanos.get();
     if (offset == Long.MIN_VALUE) {
@@ -266,8 +280,8 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
   }
 
   private static Instant instantOfEpochNanos(long nanos) {
-    return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L),
-        Math.floorMod(nanos, 1_000_000_000L));
+    return Instant.ofEpochSecond(
+        Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
   }
 
   /** Settings of a {@link ReplayCache}. */
@@ -283,8 +297,8 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
     }
 
     /**
-     * @param maxEntries the most completed rows kept (least recently and frequently used go
-     *     first), at least 1
+     * @param maxEntries the most completed rows kept (least recently and frequently used go first),
+     *     at least 1
      * @return this builder
      */
     public Builder maxEntries(long maxEntries) {
@@ -296,8 +310,8 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
     }
 
     /**
-     * @param margin how long before its row's expiry (on the store's clock, as estimated) an
-     *     entry is dropped; covers a step of the store's clock. Zero or more.
+     * @param margin how long before its row's expiry (on the store's clock, as estimated) an entry
+     *     is dropped; covers a step of the store's clock. Zero or more.
      * @return this builder
      */
     public Builder margin(Duration margin) {
@@ -309,8 +323,8 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
     }
 
     /**
-     * @param clockCheck how old the last measurement of the store's clock may be for a claim to
-     *     be answered from the cache; after it, the next claim goes to the store. Positive.
+     * @param clockCheck how old the last measurement of the store's clock may be for a claim to be
+     *     answered from the cache; after it, the next claim goes to the store. Positive.
      * @return this builder
      */
     public Builder clockCheck(Duration clockCheck) {
@@ -332,7 +346,9 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
       return this;
     }
 
-    /** @return the caching store */
+    /**
+     * @return the caching store
+     */
     public ReplayCache build() {
       return new ReplayCache(this);
     }

@@ -23,9 +23,13 @@ final class H2 {
     return pool;
   }
 
-  /** @return a JDBC store on the shared H2 database; close it after use */
+  /**
+   * @return a JDBC store on the shared H2 database; close it after use
+   */
   static JdbcIdempotencyStore store() {
-    return JdbcIdempotencyStore.builder(pool()).tableName("mcpgate_claims_cache_test")
-        .createSchemaIfMissing(true).build();
+    return JdbcIdempotencyStore.builder(pool())
+        .tableName("mcpgate_claims_cache_test")
+        .createSchemaIfMissing(true)
+        .build();
   }
 }

@@ -8,9 +8,9 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The store contract behind a replay cache with the hardest settings for its own expiry: no
- * margin, a clock check of a year (so nothing but the expiry estimate drops an entry), and a store
- * clock seven hours ahead of the process's monotonic clock.
+ * The store contract behind a replay cache with the hardest settings for its own expiry: no margin,
+ * a clock check of a year (so nothing but the expiry estimate drops an entry), and a store clock
+ * seven hours ahead of the process's monotonic clock.
  */
 class NoMarginSkewedClockContractTest extends IdempotencyStoreContract {
   private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));

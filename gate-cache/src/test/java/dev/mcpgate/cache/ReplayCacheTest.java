@@ -60,7 +60,9 @@ class ReplayCacheTest {
     }
 
     GateResult<String> call(String key, Map<String, ?> args) {
-      return gate.execute(ToolCall.of("acme", "refund_order", key, args), ResultMapper.utf8(),
+      return gate.execute(
+          ToolCall.of("acme", "refund_order", key, args),
+          ResultMapper.utf8(),
           ctx -> "refund #" + runs.incrementAndGet() + " for " + args);
     }
   }
@@ -92,7 +94,7 @@ class ReplayCacheTest {
     Instance a = instance();
     GateResult<String> first = a.call("k", ARGS);
     assertThat(first).isInstanceOf(GateResult.Executed.class);
-    GateResult<String> fromStore = a.call("k", ARGS);   // the store's answer fills the cache
+    GateResult<String> fromStore = a.call("k", ARGS); // the store's answer fills the cache
     assertThat(fromStore).isInstanceOf(GateResult.Replayed.class);
 
     int before = a.counted.calls.get();
@@ -114,9 +116,11 @@ class ReplayCacheTest {
 
     GateResult<String> other = a.call("k", OTHER_ARGS);
 
-    assertThat(other).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
-    assertThat(a.counted.calls.get()).isEqualTo(before);   // decided from the cached row
+    assertThat(other)
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
+    assertThat(a.counted.calls.get()).isEqualTo(before); // decided from the cached row
     assertThat(runs).hasValue(1);
   }
 
@@ -131,20 +135,20 @@ class ReplayCacheTest {
     for (int i = 0; i < 89; i++) {
       pass(Duration.ofMillis(100));
       if (i % 5 == 0) {
-        a.call("other-" + i, ARGS);   // other traffic keeps the clock measurement fresh
+        a.call("other-" + i, ARGS); // other traffic keeps the clock measurement fresh
       }
     }
     int afterTraffic = a.counted.claims.get();
     assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class);
-    assertThat(a.counted.claims.get()).isEqualTo(afterTraffic);   // still a hit
+    assertThat(a.counted.claims.get()).isEqualTo(afterTraffic); // still a hit
 
-    pass(Duration.ofMillis(200));   // 9.1 s: within the margin of the row's expiry
+    pass(Duration.ofMillis(200)); // 9.1 s: within the margin of the row's expiry
     assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class);
-    assertThat(a.counted.claims.get()).isEqualTo(afterTraffic + 1);   // asked the store
+    assertThat(a.counted.claims.get()).isEqualTo(afterTraffic + 1); // asked the store
     assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class);
-    assertThat(a.counted.claims.get()).isEqualTo(afterTraffic + 2);   // and not cached again
+    assertThat(a.counted.claims.get()).isEqualTo(afterTraffic + 2); // and not cached again
 
-    pass(Duration.ofMillis(900));   // 10 s: expired by the store's clock
+    pass(Duration.ofMillis(900)); // 10 s: expired by the store's clock
     assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Executed.class);
     assertThat(a.counted.claims.get()).isEqualTo(afterTraffic + 3);
     assertThat(claims).isPositive();
@@ -154,16 +158,19 @@ class ReplayCacheTest {
   void aKeyReusedAfterExpiryWithOtherArgumentsRunsFresh() {
     Instance a = instance();
     a.call("k", ARGS);
-    a.call("k", ARGS);   // cached
+    a.call("k", ARGS); // cached
 
     pass(RETENTION);
 
     GateResult<String> reused = a.call("k", OTHER_ARGS);
-    assertThat(reused).isInstanceOf(GateResult.Executed.class);   // not replayed, no conflict
-    assertThat(((GateResult.Executed<String>) reused).value()).isEqualTo("refund #2 for " + OTHER_ARGS);
+    assertThat(reused).isInstanceOf(GateResult.Executed.class); // not replayed, no conflict
+    assertThat(((GateResult.Executed<String>) reused).value())
+        .isEqualTo("refund #2 for " + OTHER_ARGS);
     // and the first arguments are now the conflict, within the new row's retention
-    assertThat(a.call("k", ARGS)).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
+    assertThat(a.call("k", ARGS))
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
     assertThat(a.call("k", OTHER_ARGS)).isInstanceOf(GateResult.Replayed.class);
   }
 
@@ -174,12 +181,12 @@ class ReplayCacheTest {
     a.call("k", ARGS);
     int claims = a.counted.claims.get();
 
-    pass(Duration.ofMillis(1_001));   // no claim reached the store for longer than the check
+    pass(Duration.ofMillis(1_001)); // no claim reached the store for longer than the check
 
     assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class);
     assertThat(a.counted.claims.get()).isEqualTo(claims + 1);
     assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class);
-    assertThat(a.counted.claims.get()).isEqualTo(claims + 1);   // measured again: a hit
+    assertThat(a.counted.claims.get()).isEqualTo(claims + 1); // measured again: a hit
   }
 
   @Test
@@ -189,11 +196,11 @@ class ReplayCacheTest {
     a.call("k", ARGS);
     int claims = a.counted.claims.get();
 
-    storeClock.advance(Duration.ofSeconds(9));   // the store's clock steps; ours does not move
-    a.call("unrelated", ARGS);                     // one claim reaches the store and measures it
+    storeClock.advance(Duration.ofSeconds(9)); // the store's clock steps; ours does not move
+    a.call("unrelated", ARGS); // one claim reaches the store and measures it
 
     assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class);
-    assertThat(a.counted.claims.get()).isEqualTo(claims + 2);   // not answered from the cache
+    assertThat(a.counted.claims.get()).isEqualTo(claims + 2); // not answered from the cache
   }
 
   @Test
@@ -202,9 +209,9 @@ class ReplayCacheTest {
     a.call("k", ARGS);
     a.call("k", ARGS);
 
-    storeClock.advance(Duration.ofSeconds(-5));   // an answer with an early clock
+    storeClock.advance(Duration.ofSeconds(-5)); // an answer with an early clock
     a.call("unrelated", ARGS);
-    pass(Duration.ofMillis(9_100));   // 9.1 s by our clock since the row was written: in margin
+    pass(Duration.ofMillis(9_100)); // 9.1 s by our clock since the row was written: in margin
 
     int claims = a.counted.claims.get();
     a.call("k", ARGS);
@@ -217,13 +224,15 @@ class ReplayCacheTest {
     Instance b = instance();
 
     assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Executed.class);
-    assertThat(b.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class);   // fills b
-    assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class);   // fills a
+    assertThat(b.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class); // fills b
+    assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class); // fills a
     int aCalls = a.counted.calls.get();
     int bCalls = b.counted.calls.get();
     assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class);
-    assertThat(b.call("k", OTHER_ARGS)).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
+    assertThat(b.call("k", OTHER_ARGS))
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
     assertThat(a.counted.calls.get()).isEqualTo(aCalls);
     assertThat(b.counted.calls.get()).isEqualTo(bCalls);
 
@@ -231,11 +240,15 @@ class ReplayCacheTest {
     // must see b's row, not its own memory
     pass(RETENTION);
     assertThat(b.call("k", OTHER_ARGS)).isInstanceOf(GateResult.Executed.class);
-    assertThat(a.call("k", ARGS)).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
+    assertThat(a.call("k", ARGS))
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
     GateResult<String> replayed = a.call("k", OTHER_ARGS);
-    assertThat(replayed).isInstanceOfSatisfying(GateResult.Replayed.class,
-        r -> assertThat(r.value()).isEqualTo("refund #2 for " + OTHER_ARGS));
+    assertThat(replayed)
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class,
+            r -> assertThat(r.value()).isEqualTo("refund #2 for " + OTHER_ARGS));
     assertThat(runs).hasValue(2);
   }
 
@@ -268,8 +281,10 @@ class ReplayCacheTest {
     assertThat(a.gate.markUnknown(held)).isTrue();
     int claims = a.counted.claims.get();
     for (int i = 0; i < 3; i++) {
-      assertThat(a.gate.claim(call)).isInstanceOfSatisfying(ClaimOutcome.Refused.class,
-          r -> assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
+      assertThat(a.gate.claim(call))
+          .isInstanceOfSatisfying(
+              ClaimOutcome.Refused.class,
+              r -> assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
     }
     assertThat(a.counted.claims.get()).isEqualTo(claims + 3);
     assertThat(a.cache.stats().entries()).isZero();
@@ -278,10 +293,15 @@ class ReplayCacheTest {
   @Test
   void aRowRetainedForLessThanTheMarginIsNotCached() {
     Instance a = instance();
-    IdempotencyGate brief = IdempotencyGate.builder(a.cache)
-        .policy(GatePolicy.builder().retention(Duration.ofMillis(900))
-            .lease(Duration.ofMillis(500)).leaseRenewal(Duration.ofMillis(100)).build())
-        .build();
+    IdempotencyGate brief =
+        IdempotencyGate.builder(a.cache)
+            .policy(
+                GatePolicy.builder()
+                    .retention(Duration.ofMillis(900))
+                    .lease(Duration.ofMillis(500))
+                    .leaseRenewal(Duration.ofMillis(100))
+                    .build())
+            .build();
     gates.add(brief);
     ToolCall call = ToolCall.of("acme", "refund_order", "brief", ARGS);
     brief.execute(call, ResultMapper.utf8(), ctx -> "done");
@@ -322,6 +342,8 @@ class ReplayCacheTest {
     return new dev.mcpgate.core.spi.ClaimRequest(
         new dev.mcpgate.core.ClaimId("acme", "refund_order", key),
         "v1:not-the-stored-hash",
-        dev.mcpgate.core.LeaseToken.random(), Duration.ofSeconds(2), RETENTION);
+        dev.mcpgate.core.LeaseToken.random(),
+        Duration.ofSeconds(2),
+        RETENTION);
   }
 }

@@ -13,11 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the action of an acquired claim inside a unit of work and settles the claim after it, by
- * the failure rules: a result is stored (or, for a failure result, stored or released per
- * policy); an exception releases the claim, or fences it as unknown when the policy says the
- * outcome is unknown. Plain and transactional actions take this one path: a plain action runs in
- * the {@link DirectScope}, which has nothing to commit.
+ * Runs the action of an acquired claim inside a unit of work and settles the claim after it, by the
+ * failure rules: a result is stored (or, for a failure result, stored or released per policy); an
+ * exception releases the claim, or fences it as unknown when the policy says the outcome is
+ * unknown. Plain and transactional actions take this one path: a plain action runs in the {@link
+ * DirectScope}, which has nothing to commit.
  */
 final class AttemptRunner {
   private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
@@ -30,8 +30,14 @@ final class AttemptRunner {
   private final DirectScope direct;
   private final LeaseRenewer leases;
 
-  AttemptRunner(IdempotencyGate gate, IdempotencyStore store, GatePolicy policy,
-      ResultWriter writer, Events events, DirectScope direct, LeaseRenewer leases) {
+  AttemptRunner(
+      IdempotencyGate gate,
+      IdempotencyStore store,
+      GatePolicy policy,
+      ResultWriter writer,
+      Events events,
+      DirectScope direct,
+      LeaseRenewer leases) {
     this.leases = leases;
     this.gate = gate;
     this.store = store;
@@ -45,8 +51,12 @@ final class AttemptRunner {
    * @param sentNanos {@link System#nanoTime()} just before the claim was sent: the lease counts
    *     from there
    */
-  <T, R> GateResult<T> run(ClaimOutcome.Acquired claim, long sentNanos, ResultMapper<T> mapper,
-      TransactionScope<R> scope, ScopedAction<T, R> action) {
+  <T, R> GateResult<T> run(
+      ClaimOutcome.Acquired claim,
+      long sentNanos,
+      ResultMapper<T> mapper,
+      TransactionScope<R> scope,
+      ScopedAction<T, R> action) {
     boolean transactional = scope != direct;
     ClaimId id = claim.id();
     // renew from the start: a unit of work that waits for a pooled connection, and every write
@@ -56,8 +66,9 @@ final class AttemptRunner {
       renewal = leases.start(claim, policy, events, sentNanos);
     } catch (RuntimeException e) {
       release(claim, e);
-      throw new StoreUnavailableException("could not start renewing the lease of " + id
-          + "; the action did not run; safe to retry", e);
+      throw new StoreUnavailableException(
+          "could not start renewing the lease of " + id + "; the action did not run; safe to retry",
+          e);
     }
     try {
       return runRenewed(claim, renewal, mapper, scope, action, transactional);
@@ -66,9 +77,13 @@ final class AttemptRunner {
     }
   }
 
-  private <T, R> GateResult<T> runRenewed(ClaimOutcome.Acquired claim,
-      LeaseRenewer.Renewal renewal, ResultMapper<T> mapper, TransactionScope<R> scope,
-      ScopedAction<T, R> action, boolean transactional) {
+  private <T, R> GateResult<T> runRenewed(
+      ClaimOutcome.Acquired claim,
+      LeaseRenewer.Renewal renewal,
+      ResultMapper<T> mapper,
+      TransactionScope<R> scope,
+      ScopedAction<T, R> action,
+      boolean transactional) {
     ClaimId id = claim.id();
     R resource;
     try {
@@ -76,8 +91,9 @@ final class AttemptRunner {
     } catch (RuntimeException e) {
       renewal.finishing();
       release(claim, e);
-      throw new StoreUnavailableException("could not begin the unit of work for " + id
-          + "; the action did not run; safe to retry", e);
+      throw new StoreUnavailableException(
+          "could not begin the unit of work for " + id + "; the action did not run; safe to retry",
+          e);
     }
     try {
       T value;
@@ -85,11 +101,11 @@ final class AttemptRunner {
         value = action.run(resource, new ClaimContext(gate, claim, renewal));
       } catch (Throwable t) {
         renewal.finishing();
-        rollbackQuietly(scope, resource, t);   // the transaction ends: it holds no row lock now
-        settleFailure(claim, t);               // renewed until settled
+        rollbackQuietly(scope, resource, t); // the transaction ends: it holds no row lock now
+        settleFailure(claim, t); // renewed until settled
         throw rethrow(id, t);
       }
-      renewal.finishing();   // the writes below decide by their token, not a renewal's answer
+      renewal.finishing(); // the writes below decide by their token, not a renewal's answer
       // a successful action whose thread was interrupted (a transport that cancelled just as it
       // returned) still has its result stored: the flag would make a pool refuse the connection
       boolean wasInterrupted = Thread.interrupted();
@@ -110,9 +126,14 @@ final class AttemptRunner {
   }
 
   /** After the action returned: store or release its result, and commit, per the rules. */
-  private <T, R> GateResult<T> settleResult(ClaimOutcome.Acquired claim,
-      LeaseRenewer.Renewal renewal, T value, ResultMapper<T> mapper, TransactionScope<R> scope,
-      R resource, boolean transactional) {
+  private <T, R> GateResult<T> settleResult(
+      ClaimOutcome.Acquired claim,
+      LeaseRenewer.Renewal renewal,
+      T value,
+      ResultMapper<T> mapper,
+      TransactionScope<R> scope,
+      R resource,
+      boolean transactional) {
     ClaimId id = claim.id();
     try {
       boolean failure = mapper.isFailure(value);
@@ -128,20 +149,29 @@ final class AttemptRunner {
         boolean released = scope.release(resource, id, claim.token());
         if (!released && transactional) {
           rollbackQuietly(scope, resource, null);
-          events.emit(GateEvent.Type.LEASE_LOST, claim,
-              "failure result, but the lease had been taken over; rolled back", null);
+          events.emit(
+              GateEvent.Type.LEASE_LOST,
+              claim,
+              "failure result, but the lease had been taken over; rolled back",
+              null);
           throw leaseLost(claim);
         }
         commit(scope, resource, claim, transactional, ClaimState.IN_PROGRESS);
         if (released) {
-          events.emit(GateEvent.Type.RELEASED, claim,
-              "failure result; claim released, a retry runs again", null);
+          events.emit(
+              GateEvent.Type.RELEASED,
+              claim,
+              "failure result; claim released, a retry runs again",
+              null);
         } else {
-          events.emit(GateEvent.Type.LEASE_LOST, claim,
-              "failure result, but the lease had been taken over", null);
+          events.emit(
+              GateEvent.Type.LEASE_LOST,
+              claim,
+              "failure result, but the lease had been taken over",
+              null);
         }
-        return new GateResult.Executed<>(id, value, claim,
-            released ? Completion.RELEASED : Completion.LEASE_LOST);
+        return new GateResult.Executed<>(
+            id, value, claim, released ? Completion.RELEASED : Completion.LEASE_LOST);
       }
       if (!writer.store(scope, resource, claim, prepared)) {
         rollbackQuietly(scope, resource, null);
@@ -152,7 +182,9 @@ final class AttemptRunner {
       }
       commit(scope, resource, claim, transactional, ClaimState.COMPLETED);
       return new GateResult.Executed<>(id, value, claim, Completion.STORED);
-    } catch (ResultTooLargeException | LeaseLostException | OutcomeUnknownException
+    } catch (ResultTooLargeException
+        | LeaseLostException
+        | OutcomeUnknownException
         | CommitRolledBackException e) {
       throw e;
     } catch (RuntimeException | Error e) {
@@ -163,8 +195,11 @@ final class AttemptRunner {
         if (e instanceof Error error) {
           throw error;
         }
-        throw new StoreUnavailableException("could not store the result of " + id
-            + "; its transaction was rolled back, nothing took effect; safe to retry", e);
+        throw new StoreUnavailableException(
+            "could not store the result of "
+                + id
+                + "; its transaction was rolled back, nothing took effect; safe to retry",
+            e);
       }
       fenceUnstored(claim, e);
       if (e instanceof Error error) {
@@ -175,29 +210,37 @@ final class AttemptRunner {
   }
 
   private static LeaseLostException leaseLost(ClaimOutcome.Acquired claim) {
-    return new LeaseLostException("the lease of " + claim.id() + " (attempt " + claim.attempt()
-        + ") was taken over by another attempt before completion; this attempt's transaction was"
-        + " rolled back: none of its writes took effect");
+    return new LeaseLostException(
+        "the lease of "
+            + claim.id()
+            + " (attempt "
+            + claim.attempt()
+            + ") was taken over by another attempt before completion; this attempt's transaction"
+            + " was rolled back: none of its writes took effect");
   }
 
   /**
-   * Commits; a commit that throws is resolved by asking the store, never guessed. The question is
-   * a token-checked release: it waits for the row lock that this attempt's transaction held (its
+   * Commits; a commit that throws is resolved by asking the store, never guessed. The question is a
+   * token-checked release: it waits for the row lock that this attempt's transaction held (its
    * completion or release wrote the row), so it is answered only once that transaction has ended,
-   * even if its COMMIT was still on its way. A release that succeeds finds the row as it was
-   * before the transaction (in progress, this attempt's token): it rolled back, and the key is
-   * free now. Otherwise the row read back says: completed by this attempt (it committed), gone
-   * after a release (it committed), another attempt's after a completion (the lease was lost:
-   * a completed row is never taken over), another attempt's after a release (unknown: it may
-   * have committed and been claimed again). A store that cannot be asked leaves it unknown.
+   * even if its COMMIT was still on its way. A release that succeeds finds the row as it was before
+   * the transaction (in progress, this attempt's token): it rolled back, and the key is free now.
+   * Otherwise the row read back says: completed by this attempt (it committed), gone after a
+   * release (it committed), another attempt's after a completion (the lease was lost: a completed
+   * row is never taken over), another attempt's after a release (unknown: it may have committed and
+   * been claimed again). A store that cannot be asked leaves it unknown.
    *
-   * @param committedState COMPLETED for a stored result, IN_PROGRESS for a release (whose
-   *     committed form is no row)
+   * @param committedState COMPLETED for a stored result, IN_PROGRESS for a release (whose committed
+   *     form is no row)
    * @throws CommitRolledBackException when the commit failed and nothing of it took effect
    * @throws CommitOutcomeUnknownException when whether it committed could not be found out
    */
-  private <R> void commit(TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim,
-      boolean transactional, ClaimState committedState) {
+  private <R> void commit(
+      TransactionScope<R> scope,
+      R resource,
+      ClaimOutcome.Acquired claim,
+      boolean transactional,
+      ClaimState committedState) {
     try {
       scope.commit(resource);
     } catch (RuntimeException commitFailed) {
@@ -213,43 +256,70 @@ final class AttemptRunner {
         row = released ? Optional.empty() : store.find(id);
       } catch (RuntimeException unreadable) {
         commitFailed.addSuppressed(unreadable);
-        events.emit(GateEvent.Type.STORE_FAILED, claim, "the commit failed and"
-            + " the claim could not be read back: the outcome is unknown", commitFailed);
-        throw new CommitOutcomeUnknownException("the commit of " + id + " failed and its claim"
-            + " could not be read back, so whether the action's writes and its result were"
-            + " committed is not known; the key stays claimed until its lease expires, and a"
-            + " retry with the same key then finds out: it replays the result if they were, and"
-            + " runs the action if they were not", commitFailed);
+        events.emit(
+            GateEvent.Type.STORE_FAILED,
+            claim,
+            "the commit failed and" + " the claim could not be read back: the outcome is unknown",
+            commitFailed);
+        throw new CommitOutcomeUnknownException(
+            "the commit of "
+                + id
+                + " failed and its claim"
+                + " could not be read back, so whether the action's writes and its result were"
+                + " committed is not known; the key stays claimed until its lease expires, and a"
+                + " retry with the same key then finds out: it replays the result if they were, and"
+                + " runs the action if they were not",
+            commitFailed);
       }
       if (released) {
-        events.emit(GateEvent.Type.RELEASED, claim, "the commit failed and rolled back; claim"
-            + " released, a retry runs again", commitFailed);
-        throw new CommitRolledBackException("the commit of " + id + " failed and was rolled back"
-            + " (the claim read back uncompleted, after the transaction ended): none of the"
-            + " action's writes took effect, and the claim was released; safe to retry",
+        events.emit(
+            GateEvent.Type.RELEASED,
+            claim,
+            "the commit failed and rolled back; claim" + " released, a retry runs again",
+            commitFailed);
+        throw new CommitRolledBackException(
+            "the commit of "
+                + id
+                + " failed and was rolled back"
+                + " (the claim read back uncompleted, after the transaction ended): none of the"
+                + " action's writes took effect, and the claim was released; safe to retry",
             commitFailed);
       }
       boolean ours = row.isPresent() && row.get().token().equals(claim.token());
-      if (committedState == ClaimState.COMPLETED && ours
+      if (committedState == ClaimState.COMPLETED
+          && ours
           && row.get().state() == ClaimState.COMPLETED) {
-        LOG.info("the commit of {} reported a failure, but the claim reads back completed by"
-            + " this attempt: it committed", id, commitFailed);
+        LOG.info(
+            "the commit of {} reported a failure, but the claim reads back completed by"
+                + " this attempt: it committed",
+            id,
+            commitFailed);
         return;
       }
       if (committedState == ClaimState.IN_PROGRESS && row.isEmpty()) {
-        LOG.info("the commit of {} reported a failure, but the claim reads back released: it"
-            + " committed", id, commitFailed);
+        LOG.info(
+            "the commit of {} reported a failure, but the claim reads back released: it"
+                + " committed",
+            id,
+            commitFailed);
         return;
       }
       if (committedState == ClaimState.IN_PROGRESS) {
         // another attempt holds the key: it took it after this release committed, or after
         // this transaction rolled back and the lease ran out; which, nobody can tell now
-        events.emit(GateEvent.Type.STORE_FAILED, claim, "the commit of a release failed and"
-            + " the key is held by another attempt: whether it committed is not known",
+        events.emit(
+            GateEvent.Type.STORE_FAILED,
+            claim,
+            "the commit of a release failed and"
+                + " the key is held by another attempt: whether it committed is not known",
             commitFailed);
-        throw new CommitOutcomeUnknownException("the commit of " + id + " (a failure result,"
-            + " releasing the key) failed, and the key is now held by another attempt: whether"
-            + " the action's writes were committed is not known", commitFailed);
+        throw new CommitOutcomeUnknownException(
+            "the commit of "
+                + id
+                + " (a failure result,"
+                + " releasing the key) failed, and the key is now held by another attempt: whether"
+                + " the action's writes were committed is not known",
+            commitFailed);
       }
       // a completed row is never taken over before it expires: another attempt holding the key
       // means this completion never committed (the lease had run out and was taken over)
@@ -265,21 +335,30 @@ final class AttemptRunner {
    */
   private void settleFailure(ClaimOutcome.Acquired claim, Throwable failure) {
     if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {
-      fence(claim, failure, "outcome unknown; the key is fenced until it is settled or its"
-          + " fence of " + policy.unknownFence() + " runs out");
+      fence(
+          claim,
+          failure,
+          "outcome unknown; the key is fenced until it is settled or its"
+              + " fence of "
+              + policy.unknownFence()
+              + " runs out");
     } else {
       release(claim, failure);
     }
   }
 
-  /** @return true when the failure says the action was interrupted or cancelled midway */
+  /**
+   * @return true when the failure says the action was interrupted or cancelled midway
+   */
   static boolean interrupted(Throwable failure) {
     if (Thread.currentThread().isInterrupted()) {
       return true;
     }
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof InterruptedException || t instanceof CancellationException
-          || t instanceof InterruptedIOException || t instanceof ClosedByInterruptException) {
+      if (t instanceof InterruptedException
+          || t instanceof CancellationException
+          || t instanceof InterruptedIOException
+          || t instanceof ClosedByInterruptException) {
         return true;
       }
     }
@@ -288,44 +367,68 @@ final class AttemptRunner {
 
   /** The action ran but its result could not be stored: fence the key, the effect happened. */
   private void fenceUnstored(ClaimOutcome.Acquired claim, Throwable failure) {
-    events.emit(GateEvent.Type.STORE_FAILED, claim,
-        "the action ran but its result could not be stored", failure);
-    fence(claim, failure, "the action ran but its result could not be stored; the key is fenced"
-        + " as unknown until it is settled or its fence of " + policy.unknownFence()
-        + " runs out");
+    events.emit(
+        GateEvent.Type.STORE_FAILED,
+        claim,
+        "the action ran but its result could not be stored",
+        failure);
+    fence(
+        claim,
+        failure,
+        "the action ran but its result could not be stored; the key is fenced"
+            + " as unknown until it is settled or its fence of "
+            + policy.unknownFence()
+            + " runs out");
   }
 
   private void fence(ClaimOutcome.Acquired claim, Throwable failure, String message) {
-    settle(claim, failure, () -> {
-      if (store.markUnknown(claim.id(), claim.token(), policy.unknownFence())) {
-        events.emit(GateEvent.Type.MARKED_UNKNOWN, claim, message, failure);
-      } else {
-        events.emit(GateEvent.Type.LEASE_LOST, claim,
-            "outcome unknown, and the lease had been taken over", failure);
-      }
-    }, "the outcome is unknown and the key could not be fenced as such; it stays claimed until"
-        + " its lease expires");
+    settle(
+        claim,
+        failure,
+        () -> {
+          if (store.markUnknown(claim.id(), claim.token(), policy.unknownFence())) {
+            events.emit(GateEvent.Type.MARKED_UNKNOWN, claim, message, failure);
+          } else {
+            events.emit(
+                GateEvent.Type.LEASE_LOST,
+                claim,
+                "outcome unknown, and the lease had been taken over",
+                failure);
+          }
+        },
+        "the outcome is unknown and the key could not be fenced as such; it stays claimed until"
+            + " its lease expires");
   }
 
   private void release(ClaimOutcome.Acquired claim, Throwable failure) {
-    settle(claim, failure, () -> {
-      if (store.release(claim.id(), claim.token())) {
-        events.emit(GateEvent.Type.RELEASED, claim,
-            "the action failed; claim released, a retry runs again", failure);
-      } else {
-        events.emit(GateEvent.Type.LEASE_LOST, claim,
-            "the action failed, and the lease had been taken over", failure);
-      }
-    }, "the action failed and the claim could not be released; the key stays claimed until"
-        + " its lease expires");
+    settle(
+        claim,
+        failure,
+        () -> {
+          if (store.release(claim.id(), claim.token())) {
+            events.emit(
+                GateEvent.Type.RELEASED,
+                claim,
+                "the action failed; claim released, a retry runs again",
+                failure);
+          } else {
+            events.emit(
+                GateEvent.Type.LEASE_LOST,
+                claim,
+                "the action failed, and the lease had been taken over",
+                failure);
+          }
+        },
+        "the action failed and the claim could not be released; the key stays claimed until"
+            + " its lease expires");
   }
 
   /**
    * Writes a settlement with the thread's interrupt flag cleared (an interrupted thread cannot
    * borrow a pooled connection), and restores it after.
    */
-  private void settle(ClaimOutcome.Acquired claim, Throwable failure, Runnable write,
-      String ifFailed) {
+  private void settle(
+      ClaimOutcome.Acquired claim, Throwable failure, Runnable write, String ifFailed) {
     boolean wasInterrupted = Thread.interrupted();
     try {
       write.run();

@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * Thrown by a {@link dev.mcpgate.core.spi.ClaimingScope} when another transaction holds an
  * uncommitted claim of the same key and did not end within the wait. The gate turns it into a
- * refusal ({@link RefusalReason#IN_PROGRESS}): nothing ran, and a retry with the same key later
- * is safe.
+ * refusal ({@link RefusalReason#IN_PROGRESS}): nothing ran, and a retry with the same key later is
+ * safe.
  */
 public final class ClaimBusyException extends IdempotencyException {
   private static final long serialVersionUID = 1L;
@@ -23,7 +23,9 @@ public final class ClaimBusyException extends IdempotencyException {
     this.waited = waited;
   }
 
-  /** @return how long the claim waited for the other transaction */
+  /**
+   * @return how long the claim waited for the other transaction
+   */
   public Duration waited() {
     return waited;
   }

@@ -3,9 +3,7 @@ package dev.mcpgate.core;
 import dev.mcpgate.core.internal.Checks;
 import java.time.Duration;
 
-/**
- * What a running action can know and do about the claim it runs under.
- */
+/** What a running action can know and do about the claim it runs under. */
 public final class ClaimContext {
   private final IdempotencyGate gate;
   private final ClaimOutcome.Acquired claim;
@@ -17,19 +15,23 @@ public final class ClaimContext {
     this.renewal = renewal;
   }
 
-  /** @return the claim: its id, token, attempt and lease */
+  /**
+   * @return the claim: its id, token, attempt and lease
+   */
   public ClaimOutcome.Acquired claim() {
     return claim;
   }
 
-  /** @return (tenant, tool, key) */
+  /**
+   * @return (tenant, tool, key)
+   */
   public ClaimId id() {
     return claim.id();
   }
 
   /**
-   * @return a stable key derived from (tenant, tool, key), the same on every attempt: forward it
-   *     to downstream systems that deduplicate (a payment provider, a mailer)
+   * @return a stable key derived from (tenant, tool, key), the same on every attempt: forward it to
+   *     downstream systems that deduplicate (a payment provider, a mailer)
    */
   public String downstreamKey() {
     return claim.downstreamKey();
@@ -43,7 +45,9 @@ public final class ClaimContext {
     return claim.isTakeover();
   }
 
-  /** @return 1 for a first attempt, more after takeovers */
+  /**
+   * @return 1 for a first attempt, more after takeovers
+   */
   public int attempt() {
     return claim.attempt();
   }
@@ -60,10 +64,10 @@ public final class ClaimContext {
   /**
    * @return true when another attempt may hold the key now: the lease is lost, or it has run out
    *     (by this process's clock, from the send time of the last claim or renewal the store
-   *     confirmed) without a confirmed renewal, for example while the store did not answer or
-   *     after a long pause. An action about to do an effect that cannot be undone can check it
-   *     first; the fence (the token-checked completion, the downstream key) holds either way.
-   *     Never true in single-commit mode, where no other attempt can see the claim.
+   *     confirmed) without a confirmed renewal, for example while the store did not answer or after
+   *     a long pause. An action about to do an effect that cannot be undone can check it first; the
+   *     fence (the token-checked completion, the downstream key) holds either way. Never true in
+   *     single-commit mode, where no other attempt can see the claim.
    */
   public boolean mayHaveLostLease() {
     return renewal.mayBeLost();

@@ -3,13 +3,13 @@ package dev.mcpgate.core;
 import static dev.mcpgate.core.internal.Checks.quote;
 
 /**
- * What a claim is identified by: (tenant, tool, key). Uniqueness is never global: two tenants
- * may use the same key, and so may two tools.
+ * What a claim is identified by: (tenant, tool, key). Uniqueness is never global: two tenants may
+ * use the same key, and so may two tools.
  *
  * <p>All three parts are kept exactly as given (not trimmed, not hashed): operators need the raw
  * key. Each must be 1 to 255 characters (Unicode code points: at most 510 UTF-16 units and 1,020
- * UTF-8 bytes, which every store's schema holds), valid Unicode (no lone UTF-16 surrogate, which
- * no store and no UTF-8 encoding could keep apart from another), not blank, with no control
+ * UTF-8 bytes, which every store's schema holds), valid Unicode (no lone UTF-16 surrogate, which no
+ * store and no UTF-8 encoding could keep apart from another), not blank, with no control
  * characters.
  *
  * @param tenant who the call belongs to; always from the server side, never from tool arguments
@@ -48,28 +48,46 @@ public record ClaimId(String tenant, String tool, String key) {
     int codePoints = value.codePointCount(0, value.length());
     if (codePoints > MAX_LENGTH) {
       throw new InvalidIdempotencyKeyException(
-          what + " must be at most " + MAX_LENGTH + " characters, was " + codePoints + ": "
-              + quote(value), false);
+          what
+              + " must be at most "
+              + MAX_LENGTH
+              + " characters, was "
+              + codePoints
+              + ": "
+              + quote(value),
+          false);
     }
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (Character.isISOControl(c)) {
         throw new InvalidIdempotencyKeyException(
-            what + " must not contain control characters (found U+"
-                + String.format("%04X", (int) c) + " at index " + i + "): " + quote(value), false);
+            what
+                + " must not contain control characters (found U+"
+                + String.format("%04X", (int) c)
+                + " at index "
+                + i
+                + "): "
+                + quote(value),
+            false);
       }
-      if (Character.isHighSurrogate(c) && i + 1 < value.length()
+      if (Character.isHighSurrogate(c)
+          && i + 1 < value.length()
           && Character.isLowSurrogate(value.charAt(i + 1))) {
-        i++;   // a well-formed pair: one character outside the BMP
+        i++; // a well-formed pair: one character outside the BMP
       } else if (Character.isSurrogate(c)) {
         throw new InvalidIdempotencyKeyException(
-            what + " must be valid Unicode (found a lone UTF-16 surrogate U+"
-                + String.format("%04X", (int) c) + " at index " + i + "): " + quote(value), false);
+            what
+                + " must be valid Unicode (found a lone UTF-16 surrogate U+"
+                + String.format("%04X", (int) c)
+                + " at index "
+                + i
+                + "): "
+                + quote(value),
+            false);
       }
     }
     if (value.isBlank()) {
-      throw new InvalidIdempotencyKeyException(
-          what + " must not be blank: " + quote(value), false);
+      throw new InvalidIdempotencyKeyException(what + " must not be blank: " + quote(value), false);
     }
     return value;
   }

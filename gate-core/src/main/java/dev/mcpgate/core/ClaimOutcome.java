@@ -7,22 +7,25 @@ import java.time.Instant;
 
 /**
  * What one claim decided, as a value: the claim is
+ *
  * <ul>
- *   <li>{@link Acquired}: this caller holds the key; run the action, then complete or release
- *       (a takeover of an earlier attempt's expired lease is an acquired claim with
- *       {@link Acquired#isTakeover()});</li>
- *   <li>{@link Replayed}: the call completed before; return the stored result, nothing runs;</li>
- *   <li>{@link Refused}: nothing runs, for a {@link RefusalReason}.</li>
+ *   <li>{@link Acquired}: this caller holds the key; run the action, then complete or release (a
+ *       takeover of an earlier attempt's expired lease is an acquired claim with {@link
+ *       Acquired#isTakeover()});
+ *   <li>{@link Replayed}: the call completed before; return the stored result, nothing runs;
+ *   <li>{@link Refused}: nothing runs, for a {@link RefusalReason}.
  * </ul>
  */
 public sealed interface ClaimOutcome {
 
-  /** @return the claim's identity */
+  /**
+   * @return the claim's identity
+   */
   ClaimId id();
 
   /**
-   * The caller now holds the key and must run the action, then
-   * {@linkplain IdempotencyGate#complete complete} or {@linkplain IdempotencyGate#release release}.
+   * The caller now holds the key and must run the action, then {@linkplain IdempotencyGate#complete
+   * complete} or {@linkplain IdempotencyGate#release release}.
    *
    * @param id the claim
    * @param token this attempt's fencing token
@@ -30,9 +33,12 @@ public sealed interface ClaimOutcome {
    * @param claimedAt when the claim was written (store clock)
    * @param leaseExpiresAt when the lease ends unless extended (store clock)
    */
-  record Acquired(ClaimId id, LeaseToken token, int attempt, Instant claimedAt,
-      Instant leaseExpiresAt) implements ClaimOutcome {
-    /** @return true when this attempt took over an expired lease of an earlier attempt */
+  record Acquired(
+      ClaimId id, LeaseToken token, int attempt, Instant claimedAt, Instant leaseExpiresAt)
+      implements ClaimOutcome {
+    /**
+     * @return true when this attempt took over an expired lease of an earlier attempt
+     */
     public boolean isTakeover() {
       return attempt > 1;
     }
@@ -57,8 +63,9 @@ public sealed interface ClaimOutcome {
    * @param firstExecutedAt when the attempt that produced the result claimed the key
    * @param completedAt when that result was stored
    */
-  record Replayed(ClaimId id, StoredResult result, int attempt, Instant firstExecutedAt,
-      Instant completedAt) implements ClaimOutcome {}
+  record Replayed(
+      ClaimId id, StoredResult result, int attempt, Instant firstExecutedAt, Instant completedAt)
+      implements ClaimOutcome {}
 
   /**
    * The claim was refused: nothing runs.
@@ -71,7 +78,9 @@ public sealed interface ClaimOutcome {
    */
   record Refused(ClaimId id, RefusalReason reason, Duration retryAfter, String message)
       implements ClaimOutcome {
-    /** @throws NullPointerException if a component is null */
+    /**
+     * @throws NullPointerException if a component is null
+     */
     public Refused {
       Checks.notNull(id, "id");
       Checks.notNull(reason, "reason");

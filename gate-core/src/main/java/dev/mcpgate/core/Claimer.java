@@ -36,8 +36,8 @@ final class Claimer {
 
   /**
    * One arrival of a call, for the events of its decision: where its key came from, whether (and
-   * since when) it waited on another attempt, and when its last claim was sent (by
-   * {@link System#nanoTime()}), from which an acquired lease is counted.
+   * since when) it waited on another attempt, and when its last claim was sent (by {@link
+   * System#nanoTime()}), from which an acquired lease is counted.
    */
   static final class Arrival {
     private final String keySource;
@@ -63,7 +63,9 @@ final class Claimer {
       return startNanos;
     }
 
-    /** @return {@link System#nanoTime()} just before the last claim of this arrival was sent */
+    /**
+     * @return {@link System#nanoTime()} just before the last claim of this arrival was sent
+     */
     long sentNanos() {
       return sentNanos;
     }
@@ -76,7 +78,9 @@ final class Claimer {
       sentNanos = System.nanoTime();
     }
 
-    /** @return how long it waited on another attempt; zero when it did not */
+    /**
+     * @return how long it waited on another attempt; zero when it did not
+     */
     Duration waitedFor() {
       return waited ? Duration.ofNanos(System.nanoTime() - startNanos) : Duration.ZERO;
     }
@@ -97,8 +101,8 @@ final class Claimer {
   }
 
   /**
-   * Claims, and while another attempt holds the key, claims again with a growing back-off until
-   * the policy's in-flight wait runs out (or the thread is interrupted).
+   * Claims, and while another attempt holds the key, claims again with a growing back-off until the
+   * policy's in-flight wait runs out (or the thread is interrupted).
    */
   Claimed claimWaiting(ToolCall call, String hash) {
     Arrival arrival = Arrival.of(call);
@@ -144,7 +148,9 @@ final class Claimer {
     return Math.max(1, Math.min(Math.min(backoffMs, remainingMs), retryAfter.toMillis()));
   }
 
-  /** @return the back-off after one more round: doubled, at most {@value #MAX_BACKOFF_MS} ms */
+  /**
+   * @return the back-off after one more round: doubled, at most {@value #MAX_BACKOFF_MS} ms
+   */
   static long nextBackoffMs(long backoffMs) {
     return Math.min(backoffMs * 2, MAX_BACKOFF_MS);
   }
@@ -162,13 +168,12 @@ final class Claimer {
     return outcome;
   }
 
-  private ClaimOutcome claimOnce(ToolCall call, String hash, int reconciliations,
-      Arrival arrival) {
+  private ClaimOutcome claimOnce(ToolCall call, String hash, int reconciliations, Arrival arrival) {
     ClaimId id = call.id();
     LeaseToken token = LeaseToken.random();
     arrival.sending();
-    ClaimAttempt attempt = write(new ClaimRequest(id, hash, token, policy.lease(),
-        policy.retention()));
+    ClaimAttempt attempt =
+        write(new ClaimRequest(id, hash, token, policy.lease(), policy.retention()));
     if (attempt instanceof ClaimAttempt.Acquired) {
       return acquired(attempt.record(), token, arrival);
     }
@@ -179,56 +184,86 @@ final class Claimer {
    * What {@link #existing} answers when a reconciler settled an unknown row and the call should
    * claim again, in its own transaction (single-commit mode). Never told to listeners.
    */
-  static final ClaimOutcome.Refused CLAIM_AGAIN = new ClaimOutcome.Refused(
-      new ClaimId("-", "-", "-"), RefusalReason.OUTCOME_UNKNOWN, Duration.ZERO,
-      "settled by the reconciler; claim again");
+  static final ClaimOutcome.Refused CLAIM_AGAIN =
+      new ClaimOutcome.Refused(
+          new ClaimId("-", "-", "-"),
+          RefusalReason.OUTCOME_UNKNOWN,
+          Duration.ZERO,
+          "settled by the reconciler; claim again");
 
   /**
-   * Turns a row that a single-commit claim found (and did not take) into replayed or refused.
-   * The refusal is told to the listeners. A row whose outcome is unknown is put to the
-   * reconciler first; when it lifts the fence (or the row changed meanwhile), the answer is
-   * {@link #CLAIM_AGAIN}: the caller claims again in a new transaction.
+   * Turns a row that a single-commit claim found (and did not take) into replayed or refused. The
+   * refusal is told to the listeners. A row whose outcome is unknown is put to the reconciler
+   * first; when it lifts the fence (or the row changed meanwhile), the answer is {@link
+   * #CLAIM_AGAIN}: the caller claims again in a new transaction.
    */
-  ClaimOutcome existing(ToolCall call, String hash, ClaimAttempt.Existing existing,
-      int reconciliations) {
+  ClaimOutcome existing(
+      ToolCall call, String hash, ClaimAttempt.Existing existing, int reconciliations) {
     Arrival arrival = Arrival.of(call);
-    ClaimOutcome outcome = classify(call, hash, existing, reconciliations, arrival,
-        () -> CLAIM_AGAIN);
+    ClaimOutcome outcome =
+        classify(call, hash, existing, reconciliations, arrival, () -> CLAIM_AGAIN);
     return outcome == CLAIM_AGAIN ? outcome : told(outcome, arrival);
   }
 
-  private ClaimOutcome classify(ToolCall call, String hash, ClaimAttempt attempt,
-      int reconciliations, Arrival arrival) {
-    return classify(call, hash, attempt, reconciliations, arrival,
+  private ClaimOutcome classify(
+      ToolCall call, String hash, ClaimAttempt attempt, int reconciliations, Arrival arrival) {
+    return classify(
+        call,
+        hash,
+        attempt,
+        reconciliations,
+        arrival,
         () -> claimOnce(call, hash, reconciliations + 1, arrival));
   }
 
-  private ClaimOutcome classify(ToolCall call, String hash, ClaimAttempt attempt,
-      int reconciliations, Arrival arrival, Supplier<ClaimOutcome> again) {
+  private ClaimOutcome classify(
+      ToolCall call,
+      String hash,
+      ClaimAttempt attempt,
+      int reconciliations,
+      Arrival arrival,
+      Supplier<ClaimOutcome> again) {
     ClaimId id = call.id();
     ClaimRecord row = attempt.record();
     if (!ArgumentHasher.matches(row.argsHash(), hash)) {
-      return new ClaimOutcome.Refused(id, RefusalReason.CONFLICT, Duration.ZERO,
-          "the key " + quote(id.key()) + " was used before for " + id.tool() + " with other"
-              + " arguments (stored hash " + row.argsHash() + ", this call's " + hash + ")");
+      return new ClaimOutcome.Refused(
+          id,
+          RefusalReason.CONFLICT,
+          Duration.ZERO,
+          "the key "
+              + quote(id.key())
+              + " was used before for "
+              + id.tool()
+              + " with other"
+              + " arguments (stored hash "
+              + row.argsHash()
+              + ", this call's "
+              + hash
+              + ")");
     }
     Duration leaseLeft = Duration.between(attempt.storeNow(), row.leaseExpiresAt());
     return switch (row.state()) {
       case COMPLETED -> replayed(row, arrival);
       case IN_PROGRESS -> held(row, leaseLeft);
       case UNKNOWN -> {
-        ClaimOutcome reconciled = reconciliation.reconcile(id, row, attempt.storeNow(),
-            reconciliations, again);
+        ClaimOutcome reconciled =
+            reconciliation.reconcile(id, row, attempt.storeNow(), reconciliations, again);
         if (reconciled != null) {
           yield reconciled;
         }
         Duration fenceLeft = Duration.between(attempt.storeNow(), row.expiresAt());
-        yield new ClaimOutcome.Refused(id, RefusalReason.OUTCOME_UNKNOWN,
+        yield new ClaimOutcome.Refused(
+            id,
+            RefusalReason.OUTCOME_UNKNOWN,
             clamp(fenceLeft, MAX_RETRY_AFTER),
-            "the outcome of an earlier attempt (" + row.attempt() + ") is unknown; the key is"
+            "the outcome of an earlier attempt ("
+                + row.attempt()
+                + ") is unknown; the key is"
                 + " fenced until someone who knows settles it"
                 + (policy.reconciler() == null ? "" : " (the reconciler could not)")
-                + ", or for at most " + Math.max(0, fenceLeft.toMillis()) + " ms more");
+                + ", or for at most "
+                + Math.max(0, fenceLeft.toMillis())
+                + " ms more");
       }
     };
   }
@@ -244,35 +279,61 @@ final class Claimer {
     Duration left = leaseLeft.isNegative() ? Duration.ZERO : leaseLeft;
     Duration sinceRenewal = policy.lease().minus(left);
     if (sinceRenewal.isNegative()) {
-      sinceRenewal = Duration.ZERO;   // the holder took a longer lease than this gate's
+      sinceRenewal = Duration.ZERO; // the holder took a longer lease than this gate's
     }
-    boolean stopped = policy.renewsLease()
-        && sinceRenewal.compareTo(policy.leaseRenewal().multipliedBy(2)) > 0;
+    boolean stopped =
+        policy.renewsLease() && sinceRenewal.compareTo(policy.leaseRenewal().multipliedBy(2)) > 0;
     if (stopped) {
       Duration retryAfter = clamp(left, left.plusMillis(1));
-      return new ClaimOutcome.Refused(id, RefusalReason.HOLDER_UNRESPONSIVE, retryAfter,
-          "the earlier attempt (" + row.attempt() + ") stopped responding: its lease was last"
-              + " renewed about " + sinceRenewal.toMillis() + " ms ago and expires in "
-              + left.toMillis() + " ms; a retry after that takes the key over");
+      return new ClaimOutcome.Refused(
+          id,
+          RefusalReason.HOLDER_UNRESPONSIVE,
+          retryAfter,
+          "the earlier attempt ("
+              + row.attempt()
+              + ") stopped responding: its lease was last"
+              + " renewed about "
+              + sinceRenewal.toMillis()
+              + " ms ago and expires in "
+              + left.toMillis()
+              + " ms; a retry after that takes the key over");
     }
     Duration retryAfter = clamp(left, MAX_RETRY_AFTER);
-    return new ClaimOutcome.Refused(id, RefusalReason.IN_PROGRESS, retryAfter,
-        "another attempt (" + row.attempt() + ") is running with the same key: its lease was"
-            + " renewed about " + sinceRenewal.toMillis() + " ms ago and expires in "
-            + left.toMillis() + " ms; retry after " + retryAfter.toMillis() + " ms");
+    return new ClaimOutcome.Refused(
+        id,
+        RefusalReason.IN_PROGRESS,
+        retryAfter,
+        "another attempt ("
+            + row.attempt()
+            + ") is running with the same key: its lease was"
+            + " renewed about "
+            + sinceRenewal.toMillis()
+            + " ms ago and expires in "
+            + left.toMillis()
+            + " ms; retry after "
+            + retryAfter.toMillis()
+            + " ms");
   }
 
   private ClaimAttempt write(ClaimRequest request) {
     try {
       return store.claim(request);
     } catch (StoreUnavailableException e) {
-      throw new StoreUnavailableException("could not claim " + request.id() + "; the action did"
-          + " not run; safe to retry: " + e.getMessage(), e);
+      throw new StoreUnavailableException(
+          "could not claim "
+              + request.id()
+              + "; the action did"
+              + " not run; safe to retry: "
+              + e.getMessage(),
+          e);
     } catch (IdempotencyException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new StoreUnavailableException("could not claim " + request.id()
-          + " in the store; the action did not run; safe to retry", e);
+      throw new StoreUnavailableException(
+          "could not claim "
+              + request.id()
+              + " in the store; the action did not run; safe to retry",
+          e);
     }
   }
 
@@ -283,32 +344,53 @@ final class Claimer {
 
   private ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token, Arrival arrival) {
     if (!row.token().equals(token)) {
-      throw new IllegalStateException("store " + store.getClass().getName()
-          + " reported a claim of " + row.id() + " that its new token does not hold");
+      throw new IllegalStateException(
+          "store "
+              + store.getClass().getName()
+              + " reported a claim of "
+              + row.id()
+              + " that its new token does not hold");
     }
-    ClaimOutcome.Acquired acquired = new ClaimOutcome.Acquired(row.id(), token, row.attempt(),
-        row.createdAt(), row.leaseExpiresAt());
-    events.decided(GateEvent.Type.ACQUIRED, row, acquired.isTakeover()
-        ? "took over an expired lease; the action runs again (attempt " + row.attempt() + ")"
-        : "claimed; the action runs", arrival.keySource(), arrival.waitedFor());
+    ClaimOutcome.Acquired acquired =
+        new ClaimOutcome.Acquired(
+            row.id(), token, row.attempt(), row.createdAt(), row.leaseExpiresAt());
+    events.decided(
+        GateEvent.Type.ACQUIRED,
+        row,
+        acquired.isTakeover()
+            ? "took over an expired lease; the action runs again (attempt " + row.attempt() + ")"
+            : "claimed; the action runs",
+        arrival.keySource(),
+        arrival.waitedFor());
     return acquired;
   }
 
   private ClaimOutcome replayed(ClaimRecord row, Arrival arrival) {
     StoredResult stored = row.result();
     if (stored.kind() == StoredResult.Kind.NOT_STORED) {
-      return new ClaimOutcome.Refused(row.id(), RefusalReason.RESULT_NOT_STORED, Duration.ZERO,
-          "attempt " + row.attempt() + " ran, but its result was too large to store; the call"
+      return new ClaimOutcome.Refused(
+          row.id(),
+          RefusalReason.RESULT_NOT_STORED,
+          Duration.ZERO,
+          "attempt "
+              + row.attempt()
+              + " ran, but its result was too large to store; the call"
               + " is not run again with this key");
     }
     stored = new StoredResult(stored.kind(), codec.decode(row.id(), stored.body()));
-    events.decided(GateEvent.Type.REPLAYED, row, "replayed the stored result",
-        arrival.keySource(), arrival.waitedFor());
-    return new ClaimOutcome.Replayed(row.id(), stored, row.attempt(), row.createdAt(),
-        row.completedAt());
+    events.decided(
+        GateEvent.Type.REPLAYED,
+        row,
+        "replayed the stored result",
+        arrival.keySource(),
+        arrival.waitedFor());
+    return new ClaimOutcome.Replayed(
+        row.id(), stored, row.attempt(), row.createdAt(), row.completedAt());
   }
 
-  /** @return value, raised to 1 ms and capped at max */
+  /**
+   * @return value, raised to 1 ms and capped at max
+   */
   static Duration clamp(Duration value, Duration max) {
     Duration min = Duration.ofMillis(1);
     if (value.compareTo(min) < 0) {

@@ -25,8 +25,8 @@ final class DirectScope implements TransactionScope<Object> {
   }
 
   @Override
-  public boolean complete(Object resource, ClaimId id, LeaseToken token, StoredResult result,
-      Duration retention) {
+  public boolean complete(
+      Object resource, ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     return store.complete(id, token, result, retention);
   }
 

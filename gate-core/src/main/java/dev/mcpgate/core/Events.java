@@ -22,32 +22,72 @@ final class Events {
   /** An event of the attempt that holds {@code claim}. */
   void emit(GateEvent.Type type, ClaimOutcome.Acquired claim, String message, Throwable error) {
     if (!listeners.isEmpty()) {
-      publish(new GateEvent(type, claim.id(), claim.attempt(), claim.token().fingerprint(), null,
-          message, error, clock.instant(), null, Duration.ZERO));
+      publish(
+          new GateEvent(
+              type,
+              claim.id(),
+              claim.attempt(),
+              claim.token().fingerprint(),
+              null,
+              message,
+              error,
+              clock.instant(),
+              null,
+              Duration.ZERO));
     }
   }
 
   /** An event of the attempt that wrote {@code row}. */
   void emit(GateEvent.Type type, ClaimRecord row, String message, Throwable error) {
     if (!listeners.isEmpty()) {
-      publish(new GateEvent(type, row.id(), row.attempt(), row.token().fingerprint(), null,
-          message, error, clock.instant(), null, Duration.ZERO));
+      publish(
+          new GateEvent(
+              type,
+              row.id(),
+              row.attempt(),
+              row.token().fingerprint(),
+              null,
+              message,
+              error,
+              clock.instant(),
+              null,
+              Duration.ZERO));
     }
   }
 
   /** The decision on one arrival of a call (acquired, replayed) about the row it found. */
-  void decided(GateEvent.Type type, ClaimRecord row, String message, String keySource,
-      Duration waited) {
+  void decided(
+      GateEvent.Type type, ClaimRecord row, String message, String keySource, Duration waited) {
     if (!listeners.isEmpty()) {
-      publish(new GateEvent(type, row.id(), row.attempt(), row.token().fingerprint(), null,
-          message, null, clock.instant(), keySource, waited));
+      publish(
+          new GateEvent(
+              type,
+              row.id(),
+              row.attempt(),
+              row.token().fingerprint(),
+              null,
+              message,
+              null,
+              clock.instant(),
+              keySource,
+              waited));
     }
   }
 
   void refused(ClaimOutcome.Refused refused, String keySource, Duration waited) {
     if (!listeners.isEmpty()) {
-      publish(new GateEvent(GateEvent.Type.REFUSED, refused.id(), 0, null, refused.reason(),
-          refused.message(), null, clock.instant(), keySource, waited));
+      publish(
+          new GateEvent(
+              GateEvent.Type.REFUSED,
+              refused.id(),
+              0,
+              null,
+              refused.reason(),
+              refused.message(),
+              null,
+              clock.instant(),
+              keySource,
+              waited));
     }
   }
 

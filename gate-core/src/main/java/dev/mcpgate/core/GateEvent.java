@@ -11,29 +11,36 @@ import java.time.Instant;
  * @param type what happened
  * @param id the claim
  * @param attempt the attempt number concerned (0 when no attempt is, as for a conflict)
- * @param tokenFingerprint a fingerprint of the lease token of that attempt
- *     ({@link LeaseToken#fingerprint()}), to follow one attempt through the events of a key
- *     without showing its token; null when no attempt is concerned
+ * @param tokenFingerprint a fingerprint of the lease token of that attempt ({@link
+ *     LeaseToken#fingerprint()}), to follow one attempt through the events of a key without showing
+ *     its token; null when no attempt is concerned
  * @param reason why a call was refused; null unless {@code type} is {@link Type#REFUSED}
  * @param message a sentence for logs
  * @param error the failure behind the event, or null
- * @param at when the gate saw it, by the application's clock (the gate builder's
- *     {@code clock}); for logs only, since every expiry and lease decision follows the store's
- *     clock
+ * @param at when the gate saw it, by the application's clock (the gate builder's {@code clock});
+ *     for logs only, since every expiry and lease decision follows the store's clock
  * @param keySource on a call's decision (acquired, replayed, refused): where its key came from
- *     ({@code argument}, {@code meta}, {@code natural}, {@code header}) when the caller said;
- *     null otherwise
+ *     ({@code argument}, {@code meta}, {@code natural}, {@code header}) when the caller said; null
+ *     otherwise
  * @param waited on a call's decision: how long it waited on another attempt with the same key
  *     before it; zero when it did not wait
  */
-public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerprint,
-    RefusalReason reason, String message, Throwable error, Instant at, String keySource,
+public record GateEvent(
+    Type type,
+    ClaimId id,
+    int attempt,
+    String tokenFingerprint,
+    RefusalReason reason,
+    String message,
+    Throwable error,
+    Instant at,
+    String keySource,
     Duration waited) {
 
   /**
    * @throws NullPointerException if type, id, message or at is null
-   * @throws IllegalArgumentException if a reason is given for any type but {@link Type#REFUSED},
-   *     or none for it
+   * @throws IllegalArgumentException if a reason is given for any type but {@link Type#REFUSED}, or
+   *     none for it
    */
   public GateEvent {
     Checks.notNull(type, "type");
@@ -42,16 +49,20 @@ public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerpr
     Checks.notNull(at, "at");
     Checks.notNegative(waited, "waited");
     if ((type == Type.REFUSED) != (reason != null)) {
-      throw new IllegalArgumentException("a reason goes with REFUSED events, and only with them;"
-          + " was " + type + " with reason " + reason);
+      throw new IllegalArgumentException(
+          "a reason goes with REFUSED events, and only with them;"
+              + " was "
+              + type
+              + " with reason "
+              + reason);
     }
   }
 
   /**
    * The one vocabulary of call outcomes, for meters, span attributes and dashboards alike.
    *
-   * @return {@code executed}, {@code takeover}, {@code replayed} or {@code refused.<reason>}
-   *     (the reason in lower case) for a call's decision; null for any other event
+   * @return {@code executed}, {@code takeover}, {@code replayed} or {@code refused.<reason>} (the
+   *     reason in lower case) for a call's decision; null for any other event
    */
   public String outcome() {
     return switch (type) {
@@ -62,7 +73,9 @@ public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerpr
     };
   }
 
-  /** @return true for an acquired claim that took over an earlier attempt's expired lease */
+  /**
+   * @return true for an acquired claim that took over an earlier attempt's expired lease
+   */
   public boolean isTakeover() {
     return type == Type.ACQUIRED && attempt > 1;
   }
@@ -94,14 +107,13 @@ public record GateEvent(Type type, ClaimId id, int attempt, String tokenFingerpr
     /** The lease of a running action was renewed (every {@link GatePolicy#leaseRenewal()}). */
     LEASE_RENEWED,
     /**
-     * Renewing the lease of a running action failed (the store did not answer); the action goes
-     * on and renewal is tried again. If the lease runs out first, another attempt may take over.
+     * Renewing the lease of a running action failed (the store did not answer); the action goes on
+     * and renewal is tried again. If the lease runs out first, another attempt may take over.
      */
     LEASE_RENEWAL_FAILED,
     /**
-     * A store write after the action ran (storing the result, releasing, marking unknown)
-     * failed: the key is fenced as unknown when it can be, else it stays claimed until its lease
-     * expires.
+     * A store write after the action ran (storing the result, releasing, marking unknown) failed:
+     * the key is fenced as unknown when it can be, else it stays claimed until its lease expires.
      */
     STORE_FAILED
   }

@@ -7,6 +7,8 @@ package dev.mcpgate.core;
 @FunctionalInterface
 public interface GateListener {
 
-  /** @param event the decision */
+  /**
+   * @param event the decision
+   */
   void onEvent(GateEvent event);
 }

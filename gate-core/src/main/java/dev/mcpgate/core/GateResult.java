@@ -11,7 +11,9 @@ import java.time.Instant;
  */
 public sealed interface GateResult<T> {
 
-  /** @return the claim's identity */
+  /**
+   * @return the claim's identity
+   */
   ClaimId id();
 
   /** What happened to an executed attempt's result. */
@@ -53,8 +55,14 @@ public sealed interface GateResult<T> {
    * @param firstExecutedAt when the attempt that produced it claimed the key
    * @param completedAt when its result was stored
    */
-  record Replayed<T>(ClaimId id, T value, boolean failure, int attempt, Instant firstExecutedAt,
-      Instant completedAt) implements GateResult<T> {}
+  record Replayed<T>(
+      ClaimId id,
+      T value,
+      boolean failure,
+      int attempt,
+      Instant firstExecutedAt,
+      Instant completedAt)
+      implements GateResult<T> {}
 
   /**
    * The call was refused and nothing ran.

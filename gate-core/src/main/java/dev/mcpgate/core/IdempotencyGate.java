@@ -19,8 +19,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 
 /**
- * Makes a tool call safe to receive twice: the second arrival of the same intent returns the
- * first result and runs nothing.
+ * Makes a tool call safe to receive twice: the second arrival of the same intent returns the first
+ * result and runs nothing.
  *
  * <pre>{@code
  * IdempotencyGate gate = IdempotencyGate.builder(store)
@@ -34,20 +34,22 @@ import java.util.function.BooleanSupplier;
  *     ctx -> payments.refund(orderId, amount, ctx.downstreamKey()));
  * }</pre>
  *
- * <p>A gate is immutable and thread-safe; {@link #withPolicy} gives a gate with another policy
- * over the same store, codec and listeners (one per tool, say). Two levels of API:
+ * <p>A gate is immutable and thread-safe; {@link #withPolicy} gives a gate with another policy over
+ * the same store, codec and listeners (one per tool, say). Two levels of API:
+ *
  * <ul>
- *   <li>{@link #execute} claims, runs the action, then completes or releases per the failure
- *       rules, and waits a bounded time on a call that another attempt is running;</li>
- *   <li>{@link #claim}, {@link #complete}, {@link #release}, {@link #extendLease} and
- *       {@link #markUnknown} for callers that drive the steps themselves.</li>
+ *   <li>{@link #execute} claims, runs the action, then completes or releases per the failure rules,
+ *       and waits a bounded time on a call that another attempt is running;
+ *   <li>{@link #claim}, {@link #complete}, {@link #release}, {@link #extendLease} and {@link
+ *       #markUnknown} for callers that drive the steps themselves.
  * </ul>
+ *
  * Messages of results and exceptions are written for Java callers and operators; the MCP adapter
  * writes its own sentences for models.
  *
  * <p>While {@link #execute} runs an action, the gate renews its lease on a thread of its own (see
- * {@link GatePolicy#leaseRenewal()}); {@link #close()} stops that thread. Gates made by
- * {@link #withPolicy} share it with the gate they came from.
+ * {@link GatePolicy#leaseRenewal()}); {@link #close()} stops that thread. Gates made by {@link
+ * #withPolicy} share it with the gate they came from.
  */
 public final class IdempotencyGate implements AutoCloseable {
   private final IdempotencyStore store;
@@ -63,8 +65,13 @@ public final class IdempotencyGate implements AutoCloseable {
   private final DirectScope direct;
   private final LeaseRenewer renewer;
 
-  private IdempotencyGate(IdempotencyStore store, GatePolicy policy, ResultCodec codec,
-      List<GateListener> listeners, InstantSource clock, LeaseRenewer renewer) {
+  private IdempotencyGate(
+      IdempotencyStore store,
+      GatePolicy policy,
+      ResultCodec codec,
+      List<GateListener> listeners,
+      InstantSource clock,
+      LeaseRenewer renewer) {
     this.renewer = renewer;
     this.store = store;
     this.policy = policy;
@@ -92,23 +99,24 @@ public final class IdempotencyGate implements AutoCloseable {
    * @return a gate over the same store, codec and listeners with another policy
    */
   public IdempotencyGate withPolicy(GatePolicy policy) {
-    return new IdempotencyGate(store, notNull(policy, "policy"), codec, listeners, clock,
-        renewer);
+    return new IdempotencyGate(store, notNull(policy, "policy"), codec, listeners, clock, renewer);
   }
 
   /**
-   * Stops renewing leases, and the renewal thread if the gate started one (a scheduler given to
-   * the builder is the caller's to stop); for this gate and every gate {@link #withPolicy} made
-   * from it. Calls after it are refused with {@link IllegalStateException}, nothing run. Actions
-   * still running lose their renewals: their leases run out and their completions are fenced as
-   * after a crash. The store is not closed: it is the caller's.
+   * Stops renewing leases, and the renewal thread if the gate started one (a scheduler given to the
+   * builder is the caller's to stop); for this gate and every gate {@link #withPolicy} made from
+   * it. Calls after it are refused with {@link IllegalStateException}, nothing run. Actions still
+   * running lose their renewals: their leases run out and their completions are fenced as after a
+   * crash. The store is not closed: it is the caller's.
    */
   @Override
   public void close() {
     renewer.close();
   }
 
-  /** @return how many running attempts this gate's renewer renews now (for tests) */
+  /**
+   * @return how many running attempts this gate's renewer renews now (for tests)
+   */
   int renewing() {
     return renewer.running();
   }
@@ -119,7 +127,9 @@ public final class IdempotencyGate implements AutoCloseable {
     }
   }
 
-  /** @return this gate's policy */
+  /**
+   * @return this gate's policy
+   */
   public GatePolicy policy() {
     return policy;
   }
@@ -129,12 +139,12 @@ public final class IdempotencyGate implements AutoCloseable {
    *
    * <ul>
    *   <li>Acquired (a first attempt, or a takeover): runs the action and stores its result; a
-   *       failure result or an exception releases the claim (unless the policy stores failures);
-   *       an exception that means "outcome unknown" fences the key instead.</li>
-   *   <li>Completed before with the same arguments: replays the stored result, runs nothing.</li>
+   *       failure result or an exception releases the claim (unless the policy stores failures); an
+   *       exception that means "outcome unknown" fences the key instead.
+   *   <li>Completed before with the same arguments: replays the stored result, runs nothing.
    *   <li>Running elsewhere: waits up to the policy's in-flight wait for its result, then refuses
-   *       with retry-after.</li>
-   *   <li>Same key, other arguments: refused as a conflict.</li>
+   *       with retry-after.
+   *   <li>Same key, other arguments: refused as a conflict.
    * </ul>
    *
    * @param call the call
@@ -143,8 +153,8 @@ public final class IdempotencyGate implements AutoCloseable {
    * @return executed, replayed or refused
    * @throws StoreUnavailableException if the claim could not be written: the action did not run
    * @throws InvalidArgumentsException if the arguments cannot be hashed: nothing ran
-   * @throws ResultTooLargeException if the action ran but its result is too large to store; the
-   *     key stays claimed and retries are refused
+   * @throws ResultTooLargeException if the action ran but its result is too large to store; the key
+   *     stays claimed and retries are refused
    * @throws ActionFailedException wrapping a checked exception of the action (unchecked ones
    *     propagate as they are), after the claim was released or fenced
    */
@@ -154,17 +164,17 @@ public final class IdempotencyGate implements AutoCloseable {
   }
 
   /**
-   * Like {@link #execute(ToolCall, ResultMapper, GateAction)}, but the action and its
-   * token-checked completion share one unit of work (a database transaction): either both commit,
-   * or, if the lease was lost meanwhile, neither does and {@link LeaseLostException} is thrown. If
-   * storing the result fails, the unit rolls back, the claim is released and
-   * {@link StoreUnavailableException} says that nothing took effect.
+   * Like {@link #execute(ToolCall, ResultMapper, GateAction)}, but the action and its token-checked
+   * completion share one unit of work (a database transaction): either both commit, or, if the
+   * lease was lost meanwhile, neither does and {@link LeaseLostException} is thrown. If storing the
+   * result fails, the unit rolls back, the claim is released and {@link StoreUnavailableException}
+   * says that nothing took effect.
    *
    * @param scope the unit of work, for example a JDBC store's transaction scope
    * @param action the effect, which writes through the scope's resource
    */
-  public <T, R> GateResult<T> execute(ToolCall call, ResultMapper<T> mapper,
-      TransactionScope<R> scope, ScopedAction<T, R> action) {
+  public <T, R> GateResult<T> execute(
+      ToolCall call, ResultMapper<T> mapper, TransactionScope<R> scope, ScopedAction<T, R> action) {
     notNull(call, "call");
     notNull(mapper, "mapper");
     notNull(scope, "scope");
@@ -182,22 +192,22 @@ public final class IdempotencyGate implements AutoCloseable {
   }
 
   /**
-   * Single-commit mode, for effects in the store's own database: the claim, the action's writes
-   * and the completion are one transaction and one commit. A concurrent duplicate waits on the
-   * database (at most the policy's in-flight wait) until that transaction ends, then replays its
-   * result, or runs if it rolled back; if the wait runs out, the call is refused as in progress.
-   * An exception of the action, or a crash, rolls everything back, the claim included: the key is
-   * free again at once, with no lease to wait out. Leases play no part here:
-   * {@link ClaimContext#extendLease} has nothing to extend.
+   * Single-commit mode, for effects in the store's own database: the claim, the action's writes and
+   * the completion are one transaction and one commit. A concurrent duplicate waits on the database
+   * (at most the policy's in-flight wait) until that transaction ends, then replays its result, or
+   * runs if it rolled back; if the wait runs out, the call is refused as in progress. An exception
+   * of the action, or a crash, rolls everything back, the claim included: the key is free again at
+   * once, with no lease to wait out. Leases play no part here: {@link ClaimContext#extendLease} has
+   * nothing to extend.
    *
    * @param scope the unit of work that claims, for example a JDBC store's {@code singleCommit()}
    * @param action the effect, which writes through the scope's resource
-   * @throws StoreUnavailableException if the transaction could not begin or claim (nothing ran),
-   *     or its commit failed (then whether it took effect is not known, and a retry with the
-   *     same key finds out)
+   * @throws StoreUnavailableException if the transaction could not begin or claim (nothing ran), or
+   *     its commit failed (then whether it took effect is not known, and a retry with the same key
+   *     finds out)
    */
-  public <T, R> GateResult<T> executeSingleCommit(ToolCall call, ResultMapper<T> mapper,
-      ClaimingScope<R> scope, ScopedAction<T, R> action) {
+  public <T, R> GateResult<T> executeSingleCommit(
+      ToolCall call, ResultMapper<T> mapper, ClaimingScope<R> scope, ScopedAction<T, R> action) {
     notNull(call, "call");
     notNull(mapper, "mapper");
     notNull(scope, "scope");
@@ -216,12 +226,21 @@ public final class IdempotencyGate implements AutoCloseable {
     try {
       value = mapper.fromBytes(result.body());
     } catch (RuntimeException e) {
-      throw new IdempotencyException("the stored result of " + replay.id()
-          + " cannot be read back (" + result.body().length + " bytes); was the result mapper"
-          + " or codec changed?", e);
+      throw new IdempotencyException(
+          "the stored result of "
+              + replay.id()
+              + " cannot be read back ("
+              + result.body().length
+              + " bytes); was the result mapper"
+              + " or codec changed?",
+          e);
     }
-    return new GateResult.Replayed<>(replay.id(), value,
-        result.kind() == StoredResult.Kind.FAILURE, replay.attempt(), replay.firstExecutedAt(),
+    return new GateResult.Replayed<>(
+        replay.id(),
+        value,
+        result.kind() == StoredResult.Kind.FAILURE,
+        replay.attempt(),
+        replay.firstExecutedAt(),
         replay.completedAt());
   }
 
@@ -246,8 +265,8 @@ public final class IdempotencyGate implements AutoCloseable {
    * @param result the result bytes (encoded by the codec before storing)
    * @param failure true to store it as a failure result
    * @return false when another attempt took the lease over: nothing was stored
-   * @throws ResultTooLargeException if the encoded result is over the limit; the key is then
-   *     fenced with a not-stored marker, not freed
+   * @throws ResultTooLargeException if the encoded result is over the limit; the key is then fenced
+   *     with a not-stored marker, not freed
    * @throws StoreUnavailableException if the store could not be written
    */
   public boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
@@ -258,8 +277,7 @@ public final class IdempotencyGate implements AutoCloseable {
     } catch (IdempotencyException e) {
       throw e;
     } catch (RuntimeException e) {
-      events.emit(GateEvent.Type.STORE_FAILED, claim,
-          "the result could not be stored", e);
+      events.emit(GateEvent.Type.STORE_FAILED, claim, "the result could not be stored", e);
       throw new StoreUnavailableException("could not store the result of " + claim.id(), e);
     }
   }
@@ -272,7 +290,11 @@ public final class IdempotencyGate implements AutoCloseable {
   public boolean release(ClaimOutcome.Acquired claim) {
     notNull(claim, "claim");
     boolean released = write(() -> store.release(claim.id(), claim.token()), claim, "release");
-    events.emit(released ? GateEvent.Type.RELEASED : GateEvent.Type.LEASE_LOST, claim, released ? "claim released" : "release refused: lease taken over", null);
+    events.emit(
+        released ? GateEvent.Type.RELEASED : GateEvent.Type.LEASE_LOST,
+        claim,
+        released ? "claim released" : "release refused: lease taken over",
+        null);
     return released;
   }
 
@@ -288,8 +310,11 @@ public final class IdempotencyGate implements AutoCloseable {
     boolean extended =
         write(() -> store.extendLease(claim.id(), claim.token(), lease), claim, "extend");
     if (!extended) {
-      events.emit(GateEvent.Type.LEASE_LOST, claim,
-          "lease extension refused: the lease was taken over", null);
+      events.emit(
+          GateEvent.Type.LEASE_LOST,
+          claim,
+          "lease extension refused: the lease was taken over",
+          null);
     }
     return extended;
   }
@@ -305,25 +330,30 @@ public final class IdempotencyGate implements AutoCloseable {
   public boolean markUnknown(ClaimOutcome.Acquired claim) {
     notNull(claim, "claim");
     boolean marked =
-        write(() -> store.markUnknown(claim.id(), claim.token(), policy.unknownFence()), claim,
+        write(
+            () -> store.markUnknown(claim.id(), claim.token(), policy.unknownFence()),
+            claim,
             "mark unknown");
-    events.emit(marked ? GateEvent.Type.MARKED_UNKNOWN : GateEvent.Type.LEASE_LOST, claim, marked ? "outcome unknown; key fenced" : "lease taken over", null);
+    events.emit(
+        marked ? GateEvent.Type.MARKED_UNKNOWN : GateEvent.Type.LEASE_LOST,
+        claim,
+        marked ? "outcome unknown; key fenced" : "lease taken over",
+        null);
     return marked;
   }
 
   /**
    * Settles a key whose outcome is unknown, for an operator who found out (in the payment
-   * provider's dashboard, say) what the policy's {@link Reconciler} could not: with
-   * {@link Reconciler.Verdict#happened} the result is stored and replayed to retries; with
-   * {@link Reconciler.Verdict#notHappened} the fence is lifted and a retry runs the action. The
-   * write is conditional on the row being the unknown one that was read, so a concurrent change
-   * wins.
+   * provider's dashboard, say) what the policy's {@link Reconciler} could not: with {@link
+   * Reconciler.Verdict#happened} the result is stored and replayed to retries; with {@link
+   * Reconciler.Verdict#notHappened} the fence is lifted and a retry runs the action. The write is
+   * conditional on the row being the unknown one that was read, so a concurrent change wins.
    *
    * @param id the key to settle
-   * @param verdict happened (with the result bytes, as the tool's {@link ResultMapper} writes
-   *     them) or not happened
-   * @return true when the key was settled; false when there is no row whose outcome is unknown
-   *     at {@code id} (none, or it is running, completed or was settled meanwhile)
+   * @param verdict happened (with the result bytes, as the tool's {@link ResultMapper} writes them)
+   *     or not happened
+   * @return true when the key was settled; false when there is no row whose outcome is unknown at
+   *     {@code id} (none, or it is running, completed or was settled meanwhile)
    * @throws IllegalArgumentException for {@link Reconciler.Verdict.StillUnknown}, which settles
    *     nothing
    * @throws ResultTooLargeException if the result is over the policy's limit: nothing written
@@ -333,8 +363,8 @@ public final class IdempotencyGate implements AutoCloseable {
     notNull(id, "id");
     notNull(verdict, "verdict");
     if (verdict instanceof Reconciler.Verdict.StillUnknown) {
-      throw new IllegalArgumentException("verdict must be happened or notHappened to settle "
-          + id + ", was stillUnknown");
+      throw new IllegalArgumentException(
+          "verdict must be happened or notHappened to settle " + id + ", was stillUnknown");
     }
     Optional<ClaimRecord> found;
     try {
@@ -346,28 +376,49 @@ public final class IdempotencyGate implements AutoCloseable {
       return false;
     }
     ClaimRecord row = found.get();
-    ClaimOutcome.Acquired holder = new ClaimOutcome.Acquired(id, row.token(), row.attempt(),
-        row.createdAt(), row.leaseExpiresAt());
+    ClaimOutcome.Acquired holder =
+        new ClaimOutcome.Acquired(
+            id, row.token(), row.attempt(), row.createdAt(), row.leaseExpiresAt());
     if (verdict instanceof Reconciler.Verdict.Happened happened) {
       byte[] encoded = codec.encode(id, happened.result());
       if (encoded.length > policy.maxResultBytes()) {
-        throw new ResultTooLargeException("the result given for " + id + " is "
-            + encoded.length + " bytes, over the limit of " + policy.maxResultBytes()
-            + " bytes; nothing was written", encoded.length, policy.maxResultBytes());
+        throw new ResultTooLargeException(
+            "the result given for "
+                + id
+                + " is "
+                + encoded.length
+                + " bytes, over the limit of "
+                + policy.maxResultBytes()
+                + " bytes; nothing was written",
+            encoded.length,
+            policy.maxResultBytes());
       }
-      boolean stored = write(() -> store.complete(id, row.token(),
-          new StoredResult(StoredResult.Kind.VALUE, encoded), policy.retention()), holder,
-          "settle");
+      boolean stored =
+          write(
+              () ->
+                  store.complete(
+                      id,
+                      row.token(),
+                      new StoredResult(StoredResult.Kind.VALUE, encoded),
+                      policy.retention()),
+              holder,
+              "settle");
       if (stored) {
-        events.emit(GateEvent.Type.COMPLETED, row,
-            "settled by an operator: the effect happened; its result is stored", null);
+        events.emit(
+            GateEvent.Type.COMPLETED,
+            row,
+            "settled by an operator: the effect happened; its result is stored",
+            null);
       }
       return stored;
     }
     boolean released = write(() -> store.release(id, row.token()), holder, "settle");
     if (released) {
-      events.emit(GateEvent.Type.RELEASED, row,
-          "settled by an operator: the effect did not happen; the fence is lifted", null);
+      events.emit(
+          GateEvent.Type.RELEASED,
+          row,
+          "settled by an operator: the effect did not happen; the fence is lifted",
+          null);
     }
     return released;
   }
@@ -404,19 +455,25 @@ public final class IdempotencyGate implements AutoCloseable {
       this.store = store;
     }
 
-    /** @param policy the default policy of the gate */
+    /**
+     * @param policy the default policy of the gate
+     */
     public Builder policy(GatePolicy policy) {
       this.policy = notNull(policy, "policy");
       return this;
     }
 
-    /** @param codec transforms result bytes into and out of the store */
+    /**
+     * @param codec transforms result bytes into and out of the store
+     */
     public Builder codec(ResultCodec codec) {
       this.codec = notNull(codec, "codec");
       return this;
     }
 
-    /** @param listener told of every decision; may be called more than once to add several */
+    /**
+     * @param listener told of every decision; may be called more than once to add several
+     */
     public Builder listener(GateListener listener) {
       listeners.add(notNull(listener, "listener"));
       return this;
@@ -436,21 +493,23 @@ public final class IdempotencyGate implements AutoCloseable {
     /**
      * @param scheduler where the gate renews the leases of running actions: one task per lease
      *     setting, each renewing every running action of the store in one call per period. By
-     *     default the gate starts one daemon thread of its own on first use, which
-     *     {@link IdempotencyGate#close()} stops; a scheduler given here is the caller's to stop.
-     *     Give it no work of the tools': a renewal must never wait behind them. Do not share one
-     *     scheduler thread between gates over different stores either: a store that hangs would
-     *     hold up the other stores' renewals.
+     *     default the gate starts one daemon thread of its own on first use, which {@link
+     *     IdempotencyGate#close()} stops; a scheduler given here is the caller's to stop. Give it
+     *     no work of the tools': a renewal must never wait behind them. Do not share one scheduler
+     *     thread between gates over different stores either: a store that hangs would hold up the
+     *     other stores' renewals.
      */
     public Builder scheduler(ScheduledExecutorService scheduler) {
       this.scheduler = notNull(scheduler, "scheduler");
       return this;
     }
 
-    /** @return the gate */
+    /**
+     * @return the gate
+     */
     public IdempotencyGate build() {
-      return new IdempotencyGate(store, policy, codec, List.copyOf(listeners), clock,
-          new LeaseRenewer(store, scheduler));
+      return new IdempotencyGate(
+          store, policy, codec, List.copyOf(listeners), clock, new LeaseRenewer(store, scheduler));
     }
   }
 }

@@ -8,7 +8,9 @@ package dev.mcpgate.core;
 public final class InvalidArgumentsException extends IdempotencyException {
   private static final long serialVersionUID = 1L;
 
-  /** @param message the reason, naming the path of the offending value */
+  /**
+   * @param message the reason, naming the path of the offending value
+   */
   public InvalidArgumentsException(String message) {
     super(message);
   }

@@ -1,8 +1,8 @@
 package dev.mcpgate.core;
 
 /**
- * The idempotency key (or the tenant or tool name that scopes it) is missing or malformed.
- * Nothing was claimed and nothing ran.
+ * The idempotency key (or the tenant or tool name that scopes it) is missing or malformed. Nothing
+ * was claimed and nothing ran.
  */
 public final class InvalidIdempotencyKeyException extends IdempotencyException {
   private static final long serialVersionUID = 1L;
@@ -17,7 +17,9 @@ public final class InvalidIdempotencyKeyException extends IdempotencyException {
     this.missing = missing;
   }
 
-  /** @return true when no key was given at all; false when a key was given but is malformed */
+  /**
+   * @return true when no key was given at all; false when a key was given but is malformed
+   */
   public boolean isMissing() {
     return missing;
   }

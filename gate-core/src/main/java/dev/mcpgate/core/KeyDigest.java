@@ -13,22 +13,21 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * Turns a raw idempotency key into the digest that is stored, logged and sent to the store in its
  * place, for keys that are personal data: a natural key is argument values in clear (an email
- * address, an order id), and what the gate keeps of it should not be. The gate still finds,
- * replays and conflicts exactly as before, since the same raw key always gives the same digest
- * within its (tenant, tool); an operator looks a call up by its raw key through
- * {@link #digested(ClaimId)}.
+ * address, an order id), and what the gate keeps of it should not be. The gate still finds, replays
+ * and conflicts exactly as before, since the same raw key always gives the same digest within its
+ * (tenant, tool); an operator looks a call up by its raw key through {@link #digested(ClaimId)}.
  *
  * <p>With a secret ({@link #hmacSha256(byte[])}), the digest is an HMAC-SHA-256: whoever reads the
- * store or the logs without the secret cannot test guesses ("was alice@example.com's reset
- * sent?"). Without one ({@link #sha256()}), it is a plain SHA-256, which hides the value from a
- * casual reader but not from a guess. The digest is {@code "k1:"} or {@code "h1:"} (plain or
- * keyed) and 43 base64url characters, and binds the tenant and tool too.
+ * store or the logs without the secret cannot test guesses ("was alice@example.com's reset sent?").
+ * Without one ({@link #sha256()}), it is a plain SHA-256, which hides the value from a casual
+ * reader but not from a guess. The digest is {@code "k1:"} or {@code "h1:"} (plain or keyed) and 43
+ * base64url characters, and binds the tenant and tool too.
  */
 public final class KeyDigest {
   private static final String PLAIN = "k1:";
   private static final String KEYED = "h1:";
 
-  private final byte[] secret;   // null: plain SHA-256
+  private final byte[] secret; // null: plain SHA-256
 
   private KeyDigest(byte[] secret) {
     this.secret = secret;
@@ -42,18 +41,22 @@ public final class KeyDigest {
   public static KeyDigest hmacSha256(byte[] secret) {
     notNull(secret, "secret");
     if (secret.length < 16) {
-      throw new IllegalArgumentException("a key digest secret must be at least 16 bytes, was "
-          + secret.length);
+      throw new IllegalArgumentException(
+          "a key digest secret must be at least 16 bytes, was " + secret.length);
     }
     return new KeyDigest(secret.clone());
   }
 
-  /** @return a plain SHA-256 digest, for when no secret is configured */
+  /**
+   * @return a plain SHA-256 digest, for when no secret is configured
+   */
   public static KeyDigest sha256() {
     return new KeyDigest(null);
   }
 
-  /** @return true when the digest is keyed by a secret */
+  /**
+   * @return true when the digest is keyed by a secret
+   */
   public boolean isKeyed() {
     return secret != null;
   }
@@ -68,8 +71,8 @@ public final class KeyDigest {
   }
 
   /**
-   * @return true when {@code key} has the form of a digest this class writes (it may still be a
-   *     raw key that looks like one)
+   * @return true when {@code key} has the form of a digest this class writes (it may still be a raw
+   *     key that looks like one)
    */
   public static boolean looksDigested(String key) {
     return key != null && key.length() == 46 && (key.startsWith(PLAIN) || key.startsWith(KEYED));
@@ -93,8 +96,8 @@ public final class KeyDigest {
         sum = mac.doFinal(input);
       }
     } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("SHA-256 and HmacSHA256 are required of every Java"
-          + " platform", e);
+      throw new IllegalStateException(
+          "SHA-256 and HmacSHA256 are required of every Java" + " platform", e);
     }
     return (secret == null ? PLAIN : KEYED)
         + Base64.getUrlEncoder().withoutPadding().encodeToString(sum);

@@ -8,7 +8,9 @@ package dev.mcpgate.core;
 public final class LeaseLostException extends IdempotencyException {
   private static final long serialVersionUID = 1L;
 
-  /** @param message which claim was lost */
+  /**
+   * @param message which claim was lost
+   */
   public LeaseLostException(String message) {
     super(message);
   }

@@ -16,18 +16,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Renews the leases of one gate's running actions, on a path of its own: its own scheduler
- * thread (the gate builder's, or one it starts and {@linkplain #close() stops}), never a thread
- * of the tools, and the store's {@link IdempotencyStore#extendLeases} (a JDBC store's own
- * connection, never the tools' pool). Every renewal period, one call renews every running action
- * of the store that shares a lease and period: the renewals cost one store call per period, not
- * one per call in flight.
+ * Renews the leases of one gate's running actions, on a path of its own: its own scheduler thread
+ * (the gate builder's, or one it starts and {@linkplain #close() stops}), never a thread of the
+ * tools, and the store's {@link IdempotencyStore#extendLeases} (a JDBC store's own connection,
+ * never the tools' pool). Every renewal period, one call renews every running action of the store
+ * that shares a lease and period: the renewals cost one store call per period, not one per call in
+ * flight.
  *
- * <p>Each running action knows until when its lease is confirmed: the send time of the last
- * claim or renewal the store accepted, plus the lease, by this process's monotonic clock. Past
- * that, another attempt may have taken the key over, and {@link ClaimContext#mayHaveLostLease()}
- * says so, whatever the renewal thread is doing (stuck on a store that does not answer,
- * say). A refused renewal means the key was taken over: {@link ClaimContext#isLeaseLost()}.
+ * <p>Each running action knows until when its lease is confirmed: the send time of the last claim
+ * or renewal the store accepted, plus the lease, by this process's monotonic clock. Past that,
+ * another attempt may have taken the key over, and {@link ClaimContext#mayHaveLostLease()} says so,
+ * whatever the renewal thread is doing (stuck on a store that does not answer, say). A refused
+ * renewal means the key was taken over: {@link ClaimContext#isLeaseLost()}.
  */
 final class LeaseRenewer implements AutoCloseable {
   private static final AtomicInteger THREADS = new AtomicInteger();
@@ -36,7 +36,7 @@ final class LeaseRenewer implements AutoCloseable {
   private final ScheduledExecutorService given;
   private final Object lock = new Object();
   private final ConcurrentHashMap<Period, Group> groups = new ConcurrentHashMap<>();
-  private ScheduledExecutorService own;   // guarded by lock
+  private ScheduledExecutorService own; // guarded by lock
   private volatile boolean closed;
 
   /**
@@ -68,8 +68,11 @@ final class LeaseRenewer implements AutoCloseable {
         // a scheduled task that throws is never run again: keep renewing
         Renewal any = running.stream().findFirst().orElse(null);
         if (any != null) {
-          any.events.emit(GateEvent.Type.LEASE_RENEWAL_FAILED, any.claim,
-              "the lease renewal failed unexpectedly; it is tried again", e);
+          any.events.emit(
+              GateEvent.Type.LEASE_RENEWAL_FAILED,
+              any.claim,
+              "the lease renewal failed unexpectedly; it is tried again",
+              e);
         }
       }
     }
@@ -107,15 +110,15 @@ final class LeaseRenewer implements AutoCloseable {
   }
 
   /**
-   * Starts renewing {@code claim}'s lease per the policy; nothing is renewed when the policy
-   * turns renewal off, but the renewal still tells when the lease runs out.
+   * Starts renewing {@code claim}'s lease per the policy; nothing is renewed when the policy turns
+   * renewal off, but the renewal still tells when the lease runs out.
    *
    * @param claimSentNanos {@link System#nanoTime()} just before the claim was sent
    * @return the renewal, to {@linkplain Renewal#stop() stop} when the action ends
    * @throws IllegalStateException if the gate was closed
    */
-  Renewal start(ClaimOutcome.Acquired claim, GatePolicy policy, Events events,
-      long claimSentNanos) {
+  Renewal start(
+      ClaimOutcome.Acquired claim, GatePolicy policy, Events events, long claimSentNanos) {
     Renewal renewal = new Renewal(claim, events, claimSentNanos + policy.lease().toNanos());
     if (!policy.renewsLease()) {
       return renewal;
@@ -147,8 +150,8 @@ final class LeaseRenewer implements AutoCloseable {
         try {
           unused = scheduler().scheduleWithFixedDelay(group, every, every, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
-          throw new IllegalStateException("the lease renewal scheduler refused the renewals"
-              + " (was it shut down?)", e);
+          throw new IllegalStateException(
+              "the lease renewal scheduler refused the renewals" + " (was it shut down?)", e);
         }
         groups.put(period, group);
       }
@@ -161,21 +164,27 @@ final class LeaseRenewer implements AutoCloseable {
       return given;
     }
     if (own == null) {
-      own = Executors.newSingleThreadScheduledExecutor(task -> {
-        Thread t = new Thread(task, "mcpgate-lease-renewer-" + THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      });
+      own =
+          Executors.newSingleThreadScheduledExecutor(
+              task -> {
+                Thread t = new Thread(task, "mcpgate-lease-renewer-" + THREADS.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
     }
     return own;
   }
 
-  /** @return how many attempts this renewer renews now */
+  /**
+   * @return how many attempts this renewer renews now
+   */
   int running() {
     return groups.values().stream().mapToInt(g -> g.running.size()).sum();
   }
 
-  /** @return true when {@link #close()} was called */
+  /**
+   * @return true when {@link #close()} was called
+   */
   boolean isClosed() {
     return closed;
   }
@@ -199,7 +208,9 @@ final class LeaseRenewer implements AutoCloseable {
     }
   }
 
-  /** @return a renewal that renews nothing and never lapses, for claims no other attempt sees */
+  /**
+   * @return a renewal that renews nothing and never lapses, for claims no other attempt sees
+   */
   static Renewal none(ClaimOutcome.Acquired claim) {
     return new Renewal(claim, null, 0);
   }
@@ -207,7 +218,7 @@ final class LeaseRenewer implements AutoCloseable {
   /** The lease of one running attempt. */
   static final class Renewal {
     private final ClaimOutcome.Acquired claim;
-    private final Events events;   // null: renews nothing
+    private final Events events; // null: renews nothing
     private final AtomicBoolean lapseTold = new AtomicBoolean();
     private volatile Group group;
     private volatile long confirmedUntilNanos;
@@ -223,21 +234,28 @@ final class LeaseRenewer implements AutoCloseable {
 
     private void renewed(long sentNanos, Period period) {
       if (stopped) {
-        return;   // the action ended meanwhile; what it writes next decides, not this answer
+        return; // the action ended meanwhile; what it writes next decides, not this answer
       }
       confirmedUntilNanos = sentNanos + period.lease().toNanos();
       lapseTold.set(false);
-      events.emit(GateEvent.Type.LEASE_RENEWED, claim, "lease renewed for "
-          + period.lease().toMillis() + " ms", null);
+      events.emit(
+          GateEvent.Type.LEASE_RENEWED,
+          claim,
+          "lease renewed for " + period.lease().toMillis() + " ms",
+          null);
     }
 
     private void refused() {
       if (stopped || finishing) {
-        return;   // the attempt's own token-checked write decides now
+        return; // the attempt's own token-checked write decides now
       }
       markLost();
-      events.emit(GateEvent.Type.LEASE_LOST, claim, "the lease was taken over while the"
-          + " action ran (its renewal was refused); its result will not be stored", null);
+      events.emit(
+          GateEvent.Type.LEASE_LOST,
+          claim,
+          "the lease was taken over while the"
+              + " action ran (its renewal was refused); its result will not be stored",
+          null);
     }
 
     private void failed(RuntimeException e, Period period) {
@@ -245,17 +263,28 @@ final class LeaseRenewer implements AutoCloseable {
         return;
       }
       if (hasLapsed() && lapseTold.compareAndSet(false, true)) {
-        events.emit(GateEvent.Type.LEASE_LOST, claim, "the lease ran out unrenewed (the store"
-            + " did not answer the renewals): another attempt may take the key over; this"
-            + " attempt's result is stored only if none did", e);
+        events.emit(
+            GateEvent.Type.LEASE_LOST,
+            claim,
+            "the lease ran out unrenewed (the store"
+                + " did not answer the renewals): another attempt may take the key over; this"
+                + " attempt's result is stored only if none did",
+            e);
         return;
       }
-      events.emit(GateEvent.Type.LEASE_RENEWAL_FAILED, claim, "could not renew the lease;"
-          + " the action goes on and renewal is tried again in " + period.every().toMillis()
-          + " ms, but if the lease runs out first another attempt may take the key over", e);
+      events.emit(
+          GateEvent.Type.LEASE_RENEWAL_FAILED,
+          claim,
+          "could not renew the lease;"
+              + " the action goes on and renewal is tried again in "
+              + period.every().toMillis()
+              + " ms, but if the lease runs out first another attempt may take the key over",
+          e);
     }
 
-    /** @return true once a renewal was refused: another attempt holds the key now */
+    /**
+     * @return true once a renewal was refused: another attempt holds the key now
+     */
     boolean isLost() {
       return lost;
     }
@@ -280,8 +309,8 @@ final class LeaseRenewer implements AutoCloseable {
 
     /**
      * The action has ended and its settling writes begin: renewals go on (the lease must not run
-     * out while a write waits for a connection), but a refused one no longer marks the lease
-     * lost, since it may only have met this attempt's own completion.
+     * out while a write waits for a connection), but a refused one no longer marks the lease lost,
+     * since it may only have met this attempt's own completion.
      */
     void finishing() {
       finishing = true;

@@ -17,11 +17,14 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public record LeaseToken(String value) {
 
-  /** @throws NullPointerException if value is null */
+  /**
+   * @throws NullPointerException if value is null
+   */
   public LeaseToken {
     Checks.notNull(value, "value");
     if (value.isEmpty() || value.length() > 64) {
-      throw new IllegalArgumentException("lease token must be 1..64 characters, was " + value.length());
+      throw new IllegalArgumentException(
+          "lease token must be 1..64 characters, was " + value.length());
     }
   }
 
@@ -38,13 +41,13 @@ public record LeaseToken(String value) {
 
   /**
    * @return 12 hex digits of a SHA-256 of the token: the same for every event of one attempt,
-   *     different between attempts in practice, and of no use for completing or releasing the
-   *     claim (the token itself fences; logs and metrics should carry this instead)
+   *     different between attempts in practice, and of no use for completing or releasing the claim
+   *     (the token itself fences; logs and metrics should carry this instead)
    */
   public String fingerprint() {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest(value.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest, 0, 6);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

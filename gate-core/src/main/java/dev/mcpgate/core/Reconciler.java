@@ -3,9 +3,9 @@ package dev.mcpgate.core;
 import dev.mcpgate.core.internal.Checks;
 
 /**
- * Decides an unknown outcome when a retry finds the key fenced as unknown, instead of refusing
- * the retry until its fence runs out. It asks the downstream system, by the claim's
- * {@linkplain DownstreamKey downstream key}, whether the effect happened.
+ * Decides an unknown outcome when a retry finds the key fenced as unknown, instead of refusing the
+ * retry until its fence runs out. It asks the downstream system, by the claim's {@linkplain
+ * DownstreamKey downstream key}, whether the effect happened.
  *
  * <pre>{@code
  * GatePolicy.builder().reconciler((id, downstreamKey) ->
@@ -28,20 +28,24 @@ public interface Reconciler {
   /** What the reconciler found. */
   sealed interface Verdict {
     /**
-     * @param result the result bytes to store and replay, as the call's {@link ResultMapper}
-     *     writes them
+     * @param result the result bytes to store and replay, as the call's {@link ResultMapper} writes
+     *     them
      * @return the effect happened, with this result
      */
     static Verdict happened(byte[] result) {
       return new Happened(result);
     }
 
-    /** @return the effect did not happen: a retry may run the action now */
+    /**
+     * @return the effect did not happen: a retry may run the action now
+     */
     static Verdict notHappened() {
       return new NotHappened();
     }
 
-    /** @return still unknown: retries stay refused until the fence runs out or is settled */
+    /**
+     * @return still unknown: retries stay refused until the fence runs out or is settled
+     */
     static Verdict stillUnknown() {
       return new StillUnknown();
     }
@@ -52,7 +56,9 @@ public interface Reconciler {
      * @param result the result bytes, as the call's {@link ResultMapper} writes them
      */
     record Happened(byte[] result) implements Verdict {
-      /** @throws NullPointerException if result is null */
+      /**
+       * @throws NullPointerException if result is null
+       */
       public Happened {
         Checks.notNull(result, "result");
       }

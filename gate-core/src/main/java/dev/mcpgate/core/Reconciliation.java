@@ -35,7 +35,11 @@ final class Reconciliation {
    * @param claimAgain claims the call anew, for when the row changed or the fence was lifted
    * @return the outcome, or null to refuse the call as unknown
    */
-  ClaimOutcome reconcile(ClaimId id, ClaimRecord row, Instant storeNow, int rounds,
+  ClaimOutcome reconcile(
+      ClaimId id,
+      ClaimRecord row,
+      Instant storeNow,
+      int rounds,
       Supplier<ClaimOutcome> claimAgain) {
     Reconciler reconciler = policy.reconciler();
     if (reconciler == null || rounds >= MAX_ROUNDS) {
@@ -56,31 +60,50 @@ final class Reconciliation {
     }
   }
 
-  private ClaimOutcome apply(ClaimId id, ClaimRecord row, Instant storeNow,
-      Reconciler.Verdict verdict, Supplier<ClaimOutcome> claimAgain) {
+  private ClaimOutcome apply(
+      ClaimId id,
+      ClaimRecord row,
+      Instant storeNow,
+      Reconciler.Verdict verdict,
+      Supplier<ClaimOutcome> claimAgain) {
     if (verdict instanceof Reconciler.Verdict.Happened happened) {
       byte[] encoded = codec.encode(id, happened.result());
       if (encoded.length > policy.maxResultBytes()) {
-        LOG.warn("the reconciled result of {} is {} bytes, over the limit; the outcome stays"
-            + " unknown", id, encoded.length);
+        LOG.warn(
+            "the reconciled result of {} is {} bytes, over the limit; the outcome stays"
+                + " unknown",
+            id,
+            encoded.length);
         return null;
       }
-      if (!store.complete(id, row.token(), new StoredResult(StoredResult.Kind.VALUE, encoded),
+      if (!store.complete(
+          id,
+          row.token(),
+          new StoredResult(StoredResult.Kind.VALUE, encoded),
           policy.retention())) {
         LOG.debug("reconciled {}, but the row changed meanwhile; claiming again", id);
         return claimAgain.get();
       }
-      events.emit(GateEvent.Type.COMPLETED, row,
-          "reconciled: the effect happened; its result is stored", null);
-      events.emit(GateEvent.Type.REPLAYED, row, "replayed the reconciled result",
+      events.emit(
+          GateEvent.Type.COMPLETED,
+          row,
+          "reconciled: the effect happened; its result is stored",
           null);
-      return new ClaimOutcome.Replayed(id, new StoredResult(StoredResult.Kind.VALUE,
-          happened.result()), row.attempt(), row.createdAt(), storeNow);
+      events.emit(GateEvent.Type.REPLAYED, row, "replayed the reconciled result", null);
+      return new ClaimOutcome.Replayed(
+          id,
+          new StoredResult(StoredResult.Kind.VALUE, happened.result()),
+          row.attempt(),
+          row.createdAt(),
+          storeNow);
     }
     if (verdict instanceof Reconciler.Verdict.NotHappened) {
       if (store.release(id, row.token())) {
-        events.emit(GateEvent.Type.RELEASED, row,
-            "reconciled: the effect did not happen; the fence is lifted", null);
+        events.emit(
+            GateEvent.Type.RELEASED,
+            row,
+            "reconciled: the effect did not happen; the fence is lifted",
+            null);
       } else {
         LOG.debug("reconciled {} as not happened, but the row changed meanwhile", id);
       }

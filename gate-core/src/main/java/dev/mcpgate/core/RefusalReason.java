@@ -1,10 +1,10 @@
 package dev.mcpgate.core;
 
 /**
- * Why a claim was refused. One vocabulary from the claim to the caller: a claim is
- * {@linkplain ClaimOutcome.Acquired acquired}, {@linkplain ClaimOutcome.Replayed replayed} or
- * {@linkplain ClaimOutcome.Refused refused} for one of these reasons, and the MCP adapter maps
- * each to one error type. In every case nothing ran in this call.
+ * Why a claim was refused. One vocabulary from the claim to the caller: a claim is {@linkplain
+ * ClaimOutcome.Acquired acquired}, {@linkplain ClaimOutcome.Replayed replayed} or {@linkplain
+ * ClaimOutcome.Refused refused} for one of these reasons, and the MCP adapter maps each to one
+ * error type. In every case nothing ran in this call.
  */
 public enum RefusalReason {
   /** The key was used before with different arguments. A retry with this key never succeeds. */

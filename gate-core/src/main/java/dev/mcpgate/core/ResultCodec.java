@@ -21,7 +21,9 @@ public interface ResultCodec {
    */
   byte[] decode(ClaimId id, byte[] stored);
 
-  /** @return the codec that stores results as they are */
+  /**
+   * @return the codec that stores results as they are
+   */
   static ResultCodec identity() {
     return IdentityCodec.INSTANCE;
   }

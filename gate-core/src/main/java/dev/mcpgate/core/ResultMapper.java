@@ -3,19 +3,22 @@ package dev.mcpgate.core;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Turns an action's result into the bytes that are stored, and back for a replay; and says
- * whether a result is a failure (see {@link GatePolicy.FailureMode}). For JSON results, the MCP
- * adapter's {@code JsonResultMapper} stores them with the SDK's JSON mapper, of either Jackson
- * line.
+ * Turns an action's result into the bytes that are stored, and back for a replay; and says whether
+ * a result is a failure (see {@link GatePolicy.FailureMode}). For JSON results, the MCP adapter's
+ * {@code JsonResultMapper} stores them with the SDK's JSON mapper, of either Jackson line.
  *
  * @param <T> the result type
  */
 public interface ResultMapper<T> {
 
-  /** @return the bytes to store for value */
+  /**
+   * @return the bytes to store for value
+   */
   byte[] toBytes(T value);
 
-  /** @return the value that bytes stand for */
+  /**
+   * @return the value that bytes stand for
+   */
   T fromBytes(byte[] bytes);
 
   /**
@@ -26,7 +29,9 @@ public interface ResultMapper<T> {
     return false;
   }
 
-  /** @return a mapper that stores byte arrays as they are */
+  /**
+   * @return a mapper that stores byte arrays as they are
+   */
   static ResultMapper<byte[]> bytes() {
     return new ResultMapper<>() {
       @Override
@@ -41,7 +46,9 @@ public interface ResultMapper<T> {
     };
   }
 
-  /** @return a mapper that stores strings as UTF-8 */
+  /**
+   * @return a mapper that stores strings as UTF-8
+   */
   static ResultMapper<String> utf8() {
     return new ResultMapper<>() {
       @Override

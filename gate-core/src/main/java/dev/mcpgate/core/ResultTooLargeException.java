@@ -1,9 +1,9 @@
 package dev.mcpgate.core;
 
 /**
- * The action ran, but its encoded result is larger than the policy's (or the store's) limit, so
- * it could not be stored for replay. The claim is <em>not</em> freed, because the effect
- * happened: a retry with the same key is refused, never run again.
+ * The action ran, but its encoded result is larger than the policy's (or the store's) limit, so it
+ * could not be stored for replay. The claim is <em>not</em> freed, because the effect happened: a
+ * retry with the same key is refused, never run again.
  */
 public final class ResultTooLargeException extends IdempotencyException {
   private static final long serialVersionUID = 1L;
@@ -21,12 +21,16 @@ public final class ResultTooLargeException extends IdempotencyException {
     this.limit = limit;
   }
 
-  /** @return the encoded size of the refused result, in bytes */
+  /**
+   * @return the encoded size of the refused result, in bytes
+   */
   public long size() {
     return size;
   }
 
-  /** @return the limit that the result exceeded, in bytes */
+  /**
+   * @return the limit that the result exceeded, in bytes
+   */
   public long limit() {
     return limit;
   }

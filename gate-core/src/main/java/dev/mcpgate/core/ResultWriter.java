@@ -4,10 +4,10 @@ import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
 
 /**
- * Stores an acquired claim's result: encodes it with the codec, enforces the size limit, and
- * writes the token-checked completion through a unit of work. A result over the limit (the
- * gate's, or the store's own) is not stored, and the key is fenced with a not-stored marker
- * instead of being freed: the effect happened.
+ * Stores an acquired claim's result: encodes it with the codec, enforces the size limit, and writes
+ * the token-checked completion through a unit of work. A result over the limit (the gate's, or the
+ * store's own) is not stored, and the key is fenced with a not-stored marker instead of being
+ * freed: the effect happened.
  */
 final class ResultWriter {
   private final GatePolicy policy;
@@ -21,9 +21,9 @@ final class ResultWriter {
   }
 
   /**
-   * A result ready to write: encoded by the codec and checked against the size limit, with no
-   * write made yet (so that the slow part, a codec that calls a key service, say, runs while the
-   * lease is still renewed).
+   * A result ready to write: encoded by the codec and checked against the size limit, with no write
+   * made yet (so that the slow part, a codec that calls a key service, say, runs while the lease is
+   * still renewed).
    *
    * @param result the result to store, or null when it is too large
    * @param tooLarge why it is not stored, or null
@@ -34,21 +34,35 @@ final class ResultWriter {
   Prepared prepare(ClaimId id, byte[] plain, boolean failure) {
     byte[] encoded = codec.encode(id, plain);
     if (encoded.length > policy.maxResultBytes()) {
-      return new Prepared(null, new ResultTooLargeException("the result of " + id
-          + " is " + encoded.length + " bytes, over the limit of " + policy.maxResultBytes()
-          + " bytes; it was not stored, and the key stays claimed: retries are refused, not run"
-          + " again", encoded.length, policy.maxResultBytes()));
+      return new Prepared(
+          null,
+          new ResultTooLargeException(
+              "the result of "
+                  + id
+                  + " is "
+                  + encoded.length
+                  + " bytes, over the limit of "
+                  + policy.maxResultBytes()
+                  + " bytes; it was not stored, and the key stays claimed: retries are refused, not"
+                  + " run again",
+              encoded.length,
+              policy.maxResultBytes()));
     }
-    return new Prepared(new StoredResult(
-        failure ? StoredResult.Kind.FAILURE : StoredResult.Kind.VALUE, encoded), null);
+    return new Prepared(
+        new StoredResult(failure ? StoredResult.Kind.FAILURE : StoredResult.Kind.VALUE, encoded),
+        null);
   }
 
   /**
    * @return false when the lease was lost: nothing was stored
    * @throws ResultTooLargeException after fencing the key (and committing the scope)
    */
-  <R> boolean store(TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim,
-      byte[] plain, boolean failure) {
+  <R> boolean store(
+      TransactionScope<R> scope,
+      R resource,
+      ClaimOutcome.Acquired claim,
+      byte[] plain,
+      boolean failure) {
     return store(scope, resource, claim, prepare(claim.id(), plain, failure));
   }
 
@@ -56,8 +70,8 @@ final class ResultWriter {
    * @return false when the lease was lost: nothing was stored
    * @throws ResultTooLargeException after fencing the key (and committing the scope)
    */
-  <R> boolean store(TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim,
-      Prepared prepared) {
+  <R> boolean store(
+      TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim, Prepared prepared) {
     ClaimId id = claim.id();
     if (prepared.tooLarge() != null) {
       throw fence(scope, resource, claim, prepared.tooLarge());
@@ -71,29 +85,45 @@ final class ResultWriter {
       throw fence(scope, resource, claim, storeLimit);
     }
     if (stored) {
-      events.emit(GateEvent.Type.COMPLETED, claim,
-          "result stored (" + length + " bytes)", null);
+      events.emit(GateEvent.Type.COMPLETED, claim, "result stored (" + length + " bytes)", null);
     } else {
-      events.emit(GateEvent.Type.LEASE_LOST, claim,
-          "the lease had been taken over by another attempt; this result was not stored", null);
+      events.emit(
+          GateEvent.Type.LEASE_LOST,
+          claim,
+          "the lease had been taken over by another attempt; this result was not stored",
+          null);
     }
     return stored;
   }
 
-  /** Marks the key as "ran, result not stored", commits that, and returns the exception to throw. */
-  private <R> ResultTooLargeException fence(TransactionScope<R> scope, R resource,
-      ClaimOutcome.Acquired claim, ResultTooLargeException tooLarge) {
-    boolean marked = scope.complete(resource, claim.id(), claim.token(), StoredResult.notStored(),
-        policy.retention());
+  /**
+   * Marks the key as "ran, result not stored", commits that, and returns the exception to throw.
+   */
+  private <R> ResultTooLargeException fence(
+      TransactionScope<R> scope,
+      R resource,
+      ClaimOutcome.Acquired claim,
+      ResultTooLargeException tooLarge) {
+    boolean marked =
+        scope.complete(
+            resource, claim.id(), claim.token(), StoredResult.notStored(), policy.retention());
     if (!marked && !(scope instanceof DirectScope)) {
       // the lease was taken over: this attempt's unit of work must not commit
       scope.rollback(resource);
-      events.emit(GateEvent.Type.LEASE_LOST, claim,
-          "result too large to store, and the lease had been taken over; rolled back", tooLarge);
-      LeaseLostException lost = new LeaseLostException("the lease of " + claim.id()
-          + " (attempt " + claim.attempt() + ") was taken over by another attempt, and its"
-          + " result was too large to store anyway; this attempt's transaction was rolled back:"
-          + " none of its writes took effect");
+      events.emit(
+          GateEvent.Type.LEASE_LOST,
+          claim,
+          "result too large to store, and the lease had been taken over; rolled back",
+          tooLarge);
+      LeaseLostException lost =
+          new LeaseLostException(
+              "the lease of "
+                  + claim.id()
+                  + " (attempt "
+                  + claim.attempt()
+                  + ") was taken over by another attempt, and its result was too large to store"
+                  + " anyway; this attempt's transaction was rolled back: none of its writes took"
+                  + " effect");
       lost.addSuppressed(tooLarge);
       throw lost;
     }
@@ -104,20 +134,32 @@ final class ResultWriter {
         throw commitFailed;
       }
       commitFailed.addSuppressed(tooLarge);
-      events.emit(GateEvent.Type.STORE_FAILED, claim, "the result was too large to store, and"
-          + " the commit of the not-stored marker failed: whether it took effect is not known",
+      events.emit(
+          GateEvent.Type.STORE_FAILED,
+          claim,
+          "the result was too large to store, and"
+              + " the commit of the not-stored marker failed: whether it took effect is not known",
           commitFailed);
-      throw new CommitOutcomeUnknownException("the result of " + claim.id() + " was too large"
-          + " to store, and the commit of its not-stored marker (with the action's writes)"
-          + " failed: whether it took effect is not known; the key stays claimed until its lease"
-          + " expires, and a retry with the same key then finds out", commitFailed);
+      throw new CommitOutcomeUnknownException(
+          "the result of "
+              + claim.id()
+              + " was too large to store, and the commit of its not-stored marker (with the"
+              + " action's writes) failed: whether it took effect is not known; the key stays"
+              + " claimed until its lease expires, and a retry with the same key then finds out",
+          commitFailed);
     }
     if (marked) {
-      events.emit(GateEvent.Type.RESULT_NOT_STORED, claim,
-          "result too large to store; the key is fenced as not stored", tooLarge);
+      events.emit(
+          GateEvent.Type.RESULT_NOT_STORED,
+          claim,
+          "result too large to store; the key is fenced as not stored",
+          tooLarge);
     } else {
-      events.emit(GateEvent.Type.LEASE_LOST, claim,
-          "result too large to store, and the lease had been taken over", tooLarge);
+      events.emit(
+          GateEvent.Type.LEASE_LOST,
+          claim,
+          "result too large to store, and the lease had been taken over",
+          tooLarge);
     }
     return tooLarge;
   }

@@ -1,8 +1,8 @@
 package dev.mcpgate.core;
 
 /**
- * An action that works inside a unit of work that it shares with its own completion (for JDBC:
- * a connection with a transaction open), so that its writes and the stored result commit together.
+ * An action that works inside a unit of work that it shares with its own completion (for JDBC: a
+ * connection with a transaction open), so that its writes and the stored result commit together.
  *
  * @param <T> the result type
  * @param <R> the resource type (a {@code java.sql.Connection})

@@ -13,12 +13,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a call in single-commit mode: one transaction holds the claim, the action's writes and
- * the completion, and commits once. A duplicate that meets the uncommitted claim does not wait on
- * the database: it rolls back, gives its connection back, sleeps a growing back-off and claims
- * again (for at most the in-flight wait; zero refuses at once), then finds the committed row and
- * replays it, or finds none and runs. No connection is held while it sleeps. An action that throws rolls the whole transaction back, claim included:
- * the key is free at once.
+ * Runs a call in single-commit mode: one transaction holds the claim, the action's writes and the
+ * completion, and commits once. A duplicate that meets the uncommitted claim does not wait on the
+ * database: it rolls back, gives its connection back, sleeps a growing back-off and claims again
+ * (for at most the in-flight wait; zero refuses at once), then finds the committed row and replays
+ * it, or finds none and runs. No connection is held while it sleeps. An action that throws rolls
+ * the whole transaction back, claim included: the key is free at once.
  */
 final class SingleCommitRunner {
   private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
@@ -29,8 +29,12 @@ final class SingleCommitRunner {
   private final ResultWriter writer;
   private final Events events;
 
-  SingleCommitRunner(IdempotencyGate gate, GatePolicy policy, Claimer claimer,
-      ResultWriter writer, Events events) {
+  SingleCommitRunner(
+      IdempotencyGate gate,
+      GatePolicy policy,
+      Claimer claimer,
+      ResultWriter writer,
+      Events events) {
     this.gate = gate;
     this.policy = policy;
     this.claimer = claimer;
@@ -41,8 +45,12 @@ final class SingleCommitRunner {
   /**
    * @param replay reads a replayed result back through the mapper
    */
-  <T, R> GateResult<T> run(ToolCall call, String hash, ResultMapper<T> mapper,
-      ClaimingScope<R> scope, ScopedAction<T, R> action,
+  <T, R> GateResult<T> run(
+      ToolCall call,
+      String hash,
+      ResultMapper<T> mapper,
+      ClaimingScope<R> scope,
+      ScopedAction<T, R> action,
       Function<ClaimOutcome.Replayed, GateResult<T>> replay) {
     long start = System.nanoTime();
     long deadline = start + policy.inFlightWait().toNanos();
@@ -58,8 +66,9 @@ final class SingleCommitRunner {
         continue;
       }
       // another transaction holds the key uncommitted: wait for it, holding no connection
-      long sleepMs = Claimer.sleepMs(backoffMs, deadline - System.nanoTime(),
-          Duration.ofMillis(Claimer.MAX_BACKOFF_MS));
+      long sleepMs =
+          Claimer.sleepMs(
+              backoffMs, deadline - System.nanoTime(), Duration.ofMillis(Claimer.MAX_BACKOFF_MS));
       Duration waited = Duration.ofNanos(System.nanoTime() - start);
       if (sleepMs == 0) {
         return busy(call, waited);
@@ -83,30 +92,48 @@ final class SingleCommitRunner {
   private <T> GateResult<T> busy(ToolCall call, Duration waited) {
     ClaimId id = call.id();
     Duration retryAfter = Duration.ofMillis(Claimer.MAX_BACKOFF_MS);
-    return GateResult.Refused.of((ClaimOutcome.Refused) claimer.toldAfterWaiting(
-        new ClaimOutcome.Refused(id, RefusalReason.IN_PROGRESS, retryAfter,
-            "another transaction holds the same key and did not end within "
-                + waited.toMillis() + " ms; retry after " + retryAfter.toMillis() + " ms"),
-        call, waited));
+    return GateResult.Refused.of(
+        (ClaimOutcome.Refused)
+            claimer.toldAfterWaiting(
+                new ClaimOutcome.Refused(
+                    id,
+                    RefusalReason.IN_PROGRESS,
+                    retryAfter,
+                    "another transaction holds the same key and did not end within "
+                        + waited.toMillis()
+                        + " ms; retry after "
+                        + retryAfter.toMillis()
+                        + " ms"),
+                call,
+                waited));
   }
 
-  private <T, R> Round<T> once(ToolCall call, String hash, ResultMapper<T> mapper,
-      ClaimingScope<R> scope, ScopedAction<T, R> action,
-      Function<ClaimOutcome.Replayed, GateResult<T>> replay, int reconciliations) {
+  private <T, R> Round<T> once(
+      ToolCall call,
+      String hash,
+      ResultMapper<T> mapper,
+      ClaimingScope<R> scope,
+      ScopedAction<T, R> action,
+      Function<ClaimOutcome.Replayed, GateResult<T>> replay,
+      int reconciliations) {
     ClaimId id = call.id();
     R resource;
     try {
       resource = scope.begin();
     } catch (RuntimeException e) {
-      throw new StoreUnavailableException("could not begin the transaction of " + id
-          + "; the action did not run; safe to retry", e);
+      throw new StoreUnavailableException(
+          "could not begin the transaction of " + id + "; the action did not run; safe to retry",
+          e);
     }
     try {
       LeaseToken token = LeaseToken.random();
       ClaimAttempt attempt;
       try {
-        attempt = scope.claim(resource, new ClaimRequest(id, hash, token, policy.lease(),
-            policy.retention()), Duration.ZERO);
+        attempt =
+            scope.claim(
+                resource,
+                new ClaimRequest(id, hash, token, policy.lease(), policy.retention()),
+                Duration.ZERO);
       } catch (ClaimBusyException busy) {
         rollbackQuietly(scope, resource, busy);
         return new Round<>(null, false);
@@ -115,8 +142,12 @@ final class SingleCommitRunner {
         throw e;
       } catch (RuntimeException e) {
         rollbackQuietly(scope, resource, e);
-        throw new StoreUnavailableException("could not claim " + id + " in its transaction;"
-            + " the action did not run; safe to retry", e);
+        throw new StoreUnavailableException(
+            "could not claim "
+                + id
+                + " in its transaction;"
+                + " the action did not run; safe to retry",
+            e);
       }
       if (attempt instanceof ClaimAttempt.Existing existing) {
         rollbackQuietly(scope, resource, null);
@@ -124,8 +155,10 @@ final class SingleCommitRunner {
         if (outcome == Claimer.CLAIM_AGAIN) {
           return new Round<>(null, true);
         }
-        return new Round<>(outcome instanceof ClaimOutcome.Replayed replayed
-            ? replay.apply(replayed) : GateResult.Refused.of((ClaimOutcome.Refused) outcome),
+        return new Round<>(
+            outcome instanceof ClaimOutcome.Replayed replayed
+                ? replay.apply(replayed)
+                : GateResult.Refused.of((ClaimOutcome.Refused) outcome),
             false);
       }
       ClaimOutcome.Acquired claim = claimer.acquired(attempt.record(), token, call);
@@ -139,16 +172,24 @@ final class SingleCommitRunner {
     }
   }
 
-  private <T, R> GateResult<T> runAcquired(ClaimOutcome.Acquired claim, ResultMapper<T> mapper,
-      ClaimingScope<R> scope, R resource, ScopedAction<T, R> action) {
+  private <T, R> GateResult<T> runAcquired(
+      ClaimOutcome.Acquired claim,
+      ResultMapper<T> mapper,
+      ClaimingScope<R> scope,
+      R resource,
+      ScopedAction<T, R> action) {
     ClaimId id = claim.id();
     T value;
     try {
       value = action.run(resource, new ClaimContext(gate, claim, LeaseRenewer.none(claim)));
     } catch (Throwable t) {
       rollbackQuietly(scope, resource, t);
-      events.emit(GateEvent.Type.RELEASED, claim, "the action failed; its"
-          + " transaction, the claim included, was rolled back: a retry runs again", t);
+      events.emit(
+          GateEvent.Type.RELEASED,
+          claim,
+          "the action failed; its"
+              + " transaction, the claim included, was rolled back: a retry runs again",
+          t);
       throw rethrow(id, t);
     }
     try {
@@ -156,14 +197,20 @@ final class SingleCommitRunner {
       if (failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE) {
         scope.release(resource, id, claim.token());
         commit(scope, resource, claim);
-        events.emit(GateEvent.Type.RELEASED, claim,
-            "failure result; claim released, a retry runs again", null);
+        events.emit(
+            GateEvent.Type.RELEASED,
+            claim,
+            "failure result; claim released, a retry runs again",
+            null);
         return new GateResult.Executed<>(id, value, claim, Completion.RELEASED);
       }
       if (!writer.store(scope, resource, claim, mapper.toBytes(value), failure)) {
-        throw new IllegalStateException("the uncommitted claim of " + id + " in this"
-            + " transaction was not found by its completion: was the transaction ended by the"
-            + " action?");
+        throw new IllegalStateException(
+            "the uncommitted claim of "
+                + id
+                + " in this"
+                + " transaction was not found by its completion: was the transaction ended by the"
+                + " action?");
       }
     } catch (ResultTooLargeException | CommitOutcomeUnknownException e) {
       throw e;
@@ -171,14 +218,21 @@ final class SingleCommitRunner {
       // anything between the action and the commit (the mapper, the codec, the completion)
       // rolls the whole transaction back, the claim included: nothing took effect
       rollbackQuietly(scope, resource, e);
-      events.emit(GateEvent.Type.RELEASED, claim, "the result could not be stored; the"
-          + " transaction, the claim included, was rolled back: a retry runs again", e);
+      events.emit(
+          GateEvent.Type.RELEASED,
+          claim,
+          "the result could not be stored; the"
+              + " transaction, the claim included, was rolled back: a retry runs again",
+          e);
       if (e instanceof Error error) {
         throw error;
       }
-      throw new StoreUnavailableException("the action of " + id + " ran, but its result could"
-          + " not be stored, so its transaction was rolled back, the claim included: none of its"
-          + " writes took effect; safe to retry", e);
+      throw new StoreUnavailableException(
+          "the action of "
+              + id
+              + " ran, but its result could not be stored, so its transaction was rolled back, the"
+              + " claim included: none of its writes took effect; safe to retry",
+          e);
     }
     commit(scope, resource, claim);
     return new GateResult.Executed<>(id, value, claim, Completion.STORED);
@@ -189,12 +243,20 @@ final class SingleCommitRunner {
       scope.commit(resource);
     } catch (RuntimeException e) {
       rollbackQuietly(scope, resource, e);
-      events.emit(GateEvent.Type.STORE_FAILED, claim, "the commit failed: whether the"
-          + " action's writes and its result were committed is not known", e);
-      throw new CommitOutcomeUnknownException("the commit of " + claim.id() + " failed: the"
-          + " action ran, and whether its writes and its result were committed is not known; a"
-          + " retry with the same key finds out safely: it replays the result if they were, and"
-          + " runs the action if they were not", e);
+      events.emit(
+          GateEvent.Type.STORE_FAILED,
+          claim,
+          "the commit failed: whether the"
+              + " action's writes and its result were committed is not known",
+          e);
+      throw new CommitOutcomeUnknownException(
+          "the commit of "
+              + claim.id()
+              + " failed: the"
+              + " action ran, and whether its writes and its result were committed is not known; a"
+              + " retry with the same key finds out safely: it replays the result if they were, and"
+              + " runs the action if they were not",
+          e);
     }
   }
 }

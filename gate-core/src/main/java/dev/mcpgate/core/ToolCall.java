@@ -8,13 +8,13 @@ import java.util.Map;
  * One arrival of a tool call, as the gate sees it.
  *
  * @param id the claim identity: (tenant, tool, key)
- * @param arguments the tool arguments as plain JSON-like Java values (maps with string keys,
- *     lists, strings, numbers, booleans, nulls; a Jackson tree becomes such values with the MCP
- *     adapter's {@code JsonTrees}); never null (absent arguments are an empty map). The whole map
- *     is hashed, less the policy's ignored arguments, so a key that identifies too little gives a
- *     loud conflict instead of a silent replay.
- * @param keySource where the key came from ({@code argument}, {@code meta}, {@code natural},
- *     {@code header}), for metrics and traces; null when not told
+ * @param arguments the tool arguments as plain JSON-like Java values (maps with string keys, lists,
+ *     strings, numbers, booleans, nulls; a Jackson tree becomes such values with the MCP adapter's
+ *     {@code JsonTrees}); never null (absent arguments are an empty map). The whole map is hashed,
+ *     less the policy's ignored arguments, so a key that identifies too little gives a loud
+ *     conflict instead of a silent replay.
+ * @param keySource where the key came from ({@code argument}, {@code meta}, {@code natural}, {@code
+ *     header}), for metrics and traces; null when not told
  */
 public record ToolCall(ClaimId id, Map<String, ?> arguments, String keySource) {
 
@@ -24,7 +24,9 @@ public record ToolCall(ClaimId id, Map<String, ?> arguments, String keySource) {
     arguments = arguments == null ? Collections.emptyMap() : arguments;
   }
 
-  /** @return this call, telling where its key came from */
+  /**
+   * @return this call, telling where its key came from
+   */
   public ToolCall withKeySource(String source) {
     return new ToolCall(id, arguments, Checks.notNull(source, "source"));
   }

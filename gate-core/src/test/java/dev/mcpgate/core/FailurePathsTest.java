@@ -23,10 +23,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every way an attempt can end, on the plain and the transactional path: what the caller gets,
- * what the row says afterwards, and which events the listeners are told. The transactional path
- * runs in {@link UnitOfWork}, a unit of work over the in-memory store whose writes take effect
- * only when it commits.
+ * Every way an attempt can end, on the plain and the transactional path: what the caller gets, what
+ * the row says afterwards, and which events the listeners are told. The transactional path runs in
+ * {@link UnitOfWork}, a unit of work over the in-memory store whose writes take effect only when it
+ * commits.
  */
 class FailurePathsTest {
   private static final Duration LEASE = Duration.ofSeconds(10);
@@ -34,26 +34,35 @@ class FailurePathsTest {
   private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
   private final FlakyStore store = new FlakyStore(InMemoryIdempotencyStore.create(clock));
   private final List<GateEvent> events = new CopyOnWriteArrayList<>();
-  private final IdempotencyGate gate = IdempotencyGate.builder(store).listener(events::add)
-      .policy(GatePolicy.builder().lease(LEASE).leaseRenewal(Duration.ZERO)
-          .inFlightWait(Duration.ZERO).maxResultBytes(64).build()).build();
+  private final IdempotencyGate gate =
+      IdempotencyGate.builder(store)
+          .listener(events::add)
+          .policy(
+              GatePolicy.builder()
+                  .lease(LEASE)
+                  .leaseRenewal(Duration.ZERO)
+                  .inFlightWait(Duration.ZERO)
+                  .maxResultBytes(64)
+                  .build())
+          .build();
 
-  private static final ResultMapper<String> MAPPER = new ResultMapper<>() {
-    @Override
-    public byte[] toBytes(String value) {
-      return value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    }
+  private static final ResultMapper<String> MAPPER =
+      new ResultMapper<>() {
+        @Override
+        public byte[] toBytes(String value) {
+          return value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
 
-    @Override
-    public String fromBytes(byte[] bytes) {
-      return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
-    }
+        @Override
+        public String fromBytes(byte[] bytes) {
+          return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        }
 
-    @Override
-    public boolean isFailure(String value) {
-      return value.startsWith("FAILED");
-    }
-  };
+        @Override
+        public boolean isFailure(String value) {
+          return value.startsWith("FAILED");
+        }
+      };
 
   private static ToolCall call(String key) {
     return ToolCall.of("acme", "refund_order", key, Map.of("order_id", "ord_9f2"));
@@ -70,8 +79,9 @@ class FailurePathsTest {
   /** Lets the lease run out and has another attempt take the key over, from inside an action. */
   private void takenOverMeanwhile(String key) {
     clock.advance(LEASE.plusSeconds(1));
-    assertThat(gate.claim(call(key))).isInstanceOfSatisfying(ClaimOutcome.Acquired.class,
-        a -> assertThat(a.attempt()).isEqualTo(2));
+    assertThat(gate.claim(call(key)))
+        .isInstanceOfSatisfying(
+            ClaimOutcome.Acquired.class, a -> assertThat(a.attempt()).isEqualTo(2));
   }
 
   /** The in-memory store, with writes that can be made to fail as an unreachable store's do. */
@@ -85,8 +95,7 @@ class FailurePathsTest {
     }
 
     @Override
-    public boolean complete(ClaimId id, LeaseToken token, StoredResult result,
-        Duration retention) {
+    public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
       if (completeFails.get()) {
         throw new StoreUnavailableException("complete failed (test)", null);
       }
@@ -111,12 +120,16 @@ class FailurePathsTest {
   }
 
   /**
-   * A unit of work over the store: its token-checked writes are checked when made and applied
-   * when it commits; a rollback drops them. {@code commitFault} makes commit fail after applying
-   * them (the acknowledgement lost) or instead of applying them (rolled back).
+   * A unit of work over the store: its token-checked writes are checked when made and applied when
+   * it commits; a rollback drops them. {@code commitFault} makes commit fail after applying them
+   * (the acknowledgement lost) or instead of applying them (rolled back).
    */
   static class UnitOfWork implements TransactionScope<List<Runnable>> {
-    enum Fault { NONE, AFTER_APPLYING, INSTEAD_OF_APPLYING }
+    enum Fault {
+      NONE,
+      AFTER_APPLYING,
+      INSTEAD_OF_APPLYING
+    }
 
     private final IdempotencyStore store;
     Fault commitFault = Fault.NONE;
@@ -136,16 +149,22 @@ class FailurePathsTest {
     }
 
     private boolean holds(ClaimId id, LeaseToken token) {
-      return store.find(id).filter(r -> r.token().equals(token)
-          && r.state() != ClaimState.COMPLETED).isPresent();
+      return store
+          .find(id)
+          .filter(r -> r.token().equals(token) && r.state() != ClaimState.COMPLETED)
+          .isPresent();
     }
 
     @Override
-    public boolean complete(List<Runnable> writes, ClaimId id, LeaseToken token,
-        StoredResult result, Duration retention) {
+    public boolean complete(
+        List<Runnable> writes,
+        ClaimId id,
+        LeaseToken token,
+        StoredResult result,
+        Duration retention) {
       if (result.body().length > 1000) {
-        throw new ResultTooLargeException("the store's item limit (test)",
-            result.body().length, 1000);
+        throw new ResultTooLargeException(
+            "the store's item limit (test)", result.body().length, 1000);
       }
       boolean held = holds(id, token);
       if (held) {
@@ -190,9 +209,15 @@ class FailurePathsTest {
   @Test
   void anActionThatThrowsReleasesTheClaimAndItsExceptionPropagates() {
     IllegalStateException declined = new IllegalStateException("declined");
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, ctx -> {
-      throw declined;
-    })).isSameAs(declined);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    ctx -> {
+                      throw declined;
+                    }))
+        .isSameAs(declined);
 
     assertThat(row("k")).isEmpty();
     assertThat(types()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.RELEASED);
@@ -201,18 +226,31 @@ class FailurePathsTest {
 
   @Test
   void aCheckedExceptionIsWrappedAndTheClaimReleased() {
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, ctx -> {
-      throw new IOException("disk full");
-    })).isInstanceOf(ActionFailedException.class).hasMessageContaining("refund_order")
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    ctx -> {
+                      throw new IOException("disk full");
+                    }))
+        .isInstanceOf(ActionFailedException.class)
+        .hasMessageContaining("refund_order")
         .hasCauseInstanceOf(IOException.class);
     assertThat(row("k")).isEmpty();
   }
 
   @Test
   void anOutcomeUnknownExceptionFencesTheKey() {
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, ctx -> {
-      throw new OutcomeUnknownException("timed out waiting for the provider");
-    })).isInstanceOf(OutcomeUnknownException.class);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    ctx -> {
+                      throw new OutcomeUnknownException("timed out waiting for the provider");
+                    }))
+        .isInstanceOf(OutcomeUnknownException.class);
 
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
     assertThat(types()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.MARKED_UNKNOWN);
@@ -220,10 +258,16 @@ class FailurePathsTest {
 
   @Test
   void anOutcomeUnknownAfterATakeoverMarksNothing() {
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, ctx -> {
-      takenOverMeanwhile("k");
-      throw new OutcomeUnknownException("timed out");
-    })).isInstanceOf(OutcomeUnknownException.class);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    ctx -> {
+                      takenOverMeanwhile("k");
+                      throw new OutcomeUnknownException("timed out");
+                    }))
+        .isInstanceOf(OutcomeUnknownException.class);
 
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
     assertThat(types()).endsWith(GateEvent.Type.LEASE_LOST);
@@ -233,34 +277,48 @@ class FailurePathsTest {
   void aFailureResultReleasesTheClaim() {
     GateResult<String> r = gate.execute(call("k"), MAPPER, ctx -> "FAILED: declined");
 
-    assertThat(r).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.RELEASED));
+    assertThat(r)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.RELEASED));
     assertThat(row("k")).isEmpty();
     assertThat(types()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.RELEASED);
   }
 
   @Test
   void aFailureResultAfterATakeoverReleasesNothing() {
-    GateResult<String> r = gate.execute(call("k"), MAPPER, ctx -> {
-      takenOverMeanwhile("k");
-      return "FAILED: declined";
-    });
+    GateResult<String> r =
+        gate.execute(
+            call("k"),
+            MAPPER,
+            ctx -> {
+              takenOverMeanwhile("k");
+              return "FAILED: declined";
+            });
 
-    assertThat(r).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.LEASE_LOST));
+    assertThat(r)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.LEASE_LOST));
     assertThat(row("k").orElseThrow().attempt()).isEqualTo(2);
     assertThat(types()).endsWith(GateEvent.Type.LEASE_LOST);
   }
 
   @Test
   void aResultAfterATakeoverIsNotStored() {
-    GateResult<String> r = gate.execute(call("k"), MAPPER, ctx -> {
-      takenOverMeanwhile("k");
-      return "refund 1";
-    });
+    GateResult<String> r =
+        gate.execute(
+            call("k"),
+            MAPPER,
+            ctx -> {
+              takenOverMeanwhile("k");
+              return "refund 1";
+            });
 
-    assertThat(r).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.LEASE_LOST));
+    assertThat(r)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.LEASE_LOST));
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
     assertThat(types()).endsWith(GateEvent.Type.LEASE_LOST);
   }
@@ -270,25 +328,36 @@ class FailurePathsTest {
     store.completeFails.set(true);
     GateResult<String> r = gate.execute(call("k"), MAPPER, ctx -> "refund 1");
 
-    assertThat(r).isInstanceOfSatisfying(GateResult.Executed.class, e -> {
-      assertThat(e.completion()).isEqualTo(GateResult.Completion.STORE_FAILED);
-      assertThat(e.value()).isEqualTo("refund 1");
-    });
+    assertThat(r)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> {
+              assertThat(e.completion()).isEqualTo(GateResult.Completion.STORE_FAILED);
+              assertThat(e.value()).isEqualTo("refund 1");
+            });
     // the effect happened: the key is fenced as unknown, not left to a lease that runs out
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
-    assertThat(types()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.STORE_FAILED,
-        GateEvent.Type.MARKED_UNKNOWN);
+    assertThat(types())
+        .containsExactly(
+            GateEvent.Type.ACQUIRED, GateEvent.Type.STORE_FAILED, GateEvent.Type.MARKED_UNKNOWN);
   }
 
   @Test
   void aFailingActionWhoseReleaseFailsKeepsItsExceptionAndSaysTheKeyStaysClaimed() {
     store.releaseFails.set(true);
     IllegalStateException declined = new IllegalStateException("declined");
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, ctx -> {
-      throw declined;
-    })).isSameAs(declined);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    ctx -> {
+                      throw declined;
+                    }))
+        .isSameAs(declined);
 
-    assertThat(declined.getSuppressed()).singleElement()
+    assertThat(declined.getSuppressed())
+        .singleElement()
         .isInstanceOf(StoreUnavailableException.class);
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
     assertThat(types()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.STORE_FAILED);
@@ -302,19 +371,25 @@ class FailurePathsTest {
     ClaimRecord r = row("k").orElseThrow();
     assertThat(r.state()).isEqualTo(ClaimState.COMPLETED);
     assertThat(r.result().kind()).isEqualTo(StoredResult.Kind.NOT_STORED);
-    assertThat(types()).containsExactly(GateEvent.Type.ACQUIRED,
-        GateEvent.Type.RESULT_NOT_STORED);
+    assertThat(types()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.RESULT_NOT_STORED);
     assertThat(gate.execute(call("k"), MAPPER, ctx -> "again"))
-        .isInstanceOfSatisfying(GateResult.Refused.class,
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
             f -> assertThat(f.reason()).isEqualTo(RefusalReason.RESULT_NOT_STORED));
   }
 
   @Test
   void aResultTooLargeAfterATakeoverFencesNothing() {
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, ctx -> {
-      takenOverMeanwhile("k");
-      return "x".repeat(100);
-    })).isInstanceOf(ResultTooLargeException.class);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    ctx -> {
+                      takenOverMeanwhile("k");
+                      return "x".repeat(100);
+                    }))
+        .isInstanceOf(ResultTooLargeException.class);
 
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
     assertThat(types()).endsWith(GateEvent.Type.LEASE_LOST);
@@ -327,8 +402,10 @@ class FailurePathsTest {
     UnitOfWork unit = new UnitOfWork(store);
     GateResult<String> r = gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1");
 
-    assertThat(r).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
+    assertThat(r)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.COMPLETED);
     assertThat(unit.rolledBack).isFalse();
   }
@@ -339,10 +416,18 @@ class FailurePathsTest {
     unit.beginFails = true;
     AtomicBoolean ran = new AtomicBoolean();
 
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> {
-      ran.set(true);
-      return "refund 1";
-    })).isInstanceOf(StoreUnavailableException.class).hasMessageContaining("did not run");
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    unit,
+                    (w, ctx) -> {
+                      ran.set(true);
+                      return "refund 1";
+                    }))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("did not run");
     assertThat(ran).isFalse();
     assertThat(row("k")).isEmpty();
   }
@@ -354,11 +439,13 @@ class FailurePathsTest {
 
     GateResult<String> r = gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1");
 
-    assertThat(r).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
+    assertThat(r)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
     assertThat(gate.execute(call("k"), MAPPER, ctx -> "again"))
-        .isInstanceOfSatisfying(GateResult.Replayed.class,
-            p -> assertThat(p.value()).isEqualTo("refund 1"));
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, p -> assertThat(p.value()).isEqualTo("refund 1"));
   }
 
   @Test
@@ -367,7 +454,8 @@ class FailurePathsTest {
     unit.commitFault = UnitOfWork.Fault.INSTEAD_OF_APPLYING;
 
     assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"))
-        .isInstanceOf(CommitRolledBackException.class).hasMessageContaining("safe to retry");
+        .isInstanceOf(CommitRolledBackException.class)
+        .hasMessageContaining("safe to retry");
     assertThat(row("k")).isEmpty();
   }
 
@@ -378,8 +466,10 @@ class FailurePathsTest {
 
     GateResult<String> r = gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "FAILED: no");
 
-    assertThat(r).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.RELEASED));
+    assertThat(r)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.RELEASED));
     assertThat(row("k")).isEmpty();
   }
 
@@ -388,28 +478,33 @@ class FailurePathsTest {
     UnitOfWork unit = new UnitOfWork(store);
     unit.commitFault = UnitOfWork.Fault.INSTEAD_OF_APPLYING;
 
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit,
-        (w, ctx) -> "x".repeat(100)))   // over the 64-byte limit
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"), MAPPER, unit, (w, ctx) -> "x".repeat(100))) // over the 64-byte limit
         .isInstanceOf(CommitOutcomeUnknownException.class)
         .hasMessageContaining("is not known");
-    assertThat(row("k").orElseThrow().state()).as("not released: a retry finds out")
+    assertThat(row("k").orElseThrow().state())
+        .as("not released: a retry finds out")
         .isEqualTo(ClaimState.IN_PROGRESS);
   }
 
   @Test
   void aFailedCommitWhoseClaimCannotBeReadIsAnUnknownOutcomeAndKeepsTheKey() {
-    UnitOfWork unit = new UnitOfWork(store) {
-      @Override
-      public void commit(List<Runnable> writes) {
-        store.findFails.set(true);   // the store is gone with the commit's answer
-        store.releaseFails.set(true);
-        throw new IllegalStateException("connection lost during commit (test)");
-      }
-    };
+    UnitOfWork unit =
+        new UnitOfWork(store) {
+          @Override
+          public void commit(List<Runnable> writes) {
+            store.findFails.set(true); // the store is gone with the commit's answer
+            store.releaseFails.set(true);
+            throw new IllegalStateException("connection lost during commit (test)");
+          }
+        };
 
     assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"))
         .isInstanceOf(CommitOutcomeUnknownException.class)
-        .hasMessageContaining("is not known").hasMessageContaining("finds out");
+        .hasMessageContaining("is not known")
+        .hasMessageContaining("finds out");
     store.findFails.set(false);
     store.releaseFails.set(false);
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
@@ -418,13 +513,14 @@ class FailurePathsTest {
 
   @Test
   void aCommitThatFailedAfterATakeoverIsALostLease() {
-    UnitOfWork unit = new UnitOfWork(store) {
-      @Override
-      public void commit(List<Runnable> writes) {
-        takenOverMeanwhile("k");   // the row changes hands, then the commit fails
-        throw new IllegalStateException("connection lost (test)");
-      }
-    };
+    UnitOfWork unit =
+        new UnitOfWork(store) {
+          @Override
+          public void commit(List<Runnable> writes) {
+            takenOverMeanwhile("k"); // the row changes hands, then the commit fails
+            throw new IllegalStateException("connection lost (test)");
+          }
+        };
 
     assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"))
         .isInstanceOf(LeaseLostException.class);
@@ -433,20 +529,35 @@ class FailurePathsTest {
   @Test
   void aTransactionalResultAfterATakeoverRollsBack() {
     UnitOfWork unit = new UnitOfWork(store);
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> {
-      takenOverMeanwhile("k");
-      return "refund 1";
-    })).isInstanceOf(LeaseLostException.class).hasMessageContaining("rolled back");
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    unit,
+                    (w, ctx) -> {
+                      takenOverMeanwhile("k");
+                      return "refund 1";
+                    }))
+        .isInstanceOf(LeaseLostException.class)
+        .hasMessageContaining("rolled back");
     assertThat(unit.rolledBack).isTrue();
   }
 
   @Test
   void aTransactionalFailureResultAfterATakeoverRollsBack() {
     UnitOfWork unit = new UnitOfWork(store);
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> {
-      takenOverMeanwhile("k");
-      return "FAILED: declined";
-    })).isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    unit,
+                    (w, ctx) -> {
+                      takenOverMeanwhile("k");
+                      return "FAILED: declined";
+                    }))
+        .isInstanceOf(LeaseLostException.class);
     assertThat(unit.rolledBack).isTrue();
     assertThat(types()).endsWith(GateEvent.Type.LEASE_LOST);
   }
@@ -454,36 +565,59 @@ class FailurePathsTest {
   @Test
   void aTransactionalResultTooLargeAfterATakeoverRollsBack() {
     UnitOfWork unit = new UnitOfWork(store);
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> {
-      takenOverMeanwhile("k");
-      return "x".repeat(100);
-    })).isInstanceOf(LeaseLostException.class)
-        .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
-            .isInstanceOf(ResultTooLargeException.class));
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    unit,
+                    (w, ctx) -> {
+                      takenOverMeanwhile("k");
+                      return "x".repeat(100);
+                    }))
+        .isInstanceOf(LeaseLostException.class)
+        .satisfies(
+            e ->
+                assertThat(e.getSuppressed())
+                    .singleElement()
+                    .isInstanceOf(ResultTooLargeException.class));
     assertThat(unit.rolledBack).isTrue();
   }
 
   @Test
   void aTransactionalActionThatThrowsRollsBackAndReleases() {
     UnitOfWork unit = new UnitOfWork(store);
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> {
-      throw new IllegalStateException("declined");
-    })).hasMessage("declined");
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    MAPPER,
+                    unit,
+                    (w, ctx) -> {
+                      throw new IllegalStateException("declined");
+                    }))
+        .hasMessage("declined");
     assertThat(unit.rolledBack).isTrue();
     assertThat(row("k")).isEmpty();
   }
 
   @Test
   void aTransactionalResultThatCannotBeStoredRollsBackAndReleases() {
-    UnitOfWork unit = new UnitOfWork(store) {
-      @Override
-      public boolean complete(List<Runnable> writes, ClaimId id, LeaseToken token,
-          StoredResult result, Duration retention) {
-        throw new IllegalStateException("the UPDATE failed (test)");
-      }
-    };
+    UnitOfWork unit =
+        new UnitOfWork(store) {
+          @Override
+          public boolean complete(
+              List<Runnable> writes,
+              ClaimId id,
+              LeaseToken token,
+              StoredResult result,
+              Duration retention) {
+            throw new IllegalStateException("the UPDATE failed (test)");
+          }
+        };
     assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"))
-        .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("rolled back");
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("rolled back");
     assertThat(unit.rolledBack).isTrue();
     assertThat(row("k")).isEmpty();
   }
@@ -513,35 +647,41 @@ class FailurePathsTest {
 
   @Test
   void aContextWhoseManualExtensionIsRefusedReportsTheLeaseLost() {
-    gate.execute(call("k"), MAPPER, ctx -> {
-      assertThat(ctx.isLeaseLost()).isFalse();
-      assertThat(ctx.extendLease(LEASE)).isTrue();
-      assertThat(ctx.isLeaseLost()).isFalse();
-      takenOverMeanwhile("k");
-      assertThat(ctx.extendLease(LEASE)).isFalse();
-      assertThat(ctx.isLeaseLost()).isTrue();
-      assertThat(ctx.isTakeover()).isFalse();
-      assertThat(ctx.id()).isEqualTo(call("k").id());
-      assertThat(ctx.claim().attempt()).isEqualTo(1);
-      return "done";
-    });
+    gate.execute(
+        call("k"),
+        MAPPER,
+        ctx -> {
+          assertThat(ctx.isLeaseLost()).isFalse();
+          assertThat(ctx.extendLease(LEASE)).isTrue();
+          assertThat(ctx.isLeaseLost()).isFalse();
+          takenOverMeanwhile("k");
+          assertThat(ctx.extendLease(LEASE)).isFalse();
+          assertThat(ctx.isLeaseLost()).isTrue();
+          assertThat(ctx.isTakeover()).isFalse();
+          assertThat(ctx.id()).isEqualTo(call("k").id());
+          assertThat(ctx.claim().attempt()).isEqualTo(1);
+          return "done";
+        });
   }
 
   @Test
   void aKeyHeldLongIsRefusedWithARetryAfterOfAtMostFiveSeconds() {
-    IdempotencyGate longLease = gate.withPolicy(gate.policy().toBuilder()
-        .lease(Duration.ofSeconds(30)).build());
+    IdempotencyGate longLease =
+        gate.withPolicy(gate.policy().toBuilder().lease(Duration.ofSeconds(30)).build());
     longLease.claim(call("k"));
     clock.advance(Duration.ofSeconds(1));
 
     assertThat(longLease.execute(call("k"), MAPPER, ctx -> "x"))
-        .isInstanceOfSatisfying(GateResult.Refused.class, r -> {
-          assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
-          assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(5));
-        });
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
+              assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(5));
+            });
     clock.advance(Duration.ofSeconds(26));
     assertThat(longLease.execute(call("k"), MAPPER, ctx -> "x"))
-        .isInstanceOfSatisfying(GateResult.Refused.class,
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
             r -> assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(3)));
   }
 
@@ -549,24 +689,41 @@ class FailurePathsTest {
 
   @Test
   void aStoreThatReportsAClaimItsTokenDoesNotHoldIsRefusedAsBroken() {
-    IdempotencyStore lying = new ForwardingIdempotencyStore(store) {
-      @Override
-      public dev.mcpgate.core.spi.ClaimAttempt claim(dev.mcpgate.core.spi.ClaimRequest r) {
-        dev.mcpgate.core.spi.ClaimAttempt real = super.claim(r);
-        ClaimRecord row = real.record();
-        ClaimRecord other = new ClaimRecord(row.id(), row.argsHash(), row.state(),
-            LeaseToken.random(), row.attempt(), row.createdAt(), row.leaseExpiresAt(),
-            row.expiresAt(), row.completedAt(), row.result());
-        return new dev.mcpgate.core.spi.ClaimAttempt.Acquired(other, real.storeNow());
-      }
-    };
+    IdempotencyStore lying =
+        new ForwardingIdempotencyStore(store) {
+          @Override
+          public dev.mcpgate.core.spi.ClaimAttempt claim(dev.mcpgate.core.spi.ClaimRequest r) {
+            dev.mcpgate.core.spi.ClaimAttempt real = super.claim(r);
+            ClaimRecord row = real.record();
+            ClaimRecord other =
+                new ClaimRecord(
+                    row.id(),
+                    row.argsHash(),
+                    row.state(),
+                    LeaseToken.random(),
+                    row.attempt(),
+                    row.createdAt(),
+                    row.leaseExpiresAt(),
+                    row.expiresAt(),
+                    row.completedAt(),
+                    row.result());
+            return new dev.mcpgate.core.spi.ClaimAttempt.Acquired(other, real.storeNow());
+          }
+        };
     IdempotencyGate broken = IdempotencyGate.builder(lying).build();
     AtomicBoolean ran = new AtomicBoolean();
 
-    assertThatThrownBy(() -> broken.execute(call("k"), MAPPER, ctx -> {
-      ran.set(true);
-      return "x";
-    })).isInstanceOf(IllegalStateException.class).hasMessageContaining("does not hold");
+    assertThatThrownBy(
+            () ->
+                broken.execute(
+                    call("k"),
+                    MAPPER,
+                    ctx -> {
+                      ran.set(true);
+                      return "x";
+                    }))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("does not hold");
     assertThat(ran).isFalse();
   }
 
@@ -576,61 +733,72 @@ class FailurePathsTest {
     events.clear();
     gate.execute(call("k"), MAPPER, ctx -> "again");
 
-    assertThat(events).singleElement().satisfies(e -> {
-      assertThat(e.type()).isEqualTo(GateEvent.Type.REPLAYED);
-      assertThat(e.attempt()).isEqualTo(1);
-    });
+    assertThat(events)
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.type()).isEqualTo(GateEvent.Type.REPLAYED);
+              assertThat(e.attempt()).isEqualTo(1);
+            });
   }
 
   @Test
   void aWaitOnAHeldKeyEndsWhenTheThreadIsInterruptedAndKeepsTheInterrupt() throws Exception {
-    IdempotencyGate waiting = gate.withPolicy(gate.policy().toBuilder()
-        .inFlightWait(Duration.ofSeconds(30)).build());
+    IdempotencyGate waiting =
+        gate.withPolicy(gate.policy().toBuilder().inFlightWait(Duration.ofSeconds(30)).build());
     waiting.claim(call("k"));
     java.util.concurrent.atomic.AtomicReference<GateResult<String>> result =
         new java.util.concurrent.atomic.AtomicReference<>();
     AtomicBoolean stillInterrupted = new AtomicBoolean();
-    Thread t = new Thread(() -> {
-      result.set(waiting.execute(call("k"), MAPPER, ctx -> "x"));
-      stillInterrupted.set(Thread.currentThread().isInterrupted());
-    });
+    Thread t =
+        new Thread(
+            () -> {
+              result.set(waiting.execute(call("k"), MAPPER, ctx -> "x"));
+              stillInterrupted.set(Thread.currentThread().isInterrupted());
+            });
     t.start();
     Thread.sleep(100);
     t.interrupt();
     t.join(5_000);
 
     assertThat(t.isAlive()).isFalse();
-    assertThat(result.get()).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
+    assertThat(result.get())
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
     assertThat(stillInterrupted).isTrue();
   }
 
   @Test
   void aCallDecisionTellsItsKeySourceAndHowLongItWaited() throws Exception {
-    IdempotencyGate waiting = IdempotencyGate.builder(InMemoryIdempotencyStore.create())
-        .listener(events::add).policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10))
-            .build()).build();
-    ClaimOutcome.Acquired first = (ClaimOutcome.Acquired) waiting.claim(
-        call("k").withKeySource("meta"));
-    Thread finisher = new Thread(() -> {
-      try {
-        Thread.sleep(120);
-      } catch (InterruptedException e) {
-        return;
-      }
-      waiting.complete(first, "refund 1".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-          false);
-    });
+    IdempotencyGate waiting =
+        IdempotencyGate.builder(InMemoryIdempotencyStore.create())
+            .listener(events::add)
+            .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10)).build())
+            .build();
+    ClaimOutcome.Acquired first =
+        (ClaimOutcome.Acquired) waiting.claim(call("k").withKeySource("meta"));
+    Thread finisher =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(120);
+              } catch (InterruptedException e) {
+                return;
+              }
+              waiting.complete(
+                  first, "refund 1".getBytes(java.nio.charset.StandardCharsets.UTF_8), false);
+            });
     finisher.start();
-    GateResult<String> replay = waiting.execute(call("k").withKeySource("argument"), MAPPER,
-        ctx -> "again");
+    GateResult<String> replay =
+        waiting.execute(call("k").withKeySource("argument"), MAPPER, ctx -> "again");
     finisher.join();
 
     assertThat(replay).isInstanceOf(GateResult.Replayed.class);
-    GateEvent acquired = events.stream().filter(e -> e.type() == GateEvent.Type.ACQUIRED)
-        .findFirst().orElseThrow();
-    GateEvent replayed = events.stream().filter(e -> e.type() == GateEvent.Type.REPLAYED)
-        .findFirst().orElseThrow();
+    GateEvent acquired =
+        events.stream().filter(e -> e.type() == GateEvent.Type.ACQUIRED).findFirst().orElseThrow();
+    GateEvent replayed =
+        events.stream().filter(e -> e.type() == GateEvent.Type.REPLAYED).findFirst().orElseThrow();
     assertThat(acquired.keySource()).isEqualTo("meta");
     assertThat(acquired.waited()).isZero();
     assertThat(replayed.keySource()).isEqualTo("argument");

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Fences that hold: an unknown outcome stays fenced past its lease and is put to the reconciler
- * first; an interrupted or cancelled action is fenced, not released; an operator settles an
- * unknown key; nothing between the action and the commit commits; durations are bounded.
+ * first; an interrupted or cancelled action is fenced, not released; an operator settles an unknown
+ * key; nothing between the action and the commit commits; durations are bounded.
  */
 class FencesTest {
   private static final Duration LEASE = Duration.ofSeconds(2);
@@ -30,9 +30,10 @@ class FencesTest {
   private final List<GateEvent> events = new CopyOnWriteArrayList<>();
 
   private IdempotencyGate gate(GatePolicy.Builder policy) {
-    return IdempotencyGate.builder(store).listener(events::add)
-        .policy(policy.lease(LEASE).leaseRenewal(Duration.ZERO).inFlightWait(Duration.ZERO)
-            .build()).build();
+    return IdempotencyGate.builder(store)
+        .listener(events::add)
+        .policy(policy.lease(LEASE).leaseRenewal(Duration.ZERO).inFlightWait(Duration.ZERO).build())
+        .build();
   }
 
   private static ToolCall call(String key) {
@@ -54,21 +55,26 @@ class FencesTest {
   void aRetryAfterTheLeaseAsksTheReconcilerBeforeAnythingRuns() {
     AtomicInteger asked = new AtomicInteger();
     AtomicInteger runs = new AtomicInteger();
-    IdempotencyGate gate = gate(GatePolicy.builder().reconciler((id, downstreamKey) -> {
-      asked.incrementAndGet();
-      assertThat(runs).as("asked before the retry runs").hasValue(1);
-      return Reconciler.Verdict.notHappened();
-    }));
+    IdempotencyGate gate =
+        gate(
+            GatePolicy.builder()
+                .reconciler(
+                    (id, downstreamKey) -> {
+                      asked.incrementAndGet();
+                      assertThat(runs).as("asked before the retry runs").hasValue(1);
+                      return Reconciler.Verdict.notHappened();
+                    }));
     assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), unknown(runs)))
         .isInstanceOf(OutcomeUnknownException.class);
-    clock.advance(LEASE.multipliedBy(3));   // the lease ran out long ago
+    clock.advance(LEASE.multipliedBy(3)); // the lease ran out long ago
 
-    GateResult<String> retry = gate.execute(call("k"), ResultMapper.utf8(),
-        ctx -> "ran-" + runs.incrementAndGet());
+    GateResult<String> retry =
+        gate.execute(call("k"), ResultMapper.utf8(), ctx -> "ran-" + runs.incrementAndGet());
 
     assertThat(asked).hasValue(1);
-    assertThat(retry).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.value()).isEqualTo("ran-2"));
+    assertThat(retry)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class, e -> assertThat(e.value()).isEqualTo("ran-2"));
   }
 
   @Test
@@ -80,10 +86,12 @@ class FencesTest {
 
     clock.advance(Duration.ofMinutes(29));
     assertThat(gate.execute(call("k"), ResultMapper.utf8(), ctx -> "ran"))
-        .isInstanceOfSatisfying(GateResult.Refused.class, r -> {
-          assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN);
-          assertThat(r.message()).contains("settles it");
-        });
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN);
+              assertThat(r.message()).contains("settles it");
+            });
     clock.advance(Duration.ofMinutes(1));
     assertThat(gate.execute(call("k"), ResultMapper.utf8(), ctx -> "ran"))
         .isInstanceOf(GateResult.Executed.class);
@@ -104,10 +112,17 @@ class FencesTest {
   @Test
   void anInterruptedActionIsFencedAsUnknownNotReleased() {
     IdempotencyGate gate = gate(GatePolicy.builder());
-    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for the provider (test)");
-    })).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      Thread.currentThread().interrupt();
+                      throw new IllegalStateException(
+                          "interrupted while waiting for the provider (test)");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
     assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
 
     assertThat(state("k")).isEqualTo(ClaimState.UNKNOWN);
@@ -117,14 +132,27 @@ class FencesTest {
   @Test
   void aCancelledActionIsFencedAsUnknownNotReleased() {
     IdempotencyGate gate = gate(GatePolicy.builder());
-    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-      throw new RuntimeException(new CancellationException("the client went away (test)"));
-    })).isInstanceOf(RuntimeException.class);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      throw new RuntimeException(
+                          new CancellationException("the client went away (test)"));
+                    }))
+        .isInstanceOf(RuntimeException.class);
     assertThat(state("k")).isEqualTo(ClaimState.UNKNOWN);
 
-    assertThatThrownBy(() -> gate.execute(call("k2"), ResultMapper.utf8(), ctx -> {
-      throw new IllegalStateException("declined (test)");
-    })).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k2"),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      throw new IllegalStateException("declined (test)");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
     assertThat(store.find(call("k2").id())).as("an ordinary failure is released").isEmpty();
   }
 
@@ -138,20 +166,25 @@ class FencesTest {
     }
     ClaimId happened = call("happened").id();
     assertThatThrownBy(() -> gate.resolveUnknown(happened, Reconciler.Verdict.stillUnknown()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stillUnknown");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("stillUnknown");
 
-    assertThat(gate.resolveUnknown(happened,
-        Reconciler.Verdict.happened("refund rf_1".getBytes(StandardCharsets.UTF_8)))).isTrue();
+    assertThat(
+            gate.resolveUnknown(
+                happened,
+                Reconciler.Verdict.happened("refund rf_1".getBytes(StandardCharsets.UTF_8))))
+        .isTrue();
     assertThat(gate.resolveUnknown(call("not-happened").id(), Reconciler.Verdict.notHappened()))
         .isTrue();
 
     assertThat(gate.execute(call("happened"), ResultMapper.utf8(), ctx -> "ran"))
-        .isInstanceOfSatisfying(GateResult.Replayed.class,
-            r -> assertThat(r.value()).isEqualTo("refund rf_1"));
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("refund rf_1"));
     assertThat(gate.execute(call("not-happened"), ResultMapper.utf8(), ctx -> "ran"))
         .isInstanceOf(GateResult.Executed.class);
     assertThat(gate.resolveUnknown(happened, Reconciler.Verdict.notHappened()))
-        .as("a completed key is not unknown: nothing to settle").isFalse();
+        .as("a completed key is not unknown: nothing to settle")
+        .isFalse();
     assertThat(gate.resolveUnknown(call("absent").id(), Reconciler.Verdict.notHappened()))
         .isFalse();
   }
@@ -160,17 +193,18 @@ class FencesTest {
   void anErrorBetweenTheActionAndTheCommitCommitsNothing() {
     IdempotencyGate gate = gate(GatePolicy.builder());
     UnitOfWork unit = new UnitOfWork(store);
-    ResultMapper<String> broken = new ResultMapper<>() {
-      @Override
-      public byte[] toBytes(String value) {
-        throw new AssertionError("the mapper broke (test)");
-      }
+    ResultMapper<String> broken =
+        new ResultMapper<>() {
+          @Override
+          public byte[] toBytes(String value) {
+            throw new AssertionError("the mapper broke (test)");
+          }
 
-      @Override
-      public String fromBytes(byte[] bytes) {
-        return new String(bytes, StandardCharsets.UTF_8);
-      }
-    };
+          @Override
+          public String fromBytes(byte[] bytes) {
+            return new String(bytes, StandardCharsets.UTF_8);
+          }
+        };
 
     assertThatThrownBy(() -> gate.execute(call("k"), broken, unit, (writes, ctx) -> "paid"))
         .isInstanceOf(AssertionError.class);
@@ -184,16 +218,24 @@ class FencesTest {
     Duration huge = Duration.ofMillis(Long.MAX_VALUE);
     assertThatThrownBy(() -> GatePolicy.builder().retention(huge))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("retention").hasMessageContaining(huge.toString());
+        .hasMessageContaining("retention")
+        .hasMessageContaining(huge.toString());
     assertThatThrownBy(() -> GatePolicy.builder().lease(GatePolicy.MAX_DURATION.plusMillis(1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lease");
     assertThatThrownBy(() -> GatePolicy.builder().unknownFence(huge))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknownFence");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknownFence");
     assertThatThrownBy(() -> GatePolicy.builder().inFlightWait(Duration.ofHours(2)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("inFlightWait");
-    GatePolicy longest = GatePolicy.builder().retention(GatePolicy.MAX_DURATION)
-        .lease(GatePolicy.MAX_DURATION).leaseRenewal(Duration.ZERO)
-        .inFlightWait(GatePolicy.MAX_IN_FLIGHT_WAIT).build();
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("inFlightWait");
+    GatePolicy longest =
+        GatePolicy.builder()
+            .retention(GatePolicy.MAX_DURATION)
+            .lease(GatePolicy.MAX_DURATION)
+            .leaseRenewal(Duration.ZERO)
+            .inFlightWait(GatePolicy.MAX_IN_FLIGHT_WAIT)
+            .build();
 
     IdempotencyGate gate = IdempotencyGate.builder(store).policy(longest).build();
     assertThat(gate.execute(call("k"), ResultMapper.utf8(), ctx -> "ran"))

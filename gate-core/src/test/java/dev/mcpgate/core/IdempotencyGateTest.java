@@ -49,11 +49,16 @@ class IdempotencyGateTest {
   @Test
   void keysTenantsAndToolsWithALoneSurrogateAreRefusedNamingTheIndex() {
     for (String bad : new String[] {"X\ud800", "X\udbff", "\udc00X", "a\ud83db"}) {
-      assertThatThrownBy(() -> call(bad)).as(bad).isInstanceOf(InvalidIdempotencyKeyException.class)
-          .hasMessageContaining("lone UTF-16 surrogate").hasMessageContaining("at index");
-      assertThatThrownBy(() -> ToolCall.of(bad, "refund_order", "k", Map.of())).as(bad)
+      assertThatThrownBy(() -> call(bad))
+          .as(bad)
+          .isInstanceOf(InvalidIdempotencyKeyException.class)
+          .hasMessageContaining("lone UTF-16 surrogate")
+          .hasMessageContaining("at index");
+      assertThatThrownBy(() -> ToolCall.of(bad, "refund_order", "k", Map.of()))
+          .as(bad)
           .hasMessageStartingWith("tenant must be valid Unicode");
-      assertThatThrownBy(() -> ToolCall.of("acme", bad, "k", Map.of())).as(bad)
+      assertThatThrownBy(() -> ToolCall.of("acme", bad, "k", Map.of()))
+          .as(bad)
           .hasMessageStartingWith("tool must be valid Unicode");
     }
     assertThatThrownBy(() -> call("X\ud800")).hasMessageContaining("U+D800 at index 1");
@@ -64,17 +69,22 @@ class IdempotencyGateTest {
 
   @Test
   void keyMustBePresentNotBlankAndWithoutControlCharacters() {
-    assertThatThrownBy(() -> call(null)).isInstanceOfSatisfying(
-        InvalidIdempotencyKeyException.class, e -> assertThat(e.isMissing()).isTrue());
-    assertThatThrownBy(() -> call("")).isInstanceOf(InvalidIdempotencyKeyException.class)
+    assertThatThrownBy(() -> call(null))
+        .isInstanceOfSatisfying(
+            InvalidIdempotencyKeyException.class, e -> assertThat(e.isMissing()).isTrue());
+    assertThatThrownBy(() -> call(""))
+        .isInstanceOf(InvalidIdempotencyKeyException.class)
         .hasMessageContaining("must not be empty");
-    assertThatThrownBy(() -> call("   ")).isInstanceOf(InvalidIdempotencyKeyException.class)
+    assertThatThrownBy(() -> call("   "))
+        .isInstanceOf(InvalidIdempotencyKeyException.class)
         .hasMessageContaining("blank");
-    assertThatThrownBy(() -> call("ab\ncd")).isInstanceOfSatisfying(
-        InvalidIdempotencyKeyException.class, e -> {
-          assertThat(e.isMissing()).isFalse();
-          assertThat(e.getMessage()).contains("U+000A").contains("\"ab\\u000acd\"");
-        });
+    assertThatThrownBy(() -> call("ab\ncd"))
+        .isInstanceOfSatisfying(
+            InvalidIdempotencyKeyException.class,
+            e -> {
+              assertThat(e.isMissing()).isFalse();
+              assertThat(e.getMessage()).contains("U+000A").contains("\"ab\\u000acd\"");
+            });
   }
 
   @Test
@@ -83,7 +93,8 @@ class IdempotencyGateTest {
     assertThat(call(smiles).id().key()).isEqualTo(smiles);
     assertThatThrownBy(() -> call("k".repeat(256)))
         .isInstanceOf(InvalidIdempotencyKeyException.class)
-        .hasMessageContaining("at most 255").hasMessageContaining("was 256");
+        .hasMessageContaining("at most 255")
+        .hasMessageContaining("was 256");
   }
 
   @Test
@@ -94,27 +105,38 @@ class IdempotencyGateTest {
   @Test
   void tenantAndToolAreValidatedLikeKeys() {
     assertThatThrownBy(() -> ToolCall.of(null, "t", "k", Map.of()))
-        .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("tenant");
+        .isInstanceOf(InvalidIdempotencyKeyException.class)
+        .hasMessageContaining("tenant");
     assertThatThrownBy(() -> ToolCall.of("a", " ", "k", Map.of()))
-        .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("tool");
+        .isInstanceOf(InvalidIdempotencyKeyException.class)
+        .hasMessageContaining("tool");
   }
 
   // ---------------------------------------------------------------- policy validation
 
   @Test
   void policyRefusesBadValuesNamingThem() {
-    assertThatThrownBy(() -> GatePolicy.builder().lease(Duration.ofHours(2))
-        .retention(Duration.ofHours(1)).build())
+    assertThatThrownBy(
+            () ->
+                GatePolicy.builder()
+                    .lease(Duration.ofHours(2))
+                    .retention(Duration.ofHours(1))
+                    .build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("lease (PT2H)").hasMessageContaining("retention (PT1H)");
+        .hasMessageContaining("lease (PT2H)")
+        .hasMessageContaining("retention (PT1H)");
     assertThatThrownBy(() -> GatePolicy.builder().lease(Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lease");
     assertThatThrownBy(() -> GatePolicy.builder().inFlightWait(Duration.ofSeconds(-1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("inFlightWait");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("inFlightWait");
     assertThatThrownBy(() -> GatePolicy.builder().maxResultBytes(0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxResultBytes");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxResultBytes");
     assertThatThrownBy(() -> GatePolicy.builder().failureMode(null))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("failureMode");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("failureMode");
   }
 
   @Test
@@ -133,39 +155,56 @@ class IdempotencyGateTest {
 
   @Test
   void unreachableStoreFailsClosedAndTheActionDoesNotRun() {
-    IdempotencyStore down = new ForwardingStore(memory) {
-      @Override
-      public ClaimAttempt claim(ClaimRequest request) {
-        throw new IllegalStateException("connection refused");
-      }
-    };
+    IdempotencyStore down =
+        new ForwardingStore(memory) {
+          @Override
+          public ClaimAttempt claim(ClaimRequest request) {
+            throw new IllegalStateException("connection refused");
+          }
+        };
     AtomicInteger runs = new AtomicInteger();
 
-    assertThatThrownBy(() -> gate(down, GatePolicy.defaults())
-        .execute(call("k"), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
+    assertThatThrownBy(
+            () ->
+                gate(down, GatePolicy.defaults())
+                    .execute(call("k"), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
         .isInstanceOf(StoreUnavailableException.class)
-        .hasMessageContaining("did not run").hasMessageContaining("safe to retry")
+        .hasMessageContaining("did not run")
+        .hasMessageContaining("safe to retry")
         .hasRootCauseMessage("connection refused");
     assertThat(runs).hasValue(0);
   }
 
   @Test
   void aStoreThatReportsAClaimItsTokenDoesNotHoldIsNotBelieved() {
-    IdempotencyStore confused = new ForwardingStore(memory) {
-      @Override
-      public ClaimAttempt claim(ClaimRequest request) {
-        ClaimRecord row = memory.claim(request).record();
-        ClaimRecord other = new ClaimRecord(row.id(), row.argsHash(), row.state(),
-            LeaseToken.random(), row.attempt(), row.createdAt(), row.leaseExpiresAt(),
-            row.expiresAt(), row.completedAt(), row.result());
-        return new ClaimAttempt.Acquired(other, row.createdAt());
-      }
-    };
+    IdempotencyStore confused =
+        new ForwardingStore(memory) {
+          @Override
+          public ClaimAttempt claim(ClaimRequest request) {
+            ClaimRecord row = memory.claim(request).record();
+            ClaimRecord other =
+                new ClaimRecord(
+                    row.id(),
+                    row.argsHash(),
+                    row.state(),
+                    LeaseToken.random(),
+                    row.attempt(),
+                    row.createdAt(),
+                    row.leaseExpiresAt(),
+                    row.expiresAt(),
+                    row.completedAt(),
+                    row.result());
+            return new ClaimAttempt.Acquired(other, row.createdAt());
+          }
+        };
     AtomicInteger runs = new AtomicInteger();
 
-    assertThatThrownBy(() -> gate(confused, GatePolicy.defaults())
-        .execute(call("k"), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("does not hold");
+    assertThatThrownBy(
+            () ->
+                gate(confused, GatePolicy.defaults())
+                    .execute(call("k"), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("does not hold");
     assertThat(runs).hasValue(0);
   }
 
@@ -174,58 +213,86 @@ class IdempotencyGateTest {
     AtomicInteger runs = new AtomicInteger();
     ToolCall nan = ToolCall.of("acme", "t", "k", Map.of("amount", Double.NaN));
 
-    assertThatThrownBy(() -> gate(memory, GatePolicy.defaults())
-        .execute(nan, ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
-        .isInstanceOf(InvalidArgumentsException.class).hasMessageContaining("$.amount");
+    assertThatThrownBy(
+            () ->
+                gate(memory, GatePolicy.defaults())
+                    .execute(nan, ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
+        .isInstanceOf(InvalidArgumentsException.class)
+        .hasMessageContaining("$.amount");
     assertThat(runs).hasValue(0);
     assertThat(memory.find(nan.id())).isEmpty();
   }
 
   @Test
   void failedCompletionStillReturnsTheResultAndDoesNotFreeTheKey() {
-    IdempotencyStore flaky = new ForwardingStore(memory) {
-      @Override
-      public boolean complete(ClaimId id, LeaseToken t, StoredResult r, Duration retention) {
-        throw new IllegalStateException("disk full");
-      }
-    };
+    IdempotencyStore flaky =
+        new ForwardingStore(memory) {
+          @Override
+          public boolean complete(ClaimId id, LeaseToken t, StoredResult r, Duration retention) {
+            throw new IllegalStateException("disk full");
+          }
+        };
     GateResult<String> result =
         gate(flaky, GatePolicy.defaults()).execute(call("k"), ResultMapper.utf8(), ctx -> "paid");
 
-    assertThat(result).isInstanceOfSatisfying(GateResult.Executed.class, e -> {
-      assertThat(e.value()).isEqualTo("paid");
-      assertThat(e.completion()).isEqualTo(GateResult.Completion.STORE_FAILED);
-    });
+    assertThat(result)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> {
+              assertThat(e.value()).isEqualTo("paid");
+              assertThat(e.completion()).isEqualTo(GateResult.Completion.STORE_FAILED);
+            });
     assertThat(eventTypes()).contains(GateEvent.Type.STORE_FAILED);
-    GateEvent failed = events.stream()
-        .filter(e -> e.type() == GateEvent.Type.STORE_FAILED).findFirst().orElseThrow();
+    GateEvent failed =
+        events.stream()
+            .filter(e -> e.type() == GateEvent.Type.STORE_FAILED)
+            .findFirst()
+            .orElseThrow();
     assertThat(failed.error()).hasMessage("disk full");
-    assertThat(memory.find(call("k").id())).get()
-        .extracting(ClaimRecord::state).isEqualTo(ClaimState.UNKNOWN);
+    assertThat(memory.find(call("k").id()))
+        .get()
+        .extracting(ClaimRecord::state)
+        .isEqualTo(ClaimState.UNKNOWN);
   }
 
   @Test
   void aFailedCommitWhoseClaimCannotBeReadBackIsAnUnknownOutcomeNotAFreedKey() {
-    IdempotencyStore blind = new ForwardingStore(memory) {
-      @Override
-      public Optional<ClaimRecord> find(ClaimId id) {
-        throw new IllegalStateException("store unreachable");
-      }
-    };
-    TransactionScope<Object> commitFails = new TransactionScope<>() {
-      public Object begin() { return this; }
-      public boolean complete(Object r, ClaimId id, LeaseToken t, StoredResult s, Duration d) {
-        return memory.complete(id, t, s, d);
-      }
-      public boolean release(Object r, ClaimId id, LeaseToken t) { return memory.release(id, t); }
-      public void commit(Object r) { throw new IllegalStateException("connection lost at COMMIT"); }
-      public void rollback(Object r) {}
-      public void close(Object r) {}
-    };
+    IdempotencyStore blind =
+        new ForwardingStore(memory) {
+          @Override
+          public Optional<ClaimRecord> find(ClaimId id) {
+            throw new IllegalStateException("store unreachable");
+          }
+        };
+    TransactionScope<Object> commitFails =
+        new TransactionScope<>() {
+          public Object begin() {
+            return this;
+          }
 
-    assertThatThrownBy(() -> gate(blind, GatePolicy.defaults()).execute(call("k"),
-        ResultMapper.utf8(), commitFails, (r, ctx) -> "paid"))
-        .isInstanceOf(OutcomeUnknownException.class).hasMessageContaining("is not known")
+          public boolean complete(Object r, ClaimId id, LeaseToken t, StoredResult s, Duration d) {
+            return memory.complete(id, t, s, d);
+          }
+
+          public boolean release(Object r, ClaimId id, LeaseToken t) {
+            return memory.release(id, t);
+          }
+
+          public void commit(Object r) {
+            throw new IllegalStateException("connection lost at COMMIT");
+          }
+
+          public void rollback(Object r) {}
+
+          public void close(Object r) {}
+        };
+
+    assertThatThrownBy(
+            () ->
+                gate(blind, GatePolicy.defaults())
+                    .execute(call("k"), ResultMapper.utf8(), commitFails, (r, ctx) -> "paid"))
+        .isInstanceOf(OutcomeUnknownException.class)
+        .hasMessageContaining("is not known")
         .hasRootCauseMessage("connection lost at COMMIT");
     assertThat(memory.find(call("k").id())).as("not freed").isPresent();
     assertThat(eventTypes()).contains(GateEvent.Type.STORE_FAILED);
@@ -236,33 +303,61 @@ class IdempotencyGateTest {
   @Test
   void checkedExceptionIsWrappedAfterRelease() {
     IdempotencyGate gate = gate(memory, GatePolicy.defaults());
-    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-      throw new java.io.IOException("smtp down");
-    })).isInstanceOf(ActionFailedException.class).hasRootCauseMessage("smtp down");
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      throw new java.io.IOException("smtp down");
+                    }))
+        .isInstanceOf(ActionFailedException.class)
+        .hasRootCauseMessage("smtp down");
     assertThat(memory.find(call("k").id())).isEmpty();
     assertThat(eventTypes()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.RELEASED);
   }
 
   @Test
   void configuredExceptionsMeanOutcomeUnknown() {
-    IdempotencyGate gate = gate(memory, GatePolicy.builder()
-        .outcomeUnknownWhen(t -> t instanceof java.net.SocketTimeoutException).build());
-    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-      throw new java.net.SocketTimeoutException("read timed out");
-    })).isInstanceOf(ActionFailedException.class);
-    assertThat(memory.find(call("k").id())).get()
-        .extracting(ClaimRecord::state).isEqualTo(ClaimState.UNKNOWN);
+    IdempotencyGate gate =
+        gate(
+            memory,
+            GatePolicy.builder()
+                .outcomeUnknownWhen(t -> t instanceof java.net.SocketTimeoutException)
+                .build());
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      throw new java.net.SocketTimeoutException("read timed out");
+                    }))
+        .isInstanceOf(ActionFailedException.class);
+    assertThat(memory.find(call("k").id()))
+        .get()
+        .extracting(ClaimRecord::state)
+        .isEqualTo(ClaimState.UNKNOWN);
   }
 
   @Test
   void failureResultReleasesByDefault() {
-    ResultMapper<String> mapper = new ResultMapper<>() {
-      public byte[] toBytes(String v) { return v.getBytes(); }
-      public String fromBytes(byte[] b) { return new String(b); }
-      public boolean isFailure(String v) { return v.startsWith("error"); }
-    };
-    GateResult<String> r = gate(memory, GatePolicy.defaults())
-        .execute(call("k"), mapper, ctx -> "error: declined");
+    ResultMapper<String> mapper =
+        new ResultMapper<>() {
+          public byte[] toBytes(String v) {
+            return v.getBytes();
+          }
+
+          public String fromBytes(byte[] b) {
+            return new String(b);
+          }
+
+          public boolean isFailure(String v) {
+            return v.startsWith("error");
+          }
+        };
+    GateResult<String> r =
+        gate(memory, GatePolicy.defaults()).execute(call("k"), mapper, ctx -> "error: declined");
 
     assertThat(((GateResult.Executed<String>) r).completion())
         .isEqualTo(GateResult.Completion.RELEASED);
@@ -273,10 +368,16 @@ class IdempotencyGateTest {
 
   private GateResult<String> unknownThenRetry(Reconciler reconciler, AtomicInteger runs) {
     IdempotencyGate gate = gate(memory, GatePolicy.builder().reconciler(reconciler).build());
-    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-      runs.incrementAndGet();
-      throw new OutcomeUnknownException("provider timed out");
-    })).isInstanceOf(OutcomeUnknownException.class);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k"),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      runs.incrementAndGet();
+                      throw new OutcomeUnknownException("provider timed out");
+                    }))
+        .isInstanceOf(OutcomeUnknownException.class);
     return gate.execute(call("k"), ResultMapper.utf8(), ctx -> "ran-" + runs.incrementAndGet());
   }
 
@@ -284,23 +385,31 @@ class IdempotencyGateTest {
   void reconcilerThatFindsTheEffectStoresAndReplaysItsResult() {
     AtomicInteger runs = new AtomicInteger();
     String[] askedWith = new String[1];
-    GateResult<String> retry = unknownThenRetry((id, downstreamKey) -> {
-      askedWith[0] = downstreamKey;
-      return Reconciler.Verdict.happened("refund re_1 found downstream".getBytes());
-    }, runs);
+    GateResult<String> retry =
+        unknownThenRetry(
+            (id, downstreamKey) -> {
+              askedWith[0] = downstreamKey;
+              return Reconciler.Verdict.happened("refund re_1 found downstream".getBytes());
+            },
+            runs);
 
     assertThat(runs).hasValue(1);
     assertThat(askedWith[0]).isEqualTo(DownstreamKey.of(call("k").id()));
-    assertThat(retry).isInstanceOfSatisfying(GateResult.Replayed.class,
-        r -> assertThat(r.value()).isEqualTo("refund re_1 found downstream"));
-    assertThat(memory.find(call("k").id())).get()
-        .extracting(ClaimRecord::state).isEqualTo(ClaimState.COMPLETED);
+    assertThat(retry)
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class,
+            r -> assertThat(r.value()).isEqualTo("refund re_1 found downstream"));
+    assertThat(memory.find(call("k").id()))
+        .get()
+        .extracting(ClaimRecord::state)
+        .isEqualTo(ClaimState.COMPLETED);
   }
 
   @Test
   void reconcilerThatFindsNoEffectLetsTheRetryRun() {
     AtomicInteger runs = new AtomicInteger();
-    GateResult<String> retry = unknownThenRetry((id, key) -> Reconciler.Verdict.notHappened(), runs);
+    GateResult<String> retry =
+        unknownThenRetry((id, key) -> Reconciler.Verdict.notHappened(), runs);
 
     assertThat(runs).hasValue(2);
     assertThat(((GateResult.Executed<String>) retry).value()).isEqualTo("ran-2");
@@ -309,18 +418,24 @@ class IdempotencyGateTest {
   @Test
   void reconcilerThatCannotTellOrFailsKeepsTheFence() {
     AtomicInteger runs = new AtomicInteger();
-    GateResult<String> unknown = unknownThenRetry((id, key) -> Reconciler.Verdict.stillUnknown(), runs);
+    GateResult<String> unknown =
+        unknownThenRetry((id, key) -> Reconciler.Verdict.stillUnknown(), runs);
     memory.find(call("k").id()).ifPresent(r -> memory.release(r.id(), r.token()));
     AtomicInteger runs2 = new AtomicInteger();
-    GateResult<String> failing = unknownThenRetry((id, key) -> {
-      throw new java.io.IOException("provider down");
-    }, runs2);
+    GateResult<String> failing =
+        unknownThenRetry(
+            (id, key) -> {
+              throw new java.io.IOException("provider down");
+            },
+            runs2);
 
     assertThat(runs).hasValue(1);
     assertThat(runs2).hasValue(1);
     for (GateResult<String> r : List.of(unknown, failing)) {
-      assertThat(r).isInstanceOfSatisfying(GateResult.Refused.class,
-          refused -> assertThat(refused.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
+      assertThat(r)
+          .isInstanceOfSatisfying(
+              GateResult.Refused.class,
+              refused -> assertThat(refused.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
     }
   }
 
@@ -328,43 +443,59 @@ class IdempotencyGateTest {
 
   @Test
   void inFlightCallWaitsAndReplaysTheFirstResult() throws Exception {
-    IdempotencyGate gate = gate(memory, GatePolicy.builder().inFlightWait(Duration.ofSeconds(30)).build());
+    IdempotencyGate gate =
+        gate(memory, GatePolicy.builder().inFlightWait(Duration.ofSeconds(30)).build());
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    CompletableFuture<GateResult<String>> first = CompletableFuture.supplyAsync(() ->
-        gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-          running.countDown();
-          finish.await();
-          return "refund-1";
-        }));
+    CompletableFuture<GateResult<String>> first =
+        CompletableFuture.supplyAsync(
+            () ->
+                gate.execute(
+                    call("k"),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      running.countDown();
+                      finish.await();
+                      return "refund-1";
+                    }));
     running.await();
-    CompletableFuture<GateResult<String>> second = CompletableFuture.supplyAsync(() ->
-        gate.execute(call("k"), ResultMapper.utf8(), ctx -> "refund-2"));
+    CompletableFuture<GateResult<String>> second =
+        CompletableFuture.supplyAsync(
+            () -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> "refund-2"));
     Thread.sleep(50);
     finish.countDown();
 
-    assertThat(second.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(GateResult.Replayed.class,
-        r -> assertThat(r.value()).isEqualTo("refund-1"));
+    assertThat(second.get(10, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("refund-1"));
     assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(GateResult.Executed.class);
   }
 
   @Test
   void inFlightCallIsRefusedWithRetryAfterWhenTheWaitRunsOut() throws Exception {
-    IdempotencyGate gate = gate(memory, GatePolicy.builder().inFlightWait(Duration.ofMillis(30)).build());
+    IdempotencyGate gate =
+        gate(memory, GatePolicy.builder().inFlightWait(Duration.ofMillis(30)).build());
     ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(call("k"));
     AtomicBoolean ran = new AtomicBoolean();
 
-    GateResult<String> r = gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-      ran.set(true);
-      return "x";
-    });
+    GateResult<String> r =
+        gate.execute(
+            call("k"),
+            ResultMapper.utf8(),
+            ctx -> {
+              ran.set(true);
+              return "x";
+            });
 
     assertThat(ran).isFalse();
-    assertThat(r).isInstanceOfSatisfying(GateResult.Refused.class, refused -> {
-      assertThat(refused.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
-      assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(2));
-      assertThat(refused.message()).contains("same key");
-    });
+    assertThat(r)
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            refused -> {
+              assertThat(refused.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
+              assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(2));
+              assertThat(refused.message()).contains("same key");
+            });
     assertThat(eventTypes()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.REFUSED);
     assertThat(gate.release(holder)).isTrue();
   }
@@ -373,30 +504,42 @@ class IdempotencyGateTest {
 
   @Test
   void codecEncodesWhatIsStoredAndDecodesReplays() {
-    ResultCodec xor = new ResultCodec() {
-      public byte[] encode(ClaimId id, byte[] plain) { return flip(plain); }
-      public byte[] decode(ClaimId id, byte[] stored) { return flip(stored); }
-      private byte[] flip(byte[] b) {
-        byte[] out = b.clone();
-        for (int i = 0; i < out.length; i++) out[i] ^= 0x5a;
-        return out;
-      }
-    };
+    ResultCodec xor =
+        new ResultCodec() {
+          public byte[] encode(ClaimId id, byte[] plain) {
+            return flip(plain);
+          }
+
+          public byte[] decode(ClaimId id, byte[] stored) {
+            return flip(stored);
+          }
+
+          private byte[] flip(byte[] b) {
+            byte[] out = b.clone();
+            for (int i = 0; i < out.length; i++) out[i] ^= 0x5a;
+            return out;
+          }
+        };
     IdempotencyGate gate = IdempotencyGate.builder(memory).codec(xor).build();
     gate.execute(call("k"), ResultMapper.utf8(), ctx -> "secret");
 
     byte[] stored = memory.find(call("k").id()).orElseThrow().result().body();
     assertThat(new String(stored)).isNotEqualTo("secret");
     assertThat(gate.execute(call("k"), ResultMapper.utf8(), ctx -> "other"))
-        .isInstanceOfSatisfying(GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("secret"));
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("secret"));
   }
 
   @Test
   void failingListenerDoesNotChangeTheOutcome() {
-    IdempotencyGate gate = IdempotencyGate.builder(memory)
-        .listener(e -> { throw new IllegalStateException("metrics down"); })
-        .listener(events::add)
-        .build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(memory)
+            .listener(
+                e -> {
+                  throw new IllegalStateException("metrics down");
+                })
+            .listener(events::add)
+            .build();
     GateResult<String> r = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "ok");
     assertThat(r).isInstanceOf(GateResult.Executed.class);
     assertThat(eventTypes()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.COMPLETED);
@@ -410,16 +553,21 @@ class IdempotencyGateTest {
     gate.execute(call("k"), ResultMapper.utf8(), ctx -> "second attempt's result");
     GateResult<String> replay = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "never");
 
-    assertThat(replay).isInstanceOfSatisfying(GateResult.Replayed.class, r -> {
-      assertThat(r.attempt()).isEqualTo(2);
-      assertThat(r.completedAt()).isNotNull();
-      assertThat(r.firstExecutedAt()).isAfter(first.claimedAt());
-    });
+    assertThat(replay)
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class,
+            r -> {
+              assertThat(r.attempt()).isEqualTo(2);
+              assertThat(r.completedAt()).isNotNull();
+              assertThat(r.firstExecutedAt()).isAfter(first.claimedAt());
+            });
     List<String> fingerprints = events.stream().map(GateEvent::tokenFingerprint).toList();
     String firstPrint = first.token().fingerprint();
     assertThat(fingerprints.get(0)).isEqualTo(firstPrint).matches("[0-9a-f]{12}");
-    assertThat(fingerprints.subList(1, fingerprints.size())).as("the second attempt's events")
-        .doesNotContain(firstPrint).containsOnly(fingerprints.get(1));
+    assertThat(fingerprints.subList(1, fingerprints.size()))
+        .as("the second attempt's events")
+        .doesNotContain(firstPrint)
+        .containsOnly(fingerprints.get(1));
     assertThat(fingerprints).doesNotContain(first.token().value());
   }
 
@@ -431,8 +579,10 @@ class IdempotencyGateTest {
 
     assertThat(ctx.extendLease(Duration.ofSeconds(20))).isTrue();
     clock.advance(Duration.ofSeconds(15));
-    assertThat(gate.claim(call("k"))).isInstanceOfSatisfying(ClaimOutcome.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
+    assertThat(gate.claim(call("k")))
+        .isInstanceOfSatisfying(
+            ClaimOutcome.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
     clock.advance(Duration.ofSeconds(6));
     assertThat(gate.claim(call("k"))).isInstanceOf(ClaimOutcome.Acquired.class);
     assertThat(ctx.extendLease(Duration.ofSeconds(20))).isFalse();
@@ -441,7 +591,8 @@ class IdempotencyGateTest {
   @Test
   void downstreamKeyIsStableAndScopedToTenantToolAndKey() {
     ClaimId id = new ClaimId("acme", "refund_order", "k1");
-    assertThat(DownstreamKey.of(id)).isEqualTo(DownstreamKey.of(new ClaimId("acme", "refund_order", "k1")))
+    assertThat(DownstreamKey.of(id))
+        .isEqualTo(DownstreamKey.of(new ClaimId("acme", "refund_order", "k1")))
         .matches("mcpgate-[0-9a-f]{40}");
     assertThat(DownstreamKey.of(id))
         .isNotEqualTo(DownstreamKey.of(new ClaimId("other", "refund_order", "k1")))

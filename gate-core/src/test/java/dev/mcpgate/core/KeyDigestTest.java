@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /** Key digests: stable per (tenant, tool, key), apart across each part, keyed by a secret. */
 class KeyDigestTest {
-  private static final byte[] SECRET = "0123456789abcdef0123456789abcdef"
-      .getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] SECRET =
+      "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
   @Test
   void theSameRawKeyGivesTheSameDigestAndAnyOtherPartAnother() {
@@ -40,13 +40,15 @@ class KeyDigestTest {
   void anOperatorFindsACallByItsRawKey() {
     KeyDigest d = KeyDigest.sha256();
     ClaimId raw = new ClaimId("acme", "send_reset", "alice@example.com");
-    assertThat(d.digested(raw)).isEqualTo(new ClaimId("acme", "send_reset",
-        d.digest("acme", "send_reset", "alice@example.com")));
+    assertThat(d.digested(raw))
+        .isEqualTo(
+            new ClaimId("acme", "send_reset", d.digest("acme", "send_reset", "alice@example.com")));
   }
 
   @Test
   void aShortSecretIsRefused() {
     assertThatThrownBy(() -> KeyDigest.hmacSha256(new byte[8]))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("8");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("8");
   }
 }

@@ -62,57 +62,88 @@ class LeaseRenewalTest {
   @Test
   void anActionRunningFarLongerThanItsLeaseIsNeverTakenOver() throws Exception {
     CountingStore store = new CountingStore(InMemoryIdempotencyStore.create());
-    GatePolicy policy = GatePolicy.builder().lease(Duration.ofMillis(600))
-        .leaseRenewal(Duration.ofMillis(100)).inFlightWait(Duration.ZERO).build();
+    GatePolicy policy =
+        GatePolicy.builder()
+            .lease(Duration.ofMillis(600))
+            .leaseRenewal(Duration.ofMillis(100))
+            .inFlightWait(Duration.ZERO)
+            .build();
     IdempotencyGate gate = gate(store, policy);
     AtomicInteger runs = new AtomicInteger();
     CountDownLatch started = new CountDownLatch(1);
 
-    Thread holder = new Thread(() -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-      runs.incrementAndGet();
-      started.countDown();
-      Thread.sleep(3_000);   // five leases long
-      assertThat(ctx.isLeaseLost()).isFalse();
-      return "refund-1";
-    }));
+    Thread holder =
+        new Thread(
+            () ->
+                gate.execute(
+                    call("k"),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      runs.incrementAndGet();
+                      started.countDown();
+                      Thread.sleep(3_000); // five leases long
+                      assertThat(ctx.isLeaseLost()).isFalse();
+                      return "refund-1";
+                    }));
     holder.start();
     assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
     List<GateResult<String>> retries = new CopyOnWriteArrayList<>();
     while (holder.isAlive()) {
-      retries.add(gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-        runs.incrementAndGet();
-        return "refund-2";
-      }));
+      retries.add(
+          gate.execute(
+              call("k"),
+              ResultMapper.utf8(),
+              ctx -> {
+                runs.incrementAndGet();
+                return "refund-2";
+              }));
       Thread.sleep(50);
     }
     holder.join();
 
     assertThat(runs).hasValue(1);
-    assertThat(retries).hasSizeGreaterThan(20).allSatisfy(r -> assertThat(r)
-        .isInstanceOfAny(GateResult.Refused.class, GateResult.Replayed.class));
-    assertThat(retries).filteredOn(r -> r instanceof GateResult.Refused<String> refused
-        && refused.reason() != RefusalReason.IN_PROGRESS).isEmpty();
+    assertThat(retries)
+        .hasSizeGreaterThan(20)
+        .allSatisfy(
+            r ->
+                assertThat(r).isInstanceOfAny(GateResult.Refused.class, GateResult.Replayed.class));
+    assertThat(retries)
+        .filteredOn(
+            r ->
+                r instanceof GateResult.Refused<String> refused
+                    && refused.reason() != RefusalReason.IN_PROGRESS)
+        .isEmpty();
     assertThat(store.extensions.get()).isGreaterThanOrEqualTo(10);
     assertThat(count(GateEvent.Type.LEASE_RENEWED)).isGreaterThanOrEqualTo(10);
     assertThat(gate.execute(call("k"), ResultMapper.utf8(), ctx -> "refund-3"))
-        .isInstanceOfSatisfying(GateResult.Replayed.class,
-            r -> assertThat(r.value()).isEqualTo("refund-1"));
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("refund-1"));
   }
 
   @Test
   void withoutRenewalTheSameActionIsTakenOverOnceItsLeaseRunsOut() throws Exception {
     CountingStore store = new CountingStore(InMemoryIdempotencyStore.create());
-    GatePolicy policy = GatePolicy.builder().lease(Duration.ofMillis(300))
-        .leaseRenewal(Duration.ZERO).inFlightWait(Duration.ZERO).build();
+    GatePolicy policy =
+        GatePolicy.builder()
+            .lease(Duration.ofMillis(300))
+            .leaseRenewal(Duration.ZERO)
+            .inFlightWait(Duration.ZERO)
+            .build();
     IdempotencyGate gate = gate(store, policy);
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
 
-    Thread holder = new Thread(() -> gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-      started.countDown();
-      release.await(10, TimeUnit.SECONDS);
-      return "refund-1";
-    }));
+    Thread holder =
+        new Thread(
+            () ->
+                gate.execute(
+                    call("k"),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      started.countDown();
+                      release.await(10, TimeUnit.SECONDS);
+                      return "refund-1";
+                    }));
     holder.start();
     assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
     Thread.sleep(400);
@@ -120,28 +151,43 @@ class LeaseRenewalTest {
     release.countDown();
     holder.join();
 
-    assertThat(retry).isInstanceOfSatisfying(GateResult.Executed.class,
-        r -> assertThat(r.claim().isTakeover()).isTrue());
+    assertThat(retry)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class, r -> assertThat(r.claim().isTakeover()).isTrue());
     assertThat(store.extensions).hasValue(0);
   }
 
   @Test
   void renewalsStopWhenTheActionEnds() throws Exception {
     CountingStore store = new CountingStore(InMemoryIdempotencyStore.create());
-    IdempotencyGate gate = gate(store, GatePolicy.builder().lease(Duration.ofMillis(200))
-        .leaseRenewal(Duration.ofMillis(20)).build());
+    IdempotencyGate gate =
+        gate(
+            store,
+            GatePolicy.builder()
+                .lease(Duration.ofMillis(200))
+                .leaseRenewal(Duration.ofMillis(20))
+                .build());
 
-    gate.execute(call("ok"), ResultMapper.utf8(), ctx -> {
-      Thread.sleep(150);
-      return "done";
-    });
+    gate.execute(
+        call("ok"),
+        ResultMapper.utf8(),
+        ctx -> {
+          Thread.sleep(150);
+          return "done";
+        });
     int afterFirst = store.extensions.get();
     Thread.sleep(100);
     assertThat(store.extensions.get()).isEqualTo(afterFirst);
-    assertThatThrownBy(() -> gate.execute(call("fails"), ResultMapper.utf8(), ctx -> {
-      Thread.sleep(150);
-      throw new IllegalStateException("declined");
-    })).hasMessage("declined");
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("fails"),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      Thread.sleep(150);
+                      throw new IllegalStateException("declined");
+                    }))
+        .hasMessage("declined");
     int afterBoth = store.extensions.get();
     assertThat(gate.renewing()).as("nothing left to renew").isZero();
     Thread.sleep(200);
@@ -154,102 +200,139 @@ class LeaseRenewalTest {
   @Test
   void aHolderThatStopsRenewingIsReportedAsStoppedRespondingThenTakenOver() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    IdempotencyGate gate = gate(InMemoryIdempotencyStore.create(clock),
-        GatePolicy.builder().inFlightWait(Duration.ZERO).build());   // 2 s lease, 500 ms renewal
+    IdempotencyGate gate =
+        gate(
+            InMemoryIdempotencyStore.create(clock),
+            GatePolicy.builder().inFlightWait(Duration.ZERO).build()); // 2 s lease, 500 ms renewal
     ClaimOutcome.Acquired crashed = (ClaimOutcome.Acquired) gate.claim(call("k"));
 
-    clock.advance(Duration.ofMillis(400));   // within a renewal period or two: running
+    clock.advance(Duration.ofMillis(400)); // within a renewal period or two: running
     GateResult<String> early = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "x");
-    assertThat(early).isInstanceOfSatisfying(GateResult.Refused.class, r -> {
-      assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
-      assertThat(r.message()).contains("renewed about 400 ms ago", "expires in 1600 ms");
-    });
+    assertThat(early)
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
+              assertThat(r.message()).contains("renewed about 400 ms ago", "expires in 1600 ms");
+            });
 
-    clock.advance(Duration.ofMillis(800));   // 1.2 s without a renewal: more than two periods
+    clock.advance(Duration.ofMillis(800)); // 1.2 s without a renewal: more than two periods
     GateResult<String> late = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "x");
-    assertThat(late).isInstanceOfSatisfying(GateResult.Refused.class, r -> {
-      assertThat(r.reason()).isEqualTo(RefusalReason.HOLDER_UNRESPONSIVE);
-      assertThat(r.retryAfter()).isEqualTo(Duration.ofMillis(800));
-      assertThat(r.message()).contains("stopped responding", "last renewed about 1200 ms ago",
-          "expires in 800 ms");
-    });
+    assertThat(late)
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(RefusalReason.HOLDER_UNRESPONSIVE);
+              assertThat(r.retryAfter()).isEqualTo(Duration.ofMillis(800));
+              assertThat(r.message())
+                  .contains(
+                      "stopped responding", "last renewed about 1200 ms ago", "expires in 800 ms");
+            });
 
     clock.advance(Duration.ofMillis(800));
     GateResult<String> takeover = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "x");
-    assertThat(takeover).isInstanceOfSatisfying(GateResult.Executed.class,
-        r -> assertThat(r.claim().attempt()).isEqualTo(2));
+    assertThat(takeover)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class, r -> assertThat(r.claim().attempt()).isEqualTo(2));
     assertThat(gate.complete(crashed, "late".getBytes(), false)).isFalse();
   }
 
   @Test
   void aHolderThatRenewsIsNeverReportedAsStopped() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    IdempotencyGate gate = gate(InMemoryIdempotencyStore.create(clock),
-        GatePolicy.builder().inFlightWait(Duration.ZERO).build());
+    IdempotencyGate gate =
+        gate(
+            InMemoryIdempotencyStore.create(clock),
+            GatePolicy.builder().inFlightWait(Duration.ZERO).build());
     ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(call("k"));
 
     for (int i = 0; i < 20; i++) {
       clock.advance(Duration.ofMillis(500));
       assertThat(gate.extendLease(holder, gate.policy().lease())).isTrue();
       GateResult<String> retry = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "x");
-      assertThat(retry).isInstanceOfSatisfying(GateResult.Refused.class,
-          r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
+      assertThat(retry)
+          .isInstanceOfSatisfying(
+              GateResult.Refused.class,
+              r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
     }
   }
 
   @Test
   void aFailedRenewalIsAnEventAndARefusedOneTellsTheActionItsLeaseIsLost() throws Exception {
     CountingStore store = new CountingStore(InMemoryIdempotencyStore.create());
-    GatePolicy policy = GatePolicy.builder().lease(Duration.ofMillis(300))
-        .leaseRenewal(Duration.ofMillis(50)).inFlightWait(Duration.ZERO).build();
+    GatePolicy policy =
+        GatePolicy.builder()
+            .lease(Duration.ofMillis(300))
+            .leaseRenewal(Duration.ofMillis(50))
+            .inFlightWait(Duration.ZERO)
+            .build();
     IdempotencyGate gate = gate(store, policy);
     CountDownLatch started = new CountDownLatch(1);
     AtomicBoolean sawLoss = new AtomicBoolean();
 
     store.unreachable.set(true);
-    Thread holder = new Thread(() -> {
-      GateResult<String> r = gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-        started.countDown();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!ctx.isLeaseLost() && System.nanoTime() < deadline) {
-          Thread.sleep(10);
-        }
-        sawLoss.set(ctx.isLeaseLost());
-        return "refund-1";
-      });
-      assertThat(r).isInstanceOfSatisfying(GateResult.Executed.class,
-          e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.LEASE_LOST));
-    });
+    Thread holder =
+        new Thread(
+            () -> {
+              GateResult<String> r =
+                  gate.execute(
+                      call("k"),
+                      ResultMapper.utf8(),
+                      ctx -> {
+                        started.countDown();
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                        while (!ctx.isLeaseLost() && System.nanoTime() < deadline) {
+                          Thread.sleep(10);
+                        }
+                        sawLoss.set(ctx.isLeaseLost());
+                        return "refund-1";
+                      });
+              assertThat(r)
+                  .isInstanceOfSatisfying(
+                      GateResult.Executed.class,
+                      e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.LEASE_LOST));
+            });
     holder.start();
     assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
-    Thread.sleep(400);   // the lease ran out unrenewed
+    Thread.sleep(400); // the lease ran out unrenewed
     GateResult<String> takeover = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "refund-2");
-    store.unreachable.set(false);   // the next renewal reaches the store and is refused
+    store.unreachable.set(false); // the next renewal reaches the store and is refused
     holder.join(10_000);
 
     assertThat(takeover).isInstanceOf(GateResult.Executed.class);
     assertThat(sawLoss).isTrue();
     assertThat(count(GateEvent.Type.LEASE_RENEWAL_FAILED)).isGreaterThan(0);
-    assertThat(events).filteredOn(e -> e.type() == GateEvent.Type.LEASE_LOST)
+    assertThat(events)
+        .filteredOn(e -> e.type() == GateEvent.Type.LEASE_LOST)
         .as("first the lease ran out unrenewed, then a renewal was refused")
         .extracting(GateEvent::message)
         .anySatisfy(m -> assertThat(m).contains("ran out unrenewed"))
         .anySatisfy(m -> assertThat(m).contains("renewal was refused"));
-    assertThat(events).filteredOn(e -> e.type() == GateEvent.Type.LEASE_LOST)
+    assertThat(events)
+        .filteredOn(e -> e.type() == GateEvent.Type.LEASE_LOST)
         .allSatisfy(e -> assertThat(e.attempt()).isEqualTo(1));
     assertThat(gate.execute(call("k"), ResultMapper.utf8(), ctx -> "refund-3"))
-        .isInstanceOfSatisfying(GateResult.Replayed.class,
-            r -> assertThat(r.value()).isEqualTo("refund-2"));
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("refund-2"));
   }
 
   @Test
   void theRenewalMustBeAtMostHalfTheLeaseAndFollowsItByDefault() {
-    assertThatThrownBy(() -> GatePolicy.builder().lease(Duration.ofSeconds(2))
-        .leaseRenewal(Duration.ofMillis(1001)).build())
+    assertThatThrownBy(
+            () ->
+                GatePolicy.builder()
+                    .lease(Duration.ofSeconds(2))
+                    .leaseRenewal(Duration.ofMillis(1001))
+                    .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("leaseRenewal (PT1.001S) must be at most half the lease (PT2S)");
-    assertThat(GatePolicy.builder().lease(Duration.ofSeconds(2))
-        .leaseRenewal(Duration.ofSeconds(1)).build().leaseRenewal()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(
+            GatePolicy.builder()
+                .lease(Duration.ofSeconds(2))
+                .leaseRenewal(Duration.ofSeconds(1))
+                .build()
+                .leaseRenewal())
+        .isEqualTo(Duration.ofSeconds(1));
     assertThatThrownBy(() -> GatePolicy.builder().leaseRenewal(Duration.ofMillis(-1)))
         .hasMessageContaining("leaseRenewal");
     GatePolicy p = GatePolicy.builder().lease(Duration.ofSeconds(8)).build();
@@ -267,28 +350,39 @@ class LeaseRenewalTest {
   @Test
   void aRenewalRefusedByTheAttemptsOwnCompletionIsNotALostLease() throws Exception {
     CountDownLatch completed = new CountDownLatch(1);
-    IdempotencyStore store = new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
-      @Override
-      public boolean complete(ClaimId id, LeaseToken token, dev.mcpgate.core.spi.StoredResult r,
-          Duration retention) {
-        boolean stored = super.complete(id, token, r, retention);
-        completed.countDown();
-        try {
-          Thread.sleep(150);   // several renewal periods meet the completed row
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        return stored;
-      }
-    };
-    IdempotencyGate gate = gate(store, GatePolicy.builder().lease(Duration.ofMillis(200))
-        .leaseRenewal(Duration.ofMillis(20)).build());
+    IdempotencyStore store =
+        new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
+          @Override
+          public boolean complete(
+              ClaimId id,
+              LeaseToken token,
+              dev.mcpgate.core.spi.StoredResult r,
+              Duration retention) {
+            boolean stored = super.complete(id, token, r, retention);
+            completed.countDown();
+            try {
+              Thread.sleep(150); // several renewal periods meet the completed row
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return stored;
+          }
+        };
+    IdempotencyGate gate =
+        gate(
+            store,
+            GatePolicy.builder()
+                .lease(Duration.ofMillis(200))
+                .leaseRenewal(Duration.ofMillis(20))
+                .build());
 
     GateResult<String> r = gate.execute(call("k"), ResultMapper.utf8(), ctx -> "done");
 
     assertThat(completed.getCount()).isZero();
-    assertThat(r).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
+    assertThat(r)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
     assertThat(count(GateEvent.Type.LEASE_LOST)).as("no lease lost was told").isZero();
   }
 }

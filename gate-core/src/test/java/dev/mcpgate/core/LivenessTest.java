@@ -24,14 +24,18 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * Liveness that does not depend on the action's resources: each gate renews on a thread of its
- * own, one store call per period renews every running action, a slow store cannot starve another
- * gate's renewals, closing a gate stops its thread, and the one case left (a pause of the whole
- * holder longer than its lease) is fenced.
+ * Liveness that does not depend on the action's resources: each gate renews on a thread of its own,
+ * one store call per period renews every running action, a slow store cannot starve another gate's
+ * renewals, closing a gate stops its thread, and the one case left (a pause of the whole holder
+ * longer than its lease) is fenced.
  */
 class LivenessTest {
-  private static final GatePolicy SHORT = GatePolicy.builder().lease(Duration.ofMillis(400))
-      .leaseRenewal(Duration.ofMillis(100)).inFlightWait(Duration.ZERO).build();
+  private static final GatePolicy SHORT =
+      GatePolicy.builder()
+          .lease(Duration.ofMillis(400))
+          .leaseRenewal(Duration.ofMillis(100))
+          .inFlightWait(Duration.ZERO)
+          .build();
 
   private static ToolCall call(String key) {
     return ToolCall.of("acme", "refund_order", key, Map.of("order_id", "ord_9f2"));
@@ -66,14 +70,19 @@ class LivenessTest {
    * Retries {@code key} every 50 ms while {@code holder} runs, counting the runs of the retries'
    * action in {@code runs}.
    */
-  private static List<GateResult<String>> retryWhileRunning(IdempotencyGate gate, String key,
-      Thread holder, AtomicInteger runs) throws InterruptedException {
+  private static List<GateResult<String>> retryWhileRunning(
+      IdempotencyGate gate, String key, Thread holder, AtomicInteger runs)
+      throws InterruptedException {
     List<GateResult<String>> retries = new ArrayList<>();
     while (holder.isAlive()) {
-      retries.add(gate.execute(call(key), ResultMapper.utf8(), ctx -> {
-        runs.incrementAndGet();
-        return "again";
-      }));
+      retries.add(
+          gate.execute(
+              call(key),
+              ResultMapper.utf8(),
+              ctx -> {
+                runs.incrementAndGet();
+                return "again";
+              }));
       Thread.sleep(50);
     }
     return retries;
@@ -91,27 +100,42 @@ class LivenessTest {
       // two actions on the slow store keep its renewals busy for seconds
       for (int i = 0; i < 2; i++) {
         String key = "slow-" + i;
-        pool.submit(() -> slowGate.execute(call(key), ResultMapper.utf8(), ctx -> {
-          Thread.sleep(2_000);
-          return "slow";
-        }));
+        pool.submit(
+            () ->
+                slowGate.execute(
+                    call(key),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      Thread.sleep(2_000);
+                      return "slow";
+                    }));
       }
       Thread.sleep(150);
       AtomicInteger runs = new AtomicInteger();
       CountDownLatch started = new CountDownLatch(1);
-      Thread holder = new Thread(() -> healthy.execute(call("k"), ResultMapper.utf8(), ctx -> {
-        runs.incrementAndGet();
-        started.countDown();
-        Thread.sleep(1_500);   // almost four leases
-        return "refund-1";
-      }));
+      Thread holder =
+          new Thread(
+              () ->
+                  healthy.execute(
+                      call("k"),
+                      ResultMapper.utf8(),
+                      ctx -> {
+                        runs.incrementAndGet();
+                        started.countDown();
+                        Thread.sleep(1_500); // almost four leases
+                        return "refund-1";
+                      }));
       holder.start();
       assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
       List<GateResult<String>> retries = retryWhileRunning(healthy, "k", holder, runs);
 
       assertThat(runs).as("the healthy gate's live action ran once").hasValue(1);
-      assertThat(retries).isNotEmpty().allSatisfy(r -> assertThat(r)
-          .isInstanceOfAny(GateResult.Refused.class, GateResult.Replayed.class));
+      assertThat(retries)
+          .isNotEmpty()
+          .allSatisfy(
+              r ->
+                  assertThat(r)
+                      .isInstanceOfAny(GateResult.Refused.class, GateResult.Replayed.class));
     } finally {
       pool.shutdownNow();
       slowGate.close();
@@ -131,16 +155,22 @@ class LivenessTest {
       List<Future<GateResult<String>>> results = new ArrayList<>();
       for (int i = 0; i < actions; i++) {
         String key = "k-" + i;
-        results.add(pool.submit(() -> gate.execute(call(key), ResultMapper.utf8(), ctx -> {
-          running.countDown();
-          release.await();
-          return "done";
-        })));
+        results.add(
+            pool.submit(
+                () ->
+                    gate.execute(
+                        call(key),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          running.countDown();
+                          release.await();
+                          return "done";
+                        })));
       }
       assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
       int callsBefore = store.calls.get();
       int leasesBefore = store.leases.get();
-      Thread.sleep(1_000);   // about ten periods with all forty running
+      Thread.sleep(1_000); // about ten periods with all forty running
       int calls = store.calls.get() - callsBefore;
       int leases = store.leases.get() - leasesBefore;
       release.countDown();
@@ -149,8 +179,7 @@ class LivenessTest {
       }
 
       assertThat(calls).as("renewal calls in one second").isPositive();
-      assertThat(leases).as("each call renewed every running action")
-          .isEqualTo(calls * actions);
+      assertThat(leases).as("each call renewed every running action").isEqualTo(calls * actions);
       assertThat(gate.renewing()).isZero();
     } finally {
       pool.shutdownNow();
@@ -160,7 +189,8 @@ class LivenessTest {
 
   private static List<Thread> renewerThreads() {
     return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().startsWith("mcpgate-lease-renewer-") && t.isAlive()).toList();
+        .filter(t -> t.getName().startsWith("mcpgate-lease-renewer-") && t.isAlive())
+        .toList();
   }
 
   @Test
@@ -169,23 +199,27 @@ class LivenessTest {
         IdempotencyGate.builder(InMemoryIdempotencyStore.create()).policy(SHORT).build();
     AtomicReference<Thread> renewer = new AtomicReference<>();
     List<Thread> before = renewerThreads();
-    gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-      Thread.sleep(250);
-      List<Thread> now = new ArrayList<>(renewerThreads());
-      now.removeAll(before);
-      renewer.set(now.isEmpty() ? null : now.get(0));
-      return "done";
-    });
+    gate.execute(
+        call("k"),
+        ResultMapper.utf8(),
+        ctx -> {
+          Thread.sleep(250);
+          List<Thread> now = new ArrayList<>(renewerThreads());
+          now.removeAll(before);
+          renewer.set(now.isEmpty() ? null : now.get(0));
+          return "done";
+        });
     assertThat(renewer.get()).as("the gate started a renewal thread").isNotNull();
-    IdempotencyGate sibling = gate.withPolicy(SHORT.toBuilder().lease(Duration.ofSeconds(1))
-        .build());
+    IdempotencyGate sibling =
+        gate.withPolicy(SHORT.toBuilder().lease(Duration.ofSeconds(1)).build());
 
     gate.close();
     renewer.get().join(5_000);
 
     assertThat(renewer.get().isAlive()).as("no thread left after close").isFalse();
     assertThatThrownBy(() -> gate.execute(call("k2"), ResultMapper.utf8(), ctx -> "ran"))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
     assertThatThrownBy(() -> sibling.execute(call("k3"), ResultMapper.utf8(), ctx -> "ran"))
         .as("a gate made by withPolicy shares the renewer, and its closing")
         .isInstanceOf(IllegalStateException.class);
@@ -193,21 +227,29 @@ class LivenessTest {
 
   @Test
   void renewalsRunOnTheSchedulerTheCallerGivesAndClosingLeavesItRunning() throws Exception {
-    ScheduledExecutorService mine = Executors.newSingleThreadScheduledExecutor(
-        r -> new Thread(r, "callers-scheduler"));
+    ScheduledExecutorService mine =
+        Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "callers-scheduler"));
     RenewalStore store = new RenewalStore(InMemoryIdempotencyStore.create());
     List<String> renewedOn = new CopyOnWriteArrayList<>();
-    IdempotencyGate gate = IdempotencyGate.builder(store).policy(SHORT).scheduler(mine)
-        .listener(e -> {
-          if (e.type() == GateEvent.Type.LEASE_RENEWED) {
-            renewedOn.add(Thread.currentThread().getName());
-          }
-        }).build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(SHORT)
+            .scheduler(mine)
+            .listener(
+                e -> {
+                  if (e.type() == GateEvent.Type.LEASE_RENEWED) {
+                    renewedOn.add(Thread.currentThread().getName());
+                  }
+                })
+            .build();
     try {
-      gate.execute(call("k"), ResultMapper.utf8(), ctx -> {
-        Thread.sleep(350);
-        return "done";
-      });
+      gate.execute(
+          call("k"),
+          ResultMapper.utf8(),
+          ctx -> {
+            Thread.sleep(350);
+            return "done";
+          });
       gate.close();
 
       assertThat(renewedOn).isNotEmpty().containsOnly("callers-scheduler");
@@ -219,9 +261,9 @@ class LivenessTest {
 
   /**
    * The one takeover of a live holder that is left: the whole holder pauses (a stop-the-world
-   * pause, a suspended VM) for longer than its lease, renewals included. Another instance takes
-   * the key over; when the paused one wakes, it knows its lease may be lost, its completion is
-   * fenced (nothing of it is stored), and both attempts sent their external effect with the same
+   * pause, a suspended VM) for longer than its lease, renewals included. Another instance takes the
+   * key over; when the paused one wakes, it knows its lease may be lost, its completion is fenced
+   * (nothing of it is stored), and both attempts sent their external effect with the same
    * downstream key, which the downstream system deduplicates.
    */
   @Test
@@ -229,42 +271,57 @@ class LivenessTest {
     IdempotencyStore store = InMemoryIdempotencyStore.create();
     ScheduledExecutorService paused = Executors.newSingleThreadScheduledExecutor();
     CountDownLatch pause = new CountDownLatch(1);
-    IdempotencyGate first = IdempotencyGate.builder(store).policy(SHORT).scheduler(paused)
-        .build();
+    IdempotencyGate first = IdempotencyGate.builder(store).policy(SHORT).scheduler(paused).build();
     IdempotencyGate second = IdempotencyGate.builder(store).policy(SHORT).build();
     List<String> sentDownstream = new CopyOnWriteArrayList<>();
     AtomicReference<Boolean> firstKnew = new AtomicReference<>();
     try {
       CountDownLatch running = new CountDownLatch(1);
       AtomicReference<GateResult<String>> firstResult = new AtomicReference<>();
-      Thread holder = new Thread(() -> firstResult.set(first.execute(call("k"),
-          ResultMapper.utf8(), ctx -> {
-            running.countDown();
-            paused.execute(() -> awaitQuietly(pause));   // the renewals stop with the process
-            awaitQuietly(pause);                         // and so does the action
-            firstKnew.set(ctx.mayHaveLostLease());
-            sentDownstream.add(ctx.downstreamKey());
-            return "refund-by-attempt-" + ctx.attempt();
-          })));
+      Thread holder =
+          new Thread(
+              () ->
+                  firstResult.set(
+                      first.execute(
+                          call("k"),
+                          ResultMapper.utf8(),
+                          ctx -> {
+                            running.countDown();
+                            paused.execute(
+                                () -> awaitQuietly(pause)); // the renewals stop with the process
+                            awaitQuietly(pause); // and so does the action
+                            firstKnew.set(ctx.mayHaveLostLease());
+                            sentDownstream.add(ctx.downstreamKey());
+                            return "refund-by-attempt-" + ctx.attempt();
+                          })));
       holder.start();
       assertThat(running.await(5, TimeUnit.SECONDS)).isTrue();
       Thread.sleep(SHORT.lease().toMillis() + 100);
 
-      GateResult<String> takeover = second.execute(call("k"), ResultMapper.utf8(), ctx -> {
-        sentDownstream.add(ctx.downstreamKey());
-        return "refund-by-attempt-" + ctx.attempt();
-      });
+      GateResult<String> takeover =
+          second.execute(
+              call("k"),
+              ResultMapper.utf8(),
+              ctx -> {
+                sentDownstream.add(ctx.downstreamKey());
+                return "refund-by-attempt-" + ctx.attempt();
+              });
       pause.countDown();
       holder.join(5_000);
 
-      assertThat(takeover).isInstanceOfSatisfying(GateResult.Executed.class,
-          e -> assertThat(e.value()).isEqualTo("refund-by-attempt-2"));
-      assertThat(firstResult.get()).isInstanceOfSatisfying(GateResult.Executed.class,
-          e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.LEASE_LOST));
+      assertThat(takeover)
+          .isInstanceOfSatisfying(
+              GateResult.Executed.class,
+              e -> assertThat(e.value()).isEqualTo("refund-by-attempt-2"));
+      assertThat(firstResult.get())
+          .isInstanceOfSatisfying(
+              GateResult.Executed.class,
+              e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.LEASE_LOST));
       assertThat(firstKnew.get()).as("the paused attempt knew its lease may be lost").isTrue();
       assertThat(sentDownstream).hasSize(2).containsOnly(DownstreamKey.of(call("k").id()));
       assertThat(second.execute(call("k"), ResultMapper.utf8(), ctx -> "again"))
-          .isInstanceOfSatisfying(GateResult.Replayed.class,
+          .isInstanceOfSatisfying(
+              GateResult.Replayed.class,
               r -> assertThat(r.value()).isEqualTo("refund-by-attempt-2"));
     } finally {
       pause.countDown();

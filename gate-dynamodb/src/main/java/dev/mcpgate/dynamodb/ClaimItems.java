@@ -49,6 +49,7 @@ final class ClaimItems {
 
   /** The largest stored result (after compression) that fits an item with room to spare. */
   static final int MAX_RESULT_BYTES = 350_000;
+
   private static final int COMPRESS_OVER = 1024;
   private static final int MAX_PARTITION_BYTES = 2048;
 
@@ -59,8 +60,13 @@ final class ClaimItems {
   private final String sortKeyValue;
   private final boolean compress;
 
-  ClaimItems(String partitionKey, String partitionPrefix, String sortKey, String sortKeyValue,
-      String ttlAttribute, boolean compress) {
+  ClaimItems(
+      String partitionKey,
+      String partitionPrefix,
+      String sortKey,
+      String sortKeyValue,
+      String ttlAttribute,
+      boolean compress) {
     this.partitionKey = partitionKey;
     this.partitionPrefix = partitionPrefix;
     this.sortKey = sortKey;
@@ -75,21 +81,33 @@ final class ClaimItems {
    *     outside the BMP are 3,060), the prefix and a SHA-256 of that value instead
    */
   String partitionValue(ClaimId id) {
-    String value = partitionPrefix + id.tenant().length() + ":" + id.tenant() + "|"
-        + id.tool().length() + ":" + id.tool() + "|" + id.key();
+    String value =
+        partitionPrefix
+            + id.tenant().length()
+            + ":"
+            + id.tenant()
+            + "|"
+            + id.tool().length()
+            + ":"
+            + id.tool()
+            + "|"
+            + id.key();
     byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
     if (bytes.length <= MAX_PARTITION_BYTES) {
       return value;
     }
     try {
-      return partitionPrefix + "sha256:"
+      return partitionPrefix
+          + "sha256:"
           + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
   }
 
-  /** @return the item key of a claim */
+  /**
+   * @return the item key of a claim
+   */
   Map<String, AttributeValue> key(ClaimId id) {
     Map<String, AttributeValue> key = new HashMap<>();
     key.put(partitionKey, s(partitionValue(id)));
@@ -99,7 +117,9 @@ final class ClaimItems {
     return key;
   }
 
-  /** @return the item key of an item read from the table */
+  /**
+   * @return the item key of an item read from the table
+   */
   Map<String, AttributeValue> keyOf(Map<String, AttributeValue> item) {
     Map<String, AttributeValue> key = new HashMap<>();
     key.put(partitionKey, item.get(partitionKey));
@@ -109,7 +129,9 @@ final class ClaimItems {
     return key;
   }
 
-  /** @return the item of a new in-progress claim, attempt 1, claimed at {@code nowMs} */
+  /**
+   * @return the item of a new in-progress claim, attempt 1, claimed at {@code nowMs}
+   */
   Map<String, AttributeValue> newClaim(ClaimRequest r, long nowMs) {
     Map<String, AttributeValue> item = key(r.id());
     item.put(TENANT, s(r.id().tenant()));
@@ -133,27 +155,42 @@ final class ClaimItems {
    */
   String takeover(Expression e, ClaimRequest r, int attempt, long nowMs) {
     long expires = nowMs + r.retention().toMillis();
-    return "SET " + String.join(", ", List.of(
-        e.equals(HASH, s(r.argsHash())), e.equals(STATE, s(ClaimState.IN_PROGRESS.name())),
-        e.equals(TOKEN, s(r.token().value())), e.equals(ATTEMPT, n(attempt)),
-        e.equals(CREATED, n(nowMs)), e.equals(LEASE, n(nowMs + r.lease().toMillis())),
-        e.equals(EXPIRES, n(expires)), e.equals(ttlAttribute, n(ttlSeconds(expires)))))
-        + " REMOVE " + String.join(", ", List.of(e.name(COMPLETED), e.name(KIND),
-            e.name(RESULT), e.name(ENCODING)));
+    return "SET "
+        + String.join(
+            ", ",
+            List.of(
+                e.equals(HASH, s(r.argsHash())), e.equals(STATE, s(ClaimState.IN_PROGRESS.name())),
+                e.equals(TOKEN, s(r.token().value())), e.equals(ATTEMPT, n(attempt)),
+                e.equals(CREATED, n(nowMs)), e.equals(LEASE, n(nowMs + r.lease().toMillis())),
+                e.equals(EXPIRES, n(expires)), e.equals(ttlAttribute, n(ttlSeconds(expires)))))
+        + " REMOVE "
+        + String.join(
+            ", ", List.of(e.name(COMPLETED), e.name(KIND), e.name(RESULT), e.name(ENCODING)));
   }
 
   /**
-   * A condition that holds only for this store's own items, in a table it may share (a
-   * single-table layout): the attributes only a claim has, the partition key prefix, and the
-   * claims' sort key value.
+   * A condition that holds only for this store's own items, in a table it may share (a single-table
+   * layout): the attributes only a claim has, the partition key prefix, and the claims' sort key
+   * value.
    */
   String ownItem(Expression e) {
-    StringBuilder c = new StringBuilder("attribute_exists(" + e.name(TOKEN)
-        + ") AND attribute_exists(" + e.name(HASH) + ") AND attribute_exists(" + e.name(ATTEMPT)
-        + ") AND attribute_exists(" + e.name(STATE) + ")");
+    StringBuilder c =
+        new StringBuilder(
+            "attribute_exists("
+                + e.name(TOKEN)
+                + ") AND attribute_exists("
+                + e.name(HASH)
+                + ") AND attribute_exists("
+                + e.name(ATTEMPT)
+                + ") AND attribute_exists("
+                + e.name(STATE)
+                + ")");
     if (!partitionPrefix.isEmpty()) {
-      c.append(" AND begins_with(").append(e.name(partitionKey)).append(", ")
-          .append(e.value(s(partitionPrefix))).append(")");
+      c.append(" AND begins_with(")
+          .append(e.name(partitionKey))
+          .append(", ")
+          .append(e.value(s(partitionPrefix)))
+          .append(")");
     }
     if (sortKey != null) {
       c.append(" AND ").append(e.equals(sortKey, s(sortKeyValue)));
@@ -161,7 +198,9 @@ final class ClaimItems {
     return c.toString();
   }
 
-  /** @return the row an item holds */
+  /**
+   * @return the row an item holds
+   */
   ClaimRecord read(Map<String, AttributeValue> item) {
     ClaimState state = ClaimState.valueOf(item.get(STATE).s());
     StoredResult result = null;
@@ -182,37 +221,50 @@ final class ClaimItems {
         Instant.ofEpochMilli(number(item, LEASE)),
         Instant.ofEpochMilli(number(item, EXPIRES)),
         state == ClaimState.COMPLETED && item.containsKey(COMPLETED)
-            ? Instant.ofEpochMilli(number(item, COMPLETED)) : null,
+            ? Instant.ofEpochMilli(number(item, COMPLETED))
+            : null,
         result);
   }
 
   /**
-   * The update expression that completes a claim: state, completion time, new expiry (and TTL),
-   * and the result, gzipped when configured and large enough.
+   * The update expression that completes a claim: state, completion time, new expiry (and TTL), and
+   * the result, gzipped when configured and large enough.
    *
    * @throws ResultTooLargeException if the (compressed) result does not fit in an item
    */
-  String completion(Expression e, ClaimId id, StoredResult result, long nowMs,
-      Duration retention) {
+  String completion(Expression e, ClaimId id, StoredResult result, long nowMs, Duration retention) {
     byte[] body = result.body();
     boolean gzip = compress && body.length > COMPRESS_OVER;
     if (gzip) {
       body = gzip(body);
     }
     if (body.length > MAX_RESULT_BYTES) {
-      throw new ResultTooLargeException("the result of " + id + " is " + body.length
-          + " bytes" + (gzip ? " compressed" : "") + ", over the " + MAX_RESULT_BYTES
-          + " bytes that fit in a DynamoDB item (400 KB at most)", body.length, MAX_RESULT_BYTES);
+      throw new ResultTooLargeException(
+          "the result of "
+              + id
+              + " is "
+              + body.length
+              + " bytes"
+              + (gzip ? " compressed" : "")
+              + ", over the "
+              + MAX_RESULT_BYTES
+              + " bytes that fit in a DynamoDB item (400 KB at most)",
+          body.length,
+          MAX_RESULT_BYTES);
     }
     long expires = nowMs + retention.toMillis();
-    List<String> set = new ArrayList<>(List.of(
-        e.equals(STATE, s(ClaimState.COMPLETED.name())), e.equals(COMPLETED, n(nowMs)),
-        e.equals(EXPIRES, n(expires)), e.equals(ttlAttribute, n(ttlSeconds(expires))),
-        e.equals(KIND, s(result.kind().name()))));
+    List<String> set =
+        new ArrayList<>(
+            List.of(
+                e.equals(STATE, s(ClaimState.COMPLETED.name())),
+                e.equals(COMPLETED, n(nowMs)),
+                e.equals(EXPIRES, n(expires)),
+                e.equals(ttlAttribute, n(ttlSeconds(expires))),
+                e.equals(KIND, s(result.kind().name()))));
     List<String> remove = new ArrayList<>();
     if (body.length > 0) {
-      set.add(e.equals(RESULT, AttributeValue.builder()
-          .b(SdkBytes.fromByteArrayUnsafe(body)).build()));
+      set.add(
+          e.equals(RESULT, AttributeValue.builder().b(SdkBytes.fromByteArrayUnsafe(body)).build()));
     } else {
       remove.add(e.name(RESULT));
     }
@@ -221,7 +273,8 @@ final class ClaimItems {
     } else {
       remove.add(e.name(ENCODING));
     }
-    return "SET " + String.join(", ", set)
+    return "SET "
+        + String.join(", ", set)
         + (remove.isEmpty() ? "" : " REMOVE " + String.join(", ", remove));
   }
 
@@ -237,7 +290,9 @@ final class ClaimItems {
     return AttributeValue.builder().n(Long.toString(value)).build();
   }
 
-  /** @return the epoch second at or after {@code expiresAtMs}, for DynamoDB's TTL */
+  /**
+   * @return the epoch second at or after {@code expiresAtMs}, for DynamoDB's TTL
+   */
   static long ttlSeconds(long expiresAtMs) {
     return Math.floorDiv(expiresAtMs + 999, 1000);
   }

@@ -52,27 +52,27 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
  * <ul>
  *   <li>Claim: one {@code PutItem} whose condition lets it through only when the item is absent,
  *       expired, or in progress (never unknown: that one stays fenced until it expires) with the
- *       same argument hash and an expired lease. It
- *       asks for {@code ReturnValuesOnConditionCheckFailure=ALL_OLD}, so a replay or a conflict
- *       costs one request; against a server that does not return the old item, one strongly
- *       consistent {@code GetItem} follows.</li>
- *   <li>complete, release, extend and mark-unknown are conditional on the lease token; extend
- *       and mark-unknown also on {@code state = IN_PROGRESS}.</li>
+ *       same argument hash and an expired lease. It asks for {@code
+ *       ReturnValuesOnConditionCheckFailure=ALL_OLD}, so a replay or a conflict costs one request;
+ *       against a server that does not return the old item, one strongly consistent {@code GetItem}
+ *       follows.
+ *   <li>complete, release, extend and mark-unknown are conditional on the lease token; extend and
+ *       mark-unknown also on {@code state = IN_PROGRESS}.
  *   <li>The gate's renewals ({@link #extendLeases}) are one conditional {@code UpdateItem} per
- *       lease, sent concurrently by the store's own threads, through a client of their own if
- *       you give one ({@link Builder#renewalClient}); {@link #close()} stops the threads.</li>
+ *       lease, sent concurrently by the store's own threads, through a client of their own if you
+ *       give one ({@link Builder#renewalClient}); {@link #close()} stops the threads.
  *   <li>Expiry is enforced in the condition and on read, never left to DynamoDB's TTL deletion,
  *       which is lazy (up to days). Each item carries an epoch-seconds {@code ttl} attribute so
- *       that DynamoDB removes it eventually.</li>
- *   <li>DynamoDB has no server clock in expressions, so times come from this process's
- *       {@link Clock}. Servers that share a table must keep their clocks close (NTP);
- *       {@link Builder#leaseSafetyMargin} is how much skew a takeover tolerates: a lease (or a
- *       row) counts as expired only that long after its recorded end.</li>
+ *       that DynamoDB removes it eventually.
+ *   <li>DynamoDB has no server clock in expressions, so times come from this process's {@link
+ *       Clock}. Servers that share a table must keep their clocks close (NTP); {@link
+ *       Builder#leaseSafetyMargin} is how much skew a takeover tolerates: a lease (or a row) counts
+ *       as expired only that long after its recorded end.
  *   <li>Items are limited to 400 KB: a result over {@link #MAX_RESULT_BYTES} (after optional
- *       compression) is refused with {@link ResultTooLargeException}; the gate then fences the
- *       key instead of freeing it.</li>
+ *       compression) is refused with {@link ResultTooLargeException}; the gate then fences the key
+ *       instead of freeing it.
  *   <li>Throttling and service errors fail closed as {@link StoreUnavailableException}, after the
- *       SDK's own retry policy (configure it on the client).</li>
+ *       SDK's own retry policy (configure it on the client).
  * </ul>
  */
 public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoCloseable {
@@ -93,13 +93,21 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
 
   private DynamoDbIdempotencyStore(Builder b) {
     this.requests = new Requests(b.client, b.table);
-    this.items = new ClaimItems(b.partitionKey, b.partitionPrefix, b.sortKey, b.sortKeyValue,
-        b.ttlAttribute, b.compress);
+    this.items =
+        new ClaimItems(
+            b.partitionKey,
+            b.partitionPrefix,
+            b.sortKey,
+            b.sortKeyValue,
+            b.ttlAttribute,
+            b.compress);
     this.admin = new TableAdmin(requests, items);
     this.leaseWrites = new LeaseWrites(items);
-    this.renewals = new Renewals(leaseWrites,
-        b.renewalClient == null ? requests : new Requests(b.renewalClient, b.table),
-        b.renewalConcurrency);
+    this.renewals =
+        new Renewals(
+            leaseWrites,
+            b.renewalClient == null ? requests : new Requests(b.renewalClient, b.table),
+            b.renewalConcurrency);
     this.clock = b.clock;
     this.marginMs = b.margin.toMillis();
   }
@@ -112,7 +120,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     return new Builder(notNull(client, "client"));
   }
 
-  /** @return the table's name */
+  /**
+   * @return the table's name
+   */
   public String tableName() {
     return requests.table;
   }
@@ -129,7 +139,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     admin.createTableIfMissing();
   }
 
-  /** @return whether the server returned the old item on a failed condition so far (test hook) */
+  /**
+   * @return whether the server returned the old item on a failed condition so far (test hook)
+   */
   boolean returnsOldItemOnConditionFailure() {
     return oldItemOnFailure;
   }
@@ -141,11 +153,11 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   // ------------------------------------------------------------------ the claim
 
   /**
-   * Claims in one conditional write: a {@code PutItem} when the key is absent or expired
-   * (attempt 1, one request); otherwise the item found decides, by the one takeover rule, and a
-   * live item whose lease may be taken over is taken by one {@code UpdateItem} conditional on the
-   * token read and on the rule (attempt + 1). Either write takes the key whole or not at all, so
-   * a failure never leaves the key held by a claim the caller was told did not happen.
+   * Claims in one conditional write: a {@code PutItem} when the key is absent or expired (attempt
+   * 1, one request); otherwise the item found decides, by the one takeover rule, and a live item
+   * whose lease may be taken over is taken by one {@code UpdateItem} conditional on the token read
+   * and on the rule (attempt + 1). Either write takes the key whole or not at all, so a failure
+   * never leaves the key held by a claim the caller was told did not happen.
    */
   @Override
   public ClaimAttempt claim(ClaimRequest r) {
@@ -156,11 +168,20 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
       long cutoffMs = now - marginMs;
       Map<String, AttributeValue> item = items.newClaim(r, now);
       Expression e = new Expression();
-      String condition = "attribute_not_exists(" + e.name(items.partitionKey) + ") OR "
-          + e.name(EXPIRES) + " <= " + e.value(n(cutoffMs));
-      PutItemRequest.Builder put = PutItemRequest.builder().tableName(requests.table).item(item)
-          .conditionExpression(condition).expressionAttributeNames(e.names())
-          .expressionAttributeValues(e.values());
+      String condition =
+          "attribute_not_exists("
+              + e.name(items.partitionKey)
+              + ") OR "
+              + e.name(EXPIRES)
+              + " <= "
+              + e.value(n(cutoffMs));
+      PutItemRequest.Builder put =
+          PutItemRequest.builder()
+              .tableName(requests.table)
+              .item(item)
+              .conditionExpression(condition)
+              .expressionAttributeNames(e.names())
+              .expressionAttributeValues(e.values());
       if (oldItemOnFailure) {
         put.returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
       }
@@ -186,25 +207,35 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
       int attempt = Takeover.nextAttempt(row, cutoff);
       Expression u = new Expression();
       String update = items.takeover(u, r, attempt, now);
-      String held = u.equals(TOKEN, s(row.token().value())) + " AND "
-          + Conditions.takeoverAllowed(u, u.value(n(cutoffMs)), u.value(s(r.argsHash())));
+      String held =
+          u.equals(TOKEN, s(row.token().value()))
+              + " AND "
+              + Conditions.takeoverAllowed(u, u.value(n(cutoffMs)), u.value(s(r.argsHash())));
       if (requests.update(items.key(r.id()), u, update, held, "take over " + r.id()) != null) {
         item.put(ATTEMPT, n(attempt));
         return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
       }
       // another attempt changed the item since it was read: claim again
     }
-    throw new StoreUnavailableException("claim of " + r.id() + " in DynamoDB table "
-        + requests.table + " found neither a free key nor an item in " + CLAIM_ROUNDS
-        + " rounds", null);
+    throw new StoreUnavailableException(
+        "claim of "
+            + r.id()
+            + " in DynamoDB table "
+            + requests.table
+            + " found neither a free key nor an item in "
+            + CLAIM_ROUNDS
+            + " rounds",
+        null);
   }
 
   /** The server did not return the old item on a failed condition: read it with a GetItem. */
   private void noticeNoOldItem() {
     if (oldItemOnFailure) {
       oldItemOnFailure = false;
-      LOG.info("DynamoDB server at table {} did not return the old item on a failed condition;"
-          + " replays will cost a GetItem more", requests.table);
+      LOG.info(
+          "DynamoDB server at table {} did not return the old item on a failed condition;"
+              + " replays will cost a GetItem more",
+          requests.table);
     }
   }
 
@@ -216,22 +247,27 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     Checks.positiveMillis(retention, "retention");
     Expression e = new Expression();
     String update = items.completion(e, id, result, clock.millis(), retention);
-    return requests.update(items.key(id), e, update,
-        Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED), "complete " + id) != null;
+    return requests.update(
+            items.key(id),
+            e,
+            update,
+            Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED),
+            "complete " + id)
+        != null;
   }
 
   @Override
   public boolean release(ClaimId id, LeaseToken token) {
     Expression e = new Expression();
-    return requests.delete(items.key(id), e, Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED),
-        "release " + id);
+    return requests.delete(
+        items.key(id), e, Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED), "release " + id);
   }
 
   /**
-   * Extends the lease by one conditional {@code UpdateItem} in the everyday case (the item's
-   * expiry already outlives the new lease), two when the expiry must move with it; every write is
-   * conditional on the token and on {@code state = IN_PROGRESS}, so a completed or unknown item
-   * is never touched ({@link LeaseWrites}).
+   * Extends the lease by one conditional {@code UpdateItem} in the everyday case (the item's expiry
+   * already outlives the new lease), two when the expiry must move with it; every write is
+   * conditional on the token and on {@code state = IN_PROGRESS}, so a completed or unknown item is
+   * never touched ({@link LeaseWrites}).
    */
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
@@ -242,11 +278,11 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   }
 
   /**
-   * Extends every lease by the rule of {@link #extendLease}, each by its own conditional
-   * {@code UpdateItem} (DynamoDB has no multi-item conditional write that reports per item),
-   * sent concurrently by the store's renewal threads ({@link Builder#renewalConcurrency}) over
-   * the renewal client ({@link Builder#renewalClient}, the main client by default): n leases cost
-   * n requests, in about n / concurrency request latencies.
+   * Extends every lease by the rule of {@link #extendLease}, each by its own conditional {@code
+   * UpdateItem} (DynamoDB has no multi-item conditional write that reports per item), sent
+   * concurrently by the store's renewal threads ({@link Builder#renewalConcurrency}) over the
+   * renewal client ({@link Builder#renewalClient}, the main client by default): n leases cost n
+   * requests, in about n / concurrency request latencies.
    *
    * @throws StoreUnavailableException if any request failed, or the store was closed
    */
@@ -266,8 +302,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   }
 
   /**
-   * Marks the item unknown and sets its expiry (and TTL) {@code fence} after now, in one
-   * {@code UpdateItem} conditional on the token and {@code state = IN_PROGRESS}.
+   * Marks the item unknown and sets its expiry (and TTL) {@code fence} after now, in one {@code
+   * UpdateItem} conditional on the token and {@code state = IN_PROGRESS}.
    */
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
@@ -276,11 +312,20 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     Checks.positiveMillis(fence, "fence");
     long expires = clock.millis() + fence.toMillis();
     Expression e = new Expression();
-    String update = "SET " + e.equals(STATE, s(ClaimState.UNKNOWN.name())) + ", "
-        + e.equals(EXPIRES, n(expires)) + ", "
-        + e.equals(items.ttlAttribute, n(ClaimItems.ttlSeconds(expires)));
-    return requests.update(items.key(id), e, update,
-        Conditions.heldBy(e, token, "=", ClaimState.IN_PROGRESS), "mark unknown " + id) != null;
+    String update =
+        "SET "
+            + e.equals(STATE, s(ClaimState.UNKNOWN.name()))
+            + ", "
+            + e.equals(EXPIRES, n(expires))
+            + ", "
+            + e.equals(items.ttlAttribute, n(ClaimItems.ttlSeconds(expires)));
+    return requests.update(
+            items.key(id),
+            e,
+            update,
+            Conditions.heldBy(e, token, "=", ClaimState.IN_PROGRESS),
+            "mark unknown " + id)
+        != null;
   }
 
   @Override
@@ -308,8 +353,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   }
 
   /**
-   * Stops the store's renewal threads; the DynamoDB clients are yours and stay open. Renewals
-   * after this fail with {@link StoreUnavailableException}.
+   * Stops the store's renewal threads; the DynamoDB clients are yours and stay open. Renewals after
+   * this fail with {@link StoreUnavailableException}.
    */
   @Override
   public void close() {
@@ -335,21 +380,25 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
       this.client = client;
     }
 
-    /** @param table the table name; {@code mcpgate_claims} by default */
+    /**
+     * @param table the table name; {@code mcpgate_claims} by default
+     */
     public Builder tableName(String table) {
       this.table = nonBlank(table, "table");
       return this;
     }
 
-    /** @param attribute the partition key attribute; {@code pk} by default */
+    /**
+     * @param attribute the partition key attribute; {@code pk} by default
+     */
     public Builder partitionKey(String attribute) {
       this.partitionKey = nonBlank(attribute, "attribute");
       return this;
     }
 
     /**
-     * Single-table layouts: a prefix for the partition key value (for example {@code "GATE#"}),
-     * so that claims live beside other items.
+     * Single-table layouts: a prefix for the partition key value (for example {@code "GATE#"}), so
+     * that claims live beside other items.
      */
     public Builder partitionKeyPrefix(String prefix) {
       this.partitionPrefix = notNull(prefix, "prefix");
@@ -367,15 +416,17 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     }
 
     /**
-     * @param attribute the epoch-seconds attribute DynamoDB's TTL deletes items by; {@code ttl}
-     *     by default (single-table layouts often have their own)
+     * @param attribute the epoch-seconds attribute DynamoDB's TTL deletes items by; {@code ttl} by
+     *     default (single-table layouts often have their own)
      */
     public Builder ttlAttribute(String attribute) {
       this.ttlAttribute = nonBlank(attribute, "attribute");
       return this;
     }
 
-    /** @param clock the clock for expiry and lease decisions; the system clock by default */
+    /**
+     * @param clock the clock for expiry and lease decisions; the system clock by default
+     */
     public Builder clock(Clock clock) {
       this.clock = notNull(clock, "clock");
       return this;
@@ -390,17 +441,19 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
       return this;
     }
 
-    /** @param compress true to gzip stored results over 1 KB (off by default) */
+    /**
+     * @param compress true to gzip stored results over 1 KB (off by default)
+     */
     public Builder compressResults(boolean compress) {
       this.compress = compress;
       return this;
     }
 
     /**
-     * @param client the client the gate's lease renewals ({@code extendLeases}) go through, so
-     *     that they never wait behind the tools' requests for the main client's connections; by
-     *     default the main client. Give it its own HTTP client, connection pool and a short API
-     *     call timeout (below the lease renewal period). Yours to close.
+     * @param client the client the gate's lease renewals ({@code extendLeases}) go through, so that
+     *     they never wait behind the tools' requests for the main client's connections; by default
+     *     the main client. Give it its own HTTP client, connection pool and a short API call
+     *     timeout (below the lease renewal period). Yours to close.
      */
     public Builder renewalClient(DynamoDbClient client) {
       this.renewalClient = notNull(client, "client");
@@ -420,11 +473,13 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
       return this;
     }
 
-    /** @return the store; makes no request */
+    /**
+     * @return the store; makes no request
+     */
     public DynamoDbIdempotencyStore build() {
       if (sortKey != null && sortKey.equals(partitionKey)) {
-        throw new IllegalArgumentException("sort key attribute \"" + sortKey
-            + "\" must differ from the partition key attribute");
+        throw new IllegalArgumentException(
+            "sort key attribute \"" + sortKey + "\" must differ from the partition key attribute");
       }
       return new DynamoDbIdempotencyStore(this);
     }

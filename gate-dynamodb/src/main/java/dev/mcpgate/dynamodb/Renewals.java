@@ -18,12 +18,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The gate's batched renewals ({@code extendLeases}). DynamoDB has no multi-item conditional
- * write that reports per item ({@code TransactWriteItems} is all or nothing, and one lost lease
- * would fail every other), so each lease is extended by its own conditional {@code UpdateItem}
- * ({@link LeaseWrites}), sent concurrently by a small pool of threads owned by the store: a
- * renewal of n leases costs n requests, in about n / concurrency request latencies. Its threads
- * are daemons, end after a minute idle, and are shut down by {@link #close()}.
+ * The gate's batched renewals ({@code extendLeases}). DynamoDB has no multi-item conditional write
+ * that reports per item ({@code TransactWriteItems} is all or nothing, and one lost lease would
+ * fail every other), so each lease is extended by its own conditional {@code UpdateItem} ({@link
+ * LeaseWrites}), sent concurrently by a small pool of threads owned by the store: a renewal of n
+ * leases costs n requests, in about n / concurrency request latencies. Its threads are daemons, end
+ * after a minute idle, and are shut down by {@link #close()}.
  */
 final class Renewals implements AutoCloseable {
   private static final AtomicInteger POOLS = new AtomicInteger();
@@ -37,13 +37,21 @@ final class Renewals implements AutoCloseable {
     this.requests = requests;
     int poolNumber = POOLS.incrementAndGet();
     AtomicInteger threads = new AtomicInteger();
-    this.pool = new ThreadPoolExecutor(concurrency, concurrency, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "mcpgate-dynamodb-renewal-" + poolNumber + "-"
-              + threads.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    this.pool =
+        new ThreadPoolExecutor(
+            concurrency,
+            concurrency,
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t =
+                  new Thread(
+                      r,
+                      "mcpgate-dynamodb-renewal-" + poolNumber + "-" + threads.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     pool.allowCoreThreadTimeOut(true);
   }
 
@@ -51,8 +59,8 @@ final class Renewals implements AutoCloseable {
    * Extends every lease to {@code leaseEndMs}, concurrently, waiting at most {@code within}.
    *
    * @return the tokens whose leases were extended
-   * @throws StoreUnavailableException if any request failed (after waiting for all of them), or
-   *     the store was closed: which leases were extended is then not told
+   * @throws StoreUnavailableException if any request failed (after waiting for all of them), or the
+   *     store was closed: which leases were extended is then not told
    */
   Set<LeaseToken> extend(List<HeldLease> leases, long leaseEndMs, Duration within) {
     if (pool.isShutdown()) {
@@ -87,22 +95,33 @@ final class Renewals implements AutoCloseable {
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
         if (failure == null) {
-          failure = cause instanceof StoreUnavailableException s ? s
-              : new StoreUnavailableException("could not extend leases in DynamoDB table "
-                  + requests.table + ": " + cause, cause);
+          failure =
+              cause instanceof StoreUnavailableException s
+                  ? s
+                  : new StoreUnavailableException(
+                      "could not extend leases in DynamoDB table " + requests.table + ": " + cause,
+                      cause);
         } else if (failure != cause) {
           failure.addSuppressed(cause);
         }
       } catch (TimeoutException e) {
         sent.forEach(f -> f.cancel(false));
-        throw new StoreUnavailableException("extending " + leases.size() + " leases in DynamoDB"
-            + " table " + requests.table + " took longer than " + within.toMillis() + " ms; they"
-            + " are renewed again next period", e);
+        throw new StoreUnavailableException(
+            "extending "
+                + leases.size()
+                + " leases in DynamoDB"
+                + " table "
+                + requests.table
+                + " took longer than "
+                + within.toMillis()
+                + " ms; they"
+                + " are renewed again next period",
+            e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         sent.forEach(f -> f.cancel(false));
-        throw new StoreUnavailableException("interrupted while extending leases in DynamoDB"
-            + " table " + requests.table, e);
+        throw new StoreUnavailableException(
+            "interrupted while extending leases in DynamoDB" + " table " + requests.table, e);
       }
     }
     if (failure != null) {
@@ -112,8 +131,11 @@ final class Renewals implements AutoCloseable {
   }
 
   private StoreUnavailableException closed(Throwable cause) {
-    return new StoreUnavailableException("the DynamoDB store of table " + requests.table
-        + " is closed: its leases are no longer extended", cause);
+    return new StoreUnavailableException(
+        "the DynamoDB store of table "
+            + requests.table
+            + " is closed: its leases are no longer extended",
+        cause);
   }
 
   /** Stops the threads; renewals still queued are not sent. */

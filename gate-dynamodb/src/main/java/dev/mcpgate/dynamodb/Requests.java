@@ -11,9 +11,9 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 
 /**
- * Sends requests to one table and turns the SDK's failures into the gate's: a missing table or
- * any service error (after the SDK's own retries) is a {@link StoreUnavailableException}; a
- * failed condition is passed on for the caller to read as "the token no longer holds".
+ * Sends requests to one table and turns the SDK's failures into the gate's: a missing table or any
+ * service error (after the SDK's own retries) is a {@link StoreUnavailableException}; a failed
+ * condition is passed on for the caller to read as "the token no longer holds".
  */
 final class Requests {
   final DynamoDbClient client;
@@ -28,21 +28,29 @@ final class Requests {
     try {
       return request.get();
     } catch (ResourceNotFoundException e) {
-      throw new StoreUnavailableException("DynamoDB table " + table + " does not exist ("
-          + e.getMessage() + "); create it with store.createTableIfMissing() or as docs/stores.md"
-          + " shows", e);
+      throw new StoreUnavailableException(
+          "DynamoDB table "
+              + table
+              + " does not exist ("
+              + e.getMessage()
+              + "); create it with store.createTableIfMissing() or as docs/stores.md"
+              + " shows",
+          e);
     } catch (ConditionalCheckFailedException e) {
       throw e;
     } catch (SdkException e) {
-      throw new StoreUnavailableException("could not " + what + " in DynamoDB table " + table
-          + ": " + e.getMessage(), e);
+      throw new StoreUnavailableException(
+          "could not " + what + " in DynamoDB table " + table + ": " + e.getMessage(), e);
     }
   }
 
-  /** @return the item, read strongly consistent, or null when there is none */
+  /**
+   * @return the item, read strongly consistent, or null when there is none
+   */
   Map<String, AttributeValue> get(Map<String, AttributeValue> key, String what) {
-    Map<String, AttributeValue> item = call(what, () -> client.getItem(g -> g
-        .tableName(table).key(key).consistentRead(true))).item();
+    Map<String, AttributeValue> item =
+        call(what, () -> client.getItem(g -> g.tableName(table).key(key).consistentRead(true)))
+            .item();
     return item == null || item.isEmpty() ? null : item;
   }
 
@@ -51,13 +59,22 @@ final class Requests {
    *
    * @return the item after the update, or null when the condition failed
    */
-  Map<String, AttributeValue> update(Map<String, AttributeValue> key, Expression e,
-      String update, String condition, String what) {
+  Map<String, AttributeValue> update(
+      Map<String, AttributeValue> key, Expression e, String update, String condition, String what) {
     try {
-      return call(what, () -> client.updateItem(u -> u.tableName(table).key(key)
-          .updateExpression(update).conditionExpression(condition)
-          .expressionAttributeNames(e.names()).expressionAttributeValues(e.values())
-          .returnValues(ReturnValue.ALL_NEW))).attributes();
+      return call(
+              what,
+              () ->
+                  client.updateItem(
+                      u ->
+                          u.tableName(table)
+                              .key(key)
+                              .updateExpression(update)
+                              .conditionExpression(condition)
+                              .expressionAttributeNames(e.names())
+                              .expressionAttributeValues(e.values())
+                              .returnValues(ReturnValue.ALL_NEW)))
+          .attributes();
     } catch (ConditionalCheckFailedException failed) {
       return null;
     }
@@ -66,9 +83,16 @@ final class Requests {
   /** A conditional DeleteItem; false when the condition failed. */
   boolean delete(Map<String, AttributeValue> key, Expression e, String condition, String what) {
     try {
-      call(what, () -> client.deleteItem(d -> d.tableName(table).key(key)
-          .conditionExpression(condition).expressionAttributeNames(e.names())
-          .expressionAttributeValues(e.values())));
+      call(
+          what,
+          () ->
+              client.deleteItem(
+                  d ->
+                      d.tableName(table)
+                          .key(key)
+                          .conditionExpression(condition)
+                          .expressionAttributeNames(e.names())
+                          .expressionAttributeValues(e.values())));
       return true;
     } catch (ConditionalCheckFailedException failed) {
       return false;

@@ -38,45 +38,61 @@ final class TableAdmin {
     String table = requests.table;
     List<KeySchemaElement> keys = new ArrayList<>();
     List<AttributeDefinition> attributes = new ArrayList<>();
-    keys.add(KeySchemaElement.builder().attributeName(items.partitionKey).keyType(KeyType.HASH)
-        .build());
-    attributes.add(AttributeDefinition.builder().attributeName(items.partitionKey)
-        .attributeType(ScalarAttributeType.S).build());
+    keys.add(
+        KeySchemaElement.builder().attributeName(items.partitionKey).keyType(KeyType.HASH).build());
+    attributes.add(
+        AttributeDefinition.builder()
+            .attributeName(items.partitionKey)
+            .attributeType(ScalarAttributeType.S)
+            .build());
     if (items.sortKey != null) {
-      keys.add(KeySchemaElement.builder().attributeName(items.sortKey).keyType(KeyType.RANGE)
-          .build());
-      attributes.add(AttributeDefinition.builder().attributeName(items.sortKey)
-          .attributeType(ScalarAttributeType.S).build());
+      keys.add(
+          KeySchemaElement.builder().attributeName(items.sortKey).keyType(KeyType.RANGE).build());
+      attributes.add(
+          AttributeDefinition.builder()
+              .attributeName(items.sortKey)
+              .attributeType(ScalarAttributeType.S)
+              .build());
     }
     try {
-      requests.client.createTable(CreateTableRequest.builder().tableName(table).keySchema(keys)
-          .attributeDefinitions(attributes).billingMode(BillingMode.PAY_PER_REQUEST).build());
+      requests.client.createTable(
+          CreateTableRequest.builder()
+              .tableName(table)
+              .keySchema(keys)
+              .attributeDefinitions(attributes)
+              .billingMode(BillingMode.PAY_PER_REQUEST)
+              .build());
     } catch (ResourceInUseException exists) {
       // already there
     } catch (SdkException e) {
-      throw new StoreUnavailableException("could not create DynamoDB table " + table + ": "
-          + e.getMessage(), e);
+      throw new StoreUnavailableException(
+          "could not create DynamoDB table " + table + ": " + e.getMessage(), e);
     }
-    requests.call("wait for table " + table,
+    requests.call(
+        "wait for table " + table,
         () -> requests.client.waiter().waitUntilTableExists(w -> w.tableName(table)));
     try {
-      requests.client.updateTimeToLive(u -> u.tableName(table).timeToLiveSpecification(t -> t
-          .attributeName(items.ttlAttribute).enabled(true)));
+      requests.client.updateTimeToLive(
+          u ->
+              u.tableName(table)
+                  .timeToLiveSpecification(t -> t.attributeName(items.ttlAttribute).enabled(true)));
     } catch (DynamoDbException e) {
       String message = e.getMessage() == null ? "" : e.getMessage();
       if (!message.contains("already enabled")) {
-        LOG.warn("could not enable TTL on DynamoDB table {} ({}); expired items stay until"
-            + " purgeExpired removes them", table, message);
+        LOG.warn(
+            "could not enable TTL on DynamoDB table {} ({}); expired items stay until"
+                + " purgeExpired removes them",
+            table,
+            message);
       }
     }
   }
 
   /**
-   * Deletes at most {@code limit} of this store's items that expired at or before
-   * {@code cutoffMs}. The Scan's filter and each delete's condition both require the item to be
-   * one of the store's own (a shared table's other items, even with an {@code expires_at} of
-   * their own, are never touched) and still expired (an item claimed again since the Scan read
-   * it stays).
+   * Deletes at most {@code limit} of this store's items that expired at or before {@code cutoffMs}.
+   * The Scan's filter and each delete's condition both require the item to be one of the store's
+   * own (a shared table's other items, even with an {@code expires_at} of their own, are never
+   * touched) and still expired (an item claimed again since the Scan read it stays).
    */
   int purgeExpired(int limit, long cutoffMs) {
     int deleted = 0;
@@ -84,26 +100,39 @@ final class TableAdmin {
     do {
       Map<String, AttributeValue> from = start;
       Expression filter = new Expression();
-      String expired = filter.name(ClaimItems.EXPIRES) + " <= " + filter.value(n(cutoffMs))
-          + " AND " + items.ownItem(filter);
-      ScanResponse page = requests.call("scan for expired items", () -> requests.client.scan(
-          ScanRequest.builder().tableName(requests.table).filterExpression(expired)
-              .expressionAttributeNames(filter.names())
-              .expressionAttributeValues(filter.values())
-              .exclusiveStartKey(from).build()));
+      String expired =
+          filter.name(ClaimItems.EXPIRES)
+              + " <= "
+              + filter.value(n(cutoffMs))
+              + " AND "
+              + items.ownItem(filter);
+      ScanResponse page =
+          requests.call(
+              "scan for expired items",
+              () ->
+                  requests.client.scan(
+                      ScanRequest.builder()
+                          .tableName(requests.table)
+                          .filterExpression(expired)
+                          .expressionAttributeNames(filter.names())
+                          .expressionAttributeValues(filter.values())
+                          .exclusiveStartKey(from)
+                          .build()));
       for (Map<String, AttributeValue> item : page.items()) {
         if (deleted >= limit) {
           return deleted;
         }
         Expression e = new Expression();
-        String stillExpired = e.name(ClaimItems.EXPIRES) + " <= " + e.value(n(cutoffMs))
-            + " AND " + items.ownItem(e);
+        String stillExpired =
+            e.name(ClaimItems.EXPIRES) + " <= " + e.value(n(cutoffMs)) + " AND " + items.ownItem(e);
         if (requests.delete(items.keyOf(item), e, stillExpired, "purge")) {
           deleted++;
         }
       }
-      start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty()
-          ? page.lastEvaluatedKey() : null;
+      start =
+          page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty()
+              ? page.lastEvaluatedKey()
+              : null;
     } while (start != null && deleted < limit);
     return deleted;
   }

@@ -50,8 +50,12 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore() {
     client = TestDynamo.client(counter);
-    DynamoDbIdempotencyStore s = DynamoDbIdempotencyStore.builder(client).tableName(TABLE)
-        .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
+    DynamoDbIdempotencyStore s =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(TABLE)
+            .clock(clock)
+            .leaseSafetyMargin(Duration.ZERO)
+            .build();
     if (!tableReady) {
       s.createTableIfMissing();
       tableReady = true;
@@ -94,26 +98,35 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
   @Test
   void aTakeoverCostsThreeRequestsOrFourWhereTheServerKeepsTheOldItem() {
     ToolCall call = call("count-takeover", Map.of("order_id", "ord_9f2"));
-    IdempotencyGate.builder(store).policy(GatePolicy.builder().lease(Duration.ofSeconds(1))
-        .build()).build().claim(call);
+    IdempotencyGate.builder(store)
+        .policy(GatePolicy.builder().lease(Duration.ofSeconds(1)).build())
+        .build()
+        .claim(call);
     clock.advance(Duration.ofSeconds(2));
 
     counter.requests.set(0);
-    GateResult<String> result = IdempotencyGate.builder(store).build()
-        .execute(call, ResultMapper.utf8(), ctx -> "takeover=" + ctx.isTakeover());
+    GateResult<String> result =
+        IdempotencyGate.builder(store)
+            .build()
+            .execute(call, ResultMapper.utf8(), ctx -> "takeover=" + ctx.isTakeover());
 
     assertThat(((GateResult.Executed<String>) result).value()).isEqualTo("takeover=true");
     boolean oldItem = ((DynamoDbIdempotencyStore) store).returnsOldItemOnConditionFailure();
     // the refused PutItem (and a GetItem where the old item is not returned), the takeover
     // UpdateItem, the completion
-    assertThat(counter.requests.get()).as("server returns the old item: %s", oldItem)
+    assertThat(counter.requests.get())
+        .as("server returns the old item: %s", oldItem)
         .isEqualTo(oldItem ? 3 : 4);
   }
 
   @Test
   void leaseSafetyMarginDelaysTakeoverByTheMargin() {
-    DynamoDbIdempotencyStore skewed = DynamoDbIdempotencyStore.builder(client).tableName(TABLE)
-        .clock(clock).leaseSafetyMargin(Duration.ofSeconds(2)).build();
+    DynamoDbIdempotencyStore skewed =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(TABLE)
+            .clock(clock)
+            .leaseSafetyMargin(Duration.ofSeconds(2))
+            .build();
     ClaimId id = id("skew");
     skewed.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(), Duration.ofSeconds(10), LONG));
 
@@ -127,14 +140,27 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
 
   @Test
   void itemCarriesAnEpochSecondsTtlMatchingItsExpiry() {
-    IdempotencyGate gate = IdempotencyGate.builder(store)
-        .policy(GatePolicy.builder().retention(Duration.ofHours(2)).build()).build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(GatePolicy.builder().retention(Duration.ofHours(2)).build())
+            .build();
     ToolCall call = call("ttl", Map.of());
     gate.execute(call, ResultMapper.utf8(), ctx -> "sent");
 
     DynamoDbIdempotencyStore dynamo = (DynamoDbIdempotencyStore) store;
-    Map<String, AttributeValue> item = client.getItem(g -> g.tableName(TABLE).consistentRead(true)
-        .key(Map.of("pk", AttributeValue.builder().s(dynamo.partitionValue(call.id())).build()))).item();
+    Map<String, AttributeValue> item =
+        client
+            .getItem(
+                g ->
+                    g.tableName(TABLE)
+                        .consistentRead(true)
+                        .key(
+                            Map.of(
+                                "pk",
+                                AttributeValue.builder()
+                                    .s(dynamo.partitionValue(call.id()))
+                                    .build())))
+            .item();
     long expiresMs = Long.parseLong(item.get("expires_at").n());
     assertThat(expiresMs).isEqualTo(clock.millis() + Duration.ofHours(2).toMillis());
     assertThat(Long.parseLong(item.get("ttl").n())).isEqualTo((expiresMs + 999) / 1000);
@@ -143,49 +169,82 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
 
   @Test
   void compressionLetsLargeCompressibleResultsFitAndReadsThemBack() {
-    DynamoDbIdempotencyStore compressing = DynamoDbIdempotencyStore.builder(client).tableName(TABLE)
-        .clock(clock).leaseSafetyMargin(Duration.ZERO).compressResults(true).build();
+    DynamoDbIdempotencyStore compressing =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(TABLE)
+            .clock(clock)
+            .leaseSafetyMargin(Duration.ZERO)
+            .compressResults(true)
+            .build();
     GatePolicy policy = GatePolicy.builder().maxResultBytes(2_000_000).build();
     IdempotencyGate plain = IdempotencyGate.builder(store).policy(policy).build();
     IdempotencyGate gz = IdempotencyGate.builder(compressing).policy(policy).build();
     String big = "{\"rows\":\"" + "row of a large report; ".repeat(40_000) + "\"}";
     AtomicInteger runs = new AtomicInteger();
 
-    assertThatThrownBy(() -> plain.execute(call("big-plain", Map.of()), ResultMapper.utf8(), ctx -> {
-      runs.incrementAndGet();
-      return big;
-    })).isInstanceOf(dev.mcpgate.core.ResultTooLargeException.class).hasMessageContaining("400 KB")
+    assertThatThrownBy(
+            () ->
+                plain.execute(
+                    call("big-plain", Map.of()),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      runs.incrementAndGet();
+                      return big;
+                    }))
+        .isInstanceOf(dev.mcpgate.core.ResultTooLargeException.class)
+        .hasMessageContaining("400 KB")
         .hasMessageContaining(String.valueOf(DynamoDbIdempotencyStore.MAX_RESULT_BYTES));
     assertThat(plain.execute(call("big-plain", Map.of()), ResultMapper.utf8(), ctx -> "again"))
-        .isInstanceOfSatisfying(GateResult.Refused.class,
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
             r -> assertThat(r.reason()).isEqualTo(RefusalReason.RESULT_NOT_STORED));
     assertThat(runs).hasValue(1);
 
     gz.execute(call("big-gz", Map.of()), ResultMapper.utf8(), ctx -> big);
     assertThat(gz.execute(call("big-gz", Map.of()), ResultMapper.utf8(), ctx -> "x"))
-        .isInstanceOfSatisfying(GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo(big));
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo(big));
   }
 
   @Test
   void singleTableLayoutKeepsClaimsUnderAPrefixAndStaticSortKey() {
     String table = "mcpgate_single_table_test";
-    DynamoDbIdempotencyStore single = DynamoDbIdempotencyStore.builder(client).tableName(table)
-        .partitionKey("PK").partitionKeyPrefix("GATE#").sortKey("SK", "IDEMPOTENCY")
-        .ttlAttribute("expires_epoch")
-        .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
+    DynamoDbIdempotencyStore single =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(table)
+            .partitionKey("PK")
+            .partitionKeyPrefix("GATE#")
+            .sortKey("SK", "IDEMPOTENCY")
+            .ttlAttribute("expires_epoch")
+            .clock(clock)
+            .leaseSafetyMargin(Duration.ZERO)
+            .build();
     single.createTableIfMissing();
     IdempotencyGate gate = IdempotencyGate.builder(single).build();
     AtomicInteger runs = new AtomicInteger();
     ToolCall call = call("single", Map.of("a", 1));
 
     gate.execute(call, ResultMapper.utf8(), ctx -> "r" + runs.incrementAndGet());
-    GateResult<String> again = gate.execute(call, ResultMapper.utf8(), ctx -> "r" + runs.incrementAndGet());
+    GateResult<String> again =
+        gate.execute(call, ResultMapper.utf8(), ctx -> "r" + runs.incrementAndGet());
 
     assertThat(runs).hasValue(1);
     assertThat(again).isInstanceOf(GateResult.Replayed.class);
-    Map<String, AttributeValue> item = client.getItem(g -> g.tableName(table).consistentRead(true)
-        .key(Map.of("PK", AttributeValue.builder().s(single.partitionValue(call.id())).build(),
-            "SK", AttributeValue.builder().s("IDEMPOTENCY").build()))).item();
+    Map<String, AttributeValue> item =
+        client
+            .getItem(
+                g ->
+                    g.tableName(table)
+                        .consistentRead(true)
+                        .key(
+                            Map.of(
+                                "PK",
+                                AttributeValue.builder()
+                                    .s(single.partitionValue(call.id()))
+                                    .build(),
+                                "SK",
+                                AttributeValue.builder().s("IDEMPOTENCY").build())))
+            .item();
     assertThat(item.get("PK").s()).startsWith("GATE#");
     assertThat(item).containsKey("expires_epoch").doesNotContainKey("ttl");
     assertThat(single.find(call.id())).isPresent();
@@ -202,17 +261,43 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
   @Test
   void purgeOnASharedTableDeletesOnlyTheGatesOwnExpiredItems() {
     String table = "mcpgate_single_table_test";
-    DynamoDbIdempotencyStore single = DynamoDbIdempotencyStore.builder(client).tableName(table)
-        .partitionKey("PK").partitionKeyPrefix("GATE#").sortKey("SK", "IDEMPOTENCY")
-        .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
+    DynamoDbIdempotencyStore single =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(table)
+            .partitionKey("PK")
+            .partitionKeyPrefix("GATE#")
+            .sortKey("SK", "IDEMPOTENCY")
+            .clock(clock)
+            .leaseSafetyMargin(Duration.ZERO)
+            .build();
     single.createTableIfMissing();
     String order = "ORDER#" + tenant;
     String look = "GATE#lookalike-" + tenant;
     // an application's items: an epoch-seconds expires_at of their own, one even under the prefix
-    client.putItem(p -> p.tableName(table).item(Map.of("PK", str(order), "SK", str("META"),
-        "expires_at", num(1_700_000_000L), "state", str("SHIPPED"))));
-    client.putItem(p -> p.tableName(table).item(Map.of("PK", str(look), "SK", str("IDEMPOTENCY"),
-        "expires_at", num(1_700_000_000L))));
+    client.putItem(
+        p ->
+            p.tableName(table)
+                .item(
+                    Map.of(
+                        "PK",
+                        str(order),
+                        "SK",
+                        str("META"),
+                        "expires_at",
+                        num(1_700_000_000L),
+                        "state",
+                        str("SHIPPED"))));
+    client.putItem(
+        p ->
+            p.tableName(table)
+                .item(
+                    Map.of(
+                        "PK",
+                        str(look),
+                        "SK",
+                        str("IDEMPOTENCY"),
+                        "expires_at",
+                        num(1_700_000_000L))));
     ClaimId id = id("purge-mine");
     LeaseToken token = LeaseToken.random();
     single.claim(new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(1), Duration.ofSeconds(1)));
@@ -225,46 +310,71 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
 
     assertThat(purged).isGreaterThanOrEqualTo(1);
     assertThat(single.find(id)).isEmpty();
-    assertThat(client.getItem(g -> g.tableName(table).consistentRead(true)
-        .key(Map.of("PK", str(order), "SK", str("META")))).item()).as("the order").isNotEmpty();
-    assertThat(client.getItem(g -> g.tableName(table).consistentRead(true)
-        .key(Map.of("PK", str(look), "SK", str("IDEMPOTENCY")))).item()).as("the look-alike")
+    assertThat(
+            client
+                .getItem(
+                    g ->
+                        g.tableName(table)
+                            .consistentRead(true)
+                            .key(Map.of("PK", str(order), "SK", str("META"))))
+                .item())
+        .as("the order")
+        .isNotEmpty();
+    assertThat(
+            client
+                .getItem(
+                    g ->
+                        g.tableName(table)
+                            .consistentRead(true)
+                            .key(Map.of("PK", str(look), "SK", str("IDEMPOTENCY"))))
+                .item())
+        .as("the look-alike")
         .isNotEmpty();
   }
 
   @Test
   void aTakeoverWhoseWriteFailsLeavesTheKeyAsItWasNotHeldByAClaimThatNeverHappened() {
     AtomicBoolean failUpdates = new AtomicBoolean();
-    DynamoDbClient flaky = TestDynamo.client(new ExecutionInterceptor() {
-      @Override
-      public void beforeTransmission(Context.BeforeTransmission context,
-          ExecutionAttributes attributes) {
-        if (failUpdates.get() && context.request() instanceof UpdateItemRequest) {
-          throw SdkClientException.create("the network dropped the takeover");
-        }
-      }
-    });
+    DynamoDbClient flaky =
+        TestDynamo.client(
+            new ExecutionInterceptor() {
+              @Override
+              public void beforeTransmission(
+                  Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                if (failUpdates.get() && context.request() instanceof UpdateItemRequest) {
+                  throw SdkClientException.create("the network dropped the takeover");
+                }
+              }
+            });
     try {
-      DynamoDbIdempotencyStore store = DynamoDbIdempotencyStore.builder(flaky).tableName(TABLE)
-          .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
+      DynamoDbIdempotencyStore store =
+          DynamoDbIdempotencyStore.builder(flaky)
+              .tableName(TABLE)
+              .clock(clock)
+              .leaseSafetyMargin(Duration.ZERO)
+              .build();
       ClaimId id = id("takeover-fails");
       LeaseToken stale = LeaseToken.random();
       store.claim(new ClaimRequest(id, "v1:a", stale, Duration.ofSeconds(1), LONG));
       clock.advance(Duration.ofSeconds(2));
 
       failUpdates.set(true);
-      assertThatThrownBy(() -> store.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(),
-          LONG, LONG))).isInstanceOf(StoreUnavailableException.class);
-      assertThat(store.find(id).orElseThrow().token()).as("the key is still the stale attempt's,"
-          + " free to take over").isEqualTo(stale);
+      assertThatThrownBy(
+              () -> store.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(), LONG, LONG)))
+          .isInstanceOf(StoreUnavailableException.class);
+      assertThat(store.find(id).orElseThrow().token())
+          .as("the key is still the stale attempt's," + " free to take over")
+          .isEqualTo(stale);
 
       failUpdates.set(false);
       LeaseToken next = LeaseToken.random();
       assertThat(store.claim(new ClaimRequest(id, "v1:a", next, LONG, LONG)))
-          .isInstanceOfSatisfying(ClaimAttempt.Acquired.class, a -> {
-            assertThat(a.record().attempt()).isEqualTo(2);
-            assertThat(a.record().token()).isEqualTo(next);
-          });
+          .isInstanceOfSatisfying(
+              ClaimAttempt.Acquired.class,
+              a -> {
+                assertThat(a.record().attempt()).isEqualTo(2);
+                assertThat(a.record().token()).isEqualTo(next);
+              });
       assertThat(store.find(id).orElseThrow().attempt()).isEqualTo(2);
     } finally {
       flaky.close();
@@ -273,13 +383,20 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
 
   @Test
   void missingTableFailsClosedNamingIt() {
-    DynamoDbIdempotencyStore missing = DynamoDbIdempotencyStore.builder(client)
-        .tableName("mcpgate_no_such_table").build();
+    DynamoDbIdempotencyStore missing =
+        DynamoDbIdempotencyStore.builder(client).tableName("mcpgate_no_such_table").build();
     AtomicInteger runs = new AtomicInteger();
 
-    assertThatThrownBy(() -> IdempotencyGate.builder(missing).build().execute(call("k", Map.of()),
-        ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
-        .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("mcpgate_no_such_table");
+    assertThatThrownBy(
+            () ->
+                IdempotencyGate.builder(missing)
+                    .build()
+                    .execute(
+                        call("k", Map.of()),
+                        ResultMapper.utf8(),
+                        ctx -> "x" + runs.incrementAndGet()))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("mcpgate_no_such_table");
     assertThat(runs).hasValue(0);
   }
 
@@ -287,7 +404,7 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
   void anUnreachableServiceFailsClosedAfterTheSdkRetries() throws Exception {
     int port;
     try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-      port = socket.getLocalPort();   // closed again: nothing listens there
+      port = socket.getLocalPort(); // closed again: nothing listens there
     }
     AtomicInteger attempts = new AtomicInteger();
     software.amazon.awssdk.core.interceptor.ExecutionInterceptor countAttempts =
@@ -299,29 +416,43 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
             attempts.incrementAndGet();
           }
         };
-    try (DynamoDbClient down = DynamoDbClient.builder()
-        .endpointOverride(java.net.URI.create("http://127.0.0.1:" + port))
-        .region(software.amazon.awssdk.regions.Region.US_EAST_1)
-        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("x", "x")))
-        .overrideConfiguration(c -> c.addExecutionInterceptor(countAttempts)
-            .retryStrategy(software.amazon.awssdk.core.retry.RetryMode.STANDARD))
-        .build()) {
-      IdempotencyGate gate = IdempotencyGate.builder(
-          DynamoDbIdempotencyStore.builder(down).build()).build();
+    try (DynamoDbClient down =
+        DynamoDbClient.builder()
+            .endpointOverride(java.net.URI.create("http://127.0.0.1:" + port))
+            .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+            .credentialsProvider(
+                software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                    software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("x", "x")))
+            .overrideConfiguration(
+                c ->
+                    c.addExecutionInterceptor(countAttempts)
+                        .retryStrategy(software.amazon.awssdk.core.retry.RetryMode.STANDARD))
+            .build()) {
+      IdempotencyGate gate =
+          IdempotencyGate.builder(DynamoDbIdempotencyStore.builder(down).build()).build();
       AtomicInteger runs = new AtomicInteger();
 
-      assertThatThrownBy(() -> gate.execute(call("k", Map.of()), ResultMapper.utf8(),
-          ctx -> "x" + runs.incrementAndGet()))
-          .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("did not run");
+      assertThatThrownBy(
+              () ->
+                  gate.execute(
+                      call("k", Map.of()),
+                      ResultMapper.utf8(),
+                      ctx -> "x" + runs.incrementAndGet()))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("did not run");
       assertThat(runs).hasValue(0);
       assertThat(attempts.get()).as("attempts, with the SDK's standard retries").isEqualTo(3);
     }
   }
 
   private Map<String, AttributeValue> item(ClaimId id) {
-    return client.getItem(g -> g.tableName(TABLE).consistentRead(true).key(Map.of("pk",
-        str(((DynamoDbIdempotencyStore) store).partitionValue(id))))).item();
+    return client
+        .getItem(
+            g ->
+                g.tableName(TABLE)
+                    .consistentRead(true)
+                    .key(Map.of("pk", str(((DynamoDbIdempotencyStore) store).partitionValue(id)))))
+        .item();
   }
 
   private static long expiresOf(Map<String, AttributeValue> item) {
@@ -349,14 +480,19 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
     Map<String, AttributeValue> completedBefore = item(completed);
     Map<String, AttributeValue> unknownBefore = item(unknown);
     long leaseEnd = clock.millis() + Duration.ofMinutes(5).toMillis();
-    assertThat(leaseEnd).as("the extension would lower the expiry")
-        .isLessThan(expiresOf(completedBefore)).isLessThan(expiresOf(unknownBefore));
+    assertThat(leaseEnd)
+        .as("the extension would lower the expiry")
+        .isLessThan(expiresOf(completedBefore))
+        .isLessThan(expiresOf(unknownBefore));
 
     assertThat(dynamo.setLeaseAndRaiseExpiry(completed, token, leaseEnd)).isFalse();
     assertThat(dynamo.setLeaseAndRaiseExpiry(unknown, unknownToken, leaseEnd)).isFalse();
     assertThat(dynamo.extendLease(completed, token, Duration.ofMinutes(5))).isFalse();
-    assertThat(dynamo.extendLeases(List.of(new HeldLease(completed, token),
-        new HeldLease(unknown, unknownToken)), Duration.ofMinutes(5))).isEmpty();
+    assertThat(
+            dynamo.extendLeases(
+                List.of(new HeldLease(completed, token), new HeldLease(unknown, unknownToken)),
+                Duration.ofMinutes(5)))
+        .isEmpty();
 
     assertThat(item(completed)).isEqualTo(completedBefore);
     assertThat(item(unknown)).isEqualTo(unknownBefore);
@@ -367,8 +503,8 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
     DynamoDbIdempotencyStore dynamo = (DynamoDbIdempotencyStore) store;
     ClaimId id = id("extend-raise");
     LeaseToken token = LeaseToken.random();
-    dynamo.claim(new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(10),
-        Duration.ofMinutes(1)));
+    dynamo.claim(
+        new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(10), Duration.ofMinutes(1)));
     long start = clock.millis();
 
     assertThat(dynamo.extendLease(id, token, Duration.ofMinutes(5))).isTrue();
@@ -391,9 +527,14 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
   void anExtensionCostsOneRequestPerLeaseOverTheRenewalClientOnly() {
     TestDynamo.RequestCounter renewalCounter = new TestDynamo.RequestCounter();
     DynamoDbClient renewalClient = TestDynamo.client(renewalCounter);
-    try (DynamoDbIdempotencyStore dynamo = DynamoDbIdempotencyStore.builder(client)
-        .tableName(TABLE).clock(clock).leaseSafetyMargin(Duration.ZERO)
-        .renewalClient(renewalClient).renewalConcurrency(4).build()) {
+    try (DynamoDbIdempotencyStore dynamo =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(TABLE)
+            .clock(clock)
+            .leaseSafetyMargin(Duration.ZERO)
+            .renewalClient(renewalClient)
+            .renewalConcurrency(4)
+            .build()) {
       List<HeldLease> leases = new java.util.ArrayList<>();
       for (int i = 0; i < 20; i++) {
         ClaimId id = id("renewal-client-" + i);
@@ -406,13 +547,15 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
       Set<LeaseToken> extended = dynamo.extendLeases(leases, Duration.ofMinutes(1));
 
       assertThat(extended).hasSize(20);
-      assertThat(renewalCounter.requests.get()).as("requests over the renewal client")
+      assertThat(renewalCounter.requests.get())
+          .as("requests over the renewal client")
           .isEqualTo(20);
       assertThat(counter.requests.get()).as("requests over the tools' client").isZero();
       clock.advance(Duration.ofSeconds(30));
       for (HeldLease held : leases) {
-        assertThat(dynamo.claim(new ClaimRequest(held.id(), "v1:a", LeaseToken.random(), LONG,
-            LONG))).isInstanceOf(ClaimAttempt.Existing.class);
+        assertThat(
+                dynamo.claim(new ClaimRequest(held.id(), "v1:a", LeaseToken.random(), LONG, LONG)))
+            .isInstanceOf(ClaimAttempt.Existing.class);
       }
     } finally {
       renewalClient.close();
@@ -421,25 +564,33 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
 
   @Test
   void aClosedStoreRefusesToExtendLeases() {
-    DynamoDbIdempotencyStore dynamo = DynamoDbIdempotencyStore.builder(client).tableName(TABLE)
-        .clock(clock).leaseSafetyMargin(Duration.ZERO).build();
+    DynamoDbIdempotencyStore dynamo =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(TABLE)
+            .clock(clock)
+            .leaseSafetyMargin(Duration.ZERO)
+            .build();
     ClaimId id = id("closed");
     LeaseToken token = LeaseToken.random();
     dynamo.claim(new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(10), LONG));
     dynamo.close();
 
-    assertThatThrownBy(() -> dynamo.extendLeases(List.of(new HeldLease(id, token)),
-        Duration.ofMinutes(1))).isInstanceOf(StoreUnavailableException.class)
-        .hasMessageContaining("closed").hasMessageContaining(TABLE);
+    assertThatThrownBy(
+            () -> dynamo.extendLeases(List.of(new HeldLease(id, token)), Duration.ofMinutes(1)))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("closed")
+        .hasMessageContaining(TABLE);
   }
 
   @Test
   void renewalConcurrencyOutOfRangeIsRefusedNamingTheValue() {
     assertThatThrownBy(() -> DynamoDbIdempotencyStore.builder(client).renewalConcurrency(0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("renewalConcurrency")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("renewalConcurrency")
         .hasMessageContaining("was 0");
     assertThatThrownBy(() -> DynamoDbIdempotencyStore.builder(client).renewalConcurrency(257))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was 257");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("was 257");
   }
 
   @Test

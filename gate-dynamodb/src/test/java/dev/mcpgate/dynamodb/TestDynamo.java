@@ -16,10 +16,10 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * Finds a real DynamoDB-API server: the endpoint in {@code MCPGATE_TEST_DYNAMODB_ENDPOINT}
- * (CI starts dynalite and sets it), else LocalStack through Testcontainers where Docker runs.
- * Without either the tests are skipped with a message, or fail when
- * {@code MCPGATE_TEST_REQUIRE_ALL=true}. Never a mocked client.
+ * Finds a real DynamoDB-API server: the endpoint in {@code MCPGATE_TEST_DYNAMODB_ENDPOINT} (CI
+ * starts dynalite and sets it), else LocalStack through Testcontainers where Docker runs. Without
+ * either the tests are skipped with a message, or fail when {@code MCPGATE_TEST_REQUIRE_ALL=true}.
+ * Never a mocked client.
  */
 final class TestDynamo {
   private static volatile String endpoint;
@@ -45,28 +45,31 @@ final class TestDynamo {
         endpoint = env;
       } else if (dockerAvailable()) {
         try {
-          LocalStackContainer localstack = new LocalStackContainer(
-              DockerImageName.parse("localstack/localstack:3.8"))
-              .withServices(LocalStackContainer.Service.DYNAMODB);
+          LocalStackContainer localstack =
+              new LocalStackContainer(DockerImageName.parse("localstack/localstack:3.8"))
+                  .withServices(LocalStackContainer.Service.DYNAMODB);
           localstack.start();
           endpoint = localstack.getEndpoint().toString();
         } catch (RuntimeException e) {
           unavailable = "Testcontainers could not start LocalStack: " + e.getMessage();
         }
       } else {
-        unavailable = "MCPGATE_TEST_DYNAMODB_ENDPOINT is not set and there is no Docker engine for"
-            + " LocalStack (start dynalite: npx dynalite --port 4567, then set the variable)";
+        unavailable =
+            "MCPGATE_TEST_DYNAMODB_ENDPOINT is not set and there is no Docker engine for"
+                + " LocalStack (start dynalite: npx dynalite --port 4567, then set the variable)";
       }
     }
     if (!announced) {
       announced = true;
-      System.err.println("[mcpgate tests] DynamoDB: " + (endpoint != null
-          ? "running on " + endpoint : "SKIPPED, " + unavailable));
+      System.err.println(
+          "[mcpgate tests] DynamoDB: "
+              + (endpoint != null ? "running on " + endpoint : "SKIPPED, " + unavailable));
     }
     if (endpoint == null) {
       String message = "DynamoDB tests need a real DynamoDB-API server: " + unavailable;
       if ("true".equalsIgnoreCase(System.getenv("MCPGATE_TEST_REQUIRE_ALL"))) {
-        Assertions.fail(message + " (MCPGATE_TEST_REQUIRE_ALL=true: a skipped backend is a failure)");
+        Assertions.fail(
+            message + " (MCPGATE_TEST_REQUIRE_ALL=true: a skipped backend is a failure)");
       }
       Assumptions.abort(message);
     }
@@ -77,13 +80,14 @@ final class TestDynamo {
     return DynamoDbClient.builder()
         .endpointOverride(URI.create(endpoint()))
         .region(Region.US_EAST_1)
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create("mcpgate", "mcpgate")))
-        .overrideConfiguration(c -> {
-          for (ExecutionInterceptor i : interceptors) {
-            c.addExecutionInterceptor(i);
-          }
-        })
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("mcpgate", "mcpgate")))
+        .overrideConfiguration(
+            c -> {
+              for (ExecutionInterceptor i : interceptors) {
+                c.addExecutionInterceptor(i);
+              }
+            })
         .build();
   }
 

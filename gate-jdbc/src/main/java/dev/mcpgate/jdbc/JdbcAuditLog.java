@@ -14,13 +14,14 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * Reads the audit table that a {@link JdbcAuditSink} writes: the history of one key, oldest
- * first, or the keys whose (redacted) arguments contain a text. For operators and the
- * {@code status} command: "ran once, attempt 1, replayed 3 times".
+ * Reads the audit table that a {@link JdbcAuditSink} writes: the history of one key, oldest first,
+ * or the keys whose (redacted) arguments contain a text. For operators and the {@code status}
+ * command: "ran once, attempt 1, replayed 3 times".
  */
 public final class JdbcAuditLog {
-  private static final String COLUMNS = "at_ms, tenant, tool, idem_key, args_hash, arguments,"
-      + " decision, reason, attempt, result_summary, duration_us";
+  private static final String COLUMNS =
+      "at_ms, tenant, tool, idem_key, args_hash, arguments,"
+          + " decision, reason, attempt, result_summary, duration_us";
 
   private final DataSource dataSource;
   private final String table;
@@ -39,27 +40,41 @@ public final class JdbcAuditLog {
     return new JdbcAuditLog(notNull(dataSource, "dataSource"), TableName.check(table));
   }
 
-  /** @return every record of (tenant, tool, key), oldest first */
+  /**
+   * @return every record of (tenant, tool, key), oldest first
+   */
   public List<AuditRecord> history(String tenant, String tool, String key) throws SQLException {
-    return query("SELECT " + COLUMNS + " FROM " + table
-        + " WHERE tenant = ? AND tool = ? AND idem_key = ? ORDER BY id", 0,
-        notNull(tenant, "tenant"), notNull(tool, "tool"), notNull(key, "key"));
+    return query(
+        "SELECT "
+            + COLUMNS
+            + " FROM "
+            + table
+            + " WHERE tenant = ? AND tool = ? AND idem_key = ? ORDER BY id",
+        0,
+        notNull(tenant, "tenant"),
+        notNull(tool, "tool"),
+        notNull(key, "key"));
   }
 
   /**
-   * @param text a text the redacted arguments contain (matched literally, {@code %} and
-   *     {@code _} included)
+   * @param text a text the redacted arguments contain (matched literally, {@code %} and {@code _}
+   *     included)
    * @return at most {@code limit} records of the tenant whose arguments contain it, newest first
    */
   public List<AuditRecord> search(String tenant, String text, int limit) throws SQLException {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, was " + limit);
     }
-    String escaped = notNull(text, "text").replace("!", "!!").replace("%", "!%")
-        .replace("_", "!_");
-    return query("SELECT " + COLUMNS + " FROM " + table
-        + " WHERE tenant = ? AND arguments LIKE ? ESCAPE '!' ORDER BY id DESC", limit,
-        notNull(tenant, "tenant"), "%" + escaped + "%");
+    String escaped = notNull(text, "text").replace("!", "!!").replace("%", "!%").replace("_", "!_");
+    return query(
+        "SELECT "
+            + COLUMNS
+            + " FROM "
+            + table
+            + " WHERE tenant = ? AND arguments LIKE ? ESCAPE '!' ORDER BY id DESC",
+        limit,
+        notNull(tenant, "tenant"),
+        "%" + escaped + "%");
   }
 
   private List<AuditRecord> query(String sql, int limit, String... params) throws SQLException {
@@ -74,10 +89,19 @@ public final class JdbcAuditLog {
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new AuditRecord(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2),
-              rs.getString(3), rs.getString(4), rs.getString(5), rs.getString(6),
-              AuditDecision.valueOf(rs.getString(7)), rs.getString(8), rs.getInt(9),
-              rs.getString(10), rs.getLong(11)));
+          out.add(
+              new AuditRecord(
+                  Instant.ofEpochMilli(rs.getLong(1)),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getString(4),
+                  rs.getString(5),
+                  rs.getString(6),
+                  AuditDecision.valueOf(rs.getString(7)),
+                  rs.getString(8),
+                  rs.getInt(9),
+                  rs.getString(10),
+                  rs.getLong(11)));
         }
       }
     }

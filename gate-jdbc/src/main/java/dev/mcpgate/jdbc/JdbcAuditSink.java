@@ -20,11 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Appends audit records to a table (DDL per dialect: {@link JdbcDialect#auditDdl}), in batches,
- * on a writer thread of its own behind a bounded queue: a caller only queues its record, so the
- * audit trail can never change a decision or slow a call by more than a queue insert. A record
- * that finds the queue full is dropped, and a batch that cannot be written is lost; both are
- * counted ({@link #dropped()}, {@link #failed()}) and logged, never silently swallowed.
+ * Appends audit records to a table (DDL per dialect: {@link JdbcDialect#auditDdl}), in batches, on
+ * a writer thread of its own behind a bounded queue: a caller only queues its record, so the audit
+ * trail can never change a decision or slow a call by more than a queue insert. A record that finds
+ * the queue full is dropped, and a batch that cannot be written is lost; both are counted ({@link
+ * #dropped()}, {@link #failed()}) and logged, never silently swallowed.
  *
  * <pre>{@code
  * JdbcAuditSink audit = JdbcAuditSink.builder(dataSource).createTableIfMissing(true).build();
@@ -78,9 +78,12 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     } else {
       long n = dropped.incrementAndGet();
       if (n == 1 || n % 1000 == 0) {
-        LOG.warn("audit record dropped ({} so far): {}; a {} call to {}", n,
+        LOG.warn(
+            "audit record dropped ({} so far): {}; a {} call to {}",
+            n,
             closed ? "the sink is closed" : "the queue of " + table + " is full",
-            record.decision(), record.tool());
+            record.decision(),
+            record.tool());
       }
     }
   }
@@ -107,8 +110,8 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
   }
 
   /**
-   * Writes a batch in one statement; if the batch fails, writes its records one by one, so that
-   * one record the database refuses never takes the others (other tenants' too) down with it.
+   * Writes a batch in one statement; if the batch fails, writes its records one by one, so that one
+   * record the database refuses never takes the others (other tenants' too) down with it.
    */
   private void write(List<AuditRecord> batch) {
     try (Connection c = dataSource.getConnection()) {
@@ -117,9 +120,12 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
         if (createTable && !Schema.tableExists(c, table)) {
           Schema.run(c, dialect.auditDdl(table));
         }
-        insertSql = "INSERT INTO " + TableName.check(table) + " (at_ms, tenant, tool, idem_key,"
-            + " args_hash, arguments, decision, reason, attempt, result_summary, duration_us)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        insertSql =
+            "INSERT INTO "
+                + TableName.check(table)
+                + " (at_ms, tenant, tool, idem_key,"
+                + " args_hash, arguments, decision, reason, attempt, result_summary, duration_us)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
       }
       // one transaction per batch: some drivers go on past a failed row of a batch, and a
       // batch written in auto-commit could leave half of it behind to be written twice
@@ -185,8 +191,8 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
 
   private void lost(List<AuditRecord> records, Exception e) {
     long n = failed.addAndGet(records.size());
-    LOG.warn("could not write {} audit record(s) to {} ({} lost so far)", records.size(), table,
-        n, e);
+    LOG.warn(
+        "could not write {} audit record(s) to {} ({} lost so far)", records.size(), table, n, e);
   }
 
   /**
@@ -197,8 +203,10 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     StringBuilder out = null;
     for (int i = 0; i < value.length(); i++) {
       char ch = value.charAt(i);
-      boolean pair = Character.isHighSurrogate(ch) && i + 1 < value.length()
-          && Character.isLowSurrogate(value.charAt(i + 1));
+      boolean pair =
+          Character.isHighSurrogate(ch)
+              && i + 1 < value.length()
+              && Character.isLowSurrogate(value.charAt(i + 1));
       boolean bad = ch == 0 || (!pair && Character.isSurrogate(ch));
       if (bad && out == null) {
         out = new StringBuilder(value.length()).append(value, 0, i);
@@ -252,17 +260,23 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     return false;
   }
 
-  /** @return records written */
+  /**
+   * @return records written
+   */
   public long written() {
     return written.get();
   }
 
-  /** @return records dropped because the queue was full or the sink closed */
+  /**
+   * @return records dropped because the queue was full or the sink closed
+   */
   public long dropped() {
     return dropped.get();
   }
 
-  /** @return records lost because their batch could not be written */
+  /**
+   * @return records lost because their batch could not be written
+   */
   public long failed() {
     return failed.get();
   }
@@ -292,19 +306,25 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
       this.dataSource = dataSource;
     }
 
-    /** @param table the audit table; {@code mcpgate_audit} by default */
+    /**
+     * @param table the audit table; {@code mcpgate_audit} by default
+     */
     public Builder tableName(String table) {
       this.table = TableName.check(table);
       return this;
     }
 
-    /** @param create create the table (and its index) on the first write when it is missing */
+    /**
+     * @param create create the table (and its index) on the first write when it is missing
+     */
     public Builder createTableIfMissing(boolean create) {
       this.createTable = create;
       return this;
     }
 
-    /** @param capacity how many records may wait for the writer; 10,000 by default */
+    /**
+     * @param capacity how many records may wait for the writer; 10,000 by default
+     */
     public Builder queueCapacity(int capacity) {
       if (capacity < 1) {
         throw new IllegalArgumentException("queueCapacity must be at least 1, was " + capacity);
@@ -313,7 +333,9 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
       return this;
     }
 
-    /** @return the sink, with its writer thread started; nothing connects until a record */
+    /**
+     * @return the sink, with its writer thread started; nothing connects until a record
+     */
     public JdbcAuditSink build() {
       return new JdbcAuditSink(this);
     }

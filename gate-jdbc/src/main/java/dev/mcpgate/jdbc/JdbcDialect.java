@@ -11,14 +11,14 @@ import java.util.Locale;
 /** The databases the JDBC store speaks to, each with its own claim statement and DDL. */
 public enum JdbcDialect {
   /**
-   * PostgreSQL 12 or later: one statement that inserts the key when it is free
-   * ({@code INSERT .. ON CONFLICT DO NOTHING}) and reads the existing row back otherwise; a
-   * takeover is an UPDATE conditional on the token read.
+   * PostgreSQL 12 or later: one statement that inserts the key when it is free ({@code INSERT .. ON
+   * CONFLICT DO NOTHING}) and reads the existing row back otherwise; a takeover is an UPDATE
+   * conditional on the token read.
    */
   POSTGRESQL("postgresql"),
   /**
-   * MariaDB 10.3 or later: a consistent SELECT, then a plain INSERT (a duplicate key is a lost
-   * race that goes round), or an UPDATE conditional on the token read for a takeover.
+   * MariaDB 10.3 or later: a consistent SELECT, then a plain INSERT (a duplicate key is a lost race
+   * that goes round), or an UPDATE conditional on the token read for a takeover.
    */
   MARIADB("mariadb"),
   /** MySQL 8: the same statements as MariaDB. */
@@ -52,13 +52,17 @@ public enum JdbcDialect {
     if (lower.contains("mysql")) {
       String version = metaData.getDatabaseProductVersion();
       return version != null && version.toLowerCase(Locale.ROOT).contains("mariadb")
-          ? MARIADB : MYSQL;
+          ? MARIADB
+          : MYSQL;
     }
     if (lower.equals("h2")) {
       return H2;
     }
-    throw new IllegalArgumentException("database product \"" + product
-        + "\" is not supported; MCP Gate's JDBC store supports PostgreSQL, MariaDB, MySQL and H2");
+    throw new IllegalArgumentException(
+        "database product \""
+            + product
+            + "\" is not supported; MCP Gate's JDBC store supports PostgreSQL, MariaDB, MySQL and"
+            + " H2");
   }
 
   /**
@@ -67,7 +71,8 @@ public enum JdbcDialect {
    */
   public String auditDdl(String table) {
     String checked = TableName.check(table);
-    return resource(auditResource).replace("${table}", checked)
+    return resource(auditResource)
+        .replace("${table}", checked)
         .replace("${index}", TableName.auditIndexName(checked));
   }
 
@@ -88,7 +93,8 @@ public enum JdbcDialect {
    */
   public String ddl(String table) {
     String checked = TableName.check(table);
-    return resource(schemaResource).replace("${table}", checked)
+    return resource(schemaResource)
+        .replace("${table}", checked)
         .replace("${index}", TableName.indexName(checked));
   }
 

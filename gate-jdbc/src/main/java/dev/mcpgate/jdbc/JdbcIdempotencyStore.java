@@ -31,38 +31,37 @@ import javax.sql.DataSource;
  * <pre>{@code
  * JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
  *     .tableName("mcpgate_claims")     // the default
- *     .createSchemaIfMissing(true)     // opt-in; otherwise a missing table is an error naming the DDL
+ *     .createSchemaIfMissing(true)     // opt-in; else a missing table is an error naming the DDL
  *     .build();
  * }</pre>
  *
  * <ul>
- *   <li>The claim is atomic on every dialect (see {@link JdbcDialect} and
- *       {@code SqlDialect}): a read of the key's row (on PostgreSQL, one statement that also
- *       inserts the row when the key is free), then an INSERT, or an UPDATE conditional on the
- *       token just read (a compare-and-set that goes round again when another attempt won). A
- *       row is never changed on the strength of a stale read; a replay, a conflict and an
- *       in-flight answer write and lock nothing.</li>
- *   <li>Whether a claim may take the key is the SPI's one rule,
- *       {@link dev.mcpgate.core.spi.Takeover}, written once in SQL
- *       ({@code SqlDialect.takeoverAllowed}).</li>
+ *   <li>The claim is atomic on every dialect (see {@link JdbcDialect} and {@code SqlDialect}): a
+ *       read of the key's row (on PostgreSQL, one statement that also inserts the row when the key
+ *       is free), then an INSERT, or an UPDATE conditional on the token just read (a
+ *       compare-and-set that goes round again when another attempt won). A row is never changed on
+ *       the strength of a stale read; a replay, a conflict and an in-flight answer write and lock
+ *       nothing.
+ *   <li>Whether a claim may take the key is the SPI's one rule, {@link
+ *       dev.mcpgate.core.spi.Takeover}, written once in SQL ({@code SqlDialect.takeoverAllowed}).
  *   <li>All expiry and lease decisions use the database's clock; times are kept as epoch
- *       milliseconds.</li>
- *   <li>complete, release, extend and mark-unknown are single statements conditional on the
- *       lease token.</li>
+ *       milliseconds.
+ *   <li>complete, release, extend and mark-unknown are single statements conditional on the lease
+ *       token.
  *   <li>{@link #transactions()} gives a {@link TransactionScope} for exactly-once effects in the
- *       same database: the action's writes and the token-checked completion commit together.</li>
+ *       same database: the action's writes and the token-checked completion commit together.
  * </ul>
  *
  * <p>Each operation borrows a connection from the data source and gives it back; use a pool.
  * Statements run in auto-commit mode (a connection handed out with auto-commit off is switched on
  * for the call and restored after).
  *
- * <p>Lease renewals ({@link #extendLeases}) are the exception: they run on one connection the
- * store keeps for them, so that they never wait for the pool, which tools running under the
- * gate may hold in full. By default that connection is taken from the data source at the
- * store's setup (its first use, or {@link #verify()}) and kept until {@link #close()}: size the
- * pool one connection larger than before, or give the store a source of its own with
- * {@link Builder#renewalConnections(DataSource)}. Close the store when the application stops.
+ * <p>Lease renewals ({@link #extendLeases}) are the exception: they run on one connection the store
+ * keeps for them, so that they never wait for the pool, which tools running under the gate may hold
+ * in full. By default that connection is taken from the data source at the store's setup (its first
+ * use, or {@link #verify()}) and kept until {@link #close()}: size the pool one connection larger
+ * than before, or give the store a source of its own with {@link
+ * Builder#renewalConnections(DataSource)}. Close the store when the application stops.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseable {
   private final DataSource dataSource;
@@ -82,17 +81,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     this.table = b.table;
     this.configuredDialect = b.dialect;
     this.createSchemaIfMissing = b.createSchemaIfMissing;
-    this.renewals = new RenewalConnection(b.renewalConnections != null ? b.renewalConnections
-        : b.dataSource);
-    this.transactions = new JdbcTransactionScope(JdbcTransactionScope.pooled(dataSource),
-        this::setup);
+    this.renewals =
+        new RenewalConnection(b.renewalConnections != null ? b.renewalConnections : b.dataSource);
+    this.transactions =
+        new JdbcTransactionScope(JdbcTransactionScope.pooled(dataSource), this::setup);
   }
 
   /**
    * The dialect and the table, found on the first use, not when the store is built, so that a
-   * service restarting during a database outage still builds its gate (and fails closed until
-   * the database is back). A failed setup is tried again on the next use. The setup also takes
-   * the renewal connection, before the tools can hold the whole pool.
+   * service restarting during a database outage still builds its gate (and fails closed until the
+   * database is back). A failed setup is tried again on the next use. The setup also takes the
+   * renewal connection, before the tools can hold the whole pool.
    */
   Setup setup() {
     Setup s = setup;
@@ -119,36 +118,53 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
   private Setup connect() {
     try (Connection c = dataSource.getConnection()) {
-      JdbcDialect d = configuredDialect != null ? configuredDialect
-          : JdbcDialect.detect(c.getMetaData());
+      JdbcDialect d =
+          configuredDialect != null ? configuredDialect : JdbcDialect.detect(c.getMetaData());
       if (createSchemaIfMissing) {
         Schema.create(c, d, table);
       } else if (!Schema.tableExists(c, table)) {
-        throw new StoreUnavailableException("the claims table " + table + " does not exist;"
-            + " create it with:\n" + d.ddl(table)
-            + "\nor build the store with createSchemaIfMissing(true)", null);
+        throw new StoreUnavailableException(
+            "the claims table "
+                + table
+                + " does not exist;"
+                + " create it with:\n"
+                + d.ddl(table)
+                + "\nor build the store with createSchemaIfMissing(true)",
+            null);
       }
       return new Setup(d, d.sql(table), new SqlFailures(d, table));
     } catch (SQLException e) {
-      throw new StoreUnavailableException("could not connect to set up the JDBC store for table "
-          + table + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+      throw new StoreUnavailableException(
+          "could not connect to set up the JDBC store for table "
+              + table
+              + ": "
+              + e.getMessage()
+              + " (SQLState "
+              + e.getSQLState()
+              + ")",
+          e);
     }
   }
 
   /**
-   * Connects now, detects the dialect and checks the table (or creates it, when asked to): for
-   * a startup check that the store is usable. The store works without it, finding out the same
-   * on its first use.
+   * Connects now, detects the dialect and checks the table (or creates it, when asked to): for a
+   * startup check that the store is usable. The store works without it, finding out the same on its
+   * first use.
    *
-   * @throws StoreUnavailableException if the database cannot be reached, or the table is
-   *     missing (naming it and the DDL that creates it)
+   * @throws StoreUnavailableException if the database cannot be reached, or the table is missing
+   *     (naming it and the DDL that creates it)
    */
   public void verify() {
     Setup s = setup();
     try (Connection c = dataSource.getConnection()) {
       if (!Schema.tableExists(c, table)) {
-        throw new StoreUnavailableException("the claims table " + table + " does not exist;"
-            + " create it with:\n" + s.dialect().ddl(table), null);
+        throw new StoreUnavailableException(
+            "the claims table "
+                + table
+                + " does not exist;"
+                + " create it with:\n"
+                + s.dialect().ddl(table),
+            null);
       }
     } catch (SQLException e) {
       throw s.failures().of("verify the table", e);
@@ -171,7 +187,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     return setup().dialect();
   }
 
-  /** @return the claims table */
+  /**
+   * @return the claims table
+   */
   public String tableName() {
     return table;
   }
@@ -182,7 +200,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   }
 
   private <T> T withConnection(String what, Work<T> work) {
-    Setup s = setup();   // before taking a connection: the setup needs one of its own
+    Setup s = setup(); // before taking a connection: the setup needs one of its own
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       if (!autoCommit) {
@@ -210,7 +228,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     notNull(result, "result");
     Checks.positiveMillis(retention, "retention");
-    return withConnection("complete " + id, c -> setup().sql().complete(c, id, token, result, retention));
+    return withConnection(
+        "complete " + id, c -> setup().sql().complete(c, id, token, result, retention));
   }
 
   @Override
@@ -221,21 +240,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
     Checks.positiveMillis(lease, "lease");
-    return withConnection("extend the lease of " + id, c -> setup().sql().extend(c, id, token, lease));
+    return withConnection(
+        "extend the lease of " + id, c -> setup().sql().extend(c, id, token, lease));
   }
 
   /**
-   * Extends every lease in one statement per 200 leases
-   * (on MariaDB/MySQL and H2, plus one SELECT of the same rows when some were not extended), on
-   * the store's own renewal connection, never one of the pool's: the gate calls this once per
-   * renewal period for all its running calls, so renewals cost one statement per store and
-   * period, however many calls are in flight, and go on while the tools hold every pooled
-   * connection. The connection waits at most about the lease on the network and on each
-   * statement; if it fails, it is closed, this call throws, and the next call opens another.
-   * Renewals are serialized on it.
+   * Extends every lease in one statement per 200 leases (on MariaDB/MySQL and H2, plus one SELECT
+   * of the same rows when some were not extended), on the store's own renewal connection, never one
+   * of the pool's: the gate calls this once per renewal period for all its running calls, so
+   * renewals cost one statement per store and period, however many calls are in flight, and go on
+   * while the tools hold every pooled connection. The connection waits at most about the lease on
+   * the network and on each statement; if it fails, it is closed, this call throws, and the next
+   * call opens another. Renewals are serialized on it.
    *
-   * @throws StoreUnavailableException if the statement failed or timed out: whether any lease
-   *     was extended is not known
+   * @throws StoreUnavailableException if the statement failed or timed out: whether any lease was
+   *     extended is not known
    * @throws IllegalStateException if the store was {@linkplain #close() closed}
    */
   @Override
@@ -246,18 +265,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
       return Set.of();
     }
     Setup s = setup();
-    int timeoutSeconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
-        (lease.toMillis() + 999) / 1000));
+    int timeoutSeconds =
+        (int) Math.max(1, Math.min(Integer.MAX_VALUE, (lease.toMillis() + 999) / 1000));
     try {
-      return renewals.use(lease, c -> {
-        Set<LeaseToken> extended = new HashSet<>();
-        for (int from = 0; from < leases.size(); from += SqlDialect.LEASES_PER_STATEMENT) {
-          List<HeldLease> chunk = leases.subList(from,
-              Math.min(leases.size(), from + SqlDialect.LEASES_PER_STATEMENT));
-          extended.addAll(s.sql().extendMany(c, chunk, lease, timeoutSeconds));
-        }
-        return extended;
-      });
+      return renewals.use(
+          lease,
+          c -> {
+            Set<LeaseToken> extended = new HashSet<>();
+            for (int from = 0; from < leases.size(); from += SqlDialect.LEASES_PER_STATEMENT) {
+              List<HeldLease> chunk =
+                  leases.subList(
+                      from, Math.min(leases.size(), from + SqlDialect.LEASES_PER_STATEMENT));
+              extended.addAll(s.sql().extendMany(c, chunk, lease, timeoutSeconds));
+            }
+            return extended;
+          });
     } catch (SQLException e) {
       throw s.failures().of("extend " + leases.size() + " leases", e);
     }
@@ -266,15 +288,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
     Checks.positiveMillis(fence, "fence");
-    return withConnection("mark unknown " + id,
-        c -> setup().sql().markUnknown(c, id, token, fence));
+    return withConnection(
+        "mark unknown " + id, c -> setup().sql().markUnknown(c, id, token, fence));
   }
 
   /**
    * Closes the store's renewal connection (giving it back to its pool, when it came from one);
-   * afterwards {@link #extendLeases} throws. Close the store after the gates that use it. The
-   * other operations borrow pooled connections as before and still work; close the data source
-   * yourself.
+   * afterwards {@link #extendLeases} throws. Close the store after the gates that use it. The other
+   * operations borrow pooled connections as before and still work; close the data source yourself.
    */
   @Override
   public void close() {
@@ -282,13 +303,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
       renewals.close();
     } catch (SQLException e) {
       Setup s = setup;
-      throw s != null ? s.failures().of("close the renewal connection", e)
-          : new StoreUnavailableException("could not close the renewal connection of table "
-              + table + ": " + e.getMessage(), e);
+      throw s != null
+          ? s.failures().of("close the renewal connection", e)
+          : new StoreUnavailableException(
+              "could not close the renewal connection of table " + table + ": " + e.getMessage(),
+              e);
     }
   }
 
-  /** @return true while the store holds its renewal connection (for tests) */
+  /**
+   * @return true while the store holds its renewal connection (for tests)
+   */
   boolean holdsRenewalConnection() {
     return renewals.isOpen();
   }
@@ -321,7 +346,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
    *
    * <pre>{@code
    * gate.execute(call, mapper, store.transactions(), (connection, ctx) -> {
-   *   try (var ps = connection.prepareStatement("UPDATE sessions SET ended_at = ? WHERE id = ?")) { ... }
+   *   String sql = "UPDATE sessions SET ended_at = ? WHERE id = ?";
+   *   try (var ps = connection.prepareStatement(sql)) { ... }
    *   return result;
    * });
    * }</pre>
@@ -335,21 +361,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   /**
    * The unit of work of single-commit mode, for {@link
    * dev.mcpgate.core.IdempotencyGate#executeSingleCommit}: a connection from this store's data
-   * source with a transaction open, in which the claim is written first, then the action's
-   * writes and the completion, committed once. A duplicate meets the key's uncommitted claim on
-   * the primary key: with a zero wait (as the gate's single-commit runner claims, polling between
+   * source with a transaction open, in which the claim is written first, then the action's writes
+   * and the completion, committed once. A duplicate meets the key's uncommitted claim on the
+   * primary key: with a zero wait (as the gate's single-commit runner claims, polling between
    * transactions) it does not wait for it at all (a lock timeout of nothing, or the dialect's
-   * least: 1 ms on PostgreSQL, 1 s on MySQL) and the claim throws
-   * {@link dev.mcpgate.core.ClaimBusyException}; with a non-zero wait, it waits at most that
-   * long, rounded up to whole seconds (a statement timeout). When the unit of work ends without
-   * its commit, the connection is rolled back before auto-commit is restored: nothing is
-   * committed on the way out. On PostgreSQL the claim raises no error inside the transaction; keep
-   * the default READ COMMITTED isolation there (and on H2). On MariaDB/MySQL the claim reads
-   * with {@code LOCK IN SHARE MODE}.
+   * least: 1 ms on PostgreSQL, 1 s on MySQL) and the claim throws {@link
+   * dev.mcpgate.core.ClaimBusyException}; with a non-zero wait, it waits at most that long, rounded
+   * up to whole seconds (a statement timeout). When the unit of work ends without its commit, the
+   * connection is rolled back before auto-commit is restored: nothing is committed on the way out.
+   * On PostgreSQL the claim raises no error inside the transaction; keep the default READ COMMITTED
+   * isolation there (and on H2). On MariaDB/MySQL the claim reads with {@code LOCK IN SHARE MODE}.
    *
    * <pre>{@code
    * gate.executeSingleCommit(call, mapper, store.singleCommit(), (connection, ctx) -> {
-   *   try (var ps = connection.prepareStatement("UPDATE sessions SET ended_at = ? WHERE id = ?")) { ... }
+   *   String sql = "UPDATE sessions SET ended_at = ? WHERE id = ?";
+   *   try (var ps = connection.prepareStatement(sql)) { ... }
    *   return result;
    * });
    * }</pre>
@@ -362,16 +388,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
   /**
    * Like {@link #singleCommit()}, on a connection the caller owns (to this store's database): each
-   * call begins a transaction on it, commits or rolls back, and leaves it open in auto-commit
-   * mode. The connection must not be in a transaction of its own when the call begins, and must
-   * not be used by another thread meanwhile.
+   * call begins a transaction on it, commits or rolls back, and leaves it open in auto-commit mode.
+   * The connection must not be in a transaction of its own when the call begins, and must not be
+   * used by another thread meanwhile.
    *
    * @param connection the caller's connection
    * @return the scope
    */
   public ClaimingScope<Connection> singleCommit(Connection connection) {
-    return new JdbcTransactionScope(JdbcTransactionScope.callers(notNull(connection,
-        "connection")), this::setup);
+    return new JdbcTransactionScope(
+        JdbcTransactionScope.callers(notNull(connection, "connection")), this::setup);
   }
 
   /** Builds a JDBC store; {@link #build()} does not connect. */
@@ -387,7 +413,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     }
 
     /**
-     * @param tableName a plain identifier, optionally schema-qualified; {@code mcpgate_claims} by default
+     * @param tableName a plain identifier, optionally schema-qualified; {@code mcpgate_claims} by
+     *     default
      * @throws IllegalArgumentException naming the value, if it is not a plain identifier
      */
     public Builder tableName(String tableName) {
@@ -395,13 +422,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
       return this;
     }
 
-    /** @param dialect the dialect to use instead of detecting it from the connection */
+    /**
+     * @param dialect the dialect to use instead of detecting it from the connection
+     */
     public Builder dialect(JdbcDialect dialect) {
       this.dialect = notNull(dialect, "dialect");
       return this;
     }
 
-    /** @param create true to create the table and its index when they are missing (off by default) */
+    /**
+     * @param create true to create the table and its index when they are missing (off by default)
+     */
     public Builder createSchemaIfMissing(boolean create) {
       this.createSchemaIfMissing = create;
       return this;
@@ -412,8 +443,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
      * source that does not go through the tools' pool (an unpooled {@code DataSource} of the
      * driver, such as {@code PGSimpleDataSource} or {@code MariaDbDataSource}, to the same
      * database). The store opens one connection from it at setup, keeps it, and opens a new one
-     * after a failure. By default the connection is taken once from the main data source, at
-     * setup, and kept, which takes one connection out of the pool for the store's lifetime.
+     * after a failure. By default the connection is taken once from the main data source, at setup,
+     * and kept, which takes one connection out of the pool for the store's lifetime.
      *
      * @param source a data source on the same database as the claims table
      * @return this builder

@@ -1,7 +1,7 @@
 package dev.mcpgate.jdbc;
 
-import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimBusyException;
+import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
@@ -14,9 +14,9 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
- * The store's unit of work: a connection from its data source with a transaction open, in which
- * the action writes and the token-checked completion (or release) is written, then committed or
- * rolled back together; in single-commit mode, the claim is written in it first.
+ * The store's unit of work: a connection from its data source with a transaction open, in which the
+ * action writes and the token-checked completion (or release) is written, then committed or rolled
+ * back together; in single-commit mode, the claim is written in it first.
  */
 final class JdbcTransactionScope implements ClaimingScope<Connection> {
   private final Connections connections;
@@ -70,21 +70,21 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
 
   /**
    * Leaves the connection in auto-commit mode without committing anything: JDBC commits an open
-   * transaction when auto-commit is switched on, so a transaction still open here (the unit of
-   * work ended without its commit: a failed result mapping, an action that threw an
-   * {@link Error}) is rolled back first. Nothing is ever committed on the way out; only the
-   * scope's own {@link #commit} commits.
+   * transaction when auto-commit is switched on, so a transaction still open here (the unit of work
+   * ended without its commit: a failed result mapping, an action that threw an {@link Error}) is
+   * rolled back first. Nothing is ever committed on the way out; only the scope's own {@link
+   * #commit} commits.
    */
   static void endInAutoCommit(Connection c) throws SQLException {
     if (!c.getAutoCommit()) {
-      c.rollback();   // if this fails, auto-commit stays off: switching it on could commit
+      c.rollback(); // if this fails, auto-commit stays off: switching it on could commit
       c.setAutoCommit(true);
     }
   }
 
   @Override
   public Connection begin() {
-    setup.get();   // before taking a connection: the setup needs one of its own
+    setup.get(); // before taking a connection: the setup needs one of its own
     Connection c = null;
     try {
       c = connections.open();
@@ -103,10 +103,10 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
   }
 
   /**
-   * Claims in the transaction. A duplicate waits for another transaction's uncommitted claim of
-   * the key at most {@code wait}, rounded up to whole seconds (a statement timeout); with a zero
-   * wait it does not wait at all (a lock timeout of nothing, or the dialect's least, for the
-   * claim's statements only).
+   * Claims in the transaction. A duplicate waits for another transaction's uncommitted claim of the
+   * key at most {@code wait}, rounded up to whole seconds (a statement timeout); with a zero wait
+   * it does not wait at all (a lock timeout of nothing, or the dialect's least, for the claim's
+   * statements only).
    *
    * @throws ClaimBusyException if the key stayed locked, saying how long was actually waited
    */
@@ -114,27 +114,35 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
   public ClaimAttempt claim(Connection c, ClaimRequest request, Duration wait) {
     SqlDialect sql = setup.get().sql();
     boolean noWait = wait.isZero();
-    int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
-        (wait.toMillis() + 999) / 1000));
+    int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (wait.toMillis() + 999) / 1000));
     long started = System.nanoTime();
     try {
-      return noWait ? sql.claimInTransactionWithoutWaiting(c, request)
+      return noWait
+          ? sql.claimInTransactionWithoutWaiting(c, request)
           : sql.claimInTransaction(c, request, seconds);
     } catch (SQLException e) {
       if (SqlDialect.isTimeout(e)) {
         Duration waited = Duration.ofNanos(System.nanoTime() - started);
-        throw new ClaimBusyException("another transaction holds " + request.id()
-            + " uncommitted" + (noWait ? " (the in-flight wait is zero: not waited for)"
-                : " and did not end within " + seconds + " s")
-            + "; gave up after " + waited.toMillis() + " ms", waited, e);
+        throw new ClaimBusyException(
+            "another transaction holds "
+                + request.id()
+                + " uncommitted"
+                + (noWait
+                    ? " (the in-flight wait is zero: not waited for)"
+                    : " and did not end within " + seconds + " s")
+                + "; gave up after "
+                + waited.toMillis()
+                + " ms",
+            waited,
+            e);
       }
       throw setup.get().failures().of("claim " + request.id(), e);
     }
   }
 
   @Override
-  public boolean complete(Connection c, ClaimId id, LeaseToken token, StoredResult result,
-      Duration retention) {
+  public boolean complete(
+      Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     try {
       return setup.get().sql().complete(c, id, token, result, retention);
     } catch (SQLException e) {

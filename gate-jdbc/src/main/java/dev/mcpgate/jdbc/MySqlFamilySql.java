@@ -20,24 +20,32 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   private final String expiredSql;
 
   MySqlFamilySql(String table) {
-    super(table,
+    super(
+        table,
         "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)",
         // InnoDB's consistent reads keep the transaction's first snapshot (REPEATABLE READ):
         // inside a transaction, read the latest committed row, waiting for an uncommitted one
         " LOCK IN SHARE MODE");
-    this.purgeSql = "DELETE FROM " + table + " WHERE expires_at_ms <= " + nowMs
-        + " AND tenant = ? AND tool = ? AND idem_key = ? AND lease_token = ?";
-    this.expiredSql = "SELECT tenant, tool, idem_key, lease_token FROM " + table
-        + " WHERE expires_at_ms <= " + nowMs + " ORDER BY created_at_ms LIMIT ?";
+    this.purgeSql =
+        "DELETE FROM "
+            + table
+            + " WHERE expires_at_ms <= "
+            + nowMs
+            + " AND tenant = ? AND tool = ? AND idem_key = ? AND lease_token = ?";
+    this.expiredSql =
+        "SELECT tenant, tool, idem_key, lease_token FROM "
+            + table
+            + " WHERE expires_at_ms <= "
+            + nowMs
+            + " ORDER BY created_at_ms LIMIT ?";
   }
 
   /**
-   * Purges without locking a live row: a consistent read (InnoDB takes no lock for it) finds up
-   * to {@code limit} expired rows along the {@code created_at_ms} index, then a batch of DELETEs
-   * removes them one by one by primary key, each only if it still holds the token read and is
-   * still expired. A
-   * DELETE with a range condition would lock every row it scans under REPEATABLE READ, live ones
-   * included, and block their claims, renewals and completions while it runs.
+   * Purges without locking a live row: a consistent read (InnoDB takes no lock for it) finds up to
+   * {@code limit} expired rows along the {@code created_at_ms} index, then a batch of DELETEs
+   * removes them one by one by primary key, each only if it still holds the token read and is still
+   * expired. A DELETE with a range condition would lock every row it scans under REPEATABLE READ,
+   * live ones included, and block their claims, renewals and completions while it runs.
    */
   @Override
   int purge(Connection c, int limit) throws SQLException {

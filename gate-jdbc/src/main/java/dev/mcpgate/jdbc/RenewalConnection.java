@@ -10,21 +10,23 @@ import javax.sql.DataSource;
 /**
  * The store's one connection for lease renewals, kept open between them so that a renewal never
  * waits for a connection of a pool that the tools may hold in full. It is taken once, at the
- * store's setup (by default from the store's own data source, before the tools can exhaust it),
- * and used by one renewal at a time. Each use has a deadline: a network timeout and a query
- * timeout of the order of the lease, so that a hung renewal gives up rather than outliving the
- * lease it renews. Any {@link SQLException} closes the connection; the next use opens a new one.
+ * store's setup (by default from the store's own data source, before the tools can exhaust it), and
+ * used by one renewal at a time. Each use has a deadline: a network timeout and a query timeout of
+ * the order of the lease, so that a hung renewal gives up rather than outliving the lease it
+ * renews. Any {@link SQLException} closes the connection; the next use opens a new one.
  */
 final class RenewalConnection implements AutoCloseable {
   /** Runs the driver's abort work on the calling thread; drivers only use it on a timeout. */
   private static final Executor DIRECT = Runnable::run;
 
   private final DataSource source;
-  private Connection connection;        // guarded by this
-  private int networkTimeoutMillis;     // guarded by this; what the connection was given
-  private boolean closed;               // guarded by this
+  private Connection connection; // guarded by this
+  private int networkTimeoutMillis; // guarded by this; what the connection was given
+  private boolean closed; // guarded by this
 
-  /** @param source where the connection comes from */
+  /**
+   * @param source where the connection comes from
+   */
   RenewalConnection(DataSource source) {
     this.source = source;
   }
@@ -36,8 +38,8 @@ final class RenewalConnection implements AutoCloseable {
   }
 
   /**
-   * Opens the connection now, unless it is open (or the store closed): called at the store's
-   * setup, to have it before the tools use the pool.
+   * Opens the connection now, unless it is open (or the store closed): called at the store's setup,
+   * to have it before the tools use the pool.
    *
    * @throws SQLException if the data source gives none
    */
@@ -86,7 +88,9 @@ final class RenewalConnection implements AutoCloseable {
     }
   }
 
-  /** @return true while a connection is open (for tests) */
+  /**
+   * @return true while a connection is open (for tests)
+   */
   synchronized boolean isOpen() {
     return connection != null;
   }

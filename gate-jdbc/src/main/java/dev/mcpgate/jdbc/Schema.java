@@ -35,8 +35,12 @@ final class Schema {
   static void run(Connection c, String ddl) throws SQLException {
     try (Statement st = c.createStatement()) {
       for (String statement : ddl.split(";")) {
-        String body = statement.lines().filter(l -> !l.strip().startsWith("--"))
-            .reduce("", (a, b) -> a + "\n" + b).strip();
+        String body =
+            statement
+                .lines()
+                .filter(l -> !l.strip().startsWith("--"))
+                .reduce("", (a, b) -> a + "\n" + b)
+                .strip();
         if (!body.isEmpty()) {
           try {
             st.execute(body);

@@ -9,8 +9,8 @@ import java.sql.SQLException;
 /**
  * The claim on databases without an insert that reads an existing row back without locking it
  * (MariaDB/MySQL, H2): the read is a plain SELECT of the row and the store's clock (a consistent,
- * non-locking read), so a replay, a conflict or an in-flight answer is one read-only round trip;
- * a fresh claim is that SELECT, an INSERT that the primary key lets one racer win, and the
+ * non-locking read), so a replay, a conflict or an in-flight answer is one read-only round trip; a
+ * fresh claim is that SELECT, an INSERT that the primary key lets one racer win, and the
  * completion. A duplicate-key error only means another attempt won: go round.
  */
 abstract class SelectThenInsertSql extends SqlDialect {
@@ -19,19 +19,28 @@ abstract class SelectThenInsertSql extends SqlDialect {
   private final String insertSql;
 
   /**
-   * @param lockingRead how a read inside a transaction that lost a race sees the latest
-   *     committed row (and waits for an uncommitted one): a clause appended to the SELECT, or ""
-   *     where each statement sees the latest committed data anyway (READ COMMITTED). The first
-   *     read of a transaction is a plain one: its snapshot is current, and it takes no lock that
-   *     two racing transactions could deadlock on.
+   * @param lockingRead how a read inside a transaction that lost a race sees the latest committed
+   *     row (and waits for an uncommitted one): a clause appended to the SELECT, or "" where each
+   *     statement sees the latest committed data anyway (READ COMMITTED). The first read of a
+   *     transaction is a plain one: its snapshot is current, and it takes no lock that two racing
+   *     transactions could deadlock on.
    */
   SelectThenInsertSql(String table, String nowMs, String lockingRead) {
     super(table, nowMs);
-    this.readSql = "SELECT n.now_ms, t.* FROM (SELECT " + nowMs + " AS now_ms) n LEFT JOIN "
-        + table + " t ON t.tenant = ? AND t.tool = ? AND t.idem_key = ?";
+    this.readSql =
+        "SELECT n.now_ms, t.* FROM (SELECT "
+            + nowMs
+            + " AS now_ms) n LEFT JOIN "
+            + table
+            + " t ON t.tenant = ? AND t.tool = ? AND t.idem_key = ?";
     this.readLatestSql = readSql + lockingRead;
-    this.insertSql = "INSERT INTO " + table + " (" + COLUMNS + ") VALUES"
-        + " (?, ?, ?, ?, 'IN_PROGRESS', ?, 1, ?, ?, ?, NULL, NULL, NULL)";
+    this.insertSql =
+        "INSERT INTO "
+            + table
+            + " ("
+            + COLUMNS
+            + ") VALUES"
+            + " (?, ?, ?, ?, 'IN_PROGRESS', ?, 1, ?, ?, ?, NULL, NULL, NULL)";
   }
 
   @Override

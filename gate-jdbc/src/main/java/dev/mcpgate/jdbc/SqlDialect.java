@@ -21,25 +21,28 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The claim protocol every dialect shares, and the statements that do not differ between
- * databases. A claim goes round until one of these holds:
+ * The claim protocol every dialect shares, and the statements that do not differ between databases.
+ * A claim goes round until one of these holds:
+ *
  * <ol>
  *   <li>the dialect's {@linkplain #read read} finds no row at the store's clock, and its
- *       {@linkplain #insert insert} wins the primary key: acquired (attempt 1);</li>
+ *       {@linkplain #insert insert} wins the primary key: acquired (attempt 1);
  *   <li>the row found may not be taken ({@link Takeover#allowed} is false): it is returned as
- *       existing, and nothing was written or locked: a replay, a conflict and an in-flight
- *       answer are read-only;</li>
+ *       existing, and nothing was written or locked: a replay, a conflict and an in-flight answer
+ *       are read-only;
  *   <li>the row may be taken, and an UPDATE conditional on the token just read and on the rule
- *       itself changes it: acquired (a takeover, or attempt 1 over an expired row).</li>
+ *       itself changes it: acquired (a takeover, or attempt 1 over an expired row).
  * </ol>
- * A lost race (a duplicate key, an UPDATE that matched nothing, a row the read could not see
- * yet) goes round again, so a row is never changed on the strength of a stale read, and a stale
- * row is never answered: one that may be taken is taken or read again. Statement texts are built
- * once per store, so drivers can cache them as prepared statements.
+ *
+ * A lost race (a duplicate key, an UPDATE that matched nothing, a row the read could not see yet)
+ * goes round again, so a row is never changed on the strength of a stale read, and a stale row is
+ * never answered: one that may be taken is taken or read again. Statement texts are built once per
+ * store, so drivers can cache them as prepared statements.
  */
 abstract class SqlDialect {
-  static final String COLUMNS = "tenant, tool, idem_key, args_hash, state, lease_token, attempt,"
-      + " created_at_ms, lease_expires_at_ms, expires_at_ms, completed_at_ms, result_kind, result";
+  static final String COLUMNS =
+      "tenant, tool, idem_key, args_hash, state, lease_token, attempt, created_at_ms,"
+          + " lease_expires_at_ms, expires_at_ms, completed_at_ms, result_kind, result";
   static final String KEY = "tenant = ? AND tool = ? AND idem_key = ?";
   private static final int CLAIM_ROUNDS = 50;
 
@@ -60,37 +63,79 @@ abstract class SqlDialect {
   SqlDialect(String table, String nowMs) {
     this.table = table;
     this.nowMs = nowMs;
-    this.takeoverSql = "UPDATE " + table + " SET args_hash = ?, state = 'IN_PROGRESS',"
-        + " lease_token = ?, attempt = ?, created_at_ms = ?, lease_expires_at_ms = ?,"
-        + " expires_at_ms = ?, completed_at_ms = NULL, result_kind = NULL, result = NULL"
-        + " WHERE " + KEY + " AND lease_token = ? AND " + takeoverAllowed("", "?", "?");
-    this.completeSql = "UPDATE " + table + " SET state = 'COMPLETED', completed_at_ms = " + nowMs
-        + ", expires_at_ms = " + nowMs + " + ?, result_kind = ?, result = ?"
-        + " WHERE " + KEY + " AND lease_token = ? AND state <> 'COMPLETED'";
-    this.releaseSql = "DELETE FROM " + table + " WHERE " + KEY
-        + " AND lease_token = ? AND state <> 'COMPLETED'";
-    this.extendSql = "UPDATE " + table + " SET lease_expires_at_ms = " + nowMs + " + ?,"
-        + " expires_at_ms = GREATEST(expires_at_ms, " + nowMs + " + ?)"
-        + " WHERE " + KEY + " AND lease_token = ? AND state = 'IN_PROGRESS'";
-    this.markUnknownSql = "UPDATE " + table + " SET state = 'UNKNOWN', expires_at_ms = " + nowMs
-        + " + ?"
-        + " WHERE " + KEY + " AND lease_token = ? AND state = 'IN_PROGRESS'";
-    this.findSql = "SELECT " + COLUMNS + ", " + nowMs + " AS now_ms FROM " + table
-        + " WHERE " + KEY;
+    this.takeoverSql =
+        "UPDATE "
+            + table
+            + " SET args_hash = ?, state = 'IN_PROGRESS',"
+            + " lease_token = ?, attempt = ?, created_at_ms = ?, lease_expires_at_ms = ?,"
+            + " expires_at_ms = ?, completed_at_ms = NULL, result_kind = NULL, result = NULL"
+            + " WHERE "
+            + KEY
+            + " AND lease_token = ? AND "
+            + takeoverAllowed("", "?", "?");
+    this.completeSql =
+        "UPDATE "
+            + table
+            + " SET state = 'COMPLETED', completed_at_ms = "
+            + nowMs
+            + ", expires_at_ms = "
+            + nowMs
+            + " + ?, result_kind = ?, result = ?"
+            + " WHERE "
+            + KEY
+            + " AND lease_token = ? AND state <> 'COMPLETED'";
+    this.releaseSql =
+        "DELETE FROM " + table + " WHERE " + KEY + " AND lease_token = ? AND state <> 'COMPLETED'";
+    this.extendSql =
+        "UPDATE "
+            + table
+            + " SET lease_expires_at_ms = "
+            + nowMs
+            + " + ?,"
+            + " expires_at_ms = GREATEST(expires_at_ms, "
+            + nowMs
+            + " + ?)"
+            + " WHERE "
+            + KEY
+            + " AND lease_token = ? AND state = 'IN_PROGRESS'";
+    this.markUnknownSql =
+        "UPDATE "
+            + table
+            + " SET state = 'UNKNOWN', expires_at_ms = "
+            + nowMs
+            + " + ?"
+            + " WHERE "
+            + KEY
+            + " AND lease_token = ? AND state = 'IN_PROGRESS'";
+    this.findSql =
+        "SELECT " + COLUMNS + ", " + nowMs + " AS now_ms FROM " + table + " WHERE " + KEY;
     this.nowSql = "SELECT " + nowMs;
   }
 
   /**
-   * The SPI's one takeover rule ({@link Takeover#allowed}) as an SQL condition, in parentheses:
-   * a claim at {@code now} with {@code hash} may write over the row.
+   * The SPI's one takeover rule ({@link Takeover#allowed}) as an SQL condition, in parentheses: a
+   * claim at {@code now} with {@code hash} may write over the row.
    *
    * @param row the prefix of the row's columns ({@code "r."}, or {@code ""})
    * @param now an expression for the store clock in epoch milliseconds
    * @param hash an expression for the claim's argument hash
    */
   static String takeoverAllowed(String row, String now, String hash) {
-    return "(" + row + "expires_at_ms <= " + now + " OR (" + row + "state = 'IN_PROGRESS' AND "
-        + row + "lease_expires_at_ms <= " + now + " AND " + row + "args_hash = " + hash + "))";
+    return "("
+        + row
+        + "expires_at_ms <= "
+        + now
+        + " OR ("
+        + row
+        + "state = 'IN_PROGRESS' AND "
+        + row
+        + "lease_expires_at_ms <= "
+        + now
+        + " AND "
+        + row
+        + "args_hash = "
+        + hash
+        + "))";
   }
 
   /**
@@ -105,9 +150,8 @@ abstract class SqlDialect {
   /**
    * Reads the key's row and the store's clock in one statement (PostgreSQL also inserts).
    *
-   * @param latest true when, inside a single-commit transaction, a race was lost: the read must
-   *     see the row committed since the transaction's first read (and wait for an uncommitted
-   *     one)
+   * @param latest true when, inside a single-commit transaction, a race was lost: the read must see
+   *     the row committed since the transaction's first read (and wait for an uncommitted one)
    */
   abstract Read read(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds)
       throws SQLException;
@@ -121,26 +165,32 @@ abstract class SqlDialect {
   abstract boolean insert(Connection c, ClaimRequest r, long nowMs, int timeoutSeconds)
       throws SQLException;
 
-  /** @return a DELETE of at most {@code ?} expired rows */
+  /**
+   * @return a DELETE of at most {@code ?} expired rows
+   */
   abstract String purgeSql();
 
   /**
-   * @return true when the exception only means that another attempt won the row (a duplicate
-   *     key, a concurrent update): the claim goes round
+   * @return true when the exception only means that another attempt won the row (a duplicate key, a
+   *     concurrent update): the claim goes round
    */
   boolean isLostRace(SQLException e) {
     return false;
   }
 
   /**
-   * @return true when a statement gave up waiting for another transaction's lock: a query
-   *     timeout (JDBC's own, PostgreSQL 57014, MariaDB 1969/3024), a lock wait timeout
-   *     (MariaDB/MySQL 1205, H2 50200)
+   * @return true when a statement gave up waiting for another transaction's lock: a query timeout
+   *     (JDBC's own, PostgreSQL 57014, MariaDB 1969/3024), a lock wait timeout (MariaDB/MySQL 1205,
+   *     H2 50200)
    */
   static boolean isTimeout(SQLException e) {
     int code = e.getErrorCode();
-    return e instanceof SQLTimeoutException || "57014".equals(e.getSQLState())
-        || "55P03".equals(e.getSQLState()) || code == 1205 || code == 1969 || code == 3024
+    return e instanceof SQLTimeoutException
+        || "57014".equals(e.getSQLState())
+        || "55P03".equals(e.getSQLState())
+        || code == 1205
+        || code == 1969
+        || code == 3024
         || code == 50200;
   }
 
@@ -188,8 +238,7 @@ abstract class SqlDialect {
   }
 
   /**
-   * Makes the connection's next statements give up at once on a row lock another transaction
-   * holds.
+   * Makes the connection's next statements give up at once on a row lock another transaction holds.
    *
    * @return the previous setting, for {@link #restoreLockWait}
    */
@@ -225,8 +274,8 @@ abstract class SqlDialect {
     }
   }
 
-  private ClaimAttempt claim(Connection c, ClaimRequest r, boolean inTransaction,
-      int timeoutSeconds) throws SQLException {
+  private ClaimAttempt claim(
+      Connection c, ClaimRequest r, boolean inTransaction, int timeoutSeconds) throws SQLException {
     for (int round = 0; round < CLAIM_ROUNDS; round++) {
       try {
         ClaimAttempt attempt = claimOnce(c, r, inTransaction && round > 0, timeoutSeconds);
@@ -242,9 +291,11 @@ abstract class SqlDialect {
     throw new SQLException("claim of " + r.id() + " lost " + CLAIM_ROUNDS + " races in a row");
   }
 
-  /** @return the claim's answer, or null when a race was lost and the claim goes round */
-  private ClaimAttempt claimOnce(Connection c, ClaimRequest r, boolean latest,
-      int timeoutSeconds) throws SQLException {
+  /**
+   * @return the claim's answer, or null when a race was lost and the claim goes round
+   */
+  private ClaimAttempt claimOnce(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds)
+      throws SQLException {
     Read read = read(c, r, latest, timeoutSeconds);
     Instant now = Instant.ofEpochMilli(read.nowMs());
     if (read.inserted()) {
@@ -252,29 +303,45 @@ abstract class SqlDialect {
     }
     if (read.row() == null) {
       return insert(c, r, read.nowMs(), timeoutSeconds)
-          ? new ClaimAttempt.Acquired(newRow(r, 1, read.nowMs()), now) : null;
+          ? new ClaimAttempt.Acquired(newRow(r, 1, read.nowMs()), now)
+          : null;
     }
     if (!Takeover.allowed(read.row(), r.argsHash(), now)) {
       return new ClaimAttempt.Existing(read.row(), now);
     }
     int attempt = Takeover.nextAttempt(read.row(), now);
     return takeOver(c, r, read.row().token(), attempt, read.nowMs(), timeoutSeconds)
-        ? new ClaimAttempt.Acquired(newRow(r, attempt, read.nowMs()), now) : null;
+        ? new ClaimAttempt.Acquired(newRow(r, attempt, read.nowMs()), now)
+        : null;
   }
 
   /** The row a claim writes: in progress, held by its token, times from the store's clock. */
   static ClaimRecord newRow(ClaimRequest r, int attempt, long nowMs) {
-    return new ClaimRecord(r.id(), r.argsHash(), ClaimState.IN_PROGRESS, r.token(), attempt,
-        Instant.ofEpochMilli(nowMs), Instant.ofEpochMilli(nowMs + r.lease().toMillis()),
-        Instant.ofEpochMilli(nowMs + r.retention().toMillis()), null, null);
+    return new ClaimRecord(
+        r.id(),
+        r.argsHash(),
+        ClaimState.IN_PROGRESS,
+        r.token(),
+        attempt,
+        Instant.ofEpochMilli(nowMs),
+        Instant.ofEpochMilli(nowMs + r.lease().toMillis()),
+        Instant.ofEpochMilli(nowMs + r.retention().toMillis()),
+        null,
+        null);
   }
 
   /**
-   * Writes the claim over the row read, only if the row still holds {@code readToken} and may
-   * still be taken at {@code nowMs}.
+   * Writes the claim over the row read, only if the row still holds {@code readToken} and may still
+   * be taken at {@code nowMs}.
    */
-  private boolean takeOver(Connection c, ClaimRequest r, LeaseToken readToken, int attempt,
-      long nowMs, int timeoutSeconds) throws SQLException {
+  private boolean takeOver(
+      Connection c,
+      ClaimRequest r,
+      LeaseToken readToken,
+      int attempt,
+      long nowMs,
+      int timeoutSeconds)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(takeoverSql)) {
       ps.setQueryTimeout(timeoutSeconds);
       ps.setString(1, r.argsHash());
@@ -292,8 +359,9 @@ abstract class SqlDialect {
     }
   }
 
-  boolean complete(Connection c, ClaimId id, LeaseToken token, StoredResult result,
-      Duration retention) throws SQLException {
+  boolean complete(
+      Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(completeSql)) {
       ps.setLong(1, retention.toMillis());
       ps.setString(2, result.kind().name());
@@ -308,8 +376,7 @@ abstract class SqlDialect {
     return updateHeld(c, releaseSql, id, token);
   }
 
-  boolean extend(Connection c, ClaimId id, LeaseToken token, Duration lease)
-      throws SQLException {
+  boolean extend(Connection c, ClaimId id, LeaseToken token, Duration lease) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(extendSql)) {
       ps.setLong(1, lease.toMillis());
       ps.setLong(2, lease.toMillis());
@@ -330,24 +397,27 @@ abstract class SqlDialect {
   }
 
   /**
-   * The most leases one renewal statement extends; a longer list is split into statements of
-   * this many (800 parameters, well under every driver's limit).
+   * The most leases one renewal statement extends; a longer list is split into statements of this
+   * many (800 parameters, well under every driver's limit).
    */
   static final int LEASES_PER_STATEMENT = 200;
 
   /**
    * @param n how many (key, token) pairs; at least 1
-   * @return a condition on the in-progress rows of {@code n} (tenant, tool, key, token) pairs,
-   *     one row value per pair, which PostgreSQL and MariaDB/MySQL look up through the primary
-   *     key (bound by {@link #bindLeases}; checked with EXPLAIN: a BitmapOr of primary-key
-   *     scans, a range on PRIMARY)
+   * @return a condition on the in-progress rows of {@code n} (tenant, tool, key, token) pairs, one
+   *     row value per pair, which PostgreSQL and MariaDB/MySQL look up through the primary key
+   *     (bound by {@link #bindLeases}; checked with EXPLAIN: a BitmapOr of primary-key scans, a
+   *     range on PRIMARY)
    */
   String heldRows(int n) {
     return "state = 'IN_PROGRESS' AND (tenant, tool, idem_key, lease_token) IN ("
-        + rowValues(n, "(?, ?, ?, ?)") + ")";
+        + rowValues(n, "(?, ?, ?, ?)")
+        + ")";
   }
 
-  /** @return {@code n} copies of {@code row}, separated by commas */
+  /**
+   * @return {@code n} copies of {@code row}, separated by commas
+   */
   static String rowValues(int n, String row) {
     StringBuilder b = new StringBuilder(n * (row.length() + 2));
     for (int i = 0; i < n; i++) {
@@ -356,15 +426,23 @@ abstract class SqlDialect {
     return b.toString();
   }
 
-  /** @return an UPDATE that extends the leases of {@code n} pairs by the rule of {@link #extend} */
+  /**
+   * @return an UPDATE that extends the leases of {@code n} pairs by the rule of {@link #extend}
+   */
   final String extendManySql(int n) {
-    return "UPDATE " + table + " SET lease_expires_at_ms = " + nowMs + " + ?,"
-        + " expires_at_ms = GREATEST(expires_at_ms, " + nowMs + " + ?) WHERE " + heldRows(n);
+    return "UPDATE "
+        + table
+        + " SET lease_expires_at_ms = "
+        + nowMs
+        + " + ?,"
+        + " expires_at_ms = GREATEST(expires_at_ms, "
+        + nowMs
+        + " + ?) WHERE "
+        + heldRows(n);
   }
 
   /** Binds the parameters of {@link #heldRows}; @return the next parameter index */
-  int bindLeases(PreparedStatement ps, int index, List<HeldLease> leases)
-      throws SQLException {
+  int bindLeases(PreparedStatement ps, int index, List<HeldLease> leases) throws SQLException {
     int i = index;
     for (HeldLease held : leases) {
       i = bindKey(ps, i, held.id());
@@ -374,18 +452,19 @@ abstract class SqlDialect {
   }
 
   /**
-   * Extends many leases, each by the rule of {@link #extend}, in one UPDATE; when it changed
-   * fewer rows than it was given, one SELECT of the same rows says which tokens still hold an
-   * in-progress row (the ones it extended: a row it extended cannot be taken over before its new
-   * lease runs out, and a row it did not extend cannot come to be held by a token already
-   * issued). PostgreSQL overrides this with one {@code UPDATE .. RETURNING}.
+   * Extends many leases, each by the rule of {@link #extend}, in one UPDATE; when it changed fewer
+   * rows than it was given, one SELECT of the same rows says which tokens still hold an in-progress
+   * row (the ones it extended: a row it extended cannot be taken over before its new lease runs
+   * out, and a row it did not extend cannot come to be held by a token already issued). PostgreSQL
+   * overrides this with one {@code UPDATE .. RETURNING}.
    *
    * @param leases at most {@link #LEASES_PER_STATEMENT}, at least one
    * @param timeoutSeconds the statements' query timeout
    * @return the tokens whose leases were extended
    */
-  Set<LeaseToken> extendMany(Connection c, List<HeldLease> leases, Duration lease,
-      int timeoutSeconds) throws SQLException {
+  Set<LeaseToken> extendMany(
+      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
+      throws SQLException {
     int updated;
     try (PreparedStatement ps = c.prepareStatement(extendManySql(leases.size()))) {
       ps.setQueryTimeout(timeoutSeconds);
@@ -402,8 +481,9 @@ abstract class SqlDialect {
     if (updated == 0) {
       return extended;
     }
-    try (PreparedStatement ps = c.prepareStatement("SELECT lease_token FROM " + table
-        + " WHERE " + heldRows(leases.size()))) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT lease_token FROM " + table + " WHERE " + heldRows(leases.size()))) {
       ps.setQueryTimeout(timeoutSeconds);
       bindLeases(ps, 1, leases);
       try (ResultSet rs = ps.executeQuery()) {
@@ -424,7 +504,9 @@ abstract class SqlDialect {
     }
   }
 
-  /** @return the row at (tenant, tool, key), or null */
+  /**
+   * @return the row at (tenant, tool, key), or null
+   */
   ClaimRecord find(Connection c, ClaimId id) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(findSql)) {
       bindKey(ps, 1, id);
@@ -435,7 +517,8 @@ abstract class SqlDialect {
   }
 
   long now(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(nowSql); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = c.prepareStatement(nowSql);
+        ResultSet rs = ps.executeQuery()) {
       rs.next();
       return rs.getLong(1);
     }

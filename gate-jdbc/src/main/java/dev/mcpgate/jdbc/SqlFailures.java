@@ -18,18 +18,38 @@ final class SqlFailures {
 
   StoreUnavailableException of(String what, SQLException e) {
     if (isMissingTable(e)) {
-      return new StoreUnavailableException("the claims table " + table + " does not exist ("
-          + e.getMessage() + "); create it with:\n" + dialect.ddl(table)
-          + "\nor build the store with createSchemaIfMissing(true)", e);
+      return new StoreUnavailableException(
+          "the claims table "
+              + table
+              + " does not exist ("
+              + e.getMessage()
+              + "); create it with:\n"
+              + dialect.ddl(table)
+              + "\nor build the store with createSchemaIfMissing(true)",
+          e);
     }
-    return new StoreUnavailableException("could not " + what + " in " + dialect + " table "
-        + table + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+    return new StoreUnavailableException(
+        "could not "
+            + what
+            + " in "
+            + dialect
+            + " table "
+            + table
+            + ": "
+            + e.getMessage()
+            + " (SQLState "
+            + e.getSQLState()
+            + ")",
+        e);
   }
 
   /** PostgreSQL 42P01, MySQL/MariaDB 42S02 (1146), H2 42S04/42102. */
   static boolean isMissingTable(SQLException e) {
     String state = e.getSQLState();
-    return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state)
-        || e.getErrorCode() == 1146 || e.getErrorCode() == 42102;
+    return "42P01".equals(state)
+        || "42S02".equals(state)
+        || "42S04".equals(state)
+        || e.getErrorCode() == 1146
+        || e.getErrorCode() == 42102;
   }
 }

@@ -11,9 +11,11 @@ final class TableName {
 
   static String check(String table) {
     if (table == null || !IDENTIFIER.matcher(table).matches()) {
-      throw new IllegalArgumentException("table name " + (table == null ? "null" : "\"" + table + "\"")
-          + " is not a plain SQL identifier: use letters, digits and underscores (at most 63),"
-          + " starting with a letter or underscore, optionally as schema.table");
+      throw new IllegalArgumentException(
+          "table name "
+              + (table == null ? "null" : "\"" + table + "\"")
+              + " is not a plain SQL identifier: use letters, digits and underscores (at most 63),"
+              + " starting with a letter or underscore, optionally as schema.table");
     }
     return table;
   }

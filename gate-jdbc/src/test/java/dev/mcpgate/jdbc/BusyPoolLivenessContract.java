@@ -32,17 +32,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Liveness under a busy pool: a HikariCP pool of 10 shared by the store and the tools, the
- * default policy (2 s lease renewed every 500 ms), 40 calls with distinct keys at once, each
- * action taking a pooled connection for a 3 s query, and each caller sending its call again
- * after 2.5 s. The tools hold the pool for about 12 s; renewals that waited for it would let the
- * leases run out and the retries take live actions over. With the store's own renewal
- * connection, every key runs exactly once, and of each call and its retry one executes and
- * the other is told the truth: a replay or an in-progress refusal.
+ * Liveness under a busy pool: a HikariCP pool of 10 shared by the store and the tools, the default
+ * policy (2 s lease renewed every 500 ms), 40 calls with distinct keys at once, each action taking
+ * a pooled connection for a 3 s query, and each caller sending its call again after 2.5 s. The
+ * tools hold the pool for about 12 s; renewals that waited for it would let the leases run out and
+ * the retries take live actions over. With the store's own renewal connection, every key runs
+ * exactly once, and of each call and its retry one executes and the other is told the truth: a
+ * replay or an in-progress refusal.
  *
- * <p>{@code -Dmcpgate.test.renewViaPool=true} runs the same load with renewals one by one
- * through the pool (the old path), to see the double runs it allows; the test then reports them
- * instead of asserting.
+ * <p>{@code -Dmcpgate.test.renewViaPool=true} runs the same load with renewals one by one through
+ * the pool (the old path), to see the double runs it allows; the test then reports them instead of
+ * asserting.
  */
 abstract class BusyPoolLivenessContract {
   static final int POOL = 10;
@@ -50,7 +50,9 @@ abstract class BusyPoolLivenessContract {
 
   abstract TestDatabases.Target target();
 
-  /** @return a query that takes about 3 s */
+  /**
+   * @return a query that takes about 3 s
+   */
   abstract String slowQuery();
 
   @Test
@@ -72,31 +74,49 @@ abstract class BusyPoolLivenessContract {
     ExecutorService callers = Executors.newFixedThreadPool(2 * CALLS);
     long started = System.nanoTime();
     try (HikariDataSource pool = new HikariDataSource(config);
-        JdbcIdempotencyStore jdbc = JdbcIdempotencyStore.builder(pool)
-            .tableName(JdbcStoreContract.TABLE).createSchemaIfMissing(true).build();
-        IdempotencyGate gate = IdempotencyGate.builder(viaPool ? renewingViaPool(jdbc) : jdbc)
-            .build()) {
-      jdbc.verify();   // the application's startup: the store's setup
+        JdbcIdempotencyStore jdbc =
+            JdbcIdempotencyStore.builder(pool)
+                .tableName(JdbcStoreContract.TABLE)
+                .createSchemaIfMissing(true)
+                .build();
+        IdempotencyGate gate =
+            IdempotencyGate.builder(viaPool ? renewingViaPool(jdbc) : jdbc).build()) {
+      jdbc.verify(); // the application's startup: the store's setup
       CountDownLatch go = new CountDownLatch(1);
       for (int i = 0; i < CALLS; i++) {
         String key = "k" + i;
         ToolCall call = ToolCall.of(tenant, "slow_tool", key, Map.of("key", key));
-        firsts.add(callers.submit(() -> {
-          go.await();
-          return gate.execute(call, ResultMapper.utf8(), ctx -> {
-            try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
-              st.execute(slowQuery());
-            }
-            return key + "#" + runs.computeIfAbsent(key, k -> new AtomicInteger())
-                .incrementAndGet();
-          });
-        }));
-        retries.add(callers.submit(() -> {
-          go.await();
-          Thread.sleep(2_500);
-          return gate.execute(call, ResultMapper.utf8(), ctx -> key + "#"
-              + runs.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet());
-        }));
+        firsts.add(
+            callers.submit(
+                () -> {
+                  go.await();
+                  return gate.execute(
+                      call,
+                      ResultMapper.utf8(),
+                      ctx -> {
+                        try (Connection c = pool.getConnection();
+                            Statement st = c.createStatement()) {
+                          st.execute(slowQuery());
+                        }
+                        return key
+                            + "#"
+                            + runs.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+                      });
+                }));
+        retries.add(
+            callers.submit(
+                () -> {
+                  go.await();
+                  Thread.sleep(2_500);
+                  return gate.execute(
+                      call,
+                      ResultMapper.utf8(),
+                      ctx ->
+                          key
+                              + "#"
+                              + runs.computeIfAbsent(key, k -> new AtomicInteger())
+                                  .incrementAndGet());
+                }));
       }
       go.countDown();
       List<String> firstAnswers = new ArrayList<>();
@@ -107,10 +127,21 @@ abstract class BusyPoolLivenessContract {
       }
       long tookMs = (System.nanoTime() - started) / 1_000_000;
       long doubleRuns = runs.values().stream().filter(n -> n.get() > 1).count();
-      System.err.println("[mcpgate tests] busy pool on " + jdbc.dialect()
-          + (viaPool ? " (renewals via the pool)" : "") + ": " + doubleRuns
-          + " keys run twice of " + CALLS + ", first calls " + tally(firstAnswers) + ", retries "
-          + tally(retryAnswers) + ", " + tookMs + " ms");
+      System.err.println(
+          "[mcpgate tests] busy pool on "
+              + jdbc.dialect()
+              + (viaPool ? " (renewals via the pool)" : "")
+              + ": "
+              + doubleRuns
+              + " keys run twice of "
+              + CALLS
+              + ", first calls "
+              + tally(firstAnswers)
+              + ", retries "
+              + tally(retryAnswers)
+              + ", "
+              + tookMs
+              + " ms");
       if (viaPool) {
         return;
       }
@@ -121,7 +152,8 @@ abstract class BusyPoolLivenessContract {
         // progress. (Under this load a first call may reach the store after its retry: then the
         // retry runs, and the first call is the one told.)
         List<String> pair = List.of(firstAnswers.get(i), retryAnswers.get(i));
-        assertThat(pair).as("answers to the call and its retry of k%d", i)
+        assertThat(pair)
+            .as("answers to the call and its retry of k%d", i)
             .containsOnlyOnce("executed")
             .allSatisfy(a -> assertThat(a).isIn("executed", "replayed", "in progress"));
       }
@@ -135,7 +167,8 @@ abstract class BusyPoolLivenessContract {
       return "replayed";
     }
     if (r instanceof GateResult.Refused<String> refused) {
-      return refused.reason() == RefusalReason.IN_PROGRESS ? "in progress"
+      return refused.reason() == RefusalReason.IN_PROGRESS
+          ? "in progress"
           : "refused " + refused.reason();
     }
     return r.getClass().getSimpleName().toLowerCase();

@@ -42,7 +42,9 @@ abstract class ConnectionFaultContract {
   /** Adds to the pool's config whatever lets {@link #killBusyConnections} find its connections. */
   abstract void markConnections(HikariConfig config);
 
-  /** @return how many server connections of the fault pool were killed */
+  /**
+   * @return how many server connections of the fault pool were killed
+   */
   abstract int killBusyConnections(Connection admin) throws SQLException;
 
   private static HikariDataSource adminPool(TestDatabases.Target target) {
@@ -79,49 +81,69 @@ abstract class ConnectionFaultContract {
 
     try (HikariDataSource pool = new HikariDataSource(config);
         HikariDataSource admin = adminPool(target)) {
-      JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool)
-          .tableName(JdbcStoreContract.TABLE).createSchemaIfMissing(true).build();
-      IdempotencyGate gate = IdempotencyGate.builder(store).policy(GatePolicy.builder()
-          .lease(Duration.ofMinutes(10)).inFlightWait(Duration.ZERO).build()).build();
+      JdbcIdempotencyStore store =
+          JdbcIdempotencyStore.builder(pool)
+              .tableName(JdbcStoreContract.TABLE)
+              .createSchemaIfMissing(true)
+              .build();
+      IdempotencyGate gate =
+          IdempotencyGate.builder(store)
+              .policy(
+                  GatePolicy.builder()
+                      .lease(Duration.ofMinutes(10))
+                      .inFlightWait(Duration.ZERO)
+                      .build())
+              .build();
       ExecutorService workers = Executors.newFixedThreadPool(9);
       try {
-        Future<?> killer = workers.submit(() -> {
-          while (!done.get()) {
-            try (Connection c = admin.getConnection()) {
-              kills.addAndGet(killBusyConnections(c));
-            }
-            Thread.sleep(7);
-          }
-          return null;
-        });
+        Future<?> killer =
+            workers.submit(
+                () -> {
+                  while (!done.get()) {
+                    try (Connection c = admin.getConnection()) {
+                      kills.addAndGet(killBusyConnections(c));
+                    }
+                    Thread.sleep(7);
+                  }
+                  return null;
+                });
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
           int offset = t;
-          futures.add(workers.submit(() -> {
-            for (int i = 0; i < keys; i++) {
-              String key = "key-" + ((i + offset * 17) % keys);
-              ToolCall call = ToolCall.of(tenant, "refund_order", key, Map.of("key", key));
-              for (int attempt = 0; attempt < 20; attempt++) {
-                GateResult<String> r;
-                try {
-                  r = gate.execute(call, ResultMapper.utf8(), ctx -> key + "#"
-                      + runs.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet());
-                } catch (StoreUnavailableException e) {
-                  storeFailures.incrementAndGet();
-                  continue;
-                }
-                if (r instanceof GateResult.Executed<String> e) {
-                  if (e.completion() == GateResult.Completion.STORED) {
-                    reportedStored.put(key, e.value());
-                  } else {
-                    storeFailures.incrementAndGet();
-                  }
-                }
-                break;
-              }
-            }
-            return null;
-          }));
+          futures.add(
+              workers.submit(
+                  () -> {
+                    for (int i = 0; i < keys; i++) {
+                      String key = "key-" + ((i + offset * 17) % keys);
+                      ToolCall call = ToolCall.of(tenant, "refund_order", key, Map.of("key", key));
+                      for (int attempt = 0; attempt < 20; attempt++) {
+                        GateResult<String> r;
+                        try {
+                          r =
+                              gate.execute(
+                                  call,
+                                  ResultMapper.utf8(),
+                                  ctx ->
+                                      key
+                                          + "#"
+                                          + runs.computeIfAbsent(key, k -> new AtomicInteger())
+                                              .incrementAndGet());
+                        } catch (StoreUnavailableException e) {
+                          storeFailures.incrementAndGet();
+                          continue;
+                        }
+                        if (r instanceof GateResult.Executed<String> e) {
+                          if (e.completion() == GateResult.Completion.STORED) {
+                            reportedStored.put(key, e.value());
+                          } else {
+                            storeFailures.incrementAndGet();
+                          }
+                        }
+                        break;
+                      }
+                    }
+                    return null;
+                  }));
         }
         for (Future<?> f : futures) {
           f.get(5, TimeUnit.MINUTES);
@@ -136,13 +158,14 @@ abstract class ConnectionFaultContract {
       assertThat(kills.get()).as("connections killed").isPositive();
       assertThat(storeFailures.get()).as("store failures seen by callers").isPositive();
       runs.forEach((key, n) -> assertThat(n.get()).as("executions of %s", key).isEqualTo(1));
-      JdbcIdempotencyStore reader = JdbcIdempotencyStore.builder(admin)
-          .tableName(JdbcStoreContract.TABLE).build();
-      reportedStored.forEach((key, value) -> {
-        ClaimRecord row = reader.find(new ClaimId(tenant, "refund_order", key)).orElseThrow();
-        assertThat(row.state()).as("state of %s", key).isEqualTo(ClaimState.COMPLETED);
-        assertThat(new String(row.result().body(), StandardCharsets.UTF_8)).isEqualTo(value);
-      });
+      JdbcIdempotencyStore reader =
+          JdbcIdempotencyStore.builder(admin).tableName(JdbcStoreContract.TABLE).build();
+      reportedStored.forEach(
+          (key, value) -> {
+            ClaimRecord row = reader.find(new ClaimId(tenant, "refund_order", key)).orElseThrow();
+            assertThat(row.state()).as("state of %s", key).isEqualTo(ClaimState.COMPLETED);
+            assertThat(new String(row.result().body(), StandardCharsets.UTF_8)).isEqualTo(value);
+          });
     }
   }
 }

@@ -15,10 +15,16 @@ final class CountingDataSource {
   private final DataSource counting;
 
   CountingDataSource(DataSource real) {
-    this.counting = proxy(DataSource.class, real, (target, method, args) -> {
-      Object result = invoke(target, method, args);
-      return result instanceof Connection c ? proxy(Connection.class, c, this::connection) : result;
-    });
+    this.counting =
+        proxy(
+            DataSource.class,
+            real,
+            (target, method, args) -> {
+              Object result = invoke(target, method, args);
+              return result instanceof Connection c
+                  ? proxy(Connection.class, c, this::connection)
+                  : result;
+            });
   }
 
   DataSource dataSource() {

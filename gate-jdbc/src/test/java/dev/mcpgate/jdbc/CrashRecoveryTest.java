@@ -2,7 +2,6 @@ package dev.mcpgate.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.DownstreamKey;
 import dev.mcpgate.core.GateResult;
@@ -40,35 +39,40 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * kill -9 at random moments, on PostgreSQL: a child JVM ({@link CrashWorker}) runs refunds
- * through a gate with the default policy and is SIGKILLed at a random point, in whatever phase
- * each of its refunds is (not yet claimed, claimed, same-database write done, external effect
- * sent, committed); then this process retries every refund with the same key, as a client
- * would. Over all rounds: no same-database effect twice, external effects re-run only with the
- * same downstream key, no completed result lost, no key left stuck, and how long a retry took to
- * succeed after the kill (reported in {@code target/crash-recovery.txt}).
+ * kill -9 at random moments, on PostgreSQL: a child JVM ({@link CrashWorker}) runs refunds through
+ * a gate with the default policy and is SIGKILLed at a random point, in whatever phase each of its
+ * refunds is (not yet claimed, claimed, same-database write done, external effect sent, committed);
+ * then this process retries every refund with the same key, as a client would. Over all rounds: no
+ * same-database effect twice, external effects re-run only with the same downstream key, no
+ * completed result lost, no key left stuck, and how long a retry took to succeed after the kill
+ * (reported in {@code target/crash-recovery.txt}).
  */
 class CrashRecoveryTest {
   private static final String TABLE = "mcpgate_crash_claims";
   private static final int ROUNDS = Integer.getInteger("mcpgate.crash.rounds", 24);
   private static final int KEYS_PER_ROUND = 6;
-  private static final int LONG_ACTION_SECONDS = Integer.getInteger("mcpgate.longAction.seconds", 60);
+  private static final int LONG_ACTION_SECONDS =
+      Integer.getInteger("mcpgate.longAction.seconds", 60);
   private static final long SEED = Long.getLong("mcpgate.crash.seed", System.nanoTime());
 
   @Test
   void killedProcessesAreRecoveredByRetriesWithoutDuplicateEffects() throws Exception {
     TestDatabases.Target target = TestDatabases.postgres();
     HikariDataSource pool = TestDatabases.pool(target, "crash", 16);
-    try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = pool.getConnection();
+        Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS " + TABLE);
       st.execute("DROP TABLE IF EXISTS " + CrashWorker.EFFECTS);
-      st.execute("CREATE TABLE " + CrashWorker.EFFECTS + " (claim_key VARCHAR(100) NOT NULL,"
-          + " attempt INT NOT NULL, who VARCHAR(20) NOT NULL)");
+      st.execute(
+          "CREATE TABLE "
+              + CrashWorker.EFFECTS
+              + " (claim_key VARCHAR(100) NOT NULL,"
+              + " attempt INT NOT NULL, who VARCHAR(20) NOT NULL)");
     }
-    JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(TABLE)
-        .createSchemaIfMissing(true).build();
+    JdbcIdempotencyStore store =
+        JdbcIdempotencyStore.builder(pool).tableName(TABLE).createSchemaIfMissing(true).build();
     store.verify();
-    IdempotencyGate gate = IdempotencyGate.builder(store).build();   // the default policy
+    IdempotencyGate gate = IdempotencyGate.builder(store).build(); // the default policy
     Path file = Files.createTempFile("mcpgate-crash-", ".effects");
     Random random = new Random(SEED);
 
@@ -88,31 +92,35 @@ class CrashRecoveryTest {
         Map<String, String> phases = new ConcurrentHashMap<>();
         keys.forEach(k -> phases.put(k, "not claimed"));
         Map<String, String> completed = new ConcurrentHashMap<>();
-        long killedAt = killChildAtRandom(target, file, keys, random.nextLong(),
-            random.nextInt(700), phases, completed);
+        long killedAt =
+            killChildAtRandom(
+                target, file, keys, random.nextLong(), random.nextInt(700), phases, completed);
         phaseAtKill.putAll(phases);
         completedByChild.putAll(completed);
 
         List<Future<?>> pending = new ArrayList<>();
         for (String key : keys) {
-          pending.add(retries.submit(() -> {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() < deadline) {
-              GateResult<String> r = CrashWorker.refund(gate, store, file, key, random, 0,
-                  "retry");
-              if (r instanceof GateResult.Replayed || r instanceof GateResult.Executed<String> e
-                  && e.completion() == GateResult.Completion.STORED) {
-                long ms = (System.nanoTime() - killedAt) / 1_000_000;
-                retried.put(key, r);
-                recoveryMs.add(ms);
-                if (!phases.get(key).equals("not claimed") && !completed.containsKey(key)) {
-                  heldRecoveryMs.add(ms);
-                }
-                return;
-              }
-            }
-            stuck.add(key);
-          }));
+          pending.add(
+              retries.submit(
+                  () -> {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (System.nanoTime() < deadline) {
+                      GateResult<String> r =
+                          CrashWorker.refund(gate, store, file, key, random, 0, "retry");
+                      if (r instanceof GateResult.Replayed
+                          || r instanceof GateResult.Executed<String> e
+                              && e.completion() == GateResult.Completion.STORED) {
+                        long ms = (System.nanoTime() - killedAt) / 1_000_000;
+                        retried.put(key, r);
+                        recoveryMs.add(ms);
+                        if (!phases.get(key).equals("not claimed") && !completed.containsKey(key)) {
+                          heldRecoveryMs.add(ms);
+                        }
+                        return;
+                      }
+                    }
+                    stuck.add(key);
+                  }));
         }
         for (Future<?> f : pending) {
           f.get(60, TimeUnit.SECONDS);
@@ -125,7 +133,8 @@ class CrashRecoveryTest {
     // no key stuck, every row completed
     assertThat(stuck).as("keys no retry could finish").isEmpty();
     for (String key : phaseAtKill.keySet()) {
-      assertThat(store.find(CrashWorker.call(key).id()).orElseThrow().state()).as(key)
+      assertThat(store.find(CrashWorker.call(key).id()).orElseThrow().state())
+          .as(key)
           .isEqualTo(ClaimState.COMPLETED);
     }
     // the same-database effect: exactly once per key, by the attempt whose result is stored
@@ -134,9 +143,10 @@ class CrashRecoveryTest {
     assertThat(effects).allSatisfy((key, n) -> assertThat(n).as(key).isEqualTo(1));
     // no completed result lost: what the child completed, the retry replays, word for word
     for (Map.Entry<String, String> done : completedByChild.entrySet()) {
-      assertThat(retried.get(done.getKey())).as(done.getKey())
-          .isInstanceOfSatisfying(GateResult.Replayed.class,
-              r -> assertThat(r.value()).isEqualTo(done.getValue()));
+      assertThat(retried.get(done.getKey()))
+          .as(done.getKey())
+          .isInstanceOfSatisfying(
+              GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo(done.getValue()));
     }
     // external effects: re-run only with the same downstream key
     Map<String, Integer> sends = new TreeMap<>();
@@ -151,8 +161,7 @@ class CrashRecoveryTest {
     phaseAtKill.values().forEach(p -> histogram.merge(p, 1L, Long::sum));
     assertThat(histogram).containsKeys("not claimed", "claimed", "wrote", "sent", "completed");
 
-    String report = report(histogram, completedByChild.size(), resent, recoveryMs,
-        heldRecoveryMs);
+    String report = report(histogram, completedByChild.size(), resent, recoveryMs, heldRecoveryMs);
     System.out.println(report);
     Files.writeString(Path.of("target", "crash-recovery.txt"), report);
     Files.deleteIfExists(file);
@@ -164,39 +173,52 @@ class CrashRecoveryTest {
   @Test
   void aSixtySecondActionInALiveProcessIsNeverTakenOver() throws Exception {
     HikariDataSource pool = TestDatabases.pool(TestDatabases.postgres(), "crash", 16);
-    JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(TABLE)
-        .createSchemaIfMissing(true).build();
-    IdempotencyGate gate = IdempotencyGate.builder(store).build();   // 2 s lease, 500 ms renewal
-    IdempotencyGate retrying = gate.withPolicy(gate.policy().toBuilder()
-        .inFlightWait(Duration.ZERO).build());
+    JdbcIdempotencyStore store =
+        JdbcIdempotencyStore.builder(pool).tableName(TABLE).createSchemaIfMissing(true).build();
+    IdempotencyGate gate = IdempotencyGate.builder(store).build(); // 2 s lease, 500 ms renewal
+    IdempotencyGate retrying =
+        gate.withPolicy(gate.policy().toBuilder().inFlightWait(Duration.ZERO).build());
     String key = "long-" + System.nanoTime();
     AtomicInteger runs = new AtomicInteger();
     CountDownLatch started = new CountDownLatch(1);
     CompletableFuture<GateResult<String>> longCall =
-        CompletableFuture.supplyAsync(() -> gate.execute(
-            CrashWorker.call(key), ResultMapper.utf8(), ctx -> {
-              runs.incrementAndGet();
-              started.countDown();
-              Thread.sleep(LONG_ACTION_SECONDS * 1000L);
-              return "done after " + LONG_ACTION_SECONDS + " s, lease lost: " + ctx.isLeaseLost();
-            }));
+        CompletableFuture.supplyAsync(
+            () ->
+                gate.execute(
+                    CrashWorker.call(key),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      runs.incrementAndGet();
+                      started.countDown();
+                      Thread.sleep(LONG_ACTION_SECONDS * 1000L);
+                      return "done after "
+                          + LONG_ACTION_SECONDS
+                          + " s, lease lost: "
+                          + ctx.isLeaseLost();
+                    }));
     assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
 
     Map<RefusalReason, Integer> refusals = new TreeMap<>();
     while (!longCall.isDone()) {
-      GateResult<String> retry = retrying.execute(CrashWorker.call(key),
-          ResultMapper.utf8(), ctx -> "retry ran, attempt " + runs.incrementAndGet());
+      GateResult<String> retry =
+          retrying.execute(
+              CrashWorker.call(key),
+              ResultMapper.utf8(),
+              ctx -> "retry ran, attempt " + runs.incrementAndGet());
       if (retry instanceof GateResult.Refused<String> r) {
         refusals.merge(r.reason(), 1, Integer::sum);
       }
       Thread.sleep(1_000);
     }
 
-    assertThat(longCall.get()).isInstanceOfSatisfying(GateResult.Executed.class, e -> {
-      assertThat(e.value()).isEqualTo("done after " + LONG_ACTION_SECONDS
-          + " s, lease lost: false");
-      assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED);
-    });
+    assertThat(longCall.get())
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> {
+              assertThat(e.value())
+                  .isEqualTo("done after " + LONG_ACTION_SECONDS + " s, lease lost: false");
+              assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED);
+            });
     assertThat(runs).hasValue(1);
     assertThat(refusals.keySet()).containsExactly(RefusalReason.IN_PROGRESS);
     assertThat(refusals.get(RefusalReason.IN_PROGRESS))
@@ -209,22 +231,35 @@ class CrashRecoveryTest {
    *
    * @return when it was killed, in {@link System#nanoTime()}
    */
-  private static long killChildAtRandom(TestDatabases.Target target, Path file,
-      List<String> keys, long seed, int afterMs, Map<String, String> phases,
-      Map<String, String> completed) throws Exception {
-    String classPath = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classPath,
-        CrashWorker.class.getName(), target.url(),
-        target.user() == null ? "" : target.user(),
-        target.password() == null ? "" : target.password(), TABLE, file.toString(),
-        Long.toString(seed)));
+  private static long killChildAtRandom(
+      TestDatabases.Target target,
+      Path file,
+      List<String> keys,
+      long seed,
+      int afterMs,
+      Map<String, String> phases,
+      Map<String, String> completed)
+      throws Exception {
+    String classPath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                classPath,
+                CrashWorker.class.getName(),
+                target.url(),
+                target.user() == null ? "" : target.user(),
+                target.password() == null ? "" : target.password(),
+                TABLE,
+                file.toString(),
+                Long.toString(seed)));
     command.addAll(keys);
     Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
     try {
-      BufferedReader out = new BufferedReader(
-          new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
       String line;
       do {
         line = out.readLine();
@@ -233,7 +268,7 @@ class CrashRecoveryTest {
       Thread reader = new Thread(() -> follow(out, phases, completed));
       reader.start();
       Thread.sleep(afterMs);
-      child.destroyForcibly();   // SIGKILL: no rollback, no release, no goodbye
+      child.destroyForcibly(); // SIGKILL: no rollback, no release, no goodbye
       long killedAt = System.nanoTime();
       assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
       reader.join(10_000);
@@ -243,8 +278,8 @@ class CrashRecoveryTest {
     }
   }
 
-  private static void follow(BufferedReader out, Map<String, String> phases,
-      Map<String, String> completed) {
+  private static void follow(
+      BufferedReader out, Map<String, String> phases, Map<String, String> completed) {
     try {
       String line;
       while ((line = out.readLine()) != null) {
@@ -257,7 +292,7 @@ class CrashRecoveryTest {
             phases.put(words[1], "completed");
             completed.put(words[1], words[2]);
           }
-          default -> { }
+          default -> {}
         }
       }
     } catch (IOException e) {
@@ -267,9 +302,11 @@ class CrashRecoveryTest {
 
   private static Map<String, Integer> effectCounts(HikariDataSource pool) throws SQLException {
     Map<String, Integer> counts = new TreeMap<>();
-    try (Connection c = pool.getConnection(); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT claim_key, COUNT(*) FROM " + CrashWorker.EFFECTS
-            + " GROUP BY claim_key")) {
+    try (Connection c = pool.getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT claim_key, COUNT(*) FROM " + CrashWorker.EFFECTS + " GROUP BY claim_key")) {
       while (rs.next()) {
         counts.put(rs.getString(1), rs.getInt(2));
       }
@@ -277,16 +314,28 @@ class CrashRecoveryTest {
     return counts;
   }
 
-  private static String report(Map<String, Long> phases, int completed, long resent,
-      List<Long> recoveryMs, List<Long> heldRecoveryMs) {
-    return String.format("crash recovery on PostgreSQL (seed %d): %d SIGKILLs, %d refunds;"
+  private static String report(
+      Map<String, Long> phases,
+      int completed,
+      long resent,
+      List<Long> recoveryMs,
+      List<Long> heldRecoveryMs) {
+    return String.format(
+        "crash recovery on PostgreSQL (seed %d): %d SIGKILLs, %d refunds;"
             + " phase at the kill %s; completed by the killed process and replayed: %d;"
             + " same-database effects twice: 0; external effects re-sent (same downstream key):"
             + " %d; keys stuck: 0; time from the kill to a successful retry: all keys median %d"
             + " ms, max %d ms; keys held by the killed process (%d): median %d ms, max %d ms%n",
-        SEED, ROUNDS, phases.values().stream().mapToLong(Long::longValue).sum(), phases,
-        completed, resent, median(recoveryMs), Collections.max(recoveryMs),
-        heldRecoveryMs.size(), median(heldRecoveryMs),
+        SEED,
+        ROUNDS,
+        phases.values().stream().mapToLong(Long::longValue).sum(),
+        phases,
+        completed,
+        resent,
+        median(recoveryMs),
+        Collections.max(recoveryMs),
+        heldRecoveryMs.size(),
+        median(heldRecoveryMs),
         heldRecoveryMs.isEmpty() ? 0 : Collections.max(heldRecoveryMs));
   }
 

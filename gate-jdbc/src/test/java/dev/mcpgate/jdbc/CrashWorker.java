@@ -20,12 +20,12 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * A process to be killed at a random moment: runs refunds through a gate with the default policy
- * (a 2 s lease, renewed every 500 ms), one thread per key. Each refund writes a row in the same
- * database transaction as its completion (the same-database effect) and appends a line carrying
- * its downstream key to a file (the external effect), with pauses between the phases. It tells
- * its progress on standard output, so that the test knows which phase each key was in when the
- * process died.
+ * A process to be killed at a random moment: runs refunds through a gate with the default policy (a
+ * 2 s lease, renewed every 500 ms), one thread per key. Each refund writes a row in the same
+ * database transaction as its completion (the same-database effect) and appends a line carrying its
+ * downstream key to a file (the external effect), with pauses between the phases. It tells its
+ * progress on standard output, so that the test knows which phase each key was in when the process
+ * died.
  *
  * <p>Arguments: JDBC URL, user, password, claims table, effects file, seed, keys...
  */
@@ -55,14 +55,18 @@ public final class CrashWorker {
     for (int i = 6; i < args.length; i++) {
       String key = args[i];
       Random random = new Random(seed + i);
-      Thread t = new Thread(() -> {
-        try {
-          pause(random, 300);   // keys start at different moments: some are unclaimed at the kill
-        } catch (InterruptedException e) {
-          return;
-        }
-        refund(gate, store, file, key, random, 200, "child");
-      });
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  pause(
+                      random,
+                      300); // keys start at different moments: some are unclaimed at the kill
+                } catch (InterruptedException e) {
+                  return;
+                }
+                refund(gate, store, file, key, random, 200, "child");
+              });
       t.start();
       threads.add(t);
     }
@@ -70,27 +74,37 @@ public final class CrashWorker {
       t.join();
     }
     say("ALL DONE");
-    Thread.sleep(60_000);   // the test kills the process; it never exits by itself
+    Thread.sleep(60_000); // the test kills the process; it never exits by itself
   }
 
   /**
    * One refund through the gate, pausing up to {@code pauseMs} between its phases; the test's
    * retries run this same code, without pauses.
    */
-  static GateResult<String> refund(IdempotencyGate gate, JdbcIdempotencyStore store, Path file,
-      String key, Random random, int pauseMs, String who) {
-    GateResult<String> result = gate.execute(call(key), ResultMapper.utf8(),
-        store.transactions(), (c, ctx) -> {
-          say("CLAIMED " + key);
-          pause(random, pauseMs);
-          insertEffect(c, key, ctx.attempt(), who);
-          say("WROTE " + key);
-          pause(random, pauseMs);
-          appendLine(file, key + " " + ctx.downstreamKey() + " " + ctx.attempt() + " " + who);
-          say("SENT " + key);
-          pause(random, pauseMs);
-          return "refunded " + key + " by " + who + ", attempt " + ctx.attempt();
-        });
+  static GateResult<String> refund(
+      IdempotencyGate gate,
+      JdbcIdempotencyStore store,
+      Path file,
+      String key,
+      Random random,
+      int pauseMs,
+      String who) {
+    GateResult<String> result =
+        gate.execute(
+            call(key),
+            ResultMapper.utf8(),
+            store.transactions(),
+            (c, ctx) -> {
+              say("CLAIMED " + key);
+              pause(random, pauseMs);
+              insertEffect(c, key, ctx.attempt(), who);
+              say("WROTE " + key);
+              pause(random, pauseMs);
+              appendLine(file, key + " " + ctx.downstreamKey() + " " + ctx.attempt() + " " + who);
+              say("SENT " + key);
+              pause(random, pauseMs);
+              return "refunded " + key + " by " + who + ", attempt " + ctx.attempt();
+            });
     if (result instanceof GateResult.Executed<String> executed
         && executed.completion() == GateResult.Completion.STORED) {
       say("COMPLETED " + key + " " + executed.value());
@@ -104,8 +118,9 @@ public final class CrashWorker {
 
   private static void insertEffect(Connection c, String key, int attempt, String who)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO " + EFFECTS + " (claim_key, attempt, who) VALUES (?, ?, ?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO " + EFFECTS + " (claim_key, attempt, who) VALUES (?, ?, ?)")) {
       ps.setString(1, key);
       ps.setInt(2, attempt);
       ps.setString(3, who);
@@ -114,8 +129,12 @@ public final class CrashWorker {
   }
 
   private static void appendLine(Path file, String line) throws IOException {
-    Files.write(file, (line + "\n").getBytes(StandardCharsets.UTF_8),
-        StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+    Files.write(
+        file,
+        (line + "\n").getBytes(StandardCharsets.UTF_8),
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND,
+        StandardOpenOption.WRITE);
   }
 
   private static void pause(Random random, int maxMs) throws InterruptedException {

@@ -27,56 +27,86 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The audit table on PostgreSQL, MariaDB and H2: what is written reads back exactly, many
- * threads lose nothing, a full queue and a failing table are counted, never thrown at callers.
+ * The audit table on PostgreSQL, MariaDB and H2: what is written reads back exactly, many threads
+ * lose nothing, a full queue and a failing table are counted, never thrown at callers.
  */
 class JdbcAuditTest {
 
   static Stream<Arguments> databases() {
     return Stream.of(
-        Arguments.of("PostgreSQL", (java.util.function.Supplier<HikariDataSource>)
-            () -> TestDatabases.pool(TestDatabases.postgres(), "audit-pg", 4)),
-        Arguments.of("MariaDB", (java.util.function.Supplier<HikariDataSource>)
-            () -> TestDatabases.pool(TestDatabases.mariadb(), "audit-maria", 4)),
-        Arguments.of("H2", (java.util.function.Supplier<HikariDataSource>)
-            () -> TestDatabases.pool(TestDatabases.h2(), "audit-h2", 4)));
+        Arguments.of(
+            "PostgreSQL",
+            (java.util.function.Supplier<HikariDataSource>)
+                () -> TestDatabases.pool(TestDatabases.postgres(), "audit-pg", 4)),
+        Arguments.of(
+            "MariaDB",
+            (java.util.function.Supplier<HikariDataSource>)
+                () -> TestDatabases.pool(TestDatabases.mariadb(), "audit-maria", 4)),
+        Arguments.of(
+            "H2",
+            (java.util.function.Supplier<HikariDataSource>)
+                () -> TestDatabases.pool(TestDatabases.h2(), "audit-h2", 4)));
   }
 
   private static String freshTable(DataSource ds, String name) throws SQLException {
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS " + name);
     }
     return name;
   }
 
   private static AuditRecord record(String key, AuditDecision decision, int attempt) {
-    return new AuditRecord(Instant.now().truncatedTo(ChronoUnit.MILLIS), "acme", "refund_order",
-        key, "v1:abc", "[amount_cents, order_id]", decision, decision == AuditDecision.CONFLICT
-            ? "other arguments" : null, attempt, "refund r_1", 1234);
+    return new AuditRecord(
+        Instant.now().truncatedTo(ChronoUnit.MILLIS),
+        "acme",
+        "refund_order",
+        key,
+        "v1:abc",
+        "[amount_cents, order_id]",
+        decision,
+        decision == AuditDecision.CONFLICT ? "other arguments" : null,
+        attempt,
+        "refund r_1",
+        1234);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("databases")
-  void recordsReadBackExactlyAndInOrder(String db,
-      java.util.function.Supplier<HikariDataSource> pool) throws Exception {
+  void recordsReadBackExactlyAndInOrder(
+      String db, java.util.function.Supplier<HikariDataSource> pool) throws Exception {
     DataSource ds = pool.get();
     String table = freshTable(ds, "mcpgate_audit_test");
     String key = "ord_9f2-\u00e9-\ud83d\ude00";
-    List<AuditRecord> sent = List.of(record(key, AuditDecision.EXECUTED, 1),
-        record(key, AuditDecision.REPLAYED, 1), record(key, AuditDecision.CONFLICT, 0),
-        new AuditRecord(Instant.now().truncatedTo(ChronoUnit.MILLIS), null, "refund_order",
-            null, null, "[]", AuditDecision.TENANT_REFUSED, "no tenant", 0, null, 7));
-    try (JdbcAuditSink sink = JdbcAuditSink.builder(ds).tableName(table)
-        .createTableIfMissing(true).build()) {
+    List<AuditRecord> sent =
+        List.of(
+            record(key, AuditDecision.EXECUTED, 1),
+            record(key, AuditDecision.REPLAYED, 1),
+            record(key, AuditDecision.CONFLICT, 0),
+            new AuditRecord(
+                Instant.now().truncatedTo(ChronoUnit.MILLIS),
+                null,
+                "refund_order",
+                null,
+                null,
+                "[]",
+                AuditDecision.TENANT_REFUSED,
+                "no tenant",
+                0,
+                null,
+                7));
+    try (JdbcAuditSink sink =
+        JdbcAuditSink.builder(ds).tableName(table).createTableIfMissing(true).build()) {
       sent.forEach(sink::record);
       assertThat(sink.flush(Duration.ofSeconds(30))).isTrue();
       assertThat(sink.written()).isEqualTo(4);
     }
 
     JdbcAuditLog log = JdbcAuditLog.of(ds, table);
-    assertThat(log.history("acme", "refund_order", key)).containsExactlyElementsOf(sent.subList(0, 3));
+    assertThat(log.history("acme", "refund_order", key))
+        .containsExactlyElementsOf(sent.subList(0, 3));
     assertThat(log.search("acme", "order_id", 10)).hasSize(3);
-    assertThat(log.search("acme", "%", 10)).isEmpty();   // literal, not a wildcard
+    assertThat(log.search("acme", "%", 10)).isEmpty(); // literal, not a wildcard
   }
 
   @ParameterizedTest(name = "{0}")
@@ -87,20 +117,22 @@ class JdbcAuditTest {
     String table = freshTable(ds, "mcpgate_audit_race");
     int threads = 8;
     int each = 250;
-    try (JdbcAuditSink sink = JdbcAuditSink.builder(ds).tableName(table)
-        .createTableIfMissing(true).build()) {
+    try (JdbcAuditSink sink =
+        JdbcAuditSink.builder(ds).tableName(table).createTableIfMissing(true).build()) {
       ExecutorService pool8 = Executors.newFixedThreadPool(threads);
       CountDownLatch go = new CountDownLatch(1);
       List<Future<?>> work = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int thread = t;
-        work.add(pool8.submit(() -> {
-          go.await();
-          for (int i = 0; i < each; i++) {
-            sink.record(record("t" + thread + "-" + i, AuditDecision.EXECUTED, 1));
-          }
-          return null;
-        }));
+        work.add(
+            pool8.submit(
+                () -> {
+                  go.await();
+                  for (int i = 0; i < each; i++) {
+                    sink.record(record("t" + thread + "-" + i, AuditDecision.EXECUTED, 1));
+                  }
+                  return null;
+                }));
       }
       go.countDown();
       for (Future<?> f : work) {
@@ -112,7 +144,8 @@ class JdbcAuditTest {
       assertThat(sink.dropped()).isZero();
       assertThat(sink.failed()).isZero();
     }
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement();
         var rs = st.executeQuery("SELECT COUNT(*) FROM " + table)) {
       rs.next();
       assertThat(rs.getInt(1)).isEqualTo(threads * each);
@@ -121,16 +154,20 @@ class JdbcAuditTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("databases")
-  void aFullQueueDropsAndCountsAndAFailingTableCountsWithoutThrowing(String db,
-      java.util.function.Supplier<HikariDataSource> pool) throws Exception {
+  void aFullQueueDropsAndCountsAndAFailingTableCountsWithoutThrowing(
+      String db, java.util.function.Supplier<HikariDataSource> pool) throws Exception {
     HikariDataSource real = pool.get();
     String table = freshTable(real, "mcpgate_audit_full");
     CountDownLatch slow = new CountDownLatch(1);
     DataSource held = new HeldDataSource(real, slow);
-    try (JdbcAuditSink sink = JdbcAuditSink.builder(held).tableName(table)
-        .createTableIfMissing(true).queueCapacity(5).build()) {
+    try (JdbcAuditSink sink =
+        JdbcAuditSink.builder(held)
+            .tableName(table)
+            .createTableIfMissing(true)
+            .queueCapacity(5)
+            .build()) {
       for (int i = 0; i < 50; i++) {
-        sink.record(record("k" + i, AuditDecision.EXECUTED, 1));   // the writer is held
+        sink.record(record("k" + i, AuditDecision.EXECUTED, 1)); // the writer is held
       }
       long dropped = sink.dropped();
       slow.countDown();
@@ -140,8 +177,8 @@ class JdbcAuditTest {
       assertThat(sink.written() + dropped).isEqualTo(50);
     }
 
-    try (JdbcAuditSink missing = JdbcAuditSink.builder(real).tableName("mcpgate_no_such_audit")
-        .build()) {
+    try (JdbcAuditSink missing =
+        JdbcAuditSink.builder(real).tableName("mcpgate_no_such_audit").build()) {
       missing.record(record("k", AuditDecision.EXECUTED, 1));
       assertThat(missing.flush(Duration.ofSeconds(30))).isTrue();
       assertThat(missing.failed()).isEqualTo(1);
@@ -151,16 +188,20 @@ class JdbcAuditTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("databases")
-  void oneRecordTheDatabaseRefusesIsLostAloneNeverItsBatch(String db,
-      java.util.function.Supplier<HikariDataSource> pool) throws Exception {
+  void oneRecordTheDatabaseRefusesIsLostAloneNeverItsBatch(
+      String db, java.util.function.Supplier<HikariDataSource> pool) throws Exception {
     DataSource ds = pool.get();
     String table = freshTable(ds, "mcpgate_audit_poison");
     try (Connection c = ds.getConnection()) {
       Schema.run(c, JdbcDialect.detect(c.getMetaData()).auditDdl(table));
       try (Statement st = c.createStatement()) {
         // a record this table refuses, whatever the sink does to it
-        st.execute("ALTER TABLE " + table + " ADD CONSTRAINT " + table
-            + "_no_poison CHECK (tenant <> 'poison')");
+        st.execute(
+            "ALTER TABLE "
+                + table
+                + " ADD CONSTRAINT "
+                + table
+                + "_no_poison CHECK (tenant <> 'poison')");
       }
     }
     List<AuditRecord> sent = new java.util.ArrayList<>();
@@ -168,11 +209,34 @@ class JdbcAuditTest {
       sent.add(record("k" + i, AuditDecision.EXECUTED, 1));
     }
     // a NUL in an argument name (PostgreSQL refuses NUL in text) and a lone surrogate
-    sent.set(3, new AuditRecord(Instant.now().truncatedTo(ChronoUnit.MILLIS), "acme",
-        "refund_order", "k3", "v1:abc", "[amount\u0000cents, \ud800order]",
-        AuditDecision.EXECUTED, null, 1, null, 5));
-    sent.set(7, new AuditRecord(Instant.now().truncatedTo(ChronoUnit.MILLIS), "poison",
-        "refund_order", "k7", "v1:abc", "[]", AuditDecision.EXECUTED, null, 1, null, 5));
+    sent.set(
+        3,
+        new AuditRecord(
+            Instant.now().truncatedTo(ChronoUnit.MILLIS),
+            "acme",
+            "refund_order",
+            "k3",
+            "v1:abc",
+            "[amount\u0000cents, \ud800order]",
+            AuditDecision.EXECUTED,
+            null,
+            1,
+            null,
+            5));
+    sent.set(
+        7,
+        new AuditRecord(
+            Instant.now().truncatedTo(ChronoUnit.MILLIS),
+            "poison",
+            "refund_order",
+            "k7",
+            "v1:abc",
+            "[]",
+            AuditDecision.EXECUTED,
+            null,
+            1,
+            null,
+            5));
     try (JdbcAuditSink sink = JdbcAuditSink.builder(ds).tableName(table).build()) {
       sent.forEach(sink::record);
       assertThat(sink.flush(Duration.ofSeconds(30))).isTrue();
@@ -180,7 +244,8 @@ class JdbcAuditTest {
       assertThat(sink.written()).isEqualTo(19);
     }
     JdbcAuditLog log = JdbcAuditLog.of(ds, table);
-    assertThat(log.history("acme", "refund_order", "k3")).singleElement()
+    assertThat(log.history("acme", "refund_order", "k3"))
+        .singleElement()
         .satisfies(r -> assertThat(r.arguments()).isEqualTo("[amount\ufffdcents, \ufffdorder]"));
     assertThat(log.history("acme", "refund_order", "k19")).hasSize(1);
   }

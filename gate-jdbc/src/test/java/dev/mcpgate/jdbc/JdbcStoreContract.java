@@ -11,6 +11,7 @@ import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseLostException;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
@@ -22,7 +23,6 @@ import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.TransactionScope;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import dev.mcpgate.core.LeaseToken;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -56,7 +56,9 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   /** Stores a test built besides {@link #store}: each keeps a renewal connection until closed. */
   private final List<JdbcIdempotencyStore> extraStores = new ArrayList<>();
 
-  /** @return the store, closed after the test */
+  /**
+   * @return the store, closed after the test
+   */
   JdbcIdempotencyStore closedAfterTest(JdbcIdempotencyStore s) {
     extraStores.add(s);
     return s;
@@ -71,7 +73,9 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     }
   }
 
-  /** @return a pooled data source on the database under test */
+  /**
+   * @return a pooled data source on the database under test
+   */
   abstract HikariDataSource dataSource();
 
   @Override
@@ -109,24 +113,33 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
 
   @Override
   public JdbcIdempotencyStore storeOn(DataSource data, DataSource renewals) {
-    JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(
-        data != null ? data : dataSource()).tableName(TABLE);
+    JdbcIdempotencyStore.Builder b =
+        JdbcIdempotencyStore.builder(data != null ? data : dataSource()).tableName(TABLE);
     if (renewals != null) {
       b.renewalConnections(renewals);
     }
     return closedAfterTest(b.build());
   }
 
-  /** @return statements for a fresh call (claim + complete) and a replay, on this dialect */
+  /**
+   * @return statements for a fresh call (claim + complete) and a replay, on this dialect
+   */
   abstract int[] expectedStatementsFreshAndReplay();
 
   @Override
   protected IdempotencyStore createStore() throws Exception {
-    JdbcIdempotencyStore s = JdbcIdempotencyStore.builder(dataSource()).tableName(TABLE)
-        .createSchemaIfMissing(true).build();
-    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE IF NOT EXISTS " + EFFECTS + " (tenant VARCHAR(255) NOT NULL,"
-          + " note VARCHAR(255) NOT NULL)");
+    JdbcIdempotencyStore s =
+        JdbcIdempotencyStore.builder(dataSource())
+            .tableName(TABLE)
+            .createSchemaIfMissing(true)
+            .build();
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + EFFECTS
+              + " (tenant VARCHAR(255) NOT NULL,"
+              + " note VARCHAR(255) NOT NULL)");
     }
     return s;
   }
@@ -143,8 +156,8 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
 
   List<String> effects() throws SQLException {
     try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement(
-            "SELECT note FROM " + EFFECTS + " WHERE tenant = ? ORDER BY note")) {
+        PreparedStatement ps =
+            c.prepareStatement("SELECT note FROM " + EFFECTS + " WHERE tenant = ? ORDER BY note")) {
       ps.setString(1, tenant);
       List<String> notes = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
@@ -170,11 +183,12 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Test
   void freshCallAndReplayCostTheDocumentedStatements() {
     CountingDataSource counting = new CountingDataSource(dataSource());
-    JdbcIdempotencyStore counted = closedAfterTest(JdbcIdempotencyStore.builder(
-        counting.dataSource()).tableName(TABLE).build());
+    JdbcIdempotencyStore counted =
+        closedAfterTest(
+            JdbcIdempotencyStore.builder(counting.dataSource()).tableName(TABLE).build());
     IdempotencyGate gate = IdempotencyGate.builder(counted).build();
     ToolCall call = call("rt", Map.of("order_id", "ord_9f2"));
-    counted.verify();   // the store's one-time setup (dialect, table) is not a claim's cost
+    counted.verify(); // the store's one-time setup (dialect, table) is not a claim's cost
 
     counting.reset();
     gate.execute(call, ResultMapper.utf8(), ctx -> "refund-1");
@@ -189,17 +203,20 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Test
   void takeoverCostsAtMostThreeStatements() throws Exception {
     CountingDataSource counting = new CountingDataSource(dataSource());
-    JdbcIdempotencyStore counted = closedAfterTest(JdbcIdempotencyStore.builder(
-        counting.dataSource()).tableName(TABLE).build());
+    JdbcIdempotencyStore counted =
+        closedAfterTest(
+            JdbcIdempotencyStore.builder(counting.dataSource()).tableName(TABLE).build());
     ToolCall call = call("rt-takeover", Map.of("order_id", "ord_9f2"));
-    IdempotencyGate.builder(counted).policy(GatePolicy.builder().lease(shortLease()).build())
-        .build().claim(call);
+    IdempotencyGate.builder(counted)
+        .policy(GatePolicy.builder().lease(shortLease()).build())
+        .build()
+        .claim(call);
     elapse(shortLease());
     IdempotencyGate gate = IdempotencyGate.builder(counted).build();
 
     counting.reset();
-    GateResult<String> result = gate.execute(call, ResultMapper.utf8(),
-        ctx -> "takeover=" + ctx.isTakeover());
+    GateResult<String> result =
+        gate.execute(call, ResultMapper.utf8(), ctx -> "takeover=" + ctx.isTakeover());
 
     assertThat(((GateResult.Executed<String>) result).value()).isEqualTo("takeover=true");
     assertThat(counting.executed()).as("read, conditional UPDATE, complete").isEqualTo(3);
@@ -213,21 +230,30 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     IdempotencyGate gate = IdempotencyGate.builder(jdbc).build();
     ToolCall call = call("tx", Map.of("session_id", "s1"));
 
-    GateResult<String> first = gate.execute(call, ResultMapper.utf8(), jdbc.transactions(),
-        (c, ctx) -> {
-          insertEffect(c, "stopped");
-          return "stopped s1";
-        });
-    GateResult<String> again = gate.execute(call, ResultMapper.utf8(), jdbc.transactions(),
-        (c, ctx) -> {
-          insertEffect(c, "stopped again");
-          return "stopped s1 again";
-        });
+    GateResult<String> first =
+        gate.execute(
+            call,
+            ResultMapper.utf8(),
+            jdbc.transactions(),
+            (c, ctx) -> {
+              insertEffect(c, "stopped");
+              return "stopped s1";
+            });
+    GateResult<String> again =
+        gate.execute(
+            call,
+            ResultMapper.utf8(),
+            jdbc.transactions(),
+            (c, ctx) -> {
+              insertEffect(c, "stopped again");
+              return "stopped s1 again";
+            });
 
     assertThat(((GateResult.Executed<String>) first).completion())
         .isEqualTo(GateResult.Completion.STORED);
-    assertThat(again).isInstanceOfSatisfying(GateResult.Replayed.class,
-        r -> assertThat(r.value()).isEqualTo("stopped s1"));
+    assertThat(again)
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("stopped s1"));
     assertThat(effects()).containsExactly("stopped");
   }
 
@@ -237,11 +263,17 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     IdempotencyGate gate = IdempotencyGate.builder(jdbc).build();
     ToolCall call = call("tx-fail", Map.of());
 
-    assertThatThrownBy(() -> gate.execute(call, ResultMapper.utf8(), jdbc.transactions(),
-        (c, ctx) -> {
-          insertEffect(c, "half");
-          throw new IllegalStateException("validation failed");
-        })).hasMessage("validation failed");
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call,
+                    ResultMapper.utf8(),
+                    jdbc.transactions(),
+                    (c, ctx) -> {
+                      insertEffect(c, "half");
+                      throw new IllegalStateException("validation failed");
+                    }))
+        .hasMessage("validation failed");
 
     assertThat(effects()).isEmpty();
     assertThat(store.find(call.id())).isEmpty();
@@ -250,33 +282,50 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Test
   void takeoverDuringTheActionRollsBackTheStaleAttempt() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
-    IdempotencyGate gate = IdempotencyGate.builder(jdbc)
-        .policy(GatePolicy.builder().lease(shortLease()).inFlightWait(Duration.ZERO)
-            .leaseRenewal(Duration.ZERO).build())   // the stale attempt's renewals stopped
-        .build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(jdbc)
+            .policy(
+                GatePolicy.builder()
+                    .lease(shortLease())
+                    .inFlightWait(Duration.ZERO)
+                    .leaseRenewal(Duration.ZERO)
+                    .build()) // the stale attempt's renewals stopped
+            .build();
     ToolCall call = call("tx-takeover", Map.of("session_id", "s1"));
     CountDownLatch staleWrote = new CountDownLatch(1);
     CountDownLatch winnerDone = new CountDownLatch(1);
 
-    CompletableFuture<GateResult<String>> stale = CompletableFuture.supplyAsync(() ->
-        gate.execute(call, ResultMapper.utf8(), jdbc.transactions(), (c, ctx) -> {
-          insertEffect(c, "stale");
-          staleWrote.countDown();
-          winnerDone.await(30, TimeUnit.SECONDS);
-          return "stale result";
-        }));
+    CompletableFuture<GateResult<String>> stale =
+        CompletableFuture.supplyAsync(
+            () ->
+                gate.execute(
+                    call,
+                    ResultMapper.utf8(),
+                    jdbc.transactions(),
+                    (c, ctx) -> {
+                      insertEffect(c, "stale");
+                      staleWrote.countDown();
+                      winnerDone.await(30, TimeUnit.SECONDS);
+                      return "stale result";
+                    }));
     assertThat(staleWrote.await(30, TimeUnit.SECONDS)).isTrue();
     elapse(shortLease());
-    GateResult<String> winner = gate.execute(call, ResultMapper.utf8(), jdbc.transactions(),
-        (c, ctx) -> {
-          insertEffect(c, "winner");
-          return "winner result, takeover=" + ctx.isTakeover();
-        });
+    GateResult<String> winner =
+        gate.execute(
+            call,
+            ResultMapper.utf8(),
+            jdbc.transactions(),
+            (c, ctx) -> {
+              insertEffect(c, "winner");
+              return "winner result, takeover=" + ctx.isTakeover();
+            });
     winnerDone.countDown();
 
-    assertThat(((GateResult.Executed<String>) winner).value()).isEqualTo("winner result, takeover=true");
+    assertThat(((GateResult.Executed<String>) winner).value())
+        .isEqualTo("winner result, takeover=true");
     assertThatThrownBy(() -> stale.get(30, TimeUnit.SECONDS))
-        .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(LeaseLostException.class);
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(LeaseLostException.class);
     assertThat(effects()).containsExactly("winner");
     assertThat(store.find(call.id()).orElseThrow().state()).isEqualTo(ClaimState.COMPLETED);
   }
@@ -285,13 +334,14 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   void anInsertThatLosesTheRaceForAKeyReportsItSoTheClaimGoesRound() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
     SqlDialect sql = jdbc.dialect().sql(JdbcStoreContract.TABLE);
-    dev.mcpgate.core.spi.ClaimRequest first = new dev.mcpgate.core.spi.ClaimRequest(
-        call("raced", Map.of()).id(), "v1:a", LeaseToken.random(), LONG, LONG);
-    dev.mcpgate.core.spi.ClaimRequest second = new dev.mcpgate.core.spi.ClaimRequest(
-        first.id(), "v1:a", LeaseToken.random(), LONG, LONG);
+    dev.mcpgate.core.spi.ClaimRequest first =
+        new dev.mcpgate.core.spi.ClaimRequest(
+            call("raced", Map.of()).id(), "v1:a", LeaseToken.random(), LONG, LONG);
+    dev.mcpgate.core.spi.ClaimRequest second =
+        new dev.mcpgate.core.spi.ClaimRequest(first.id(), "v1:a", LeaseToken.random(), LONG, LONG);
     try (Connection c = dataSource().getConnection()) {
       long now = store.now().toEpochMilli();
-      if (!(sql instanceof PostgresSql)) {   // PostgreSQL claims in one statement, no insert race
+      if (!(sql instanceof PostgresSql)) { // PostgreSQL claims in one statement, no insert race
         assertThat(sql.insert(c, first, now, 5)).isTrue();
         assertThat(sql.insert(c, second, now, 5)).as("the key is taken").isFalse();
         assertThat(store.find(first.id()).orElseThrow().token()).isEqualTo(first.token());
@@ -315,16 +365,25 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     IdempotencyGate gate = IdempotencyGate.builder(store).build();
     ToolCall call = call("commit-lost-ack", Map.of("session_id", "s1"));
 
-    GateResult<String> result = gate.execute(call, ResultMapper.utf8(), commitThat(c -> {
-      real.commit(c);
-      throw new IllegalStateException("FATAL 57P01: terminating connection (after COMMIT)");
-    }), (c, ctx) -> {
-      insertEffect(c, "stopped");
-      return "stopped s1";
-    });
+    GateResult<String> result =
+        gate.execute(
+            call,
+            ResultMapper.utf8(),
+            commitThat(
+                c -> {
+                  real.commit(c);
+                  throw new IllegalStateException(
+                      "FATAL 57P01: terminating connection (after COMMIT)");
+                }),
+            (c, ctx) -> {
+              insertEffect(c, "stopped");
+              return "stopped s1";
+            });
 
-    assertThat(result).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
+    assertThat(result)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
     assertThat(effects()).containsExactly("stopped");
     assertThat(gate.execute(call, ResultMapper.utf8(), ctx -> "again"))
         .isInstanceOf(GateResult.Replayed.class);
@@ -336,13 +395,22 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     IdempotencyGate gate = IdempotencyGate.builder(store).build();
     ToolCall call = call("commit-rolled-back", Map.of("session_id", "s1"));
 
-    assertThatThrownBy(() -> gate.execute(call, ResultMapper.utf8(), commitThat(c -> {
-      real.rollback(c);
-      throw new IllegalStateException("serialization failure at COMMIT");
-    }), (c, ctx) -> {
-      insertEffect(c, "half");
-      return "stopped s1";
-    })).isInstanceOf(CommitRolledBackException.class).hasMessageContaining("rolled back")
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call,
+                    ResultMapper.utf8(),
+                    commitThat(
+                        c -> {
+                          real.rollback(c);
+                          throw new IllegalStateException("serialization failure at COMMIT");
+                        }),
+                    (c, ctx) -> {
+                      insertEffect(c, "half");
+                      return "stopped s1";
+                    }))
+        .isInstanceOf(CommitRolledBackException.class)
+        .hasMessageContaining("rolled back")
         .hasMessageContaining("safe to retry");
 
     assertThat(effects()).isEmpty();
@@ -352,52 +420,88 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Test
   void aTransactionalFailureResultWhoseLeaseWasLostRollsBack() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
-    lostLeaseRollsBack(jdbc, GatePolicy.builder().lease(shortLease()).inFlightWait(Duration.ZERO)
-        .leaseRenewal(Duration.ZERO).build(), "FAILED: card declined");
+    lostLeaseRollsBack(
+        jdbc,
+        GatePolicy.builder()
+            .lease(shortLease())
+            .inFlightWait(Duration.ZERO)
+            .leaseRenewal(Duration.ZERO)
+            .build(),
+        "FAILED: card declined");
   }
 
   @Test
   void aTransactionalResultTooLargeWhoseLeaseWasLostRollsBack() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
-    lostLeaseRollsBack(jdbc, GatePolicy.builder().lease(shortLease()).inFlightWait(Duration.ZERO)
-        .leaseRenewal(Duration.ZERO).maxResultBytes(64).build(), "x".repeat(1000));
+    lostLeaseRollsBack(
+        jdbc,
+        GatePolicy.builder()
+            .lease(shortLease())
+            .inFlightWait(Duration.ZERO)
+            .leaseRenewal(Duration.ZERO)
+            .maxResultBytes(64)
+            .build(),
+        "x".repeat(1000));
   }
 
   /**
-   * A stale attempt whose lease is taken over mid-action ends with {@code staleResult}. The
-   * policy renews nothing: the stale attempt stands for one whose renewals stopped (a paused or
+   * A stale attempt whose lease is taken over mid-action ends with {@code staleResult}. The policy
+   * renews nothing: the stale attempt stands for one whose renewals stopped (a paused or
    * partitioned process).
    */
-  private void lostLeaseRollsBack(JdbcIdempotencyStore jdbc, GatePolicy policy,
-      String staleResult) throws Exception {
+  private void lostLeaseRollsBack(JdbcIdempotencyStore jdbc, GatePolicy policy, String staleResult)
+      throws Exception {
     IdempotencyGate gate = IdempotencyGate.builder(jdbc).policy(policy).build();
-    ResultMapper<String> mapper = new ResultMapper<>() {
-      public byte[] toBytes(String v) { return v.getBytes(java.nio.charset.StandardCharsets.UTF_8); }
-      public String fromBytes(byte[] b) { return new String(b, java.nio.charset.StandardCharsets.UTF_8); }
-      public boolean isFailure(String v) { return v.startsWith("FAILED"); }
-    };
+    ResultMapper<String> mapper =
+        new ResultMapper<>() {
+          public byte[] toBytes(String v) {
+            return v.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          }
+
+          public String fromBytes(byte[] b) {
+            return new String(b, java.nio.charset.StandardCharsets.UTF_8);
+          }
+
+          public boolean isFailure(String v) {
+            return v.startsWith("FAILED");
+          }
+        };
     ToolCall call = call("lost-" + staleResult.length(), Map.of("session_id", "s1"));
     CountDownLatch staleWrote = new CountDownLatch(1);
     CountDownLatch winnerDone = new CountDownLatch(1);
-    CompletableFuture<GateResult<String>> stale = CompletableFuture.supplyAsync(() ->
-        gate.execute(call, mapper, jdbc.transactions(), (c, ctx) -> {
-          insertEffect(c, "stale");
-          staleWrote.countDown();
-          winnerDone.await(30, TimeUnit.SECONDS);
-          return staleResult;
-        }));
+    CompletableFuture<GateResult<String>> stale =
+        CompletableFuture.supplyAsync(
+            () ->
+                gate.execute(
+                    call,
+                    mapper,
+                    jdbc.transactions(),
+                    (c, ctx) -> {
+                      insertEffect(c, "stale");
+                      staleWrote.countDown();
+                      winnerDone.await(30, TimeUnit.SECONDS);
+                      return staleResult;
+                    }));
     assertThat(staleWrote.await(30, TimeUnit.SECONDS)).isTrue();
     elapse(shortLease());
-    GateResult<String> winner = IdempotencyGate.builder(jdbc).policy(GatePolicy.builder()
-        .lease(LONG).build()).build().execute(call, mapper, jdbc.transactions(), (c, ctx) -> {
-          insertEffect(c, "winner");
-          return "winner";
-        });
+    GateResult<String> winner =
+        IdempotencyGate.builder(jdbc)
+            .policy(GatePolicy.builder().lease(LONG).build())
+            .build()
+            .execute(
+                call,
+                mapper,
+                jdbc.transactions(),
+                (c, ctx) -> {
+                  insertEffect(c, "winner");
+                  return "winner";
+                });
     winnerDone.countDown();
 
     assertThat(winner).isInstanceOf(GateResult.Executed.class);
     assertThatThrownBy(() -> stale.get(30, TimeUnit.SECONDS))
-        .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(LeaseLostException.class);
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(LeaseLostException.class);
     assertThat(effects()).as("the stale attempt's write never committed").containsExactly("winner");
     assertThat(store.find(call.id()).orElseThrow().result().body())
         .isEqualTo("winner".getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -408,8 +512,10 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Test
   void singleCommitRacersWriteOneBusinessRowAndReplayItsResult() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
-    IdempotencyGate gate = IdempotencyGate.builder(jdbc)
-        .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(60)).build()).build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(jdbc)
+            .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(60)).build())
+            .build();
     int threads = threadsOnOneKey();
     AtomicInteger runs = new AtomicInteger();
     CountDownLatch start = new CountDownLatch(1);
@@ -417,20 +523,26 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       for (int i = 0; i < threads; i++) {
-        calls.add(CompletableFuture.supplyAsync(() -> {
-          try {
-            start.await();
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-          return gate.executeSingleCommit(call("one-commit", Map.of("session_id", "s1")),
-              ResultMapper.utf8(), jdbc.singleCommit(), (c, ctx) -> {
-                int n = runs.incrementAndGet();
-                insertEffect(c, "stopped " + n);
-                Thread.sleep(50);
-                return "stopped s1, run " + n;
-              });
-        }, pool));
+        calls.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    start.await();
+                  } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                  }
+                  return gate.executeSingleCommit(
+                      call("one-commit", Map.of("session_id", "s1")),
+                      ResultMapper.utf8(),
+                      jdbc.singleCommit(),
+                      (c, ctx) -> {
+                        int n = runs.incrementAndGet();
+                        insertEffect(c, "stopped " + n);
+                        Thread.sleep(50);
+                        return "stopped s1, run " + n;
+                      });
+                },
+                pool));
       }
       start.countDown();
       int executed = 0;
@@ -462,19 +574,29 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     IdempotencyGate gate = IdempotencyGate.builder(jdbc).build();
     ToolCall call = call("one-commit-fail", Map.of());
 
-    assertThatThrownBy(() -> gate.executeSingleCommit(call, ResultMapper.utf8(),
-        jdbc.singleCommit(), (c, ctx) -> {
-          insertEffect(c, "half");
-          throw new IllegalStateException("validation failed");
-        })).hasMessage("validation failed");
+    assertThatThrownBy(
+            () ->
+                gate.executeSingleCommit(
+                    call,
+                    ResultMapper.utf8(),
+                    jdbc.singleCommit(),
+                    (c, ctx) -> {
+                      insertEffect(c, "half");
+                      throw new IllegalStateException("validation failed");
+                    }))
+        .hasMessage("validation failed");
     assertThat(effects()).isEmpty();
     assertThat(store.find(call.id())).isEmpty();
 
-    GateResult<String> retry = gate.executeSingleCommit(call, ResultMapper.utf8(),
-        jdbc.singleCommit(), (c, ctx) -> {
-          insertEffect(c, "whole");
-          return "done";
-        });
+    GateResult<String> retry =
+        gate.executeSingleCommit(
+            call,
+            ResultMapper.utf8(),
+            jdbc.singleCommit(),
+            (c, ctx) -> {
+              insertEffect(c, "whole");
+              return "done";
+            });
     assertThat(retry).isInstanceOf(GateResult.Executed.class);
     assertThat(effects()).containsExactly("whole");
   }
@@ -482,32 +604,46 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Test
   void singleCommitDuplicateThatWaitsPastTheInFlightWaitIsRefusedInProgress() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
-    IdempotencyGate gate = IdempotencyGate.builder(jdbc)
-        .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(1)).build()).build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(jdbc)
+            .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(1)).build())
+            .build();
     ToolCall call = call("one-commit-slow", Map.of("session_id", "s2"));
     CountDownLatch acting = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    CompletableFuture<GateResult<String>> first = CompletableFuture.supplyAsync(() ->
-        gate.executeSingleCommit(call, ResultMapper.utf8(), jdbc.singleCommit(), (c, ctx) -> {
-          insertEffect(c, "slow");
-          acting.countDown();
-          finish.await(60, TimeUnit.SECONDS);
-          return "slow done";
-        }));
+    CompletableFuture<GateResult<String>> first =
+        CompletableFuture.supplyAsync(
+            () ->
+                gate.executeSingleCommit(
+                    call,
+                    ResultMapper.utf8(),
+                    jdbc.singleCommit(),
+                    (c, ctx) -> {
+                      insertEffect(c, "slow");
+                      acting.countDown();
+                      finish.await(60, TimeUnit.SECONDS);
+                      return "slow done";
+                    }));
     assertThat(acting.await(30, TimeUnit.SECONDS)).isTrue();
 
-    GateResult<String> duplicate = gate.executeSingleCommit(call, ResultMapper.utf8(),
-        jdbc.singleCommit(), (c, ctx) -> "must not run");
+    GateResult<String> duplicate =
+        gate.executeSingleCommit(
+            call, ResultMapper.utf8(), jdbc.singleCommit(), (c, ctx) -> "must not run");
     finish.countDown();
 
-    assertThat(duplicate).isInstanceOfSatisfying(GateResult.Refused.class, r -> {
-      assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
-      assertThat(r.retryAfter()).isPositive();
-    });
+    assertThat(duplicate)
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
+              assertThat(r.retryAfter()).isPositive();
+            });
     assertThat(first.get(60, TimeUnit.SECONDS)).isInstanceOf(GateResult.Executed.class);
-    assertThat(gate.executeSingleCommit(call, ResultMapper.utf8(), jdbc.singleCommit(),
-        (c, ctx) -> "must not run either")).isInstanceOfSatisfying(GateResult.Replayed.class,
-        r -> assertThat(r.value()).isEqualTo("slow done"));
+    assertThat(
+            gate.executeSingleCommit(
+                call, ResultMapper.utf8(), jdbc.singleCommit(), (c, ctx) -> "must not run either"))
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("slow done"));
     assertThat(effects()).containsExactly("slow");
   }
 
@@ -516,12 +652,16 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
     IdempotencyGate gate = IdempotencyGate.builder(jdbc).build();
     try (Connection mine = dataSource().getConnection()) {
-      GateResult<String> r = gate.executeSingleCommit(call("own-conn", Map.of()),
-          ResultMapper.utf8(), jdbc.singleCommit(mine), (c, ctx) -> {
-            assertThat(c).isSameAs(mine);
-            insertEffect(c, "mine");
-            return "ok";
-          });
+      GateResult<String> r =
+          gate.executeSingleCommit(
+              call("own-conn", Map.of()),
+              ResultMapper.utf8(),
+              jdbc.singleCommit(mine),
+              (c, ctx) -> {
+                assertThat(c).isSameAs(mine);
+                insertEffect(c, "mine");
+                return "ok";
+              });
       assertThat(r).isInstanceOf(GateResult.Executed.class);
       assertThat(mine.isClosed()).isFalse();
       assertThat(mine.getAutoCommit()).isTrue();
@@ -533,8 +673,12 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
 
   @Test
   void missingTableIsAnErrorThatNamesTheTableAndTheDdl() {
-    assertThatThrownBy(() -> JdbcIdempotencyStore.builder(dataSource())
-        .tableName("mcpgate_no_such_table").build().verify())
+    assertThatThrownBy(
+            () ->
+                JdbcIdempotencyStore.builder(dataSource())
+                    .tableName("mcpgate_no_such_table")
+                    .build()
+                    .verify())
         .isInstanceOf(IdempotencyException.class)
         .hasMessageContaining("mcpgate_no_such_table")
         .hasMessageContaining("CREATE TABLE IF NOT EXISTS mcpgate_no_such_table");
@@ -544,33 +688,47 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   void aStoreBuildsWhileItsDatabaseIsDownFailsClosedAndWorksOnceItIsBack() throws Exception {
     AtomicBoolean down = new AtomicBoolean(true);
     DataSource real = dataSource();
-    DataSource flaky = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
-        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-          if (method.getName().equals("getConnection") && down.get()) {
-            throw new SQLException("Connection refused", "08001");
-          }
-          try {
-            return method.invoke(real, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
-    JdbcIdempotencyStore s = closedAfterTest(JdbcIdempotencyStore.builder(flaky)
-        .tableName(TABLE).build());
+    DataSource flaky =
+        (DataSource)
+            Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("getConnection") && down.get()) {
+                    throw new SQLException("Connection refused", "08001");
+                  }
+                  try {
+                    return method.invoke(real, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    JdbcIdempotencyStore s =
+        closedAfterTest(JdbcIdempotencyStore.builder(flaky).tableName(TABLE).build());
     IdempotencyGate gate = IdempotencyGate.builder(s).build();
     AtomicInteger runs = new AtomicInteger();
 
-    assertThatThrownBy(() -> gate.execute(call("down", Map.of()), ResultMapper.utf8(),
-        ctx -> "ran " + runs.incrementAndGet()))
-        .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("did not run");
-    assertThatThrownBy(s::verify).isInstanceOf(StoreUnavailableException.class)
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("down", Map.of()),
+                    ResultMapper.utf8(),
+                    ctx -> "ran " + runs.incrementAndGet()))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("did not run");
+    assertThatThrownBy(s::verify)
+        .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining("Connection refused");
     assertThat(runs).hasValue(0);
 
     down.set(false);
     s.verify();
-    assertThat(gate.execute(call("down", Map.of()), ResultMapper.utf8(),
-        ctx -> "ran " + runs.incrementAndGet())).isInstanceOf(GateResult.Executed.class);
+    assertThat(
+            gate.execute(
+                call("down", Map.of()),
+                ResultMapper.utf8(),
+                ctx -> "ran " + runs.incrementAndGet()))
+        .isInstanceOf(GateResult.Executed.class);
     assertThat(runs).hasValue(1);
   }
 
@@ -578,26 +736,36 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   void tableNameMustBeAPlainIdentifier() {
     for (String bad : List.of("claims; DROP TABLE x", "1claims", "cl aims", "a.b.c", "", "\"q\"")) {
       assertThatThrownBy(() -> JdbcIdempotencyStore.builder(dataSource()).tableName(bad))
-          .as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("identifier");
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("identifier");
     }
   }
 
   @Test
   void droppedTableFailsClosedNamingTheDdl() throws Exception {
     String table = "mcpgate_dropped_" + Math.abs(tenant.hashCode());
-    JdbcIdempotencyStore s = closedAfterTest(JdbcIdempotencyStore.builder(dataSource())
-        .tableName(table).createSchemaIfMissing(true).build());
-    s.verify();   // creates the table
-    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+    JdbcIdempotencyStore s =
+        closedAfterTest(
+            JdbcIdempotencyStore.builder(dataSource())
+                .tableName(table)
+                .createSchemaIfMissing(true)
+                .build());
+    s.verify(); // creates the table
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
       st.execute("DROP TABLE " + table);
     }
     AtomicInteger runs = new AtomicInteger();
     IdempotencyGate gate = IdempotencyGate.builder(s).build();
 
-    assertThatThrownBy(() -> gate.execute(call("k", Map.of()), ResultMapper.utf8(),
-        ctx -> "x" + runs.incrementAndGet()))
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k", Map.of()), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
         .isInstanceOf(StoreUnavailableException.class)
-        .hasMessageContaining(table).hasMessageContaining("CREATE TABLE");
+        .hasMessageContaining(table)
+        .hasMessageContaining("CREATE TABLE");
     assertThat(runs).hasValue(0);
   }
 

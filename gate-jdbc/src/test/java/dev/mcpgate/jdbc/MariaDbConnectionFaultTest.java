@@ -28,8 +28,10 @@ class MariaDbConnectionFaultTest extends ConnectionFaultContract {
   int killBusyConnections(Connection admin) throws SQLException {
     List<Long> ids = new ArrayList<>();
     try (Statement st = admin.createStatement();
-        ResultSet rs = st.executeQuery("SELECT ID FROM information_schema.PROCESSLIST"
-            + " WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND COMMAND = 'Query'")) {
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT ID FROM information_schema.PROCESSLIST"
+                    + " WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND COMMAND = 'Query'")) {
       while (rs.next()) {
         ids.add(rs.getLong(1));
       }

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * MariaDB/MySQL purge takes no lock on a live row: with a live row locked by another transaction
  * (as a claim, renewal or completion in flight would hold it), a purge still deletes the expired
- * rows at once instead of waiting on that lock, and 16 threads claiming meanwhile are not held
- * up by it. Under REPEATABLE READ a range DELETE locks every row it scans, live ones included.
+ * rows at once instead of waiting on that lock, and 16 threads claiming meanwhile are not held up
+ * by it. Under REPEATABLE READ a range DELETE locks every row it scans, live ones included.
  */
 class MariaDbPurgeTest {
 
@@ -33,8 +33,10 @@ class MariaDbPurgeTest {
     TestDatabases.Target db = TestDatabases.mariadb();
     HikariConfig config = new HikariConfig();
     // a short lock wait, so that a purge that waited on the live row fails fast instead of 50 s
-    config.setJdbcUrl(db.url() + (db.url().contains("?") ? "&" : "?")
-        + "sessionVariables=innodb_lock_wait_timeout=3");
+    config.setJdbcUrl(
+        db.url()
+            + (db.url().contains("?") ? "&" : "?")
+            + "sessionVariables=innodb_lock_wait_timeout=3");
     if (db.user() != null) {
       config.setUsername(db.user());
       config.setPassword(db.password());
@@ -42,31 +44,50 @@ class MariaDbPurgeTest {
     config.setMaximumPoolSize(24);
     String tenant = "purge-" + UUID.randomUUID();
     try (HikariDataSource ds = new HikariDataSource(config);
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
-            .tableName("mcpgate_purge_claims").createSchemaIfMissing(true).build()) {
+        JdbcIdempotencyStore store =
+            JdbcIdempotencyStore.builder(ds)
+                .tableName("mcpgate_purge_claims")
+                .createSchemaIfMissing(true)
+                .build()) {
       // the oldest row is live and locked; the expired ones come after it
       ClaimId live = new ClaimId(tenant, "refund_order", "live");
-      store.claim(new ClaimRequest(live, "v1:a", LeaseToken.random(), Duration.ofMinutes(10),
-          Duration.ofHours(1)));
+      store.claim(
+          new ClaimRequest(
+              live, "v1:a", LeaseToken.random(), Duration.ofMinutes(10), Duration.ofHours(1)));
       Thread.sleep(5);
       for (int i = 0; i < 50; i++) {
-        store.claim(new ClaimRequest(new ClaimId(tenant, "refund_order", "old-" + i), "v1:a",
-            LeaseToken.random(), Duration.ofMillis(100), Duration.ofMillis(100)));
+        store.claim(
+            new ClaimRequest(
+                new ClaimId(tenant, "refund_order", "old-" + i),
+                "v1:a",
+                LeaseToken.random(),
+                Duration.ofMillis(100),
+                Duration.ofMillis(100)));
       }
       Thread.sleep(300);
       ExecutorService claimers = Executors.newFixedThreadPool(16);
       try (Connection holder = ds.getConnection()) {
         holder.setAutoCommit(false);
-        try (PreparedStatement lock = holder.prepareStatement("SELECT * FROM mcpgate_purge_claims"
-            + " WHERE tenant = ? AND tool = ? AND idem_key = ? FOR UPDATE")) {
+        try (PreparedStatement lock =
+            holder.prepareStatement(
+                "SELECT * FROM mcpgate_purge_claims"
+                    + " WHERE tenant = ? AND tool = ? AND idem_key = ? FOR UPDATE")) {
           SqlDialect.bindKey(lock, 1, live);
           lock.executeQuery().close();
         }
         List<Future<ClaimAttempt>> claims = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
           ClaimId fresh = new ClaimId(tenant, "refund_order", "fresh-" + i);
-          claims.add(claimers.submit(() -> store.claim(new ClaimRequest(fresh, "v1:a",
-              LeaseToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))));
+          claims.add(
+              claimers.submit(
+                  () ->
+                      store.claim(
+                          new ClaimRequest(
+                              fresh,
+                              "v1:a",
+                              LeaseToken.random(),
+                              Duration.ofMinutes(1),
+                              Duration.ofHours(1)))));
         }
 
         int purged = 0;
@@ -76,7 +97,8 @@ class MariaDbPurgeTest {
           purged += round;
         } while (round == 20);
 
-        assertThat(purged).as("every expired row, none waiting on the locked live row")
+        assertThat(purged)
+            .as("every expired row, none waiting on the locked live row")
             .isGreaterThanOrEqualTo(50);
         for (Future<ClaimAttempt> claim : claims) {
           assertThat(claim.get(30, TimeUnit.SECONDS)).isInstanceOf(ClaimAttempt.Acquired.class);

@@ -22,11 +22,18 @@ class PostgresConnectionFaultTest extends ConnectionFaultContract {
   @Override
   int killBusyConnections(Connection admin) throws SQLException {
     try (Statement st = admin.createStatement();
-        ResultSet rs = st.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            + " WHERE application_name = '" + APP + "' AND state <> 'idle'"
-            // only backends running a claim or a completion: killing the pool's connection setup
-            // as well starves the pool for tens of seconds and tests nothing more
-            + " AND query LIKE '%" + JdbcStoreContract.TABLE + "%'")) {
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                    + " WHERE application_name = '"
+                    + APP
+                    + "' AND state <> 'idle'"
+                    // only backends running a claim or a completion: killing the pool's connection
+                    // setup
+                    // as well starves the pool for tens of seconds and tests nothing more
+                    + " AND query LIKE '%"
+                    + JdbcStoreContract.TABLE
+                    + "%'")) {
       rs.next();
       return rs.getInt(1);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseToken;
@@ -12,7 +13,6 @@ import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
-import dev.mcpgate.core.GatePolicy;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -28,9 +28,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The JDBC store contract on a real PostgreSQL server, and what PostgreSQL lets us prove about
- * the claim's cost: a replay assigns no transaction id and writes no WAL, and a completion is a
- * HOT update.
+ * The JDBC store contract on a real PostgreSQL server, and what PostgreSQL lets us prove about the
+ * claim's cost: a replay assigns no transaction id and writes no WAL, and a completion is a HOT
+ * update.
  */
 class PostgresStoreTest extends JdbcStoreContract {
 
@@ -53,20 +53,27 @@ class PostgresStoreTest extends JdbcStoreContract {
 
   /** A store on a table of its own, with autovacuum off, so that nothing else writes to it. */
   private JdbcIdempotencyStore quietStore(String table) throws SQLException {
-    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS " + table);
     }
-    JdbcIdempotencyStore s = closedAfterTest(JdbcIdempotencyStore.builder(dataSource())
-        .tableName(table).createSchemaIfMissing(true).build());
-    s.verify();   // creates the table
-    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+    JdbcIdempotencyStore s =
+        closedAfterTest(
+            JdbcIdempotencyStore.builder(dataSource())
+                .tableName(table)
+                .createSchemaIfMissing(true)
+                .build());
+    s.verify(); // creates the table
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
       st.execute("ALTER TABLE " + table + " SET (autovacuum_enabled = false)");
     }
     return s;
   }
 
   private static Object query(Connection c, String sql) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
       rs.next();
       return rs.getObject(1);
     }
@@ -81,14 +88,18 @@ class PostgresStoreTest extends JdbcStoreContract {
     IdempotencyGate.builder(store).build().claim(running);
     String hash = ArgumentHasher.hash(Map.of("a", 1), Set.of());
 
-    for (String[] probe : new String[][] {
-        {"replay", "ro-done", hash}, {"conflict", "ro-done", "v1:other"},
-        {"in flight", "ro-running", hash}}) {
+    for (String[] probe :
+        new String[][] {
+          {"replay", "ro-done", hash},
+          {"conflict", "ro-done", "v1:other"},
+          {"in flight", "ro-running", hash}
+        }) {
       try (Connection c = dataSource().getConnection()) {
         c.setAutoCommit(false);
         try {
-          ClaimAttempt attempt = sql.claim(c, new ClaimRequest(id(probe[1]), probe[2],
-              LeaseToken.random(), LONG, LONG));
+          ClaimAttempt attempt =
+              sql.claim(
+                  c, new ClaimRequest(id(probe[1]), probe[2], LeaseToken.random(), LONG, LONG));
           assertThat(attempt).as(probe[0]).isInstanceOf(ClaimAttempt.Existing.class);
           assertThat(query(c, "SELECT txid_current_if_assigned()")).as(probe[0]).isNull();
         } finally {
@@ -105,7 +116,7 @@ class PostgresStoreTest extends JdbcStoreContract {
     IdempotencyGate gate = IdempotencyGate.builder(quiet).build();
     ToolCall call = call("wal", Map.of("order_id", "ord_9f2"));
     gate.execute(call, ResultMapper.utf8(), ctx -> "refund-1");
-    gate.execute(call, ResultMapper.utf8(), ctx -> "refund-2");   // sets hint bits, if any
+    gate.execute(call, ResultMapper.utf8(), ctx -> "refund-2"); // sets hint bits, if any
 
     long walBytes;
     try (Connection c = dataSource().getConnection()) {
@@ -114,8 +125,9 @@ class PostgresStoreTest extends JdbcStoreContract {
         assertThat(gate.execute(call, ResultMapper.utf8(), ctx -> "again"))
             .isInstanceOf(GateResult.Replayed.class);
       }
-      walBytes = ((Number) query(c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '" + lsn
-          + "')")).longValue();
+      walBytes =
+          ((Number) query(c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '" + lsn + "')"))
+              .longValue();
     }
     // Nothing of ours may write: 1000 write transactions would log at least 1000 commit records
     // (tens of KB). What other sessions of the server write meanwhile (a checkpoint record, a
@@ -131,10 +143,10 @@ class PostgresStoreTest extends JdbcStoreContract {
     config.setJdbcUrl(target.url());
     config.setUsername(target.user());
     config.setPassword(target.password());
-    config.setMaximumPoolSize(2);   // one for the calls, one the store keeps for renewals
+    config.setMaximumPoolSize(2); // one for the calls, one the store keeps for renewals
     try (HikariDataSource one = new HikariDataSource(config);
-        JdbcIdempotencyStore single = JdbcIdempotencyStore.builder(one)
-            .tableName(quiet.tableName()).build()) {
+        JdbcIdempotencyStore single =
+            JdbcIdempotencyStore.builder(one).tableName(quiet.tableName()).build()) {
       IdempotencyGate gate = IdempotencyGate.builder(single).build();
       int calls = 200;
       for (int i = 0; i < calls; i++) {
@@ -142,7 +154,8 @@ class PostgresStoreTest extends JdbcStoreContract {
       }
       long[] counts = updateCounts(one, quiet.tableName(), calls);
       assertThat(counts[0]).as("updates").isGreaterThanOrEqualTo(calls);
-      assertThat(counts[1]).as("HOT updates of %s", counts[0])
+      assertThat(counts[1])
+          .as("HOT updates of %s", counts[0])
           .isGreaterThanOrEqualTo(counts[0] * 9 / 10);
     }
   }
@@ -150,40 +163,56 @@ class PostgresStoreTest extends JdbcStoreContract {
   @Test
   void afterAKilledProcessTheSingleCommitRetryRunsOnceAtOnce() throws Exception {
     TestDatabases.Target target = TestDatabases.postgres();
-    String classPath = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-cp", classPath, SingleCommitChild.class.getName(), target.url(),
-        target.user() == null ? "" : target.user(),
-        target.password() == null ? "" : target.password(), tenant, "crash-1")
-        .redirectErrorStream(true).start();
-    try (BufferedReader out = new BufferedReader(
-        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+    String classPath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Process child =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                classPath,
+                SingleCommitChild.class.getName(),
+                target.url(),
+                target.user() == null ? "" : target.user(),
+                target.password() == null ? "" : target.password(),
+                tenant,
+                "crash-1")
+            .redirectErrorStream(true)
+            .start();
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       do {
         line = out.readLine();
       } while (line != null && !line.equals("ACTING"));
       assertThat(line).as("the child reached its action").isEqualTo("ACTING");
-      child.destroyForcibly();   // SIGKILL: no rollback from the child, no goodbye
+      child.destroyForcibly(); // SIGKILL: no rollback from the child, no goodbye
       assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
     } finally {
       child.destroyForcibly();
     }
 
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
-    IdempotencyGate gate = IdempotencyGate.builder(jdbc)
-        .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(5)).build()).build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(jdbc)
+            .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(5)).build())
+            .build();
     long started = System.nanoTime();
-    GateResult<String> retry = gate.executeSingleCommit(
-        ToolCall.of(tenant, "stop_session", "crash-1", Map.of()), ResultMapper.utf8(),
-        jdbc.singleCommit(), (c, ctx) -> {
-          insertEffect(c, "retry");
-          return "stopped by the retry, attempt " + ctx.attempt();
-        });
+    GateResult<String> retry =
+        gate.executeSingleCommit(
+            ToolCall.of(tenant, "stop_session", "crash-1", Map.of()),
+            ResultMapper.utf8(),
+            jdbc.singleCommit(),
+            (c, ctx) -> {
+              insertEffect(c, "retry");
+              return "stopped by the retry, attempt " + ctx.attempt();
+            });
     long tookMs = (System.nanoTime() - started) / 1_000_000;
 
-    assertThat(retry).as("after %s ms", tookMs).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.value()).isEqualTo("stopped by the retry, attempt 1"));
+    assertThat(retry)
+        .as("after %s ms", tookMs)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class,
+            e -> assertThat(e.value()).isEqualTo("stopped by the retry, attempt 1"));
     assertThat(effects()).as("the killed process's write rolled back").containsExactly("retry");
   }
 
@@ -192,15 +221,20 @@ class PostgresStoreTest extends JdbcStoreContract {
       throws Exception {
     long[] counts = {0, 0};
     for (int round = 0; round < 150 && counts[0] < expected; round++) {
-      try (Connection c = one.getConnection(); Statement st = c.createStatement()) {
+      try (Connection c = one.getConnection();
+          Statement st = c.createStatement()) {
         try {
-          st.execute("SELECT pg_stat_force_next_flush()");   // PostgreSQL 15 and later
+          st.execute("SELECT pg_stat_force_next_flush()"); // PostgreSQL 15 and later
         } catch (SQLException olderServer) {
           // the statistics arrive on their own, within seconds
         }
         st.execute("SELECT pg_stat_clear_snapshot()");
-        try (ResultSet rs = st.executeQuery("SELECT n_tup_upd, n_tup_hot_upd"
-            + " FROM pg_stat_user_tables WHERE relname = '" + table + "'")) {
+        try (ResultSet rs =
+            st.executeQuery(
+                "SELECT n_tup_upd, n_tup_hot_upd"
+                    + " FROM pg_stat_user_tables WHERE relname = '"
+                    + table
+                    + "'")) {
           if (rs.next()) {
             counts = new long[] {rs.getLong(1), rs.getLong(2)};
           }

@@ -32,7 +32,9 @@ interface RenewalPathTests {
 
   TestDatabases.Target target();
 
-  /** @return a store on the data source, its table the contract's, closed after the test */
+  /**
+   * @return a store on the data source, its table the contract's, closed after the test
+   */
   JdbcIdempotencyStore storeOn(DataSource data, DataSource renewals);
 
   String tenantOfTest();
@@ -69,7 +71,7 @@ interface RenewalPathTests {
       assertThat(store.holdsRenewalConnection()).isTrue();
       List<Connection> tools = new ArrayList<>();
       try {
-        while (tools.size() < 2) {   // the rest of the pool: the store keeps the third
+        while (tools.size() < 2) { // the rest of the pool: the store keeps the third
           tools.add(pool.getConnection());
         }
         assertThat(pool.getHikariPoolMXBean().getIdleConnections()).isZero();
@@ -77,7 +79,8 @@ interface RenewalPathTests {
         Set<LeaseToken> extended = store.extendLeases(held, LEASE);
         long tookMs = (System.nanoTime() - started) / 1_000_000;
         assertThat(extended).isEqualTo(tokens(held));
-        assertThat(tookMs).as("a renewal that waited for the pool would take 10 s")
+        assertThat(tookMs)
+            .as("a renewal that waited for the pool would take 10 s")
             .isLessThan(5_000);
       } finally {
         for (Connection c : tools) {
@@ -89,8 +92,8 @@ interface RenewalPathTests {
 
   @Test
   default void oneStatementRenewsEveryLeaseAndSaysWhichItRenewed() throws Exception {
-    CountingDataSource renewals = new CountingDataSource(TestDatabases.pool(target(),
-        "renewals", 2));
+    CountingDataSource renewals =
+        new CountingDataSource(TestDatabases.pool(target(), "renewals", 2));
     JdbcIdempotencyStore store = storeOn(null, renewals.dataSource());
     List<HeldLease> held = claimAll(store, "one-statement-", 150);
 
@@ -104,14 +107,15 @@ interface RenewalPathTests {
     Set<LeaseToken> extended = store.extendLeases(held, LEASE);
     assertThat(extended).isEqualTo(tokens(held.subList(10, held.size())));
     // PostgreSQL: UPDATE .. RETURNING; elsewhere the UPDATE, and a SELECT as it fell short
-    assertThat(renewals.executed()).as("statements when some leases are gone")
+    assertThat(renewals.executed())
+        .as("statements when some leases are gone")
         .isEqualTo(store.dialect() == JdbcDialect.POSTGRESQL ? 1 : 2);
   }
 
   @Test
   default void moreLeasesThanOneStatementTakesAreRenewedInStatementsOf200() throws Exception {
-    CountingDataSource renewals = new CountingDataSource(TestDatabases.pool(target(),
-        "renewals", 2));
+    CountingDataSource renewals =
+        new CountingDataSource(TestDatabases.pool(target(), "renewals", 2));
     JdbcIdempotencyStore store = storeOn(null, renewals.dataSource());
     List<HeldLease> held = claimAll(store, "many-", 450);
 
@@ -125,21 +129,24 @@ interface RenewalPathTests {
     DataSource real = TestDatabases.pool(target(), "renewals", 2);
     AtomicReference<Connection> last = new AtomicReference<>();
     List<Connection> opened = new ArrayList<>();
-    DataSource recording = (DataSource) Proxy.newProxyInstance(
-        DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
-        (proxy, method, args) -> {
-          Object result = method.invoke(real, args);
-          if (result instanceof Connection c) {
-            last.set(c);
-            opened.add(c);
-          }
-          return result;
-        });
+    DataSource recording =
+        (DataSource)
+            Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                  Object result = method.invoke(real, args);
+                  if (result instanceof Connection c) {
+                    last.set(c);
+                    opened.add(c);
+                  }
+                  return result;
+                });
     JdbcIdempotencyStore store = storeOn(null, recording);
     List<HeldLease> held = claimAll(store, "broken-", 3);
     assertThat(store.extendLeases(held, LEASE)).hasSize(3);
 
-    last.get().close();   // the connection goes away under the store
+    last.get().close(); // the connection goes away under the store
     assertThatThrownBy(() -> store.extendLeases(held, LEASE))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining("extend 3 leases");
@@ -157,7 +164,8 @@ interface RenewalPathTests {
 
     assertThat(store.holdsRenewalConnection()).isFalse();
     assertThatThrownBy(() -> store.extendLeases(held, LEASE))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
-    store.close();   // twice is fine
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    store.close(); // twice is fine
   }
 }

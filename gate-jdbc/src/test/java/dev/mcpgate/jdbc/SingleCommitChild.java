@@ -10,8 +10,8 @@ import java.util.Map;
 
 /**
  * A process to be killed: claims a key in single-commit mode, writes a business row in the same
- * transaction, says so on standard output, and waits to be killed before it can commit.
- * Arguments: JDBC URL, user, password, tenant, key.
+ * transaction, says so on standard output, and waits to be killed before it can commit. Arguments:
+ * JDBC URL, user, password, tenant, key.
  */
 public final class SingleCommitChild {
   private SingleCommitChild() {}
@@ -25,13 +25,17 @@ public final class SingleCommitChild {
     }
     config.setMaximumPoolSize(2);
     try (HikariDataSource pool = new HikariDataSource(config)) {
-      JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool)
-          .tableName(JdbcStoreContract.TABLE).build();
+      JdbcIdempotencyStore store =
+          JdbcIdempotencyStore.builder(pool).tableName(JdbcStoreContract.TABLE).build();
       IdempotencyGate gate = IdempotencyGate.builder(store).build();
-      gate.executeSingleCommit(ToolCall.of(args[3], "stop_session", args[4], Map.of()),
-          ResultMapper.utf8(), store.singleCommit(), (c, ctx) -> {
-            try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO " + JdbcStoreContract.EFFECTS + " (tenant, note) VALUES (?, ?)")) {
+      gate.executeSingleCommit(
+          ToolCall.of(args[3], "stop_session", args[4], Map.of()),
+          ResultMapper.utf8(),
+          store.singleCommit(),
+          (c, ctx) -> {
+            try (PreparedStatement ps =
+                c.prepareStatement(
+                    "INSERT INTO " + JdbcStoreContract.EFFECTS + " (tenant, note) VALUES (?, ?)")) {
               ps.setString(1, args[3]);
               ps.setString(2, "child");
               ps.executeUpdate();

@@ -34,15 +34,19 @@ import org.junit.jupiter.api.Test;
 class SingleCommitReconcileTest {
   private static final String EFFECTS = "reconcile_effects";
   private final HikariDataSource ds = TestDatabases.pool(TestDatabases.h2(), "h2-reconcile", 8);
-  private final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
-      .tableName("reconcile_claims").createSchemaIfMissing(true).build();
+  private final JdbcIdempotencyStore store =
+      JdbcIdempotencyStore.builder(ds)
+          .tableName("reconcile_claims")
+          .createSchemaIfMissing(true)
+          .build();
   private final String tenant = "t-" + UUID.randomUUID();
 
   @BeforeEach
   void effectsTable() throws SQLException {
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE IF NOT EXISTS " + EFFECTS
-          + " (tenant VARCHAR(64), what VARCHAR(64))");
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE TABLE IF NOT EXISTS " + EFFECTS + " (tenant VARCHAR(64), what VARCHAR(64))");
     }
   }
 
@@ -52,8 +56,8 @@ class SingleCommitReconcileTest {
 
   private int effects() throws SQLException {
     try (Connection c = ds.getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + EFFECTS
-            + " WHERE tenant = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement("SELECT COUNT(*) FROM " + EFFECTS + " WHERE tenant = ?")) {
       ps.setString(1, tenant);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -72,11 +76,23 @@ class SingleCommitReconcileTest {
 
   /** A plain attempt whose outcome was unknown, its lease long run out. */
   private void fencedUnknown(String key) throws InterruptedException {
-    IdempotencyGate plain = IdempotencyGate.builder(store).policy(GatePolicy.builder()
-        .lease(Duration.ofMillis(100)).leaseRenewal(Duration.ZERO).build()).build();
-    assertThatThrownBy(() -> plain.execute(call(key), ResultMapper.utf8(), ctx -> {
-      throw new OutcomeUnknownException("the provider timed out (test)");
-    })).isInstanceOf(OutcomeUnknownException.class);
+    IdempotencyGate plain =
+        IdempotencyGate.builder(store)
+            .policy(
+                GatePolicy.builder()
+                    .lease(Duration.ofMillis(100))
+                    .leaseRenewal(Duration.ZERO)
+                    .build())
+            .build();
+    assertThatThrownBy(
+            () ->
+                plain.execute(
+                    call(key),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      throw new OutcomeUnknownException("the provider timed out (test)");
+                    }))
+        .isInstanceOf(OutcomeUnknownException.class);
     Thread.sleep(250);
   }
 
@@ -84,20 +100,31 @@ class SingleCommitReconcileTest {
   void aReconcilerThatSaysNotHappenedLetsTheSingleCommitRetryRunOnce() throws Exception {
     fencedUnknown("k");
     AtomicInteger asked = new AtomicInteger();
-    IdempotencyGate gate = IdempotencyGate.builder(store).policy(GatePolicy.builder()
-        .reconciler((id, downstreamKey) -> {
-          asked.incrementAndGet();
-          return Reconciler.Verdict.notHappened();
-        }).build()).build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(
+                GatePolicy.builder()
+                    .reconciler(
+                        (id, downstreamKey) -> {
+                          asked.incrementAndGet();
+                          return Reconciler.Verdict.notHappened();
+                        })
+                    .build())
+            .build();
 
-    GateResult<String> retry = gate.executeSingleCommit(call("k"), ResultMapper.utf8(),
-        store.singleCommit(), (c, ctx) -> {
-          effect(c);
-          return "refunded";
-        });
+    GateResult<String> retry =
+        gate.executeSingleCommit(
+            call("k"),
+            ResultMapper.utf8(),
+            store.singleCommit(),
+            (c, ctx) -> {
+              effect(c);
+              return "refunded";
+            });
 
-    assertThat(retry).isInstanceOfSatisfying(GateResult.Executed.class,
-        e -> assertThat(e.value()).isEqualTo("refunded"));
+    assertThat(retry)
+        .isInstanceOfSatisfying(
+            GateResult.Executed.class, e -> assertThat(e.value()).isEqualTo("refunded"));
     assertThat(asked).hasValue(1);
     assertThat(effects()).isEqualTo(1);
     assertThat(store.find(call("k").id()).orElseThrow().state())
@@ -108,19 +135,30 @@ class SingleCommitReconcileTest {
   @Test
   void aReconcilerThatSaysHappenedIsReplayedBySingleCommit() throws Exception {
     fencedUnknown("k");
-    IdempotencyGate gate = IdempotencyGate.builder(store).policy(GatePolicy.builder()
-        .reconciler((id, downstreamKey) ->
-            Reconciler.Verdict.happened("refunded downstream".getBytes(StandardCharsets.UTF_8)))
-        .build()).build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(
+                GatePolicy.builder()
+                    .reconciler(
+                        (id, downstreamKey) ->
+                            Reconciler.Verdict.happened(
+                                "refunded downstream".getBytes(StandardCharsets.UTF_8)))
+                    .build())
+            .build();
 
-    GateResult<String> retry = gate.executeSingleCommit(call("k"), ResultMapper.utf8(),
-        store.singleCommit(), (c, ctx) -> {
-          effect(c);
-          return "refunded again";
-        });
+    GateResult<String> retry =
+        gate.executeSingleCommit(
+            call("k"),
+            ResultMapper.utf8(),
+            store.singleCommit(),
+            (c, ctx) -> {
+              effect(c);
+              return "refunded again";
+            });
 
-    assertThat(retry).isInstanceOfSatisfying(GateResult.Replayed.class,
-        r -> assertThat(r.value()).isEqualTo("refunded downstream"));
+    assertThat(retry)
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("refunded downstream"));
     assertThat(effects()).isZero();
   }
 
@@ -129,14 +167,20 @@ class SingleCommitReconcileTest {
     fencedUnknown("k");
     IdempotencyGate gate = IdempotencyGate.builder(store).build();
 
-    GateResult<String> retry = gate.executeSingleCommit(call("k"), ResultMapper.utf8(),
-        store.singleCommit(), (c, ctx) -> {
-          effect(c);
-          return "refunded";
-        });
+    GateResult<String> retry =
+        gate.executeSingleCommit(
+            call("k"),
+            ResultMapper.utf8(),
+            store.singleCommit(),
+            (c, ctx) -> {
+              effect(c);
+              return "refunded";
+            });
 
-    assertThat(retry).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
+    assertThat(retry)
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
     assertThat(effects()).isZero();
     assertThat(store.find(call("k").id()).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
   }

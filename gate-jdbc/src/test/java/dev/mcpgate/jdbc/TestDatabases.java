@@ -5,7 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.testcontainers.DockerClientFactory;
@@ -16,8 +15,8 @@ import org.testcontainers.containers.PostgreSQLContainer;
  * Finds a real database for each backend, in this order: the JDBC URL in an environment variable
  * ({@code MCPGATE_TEST_POSTGRES_URL}, {@code MCPGATE_TEST_MARIADB_URL}); Testcontainers where a
  * Docker engine is present; for PostgreSQL, an embedded server (zonky). A backend with none of
- * those is skipped with a message saying so, or fails the test when
- * {@code MCPGATE_TEST_REQUIRE_ALL=true} (as in CI). Never a mock.
+ * those is skipped with a message saying so, or fails the test when {@code
+ * MCPGATE_TEST_REQUIRE_ALL=true} (as in CI). Never a mock.
  */
 public final class TestDatabases {
   private static final Map<String, Object> CACHE = new ConcurrentHashMap<>();
@@ -28,21 +27,39 @@ public final class TestDatabases {
   public record Target(String url, String user, String password, String how) {}
 
   public static Target postgres() {
-    return require("PostgreSQL", CACHE.computeIfAbsent("postgres", k -> resolve("PostgreSQL",
-        "MCPGATE_TEST_POSTGRES_URL", () -> {
-          PostgreSQLContainer<?> c = new PostgreSQLContainer<>("postgres:16-alpine");
-          c.start();
-          return new Target(c.getJdbcUrl(), c.getUsername(), c.getPassword(), "Testcontainers");
-        }, TestDatabases::embeddedPostgres)));
+    return require(
+        "PostgreSQL",
+        CACHE.computeIfAbsent(
+            "postgres",
+            k ->
+                resolve(
+                    "PostgreSQL",
+                    "MCPGATE_TEST_POSTGRES_URL",
+                    () -> {
+                      PostgreSQLContainer<?> c = new PostgreSQLContainer<>("postgres:16-alpine");
+                      c.start();
+                      return new Target(
+                          c.getJdbcUrl(), c.getUsername(), c.getPassword(), "Testcontainers");
+                    },
+                    TestDatabases::embeddedPostgres)));
   }
 
   static Target mariadb() {
-    return require("MariaDB", CACHE.computeIfAbsent("mariadb", k -> resolve("MariaDB",
-        "MCPGATE_TEST_MARIADB_URL", () -> {
-          MariaDBContainer<?> c = new MariaDBContainer<>("mariadb:11.4");
-          c.start();
-          return new Target(c.getJdbcUrl(), c.getUsername(), c.getPassword(), "Testcontainers");
-        }, null)));
+    return require(
+        "MariaDB",
+        CACHE.computeIfAbsent(
+            "mariadb",
+            k ->
+                resolve(
+                    "MariaDB",
+                    "MCPGATE_TEST_MARIADB_URL",
+                    () -> {
+                      MariaDBContainer<?> c = new MariaDBContainer<>("mariadb:11.4");
+                      c.start();
+                      return new Target(
+                          c.getJdbcUrl(), c.getUsername(), c.getPassword(), "Testcontainers");
+                    },
+                    null)));
   }
 
   static Target h2() {
@@ -51,28 +68,34 @@ public final class TestDatabases {
 
   /** A pooled data source on the target; pools are kept for the whole test run. */
   static HikariDataSource pool(Target target, String name, int size) {
-    return (HikariDataSource) CACHE.computeIfAbsent("pool:" + name + ":" + target.url(), k -> {
-      HikariConfig config = new HikariConfig();
-      config.setJdbcUrl(target.url());
-      if (target.user() != null) {
-        config.setUsername(target.user());
-      }
-      if (target.password() != null) {
-        config.setPassword(target.password());
-      }
-      config.setMaximumPoolSize(size);
-      config.setPoolName("mcpgate-" + name);
-      config.setConnectionTimeout(30_000);
-      return new HikariDataSource(config);
-    });
+    return (HikariDataSource)
+        CACHE.computeIfAbsent(
+            "pool:" + name + ":" + target.url(),
+            k -> {
+              HikariConfig config = new HikariConfig();
+              config.setJdbcUrl(target.url());
+              if (target.user() != null) {
+                config.setUsername(target.user());
+              }
+              if (target.password() != null) {
+                config.setPassword(target.password());
+              }
+              config.setMaximumPoolSize(size);
+              config.setPoolName("mcpgate-" + name);
+              config.setConnectionTimeout(30_000);
+              return new HikariDataSource(config);
+            });
   }
 
   /** Resolves a backend once, and says on the console where its tests run, or why they do not. */
-  private static Object resolve(String backend, String env, Supplier<Target> container,
-      Supplier<Target> embedded) {
+  private static Object resolve(
+      String backend, String env, Supplier<Target> container, Supplier<Target> embedded) {
     Object resolved = find(env, container, embedded);
-    System.err.println("[mcpgate tests] " + backend + ": " + (resolved instanceof Target t
-        ? "running on " + t.how() : "SKIPPED, " + resolved));
+    System.err.println(
+        "[mcpgate tests] "
+            + backend
+            + ": "
+            + (resolved instanceof Target t ? "running on " + t.how() : "SKIPPED, " + resolved));
     return resolved;
   }
 
@@ -101,7 +124,9 @@ public final class TestDatabases {
     return tried.toString();
   }
 
-  /** @return the target, or skips (fails, when MCPGATE_TEST_REQUIRE_ALL=true) naming what was tried */
+  /**
+   * @return the target, or skips (fails, when MCPGATE_TEST_REQUIRE_ALL=true) naming what was tried
+   */
   private static Target require(String backend, Object resolved) {
     if (resolved instanceof Target t) {
       return t;
@@ -126,13 +151,16 @@ public final class TestDatabases {
     try {
       io.zonky.test.db.postgres.embedded.EmbeddedPostgres pg =
           io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder().start();
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        try {
-          pg.close();
-        } catch (Exception ignored) {
-          // the JVM is going away
-        }
-      }));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    try {
+                      pg.close();
+                    } catch (Exception ignored) {
+                      // the JVM is going away
+                    }
+                  }));
       return new Target(pg.getJdbcUrl("postgres", "postgres"), null, null, "embedded PostgreSQL");
     } catch (Exception e) {
       throw new IllegalStateException(e.getMessage(), e);

@@ -18,7 +18,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -42,26 +41,31 @@ interface TransactionEndTests {
   void writeBusinessRow(Connection c, String note) throws SQLException;
 
   /** A mapper that cannot turn the action's value into bytes. */
-  ResultMapper<String> UNMAPPABLE = new ResultMapper<>() {
-    @Override
-    public byte[] toBytes(String value) {
-      throw new IllegalArgumentException("cannot map " + value);
-    }
+  ResultMapper<String> UNMAPPABLE =
+      new ResultMapper<>() {
+        @Override
+        public byte[] toBytes(String value) {
+          throw new IllegalArgumentException("cannot map " + value);
+        }
 
-    @Override
-    public String fromBytes(byte[] bytes) {
-      throw new IllegalArgumentException("cannot map back");
-    }
-  };
+        @Override
+        public String fromBytes(byte[] bytes) {
+          throw new IllegalArgumentException("cannot map back");
+        }
+      };
 
   /** The key of {@code call} is free: no row, and a retry runs its action. */
   private void assertFreeAndRetryRuns(IdempotencyGate gate, ToolCall call) throws SQLException {
     assertThat(jdbcStore().find(call.id())).as("the row of %s", call.id()).isEmpty();
-    GateResult<String> retry = gate.executeSingleCommit(call, ResultMapper.utf8(),
-        jdbcStore().singleCommit(), (c, ctx) -> {
-          writeBusinessRow(c, "retry");
-          return "retried";
-        });
+    GateResult<String> retry =
+        gate.executeSingleCommit(
+            call,
+            ResultMapper.utf8(),
+            jdbcStore().singleCommit(),
+            (c, ctx) -> {
+              writeBusinessRow(c, "retry");
+              return "retried";
+            });
     assertThat(retry).isInstanceOf(GateResult.Executed.class);
     assertThat(businessRows()).containsExactly("retry");
   }
@@ -73,11 +77,15 @@ interface TransactionEndTests {
     ClaimingScope<Connection> scope = jdbcStore().singleCommit();
     ToolCall call = toolCall("give-back-pooled");
     Connection c = scope.begin();
-    ClaimAttempt attempt = scope.claim(c, new ClaimRequest(call.id(), "h", LeaseToken.random(),
-        Duration.ofMinutes(1), Duration.ofMinutes(10)), Duration.ZERO);
+    ClaimAttempt attempt =
+        scope.claim(
+            c,
+            new ClaimRequest(
+                call.id(), "h", LeaseToken.random(), Duration.ofMinutes(1), Duration.ofMinutes(10)),
+            Duration.ZERO);
     assertThat(attempt).isInstanceOf(ClaimAttempt.Acquired.class);
     writeBusinessRow(c, "open");
-    scope.close(c);   // neither commit nor rollback: what a path that skipped both does
+    scope.close(c); // neither commit nor rollback: what a path that skipped both does
 
     assertThat(businessRows()).isEmpty();
     assertThat(jdbcStore().find(call.id())).isEmpty();
@@ -89,8 +97,11 @@ interface TransactionEndTests {
     try (Connection mine = connection()) {
       ClaimingScope<Connection> scope = jdbcStore().singleCommit(mine);
       Connection c = scope.begin();
-      scope.claim(c, new ClaimRequest(call.id(), "h", LeaseToken.random(),
-          Duration.ofMinutes(1), Duration.ofMinutes(10)), Duration.ZERO);
+      scope.claim(
+          c,
+          new ClaimRequest(
+              call.id(), "h", LeaseToken.random(), Duration.ofMinutes(1), Duration.ofMinutes(10)),
+          Duration.ZERO);
       writeBusinessRow(c, "open");
       scope.close(c);
       assertThat(mine.getAutoCommit()).isTrue();
@@ -108,11 +119,17 @@ interface TransactionEndTests {
     IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).build();
     ToolCall call = toolCall("mapper-throws");
 
-    assertThatThrownBy(() -> gate.executeSingleCommit(call, UNMAPPABLE, jdbcStore().singleCommit(),
-        (c, ctx) -> {
-          writeBusinessRow(c, "effect");
-          return "value";
-        })).hasStackTraceContaining("cannot map value");
+    assertThatThrownBy(
+            () ->
+                gate.executeSingleCommit(
+                    call,
+                    UNMAPPABLE,
+                    jdbcStore().singleCommit(),
+                    (c, ctx) -> {
+                      writeBusinessRow(c, "effect");
+                      return "value";
+                    }))
+        .hasStackTraceContaining("cannot map value");
 
     assertThat(businessRows()).isEmpty();
     assertFreeAndRetryRuns(gate, call);
@@ -124,46 +141,59 @@ interface TransactionEndTests {
     IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).build();
     ToolCall call = toolCall("action-error");
 
-    assertThatThrownBy(() -> gate.executeSingleCommit(call, ResultMapper.utf8(),
-        jdbcStore().singleCommit(), (c, ctx) -> {
-          writeBusinessRow(c, "effect");
-          throw new AssertionError("the action broke");
-        })).hasStackTraceContaining("the action broke");
+    assertThatThrownBy(
+            () ->
+                gate.executeSingleCommit(
+                    call,
+                    ResultMapper.utf8(),
+                    jdbcStore().singleCommit(),
+                    (c, ctx) -> {
+                      writeBusinessRow(c, "effect");
+                      throw new AssertionError("the action broke");
+                    }))
+        .hasStackTraceContaining("the action broke");
 
     assertThat(businessRows()).isEmpty();
     assertFreeAndRetryRuns(gate, call);
   }
 
   @Test
-  default void transactionalWithAMapperThatThrowsCommitsNoEffectAndNoCompletion()
-      throws Exception {
+  default void transactionalWithAMapperThatThrowsCommitsNoEffectAndNoCompletion() throws Exception {
     IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).build();
     ToolCall call = toolCall("tx-mapper-throws");
 
-    assertThatThrownBy(() -> gate.execute(call, UNMAPPABLE, jdbcStore().transactions(),
-        (c, ctx) -> {
-          writeBusinessRow(c, "effect");
-          return "value";
-        })).hasStackTraceContaining("cannot map value");
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call,
+                    UNMAPPABLE,
+                    jdbcStore().transactions(),
+                    (c, ctx) -> {
+                      writeBusinessRow(c, "effect");
+                      return "value";
+                    }))
+        .hasStackTraceContaining("cannot map value");
 
     assertThat(businessRows()).isEmpty();
     // free, or fenced as unknown: never COMPLETED with its effect missing
-    jdbcStore().find(call.id()).ifPresent(row ->
-        assertThat(row.state()).isNotEqualTo(ClaimState.COMPLETED));
+    jdbcStore()
+        .find(call.id())
+        .ifPresent(row -> assertThat(row.state()).isNotEqualTo(ClaimState.COMPLETED));
   }
 
   /** A codec whose key service is down: it cannot encode a result. */
-  dev.mcpgate.core.ResultCodec KMS_DOWN = new dev.mcpgate.core.ResultCodec() {
-    @Override
-    public byte[] encode(dev.mcpgate.core.ClaimId id, byte[] plain) {
-      throw new IllegalStateException("the key service is down (test)");
-    }
+  dev.mcpgate.core.ResultCodec KMS_DOWN =
+      new dev.mcpgate.core.ResultCodec() {
+        @Override
+        public byte[] encode(dev.mcpgate.core.ClaimId id, byte[] plain) {
+          throw new IllegalStateException("the key service is down (test)");
+        }
 
-    @Override
-    public byte[] decode(dev.mcpgate.core.ClaimId id, byte[] stored) {
-      return stored;
-    }
-  };
+        @Override
+        public byte[] decode(dev.mcpgate.core.ClaimId id, byte[] stored) {
+          return stored;
+        }
+      };
 
   @Test
   default void singleCommitWithACodecThatThrowsCommitsNeitherTheEffectNorTheClaim()
@@ -171,27 +201,38 @@ interface TransactionEndTests {
     IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).codec(KMS_DOWN).build();
     ToolCall call = toolCall("codec-throws");
 
-    assertThatThrownBy(() -> gate.executeSingleCommit(call, ResultMapper.utf8(),
-        jdbcStore().singleCommit(), (c, ctx) -> {
-          writeBusinessRow(c, "effect");
-          return "value";
-        })).hasStackTraceContaining("the key service is down");
+    assertThatThrownBy(
+            () ->
+                gate.executeSingleCommit(
+                    call,
+                    ResultMapper.utf8(),
+                    jdbcStore().singleCommit(),
+                    (c, ctx) -> {
+                      writeBusinessRow(c, "effect");
+                      return "value";
+                    }))
+        .hasStackTraceContaining("the key service is down");
 
     assertThat(businessRows()).isEmpty();
     assertFreeAndRetryRuns(IdempotencyGate.builder(jdbcStore()).build(), call);
   }
 
   @Test
-  default void transactionalWithACodecThatThrowsCommitsNoEffectAndFreesTheKey()
-      throws Exception {
+  default void transactionalWithACodecThatThrowsCommitsNoEffectAndFreesTheKey() throws Exception {
     IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).codec(KMS_DOWN).build();
     ToolCall call = toolCall("tx-codec-throws");
 
-    assertThatThrownBy(() -> gate.execute(call, ResultMapper.utf8(), jdbcStore().transactions(),
-        (c, ctx) -> {
-          writeBusinessRow(c, "effect");
-          return "value";
-        })).isInstanceOf(dev.mcpgate.core.StoreUnavailableException.class)
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call,
+                    ResultMapper.utf8(),
+                    jdbcStore().transactions(),
+                    (c, ctx) -> {
+                      writeBusinessRow(c, "effect");
+                      return "value";
+                    }))
+        .isInstanceOf(dev.mcpgate.core.StoreUnavailableException.class)
         .hasMessageContaining("nothing took effect");
 
     assertThat(businessRows()).isEmpty();
@@ -200,23 +241,24 @@ interface TransactionEndTests {
 
   /**
    * The action swallows a failed statement of its own. On PostgreSQL that aborts the transaction,
-   * so the completion statement fails; elsewhere the transaction goes on and completes. Either
-   * way the effect and the completed claim commit together or not at all.
+   * so the completion statement fails; elsewhere the transaction goes on and completes. Either way
+   * the effect and the completed claim commit together or not at all.
    */
   @Test
   default void aCompletionThatFailsAfterTheActionCommitsNeitherHalf() throws Exception {
     for (boolean singleCommit : new boolean[] {false, true}) {
       IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).build();
       ToolCall call = toolCall("completion-fails-" + singleCommit);
-      dev.mcpgate.core.ScopedAction<String, Connection> action = (c, ctx) -> {
-        writeBusinessRow(c, "effect-" + singleCommit);
-        try (java.sql.Statement st = c.createStatement()) {
-          st.execute("SELECT * FROM no_such_table_mcpgate");
-        } catch (SQLException swallowed) {
-          // the tool's own mistake, caught and ignored
-        }
-        return "value";
-      };
+      dev.mcpgate.core.ScopedAction<String, Connection> action =
+          (c, ctx) -> {
+            writeBusinessRow(c, "effect-" + singleCommit);
+            try (java.sql.Statement st = c.createStatement()) {
+              st.execute("SELECT * FROM no_such_table_mcpgate");
+            } catch (SQLException swallowed) {
+              // the tool's own mistake, caught and ignored
+            }
+            return "value";
+          };
       try {
         if (singleCommit) {
           gate.executeSingleCommit(call, ResultMapper.utf8(), jdbcStore().singleCommit(), action);
@@ -227,44 +269,60 @@ interface TransactionEndTests {
         // the completion failed: what matters is what was committed
       }
       boolean effect = businessRows().contains("effect-" + singleCommit);
-      boolean completed = jdbcStore().find(call.id())
-          .filter(r -> r.state() == ClaimState.COMPLETED).isPresent();
-      assertThat(effect).as("single-commit %s: the effect committed exactly when the claim"
-          + " completed", singleCommit).isEqualTo(completed);
+      boolean completed =
+          jdbcStore().find(call.id()).filter(r -> r.state() == ClaimState.COMPLETED).isPresent();
+      assertThat(effect)
+          .as(
+              "single-commit %s: the effect committed exactly when the claim" + " completed",
+              singleCommit)
+          .isEqualTo(completed);
     }
   }
 
   // ---------------------------------------------------------------- zero in-flight wait
 
   @Test
-  default void aZeroInFlightWaitIsRefusedWhileAnotherTransactionHoldsTheClaim()
-      throws Exception {
-    IdempotencyGate gate = IdempotencyGate.builder(jdbcStore())
-        .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build()).build();
+  default void aZeroInFlightWaitIsRefusedWhileAnotherTransactionHoldsTheClaim() throws Exception {
+    IdempotencyGate gate =
+        IdempotencyGate.builder(jdbcStore())
+            .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build())
+            .build();
     ToolCall call = toolCall("zero-wait");
     CountDownLatch acting = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    CompletableFuture<GateResult<String>> first = CompletableFuture.supplyAsync(() ->
-        gate.executeSingleCommit(call, ResultMapper.utf8(), jdbcStore().singleCommit(),
-            (c, ctx) -> {
-              writeBusinessRow(c, "first");
-              acting.countDown();
-              finish.await(60, TimeUnit.SECONDS);
-              return "first done";
-            }));
+    CompletableFuture<GateResult<String>> first =
+        CompletableFuture.supplyAsync(
+            () ->
+                gate.executeSingleCommit(
+                    call,
+                    ResultMapper.utf8(),
+                    jdbcStore().singleCommit(),
+                    (c, ctx) -> {
+                      writeBusinessRow(c, "first");
+                      acting.countDown();
+                      finish.await(60, TimeUnit.SECONDS);
+                      return "first done";
+                    }));
     try {
       assertThat(acting.await(30, TimeUnit.SECONDS)).isTrue();
 
       long started = System.nanoTime();
-      GateResult<String> duplicate = gate.executeSingleCommit(call, ResultMapper.utf8(),
-          jdbcStore().singleCommit(), (c, ctx) -> "must not run");
+      GateResult<String> duplicate =
+          gate.executeSingleCommit(
+              call, ResultMapper.utf8(), jdbcStore().singleCommit(), (c, ctx) -> "must not run");
       long tookMs = (System.nanoTime() - started) / 1_000_000;
       boolean firstStillHeld = !first.isDone() && finish.getCount() == 1;
-      System.err.println("[mcpgate tests] " + jdbcStore().dialect()
-          + ": zero-wait duplicate refused in " + tookMs + " ms");
+      System.err.println(
+          "[mcpgate tests] "
+              + jdbcStore().dialect()
+              + ": zero-wait duplicate refused in "
+              + tookMs
+              + " ms");
 
-      assertThat(duplicate).isInstanceOfSatisfying(GateResult.Refused.class,
-          r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
+      assertThat(duplicate)
+          .isInstanceOfSatisfying(
+              GateResult.Refused.class,
+              r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
       assertThat(firstStillHeld).as("the first call still held its uncommitted claim").isTrue();
     } finally {
       finish.countDown();

@@ -25,7 +25,10 @@ final class AnnotatedTools {
    * @return the specifications, gated where annotated, in the same order
    * @throws IllegalArgumentException naming annotated methods whose tools are not in specs
    */
-  static <S> List<S> gate(List<S> specs, Object[] beans, Function<S, McpSchema.Tool> tool,
+  static <S> List<S> gate(
+      List<S> specs,
+      Object[] beans,
+      Function<S, McpSchema.Tool> tool,
       BiFunction<S, ToolPolicy, S> wrap) {
     notNull(specs, "specs");
     Map<String, ToolPolicy> policies = policies(beans);
@@ -38,18 +41,21 @@ final class AnnotatedTools {
       out.add(policy == null ? spec : wrap.apply(spec, policy));
     }
     if (!unmatched.isEmpty()) {
-      throw new IllegalArgumentException("@Idempotent methods name tools that are not in the"
-          + " specifications: " + unmatched.keySet() + "; the specifications have "
-          + specs.stream().map(s -> tool.apply(s).name()).toList());
+      throw new IllegalArgumentException(
+          "@Idempotent methods name tools that are not in the"
+              + " specifications: "
+              + unmatched.keySet()
+              + "; the specifications have "
+              + specs.stream().map(s -> tool.apply(s).name()).toList());
     }
     return out;
   }
 
   /**
    * @return the policy of each annotated tool, by tool name
-   * @throws IllegalArgumentException for a bean with no {@code @Idempotent} method to be found
-   *     (a proxy that hides its target's annotations, or the wrong bean), or two methods that
-   *     name one tool
+   * @throws IllegalArgumentException for a bean with no {@code @Idempotent} method to be found (a
+   *     proxy that hides its target's annotations, or the wrong bean), or two methods that name one
+   *     tool
    */
   static Map<String, ToolPolicy> policies(Object... beans) {
     notNull(beans, "beans");
@@ -66,33 +72,38 @@ final class AnnotatedTools {
     for (Class<?> type : notNull(types, "types")) {
       Map<String, Method> annotated = annotatedMethods(notNull(type, "type"));
       if (annotated.isEmpty()) {
-        throw new IllegalArgumentException("no @Idempotent method was found on "
-            + type.getName() + ", so none of its tools would be gated. If it is a"
-            + " proxy (a @Transactional Spring bean), put @Idempotent on a method of its class"
-            + " or of an interface it implements; a JDK interface proxy shows only the"
-            + " interface's annotations.");
+        throw new IllegalArgumentException(
+            "no @Idempotent method was found on "
+                + type.getName()
+                + ", so none of its tools would be gated. If it is a"
+                + " proxy (a @Transactional Spring bean), put @Idempotent on a method of its class"
+                + " or of an interface it implements; a JDK interface proxy shows only the"
+                + " interface's annotations.");
       }
       for (Method method : annotated.values()) {
         Idempotent idempotent = method.getAnnotation(Idempotent.class);
         String name = !idempotent.tool().isEmpty() ? idempotent.tool() : mcpToolName(method);
         if (policies.put(name, ToolPolicy.of(idempotent)) != null) {
-          throw new IllegalArgumentException("two @Idempotent methods name the tool \"" + name + "\"");
+          throw new IllegalArgumentException(
+              "two @Idempotent methods name the tool \"" + name + "\"");
         }
       }
     }
     return policies;
   }
 
-  /** @return true when the class (or a superclass or interface) has an @Idempotent method */
+  /**
+   * @return true when the class (or a superclass or interface) has an @Idempotent method
+   */
   static boolean hasAnnotatedMethods(Class<?> type) {
     return !annotatedMethods(type).isEmpty();
   }
 
   /**
    * The {@code @Idempotent} methods of a class, by signature, looked up through its superclasses
-   * and interfaces: a CGLIB proxy (a subclass whose overriding methods carry no annotations)
-   * shows its target class's, and a JDK proxy its interfaces'. The most derived annotated
-   * declaration of each signature wins.
+   * and interfaces: a CGLIB proxy (a subclass whose overriding methods carry no annotations) shows
+   * its target class's, and a JDK proxy its interfaces'. The most derived annotated declaration of
+   * each signature wins.
    */
   private static Map<String, Method> annotatedMethods(Class<?> type) {
     Map<String, Method> found = new LinkedHashMap<>();

@@ -68,17 +68,34 @@ final class Auditor {
         hash = ArgumentHasher.hash(trail.call.arguments(), ignored);
       }
       String result = summary != null && trail.result != null ? summary.apply(trail.result) : null;
-      sink.record(new AuditRecord(Instant.now(), trail.tenant, tool, trail.key, hash,
-          redaction.redact(tool, arguments), trail.decision, trail.reason, trail.attempt, result,
-          (System.nanoTime() - trail.startNanos) / 1_000));
+      sink.record(
+          new AuditRecord(
+              Instant.now(),
+              trail.tenant,
+              tool,
+              trail.key,
+              hash,
+              redaction.redact(tool, arguments),
+              trail.decision,
+              trail.reason,
+              trail.attempt,
+              result,
+              (System.nanoTime() - trail.startNanos) / 1_000));
     } catch (RuntimeException e) {
       long n = failures.incrementAndGet();
-      LOG.warn("the audit record of a {} call to {} could not be written ({} so far); the"
-          + " decision stands", trail.decision, tool, n, e);
+      LOG.warn(
+          "the audit record of a {} call to {} could not be written ({} so far); the"
+              + " decision stands",
+          trail.decision,
+          tool,
+          n,
+          e);
     }
   }
 
-  /** @return how many records the sink (or the redaction or summary hook) failed to take */
+  /**
+   * @return how many records the sink (or the redaction or summary hook) failed to take
+   */
   long failures() {
     return failures.get();
   }

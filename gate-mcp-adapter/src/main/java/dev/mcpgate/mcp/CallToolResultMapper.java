@@ -8,8 +8,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * Stores {@link CallToolResult}s as JSON through the SDK's own mapper (Jackson 2 or 3); an
- * {@code isError} result is a failure result.
+ * Stores {@link CallToolResult}s as JSON through the SDK's own mapper (Jackson 2 or 3); an {@code
+ * isError} result is a failure result.
  */
 final class CallToolResultMapper implements ResultMapper<CallToolResult> {
   private final McpJsonMapper json;

@@ -17,25 +17,28 @@ import java.util.ServiceConfigurationError;
  *
  * <pre>{@code
  * McpJsonMapper json = ExactNumbers.jsonMapper();
- * var transport = HttpServletStreamableServerTransportProvider.builder().jsonMapper(json)...build();
+ * var transport =
+ *     HttpServletStreamableServerTransportProvider.builder().jsonMapper(json)...build();
  * // stdio: var transport = new StdioServerTransportProvider(json);
  * McpServer.sync(transport).jsonMapper(json)...;
  * McpGate.builder(gate).jsonMapper(json)...;
  * }</pre>
  *
- * Decimals then reach the handlers as {@link java.math.BigDecimal} (read them through
- * {@link Number}); integers stay {@code Integer}, {@code Long} or {@code BigInteger}. Equal values
- * still hash alike: 1, 1.0, 1e0 and 10E-1 replay each other.
+ * Decimals then reach the handlers as {@link java.math.BigDecimal} (read them through {@link
+ * Number}); integers stay {@code Integer}, {@code Long} or {@code BigInteger}. Equal values still
+ * hash alike: 1, 1.0, 1e0 and 10E-1 replay each other.
  *
- * <p>The transport's mapper is the one that reads the arguments, and the gate cannot see it; so
- * a gated call checks what it receives: an argument that arrives as a {@code Double} or
- * {@code Float} was read by a mapper that rounds decimals ({@code 1250.0000000000000001} arrives
- * as {@code 1250.0}), and the call is refused as {@code arguments_invalid} unless the gate was
- * built with {@link McpGate.Builder#acceptInexactNumbers()}.
+ * <p>The transport's mapper is the one that reads the arguments, and the gate cannot see it; so a
+ * gated call checks what it receives: an argument that arrives as a {@code Double} or {@code Float}
+ * was read by a mapper that rounds decimals ({@code 1250.0000000000000001} arrives as {@code
+ * 1250.0}), and the call is refused as {@code arguments_invalid} unless the gate was built with
+ * {@link McpGate.Builder#acceptInexactNumbers()}.
  */
 public final class ExactNumbers {
-  private static final String JACKSON2 = "io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper";
-  private static final String JACKSON3 = "io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper";
+  private static final String JACKSON2 =
+      "io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper";
+  private static final String JACKSON3 =
+      "io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper";
 
   private ExactNumbers() {}
 
@@ -49,25 +52,30 @@ public final class ExactNumbers {
     return switch (line) {
       case JACKSON2 -> Jackson2ExactMapper.create();
       case JACKSON3 -> Jackson3ExactMapper.create();
-      default -> throw new IllegalStateException("the SDK's JSON mapper is " + line + "; exact"
-          + " numbers are provided for its Jackson 2 and Jackson 3 modules only: configure"
-          + " yours to read decimals exactly");
+      default ->
+          throw new IllegalStateException(
+              "the SDK's JSON mapper is "
+                  + line
+                  + "; exact"
+                  + " numbers are provided for its Jackson 2 and Jackson 3 modules only: configure"
+                  + " yours to read decimals exactly");
     };
   }
 
   /**
    * @return the SDK's default mapper
-   * @throws IllegalStateException naming the artifacts to add when no JSON module of the SDK is
-   *     on the class path ({@code mcp-core} alone has none)
+   * @throws IllegalStateException naming the artifacts to add when no JSON module of the SDK is on
+   *     the class path ({@code mcp-core} alone has none)
    */
   static McpJsonMapper sdkDefault() {
     try {
       return McpJsonDefaults.getMapper();
     } catch (ServiceConfigurationError | RuntimeException e) {
-      throw new IllegalStateException("no JSON module of the MCP SDK is on the class path"
-          + " (mcp-core has none): add the dependency io.modelcontextprotocol.sdk:"
-          + "mcp-json-jackson2 or mcp-json-jackson3 (or the SDK's io.modelcontextprotocol.sdk:mcp,"
-          + " which brings one)", e);
+      throw new IllegalStateException(
+          "no JSON module of the MCP SDK is on the class path (mcp-core has none): add the"
+              + " dependency io.modelcontextprotocol.sdk:mcp-json-jackson2 or mcp-json-jackson3 (or"
+              + " the SDK's io.modelcontextprotocol.sdk:mcp, which brings one)",
+          e);
     }
   }
 
@@ -76,9 +84,9 @@ public final class ExactNumbers {
 
   /**
    * Where a mapper that reads decimals as {@code double} left its mark: the JSON path of the first
-   * finite {@code Double} or {@code Float} among the values (NaN and the infinities are left to
-   * the argument hash, which refuses them). A {@code double} does not say which text it was read
-   * from: {@code 1250.0} may have been {@code 1250.0000000000000001}, so none can be trusted.
+   * finite {@code Double} or {@code Float} among the values (NaN and the infinities are left to the
+   * argument hash, which refuses them). A {@code double} does not say which text it was read from:
+   * {@code 1250.0} may have been {@code 1250.0000000000000001}, so none can be trusted.
    *
    * @param arguments a call's arguments
    * @return the path ({@code $.amount_cents}, {@code $.items[2].price}), or null when there is none
@@ -95,7 +103,9 @@ public final class ExactNumbers {
     return out.toString();
   }
 
-  /** @return whether {@code value} holds one; its path is pushed on the way back */
+  /**
+   * @return whether {@code value} holds one; its path is pushed on the way back
+   */
   private static boolean find(Object value, java.util.ArrayDeque<Object> path, int depth) {
     if (depth > MAX_DEPTH) {
       return false;
@@ -139,7 +149,8 @@ public final class ExactNumbers {
    */
   public static boolean readsExactly(McpJsonMapper mapper) {
     try {
-      return !canonical(mapper, "9007199254740993.0").equals(canonical(mapper, "9007199254740992.0"));
+      return !canonical(mapper, "9007199254740993.0")
+          .equals(canonical(mapper, "9007199254740992.0"));
     } catch (IOException e) {
       throw new IllegalStateException("the JSON mapper cannot read a number", e);
     }

@@ -17,9 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * }
  * }</pre>
  *
- * <p>The adapter hands each gated handler a request object of its own and keeps that object's
- * claim here, by identity, while the handler runs; nothing travels in the request's
- * {@code _meta} (which is wire data), and nothing stays after the handler returns.
+ * <p>The adapter hands each gated handler a request object of its own and keeps that object's claim
+ * here, by identity, while the handler runs; nothing travels in the request's {@code _meta} (which
+ * is wire data), and nothing stays after the handler returns.
  */
 public final class GatedClaim {
   private static final Map<Identity, ClaimContext> RUNNING = new ConcurrentHashMap<>();
@@ -28,11 +28,12 @@ public final class GatedClaim {
 
   /**
    * @param request the request a gated handler received
-   * @return the claim it runs under, or empty when the call is not gated (a read-only tool, a
-   *     call without a key where keys are optional) or the handler has returned
+   * @return the claim it runs under, or empty when the call is not gated (a read-only tool, a call
+   *     without a key where keys are optional) or the handler has returned
    */
   public static Optional<ClaimContext> of(McpSchema.CallToolRequest request) {
-    return request == null ? Optional.empty()
+    return request == null
+        ? Optional.empty()
         : Optional.ofNullable(RUNNING.get(new Identity(request)));
   }
 

@@ -18,9 +18,9 @@ import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.audit.AuditDecision;
 import dev.mcpgate.core.spi.ClaimState;
 import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -49,14 +49,33 @@ final class GatedTool {
   private final boolean acceptInexactNumbers;
 
   /** With natural keys digested by a plain SHA-256, the default. */
-  GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
-      CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper, Auditor auditor) {
-    this(tool, policy, gate, tenants, authorizer, mapper, auditor,
+  GatedTool(
+      McpSchema.Tool tool,
+      ToolPolicy policy,
+      IdempotencyGate gate,
+      TenantResolver tenants,
+      CallAuthorizer authorizer,
+      ResultMapper<CallToolResult> mapper,
+      Auditor auditor) {
+    this(
+        tool,
+        policy,
+        gate,
+        tenants,
+        authorizer,
+        mapper,
+        auditor,
         new KeyProtection(KeyDigest.sha256(), false));
   }
 
-  GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
-      CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper, Auditor auditor,
+  GatedTool(
+      McpSchema.Tool tool,
+      ToolPolicy policy,
+      IdempotencyGate gate,
+      TenantResolver tenants,
+      CallAuthorizer authorizer,
+      ResultMapper<CallToolResult> mapper,
+      Auditor auditor,
       KeyProtection keys) {
     this(tool, policy, gate, tenants, authorizer, mapper, auditor, keys, false);
   }
@@ -65,9 +84,16 @@ final class GatedTool {
    * @param acceptInexactNumbers true to hash numbers that arrive as {@code double} as they are;
    *     false to refuse them (see {@link ExactNumbers#inexactNumberPath})
    */
-  GatedTool(McpSchema.Tool tool, ToolPolicy policy, IdempotencyGate gate, TenantResolver tenants,
-      CallAuthorizer authorizer, ResultMapper<CallToolResult> mapper, Auditor auditor,
-      KeyProtection keys, boolean acceptInexactNumbers) {
+  GatedTool(
+      McpSchema.Tool tool,
+      ToolPolicy policy,
+      IdempotencyGate gate,
+      TenantResolver tenants,
+      CallAuthorizer authorizer,
+      ResultMapper<CallToolResult> mapper,
+      Auditor auditor,
+      KeyProtection keys,
+      boolean acceptInexactNumbers) {
     this.acceptInexactNumbers = acceptInexactNumbers;
     this.keys = keys;
     this.auditor = auditor;
@@ -79,17 +105,20 @@ final class GatedTool {
     this.mapper = mapper;
   }
 
-  /** @return the definition the gated tool shows in {@code tools/list} */
+  /**
+   * @return the definition the gated tool shows in {@code tools/list}
+   */
   McpSchema.Tool tool() {
     return tool;
   }
 
-  CallToolResult call(McpTransportContext context, CallToolRequest request,
-      Invocation invocation) {
+  CallToolResult call(McpTransportContext context, CallToolRequest request, Invocation invocation) {
     return call(context, resolveTenant(context), request, invocation);
   }
 
-  /** @return the call's tenant on this thread, or null (resolver failures are logged) */
+  /**
+   * @return the call's tenant on this thread, or null (resolver failures are logged)
+   */
   String resolveTenant(McpTransportContext context) {
     try {
       return tenants.resolve(context == null ? McpTransportContext.EMPTY : context);
@@ -105,17 +134,19 @@ final class GatedTool {
    *     cannot be told (resolver failures are logged)
    */
   Mono<String> resolveTenantReactive(McpTransportContext context) {
-    return Mono.defer(() -> tenants.resolveReactive(
-            context == null ? McpTransportContext.EMPTY : context))
-        .onErrorResume(RuntimeException.class, e -> {
-          LOG.error("tenant resolver failed for tool {}", tool.name(), e);
-          return Mono.empty();
-        });
+    return Mono.defer(
+            () -> tenants.resolveReactive(context == null ? McpTransportContext.EMPTY : context))
+        .onErrorResume(
+            RuntimeException.class,
+            e -> {
+              LOG.error("tenant resolver failed for tool {}", tool.name(), e);
+              return Mono.empty();
+            });
   }
 
   /** A call whose tenant was resolved where it arrived ({@code tenant} null: none). */
-  CallToolResult call(McpTransportContext context, String tenant, CallToolRequest request,
-      Invocation invocation) {
+  CallToolResult call(
+      McpTransportContext context, String tenant, CallToolRequest request, Invocation invocation) {
     Auditor.Trail trail = new Auditor.Trail();
     try {
       CallToolResult result = decide(context, tenant, request, invocation, trail);
@@ -126,14 +157,21 @@ final class GatedTool {
       throw e;
     } finally {
       if (auditor.enabled()) {
-        auditor.record(tool.name(), request.arguments() == null ? Map.of() : request.arguments(),
-            gate.policy().ignoredArguments(), trail);
+        auditor.record(
+            tool.name(),
+            request.arguments() == null ? Map.of() : request.arguments(),
+            gate.policy().ignoredArguments(),
+            trail);
       }
     }
   }
 
-  private CallToolResult decide(McpTransportContext context, String tenant,
-      CallToolRequest request, Invocation invocation, Auditor.Trail trail) {
+  private CallToolResult decide(
+      McpTransportContext context,
+      String tenant,
+      CallToolRequest request,
+      Invocation invocation,
+      Auditor.Trail trail) {
     McpTransportContext transport = context == null ? McpTransportContext.EMPTY : context;
     if (tenant == null || tenant.isEmpty()) {
       trail.decided(AuditDecision.TENANT_REFUSED, "no tenant");
@@ -142,8 +180,8 @@ final class GatedTool {
     try {
       ClaimId.validate(tenant, "tenant");
     } catch (InvalidIdempotencyKeyException e) {
-      LOG.error("tenant resolver gave an invalid tenant for tool {}: {}", tool.name(),
-          e.getMessage());
+      LOG.error(
+          "tenant resolver gave an invalid tenant for tool {}: {}", tool.name(), e.getMessage());
       trail.decided(AuditDecision.TENANT_REFUSED, e.getMessage());
       return ModelMessages.tenantInvalid(e);
     }
@@ -168,11 +206,16 @@ final class GatedTool {
         return invocation.ungated(request);
       }
       // a natural key (argument values in clear) is stored, logged and sent as its digest
-      String key = keys.protect(tenant, tool.name(), ClaimId.validate(found.key(),
-          "idempotency key"), found.source());
+      String key =
+          keys.protect(
+              tenant,
+              tool.name(),
+              ClaimId.validate(found.key(), "idempotency key"),
+              found.source());
       trail.key = key;
-      call = ToolCall.of(tenant, tool.name(), key, arguments)   // checks the key, once
-          .withKeySource(found.source().name().toLowerCase(Locale.ROOT));
+      call =
+          ToolCall.of(tenant, tool.name(), key, arguments) // checks the key, once
+              .withKeySource(found.source().name().toLowerCase(Locale.ROOT));
       trail.call = call;
     } catch (InvalidIdempotencyKeyException e) {
       trail.decided(AuditDecision.KEY_REFUSED, e.getMessage());
@@ -184,19 +227,24 @@ final class GatedTool {
       String inexact = ExactNumbers.inexactNumberPath(arguments);
       if (inexact != null) {
         warnInexact(inexact);
-        trail.decided(AuditDecision.KEY_REFUSED, "the number at " + inexact
-            + " was read as a double");
+        trail.decided(
+            AuditDecision.KEY_REFUSED, "the number at " + inexact + " was read as a double");
         return ModelMessages.argumentsInexact(inexact);
       }
     }
     GateResult<CallToolResult> result;
     AtomicReference<ClaimContext> attempt = new AtomicReference<>();
     try {
-      result = invocation.gated(gate, call, mapper, ctx -> {
-        attempt.set(ctx);
-        return handlerRequest(request, arguments);
-      });
-    } catch (CommitOutcomeUnknownException e) {   // before its superclass
+      result =
+          invocation.gated(
+              gate,
+              call,
+              mapper,
+              ctx -> {
+                attempt.set(ctx);
+                return handlerRequest(request, arguments);
+              });
+    } catch (CommitOutcomeUnknownException e) { // before its superclass
       LOG.warn("commit outcome unknown for tool {}: {}", tool.name(), e.getMessage());
       trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.getMessage());
       return ModelMessages.commitOutcomeUnknown();
@@ -229,24 +277,27 @@ final class GatedTool {
       return ModelMessages.resultTooLarge(e);
     } catch (RuntimeException e) {
       if (!fencedBy(attempt.get())) {
-        throw e;   // released: a retry runs again
+        throw e; // released: a retry runs again
       }
       // the gate fenced the key: the handler's failure says its outcome is unknown
-      LOG.warn("outcome unknown for tool {}: the handler failed with {}", tool.name(),
-          e.toString());
+      LOG.warn(
+          "outcome unknown for tool {}: the handler failed with {}", tool.name(), e.toString());
       trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.toString());
       return ModelMessages.outcomeUnknown(reconciles());
     }
     if (result instanceof GateResult.Executed<CallToolResult> executed) {
       trail.attempt = executed.claim().attempt();
-      trail.decided(switch (executed.completion()) {
-        case STORED -> executed.claim().isTakeover() ? AuditDecision.TAKEOVER
-            : AuditDecision.EXECUTED;
-        case RELEASED -> AuditDecision.RELEASED;
-        case LEASE_LOST -> AuditDecision.LEASE_LOST;
-        case STORE_FAILED -> AuditDecision.STORE_UNAVAILABLE;
-      }, executed.completion() == GateResult.Completion.STORE_FAILED
-          ? "ran, but its result could not be stored" : null);
+      trail.decided(
+          switch (executed.completion()) {
+            case STORED ->
+                executed.claim().isTakeover() ? AuditDecision.TAKEOVER : AuditDecision.EXECUTED;
+            case RELEASED -> AuditDecision.RELEASED;
+            case LEASE_LOST -> AuditDecision.LEASE_LOST;
+            case STORE_FAILED -> AuditDecision.STORE_UNAVAILABLE;
+          },
+          executed.completion() == GateResult.Completion.STORE_FAILED
+              ? "ran, but its result could not be stored"
+              : null);
       return executed.value();
     }
     if (result instanceof GateResult.Replayed<CallToolResult> replayed) {
@@ -259,8 +310,7 @@ final class GatedTool {
     return ModelMessages.of(refused, reconciles());
   }
 
-  private final AtomicLong inexactWarnedAt =
-      new AtomicLong(Long.MIN_VALUE);
+  private final AtomicLong inexactWarnedAt = new AtomicLong(Long.MIN_VALUE);
 
   /** Tells the operator, at most once a minute per tool, what the model is told it cannot fix. */
   private void warnInexact(String path) {
@@ -268,44 +318,49 @@ final class GatedTool {
     long last = inexactWarnedAt.get();
     if ((last == Long.MIN_VALUE || now - last >= 60_000_000_000L)
         && inexactWarnedAt.compareAndSet(last, now)) {
-      LOG.warn("tool {}: refused a call (arguments_invalid) whose number at {} arrived as a"
-          + " double: the server's transport reads decimals inexactly, so nearby numbers would"
-          + " hash alike. Build the transport and the server with ExactNumbers.jsonMapper(), or"
-          + " accept the risk with McpGate.Builder.acceptInexactNumbers()", tool.name(), path);
+      LOG.warn(
+          "tool {}: refused a call (arguments_invalid) whose number at {} arrived as a"
+              + " double: the server's transport reads decimals inexactly, so nearby numbers would"
+              + " hash alike. Build the transport and the server with ExactNumbers.jsonMapper(), or"
+              + " accept the risk with McpGate.Builder.acceptInexactNumbers()",
+          tool.name(),
+          path);
     }
   }
 
-  /** @return whether a retry of a key whose outcome is unknown asks a reconciler first */
+  /**
+   * @return whether a retry of a key whose outcome is unknown asks a reconciler first
+   */
   private boolean reconciles() {
     return gate.policy().reconciler() != null;
   }
 
   /**
    * Whether the gate fenced the key as unknown after this attempt's handler failed: read from the
-   * store, not worked out again here. The row is fenced by this attempt when it is UNKNOWN and
-   * held by this attempt's token; a row that is gone or another attempt's means the key was
-   * released (or rolled back with its single-commit transaction). A store that cannot be read
-   * leaves it unknown, and unknown is what is said.
+   * store, not worked out again here. The row is fenced by this attempt when it is UNKNOWN and held
+   * by this attempt's token; a row that is gone or another attempt's means the key was released (or
+   * rolled back with its single-commit transaction). A store that cannot be read leaves it unknown,
+   * and unknown is what is said.
    */
   private boolean fencedBy(ClaimContext attempt) {
     if (attempt == null) {
-      return false;   // nothing was claimed: the failure came before the handler ran
+      return false; // nothing was claimed: the failure came before the handler ran
     }
     try {
       return gate.find(attempt.id())
-          .filter(row -> row.token().equals(attempt.claim().token())
-              && row.state() == ClaimState.UNKNOWN)
+          .filter(
+              row ->
+                  row.token().equals(attempt.claim().token()) && row.state() == ClaimState.UNKNOWN)
           .isPresent();
     } catch (RuntimeException unreadable) {
-      LOG.warn("could not read the claim of {} after its handler failed", attempt.id(),
-          unreadable);
+      LOG.warn("could not read the claim of {} after its handler failed", attempt.id(), unreadable);
       return true;
     }
   }
 
   /**
-   * The request the handler sees: a new object for each attempt (so {@link GatedClaim} can find
-   * its claim by identity), without the key argument unless the policy keeps it.
+   * The request the handler sees: a new object for each attempt (so {@link GatedClaim} can find its
+   * claim by identity), without the key argument unless the policy keeps it.
    */
   private CallToolRequest handlerRequest(CallToolRequest request, Map<String, Object> arguments) {
     Map<String, Object> args = arguments;

@@ -24,28 +24,44 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 public @interface Idempotent {
 
-  /** @return the tool name, when it is not the {@code @McpTool} name or the method name */
+  /**
+   * @return the tool name, when it is not the {@code @McpTool} name or the method name
+   */
   String tool() default "";
 
-  /** @return where the key comes from, in order of precedence */
+  /**
+   * @return where the key comes from, in order of precedence
+   */
   KeySource[] keySources() default {KeySource.ARGUMENT, KeySource.META};
 
-  /** @return the name of the key argument */
+  /**
+   * @return the name of the key argument
+   */
   String keyArgument() default ToolPolicy.DEFAULT_KEY_ARGUMENT;
 
-  /** @return the argument names that make the natural key (with {@link KeySource#NATURAL}) */
+  /**
+   * @return the argument names that make the natural key (with {@link KeySource#NATURAL})
+   */
   String[] naturalKey() default {};
 
-  /** @return false to run calls without any key ungated instead of refusing them */
+  /**
+   * @return false to run calls without any key ungated instead of refusing them
+   */
   boolean required() default true;
 
-  /** @return true to pass the key argument on to the handler */
+  /**
+   * @return true to pass the key argument on to the handler
+   */
   boolean keepKeyArgument() default false;
 
-  /** @return how long results are replayed, as an ISO-8601 duration ("PT2H"); empty: the gate's */
+  /**
+   * @return how long results are replayed, as an ISO-8601 duration ("PT2H"); empty: the gate's
+   */
   String retention() default "";
 
-  /** @return how long an attempt holds the key, as an ISO-8601 duration; empty: the gate's */
+  /**
+   * @return how long an attempt holds the key, as an ISO-8601 duration; empty: the gate's
+   */
   String lease() default "";
 
   /**
@@ -54,13 +70,15 @@ public @interface Idempotent {
    */
   GatePolicy.FailureMode[] failureMode() default {};
 
-  /** @return more argument names left out of the argument hash (narrowing it: be sure) */
+  /**
+   * @return more argument names left out of the argument hash (narrowing it: be sure)
+   */
   String[] ignoredArguments() default {};
 
   /**
    * @return what a call does while another attempt with its key runs: {@link InFlight#WAIT}
-   *     (default) waits the gate's in-flight wait for that attempt's result,
-   *     {@link InFlight#REFUSE} answers {@code idempotency_key_in_progress} at once
+   *     (default) waits the gate's in-flight wait for that attempt's result, {@link
+   *     InFlight#REFUSE} answers {@code idempotency_key_in_progress} at once
    */
   InFlight inFlight() default InFlight.WAIT;
 }

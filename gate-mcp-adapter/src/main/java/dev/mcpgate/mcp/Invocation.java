@@ -14,25 +14,31 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.function.Function;
 
 /**
- * How a gated tool's handler runs: straight, inside a unit of work that its stored result
- * shares, or in single-commit mode. Each way runs the handler gated (through the gate) or, for a call without a key where
- * keys are optional, ungated.
+ * How a gated tool's handler runs: straight, inside a unit of work that its stored result shares,
+ * or in single-commit mode. Each way runs the handler gated (through the gate) or, for a call
+ * without a key where keys are optional, ungated.
  */
 sealed interface Invocation {
 
   /**
    * @param requestFor the request the handler sees, for the claim it runs under
    */
-  GateResult<CallToolResult> gated(IdempotencyGate gate, ToolCall call,
-      ResultMapper<CallToolResult> mapper, Function<ClaimContext, CallToolRequest> requestFor);
+  GateResult<CallToolResult> gated(
+      IdempotencyGate gate,
+      ToolCall call,
+      ResultMapper<CallToolResult> mapper,
+      Function<ClaimContext, CallToolRequest> requestFor);
 
   CallToolResult ungated(CallToolRequest request);
 
   /** The handler runs as it is; its result is stored after it returns. */
   record Direct(Function<CallToolRequest, CallToolResult> handler) implements Invocation {
     @Override
-    public GateResult<CallToolResult> gated(IdempotencyGate gate, ToolCall call,
-        ResultMapper<CallToolResult> mapper, Function<ClaimContext, CallToolRequest> requestFor) {
+    public GateResult<CallToolResult> gated(
+        IdempotencyGate gate,
+        ToolCall call,
+        ResultMapper<CallToolResult> mapper,
+        Function<ClaimContext, CallToolRequest> requestFor) {
       return gate.execute(call, mapper, ctx -> run(requestFor.apply(ctx), ctx));
     }
 
@@ -49,14 +55,17 @@ sealed interface Invocation {
   }
 
   /**
-   * Single-commit mode: the claim, the handler's writes and the stored result are one
-   * transaction (see {@link IdempotencyGate#executeSingleCommit}).
+   * Single-commit mode: the claim, the handler's writes and the stored result are one transaction
+   * (see {@link IdempotencyGate#executeSingleCommit}).
    */
   record SingleCommit<R>(String tool, ClaimingScope<R> scope, Transactional.Handler<R> handler)
       implements Invocation {
     @Override
-    public GateResult<CallToolResult> gated(IdempotencyGate gate, ToolCall call,
-        ResultMapper<CallToolResult> mapper, Function<ClaimContext, CallToolRequest> requestFor) {
+    public GateResult<CallToolResult> gated(
+        IdempotencyGate gate,
+        ToolCall call,
+        ResultMapper<CallToolResult> mapper,
+        Function<ClaimContext, CallToolRequest> requestFor) {
       return gate.executeSingleCommit(call, mapper, scope, handler.bound(requestFor));
     }
 
@@ -75,7 +84,9 @@ sealed interface Invocation {
     interface Handler<R> {
       CallToolResult run(CallToolRequest request, R resource) throws Exception;
 
-      /** @return the gate's action: the handler, on its own request, with its claim bound */
+      /**
+       * @return the gate's action: the handler, on its own request, with its claim bound
+       */
       default ScopedAction<CallToolResult, R> bound(
           Function<ClaimContext, CallToolRequest> requestFor) {
         return (resource, ctx) -> {
@@ -88,15 +99,18 @@ sealed interface Invocation {
     }
 
     @Override
-    public GateResult<CallToolResult> gated(IdempotencyGate gate, ToolCall call,
-        ResultMapper<CallToolResult> mapper, Function<ClaimContext, CallToolRequest> requestFor) {
+    public GateResult<CallToolResult> gated(
+        IdempotencyGate gate,
+        ToolCall call,
+        ResultMapper<CallToolResult> mapper,
+        Function<ClaimContext, CallToolRequest> requestFor) {
       return gate.execute(call, mapper, scope, handler.bound(requestFor));
     }
 
     /**
-     * A call without a key where keys are optional: the handler runs in its own transaction,
-     * which commits only when it returns. Anything it throws, an {@link Error} too, rolls the
-     * transaction back here: it is never left open for whoever closes the resource to commit.
+     * A call without a key where keys are optional: the handler runs in its own transaction, which
+     * commits only when it returns. Anything it throws, an {@link Error} too, rolls the transaction
+     * back here: it is never left open for whoever closes the resource to commit.
      */
     @Override
     public CallToolResult ungated(CallToolRequest request) {

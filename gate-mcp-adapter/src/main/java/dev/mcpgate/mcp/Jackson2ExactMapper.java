@@ -10,7 +10,7 @@ final class Jackson2ExactMapper {
   private Jackson2ExactMapper() {}
 
   static McpJsonMapper create() {
-    return new JacksonMcpJsonMapper(new ObjectMapper()
-        .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS));
+    return new JacksonMcpJsonMapper(
+        new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS));
   }
 }

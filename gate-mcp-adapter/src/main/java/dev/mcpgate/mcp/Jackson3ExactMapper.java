@@ -10,7 +10,7 @@ final class Jackson3ExactMapper {
   private Jackson3ExactMapper() {}
 
   static McpJsonMapper create() {
-    return new JacksonMcpJsonMapper(JsonMapper.builder()
-        .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build());
+    return new JacksonMcpJsonMapper(
+        JsonMapper.builder().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build());
   }
 }

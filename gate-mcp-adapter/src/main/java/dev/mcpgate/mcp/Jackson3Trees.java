@@ -1,11 +1,11 @@
 package dev.mcpgate.mcp;
 
-import tools.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import tools.jackson.databind.JsonNode;
 
 /** {@link JsonTrees} for Jackson 3; loaded only when a Jackson 3 tree is given. */
 final class Jackson3Trees {

@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * Stores an action's results as JSON, written and read with the SDK's {@link McpJsonMapper}, so
- * it works on the server's own Jackson line (2 or 3) and adds none.
+ * Stores an action's results as JSON, written and read with the SDK's {@link McpJsonMapper}, so it
+ * works on the server's own Jackson line (2 or 3) and adds none.
  *
  * <pre>{@code
  * gate.execute(call, JsonResultMapper.of(McpJsonDefaults.getMapper(), Refund.class), ctx -> ...);
@@ -39,7 +39,8 @@ public final class JsonResultMapper<T> implements ResultMapper<T> {
     try {
       return mapper.writeValueAsBytes(value);
     } catch (IOException | RuntimeException e) {
-      throw new UncheckedIOException("cannot write " + type.getName() + " as JSON",
+      throw new UncheckedIOException(
+          "cannot write " + type.getName() + " as JSON",
           e instanceof IOException io ? io : new IOException(e));
     }
   }
@@ -49,7 +50,8 @@ public final class JsonResultMapper<T> implements ResultMapper<T> {
     try {
       return mapper.readValue(bytes, type);
     } catch (IOException | RuntimeException e) {
-      throw new UncheckedIOException("cannot read stored JSON as " + type.getName(),
+      throw new UncheckedIOException(
+          "cannot read stored JSON as " + type.getName(),
           e instanceof IOException io ? io : new IOException(e));
     }
   }

@@ -16,10 +16,10 @@ import java.util.Map;
 
 /**
  * Finds a call's idempotency key in the sources a {@link ToolPolicy} lists, in its order: the key
- * argument, the {@code _meta} entry, or the natural key made of named arguments. A key sent both
- * as the argument and in {@code _meta} with different values is refused as ambiguous (the safe
- * choice: no precedence could know which one the client reuses on a retry). The key's rules are
- * checked later, once, by {@link ClaimId}.
+ * argument, the {@code _meta} entry, or the natural key made of named arguments. A key sent both as
+ * the argument and in {@code _meta} with different values is refused as ambiguous (the safe choice:
+ * no precedence could know which one the client reuses on a retry). The key's rules are checked
+ * later, once, by {@link ClaimId}.
  */
 final class KeyExtractor {
   private KeyExtractor() {}
@@ -31,16 +31,20 @@ final class KeyExtractor {
    * @return the key and its source, or null when no source has one
    * @throws InvalidIdempotencyKeyException when a source holds a key that is not a string
    */
-  static Found find(ToolPolicy policy, CallToolRequest request, Map<String, Object> arguments,
+  static Found find(
+      ToolPolicy policy,
+      CallToolRequest request,
+      Map<String, Object> arguments,
       McpTransportContext context) {
     Map<KeySource, String> explicit = new EnumMap<>(KeySource.class);
     for (KeySource source : policy.keySources()) {
-      Object raw = switch (source) {
-        case ARGUMENT -> arguments.get(policy.keyArgument());
-        case META -> request.meta() == null ? null : request.meta().get(McpGateErrors.META_KEY);
-        case HEADER -> context.get(KeySource.HEADER_CONTEXT_KEY);
-        case NATURAL -> null;
-      };
+      Object raw =
+          switch (source) {
+            case ARGUMENT -> arguments.get(policy.keyArgument());
+            case META -> request.meta() == null ? null : request.meta().get(McpGateErrors.META_KEY);
+            case HEADER -> context.get(KeySource.HEADER_CONTEXT_KEY);
+            case NATURAL -> null;
+          };
       String key = string(raw, where(source, policy));
       if (key != null) {
         explicit.put(source, key);
@@ -48,13 +52,18 @@ final class KeyExtractor {
     }
     if (explicit.values().stream().distinct().count() > 1) {
       // the client sent two keys: which one it reuses on a retry is unknowable, so neither
-      throw new InvalidIdempotencyKeyException("the call carries different keys, in "
-          + String.join(" and in ", explicit.keySet().stream().map(s -> where(s, policy))
-              .toList()) + "; send the key in one place only", false);
+      throw new InvalidIdempotencyKeyException(
+          "the call carries different keys, in "
+              + String.join(
+                  " and in ", explicit.keySet().stream().map(s -> where(s, policy)).toList())
+              + "; send the key in one place only",
+          false);
     }
     for (KeySource source : policy.keySources()) {
-      String key = source == KeySource.NATURAL ? natural(policy.naturalKey(), arguments)
-          : explicit.get(source);
+      String key =
+          source == KeySource.NATURAL
+              ? natural(policy.naturalKey(), arguments)
+              : explicit.get(source);
       if (key != null) {
         return new Found(key, source);
       }
@@ -75,8 +84,8 @@ final class KeyExtractor {
     if (value == null || value instanceof String) {
       return (String) value;
     }
-    throw new InvalidIdempotencyKeyException(where + " must be a string, was "
-        + value.getClass().getSimpleName(), false);
+    throw new InvalidIdempotencyKeyException(
+        where + " must be a string, was " + value.getClass().getSimpleName(), false);
   }
 
   private static String natural(List<String> names, Map<String, Object> arguments) {
@@ -92,8 +101,8 @@ final class KeyExtractor {
   }
 
   /**
-   * The natural key: the canonical JSON array of the values, or, past 255 characters, a SHA-256
-   * of it ({@code sha256:} and 64 hex digits).
+   * The natural key: the canonical JSON array of the values, or, past 255 characters, a SHA-256 of
+   * it ({@code sha256:} and 64 hex digits).
    */
   static String naturalKey(List<Object> values) {
     String canonical = CanonicalJson.toCanonicalString(values);
@@ -102,8 +111,8 @@ final class KeyExtractor {
       return canonical;
     }
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest(canonical.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
       return "sha256:" + HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

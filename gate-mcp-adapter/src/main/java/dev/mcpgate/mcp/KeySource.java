@@ -2,7 +2,9 @@ package dev.mcpgate.mcp;
 
 import java.util.Map;
 
-/** Where the adapter looks for a call's idempotency key, in the order a {@link ToolPolicy} lists. */
+/**
+ * Where the adapter looks for a call's idempotency key, in the order a {@link ToolPolicy} lists.
+ */
 public enum KeySource {
   /**
    * A tool argument (by default {@code idempotency_key}) that the adapter adds to the tool's input
@@ -15,9 +17,9 @@ public enum KeySource {
    */
   META,
   /**
-   * A natural key: the values of named arguments the caller already has ({@code session_id},
-   * {@code order_id}, {@code slug}). For a model caller this is the strongest key: a key the model
-   * invents afresh on each attempt protects nothing.
+   * A natural key: the values of named arguments the caller already has ({@code session_id}, {@code
+   * order_id}, {@code slug}). For a model caller this is the strongest key: a key the model invents
+   * afresh on each attempt protects nothing.
    */
   NATURAL,
   /**

@@ -26,8 +26,8 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Gates the tool handlers of an MCP Java SDK server: a retried call returns the first result
- * instead of acting again. One wrapping call per tool specification, or one call for every
- * {@link Idempotent}-annotated tool in a list.
+ * instead of acting again. One wrapping call per tool specification, or one call for every {@link
+ * Idempotent}-annotated tool in a list.
  *
  * <pre>{@code
  * McpGate mcpGate = McpGate.builder(gate)
@@ -37,25 +37,25 @@ import reactor.core.scheduler.Schedulers;
  *     mcpGate.gate(refundSpec, ToolPolicy.defaults());
  * }</pre>
  *
- * <p>What a wrapped tool does: its input schema gains the key argument, its description a
- * sentence on reusing the key, its annotations {@code idempotentHint=true}. A call's tenant comes
- * from the {@link TenantResolver}, its key from the policy's {@linkplain KeySource sources}; the
- * whole argument set (less the key argument) is hashed. A first call runs the handler and stores
- * its result; a retry gets the stored result, marked in {@code _meta}; the same key with other
- * arguments, a call still running elsewhere, or a missing key get an {@code isError} result with
- * a sentence a model can act on and {@code structuredContent.error.type} (see
- * {@link McpGateErrors}). An exception from the handler releases the claim and propagates as the
- * SDK would, unless it says the outcome is unknown (an {@code OutcomeUnknownException}, what the
- * policy's {@code outcomeUnknownWhen} names, or an interrupt or cancellation): then the key is
- * fenced and the caller gets {@code idempotency_outcome_unknown}. A tool annotated read-only is passed through ungated. The handler finds the claim it
- * runs under with {@link GatedClaim#of}.
+ * <p>What a wrapped tool does: its input schema gains the key argument, its description a sentence
+ * on reusing the key, its annotations {@code idempotentHint=true}. A call's tenant comes from the
+ * {@link TenantResolver}, its key from the policy's {@linkplain KeySource sources}; the whole
+ * argument set (less the key argument) is hashed. A first call runs the handler and stores its
+ * result; a retry gets the stored result, marked in {@code _meta}; the same key with other
+ * arguments, a call still running elsewhere, or a missing key get an {@code isError} result with a
+ * sentence a model can act on and {@code structuredContent.error.type} (see {@link McpGateErrors}).
+ * An exception from the handler releases the claim and propagates as the SDK would, unless it says
+ * the outcome is unknown (an {@code OutcomeUnknownException}, what the policy's {@code
+ * outcomeUnknownWhen} names, or an interrupt or cancellation): then the key is fenced and the
+ * caller gets {@code idempotency_outcome_unknown}. A tool annotated read-only is passed through
+ * ungated. The handler finds the claim it runs under with {@link GatedClaim#of}.
  *
  * <p>Async specifications: the claim, the handler and the completion run on Reactor's
- * bounded-elastic scheduler, never on the caller's event thread. The gate waits for the
- * handler's {@code Mono} there (it must store the result before answering), so one
- * bounded-elastic thread is held for as long as the handler runs. A call the transport cancels interrupts
- * that thread (Reactor does so when the subscriber disposes); the key is then fenced as unknown,
- * not freed, since the handler may have acted.
+ * bounded-elastic scheduler, never on the caller's event thread. The gate waits for the handler's
+ * {@code Mono} there (it must store the result before answering), so one bounded-elastic thread is
+ * held for as long as the handler runs. A call the transport cancels interrupts that thread
+ * (Reactor does so when the subscriber disposes); the key is then fenced as unknown, not freed,
+ * since the handler may have acted.
  */
 public final class McpGate {
   private static final Logger LOG = LoggerFactory.getLogger(McpGate.class);
@@ -68,8 +68,14 @@ public final class McpGate {
   private final KeyProtection keys;
   private final boolean acceptInexactNumbers;
 
-  private McpGate(IdempotencyGate gate, TenantResolver tenants, CallAuthorizer authorizer,
-      McpJsonMapper json, Auditor auditor, KeyProtection keys, boolean acceptInexactNumbers) {
+  private McpGate(
+      IdempotencyGate gate,
+      TenantResolver tenants,
+      CallAuthorizer authorizer,
+      McpJsonMapper json,
+      Auditor auditor,
+      KeyProtection keys,
+      boolean acceptInexactNumbers) {
     this.acceptInexactNumbers = acceptInexactNumbers;
     this.keys = keys;
     this.gate = gate;
@@ -79,7 +85,9 @@ public final class McpGate {
     this.auditor = auditor;
   }
 
-  /** @return how many audit records the sink failed to take (each is logged too) */
+  /**
+   * @return how many audit records the sink failed to take (each is logged too)
+   */
   public long auditFailures() {
     return auditor.failures();
   }
@@ -104,11 +112,19 @@ public final class McpGate {
       return spec;
     }
     var handler = spec.callHandler();
-    return new McpServerFeatures.SyncToolSpecification(g.tool(), (exchange, request) -> g.call(
-        exchange.transportContext(), request, new Invocation.Direct(r -> handler.apply(exchange, r))));
+    return new McpServerFeatures.SyncToolSpecification(
+        g.tool(),
+        (exchange, request) ->
+            g.call(
+                exchange.transportContext(),
+                request,
+                new Invocation.Direct(r -> handler.apply(exchange, r))));
   }
 
-  /** Like {@link #gate(McpServerFeatures.SyncToolSpecification, ToolPolicy)}, for async specifications. */
+  /**
+   * Like {@link #gate(McpServerFeatures.SyncToolSpecification, ToolPolicy)}, for async
+   * specifications.
+   */
   public McpServerFeatures.AsyncToolSpecification gate(
       McpServerFeatures.AsyncToolSpecification spec, ToolPolicy policy) {
     GatedTool g = gated(notNull(spec, "spec").tool(), policy);
@@ -118,13 +134,22 @@ public final class McpGate {
     var handler = spec.callHandler();
     // the tenant is resolved where the call arrives (the transport's thread, the caller's
     // Reactor context), before the hop to bounded-elastic, where neither is seen
-    return new McpServerFeatures.AsyncToolSpecification(g.tool(), (exchange, request) ->
-        onBoundedElastic(g.resolveTenantReactive(exchange.transportContext()),
-            tenant -> g.call(exchange.transportContext(), tenant, request,
-                new Invocation.Direct(r -> handler.apply(exchange, r).block()))));
+    return new McpServerFeatures.AsyncToolSpecification(
+        g.tool(),
+        (exchange, request) ->
+            onBoundedElastic(
+                g.resolveTenantReactive(exchange.transportContext()),
+                tenant ->
+                    g.call(
+                        exchange.transportContext(),
+                        tenant,
+                        request,
+                        new Invocation.Direct(r -> handler.apply(exchange, r).block()))));
   }
 
-  /** Like {@link #gate(McpServerFeatures.SyncToolSpecification, ToolPolicy)}, for stateless servers. */
+  /**
+   * Like {@link #gate(McpServerFeatures.SyncToolSpecification, ToolPolicy)}, for stateless servers.
+   */
   public McpStatelessServerFeatures.SyncToolSpecification gate(
       McpStatelessServerFeatures.SyncToolSpecification spec, ToolPolicy policy) {
     GatedTool g = gated(notNull(spec, "spec").tool(), policy);
@@ -132,11 +157,16 @@ public final class McpGate {
       return spec;
     }
     var handler = spec.callHandler();
-    return new McpStatelessServerFeatures.SyncToolSpecification(g.tool(), (context, request) ->
-        g.call(context, request, new Invocation.Direct(r -> handler.apply(context, r))));
+    return new McpStatelessServerFeatures.SyncToolSpecification(
+        g.tool(),
+        (context, request) ->
+            g.call(context, request, new Invocation.Direct(r -> handler.apply(context, r))));
   }
 
-  /** Like {@link #gate(McpServerFeatures.AsyncToolSpecification, ToolPolicy)}, for stateless servers. */
+  /**
+   * Like {@link #gate(McpServerFeatures.AsyncToolSpecification, ToolPolicy)}, for stateless
+   * servers.
+   */
   public McpStatelessServerFeatures.AsyncToolSpecification gate(
       McpStatelessServerFeatures.AsyncToolSpecification spec, ToolPolicy policy) {
     GatedTool g = gated(notNull(spec, "spec").tool(), policy);
@@ -144,10 +174,17 @@ public final class McpGate {
       return spec;
     }
     var handler = spec.callHandler();
-    return new McpStatelessServerFeatures.AsyncToolSpecification(g.tool(), (context, request) ->
-        onBoundedElastic(g.resolveTenantReactive(context),
-            tenant -> g.call(context, tenant, request,
-                new Invocation.Direct(r -> handler.apply(context, r).block()))));
+    return new McpStatelessServerFeatures.AsyncToolSpecification(
+        g.tool(),
+        (context, request) ->
+            onBoundedElastic(
+                g.resolveTenantReactive(context),
+                tenant ->
+                    g.call(
+                        context,
+                        tenant,
+                        request,
+                        new Invocation.Direct(r -> handler.apply(context, r).block()))));
   }
 
   /**
@@ -156,18 +193,22 @@ public final class McpGate {
    * @param tenant the tenant (empty: none; the call is refused there)
    * @param call the gated call, given the tenant or null
    */
-  private static Mono<CallToolResult> onBoundedElastic(Mono<String> tenant,
-      Function<String, CallToolResult> call) {
-    return tenant.map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty())
-        .flatMap(t -> Mono.fromCallable(() -> call.apply(t.orElse(null)))
-            .subscribeOn(Schedulers.boundedElastic()));
+  private static Mono<CallToolResult> onBoundedElastic(
+      Mono<String> tenant, Function<String, CallToolResult> call) {
+    return tenant
+        .map(java.util.Optional::of)
+        .defaultIfEmpty(java.util.Optional.empty())
+        .flatMap(
+            t ->
+                Mono.fromCallable(() -> call.apply(t.orElse(null)))
+                    .subscribeOn(Schedulers.boundedElastic()));
   }
 
   /**
    * A sync tool whose handler writes to the store's own database in the same transaction as its
    * stored result (exactly once for same-database effects): the handler gets the transaction's
-   * resource (a JDBC connection) and must not commit or close it. If another attempt took the
-   * lease over meanwhile, the whole transaction rolls back and the call fails.
+   * resource (a JDBC connection) and must not commit or close it. If another attempt took the lease
+   * over meanwhile, the whole transaction rolls back and the call fails.
    *
    * @param tool the tool definition
    * @param policy how to gate it
@@ -176,47 +217,73 @@ public final class McpGate {
    * @return the gated specification
    * @throws IllegalArgumentException if the tool is annotated read-only
    */
-  public <R> McpServerFeatures.SyncToolSpecification gateTransactional(McpSchema.Tool tool,
-      ToolPolicy policy, TransactionScope<R> scope, TransactionalHandler<R> handler) {
+  public <R> McpServerFeatures.SyncToolSpecification gateTransactional(
+      McpSchema.Tool tool,
+      ToolPolicy policy,
+      TransactionScope<R> scope,
+      TransactionalHandler<R> handler) {
     notNull(scope, "scope");
     notNull(handler, "handler");
-    return writeTool(tool, policy, "transactional", exchange -> new Invocation.Transactional<>(
-        tool.name(), scope, (r, resource) -> handler.handle(exchange, r, scope, resource)));
+    return writeTool(
+        tool,
+        policy,
+        "transactional",
+        exchange ->
+            new Invocation.Transactional<>(
+                tool.name(), scope, (r, resource) -> handler.handle(exchange, r, scope, resource)));
   }
 
   /**
-   * Like {@link #gateTransactional}, in single-commit mode: the claim, the handler's writes and
-   * the stored result are one transaction and one commit (see
-   * {@link IdempotencyGate#executeSingleCommit}). A duplicate waits for that transaction, at most
-   * the in-flight wait, then gets its result; a handler that throws, or a crash, rolls everything
-   * back and frees the key at once.
+   * Like {@link #gateTransactional}, in single-commit mode: the claim, the handler's writes and the
+   * stored result are one transaction and one commit (see {@link
+   * IdempotencyGate#executeSingleCommit}). A duplicate waits for that transaction, at most the
+   * in-flight wait, then gets its result; a handler that throws, or a crash, rolls everything back
+   * and frees the key at once.
    *
    * @param scope the unit of work that claims, for example {@code jdbcStore.singleCommit()}
    * @throws IllegalArgumentException if the tool is annotated read-only
    */
-  public <R> McpServerFeatures.SyncToolSpecification gateSingleCommit(McpSchema.Tool tool,
-      ToolPolicy policy, ClaimingScope<R> scope, TransactionalHandler<R> handler) {
+  public <R> McpServerFeatures.SyncToolSpecification gateSingleCommit(
+      McpSchema.Tool tool,
+      ToolPolicy policy,
+      ClaimingScope<R> scope,
+      TransactionalHandler<R> handler) {
     notNull(scope, "scope");
     notNull(handler, "handler");
-    return writeTool(tool, policy, "single-commit", exchange -> new Invocation.SingleCommit<>(
-        tool.name(), scope, (r, resource) -> handler.handle(exchange, r, scope, resource)));
+    return writeTool(
+        tool,
+        policy,
+        "single-commit",
+        exchange ->
+            new Invocation.SingleCommit<>(
+                tool.name(), scope, (r, resource) -> handler.handle(exchange, r, scope, resource)));
   }
 
   /** A sync tool whose handler writes through a unit of work; never a read-only one. */
-  private McpServerFeatures.SyncToolSpecification writeTool(McpSchema.Tool tool,
-      ToolPolicy policy, String kind, Function<McpSyncServerExchange, Invocation> invocation) {
+  private McpServerFeatures.SyncToolSpecification writeTool(
+      McpSchema.Tool tool,
+      ToolPolicy policy,
+      String kind,
+      Function<McpSyncServerExchange, Invocation> invocation) {
     GatedTool g = gated(tool, policy);
     if (g == null) {
-      throw new IllegalArgumentException("tool " + tool.name() + " is annotated read-only;"
-          + " a " + kind + " write tool must not be");
+      throw new IllegalArgumentException(
+          "tool "
+              + tool.name()
+              + " is annotated read-only;"
+              + " a "
+              + kind
+              + " write tool must not be");
     }
-    return new McpServerFeatures.SyncToolSpecification(g.tool(), (exchange, request) ->
-        g.call(exchange.transportContext(), request, invocation.apply(exchange)));
+    return new McpServerFeatures.SyncToolSpecification(
+        g.tool(),
+        (exchange, request) ->
+            g.call(exchange.transportContext(), request, invocation.apply(exchange)));
   }
 
   /**
-   * The handler of a {@linkplain #gateTransactional transactional} or
-   * {@linkplain #gateSingleCommit single-commit} tool.
+   * The handler of a {@linkplain #gateTransactional transactional} or {@linkplain #gateSingleCommit
+   * single-commit} tool.
    *
    * @param <R> the resource type (a {@code java.sql.Connection})
    */
@@ -229,8 +296,12 @@ public final class McpGate {
      * @param resource the transaction's resource to write through
      * @return the result, stored in the same transaction
      */
-    CallToolResult handle(McpSyncServerExchange exchange, CallToolRequest request,
-        TransactionScope<R> scope, R resource) throws Exception;
+    CallToolResult handle(
+        McpSyncServerExchange exchange,
+        CallToolRequest request,
+        TransactionScope<R> scope,
+        R resource)
+        throws Exception;
   }
 
   /**
@@ -244,14 +315,14 @@ public final class McpGate {
    */
   public List<McpServerFeatures.SyncToolSpecification> gateAnnotated(
       List<McpServerFeatures.SyncToolSpecification> specs, Object... beans) {
-    return AnnotatedTools.gate(specs, beans, McpServerFeatures.SyncToolSpecification::tool,
-        this::gate);
+    return AnnotatedTools.gate(
+        specs, beans, McpServerFeatures.SyncToolSpecification::tool, this::gate);
   }
 
   /**
-   * The policies of the {@link Idempotent} handler methods of classes, for a framework that
-   * gates specifications it finds itself (the Spring Boot starter): found through superclasses
-   * and interfaces, so a proxy's class gives its target's.
+   * The policies of the {@link Idempotent} handler methods of classes, for a framework that gates
+   * specifications it finds itself (the Spring Boot starter): found through superclasses and
+   * interfaces, so a proxy's class gives its target's.
    *
    * @param types classes with {@code @Idempotent} methods
    * @return each annotated tool's policy, by tool name
@@ -273,21 +344,32 @@ public final class McpGate {
   /** Like {@link #gateAnnotated(List, Object...)}, for async specifications. */
   public List<McpServerFeatures.AsyncToolSpecification> gateAnnotatedAsync(
       List<McpServerFeatures.AsyncToolSpecification> specs, Object... beans) {
-    return AnnotatedTools.gate(specs, beans, McpServerFeatures.AsyncToolSpecification::tool,
-        this::gate);
+    return AnnotatedTools.gate(
+        specs, beans, McpServerFeatures.AsyncToolSpecification::tool, this::gate);
   }
 
-  /** @return the gated tool, or null for a tool annotated read-only (passed through ungated) */
+  /**
+   * @return the gated tool, or null for a tool annotated read-only (passed through ungated)
+   */
   private GatedTool gated(McpSchema.Tool tool, ToolPolicy policy) {
     notNull(tool, "tool");
     notNull(policy, "policy");
     if (tool.annotations() != null && Boolean.TRUE.equals(tool.annotations().readOnlyHint())) {
-      LOG.warn("tool {} is annotated read-only (readOnlyHint=true): passed through ungated",
+      LOG.warn(
+          "tool {} is annotated read-only (readOnlyHint=true): passed through ungated",
           tool.name());
       return null;
     }
-    return new GatedTool(tool, policy, gate.withPolicy(policy.applyTo(gate.policy())), tenants,
-        authorizer, mapper, auditor, keys, acceptInexactNumbers);
+    return new GatedTool(
+        tool,
+        policy,
+        gate.withPolicy(policy.applyTo(gate.policy())),
+        tenants,
+        authorizer,
+        mapper,
+        auditor,
+        keys,
+        acceptInexactNumbers);
   }
 
   /** Builds an {@link McpGate}. */
@@ -309,13 +391,13 @@ public final class McpGate {
     }
 
     /**
-     * @param digest how keys that are personal data are stored, logged and sent to the store:
-     *     a natural key (argument values in clear, such as an email address) is replaced by its
+     * @param digest how keys that are personal data are stored, logged and sent to the store: a
+     *     natural key (argument values in clear, such as an email address) is replaced by its
      *     digest within its (tenant, tool) before the gate sees it. A plain SHA-256 by default;
-     *     give {@link KeyDigest#hmacSha256(byte[])} with a secret, the same on every server of
-     *     the store, so that a reader of the store or the logs cannot test guesses. Replays and
-     *     conflicts work as before; look a call up by its raw key with
-     *     {@link KeyDigest#digested(dev.mcpgate.core.ClaimId)}.
+     *     give {@link KeyDigest#hmacSha256(byte[])} with a secret, the same on every server of the
+     *     store, so that a reader of the store or the logs cannot test guesses. Replays and
+     *     conflicts work as before; look a call up by its raw key with {@link
+     *     KeyDigest#digested(dev.mcpgate.core.ClaimId)}.
      */
     public Builder keyDigest(KeyDigest digest) {
       this.keyDigest = notNull(digest, "digest");
@@ -333,8 +415,8 @@ public final class McpGate {
 
     /**
      * @param sink given one record per decision of a gated tool (executed, replayed, conflict,
-     *     in-flight refusal, key or tenant refused, released, outcome unknown), after the
-     *     decision; none by default
+     *     in-flight refusal, key or tenant refused, released, outcome unknown), after the decision;
+     *     none by default
      */
     public Builder audit(AuditSink sink) {
       this.audit = notNull(sink, "sink");
@@ -350,23 +432,24 @@ public final class McpGate {
     }
 
     /**
-     * @param summary what the audit records keep of a result (an id, a status); nothing by
-     *     default
+     * @param summary what the audit records keep of a result (an id, a status); nothing by default
      */
     public Builder auditResultSummary(Function<CallToolResult, String> summary) {
       this.resultSummary = notNull(summary, "summary");
       return this;
     }
 
-    /** @param resolver tells each call's tenant from the server side (required) */
+    /**
+     * @param resolver tells each call's tenant from the server side (required)
+     */
     public Builder tenantResolver(TenantResolver resolver) {
       this.tenants = notNull(resolver, "resolver");
       return this;
     }
 
     /**
-     * @param authorizer checked on every arrival of a gated call, replays included, before
-     *     anything is claimed (none by default)
+     * @param authorizer checked on every arrival of a gated call, replays included, before anything
+     *     is claimed (none by default)
      */
     public Builder authorizer(CallAuthorizer authorizer) {
       this.authorizer = notNull(authorizer, "authorizer");
@@ -394,10 +477,10 @@ public final class McpGate {
     /**
      * Accept numbers that arrive as {@code double} and hash them as they are. By default a gated
      * call is refused ({@code arguments_invalid}) when a number among its arguments arrives as a
-     * {@code Double} or {@code Float}: the transport's mapper read it inexactly, and
-     * {@code 1250.0000000000000001} would replay the result of {@code 1250}. Only for a server
-     * that cannot read numbers exactly and whose tools take no decimal where nearby values
-     * matter; the build logs the risk.
+     * {@code Double} or {@code Float}: the transport's mapper read it inexactly, and {@code
+     * 1250.0000000000000001} would replay the result of {@code 1250}. Only for a server that cannot
+     * read numbers exactly and whose tools take no decimal where nearby values matter; the build
+     * logs the risk.
      */
     public Builder acceptInexactNumbers() {
       this.acceptInexactNumbers = true;
@@ -407,43 +490,56 @@ public final class McpGate {
     /**
      * @return the adapter
      * @throws IllegalStateException if no tenant resolver was given, or the mapper reads numbers
-     *     inexactly and {@link #requireExactNumbers()} was asked for, or both it and
-     *     {@link #acceptInexactNumbers()} were, or no JSON module of the SDK is on the class path
+     *     inexactly and {@link #requireExactNumbers()} was asked for, or both it and {@link
+     *     #acceptInexactNumbers()} were, or no JSON module of the SDK is on the class path
      */
     public McpGate build() {
       if (tenants == null) {
-        throw new IllegalStateException("a tenant resolver is required: TenantResolver.fixed(\"...\")"
-            + " for a single-user stdio server, or TenantResolver.fromTransportContext(\"tenant\")"
-            + " with an HTTP context extractor that sets it from the authenticated request");
+        throw new IllegalStateException(
+            "a tenant resolver is required: TenantResolver.fixed(\"...\") for a single-user stdio"
+                + " server, or TenantResolver.fromTransportContext(\"tenant\") with an HTTP context"
+                + " extractor that sets it from the authenticated request");
       }
       if (requireExactNumbers && acceptInexactNumbers) {
-        throw new IllegalStateException("requireExactNumbers() and acceptInexactNumbers()"
-            + " contradict each other: choose one");
+        throw new IllegalStateException(
+            "requireExactNumbers() and acceptInexactNumbers()"
+                + " contradict each other: choose one");
       }
       McpJsonMapper mapper = json != null ? json : ExactNumbers.sdkDefault();
       if (!ExactNumbers.readsExactly(mapper)) {
         if (requireExactNumbers) {
-          throw new IllegalStateException("the JSON mapper " + mapper.getClass().getName()
-              + " reads decimals as double, so arguments such as 9007199254740993.0 and"
-              + " 9007199254740992.0 hash alike and one call would replay the other's result;"
-              + " give the server's transport, the server and the gate ExactNumbers.jsonMapper()");
+          throw new IllegalStateException(
+              "the JSON mapper "
+                  + mapper.getClass().getName()
+                  + " reads decimals as double, so arguments such as 9007199254740993.0 and"
+                  + " 9007199254740992.0 hash alike and one call would replay the other's result;"
+                  + " give the server's transport, the server and the gate"
+                  + " ExactNumbers.jsonMapper()");
         }
         if (acceptInexactNumbers) {
-          LOG.warn("the JSON mapper {} reads decimals as double and acceptInexactNumbers() is"
-              + " set: arguments such as 1250.0000000000000001 and 1250 hash alike, and one call"
-              + " replays the other's result", mapper.getClass().getName());
+          LOG.warn(
+              "the JSON mapper {} reads decimals as double and acceptInexactNumbers() is set:"
+                  + " arguments such as 1250.0000000000000001 and 1250 hash alike, and one call"
+                  + " replays the other's result",
+              mapper.getClass().getName());
         } else {
-          LOG.warn("the JSON mapper {} reads decimals as double: a gated call with a decimal"
-              + " argument will be refused (arguments_invalid) rather than hashed inexactly. Give"
-              + " the server's transport, the server and the gate ExactNumbers.jsonMapper(); tools"
-              + " that take only whole numbers are not affected"
-              + " (McpGate.Builder.requireExactNumbers() makes this an error)",
+          LOG.warn(
+              "the JSON mapper {} reads decimals as double: a gated call with a decimal argument"
+                  + " will be refused (arguments_invalid) rather than hashed inexactly. Give the"
+                  + " server's transport, the server and the gate ExactNumbers.jsonMapper(); tools"
+                  + " that take only whole numbers are not affected"
+                  + " (McpGate.Builder.requireExactNumbers() makes this an error)",
               mapper.getClass().getName());
         }
       }
-      return new McpGate(gate, tenants, authorizer, mapper,
+      return new McpGate(
+          gate,
+          tenants,
+          authorizer,
+          mapper,
           audit == null ? Auditor.NONE : new Auditor(audit, redaction, resultSummary),
-          new KeyProtection(keyDigest, digestAllKeys), acceptInexactNumbers);
+          new KeyProtection(keyDigest, digestAllKeys),
+          acceptInexactNumbers);
     }
   }
 }

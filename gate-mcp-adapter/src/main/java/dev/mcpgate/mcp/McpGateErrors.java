@@ -6,18 +6,19 @@ package dev.mcpgate.mcp;
  *
  * <p>Every such error says plainly, beside its type and sentence, which of three truths holds and
  * what a retry does:
+ *
  * <ul>
  *   <li>{@value #EXECUTED}: {@value #EXECUTED_NO} (the call did not take effect: nothing ran, or
  *       what ran was rolled back), {@value #EXECUTED_YES} (it ran and took effect; a retry never
  *       runs it again) or {@value #EXECUTED_UNKNOWN} (it ran, or may have, or is running: whether
  *       it took effect is not known). Never send the call again under a new key unless this is
- *       {@value #EXECUTED_NO}: a new key is a new request, and could act twice.</li>
+ *       {@value #EXECUTED_NO}: a new key is a new request, and could act twice.
  *   <li>{@value #RETRY_WITH_SAME_KEY}: {@code true} when sending the same call with the same key
  *       again (after {@code retry_after_ms}, when given) is what to do: it is safe, and it runs the
  *       call at most once or returns its first result; {@code false} when such a retry would only
  *       be refused again until something changes (a valid key, other arguments, the server's
- *       configuration, or someone settling an unknown outcome).</li>
- *   <li>{@code retry_after_ms}: how long to wait before that retry, when it matters.</li>
+ *       configuration, or someone settling an unknown outcome).
+ *   <li>{@code retry_after_ms}: how long to wait before that retry, when it matters.
  * </ul>
  */
 public final class McpGateErrors {
@@ -25,40 +26,50 @@ public final class McpGateErrors {
 
   /** No idempotency key was given and the tool requires one. Nothing ran. */
   public static final String KEY_REQUIRED = "idempotency_key_required";
+
   /**
-   * The key is malformed (blank, too long, control characters, not valid Unicode, not a string),
-   * or two sources carry different keys. Nothing ran; send a valid key.
+   * The key is malformed (blank, too long, control characters, not valid Unicode, not a string), or
+   * two sources carry different keys. Nothing ran; send a valid key.
    */
   public static final String KEY_INVALID = "idempotency_key_invalid";
+
   /** The key was used before with different arguments. Nothing ran. */
   public static final String KEY_CONFLICT = "idempotency_key_conflict";
-  /** Another attempt with this key is running (or stopped responding); retry after {@code retry_after_ms}. */
-  public static final String KEY_IN_PROGRESS = "idempotency_key_in_progress";
+
   /**
-   * The call ran, or may have, and whether it took effect is not known ({@value #EXECUTED}
-   * {@value #EXECUTED_UNKNOWN}): an earlier attempt's outcome is unknown and the key is fenced
-   * until it is settled, or this call's commit failed and a retry with the same key finds out
-   * ({@value #RETRY_WITH_SAME_KEY} true). Also: the call ran but its result was too large to keep
-   * ({@value #EXECUTED} {@value #EXECUTED_YES}); it never runs again under this key.
+   * Another attempt with this key is running (or stopped responding); retry after {@code
+   * retry_after_ms}.
+   */
+  public static final String KEY_IN_PROGRESS = "idempotency_key_in_progress";
+
+  /**
+   * The call ran, or may have, and whether it took effect is not known ({@value #EXECUTED} {@value
+   * #EXECUTED_UNKNOWN}): an earlier attempt's outcome is unknown and the key is fenced until it is
+   * settled, or this call's commit failed and a retry with the same key finds out ({@value
+   * #RETRY_WITH_SAME_KEY} true). Also: the call ran but its result was too large to keep ({@value
+   * #EXECUTED} {@value #EXECUTED_YES}); it never runs again under this key.
    */
   public static final String OUTCOME_UNKNOWN = "idempotency_outcome_unknown";
+
   /**
-   * The store could not be reached, or the call's transaction was rolled back. Nothing took
-   * effect; safe to retry the same call with the same key later.
+   * The store could not be reached, or the call's transaction was rolled back. Nothing took effect;
+   * safe to retry the same call with the same key later.
    */
   public static final String STORE_UNAVAILABLE = "idempotency_store_unavailable";
 
   /**
    * The server could not tell which account the call belongs to (no tenant from the transport).
-   * Nothing ran; a server configuration problem: a retry does not help until it is fixed. Not
-   * from SEP-3182.
+   * Nothing ran; a server configuration problem: a retry does not help until it is fixed. Not from
+   * SEP-3182.
    */
   public static final String TENANT_UNKNOWN = "tenant_unknown";
+
   /**
    * The tenant the server resolved breaks the identity rules (too long, control characters, not
    * valid Unicode). Nothing ran; a retry does not help. Not from SEP-3182.
    */
   public static final String TENANT_INVALID = "tenant_invalid";
+
   /**
    * The arguments have no canonical form to compare retries by (NaN or an infinity, a set, an
    * unsupported type, nesting too deep). Nothing ran; resend with valid arguments. Not from
@@ -67,37 +78,47 @@ public final class McpGateErrors {
   public static final String ARGUMENTS_INVALID = "arguments_invalid";
 
   /**
-   * The {@link CallAuthorizer} refused the call (not an idempotency error, and not from
-   * SEP-3182). Nothing was claimed, run or replayed.
+   * The {@link CallAuthorizer} refused the call (not an idempotency error, and not from SEP-3182).
+   * Nothing was claimed, run or replayed.
    */
   public static final String FORBIDDEN = "forbidden";
 
   /** The field of {@code structuredContent.error} that says whether the call took effect. */
   public static final String EXECUTED = "executed";
+
   /** {@value #EXECUTED}: the call did not take effect; safe to send again. */
   public static final String EXECUTED_NO = "no";
+
   /** {@value #EXECUTED}: the call ran and took effect; it is never run again under its key. */
   public static final String EXECUTED_YES = "yes";
-  /** {@value #EXECUTED}: the call ran, may have, or is running; whether it took effect is unknown. */
+
+  /**
+   * {@value #EXECUTED}: the call ran, may have, or is running; whether it took effect is unknown.
+   */
   public static final String EXECUTED_UNKNOWN = "unknown";
+
   /**
    * The boolean field of {@code structuredContent.error} that says whether to send the same call
    * with the same key again (true: safe, and it gets an answer), or whether that would only be
    * refused again (false).
    */
   public static final String RETRY_WITH_SAME_KEY = "retry_with_same_key";
+
   /** The field of {@code structuredContent.error} with the milliseconds to wait before a retry. */
   public static final String RETRY_AFTER_MS = "retry_after_ms";
 
   /** The {@code _meta} entry that carries a key from apps and clients. */
   public static final String META_KEY = "dev.mcpgate/idempotency-key";
+
   /** The {@code _meta} mark on a replayed result. */
   public static final String META_REPLAYED = "dev.mcpgate/replayed";
+
   /**
    * The {@code _meta} entry of a gated tool's definition in {@code tools/list}: how it is gated
    * ({@code key_sources}, {@code key_argument}, {@code natural_key}), for surveys and clients.
    */
   public static final String META_TOOL = "dev.mcpgate/idempotency";
+
   /** The {@code _meta} entry on a replayed result: when the first execution claimed the key. */
   public static final String META_FIRST_EXECUTED_AT = "dev.mcpgate/first-executed-at";
 }

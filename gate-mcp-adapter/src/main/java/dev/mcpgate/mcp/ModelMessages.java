@@ -22,24 +22,31 @@ import java.util.Map;
  */
 final class ModelMessages {
   /** The description of the key argument in a gated tool's input schema. */
-  static final String KEY_ARGUMENT_DESCRIPTION = "Idempotency key: a new unique value (for"
-      + " example a UUID) for each new request; the same value again when retrying that request.";
+  static final String KEY_ARGUMENT_DESCRIPTION =
+      "Idempotency key: a new unique value (for example a UUID) for each new request; the same"
+          + " value again when retrying that request.";
 
   private ModelMessages() {}
 
-  /** @return the sentence a gated tool's description gains: how to retry it safely */
+  /**
+   * @return the sentence a gated tool's description gains: how to retry it safely
+   */
   static String retrySentence(ToolPolicy policy) {
     if (policy.keySources().contains(KeySource.ARGUMENT) && policy.keyDescription() != null) {
       return "If this call fails or times out, send it again with the same arguments: it then"
           + " returns the first result instead of acting twice.";
     }
     if (policy.keySources().contains(KeySource.ARGUMENT)) {
-      return "If this call fails or times out, retry it with the same " + policy.keyArgument()
+      return "If this call fails or times out, retry it with the same "
+          + policy.keyArgument()
           + " and the same arguments: it then returns the first result instead of acting twice."
-          + " Use a new " + policy.keyArgument() + " only for a new request.";
+          + " Use a new "
+          + policy.keyArgument()
+          + " only for a new request.";
     }
     if (policy.keySources().contains(KeySource.NATURAL)) {
-      return "Calls with the same " + String.join(", ", policy.naturalKey())
+      return "Calls with the same "
+          + String.join(", ", policy.naturalKey())
           + " are done once: a retry returns the first result instead of acting twice.";
     }
     return "Retried calls with the same idempotency key are done once.";
@@ -63,12 +70,12 @@ final class ModelMessages {
 
   /**
    * @param executed whether the call took effect
-   * @param retrySameKey whether the same call with the same key, sent again (after retryAfter),
-   *     is safe and gets an answer
+   * @param retrySameKey whether the same call with the same key, sent again (after retryAfter), is
+   *     safe and gets an answer
    * @param retryAfter how long to wait first, or null
    */
-  static CallToolResult error(String type, Executed executed, boolean retrySameKey,
-      String message, Duration retryAfter) {
+  static CallToolResult error(
+      String type, Executed executed, boolean retrySameKey, String message, Duration retryAfter) {
     Map<String, Object> error = new LinkedHashMap<>();
     error.put("type", type);
     error.put("message", message);
@@ -100,7 +107,8 @@ final class ModelMessages {
    *     values that may be personal data), words that quote neither the digest nor the values
    */
   static String keyOf(ClaimId id) {
-    return KeyDigest.looksDigested(id.key()) ? "same key (made from its arguments)"
+    return KeyDigest.looksDigested(id.key())
+        ? "same key (made from its arguments)"
         : "idempotency key " + quote(id.key());
   }
 
@@ -108,36 +116,84 @@ final class ModelMessages {
     ClaimId id = refused.id();
     long ms = refused.retryAfter().toMillis();
     return switch (refused.reason()) {
-      case CONFLICT -> notRun(McpGateErrors.KEY_CONFLICT, "The " + keyOf(id)
-          + " was already used for a call to " + id.tool() + " with different"
-          + " arguments, so this call was not run. Use a new key for a new request, or resend the"
-          + " original arguments to get the original result.");
-      case IN_PROGRESS -> error(McpGateErrors.KEY_IN_PROGRESS, Executed.UNKNOWN, true, "A call to "
-          + id.tool() + " with the " + keyOf(id) + " is still running. Retry the"
-          + " same call with the same key after " + ms + " ms to get its result; do not use a new"
-          + " key.", refused.retryAfter());
-      case HOLDER_UNRESPONSIVE -> error(McpGateErrors.KEY_IN_PROGRESS, Executed.UNKNOWN, true,
-          "An earlier attempt of this call to " + id.tool() + " with the " + keyOf(id)
-          + " stopped responding before it finished, and may have taken"
-          + " effect. Retry the same call with the same key after " + ms + " ms: it then runs"
-          + " again in place of the earlier attempt, without acting twice downstream. Do not use"
-          + " a new key.", refused.retryAfter());
-      case OUTCOME_UNKNOWN -> reconciles
-          ? error(McpGateErrors.OUTCOME_UNKNOWN, Executed.UNKNOWN, true, "An earlier attempt of"
-              + " this call to " + id.tool() + " may have taken effect, and whether it did is not"
-              + " known yet, so this call is refused for now. Retry the same call with the same key"
-              + " after " + ms + " ms: the server checks again then, and returns the first"
-              + " result if it took effect. Do not send it with a new key: that could do it"
-              + " twice.", refused.retryAfter())
-          : error(McpGateErrors.OUTCOME_UNKNOWN, Executed.UNKNOWN, false, "An earlier attempt of"
-              + " this call to " + id.tool() + " may have taken effect, and whether it did is not"
-              + " known, so this call is refused, and so is this key until someone checks and"
-              + " settles it. Do not send it with a new key: that could do it twice. Check"
-              + " whether the effect happened, or ask the operator.", null);
-      case RESULT_NOT_STORED -> error(McpGateErrors.OUTCOME_UNKNOWN, Executed.YES, false,
-          "This call to " + id.tool() + " ran before and took effect, but its result was too"
-          + " large to keep. It is never run again with this key; check its effect directly, and"
-          + " do not send it with a new key.", null);
+      case CONFLICT ->
+          notRun(
+              McpGateErrors.KEY_CONFLICT,
+              "The "
+                  + keyOf(id)
+                  + " was already used for a call to "
+                  + id.tool()
+                  + " with different arguments, so this call was not run. Use a new key for a new"
+                  + " request, or resend the original arguments to get the original result.");
+      case IN_PROGRESS ->
+          error(
+              McpGateErrors.KEY_IN_PROGRESS,
+              Executed.UNKNOWN,
+              true,
+              "A call to "
+                  + id.tool()
+                  + " with the "
+                  + keyOf(id)
+                  + " is still running. Retry the"
+                  + " same call with the same key after "
+                  + ms
+                  + " ms to get its result; do not use a new"
+                  + " key.",
+              refused.retryAfter());
+      case HOLDER_UNRESPONSIVE ->
+          error(
+              McpGateErrors.KEY_IN_PROGRESS,
+              Executed.UNKNOWN,
+              true,
+              "An earlier attempt of this call to "
+                  + id.tool()
+                  + " with the "
+                  + keyOf(id)
+                  + " stopped responding before it finished, and may have taken"
+                  + " effect. Retry the same call with the same key after "
+                  + ms
+                  + " ms: it then runs again in place of the earlier attempt, without acting twice"
+                  + " downstream. Do not use a new key.",
+              refused.retryAfter());
+      case OUTCOME_UNKNOWN ->
+          reconciles
+              ? error(
+                  McpGateErrors.OUTCOME_UNKNOWN,
+                  Executed.UNKNOWN,
+                  true,
+                  "An earlier attempt of"
+                      + " this call to "
+                      + id.tool()
+                      + " may have taken effect, and whether it did is not known yet, so this call"
+                      + " is refused for now. Retry the same call with the same key after "
+                      + ms
+                      + " ms: the server checks again then, and returns the first"
+                      + " result if it took effect. Do not send it with a new key: that could do it"
+                      + " twice.",
+                  refused.retryAfter())
+              : error(
+                  McpGateErrors.OUTCOME_UNKNOWN,
+                  Executed.UNKNOWN,
+                  false,
+                  "An earlier attempt of"
+                      + " this call to "
+                      + id.tool()
+                      + " may have taken effect, and whether it did is not known, so this call is"
+                      + " refused, and so is this key until someone checks and settles it. Do not"
+                      + " send it with a new key: that could do it twice. Check whether the effect"
+                      + " happened, or ask the operator.",
+                  null);
+      case RESULT_NOT_STORED ->
+          error(
+              McpGateErrors.OUTCOME_UNKNOWN,
+              Executed.YES,
+              false,
+              "This call to "
+                  + id.tool()
+                  + " ran before and took effect, but its result was too large to keep. It is never"
+                  + " run again with this key; check its effect directly, and do not send it with a"
+                  + " new key.",
+              null);
     };
   }
 
@@ -147,17 +203,21 @@ final class ModelMessages {
   }
 
   static CallToolResult tenantUnknown() {
-    return notRun(McpGateErrors.TENANT_UNKNOWN, "The server could not tell which account this"
-        + " call belongs to, so it did not run it. This is a server configuration problem;"
-        + " retrying will not help until it is fixed (the server's tenant source: with the"
-        + " Spring Boot starter, the mcpgate.tenant.* properties).");
+    return notRun(
+        McpGateErrors.TENANT_UNKNOWN,
+        "The server could not tell which account this"
+            + " call belongs to, so it did not run it. This is a server configuration problem;"
+            + " retrying will not help until it is fixed (the server's tenant source: with the"
+            + " Spring Boot starter, the mcpgate.tenant.* properties).");
   }
 
   /** Never quotes the tenant: it is the server's, not the caller's, to see (it is logged). */
   static CallToolResult tenantInvalid(InvalidIdempotencyKeyException e) {
-    return notRun(McpGateErrors.TENANT_INVALID, "The server could not use the account this call"
-        + " belongs to, so it did not run it. This is a server configuration problem; retrying"
-        + " will not help until it is fixed.");
+    return notRun(
+        McpGateErrors.TENANT_INVALID,
+        "The server could not use the account this call"
+            + " belongs to, so it did not run it. This is a server configuration problem; retrying"
+            + " will not help until it is fixed.");
   }
 
   static CallToolResult forbidden(String refusal) {
@@ -167,52 +227,76 @@ final class ModelMessages {
   static CallToolResult keyRequired(ToolPolicy policy) {
     String message;
     if (policy.keySources().contains(KeySource.ARGUMENT)) {
-      message = "This tool changes state, so it needs an idempotency key and was not run. Call it"
-          + " again with the argument " + policy.keyArgument() + " set to a new unique value"
-          + " (for example a UUID), and reuse that value if you have to retry.";
+      message =
+          "This tool changes state, so it needs an idempotency key and was not run. Call it"
+              + " again with the argument "
+              + policy.keyArgument()
+              + " set to a new unique value"
+              + " (for example a UUID), and reuse that value if you have to retry.";
     } else if (policy.keySources().contains(KeySource.NATURAL)) {
-      message = "This tool needs the arguments " + String.join(", ", policy.naturalKey())
-          + " to tell a retry from a new request, and was not run. Call it again with them.";
+      message =
+          "This tool needs the arguments "
+              + String.join(", ", policy.naturalKey())
+              + " to tell a retry from a new request, and was not run. Call it again with them.";
     } else if (policy.keySources().contains(KeySource.META)) {
-      message = "This tool needs an idempotency key in _meta " + McpGateErrors.META_KEY
-          + " and was not run.";
+      message =
+          "This tool needs an idempotency key in _meta "
+              + McpGateErrors.META_KEY
+              + " and was not run.";
     } else {
-      message = "This tool needs an idempotency key in the " + KeySource.HEADER_CONTEXT_KEY
-          + " header and was not run.";
+      message =
+          "This tool needs an idempotency key in the "
+              + KeySource.HEADER_CONTEXT_KEY
+              + " header and was not run.";
     }
     return notRun(McpGateErrors.KEY_REQUIRED, message);
   }
 
   static CallToolResult keyInvalid(InvalidIdempotencyKeyException e) {
-    return notRun(McpGateErrors.KEY_INVALID, "The idempotency key is not valid: "
-        + e.getMessage() + ". Nothing was run. Send one key of 1 to 255 characters, valid"
-        + " Unicode, without control characters.");
+    return notRun(
+        McpGateErrors.KEY_INVALID,
+        "The idempotency key is not valid: "
+            + e.getMessage()
+            + ". Nothing was run. Send one key of 1 to 255 characters, valid"
+            + " Unicode, without control characters.");
   }
 
   /** {@link dev.mcpgate.core.StoreUnavailableException}: nothing took effect. */
   static CallToolResult storeUnavailable() {
-    return error(McpGateErrors.STORE_UNAVAILABLE, Executed.NO, true, "The idempotency store"
-        + " could not be reached, so this call did not take effect. It is safe to retry the same"
-        + " call with the same key later.", null);
+    return error(
+        McpGateErrors.STORE_UNAVAILABLE,
+        Executed.NO,
+        true,
+        "The idempotency store could not be reached, so this call did not take effect. It is safe"
+            + " to retry the same call with the same key later.",
+        null);
   }
 
   /** {@link dev.mcpgate.core.CommitRolledBackException}: it ran, and all of it rolled back. */
   static CallToolResult rolledBack() {
-    return error(McpGateErrors.STORE_UNAVAILABLE, Executed.NO, true, "The call's changes were"
-        + " rolled back because saving them failed; nothing took effect. It is safe to retry the"
-        + " same call with the same key.", null);
+    return error(
+        McpGateErrors.STORE_UNAVAILABLE,
+        Executed.NO,
+        true,
+        "The call's changes were rolled back because saving them failed; nothing took effect. It is"
+            + " safe to retry the same call with the same key.",
+        null);
   }
 
   /**
-   * {@link dev.mcpgate.core.CommitOutcomeUnknownException}: it ran, its commit failed, and a
-   * retry with the same key finds out whether the commit took effect.
+   * {@link dev.mcpgate.core.CommitOutcomeUnknownException}: it ran, its commit failed, and a retry
+   * with the same key finds out whether the commit took effect.
    */
   static CallToolResult commitOutcomeUnknown() {
-    return error(McpGateErrors.OUTCOME_UNKNOWN, Executed.UNKNOWN, true, "The call ran, but"
-        + " saving its changes failed, and whether they were saved is not known: it may have"
-        + " taken effect. Retry the same call with the same key (you may be asked to wait"
-        + " first): that is safe, and it returns the first result if the call took effect, or"
-        + " runs it once if it did not. Do not send it with a new key: that could do it twice.",
+    return error(
+        McpGateErrors.OUTCOME_UNKNOWN,
+        Executed.UNKNOWN,
+        true,
+        "The call ran, but"
+            + " saving its changes failed, and whether they were saved is not known: it may have"
+            + " taken effect. Retry the same call with the same key (you may be asked to wait"
+            + " first): that is safe, and it returns the first result if the call took effect, or"
+            + " runs it once if it did not. Do not send it with a new key: that could do it twice.",
         null);
   }
 
@@ -224,29 +308,47 @@ final class ModelMessages {
    */
   static CallToolResult outcomeUnknown(boolean reconciles) {
     if (reconciles) {
-      return error(McpGateErrors.OUTCOME_UNKNOWN, Executed.UNKNOWN, true, "The call ran, or may"
-          + " have, and whether it took effect is not known. Do not send it with a new key: that"
-          + " could do it twice. Retry the same call with the same key later: the server then"
-          + " checks whether it took effect, and returns the first result if it did.", null);
+      return error(
+          McpGateErrors.OUTCOME_UNKNOWN,
+          Executed.UNKNOWN,
+          true,
+          "The call ran, or may have, and whether it took effect is not known. Do not send it with"
+              + " a new key: that could do it twice. Retry the same call with the same key later:"
+              + " the server then checks whether it took effect, and returns the first result if it"
+              + " did.",
+          null);
     }
-    return error(McpGateErrors.OUTCOME_UNKNOWN, Executed.UNKNOWN, false, "The call ran, or may"
-        + " have, and whether it took effect is not known. Do not send it with a new key: that"
-        + " could do it twice. The same key is refused until someone checks and settles it;"
-        + " check whether the effect happened, or ask the operator.", null);
+    return error(
+        McpGateErrors.OUTCOME_UNKNOWN,
+        Executed.UNKNOWN,
+        false,
+        "The call ran, or may"
+            + " have, and whether it took effect is not known. Do not send it with a new key: that"
+            + " could do it twice. The same key is refused until someone checks and settles it;"
+            + " check whether the effect happened, or ask the operator.",
+        null);
   }
 
   /** {@link dev.mcpgate.core.LeaseLostException}: rolled back; another attempt holds the key. */
   static CallToolResult leaseLost() {
-    return error(McpGateErrors.KEY_IN_PROGRESS, Executed.UNKNOWN, true, "Another attempt of this"
-        + " call took it over before it finished, so this attempt's changes were rolled back;"
-        + " the other attempt may have taken effect. Retry the same call with the same key to get"
-        + " its result; do not use a new key.", null);
+    return error(
+        McpGateErrors.KEY_IN_PROGRESS,
+        Executed.UNKNOWN,
+        true,
+        "Another attempt of this call took it over before it finished, so this attempt's changes"
+            + " were rolled back; the other attempt may have taken effect. Retry the same call with"
+            + " the same key to get its result; do not use a new key.",
+        null);
   }
 
   static CallToolResult argumentsInvalid(InvalidArgumentsException e) {
-    return notRun(McpGateErrors.ARGUMENTS_INVALID, "The arguments cannot be compared for"
-        + " retries: " + e.getMessage() + ". Nothing was run; send the call again with valid"
-        + " arguments.");
+    return notRun(
+        McpGateErrors.ARGUMENTS_INVALID,
+        "The arguments cannot be compared for"
+            + " retries: "
+            + e.getMessage()
+            + ". Nothing was run; send the call again with valid"
+            + " arguments.");
   }
 
   /**
@@ -254,25 +356,36 @@ final class ModelMessages {
    * inexactly, so nearby numbers would hash alike and one call could replay another's result.
    */
   static CallToolResult argumentsInexact(String path) {
-    return notRun(McpGateErrors.ARGUMENTS_INVALID, "The arguments cannot be compared for"
-        + " retries: the server read the number at " + path + " as an approximate (double)"
-        + " value, so it could not tell this call from one with a nearby number. Nothing was"
-        + " run. A whole number sent without a decimal point or exponent is read exactly; other"
-        + " decimals need the server to read numbers exactly (its operator configures the"
-        + " transport with ExactNumbers.jsonMapper()).");
+    return notRun(
+        McpGateErrors.ARGUMENTS_INVALID,
+        "The arguments cannot be compared for"
+            + " retries: the server read the number at "
+            + path
+            + " as an approximate (double)"
+            + " value, so it could not tell this call from one with a nearby number. Nothing was"
+            + " run. A whole number sent without a decimal point or exponent is read exactly; other"
+            + " decimals need the server to read numbers exactly (its operator configures the"
+            + " transport with ExactNumbers.jsonMapper()).");
   }
 
   static CallToolResult resultTooLarge(ResultTooLargeException e) {
-    return error(McpGateErrors.OUTCOME_UNKNOWN, Executed.YES, false, "The call ran and took"
-        + " effect, but its result was too large to keep for retries (" + e.size() + " bytes)."
-        + " It is never run again with this key; check its effect before sending a new"
-        + " request.", null);
+    return error(
+        McpGateErrors.OUTCOME_UNKNOWN,
+        Executed.YES,
+        false,
+        "The call ran and took"
+            + " effect, but its result was too large to keep for retries ("
+            + e.size()
+            + " bytes)."
+            + " It is never run again with this key; check its effect before sending a new"
+            + " request.",
+        null);
   }
 
   /** The stored result, unchanged but for two {@code _meta} entries that mark it as a replay. */
   static CallToolResult markReplay(CallToolResult stored, Instant firstExecutedAt) {
-    Map<String, Object> meta = stored.meta() == null
-        ? new LinkedHashMap<>() : new LinkedHashMap<>(stored.meta());
+    Map<String, Object> meta =
+        stored.meta() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(stored.meta());
     meta.put(McpGateErrors.META_REPLAYED, true);
     meta.put(McpGateErrors.META_FIRST_EXECUTED_AT, firstExecutedAt.toString());
     return new CallToolResult(stored.content(), stored.isError(), stored.structuredContent(), meta);

@@ -24,8 +24,8 @@ public interface TenantResolver {
    * The tenant of a call to an async tool specification. The adapter subscribes to it where the
    * call arrives: on the transport's thread, before it hops to another scheduler, and with the
    * caller's Reactor context (where a reactive server such as Spring WebFlux keeps the
-   * authenticated principal). A resolver that reads the Reactor context overrides this; by
-   * default it is {@link #resolve} on the subscribing thread.
+   * authenticated principal). A resolver that reads the Reactor context overrides this; by default
+   * it is {@link #resolve} on the subscribing thread.
    *
    * @param context the transport context of the call
    * @return the tenant, or empty when it cannot be told
@@ -44,8 +44,8 @@ public interface TenantResolver {
   }
 
   /**
-   * @param key the transport context entry that the HTTP transport's context extractor set from
-   *     the authenticated request (for example {@code "tenant"})
+   * @param key the transport context entry that the HTTP transport's context extractor set from the
+   *     authenticated request (for example {@code "tenant"})
    * @return a resolver that reads it (as a string)
    */
   static TenantResolver fromTransportContext(String key) {

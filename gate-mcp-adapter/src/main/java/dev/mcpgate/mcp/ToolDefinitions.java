@@ -12,9 +12,9 @@ import java.util.Map;
 
 /**
  * Rewrites a tool's definition for {@code tools/list} once it is gated: the key argument in its
- * input schema (when the policy takes the key from an argument), one sentence in its
- * description, {@code idempotentHint=true}, and a {@code _meta} entry
- * {@value McpGateErrors#META_TOOL} that says how it is gated.
+ * input schema (when the policy takes the key from an argument), one sentence in its description,
+ * {@code idempotentHint=true}, and a {@code _meta} entry {@value McpGateErrors#META_TOOL} that says
+ * how it is gated.
  */
 final class ToolDefinitions {
   private ToolDefinitions() {}
@@ -22,42 +22,66 @@ final class ToolDefinitions {
   static McpSchema.Tool gated(McpSchema.Tool tool, ToolPolicy policy) {
     notNull(tool, "tool");
     notNull(policy, "policy");
-    Map<String, Object> schema = tool.inputSchema() == null
-        ? new LinkedHashMap<>(Map.of("type", "object")) : new LinkedHashMap<>(tool.inputSchema());
+    Map<String, Object> schema =
+        tool.inputSchema() == null
+            ? new LinkedHashMap<>(Map.of("type", "object"))
+            : new LinkedHashMap<>(tool.inputSchema());
     if (policy.keySources().contains(KeySource.ARGUMENT)) {
       addKeyArgument(schema, policy);
     }
     String sentence = ModelMessages.retrySentence(policy);
-    String description = tool.description() == null || tool.description().isBlank()
-        ? sentence : tool.description().strip() + "\n\n" + sentence;
+    String description =
+        tool.description() == null || tool.description().isBlank()
+            ? sentence
+            : tool.description().strip() + "\n\n" + sentence;
     McpSchema.ToolAnnotations a = tool.annotations();
-    McpSchema.ToolAnnotations annotations = a == null
-        ? new McpSchema.ToolAnnotations(null, null, null, true, null, null)
-        : new McpSchema.ToolAnnotations(a.title(), a.readOnlyHint(), a.destructiveHint(), true,
-            a.openWorldHint(), a.returnDirect());
+    McpSchema.ToolAnnotations annotations =
+        a == null
+            ? new McpSchema.ToolAnnotations(null, null, null, true, null, null)
+            : new McpSchema.ToolAnnotations(
+                a.title(),
+                a.readOnlyHint(),
+                a.destructiveHint(),
+                true,
+                a.openWorldHint(),
+                a.returnDirect());
     Map<String, Object> meta =
         tool.meta() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(tool.meta());
     meta.put(McpGateErrors.META_TOOL, gating(policy));
-    return new McpSchema.Tool(tool.name(), tool.title(), description, schema, tool.outputSchema(),
-        annotations, meta, tool.icons());
+    return new McpSchema.Tool(
+        tool.name(),
+        tool.title(),
+        description,
+        schema,
+        tool.outputSchema(),
+        annotations,
+        meta,
+        tool.icons());
   }
 
   private static void addKeyArgument(Map<String, Object> schema, ToolPolicy policy) {
     @SuppressWarnings("unchecked")
-    Map<String, Object> properties = schema.get("properties") instanceof Map<?, ?> p
-        ? new LinkedHashMap<>((Map<String, Object>) p) : new LinkedHashMap<>();
+    Map<String, Object> properties =
+        schema.get("properties") instanceof Map<?, ?> p
+            ? new LinkedHashMap<>((Map<String, Object>) p)
+            : new LinkedHashMap<>();
     // The key's rules are said in words, not as "type"/"minLength"/"maxLength": the SDK checks
     // a schema before the handler and answers a breach with a generic error, and every key
     // problem must get the gate's typed refusal (idempotency_key_invalid) instead.
     Map<String, Object> keyProperty = new LinkedHashMap<>();
-    keyProperty.put("description", (policy.keyDescription() != null ? policy.keyDescription()
-        : ModelMessages.KEY_ARGUMENT_DESCRIPTION) + " A string of 1 to " + ClaimId.MAX_LENGTH
-        + " characters.");
+    keyProperty.put(
+        "description",
+        (policy.keyDescription() != null
+                ? policy.keyDescription()
+                : ModelMessages.KEY_ARGUMENT_DESCRIPTION)
+            + " A string of 1 to "
+            + ClaimId.MAX_LENGTH
+            + " characters.");
     properties.put(policy.keyArgument(), keyProperty);
     schema.put("properties", properties);
     if (policy.keyArgumentRequiredInSchema()) {
-      List<Object> required = schema.get("required") instanceof List<?> r
-          ? new ArrayList<>(r) : new ArrayList<>();
+      List<Object> required =
+          schema.get("required") instanceof List<?> r ? new ArrayList<>(r) : new ArrayList<>();
       if (!required.contains(policy.keyArgument())) {
         required.add(policy.keyArgument());
       }
@@ -67,13 +91,14 @@ final class ToolDefinitions {
 
   private static Map<String, Object> gating(ToolPolicy policy) {
     Map<String, Object> gating = new LinkedHashMap<>();
-    gating.put("key_sources", policy.keySources().stream()
-        .map(k -> k.name().toLowerCase(Locale.ROOT)).toList());
+    gating.put(
+        "key_sources",
+        policy.keySources().stream().map(k -> k.name().toLowerCase(Locale.ROOT)).toList());
     if (policy.keySources().contains(KeySource.ARGUMENT)) {
       gating.put("key_argument", policy.keyArgument());
     }
     if (policy.keySources().contains(KeySource.META)) {
-      gating.put("meta_key", McpGateErrors.META_KEY);   // where in _meta a client puts its key
+      gating.put("meta_key", McpGateErrors.META_KEY); // where in _meta a client puts its key
     }
     if (!policy.naturalKey().isEmpty()) {
       gating.put("natural_key", policy.naturalKey());

@@ -24,10 +24,10 @@ import java.util.Set;
  * @param failureMode overrides what an {@code isError} result does; null keeps the gate's
  * @param ignoredArguments more argument names left out of the argument hash (the key argument
  *     always is)
- * @param keyDescription what the key argument means, when it is not a fresh value per request
- *     (an app's id of a queued request, say): the key argument's description in the input
- *     schema, and the tool's retry sentence then asks for the same arguments only; null for the
- *     default ("a new unique value for each new request")
+ * @param keyDescription what the key argument means, when it is not a fresh value per request (an
+ *     app's id of a queued request, say): the key argument's description in the input schema, and
+ *     the tool's retry sentence then asks for the same arguments only; null for the default ("a new
+ *     unique value for each new request")
  * @param inFlight what a call does while another attempt with its key runs: {@link InFlight#WAIT}
  *     (default) waits the gate's in-flight wait for that attempt's result; {@link InFlight#REFUSE}
  *     refuses at once with {@code idempotency_key_in_progress} (SEP-3182's choice)
@@ -48,7 +48,9 @@ public record ToolPolicy(
   /** The default name of the key argument. */
   public static final String DEFAULT_KEY_ARGUMENT = "idempotency_key";
 
-  /** @throws IllegalArgumentException naming the component that is wrong */
+  /**
+   * @throws IllegalArgumentException naming the component that is wrong
+   */
   public ToolPolicy {
     notNull(keySources, "keySources");
     if (keySources.isEmpty()) {
@@ -68,8 +70,12 @@ public record ToolPolicy(
           "keySources include NATURAL, so naturalKey must name at least one argument");
     }
     if (!keySources.contains(KeySource.NATURAL) && !naturalKey.isEmpty()) {
-      throw new IllegalArgumentException("naturalKey " + naturalKey
-          + " is given, but keySources " + keySources + " do not include NATURAL");
+      throw new IllegalArgumentException(
+          "naturalKey "
+              + naturalKey
+              + " is given, but keySources "
+              + keySources
+              + " do not include NATURAL");
     }
     if (retention != null) {
       Checks.positiveMillis(retention, "retention");
@@ -79,24 +85,29 @@ public record ToolPolicy(
     }
     ignoredArguments = Set.copyOf(notNull(ignoredArguments, "ignoredArguments"));
     if (keyDescription != null && keyDescription.isBlank()) {
-      throw new IllegalArgumentException("keyDescription must not be blank; leave it null for"
-          + " the default");
+      throw new IllegalArgumentException(
+          "keyDescription must not be blank; leave it null for" + " the default");
     }
     notNull(inFlight, "inFlight");
   }
 
-
-  /** @return key from the argument {@code idempotency_key} or the meta entry, required */
+  /**
+   * @return key from the argument {@code idempotency_key} or the meta entry, required
+   */
   public static ToolPolicy defaults() {
     return builder().build();
   }
 
-  /** @return a builder with the default values */
+  /**
+   * @return a builder with the default values
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** @return a builder with this policy's values, to change some of them */
+  /**
+   * @return a builder with this policy's values, to change some of them
+   */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.keySources = keySources;
@@ -119,17 +130,20 @@ public record ToolPolicy(
    * @throws IllegalArgumentException naming the attribute that is wrong
    */
   public static ToolPolicy of(Idempotent idempotent) {
-    Builder b = builder()
-        .keySources(idempotent.keySources())
-        .keyArgument(idempotent.keyArgument())
-        .naturalKey(idempotent.naturalKey())
-        .required(idempotent.required())
-        .keepKeyArgument(idempotent.keepKeyArgument())
-        .ignoredArguments(idempotent.ignoredArguments())
-        .inFlight(idempotent.inFlight());
+    Builder b =
+        builder()
+            .keySources(idempotent.keySources())
+            .keyArgument(idempotent.keyArgument())
+            .naturalKey(idempotent.naturalKey())
+            .required(idempotent.required())
+            .keepKeyArgument(idempotent.keepKeyArgument())
+            .ignoredArguments(idempotent.ignoredArguments())
+            .inFlight(idempotent.inFlight());
     if (idempotent.failureMode().length > 1) {
-      throw new IllegalArgumentException("@Idempotent(failureMode = "
-          + List.of(idempotent.failureMode()) + ") names more than one failure mode");
+      throw new IllegalArgumentException(
+          "@Idempotent(failureMode = "
+              + List.of(idempotent.failureMode())
+              + ") names more than one failure mode");
     }
     if (idempotent.failureMode().length == 1) {
       b.failureMode(idempotent.failureMode()[0]);
@@ -147,14 +161,19 @@ public record ToolPolicy(
     try {
       return Duration.parse(text);
     } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("@Idempotent(" + name + " = \"" + text
-          + "\") is not an ISO-8601 duration such as \"PT2H\" or \"PT30S\"", e);
+      throw new IllegalArgumentException(
+          "@Idempotent("
+              + name
+              + " = \""
+              + text
+              + "\") is not an ISO-8601 duration such as \"PT2H\" or \"PT30S\"",
+          e);
     }
   }
 
   /**
-   * The one place where a tool's effective policy is resolved: the gate's policy, with each
-   * setting this tool sets (a null one is inherited), and the key argument left out of the hash.
+   * The one place where a tool's effective policy is resolved: the gate's policy, with each setting
+   * this tool sets (a null one is inherited), and the key argument left out of the hash.
    *
    * @param base the gate's policy
    * @return the tool's effective policy
@@ -171,7 +190,7 @@ public record ToolPolicy(
       b.failureMode(failureMode);
     }
     if (inFlight == InFlight.REFUSE) {
-      b.inFlightWait(Duration.ZERO);   // WAIT keeps the gate's in-flight wait
+      b.inFlightWait(Duration.ZERO); // WAIT keeps the gate's in-flight wait
     }
     Set<String> ignored = new HashSet<>(base.ignoredArguments());
     ignored.addAll(ignoredArguments);
@@ -179,7 +198,9 @@ public record ToolPolicy(
     return b.ignoredArguments(ignored).build();
   }
 
-  /** @return true when the key argument is listed as required in the tool's input schema */
+  /**
+   * @return true when the key argument is listed as required in the tool's input schema
+   */
   boolean keyArgumentRequiredInSchema() {
     return required && keySources.equals(List.of(KeySource.ARGUMENT));
   }
@@ -200,13 +221,17 @@ public record ToolPolicy(
 
     private Builder() {}
 
-    /** @param sources where the key comes from, in order of precedence */
+    /**
+     * @param sources where the key comes from, in order of precedence
+     */
     public Builder keySources(KeySource... sources) {
       this.keySources = List.of(notNull(sources, "sources"));
       return this;
     }
 
-    /** @param name the key argument's name */
+    /**
+     * @param name the key argument's name
+     */
     public Builder keyArgument(String name) {
       this.keyArgument = notNull(name, "name");
       return this;
@@ -227,45 +252,57 @@ public record ToolPolicy(
       return this;
     }
 
-    /** @param required false to run calls without a key ungated instead of refusing them */
+    /**
+     * @param required false to run calls without a key ungated instead of refusing them
+     */
     public Builder required(boolean required) {
       this.required = required;
       return this;
     }
 
-    /** @param keep true to pass the key argument on to the handler */
+    /**
+     * @param keep true to pass the key argument on to the handler
+     */
     public Builder keepKeyArgument(boolean keep) {
       this.keepKeyArgument = keep;
       return this;
     }
 
-    /** @param retention how long this tool's results are replayed */
+    /**
+     * @param retention how long this tool's results are replayed
+     */
     public Builder retention(Duration retention) {
       this.retention = Checks.positiveMillis(retention, "retention");
       return this;
     }
 
-    /** @param lease how long an attempt of this tool holds the key */
+    /**
+     * @param lease how long an attempt of this tool holds the key
+     */
     public Builder lease(Duration lease) {
       this.lease = Checks.positiveMillis(lease, "lease");
       return this;
     }
 
-    /** @param mode what an {@code isError} result of this tool does to the claim */
+    /**
+     * @param mode what an {@code isError} result of this tool does to the claim
+     */
     public Builder failureMode(GatePolicy.FailureMode mode) {
       this.failureMode = notNull(mode, "mode");
       return this;
     }
 
-    /** @param names more argument names left out of the argument hash */
+    /**
+     * @param names more argument names left out of the argument hash
+     */
     public Builder ignoredArguments(String... names) {
       this.ignoredArguments = Set.of(notNull(names, "names"));
       return this;
     }
 
     /**
-     * @param description what the key argument means, when it is not a fresh value per request
-     *     (see {@link ToolPolicy#keyDescription()})
+     * @param description what the key argument means, when it is not a fresh value per request (see
+     *     {@link ToolPolicy#keyDescription()})
      */
     public Builder keyDescription(String description) {
       this.keyDescription = notNull(description, "description");
@@ -282,10 +319,22 @@ public record ToolPolicy(
       return this;
     }
 
-    /** @return the policy */
+    /**
+     * @return the policy
+     */
     public ToolPolicy build() {
-      return new ToolPolicy(keySources, keyArgument, naturalKey, required, keepKeyArgument,
-          retention, lease, failureMode, ignoredArguments, keyDescription, inFlight);
+      return new ToolPolicy(
+          keySources,
+          keyArgument,
+          naturalKey,
+          required,
+          keepKeyArgument,
+          retention,
+          lease,
+          failureMode,
+          ignoredArguments,
+          keyDescription,
+          inFlight);
     }
   }
 }

@@ -44,8 +44,11 @@ class AnnotatedToolsTest {
     }
 
     @McpTool(description = "Add a note.")
-    @Idempotent(keySources = KeySource.NATURAL, naturalKey = {"ticket", "text"})
-    public String addNote(@McpToolParam(description = "ticket") String ticket,
+    @Idempotent(
+        keySources = KeySource.NATURAL,
+        naturalKey = {"ticket", "text"})
+    public String addNote(
+        @McpToolParam(description = "ticket") String ticket,
         @McpToolParam(description = "text") String text) {
       return "note " + notes.incrementAndGet();
     }
@@ -56,16 +59,20 @@ class AnnotatedToolsTest {
     MailTools bean = new MailTools();
     List<McpServerFeatures.SyncToolSpecification> specs =
         new SyncMcpToolProvider(List.of(bean)).getToolSpecifications();
-    IdempotencyGate gate = IdempotencyGate.builder(InMemoryIdempotencyStore.create())
-        .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10)).build()).build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(InMemoryIdempotencyStore.create())
+            .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10)).build())
+            .build();
     McpGate mcpGate = McpGate.builder(gate).tenantResolver(TenantResolver.fixed("local")).build();
 
     List<McpServerFeatures.SyncToolSpecification> gated = mcpGate.gateAnnotated(specs, bean);
 
     try (McpHarness harness = McpHarness.stdio(gated)) {
       McpSyncClient client = harness.client(null);
-      CallToolRequest reset = new CallToolRequest("send_password_reset",
-          Map.of("email", "ada@example.com", "idempotency_key", "reset-1"));
+      CallToolRequest reset =
+          new CallToolRequest(
+              "send_password_reset",
+              Map.of("email", "ada@example.com", "idempotency_key", "reset-1"));
       CallToolResult first = client.callTool(reset);
       CallToolResult retry = client.callTool(reset);
       client.callTool(new CallToolRequest("lookup_user", Map.of("email", "ada@example.com")));
@@ -80,8 +87,11 @@ class AnnotatedToolsTest {
       assertThat(bean.notes).hasValue(1);
 
       List<McpSchema.Tool> listed = client.listTools().tools();
-      McpSchema.Tool mail = listed.stream().filter(t -> t.name().equals("send_password_reset"))
-          .findFirst().orElseThrow();
+      McpSchema.Tool mail =
+          listed.stream()
+              .filter(t -> t.name().equals("send_password_reset"))
+              .findFirst()
+              .orElseThrow();
       assertThat(mail.annotations().idempotentHint()).isTrue();
       assertThat(mail.inputSchema().get("properties").toString()).contains("idempotency_key");
     }
@@ -107,11 +117,14 @@ class AnnotatedToolsTest {
 
   @Test
   void anAnnotatedToolMissingFromTheSpecificationsIsAnErrorNamingIt() {
-    McpGate mcpGate = McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
-        .tenantResolver(TenantResolver.fixed("local")).build();
+    McpGate mcpGate =
+        McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
+            .tenantResolver(TenantResolver.fixed("local"))
+            .build();
 
     assertThatThrownBy(() -> mcpGate.gateAnnotated(List.of(), new Stray()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no_such_tool");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no_such_tool");
   }
 
   /** A badly written duration. */
@@ -125,6 +138,7 @@ class AnnotatedToolsTest {
   @Test
   void aBadDurationIsAnErrorNamingIt() {
     assertThatThrownBy(() -> AnnotatedTools.policies(new BadDuration()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"2 hours\"");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("\"2 hours\"");
   }
 }

@@ -30,10 +30,12 @@ class AsyncCancellationTest {
   private static final ClaimId ID = new ClaimId("acme", "refund_order", "c-1");
 
   private final TestTools tools = new TestTools();
-  private final IdempotencyGate gate = IdempotencyGate.builder(InMemoryIdempotencyStore.create())
-      .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build()).build();
-  private final McpGate mcpGate = McpGate.builder(gate)
-      .tenantResolver(TenantResolver.fromTransportContext("tenant")).build();
+  private final IdempotencyGate gate =
+      IdempotencyGate.builder(InMemoryIdempotencyStore.create())
+          .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build())
+          .build();
+  private final McpGate mcpGate =
+      McpGate.builder(gate).tenantResolver(TenantResolver.fromTransportContext("tenant")).build();
   private final McpTransportContext acme = McpTransportContext.create(Map.of("tenant", "acme"));
 
   @AfterEach
@@ -45,24 +47,30 @@ class AsyncCancellationTest {
   void aCancelledAsyncCallFencesItsKeyAsUnknownAndTheRetryIsToldSo() throws Exception {
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch interrupted = new CountDownLatch(1);
-    McpStatelessServerFeatures.AsyncToolSpecification spec = mcpGate.gate(
-        new McpStatelessServerFeatures.AsyncToolSpecification(tools.refundTool(), (ctx, req) ->
-            Mono.<CallToolResult>never()
-                .doOnSubscribe(s -> started.countDown())
-                .doOnCancel(interrupted::countDown)),
-        ToolPolicy.defaults());
+    McpStatelessServerFeatures.AsyncToolSpecification spec =
+        mcpGate.gate(
+            new McpStatelessServerFeatures.AsyncToolSpecification(
+                tools.refundTool(),
+                (ctx, req) ->
+                    Mono.<CallToolResult>never()
+                        .doOnSubscribe(s -> started.countDown())
+                        .doOnCancel(interrupted::countDown)),
+            ToolPolicy.defaults());
 
-    Disposable call = spec.callHandler().apply(acme, GatedServerContract.refund("c-1", 500))
-        .subscribe();
+    Disposable call =
+        spec.callHandler().apply(acme, GatedServerContract.refund("c-1", 500)).subscribe();
     assertThat(started.await(10, TimeUnit.SECONDS)).as("the handler started").isTrue();
     call.dispose();
 
     assertThat(interrupted.await(10, TimeUnit.SECONDS))
-        .as("the blocked handler was cancelled by the interrupt").isTrue();
+        .as("the blocked handler was cancelled by the interrupt")
+        .isTrue();
     assertThat(awaitSettled()).map(ClaimRecord::state).contains(ClaimState.UNKNOWN);
 
-    CallToolResult retry = spec.callHandler().apply(acme, GatedServerContract.refund("c-1", 500))
-        .block(Duration.ofSeconds(10));
+    CallToolResult retry =
+        spec.callHandler()
+            .apply(acme, GatedServerContract.refund("c-1", 500))
+            .block(Duration.ofSeconds(10));
 
     assertThat(GatedServerContract.error(retry))
         .containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
@@ -70,11 +78,14 @@ class AsyncCancellationTest {
         .containsEntry("retry_with_same_key", false);
   }
 
-  /** @return the row once it is no longer in progress (or after 10 s) */
+  /**
+   * @return the row once it is no longer in progress (or after 10 s)
+   */
   private Optional<ClaimRecord> awaitSettled() throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     Optional<ClaimRecord> row = gate.find(ID);
-    while (row.isPresent() && row.get().state() == ClaimState.IN_PROGRESS
+    while (row.isPresent()
+        && row.get().state() == ClaimState.IN_PROGRESS
         && System.nanoTime() < deadline) {
       Thread.sleep(10);
       row = gate.find(ID);

@@ -19,43 +19,55 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** One audit record per decision, after it, with arguments redacted; a failing sink changes nothing. */
+/**
+ * One audit record per decision, after it, with arguments redacted; a failing sink changes nothing.
+ */
 class AuditTest {
   private final List<AuditRecord> records = new CopyOnWriteArrayList<>();
   private final AtomicInteger runs = new AtomicInteger();
 
   private McpStatelessServerFeatures.SyncToolSpecification refund(McpGate.Builder builder) {
     McpGate gate = builder.tenantResolver(TenantResolver.fromTransportContext("tenant")).build();
-    return gate.gate(new McpStatelessServerFeatures.SyncToolSpecification(
-        new TestTools().refundTool(), (ctx, req) -> {
-          if (Integer.valueOf(666).equals(req.arguments().get("amount_cents"))) {
-            throw new IllegalStateException("declined");
-          }
-          return CallToolResult.builder().addTextContent("refund " + runs.incrementAndGet())
-              .build();
-        }), ToolPolicy.defaults());
+    return gate.gate(
+        new McpStatelessServerFeatures.SyncToolSpecification(
+            new TestTools().refundTool(),
+            (ctx, req) -> {
+              if (Integer.valueOf(666).equals(req.arguments().get("amount_cents"))) {
+                throw new IllegalStateException("declined");
+              }
+              return CallToolResult.builder()
+                  .addTextContent("refund " + runs.incrementAndGet())
+                  .build();
+            }),
+        ToolPolicy.defaults());
   }
 
   private static McpGate.Builder gate() {
     return McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build());
   }
 
-  private static CallToolResult call(McpStatelessServerFeatures.SyncToolSpecification spec,
-      String tenant, String key, int amount) {
-    Map<String, Object> args = new HashMap<>(Map.of("order_id", "ord_9f2", "amount_cents",
-        amount));
+  private static CallToolResult call(
+      McpStatelessServerFeatures.SyncToolSpecification spec,
+      String tenant,
+      String key,
+      int amount) {
+    Map<String, Object> args = new HashMap<>(Map.of("order_id", "ord_9f2", "amount_cents", amount));
     if (key != null) {
       args.put("idempotency_key", key);
     }
     Map<String, Object> context = tenant == null ? Map.of() : Map.of("tenant", tenant);
-    return spec.callHandler().apply(McpTransportContext.create(context),
-        new CallToolRequest("refund_order", args));
+    return spec.callHandler()
+        .apply(McpTransportContext.create(context), new CallToolRequest("refund_order", args));
   }
 
   @Test
   void eachDecisionIsOneRecordWithArgumentNamesOnly() {
-    var spec = refund(gate().audit(records::add)
-        .auditResultSummary(r -> r.content().get(0).toString().contains("refund") ? "ok" : "?"));
+    var spec =
+        refund(
+            gate()
+                .audit(records::add)
+                .auditResultSummary(
+                    r -> r.content().get(0).toString().contains("refund") ? "ok" : "?"));
 
     call(spec, "acme", "k-1", 500);
     call(spec, "acme", "k-1", 500);
@@ -64,9 +76,15 @@ class AuditTest {
     call(spec, null, "k-2", 500);
     assertThatThrownBy(() -> call(spec, "acme", "k-3", 666)).hasMessage("declined");
 
-    assertThat(records).extracting(AuditRecord::decision).containsExactly(
-        AuditDecision.EXECUTED, AuditDecision.REPLAYED, AuditDecision.CONFLICT,
-        AuditDecision.KEY_REFUSED, AuditDecision.TENANT_REFUSED, AuditDecision.RELEASED);
+    assertThat(records)
+        .extracting(AuditRecord::decision)
+        .containsExactly(
+            AuditDecision.EXECUTED,
+            AuditDecision.REPLAYED,
+            AuditDecision.CONFLICT,
+            AuditDecision.KEY_REFUSED,
+            AuditDecision.TENANT_REFUSED,
+            AuditDecision.RELEASED);
     AuditRecord executed = records.get(0);
     assertThat(executed.tenant()).isEqualTo("acme");
     assertThat(executed.key()).isEqualTo("k-1");
@@ -92,13 +110,22 @@ class AuditTest {
 
   @Test
   void aSinkThatThrowsIsCountedAndTheCallerGetsItsResult() {
-    McpGate.Builder builder = gate().audit(r -> {
-      throw new IllegalStateException("the audit table is gone");
-    });
+    McpGate.Builder builder =
+        gate()
+            .audit(
+                r -> {
+                  throw new IllegalStateException("the audit table is gone");
+                });
     McpGate mcpGate = builder.tenantResolver(TenantResolver.fromTransportContext("tenant")).build();
-    var spec = mcpGate.gate(new McpStatelessServerFeatures.SyncToolSpecification(
-        new TestTools().refundTool(), (ctx, req) -> CallToolResult.builder()
-            .addTextContent("refund " + runs.incrementAndGet()).build()), ToolPolicy.defaults());
+    var spec =
+        mcpGate.gate(
+            new McpStatelessServerFeatures.SyncToolSpecification(
+                new TestTools().refundTool(),
+                (ctx, req) ->
+                    CallToolResult.builder()
+                        .addTextContent("refund " + runs.incrementAndGet())
+                        .build()),
+            ToolPolicy.defaults());
 
     CallToolResult r = call(spec, "acme", "k-1", 500);
 

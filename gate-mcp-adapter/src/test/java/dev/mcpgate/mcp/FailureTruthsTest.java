@@ -46,8 +46,14 @@ class FailureTruthsTest {
   private GatedTool tool(GatePolicy policy, ToolPolicy toolPolicy) {
     IdempotencyGate gate = IdempotencyGate.builder(store).policy(policy).build();
     gates.add(gate);
-    return new GatedTool(tools.refundTool(), toolPolicy, gate, TenantResolver.fixed("acme"), null,
-        new CallToolResultMapper(McpJsonDefaults.getMapper()), Auditor.NONE);
+    return new GatedTool(
+        tools.refundTool(),
+        toolPolicy,
+        gate,
+        TenantResolver.fixed("acme"),
+        null,
+        new CallToolResultMapper(McpJsonDefaults.getMapper()),
+        Auditor.NONE);
   }
 
   private GatedTool tool(GatePolicy policy) {
@@ -59,11 +65,14 @@ class FailureTruthsTest {
   }
 
   private CallToolResult direct(GatedTool tool, Function<CallToolRequest, CallToolResult> handler) {
-    return tool.call(McpTransportContext.EMPTY, GatedServerContract.refund("k-1", 500),
-        new Invocation.Direct(request -> {
-          runs.incrementAndGet();
-          return handler.apply(request);
-        }));
+    return tool.call(
+        McpTransportContext.EMPTY,
+        GatedServerContract.refund("k-1", 500),
+        new Invocation.Direct(
+            request -> {
+              runs.incrementAndGet();
+              return handler.apply(request);
+            }));
   }
 
   private CallToolResult transactional(GatedTool tool) {
@@ -71,12 +80,17 @@ class FailureTruthsTest {
   }
 
   private CallToolResult transactional(GatedTool tool, CallToolRequest request) {
-    return tool.call(McpTransportContext.EMPTY, request, new Invocation.Transactional<>(
-        "refund_order", unit, (r, writes) -> {
-          runs.incrementAndGet();
-          unit.write(writes, "refund " + runs.get());
-          return CallToolResult.builder().addTextContent("refunded").build();
-        }));
+    return tool.call(
+        McpTransportContext.EMPTY,
+        request,
+        new Invocation.Transactional<>(
+            "refund_order",
+            unit,
+            (r, writes) -> {
+              runs.incrementAndGet();
+              unit.write(writes, "refund " + runs.get());
+              return CallToolResult.builder().addTextContent("refunded").build();
+            }));
   }
 
   private static String text(CallToolResult result) {
@@ -131,7 +145,7 @@ class FailureTruthsTest {
   void aCommitWhoseOutcomeIsUnknownSaysItMayHaveTakenEffectAndTheSameKeyFindsOut() {
     GatedTool tool = tool(noWait().build());
     unit.commitFault = UnitOfWork.Fault.INSTEAD_OF_APPLYING;
-    unit.onCommitFault = () -> store.releaseFails.set(true);   // the database went away
+    unit.onCommitFault = () -> store.releaseFails.set(true); // the database went away
 
     CallToolResult result = transactional(tool);
 
@@ -140,13 +154,18 @@ class FailureTruthsTest {
         .containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
         .containsEntry("executed", "unknown")
         .containsEntry("retry_with_same_key", true);
-    assertThat(text(result)).contains("The call ran", "may have taken effect", "same key",
-        "returns the first result", "Do not send it with a new key")
+    assertThat(text(result))
+        .contains(
+            "The call ran",
+            "may have taken effect",
+            "same key",
+            "returns the first result",
+            "Do not send it with a new key")
         .doesNotContain("not run", "was not", "nothing took effect");
-    assertThat(state()).isEqualTo(ClaimState.IN_PROGRESS);   // not freed
+    assertThat(state()).isEqualTo(ClaimState.IN_PROGRESS); // not freed
 
     store.releaseFails.set(false);
-    CallToolResult retry = transactional(tool);   // the attempt's lease has not run out yet
+    CallToolResult retry = transactional(tool); // the attempt's lease has not run out yet
 
     assertThat(runs).hasValue(1);
     assertThat(GatedServerContract.error(retry))
@@ -159,16 +178,21 @@ class FailureTruthsTest {
   void anOutcomeUnknownFromTheHandlerSaysItMayHaveRunAndFencesTheKeyUntilSettled() {
     GatedTool tool = tool(noWait().build());
 
-    CallToolResult result = direct(tool, r -> {
-      throw new OutcomeUnknownException("the payment provider timed out");
-    });
+    CallToolResult result =
+        direct(
+            tool,
+            r -> {
+              throw new OutcomeUnknownException("the payment provider timed out");
+            });
 
     assertThat(GatedServerContract.error(result))
         .containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
         .containsEntry("executed", "unknown")
         .containsEntry("retry_with_same_key", false);
-    assertThat(text(result)).contains("may have", "Do not send it with a new key",
-        "until someone checks and settles it").doesNotContain("not run");
+    assertThat(text(result))
+        .contains(
+            "may have", "Do not send it with a new key", "until someone checks and settles it")
+        .doesNotContain("not run");
     assertThat(state()).isEqualTo(ClaimState.UNKNOWN);
 
     CallToolResult retry = direct(tool, FailureTruthsTest::ok);
@@ -179,22 +203,29 @@ class FailureTruthsTest {
         .containsEntry("executed", "unknown")
         .containsEntry("retry_with_same_key", false)
         .doesNotContainKey("retry_after_ms");
-    assertThat(text(retry)).contains("may have taken effect", "until someone checks and settles it",
-        "Do not send it with a new key");
+    assertThat(text(retry))
+        .contains(
+            "may have taken effect",
+            "until someone checks and settles it",
+            "Do not send it with a new key");
   }
 
   @Test
   void withAReconcilerTheSameKeyIsWorthRetryingAfterAnUnknownOutcome() {
-    GatedTool tool = tool(noWait().reconciler((id, key) -> Reconciler.Verdict.stillUnknown())
-        .build());
+    GatedTool tool =
+        tool(noWait().reconciler((id, key) -> Reconciler.Verdict.stillUnknown()).build());
 
-    CallToolResult result = direct(tool, r -> {
-      throw new OutcomeUnknownException("the payment provider timed out");
-    });
+    CallToolResult result =
+        direct(
+            tool,
+            r -> {
+              throw new OutcomeUnknownException("the payment provider timed out");
+            });
     CallToolResult retry = direct(tool, FailureTruthsTest::ok);
 
     assertThat(runs).hasValue(1);
-    assertThat(GatedServerContract.error(result)).containsEntry("executed", "unknown")
+    assertThat(GatedServerContract.error(result))
+        .containsEntry("executed", "unknown")
         .containsEntry("retry_with_same_key", true);
     assertThat(GatedServerContract.error(retry))
         .containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
@@ -206,12 +237,16 @@ class FailureTruthsTest {
 
   @Test
   void aFailureThePolicyCallsUnknownIsToldAsUnknownNotPassedOnAsAPlainError() {
-    GatedTool tool = tool(noWait()
-        .outcomeUnknownWhen(t -> t.getCause() instanceof TimeoutException).build());
+    GatedTool tool =
+        tool(noWait().outcomeUnknownWhen(t -> t.getCause() instanceof TimeoutException).build());
 
-    CallToolResult result = direct(tool, r -> {
-      throw new IllegalStateException("refund call", new TimeoutException("read timed out"));
-    });
+    CallToolResult result =
+        direct(
+            tool,
+            r -> {
+              throw new IllegalStateException(
+                  "refund call", new TimeoutException("read timed out"));
+            });
 
     assertThat(GatedServerContract.error(result))
         .containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
@@ -223,9 +258,14 @@ class FailureTruthsTest {
   void aPlainHandlerFailureStillPropagatesAndFreesTheKey() {
     GatedTool tool = tool(noWait().build());
 
-    assertThatThrownBy(() -> direct(tool, r -> {
-      throw new IllegalStateException("card declined");
-    })).hasMessage("card declined");
+    assertThatThrownBy(
+            () ->
+                direct(
+                    tool,
+                    r -> {
+                      throw new IllegalStateException("card declined");
+                    }))
+        .hasMessage("card declined");
 
     assertThat(store.row(ID)).isEmpty();
   }
@@ -234,10 +274,13 @@ class FailureTruthsTest {
   void anInterruptedHandlerIsToldAsUnknown() {
     GatedTool tool = tool(noWait().build());
     try {
-      CallToolResult result = direct(tool, r -> {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("stopped midway");
-      });
+      CallToolResult result =
+          direct(
+              tool,
+              r -> {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("stopped midway");
+              });
 
       assertThat(GatedServerContract.error(result))
           .containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
@@ -272,13 +315,19 @@ class FailureTruthsTest {
   @Test
   void anUngatedTransactionalHandlerThatThrowsAnErrorIsRolledBackNeverCommitted() {
     GatedTool tool = tool(noWait().build(), ToolPolicy.builder().required(false).build());
-    Invocation invocation = new Invocation.Transactional<>("refund_order", unit, (r, writes) -> {
-      unit.write(writes, "half a refund");
-      throw new StackOverflowError("deep (test)");
-    });
+    Invocation invocation =
+        new Invocation.Transactional<>(
+            "refund_order",
+            unit,
+            (r, writes) -> {
+              unit.write(writes, "half a refund");
+              throw new StackOverflowError("deep (test)");
+            });
 
-    assertThatThrownBy(() -> tool.call(McpTransportContext.EMPTY,
-        GatedServerContract.refund(null, 500), invocation))
+    assertThatThrownBy(
+            () ->
+                tool.call(
+                    McpTransportContext.EMPTY, GatedServerContract.refund(null, 500), invocation))
         .isInstanceOf(StackOverflowError.class);
 
     assertThat(unit.log).containsExactly("begin", "rollback", "close");
@@ -288,14 +337,21 @@ class FailureTruthsTest {
   @Test
   void anUngatedTransactionalHandlerThatThrowsACheckedExceptionIsRolledBack() {
     GatedTool tool = tool(noWait().build(), ToolPolicy.builder().required(false).build());
-    Invocation invocation = new Invocation.Transactional<>("refund_order", unit, (r, writes) -> {
-      unit.write(writes, "half a refund");
-      throw new java.io.IOException("disk full (test)");
-    });
+    Invocation invocation =
+        new Invocation.Transactional<>(
+            "refund_order",
+            unit,
+            (r, writes) -> {
+              unit.write(writes, "half a refund");
+              throw new java.io.IOException("disk full (test)");
+            });
 
-    assertThatThrownBy(() -> tool.call(McpTransportContext.EMPTY,
-        GatedServerContract.refund(null, 500), invocation))
-        .isInstanceOf(ActionFailedException.class).hasRootCauseMessage("disk full (test)");
+    assertThatThrownBy(
+            () ->
+                tool.call(
+                    McpTransportContext.EMPTY, GatedServerContract.refund(null, 500), invocation))
+        .isInstanceOf(ActionFailedException.class)
+        .hasRootCauseMessage("disk full (test)");
 
     assertThat(unit.log).containsExactly("begin", "rollback", "close");
     assertThat(unit.committedWrites).isEmpty();

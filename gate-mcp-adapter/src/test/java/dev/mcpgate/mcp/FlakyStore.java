@@ -10,7 +10,10 @@ import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** The in-memory store, with claims, releases and reads that fail on demand as a lost database would. */
+/**
+ * The in-memory store, with claims, releases and reads that fail on demand as a lost database
+ * would.
+ */
 final class FlakyStore extends ForwardingIdempotencyStore {
   final AtomicBoolean claimFails = new AtomicBoolean();
   final AtomicBoolean releaseFails = new AtomicBoolean();
@@ -44,7 +47,9 @@ final class FlakyStore extends ForwardingIdempotencyStore {
     return super.find(id);
   }
 
-  /** @return the row as the store holds it, whatever the faults */
+  /**
+   * @return the row as the store holds it, whatever the faults
+   */
   Optional<ClaimRecord> row(ClaimId id) {
     return delegate().find(id);
   }

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * End to end through the real protocol: a real McpSyncClient against a real server whose tools
- * are gated. One subclass per transport.
+ * End to end through the real protocol: a real McpSyncClient against a real server whose tools are
+ * gated. One subclass per transport.
  */
 abstract class GatedServerContract {
   protected final TestTools tools = new TestTools();
@@ -41,15 +41,22 @@ abstract class GatedServerContract {
 
   @BeforeEach
   void startServer() {
-    IdempotencyGate gate = IdempotencyGate.builder(InMemoryIdempotencyStore.create())
-        .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(30)).build())
-        .build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(InMemoryIdempotencyStore.create())
+            .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(30)).build())
+            .build();
     mcpGate = McpGate.builder(gate).tenantResolver(tenantResolver()).build();
-    harness = start(List.of(
-        mcpGate.gate(tools.refundSpec(), ToolPolicy.defaults()),
-        mcpGate.gate(tools.stopSessionSpec(),
-            ToolPolicy.builder().keySources(KeySource.META).naturalKey("session_id", "end_at").build()),
-        mcpGate.gate(tools.getStorySpec(), ToolPolicy.defaults())));
+    harness =
+        start(
+            List.of(
+                mcpGate.gate(tools.refundSpec(), ToolPolicy.defaults()),
+                mcpGate.gate(
+                    tools.stopSessionSpec(),
+                    ToolPolicy.builder()
+                        .keySources(KeySource.META)
+                        .naturalKey("session_id", "end_at")
+                        .build()),
+                mcpGate.gate(tools.getStorySpec(), ToolPolicy.defaults())));
   }
 
   @AfterEach
@@ -108,14 +115,17 @@ abstract class GatedServerContract {
       List<CompletableFuture<CallToolResult>> calls = new ArrayList<>();
       for (int i = 0; i < 16; i++) {
         McpSyncClient client = clients.get(i % clients.size());
-        calls.add(CompletableFuture.supplyAsync(() -> {
-          try {
-            go.await();
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-          return client.callTool(refund("k-concurrent", 500));
-        }, pool));
+        calls.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    go.await();
+                  } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                  }
+                  return client.callTool(refund("k-concurrent", 500));
+                },
+                pool));
       }
       go.countDown();
       List<String> structured = new ArrayList<>();
@@ -163,7 +173,8 @@ abstract class GatedServerContract {
 
     assertThat(tools.refunds).hasValue(0);
     assertThat(error(refused)).containsEntry("type", McpGateErrors.KEY_REQUIRED);
-    assertThat(((McpSchema.TextContent) refused.content().get(0)).text()).contains("idempotency_key");
+    assertThat(((McpSchema.TextContent) refused.content().get(0)).text())
+        .contains("idempotency_key");
   }
 
   @Test
@@ -190,12 +201,13 @@ abstract class GatedServerContract {
   void failingHandlerLetsTheRetryRun() {
     McpSyncClient client = harness.client("acme");
     tools.failNextRefund.set(true);
-    assertThatThrownBy(() -> {
-      CallToolResult r = client.callTool(refund("k-4", 500));
-      if (Boolean.TRUE.equals(r.isError())) {
-        throw new IllegalStateException("tool error: " + r.content());
-      }
-    });
+    assertThatThrownBy(
+        () -> {
+          CallToolResult r = client.callTool(refund("k-4", 500));
+          if (Boolean.TRUE.equals(r.isError())) {
+            throw new IllegalStateException("tool error: " + r.content());
+          }
+        });
     CallToolResult retry = client.callTool(refund("k-4", 500));
 
     assertThat(tools.refunds).hasValue(2);
@@ -213,9 +225,11 @@ abstract class GatedServerContract {
   @Test
   void keyFromMetaWorksLikeAnArgument() {
     McpSyncClient client = harness.client("acme");
-    CallToolRequest viaMeta = new CallToolRequest("refund_order",
-        Map.of("order_id", "ord_9f2", "amount_cents", 500),
-        Map.of(McpGateErrors.META_KEY, "meta-key-1"));
+    CallToolRequest viaMeta =
+        new CallToolRequest(
+            "refund_order",
+            Map.of("order_id", "ord_9f2", "amount_cents", 500),
+            Map.of(McpGateErrors.META_KEY, "meta-key-1"));
     client.callTool(viaMeta);
     CallToolResult retry = client.callTool(viaMeta);
 
@@ -226,12 +240,14 @@ abstract class GatedServerContract {
   @Test
   void naturalKeyMakesTheSameStopOnceAndAnotherStopAgain() {
     McpSyncClient client = harness.client("acme");
-    CallToolRequest stop = new CallToolRequest("stop_session",
-        Map.of("session_id", "s1", "end_at", "2026-11-30T14:05:00Z"));
+    CallToolRequest stop =
+        new CallToolRequest(
+            "stop_session", Map.of("session_id", "s1", "end_at", "2026-11-30T14:05:00Z"));
     client.callTool(stop);
     CallToolResult retry = client.callTool(stop);
-    client.callTool(new CallToolRequest("stop_session",
-        Map.of("session_id", "s1", "end_at", "2026-11-30T14:20:00Z")));
+    client.callTool(
+        new CallToolRequest(
+            "stop_session", Map.of("session_id", "s1", "end_at", "2026-11-30T14:20:00Z")));
 
     assertThat(retry.meta()).containsEntry(McpGateErrors.META_REPLAYED, true);
     assertThat(tools.stops).hasValue(2);
@@ -250,8 +266,8 @@ abstract class GatedServerContract {
   @Test
   void toolsListShowsTheKeyTheSentenceAndTheHint() {
     List<McpSchema.Tool> listed = harness.client("acme").listTools().tools();
-    McpSchema.Tool refund = listed.stream().filter(t -> t.name().equals("refund_order"))
-        .findFirst().orElseThrow();
+    McpSchema.Tool refund =
+        listed.stream().filter(t -> t.name().equals("refund_order")).findFirst().orElseThrow();
 
     @SuppressWarnings("unchecked")
     Map<String, Object> properties = (Map<String, Object>) refund.inputSchema().get("properties");
@@ -261,15 +277,16 @@ abstract class GatedServerContract {
     assertThat(key).doesNotContainKeys("type", "minLength", "maxLength");
     assertThat(key.get("description").toString()).contains("A string of 1 to 255 characters");
     assertThat(refund.inputSchema().get("required").toString()).doesNotContain("idempotency_key");
-    assertThat(refund.description()).startsWith("Refund part of an order.")
+    assertThat(refund.description())
+        .startsWith("Refund part of an order.")
         .contains("retry it with the same idempotency_key");
     assertThat(refund.annotations().idempotentHint()).isTrue();
     assertThat(refund.annotations().destructiveHint()).isTrue();
     assertThat(refund.meta()).containsKey(McpGateErrors.META_TOOL);
     assertThat(refund.meta().get(McpGateErrors.META_TOOL).toString()).contains("idempotency_key");
 
-    McpSchema.Tool story = listed.stream().filter(t -> t.name().equals("get_story"))
-        .findFirst().orElseThrow();
+    McpSchema.Tool story =
+        listed.stream().filter(t -> t.name().equals("get_story")).findFirst().orElseThrow();
     assertThat(story.inputSchema().get("properties").toString()).doesNotContain("idempotency_key");
   }
 
@@ -280,6 +297,7 @@ abstract class GatedServerContract {
     CallToolResult again = client.callTool(new CallToolRequest("get_story", Map.of("slug", "a")));
 
     assertThat(tools.reads).hasValue(2);
-    assertThat(again.meta() == null || !again.meta().containsKey(McpGateErrors.META_REPLAYED)).isTrue();
+    assertThat(again.meta() == null || !again.meta().containsKey(McpGateErrors.META_REPLAYED))
+        .isTrue();
   }
 }

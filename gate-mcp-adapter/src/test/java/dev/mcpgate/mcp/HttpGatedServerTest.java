@@ -9,7 +9,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** The gated server over Streamable HTTP (embedded Tomcat); tenants come from an X-Tenant header. */
+/**
+ * The gated server over Streamable HTTP (embedded Tomcat); tenants come from an X-Tenant header.
+ */
 class HttpGatedServerTest extends GatedServerContract {
 
   @Override
@@ -35,8 +37,13 @@ class HttpGatedServerTest extends GatedServerContract {
   @Test
   void theIdempotencyKeyHeaderIsAKeySourceWhenAPolicyListsIt() {
     AtomicReference<String> header = new AtomicReference<>();
-    try (McpHarness headed = McpHarness.http(List.of(mcpGate.gate(tools.refundSpec(),
-        ToolPolicy.builder().keySources(KeySource.HEADER, KeySource.ARGUMENT).build())), null)) {
+    try (McpHarness headed =
+        McpHarness.http(
+            List.of(
+                mcpGate.gate(
+                    tools.refundSpec(),
+                    ToolPolicy.builder().keySources(KeySource.HEADER, KeySource.ARGUMENT).build())),
+            null)) {
       McpSyncClient client = headed.client("acme", header::get);
 
       header.set("h-1");

@@ -19,28 +19,35 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Identity and input edges, each with the typed refusal a model or an app can act on: keys that
- * are not valid Unicode, two keys in one call, tenant problems, arguments with no canonical
- * form, and an annotation that inherits the gate's failure mode.
+ * Identity and input edges, each with the typed refusal a model or an app can act on: keys that are
+ * not valid Unicode, two keys in one call, tenant problems, arguments with no canonical form, and
+ * an annotation that inherits the gate's failure mode.
  */
 class IdentityEdgesTest {
   private final AtomicInteger runs = new AtomicInteger();
-  private final McpGate mcpGate = McpGate.builder(IdempotencyGate.builder(
-      InMemoryIdempotencyStore.create()).build())
-      .tenantResolver(TenantResolver.fromTransportContext("tenant")).build();
-  private final McpStatelessServerFeatures.SyncToolSpecification refund = mcpGate.gate(
-      new McpStatelessServerFeatures.SyncToolSpecification(new TestTools().refundTool(),
-          (ctx, req) -> CallToolResult.builder().addTextContent("run " + runs.incrementAndGet())
-              .build()), ToolPolicy.defaults());
+  private final McpGate mcpGate =
+      McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
+          .tenantResolver(TenantResolver.fromTransportContext("tenant"))
+          .build();
+  private final McpStatelessServerFeatures.SyncToolSpecification refund =
+      mcpGate.gate(
+          new McpStatelessServerFeatures.SyncToolSpecification(
+              new TestTools().refundTool(),
+              (ctx, req) ->
+                  CallToolResult.builder().addTextContent("run " + runs.incrementAndGet()).build()),
+          ToolPolicy.defaults());
 
-  private CallToolResult call(String tenant, Map<String, Object> arguments,
-      Map<String, Object> meta) {
+  private CallToolResult call(
+      String tenant, Map<String, Object> arguments, Map<String, Object> meta) {
     Map<String, Object> context = new HashMap<>();
     if (tenant != null) {
       context.put("tenant", tenant);
     }
-    return refund.callHandler().apply(McpTransportContext.create(context),
-        new CallToolRequest("refund_order", arguments, meta));
+    return refund
+        .callHandler()
+        .apply(
+            McpTransportContext.create(context),
+            new CallToolRequest("refund_order", arguments, meta));
   }
 
   private static Map<String, Object> args(Object key) {
@@ -55,10 +62,12 @@ class IdentityEdgesTest {
   void keysWithALoneSurrogateAreRefusedAsInvalidNamingTheIndex() {
     for (String key : List.of("k\ud800", "k\udc00", "\udbffk")) {
       CallToolResult result = call("acme", args(key), null);
-      assertThat(GatedServerContract.error(result)).as(key)
+      assertThat(GatedServerContract.error(result))
+          .as(key)
           .containsEntry("type", McpGateErrors.KEY_INVALID);
       assertThat(GatedServerContract.error(result).get("message").toString())
-          .contains("lone UTF-16 surrogate").contains("at index");
+          .contains("lone UTF-16 surrogate")
+          .contains("at index");
     }
     CallToolResult plain = call("acme", args("k?"), null);
     assertThat(plain.isError()).isNotEqualTo(Boolean.TRUE);
@@ -67,14 +76,16 @@ class IdentityEdgesTest {
 
   @Test
   void twoDifferentKeysInOneCallAreRefusedAsAmbiguousAndTheSameKeyTwiceIsFine() {
-    CallToolResult ambiguous = call("acme", args("k-arg"),
-        Map.of(McpGateErrors.META_KEY, "k-meta"));
-    assertThat(GatedServerContract.error(ambiguous)).containsEntry("type", McpGateErrors.KEY_INVALID);
+    CallToolResult ambiguous =
+        call("acme", args("k-arg"), Map.of(McpGateErrors.META_KEY, "k-meta"));
+    assertThat(GatedServerContract.error(ambiguous))
+        .containsEntry("type", McpGateErrors.KEY_INVALID);
     assertThat(GatedServerContract.error(ambiguous).get("message").toString())
         .contains("different keys");
     assertThat(runs).hasValue(0);
 
-    CallToolResult agreeing = call("acme", args("k-same"), Map.of(McpGateErrors.META_KEY, "k-same"));
+    CallToolResult agreeing =
+        call("acme", args("k-same"), Map.of(McpGateErrors.META_KEY, "k-same"));
     assertThat(agreeing.isError()).isNotEqualTo(Boolean.TRUE);
     assertThat(runs).hasValue(1);
   }
@@ -82,15 +93,17 @@ class IdentityEdgesTest {
   @Test
   void tenantProblemsHaveTheirOwnTypesAndSayARetryWillNotHelp() {
     CallToolResult missing = call(null, args("k-1"), null);
-    assertThat(GatedServerContract.error(missing)).containsEntry("type", McpGateErrors.TENANT_UNKNOWN);
+    assertThat(GatedServerContract.error(missing))
+        .containsEntry("type", McpGateErrors.TENANT_UNKNOWN);
     assertThat(GatedServerContract.error(missing).get("message").toString())
         .contains("retrying will not help");
 
     CallToolResult invalid = call("acme\u0000evil", args("k-1"), null);
-    assertThat(GatedServerContract.error(invalid)).containsEntry("type", McpGateErrors.TENANT_INVALID);
+    assertThat(GatedServerContract.error(invalid))
+        .containsEntry("type", McpGateErrors.TENANT_INVALID);
     assertThat(GatedServerContract.error(invalid).get("message").toString())
         .doesNotContain("Send a key")
-        .doesNotContain("acme");   // no message to the model echoes a tenant value
+        .doesNotContain("acme"); // no message to the model echoes a tenant value
     assertThat(runs).hasValue(0);
   }
 
@@ -100,8 +113,10 @@ class IdentityEdgesTest {
     nan.put("amount_cents", Double.NaN);
     CallToolResult result = call("acme", nan, null);
 
-    assertThat(GatedServerContract.error(result)).containsEntry("type", McpGateErrors.ARGUMENTS_INVALID);
-    assertThat(GatedServerContract.error(result).get("message").toString()).contains("$.amount_cents");
+    assertThat(GatedServerContract.error(result))
+        .containsEntry("type", McpGateErrors.ARGUMENTS_INVALID);
+    assertThat(GatedServerContract.error(result).get("message").toString())
+        .contains("$.amount_cents");
     assertThat(runs).hasValue(0);
   }
 
@@ -118,14 +133,23 @@ class IdentityEdgesTest {
 
   @Test
   void anAnnotationThatSaysNothingAboutFailuresInheritsTheGatesFailureMode() {
-    McpGate storing = McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create())
-        .policy(GatePolicy.builder().failureMode(GatePolicy.FailureMode.STORE).build()).build())
-        .tenantResolver(TenantResolver.fixed("acme")).build();
+    McpGate storing =
+        McpGate.builder(
+                IdempotencyGate.builder(InMemoryIdempotencyStore.create())
+                    .policy(GatePolicy.builder().failureMode(GatePolicy.FailureMode.STORE).build())
+                    .build())
+            .tenantResolver(TenantResolver.fixed("acme"))
+            .build();
     Mailer mailer = new Mailer();
     McpSchema.Tool tool = McpSchema.Tool.builder("send_mail", Map.of("type", "object")).build();
-    McpServerFeatures.SyncToolSpecification spec = storing.gateAnnotated(List.of(
-        new McpServerFeatures.SyncToolSpecification(tool, (ex, req) -> mailer.sendMail(req))),
-        mailer).get(0);
+    McpServerFeatures.SyncToolSpecification spec =
+        storing
+            .gateAnnotated(
+                List.of(
+                    new McpServerFeatures.SyncToolSpecification(
+                        tool, (ex, req) -> mailer.sendMail(req))),
+                mailer)
+            .get(0);
     CallToolRequest request = new CallToolRequest("send_mail", Map.of("idempotency_key", "m-1"));
 
     try (McpHarness harness = McpHarness.stdio(List.of(spec))) {
@@ -141,11 +165,13 @@ class IdentityEdgesTest {
   @Test
   void anAnnotationNamingTwoFailureModesIsRefused() {
     final class Twice {
-      @Idempotent(tool = "t", failureMode = {GatePolicy.FailureMode.STORE,
-          GatePolicy.FailureMode.RELEASE})
+      @Idempotent(
+          tool = "t",
+          failureMode = {GatePolicy.FailureMode.STORE, GatePolicy.FailureMode.RELEASE})
       public void t() {}
     }
     assertThatThrownBy(() -> AnnotatedTools.policies(new Twice()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("more than one");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("more than one");
   }
 }

@@ -6,9 +6,9 @@ import io.modelcontextprotocol.json.McpJsonDefaults;
 import org.junit.jupiter.api.Test;
 
 /**
- * The adapter's tests run twice: with the SDK's Jackson 2 module and with its Jackson 3 module
- * (see the surefire executions in the pom). This checks that each run really has the module it
- * claims, so the Jackson 3 run cannot quietly fall back to Jackson 2.
+ * The adapter's tests run twice: with the SDK's Jackson 2 module and with its Jackson 3 module (see
+ * the surefire executions in the pom). This checks that each run really has the module it claims,
+ * so the Jackson 3 run cannot quietly fall back to Jackson 2.
  */
 class JsonModuleTest {
 

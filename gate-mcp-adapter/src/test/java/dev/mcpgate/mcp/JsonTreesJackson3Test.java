@@ -16,20 +16,21 @@ import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Jackson 3 trees hash like the plain values they hold, and the gate works on a class path with
- * no Jackson 2 at all (run with the SDK's Jackson 3 module, jackson-databind 2 left out).
+ * Jackson 3 trees hash like the plain values they hold, and the gate works on a class path with no
+ * Jackson 2 at all (run with the SDK's Jackson 3 module, jackson-databind 2 left out).
  */
 class JsonTreesJackson3Test {
-  private static final JsonMapper EXACT = JsonMapper.builder()
-      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
+  private static final JsonMapper EXACT =
+      JsonMapper.builder().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
 
   @Test
   void thereIsNoJackson2AndTheGateStillHashesStoresAndReplays() {
     assertThatThrownBy(() -> Class.forName("com.fasterxml.jackson.databind.ObjectMapper"))
         .isInstanceOf(ClassNotFoundException.class);
     IdempotencyGate gate = IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build();
-    ToolCall call = ToolCall.of("acme", "refund_order", "k-1",
-        JsonTrees.toMap(EXACT.readTree(JsonTreesContract.JSON)));
+    ToolCall call =
+        ToolCall.of(
+            "acme", "refund_order", "k-1", JsonTrees.toMap(EXACT.readTree(JsonTreesContract.JSON)));
     @SuppressWarnings("rawtypes")
     JsonResultMapper<Map> json = JsonResultMapper.of(McpJsonDefaults.getMapper(), Map.class);
 
@@ -45,15 +46,17 @@ class JsonTreesJackson3Test {
   void aTreeHashesLikeThePlainValuesOfTheSameJson() {
     Object plain = JsonTrees.toPlain(EXACT.readTree(JsonTreesContract.JSON));
 
-    assertThat(CanonicalJson.toCanonicalString(plain)).isEqualTo(JsonTreesContract.CANONICAL)
-        .isEqualTo(CanonicalJson.toCanonicalString(
-            EXACT.readValue(JsonTreesContract.JSON, Map.class)));
+    assertThat(CanonicalJson.toCanonicalString(plain))
+        .isEqualTo(JsonTreesContract.CANONICAL)
+        .isEqualTo(
+            CanonicalJson.toCanonicalString(EXACT.readValue(JsonTreesContract.JSON, Map.class)));
   }
 
   @Test
   void exactDecimalsStayExact() {
     Object plain = JsonTrees.toMap(EXACT.readTree("{\"n\":9007199254740993.0}")).get("n");
-    assertThat(plain).isInstanceOfSatisfying(BigDecimal.class,
-        d -> assertThat(d).isEqualByComparingTo("9007199254740993"));
+    assertThat(plain)
+        .isInstanceOfSatisfying(
+            BigDecimal.class, d -> assertThat(d).isEqualByComparingTo("9007199254740993"));
   }
 }

@@ -13,24 +13,24 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Comparator;
-import java.util.stream.Stream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.startup.Tomcat;
 
 /**
- * A real MCP server and real clients: over Streamable HTTP (embedded Tomcat) or piped stdio.
- * Shared with gate-testkit's tests through this module's test jar.
+ * A real MCP server and real clients: over Streamable HTTP (embedded Tomcat) or piped stdio. Shared
+ * with gate-testkit's tests through this module's test jar.
  */
 public interface McpHarness extends AutoCloseable {
 
@@ -42,7 +42,9 @@ public interface McpHarness extends AutoCloseable {
     return logger;
   }
 
-  /** @return a new initialized client; the tenant goes in an X-Tenant header (HTTP only) */
+  /**
+   * @return a new initialized client; the tenant goes in an X-Tenant header (HTTP only)
+   */
   McpSyncClient client(String tenant);
 
   /**
@@ -64,36 +66,52 @@ public interface McpHarness extends AutoCloseable {
    * Streamable HTTP; the transport context carries the X-Tenant header as "tenant". The server
    * reads numbers exactly, as a gated server should ({@link ExactNumbers}).
    */
-  static McpHarness http(List<McpServerFeatures.SyncToolSpecification> sync,
+  static McpHarness http(
+      List<McpServerFeatures.SyncToolSpecification> sync,
       List<McpServerFeatures.AsyncToolSpecification> async) {
     return http(sync, async, ExactNumbers.jsonMapper());
   }
 
   /** Like {@link #http(List, List)}, with the server (transport and builder) on {@code json}. */
-  static McpHarness http(List<McpServerFeatures.SyncToolSpecification> sync,
-      List<McpServerFeatures.AsyncToolSpecification> async, McpJsonMapper json) {
+  static McpHarness http(
+      List<McpServerFeatures.SyncToolSpecification> sync,
+      List<McpServerFeatures.AsyncToolSpecification> async,
+      McpJsonMapper json) {
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder()
             .jsonMapper(json)
             .mcpEndpoint("/mcp")
-            .contextExtractor(request -> {
-              Map<String, Object> values = new HashMap<>();
-              String tenant = request.getHeader("X-Tenant");
-              if (tenant != null) {
-                values.put("tenant", tenant);
-              }
-              KeySource.copyHeader(request.getHeader(KeySource.HEADER_CONTEXT_KEY), values);
-              return McpTransportContext.create(values);
-            })
+            .contextExtractor(
+                request -> {
+                  Map<String, Object> values = new HashMap<>();
+                  String tenant = request.getHeader("X-Tenant");
+                  if (tenant != null) {
+                    values.put("tenant", tenant);
+                  }
+                  KeySource.copyHeader(request.getHeader(KeySource.HEADER_CONTEXT_KEY), values);
+                  return McpTransportContext.create(values);
+                })
             .build();
     AutoCloseable server;
     if (async == null) {
-      McpSyncServer s = McpServer.sync(transport).jsonMapper(json).serverInfo("gated-test", "1")
-          .capabilities(tools()).tools(sync).requestTimeout(Duration.ofSeconds(60)).build();
+      McpSyncServer s =
+          McpServer.sync(transport)
+              .jsonMapper(json)
+              .serverInfo("gated-test", "1")
+              .capabilities(tools())
+              .tools(sync)
+              .requestTimeout(Duration.ofSeconds(60))
+              .build();
       server = s::close;
     } else {
-      McpAsyncServer s = McpServer.async(transport).jsonMapper(json).serverInfo("gated-test", "1")
-          .capabilities(tools()).tools(async).requestTimeout(Duration.ofSeconds(60)).build();
+      McpAsyncServer s =
+          McpServer.async(transport)
+              .jsonMapper(json)
+              .serverInfo("gated-test", "1")
+              .capabilities(tools())
+              .tools(async)
+              .requestTimeout(Duration.ofSeconds(60))
+              .build();
       server = () -> s.close();
     }
     TOMCAT_LOG.fine("starting Tomcat");
@@ -102,7 +120,7 @@ public interface McpHarness extends AutoCloseable {
     Path baseDir;
     try {
       baseDir = Files.createTempDirectory("mcpgate-tomcat");
-      baseDir.toFile().deleteOnExit();   // should Tomcat make it again after close()
+      baseDir.toFile().deleteOnExit(); // should Tomcat make it again after close()
     } catch (java.io.IOException e) {
       throw new IllegalStateException(e);
     }
@@ -127,21 +145,22 @@ public interface McpHarness extends AutoCloseable {
 
       @Override
       public McpSyncClient client(String tenant, Supplier<String> idempotencyKey) {
-        HttpClientStreamableHttpTransport clientTransport = HttpClientStreamableHttpTransport
-            .builder("http://127.0.0.1:" + port)
-            .endpoint("/mcp")
-            .httpRequestCustomizer((builder, method, uri, body, ctx) -> {
-              if (tenant != null) {
-                builder.header("X-Tenant", tenant);
-              }
-              String key = idempotencyKey.get();
-              if (key != null) {
-                builder.header(KeySource.HEADER_CONTEXT_KEY, key);
-              }
-            })
-            .build();
-        McpSyncClient client = McpClient.sync(clientTransport)
-            .requestTimeout(Duration.ofSeconds(60)).build();
+        HttpClientStreamableHttpTransport clientTransport =
+            HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+                .endpoint("/mcp")
+                .httpRequestCustomizer(
+                    (builder, method, uri, body, ctx) -> {
+                      if (tenant != null) {
+                        builder.header("X-Tenant", tenant);
+                      }
+                      String key = idempotencyKey.get();
+                      if (key != null) {
+                        builder.header(KeySource.HEADER_CONTEXT_KEY, key);
+                      }
+                    })
+                .build();
+        McpSyncClient client =
+            McpClient.sync(clientTransport).requestTimeout(Duration.ofSeconds(60)).build();
         client.initialize();
         clients.add(client);
         return client;
@@ -167,8 +186,8 @@ public interface McpHarness extends AutoCloseable {
   }
 
   /**
-   * stdio over in-process pipes: one server, one client session; the server reads numbers
-   * exactly, as a gated server should ({@link ExactNumbers}).
+   * stdio over in-process pipes: one server, one client session; the server reads numbers exactly,
+   * as a gated server should ({@link ExactNumbers}).
    */
   static McpHarness stdio(List<McpServerFeatures.SyncToolSpecification> sync) {
     McpJsonMapper json = McpJsonDefaults.getMapper();
@@ -177,11 +196,18 @@ public interface McpHarness extends AutoCloseable {
     Pipe toClient = new Pipe();
     StdioServerTransportProvider transport =
         new StdioServerTransportProvider(serverJson, toServer.in, toClient.out);
-    McpSyncServer server = McpServer.sync(transport).jsonMapper(serverJson)
-        .serverInfo("gated-test", "1")
-        .capabilities(tools()).tools(sync).requestTimeout(Duration.ofSeconds(60)).build();
-    McpSyncClient client = McpClient.sync(new PipedClientTransport(json, toClient.in, toServer.out))
-        .requestTimeout(Duration.ofSeconds(60)).build();
+    McpSyncServer server =
+        McpServer.sync(transport)
+            .jsonMapper(serverJson)
+            .serverInfo("gated-test", "1")
+            .capabilities(tools())
+            .tools(sync)
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
+    McpSyncClient client =
+        McpClient.sync(new PipedClientTransport(json, toClient.in, toServer.out))
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
     client.initialize();
     return new McpHarness() {
       @Override

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.GateResult;
-import dev.mcpgate.core.RefusalReason;
-import io.modelcontextprotocol.spec.McpSchema;
-import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
+import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultTooLargeException;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,16 +39,20 @@ class ModelMessagesTest {
     CallToolResult stopped = refused(RefusalReason.HOLDER_UNRESPONSIVE, Duration.ofMillis(700));
 
     assertThat(running.isError()).isTrue();
-    assertThat(error(running)).containsEntry("type", McpGateErrors.KEY_IN_PROGRESS)
+    assertThat(error(running))
+        .containsEntry("type", McpGateErrors.KEY_IN_PROGRESS)
         .containsEntry("retry_after_ms", 1500L);
-    assertThat(text(running)).contains("is still running", "after 1500 ms")
+    assertThat(text(running))
+        .contains("is still running", "after 1500 ms")
         .doesNotContain("stopped");
 
     assertThat(stopped.isError()).isTrue();
-    assertThat(error(stopped)).containsEntry("type", McpGateErrors.KEY_IN_PROGRESS)
+    assertThat(error(stopped))
+        .containsEntry("type", McpGateErrors.KEY_IN_PROGRESS)
         .containsEntry("retry_after_ms", 700L);
-    assertThat(text(stopped)).contains("stopped responding", "after 700 ms", "same key",
-        "Do not use a new key").doesNotContain("still running");
+    assertThat(text(stopped))
+        .contains("stopped responding", "after 700 ms", "same key", "Do not use a new key")
+        .doesNotContain("still running");
   }
 
   @Test
@@ -69,15 +73,23 @@ class ModelMessagesTest {
       all.add(ModelMessages.of(refused, false));
       all.add(ModelMessages.of(refused, true));
     }
-    InvalidIdempotencyKeyException badKey = new InvalidIdempotencyKeyException("key is blank", false);
-    all.addAll(List.of(ModelMessages.tenantUnknown(), ModelMessages.tenantInvalid(badKey),
-        ModelMessages.forbidden("no"), ModelMessages.keyRequired(ToolPolicy.defaults()),
-        ModelMessages.keyInvalid(badKey), ModelMessages.storeUnavailable(),
-        ModelMessages.rolledBack(), ModelMessages.commitOutcomeUnknown(),
-        ModelMessages.outcomeUnknown(false), ModelMessages.outcomeUnknown(true),
-        ModelMessages.leaseLost(),
-        ModelMessages.argumentsInvalid(new InvalidArgumentsException("NaN")),
-        ModelMessages.resultTooLarge(new ResultTooLargeException("big", 2000, 1000))));
+    InvalidIdempotencyKeyException badKey =
+        new InvalidIdempotencyKeyException("key is blank", false);
+    all.addAll(
+        List.of(
+            ModelMessages.tenantUnknown(),
+            ModelMessages.tenantInvalid(badKey),
+            ModelMessages.forbidden("no"),
+            ModelMessages.keyRequired(ToolPolicy.defaults()),
+            ModelMessages.keyInvalid(badKey),
+            ModelMessages.storeUnavailable(),
+            ModelMessages.rolledBack(),
+            ModelMessages.commitOutcomeUnknown(),
+            ModelMessages.outcomeUnknown(false),
+            ModelMessages.outcomeUnknown(true),
+            ModelMessages.leaseLost(),
+            ModelMessages.argumentsInvalid(new InvalidArgumentsException("NaN")),
+            ModelMessages.resultTooLarge(new ResultTooLargeException("big", 2000, 1000))));
     return all;
   }
 
@@ -98,10 +110,12 @@ class ModelMessagesTest {
     for (CallToolResult result : everyError()) {
       String text = text(result);
       if (!"no".equals(error(result).get("executed"))) {
-        assertThat(text).doesNotContain("not run", "did not run", "not take effect",
-            "nothing took effect", "Nothing was");
-        assertThat(text).as("tells the model not to act twice").containsAnyOf("new key",
-            "new request");
+        assertThat(text)
+            .doesNotContain(
+                "not run", "did not run", "not take effect", "nothing took effect", "Nothing was");
+        assertThat(text)
+            .as("tells the model not to act twice")
+            .containsAnyOf("new key", "new request");
       } else {
         assertThat(text).doesNotContain("may have");
       }
@@ -110,28 +124,36 @@ class ModelMessagesTest {
 
   @Test
   void anUnknownOutcomeWithoutAReconcilerIsNotWorthRetryingWithTheSameKeyButWithOneItIs() {
-    GateResult.Refused<Object> fenced = new GateResult.Refused<>(ID,
-        RefusalReason.OUTCOME_UNKNOWN, Duration.ofMillis(5000), "for operators");
+    GateResult.Refused<Object> fenced =
+        new GateResult.Refused<>(
+            ID, RefusalReason.OUTCOME_UNKNOWN, Duration.ofMillis(5000), "for operators");
 
     CallToolResult alone = ModelMessages.of(fenced, false);
     CallToolResult reconciled = ModelMessages.of(fenced, true);
 
-    assertThat(error(alone)).containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
-        .containsEntry("executed", "unknown").containsEntry("retry_with_same_key", false)
+    assertThat(error(alone))
+        .containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
+        .containsEntry("executed", "unknown")
+        .containsEntry("retry_with_same_key", false)
         .doesNotContainKey("retry_after_ms");
-    assertThat(text(alone)).contains("until someone checks and settles it", "Do not send it with a new key")
+    assertThat(text(alone))
+        .contains("until someone checks and settles it", "Do not send it with a new key")
         .doesNotContain("lease");
-    assertThat(error(reconciled)).containsEntry("executed", "unknown")
-        .containsEntry("retry_with_same_key", true).containsEntry("retry_after_ms", 5000L);
+    assertThat(error(reconciled))
+        .containsEntry("executed", "unknown")
+        .containsEntry("retry_with_same_key", true)
+        .containsEntry("retry_after_ms", 5000L);
   }
 
   @Test
   void aCommitWhoseOutcomeIsUnknownIsNotToldAsNotRun() {
     CallToolResult result = ModelMessages.commitOutcomeUnknown();
 
-    assertThat(error(result)).containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
-        .containsEntry("executed", "unknown").containsEntry("retry_with_same_key", true);
-    assertThat(text(result)).contains("may have taken effect", "same key",
-        "returns the first result");
+    assertThat(error(result))
+        .containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
+        .containsEntry("executed", "unknown")
+        .containsEntry("retry_with_same_key", true);
+    assertThat(text(result))
+        .contains("may have taken effect", "same key", "returns the first result");
   }
 }

@@ -23,23 +23,26 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A natural key is argument values in clear (an email address): the store, the events (and so
- * the logs), the audit trail and the model never see it; the gate replays and conflicts by it
- * as before, and an operator finds the call by its raw key.
+ * A natural key is argument values in clear (an email address): the store, the events (and so the
+ * logs), the audit trail and the model never see it; the gate replays and conflicts by it as
+ * before, and an operator finds the call by its raw key.
  */
 class NaturalKeyPrivacyTest {
   private static final String EMAIL = "alice@example.com";
-  private static final McpSchema.Tool RESET = McpSchema.Tool.builder().name("send_reset")
-      .description("Send a password reset mail.")
-      .inputSchema(McpJsonDefaults.getMapper(), "{\"type\":\"object\",\"properties\":{"
-          + "\"email\":{\"type\":\"string\"},\"locale\":{\"type\":\"string\"}}}")
-      .build();
+  private static final McpSchema.Tool RESET =
+      McpSchema.Tool.builder()
+          .name("send_reset")
+          .description("Send a password reset mail.")
+          .inputSchema(
+              McpJsonDefaults.getMapper(),
+              "{\"type\":\"object\",\"properties\":{"
+                  + "\"email\":{\"type\":\"string\"},\"locale\":{\"type\":\"string\"}}}")
+          .build();
 
   private final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
   private final List<GateEvent> events = new CopyOnWriteArrayList<>();
   private final List<AuditRecord> audit = new CopyOnWriteArrayList<>();
-  private final IdempotencyGate gate = IdempotencyGate.builder(store).listener(events::add)
-      .build();
+  private final IdempotencyGate gate = IdempotencyGate.builder(store).listener(events::add).build();
   private final AtomicInteger sent = new AtomicInteger();
 
   @AfterEach
@@ -48,18 +51,20 @@ class NaturalKeyPrivacyTest {
   }
 
   private McpStatelessServerFeaturesSync gated(McpGate.Builder builder) {
-    return gated(builder, ToolPolicy.builder().keySources(KeySource.NATURAL).naturalKey("email")
-        .build());
+    return gated(
+        builder, ToolPolicy.builder().keySources(KeySource.NATURAL).naturalKey("email").build());
   }
 
   private McpStatelessServerFeaturesSync gated(McpGate.Builder builder, ToolPolicy policy) {
-    McpGate mcpGate = builder.tenantResolver(TenantResolver.fixed("acme")).audit(audit::add)
-        .build();
-    var spec = new io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification(
-        RESET, (context, request) -> {
-          sent.incrementAndGet();
-          return CallToolResult.builder().addTextContent("mail sent").build();
-        });
+    McpGate mcpGate =
+        builder.tenantResolver(TenantResolver.fixed("acme")).audit(audit::add).build();
+    var spec =
+        new io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification(
+            RESET,
+            (context, request) -> {
+              sent.incrementAndGet();
+              return CallToolResult.builder().addTextContent("mail sent").build();
+            });
     var gatedSpec = mcpGate.gate(spec, policy);
     return request -> gatedSpec.callHandler().apply(McpTransportContext.EMPTY, request);
   }
@@ -96,20 +101,26 @@ class NaturalKeyPrivacyTest {
     ClaimRecord row = store.find(KeyDigest.sha256().digested(raw)).orElseThrow();
     assertThat(store.find(raw)).as("nothing under the raw key").isEmpty();
     assertThat(row.id().key()).startsWith("k1:").doesNotContain("alice");
-    assertThat(everything(events.stream().map(e -> e.id() + " " + e.message()).toList(),
-        audit.stream().map(a -> a.key() + " " + a.reason()).toList(),
-        conflict.content(), conflict.structuredContent(), replay.content()))
-        .doesNotContain("alice").doesNotContain("example.com");
+    assertThat(
+            everything(
+                events.stream().map(e -> e.id() + " " + e.message()).toList(),
+                audit.stream().map(a -> a.key() + " " + a.reason()).toList(),
+                conflict.content(),
+                conflict.structuredContent(),
+                replay.content()))
+        .doesNotContain("alice")
+        .doesNotContain("example.com");
     assertThat(everything(conflict.content(), conflict.structuredContent()))
-        .as("the model is not shown the digest either").doesNotContain(row.id().key())
+        .as("the model is not shown the digest either")
+        .doesNotContain(row.id().key())
         .contains("made from its arguments");
   }
 
   @Test
   void aSecretKeysTheDigestAndEveryKeyCanBeDigested() {
     byte[] secret = "a secret of thirty-two bytes!!!!".getBytes(StandardCharsets.US_ASCII);
-    McpStatelessServerFeaturesSync tool = gated(McpGate.builder(gate)
-        .keyDigest(KeyDigest.hmacSha256(secret)).digestAllKeys(true));
+    McpStatelessServerFeaturesSync tool =
+        gated(McpGate.builder(gate).keyDigest(KeyDigest.hmacSha256(secret)).digestAllKeys(true));
 
     tool.call(reset("en"));
 
@@ -120,16 +131,20 @@ class NaturalKeyPrivacyTest {
 
   @Test
   void aClientsKeyIsKeptRawUnlessEveryKeyIsDigested() {
-    CallToolRequest withKey = new CallToolRequest("send_reset",
-        Map.of("email", EMAIL, "idempotency_key", "client-key-1"));
+    CallToolRequest withKey =
+        new CallToolRequest(
+            "send_reset", Map.of("email", EMAIL, "idempotency_key", "client-key-1"));
     gated(McpGate.builder(gate), ToolPolicy.defaults()).call(withKey);
     assertThat(store.find(new ClaimId("acme", "send_reset", "client-key-1"))).isPresent();
 
     gated(McpGate.builder(gate).digestAllKeys(true), ToolPolicy.defaults())
-        .call(new CallToolRequest("send_reset", Map.of("email", EMAIL,
-            "idempotency_key", "client-key-2")));
+        .call(
+            new CallToolRequest(
+                "send_reset", Map.of("email", EMAIL, "idempotency_key", "client-key-2")));
     assertThat(store.find(new ClaimId("acme", "send_reset", "client-key-2"))).isEmpty();
-    assertThat(store.find(KeyDigest.sha256().digested(
-        new ClaimId("acme", "send_reset", "client-key-2")))).isPresent();
+    assertThat(
+            store.find(
+                KeyDigest.sha256().digested(new ClaimId("acme", "send_reset", "client-key-2"))))
+        .isPresent();
   }
 }

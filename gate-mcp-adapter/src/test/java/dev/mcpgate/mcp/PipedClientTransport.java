@@ -29,20 +29,24 @@ final class PipedClientTransport implements McpClientTransport {
   @Override
   public Mono<Void> connect(
       Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
-    Thread reader = new Thread(() -> {
-      try (BufferedReader lines =
-          new BufferedReader(new InputStreamReader(fromServer, StandardCharsets.UTF_8))) {
-        String line;
-        while (!closing && (line = lines.readLine()) != null) {
-          McpSchema.JSONRPCMessage message = McpSchema.deserializeJsonRpcMessage(json, line);
-          handler.apply(Mono.just(message)).subscribe();
-        }
-      } catch (IOException e) {
-        if (!closing) {
-          throw new IllegalStateException("stdio client read failed", e);
-        }
-      }
-    }, "piped-mcp-client");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader lines =
+                  new BufferedReader(new InputStreamReader(fromServer, StandardCharsets.UTF_8))) {
+                String line;
+                while (!closing && (line = lines.readLine()) != null) {
+                  McpSchema.JSONRPCMessage message =
+                      McpSchema.deserializeJsonRpcMessage(json, line);
+                  handler.apply(Mono.just(message)).subscribe();
+                }
+              } catch (IOException e) {
+                if (!closing) {
+                  throw new IllegalStateException("stdio client read failed", e);
+                }
+              }
+            },
+            "piped-mcp-client");
     reader.setDaemon(true);
     reader.start();
     return Mono.empty();
@@ -50,29 +54,32 @@ final class PipedClientTransport implements McpClientTransport {
 
   @Override
   public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
-    return Mono.fromRunnable(() -> {
-      try {
-        byte[] line = (json.writeValueAsString(message) + "\n").getBytes(StandardCharsets.UTF_8);
-        synchronized (toServer) {
-          toServer.write(line);
-          toServer.flush();
-        }
-      } catch (IOException e) {
-        throw new IllegalStateException("stdio client write failed", e);
-      }
-    });
+    return Mono.fromRunnable(
+        () -> {
+          try {
+            byte[] line =
+                (json.writeValueAsString(message) + "\n").getBytes(StandardCharsets.UTF_8);
+            synchronized (toServer) {
+              toServer.write(line);
+              toServer.flush();
+            }
+          } catch (IOException e) {
+            throw new IllegalStateException("stdio client write failed", e);
+          }
+        });
   }
 
   @Override
   public Mono<Void> closeGracefully() {
-    return Mono.fromRunnable(() -> {
-      closing = true;
-      try {
-        toServer.close();
-      } catch (IOException ignored) {
-        // already closed
-      }
-    });
+    return Mono.fromRunnable(
+        () -> {
+          closing = true;
+          try {
+            toServer.close();
+          } catch (IOException ignored) {
+            // already closed
+          }
+        });
   }
 
   @Override

@@ -25,7 +25,10 @@ class ProxiedBeansTest {
 
   /** An interface a JDK proxy implements, annotated there. */
   public interface Notes {
-    @Idempotent(tool = "add_note", naturalKey = {"ticket", "text"}, keySources = KeySource.NATURAL)
+    @Idempotent(
+        tool = "add_note",
+        naturalKey = {"ticket", "text"},
+        keySources = KeySource.NATURAL)
     CallToolResult addNote(CallToolRequest request);
   }
 
@@ -76,14 +79,20 @@ class ProxiedBeansTest {
   void aToolOfAProxiedBeanIsReallyGated() {
     NoteService target = new NoteService();
     Notes proxied = (Notes) proxy(target, true);
-    McpGate mcpGate = McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create())
-        .build()).tenantResolver(TenantResolver.fixed("local")).build();
+    McpGate mcpGate =
+        McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
+            .tenantResolver(TenantResolver.fixed("local"))
+            .build();
     McpSchema.Tool tool = McpSchema.Tool.builder("add_note", Map.of("type", "object")).build();
     McpSchema.Tool close = McpSchema.Tool.builder("close_ticket", Map.of("type", "object")).build();
-    List<McpServerFeatures.SyncToolSpecification> gated = mcpGate.gateAnnotated(List.of(
-        new McpServerFeatures.SyncToolSpecification(tool, (ex, req) -> proxied.addNote(req)),
-        new McpServerFeatures.SyncToolSpecification(close, (ex, req) -> target.closeTicket(req))),
-        proxied);
+    List<McpServerFeatures.SyncToolSpecification> gated =
+        mcpGate.gateAnnotated(
+            List.of(
+                new McpServerFeatures.SyncToolSpecification(
+                    tool, (ex, req) -> proxied.addNote(req)),
+                new McpServerFeatures.SyncToolSpecification(
+                    close, (ex, req) -> target.closeTicket(req))),
+            proxied);
     CallToolRequest note = new CallToolRequest("add_note", Map.of("ticket", "T-1", "text", "hi"));
 
     try (McpHarness harness = McpHarness.stdio(gated)) {
@@ -99,6 +108,7 @@ class ProxiedBeansTest {
   void aBeanWithNoAnnotationToFindFailsAtStartupInsteadOfPassingUngated() {
     assertThatThrownBy(() -> AnnotatedTools.policies(new Plain()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("no @Idempotent method was found").hasMessageContaining("proxy");
+        .hasMessageContaining("no @Idempotent method was found")
+        .hasMessageContaining("proxy");
   }
 }

@@ -18,16 +18,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real SDK server on the stdio transport (in-process pipes), spoken to in raw JSON-RPC lines:
- * for wire fields the SDK's own client cannot send (the 2026-07-28 draft's {@code inputResponses}
- * and {@code requestState}, string ids). Each
- * instance is a separate server process as far as the protocol can tell: a new connection with
- * no session.
+ * A real SDK server on the stdio transport (in-process pipes), spoken to in raw JSON-RPC lines: for
+ * wire fields the SDK's own client cannot send (the 2026-07-28 draft's {@code inputResponses} and
+ * {@code requestState}, string ids). Each instance is a separate server process as far as the
+ * protocol can tell: a new connection with no session.
  */
 final class RawStdioServer implements AutoCloseable {
   private static final TypeRef<Map<String, Object>> MAP = new TypeRef<>() {};
 
-  private final McpJsonMapper json = ExactNumbers.jsonMapper();   // as a server should be
+  private final McpJsonMapper json = ExactNumbers.jsonMapper(); // as a server should be
   private final Pipe toServer = new Pipe();
   private final Pipe toClient = new Pipe();
   private final McpSyncServer server;
@@ -35,10 +34,14 @@ final class RawStdioServer implements AutoCloseable {
       new ConcurrentHashMap<>();
 
   RawStdioServer(List<McpServerFeatures.SyncToolSpecification> specs) {
-    server = McpServer.sync(new StdioServerTransportProvider(json, toServer.in, toClient.out))
-        .jsonMapper(json)
-        .serverInfo("gated-raw", "1").capabilities(McpHarness.tools()).tools(specs)
-        .requestTimeout(Duration.ofSeconds(60)).build();
+    server =
+        McpServer.sync(new StdioServerTransportProvider(json, toServer.in, toClient.out))
+            .jsonMapper(json)
+            .serverInfo("gated-raw", "1")
+            .capabilities(McpHarness.tools())
+            .tools(specs)
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
     Thread reader = new Thread(this::readResponses, "raw-stdio-client");
     reader.setDaemon(true);
     reader.start();
@@ -52,7 +55,8 @@ final class RawStdioServer implements AutoCloseable {
         Map<String, Object> message = json.readValue(line, MAP);
         Object id = message.get("id");
         if (id != null && (message.containsKey("result") || message.containsKey("error"))) {
-          pending.computeIfAbsent(String.valueOf(id), k -> new CompletableFuture<>())
+          pending
+              .computeIfAbsent(String.valueOf(id), k -> new CompletableFuture<>())
               .complete(message);
         }
       }
@@ -81,11 +85,14 @@ final class RawStdioServer implements AutoCloseable {
 
   /** The 2025 lifecycle: initialize, then notifications/initialized. */
   RawStdioServer initialize() throws Exception {
-    request("init", "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":"
-        + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-        + "\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
-    byte[] note = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
-        .getBytes(StandardCharsets.UTF_8);
+    request(
+        "init",
+        "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":"
+            + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+            + "\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
+    byte[] note =
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+            .getBytes(StandardCharsets.UTF_8);
     toServer.out.write(note, 0, note.length);
     return this;
   }

@@ -14,7 +14,6 @@ import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.StoredResult;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonDefaults;
-import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,10 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * An outcome-unknown failure in single-commit mode: the core rolls the whole transaction back,
- * the claim included, so the key is free at once. The adapter reads what the gate did to the row
- * (not its own guess from the exception), and never tells the model the key is fenced when the
- * very next retry runs the handler again. (Found in review: the adapter used to say "fenced".)
+ * An outcome-unknown failure in single-commit mode: the core rolls the whole transaction back, the
+ * claim included, so the key is free at once. The adapter reads what the gate did to the row (not
+ * its own guess from the exception), and never tells the model the key is fenced when the very next
+ * retry runs the handler again. (Found in review: the adapter used to say "fenced".)
  */
 class SingleCommitTruthTest {
   private static final ClaimId ID = new ClaimId("acme", "refund_order", "k-1");
@@ -54,8 +53,12 @@ class SingleCommitTruthTest {
     }
 
     @Override
-    public boolean complete(List<Runnable> undo, ClaimId id, LeaseToken token,
-        StoredResult result, Duration retention) {
+    public boolean complete(
+        List<Runnable> undo,
+        ClaimId id,
+        LeaseToken token,
+        StoredResult result,
+        Duration retention) {
       return store.complete(id, token, result, retention);
     }
 
@@ -84,28 +87,47 @@ class SingleCommitTruthTest {
     FlakyStore store = new FlakyStore();
     ClaimingUnit unit = new ClaimingUnit(store);
     AtomicInteger runs = new AtomicInteger();
-    try (IdempotencyGate gate = IdempotencyGate.builder(store)
-        .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build()).build()) {
-      GatedTool tool = new GatedTool(new TestTools().refundTool(), ToolPolicy.defaults(), gate,
-          TenantResolver.fixed("acme"), null,
-          new CallToolResultMapper(McpJsonDefaults.getMapper()), Auditor.NONE);
-      Invocation failing = new Invocation.SingleCommit<>("refund_order", unit, (r, undo) -> {
-        runs.incrementAndGet();
-        throw new OutcomeUnknownException("the provider timed out");
-      });
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build())
+            .build()) {
+      GatedTool tool =
+          new GatedTool(
+              new TestTools().refundTool(),
+              ToolPolicy.defaults(),
+              gate,
+              TenantResolver.fixed("acme"),
+              null,
+              new CallToolResultMapper(McpJsonDefaults.getMapper()),
+              Auditor.NONE);
+      Invocation failing =
+          new Invocation.SingleCommit<>(
+              "refund_order",
+              unit,
+              (r, undo) -> {
+                runs.incrementAndGet();
+                throw new OutcomeUnknownException("the provider timed out");
+              });
       // the single-commit transaction rolled back, claim included: the handler's failure goes
       // out as it is (a retry runs again), never "the key is fenced until someone settles it"
-      assertThatThrownBy(() -> tool.call(McpTransportContext.EMPTY,
-          GatedServerContract.refund("k-1", 500), failing))
+      assertThatThrownBy(
+              () ->
+                  tool.call(
+                      McpTransportContext.EMPTY, GatedServerContract.refund("k-1", 500), failing))
           .isInstanceOf(OutcomeUnknownException.class);
       assertThat(store.row(ID)).as("the key is free").isEmpty();
 
-      CallToolResult retry = tool.call(McpTransportContext.EMPTY,
-          GatedServerContract.refund("k-1", 500), new Invocation.SingleCommit<>("refund_order",
-              unit, (r, undo) -> {
-                runs.incrementAndGet();
-                return CallToolResult.builder().addTextContent("refunded").build();
-              }));
+      CallToolResult retry =
+          tool.call(
+              McpTransportContext.EMPTY,
+              GatedServerContract.refund("k-1", 500),
+              new Invocation.SingleCommit<>(
+                  "refund_order",
+                  unit,
+                  (r, undo) -> {
+                    runs.incrementAndGet();
+                    return CallToolResult.builder().addTextContent("refunded").build();
+                  }));
 
       assertThat(retry.isError()).isNotEqualTo(Boolean.TRUE);
       assertThat(runs).hasValue(2);

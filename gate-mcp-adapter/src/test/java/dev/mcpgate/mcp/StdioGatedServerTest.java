@@ -3,7 +3,9 @@ package dev.mcpgate.mcp;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import java.util.List;
 
-/** The gated server over stdio (in-process pipes), with the fixed tenant of a single-user server. */
+/**
+ * The gated server over stdio (in-process pipes), with the fixed tenant of a single-user server.
+ */
 class StdioGatedServerTest extends GatedServerContract {
 
   @Override

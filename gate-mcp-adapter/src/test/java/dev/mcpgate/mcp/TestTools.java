@@ -32,9 +32,13 @@ final class TestTools {
   }
 
   McpSchema.Tool refundTool() {
-    return McpSchema.Tool.builder("refund_order", schema(Map.of(
-            "order_id", Map.of("type", "string"),
-            "amount_cents", Map.of("type", "number")), List.of("order_id", "amount_cents")))
+    return McpSchema.Tool.builder(
+            "refund_order",
+            schema(
+                Map.of(
+                    "order_id", Map.of("type", "string"),
+                    "amount_cents", Map.of("type", "number")),
+                List.of("order_id", "amount_cents")))
         .description("Refund part of an order.")
         .annotations(new McpSchema.ToolAnnotations("Refund", false, true, null, true, null))
         .build();
@@ -65,8 +69,11 @@ final class TestTools {
       structured.put("takeover", claim.isTakeover());
     }
     return CallToolResult.builder()
-        .addTextContent("Refunded " + request.arguments().get("amount_cents") + " cents of order "
-            + request.arguments().get("order_id"))
+        .addTextContent(
+            "Refunded "
+                + request.arguments().get("amount_cents")
+                + " cents of order "
+                + request.arguments().get("order_id"))
         .structuredContent(structured)
         .meta(Map.of("provider", "test-psp"))
         .build();
@@ -77,33 +84,46 @@ final class TestTools {
   }
 
   McpServerFeatures.AsyncToolSpecification refundAsyncSpec() {
-    return new McpServerFeatures.AsyncToolSpecification(refundTool(),
-        (ex, req) -> Mono.fromCallable(() -> refund(req)));
+    return new McpServerFeatures.AsyncToolSpecification(
+        refundTool(), (ex, req) -> Mono.fromCallable(() -> refund(req)));
   }
 
   McpServerFeatures.SyncToolSpecification stopSessionSpec() {
-    McpSchema.Tool tool = McpSchema.Tool.builder("stop_session", schema(Map.of(
-            "session_id", Map.of("type", "string"),
-            "end_at", Map.of("type", "string")), List.of("session_id", "end_at")))
-        .description("Stop a running session.")
-        .build();
-    return new McpServerFeatures.SyncToolSpecification(tool, (ex, req) -> {
-      int n = stops.incrementAndGet();
-      return CallToolResult.builder()
-          .addTextContent("stopped " + req.arguments().get("session_id") + " (execution " + n + ")")
-          .build();
-    });
+    McpSchema.Tool tool =
+        McpSchema.Tool.builder(
+                "stop_session",
+                schema(
+                    Map.of(
+                        "session_id", Map.of("type", "string"),
+                        "end_at", Map.of("type", "string")),
+                    List.of("session_id", "end_at")))
+            .description("Stop a running session.")
+            .build();
+    return new McpServerFeatures.SyncToolSpecification(
+        tool,
+        (ex, req) -> {
+          int n = stops.incrementAndGet();
+          return CallToolResult.builder()
+              .addTextContent(
+                  "stopped " + req.arguments().get("session_id") + " (execution " + n + ")")
+              .build();
+        });
   }
 
   McpServerFeatures.SyncToolSpecification getStorySpec() {
-    McpSchema.Tool tool = McpSchema.Tool.builder("get_story", schema(Map.of(
-            "slug", Map.of("type", "string")), List.of("slug")))
-        .description("Read a story.")
-        .annotations(new McpSchema.ToolAnnotations("Story", true, false, true, false, null))
-        .build();
-    return new McpServerFeatures.SyncToolSpecification(tool, (ex, req) -> {
-      reads.incrementAndGet();
-      return CallToolResult.builder().addTextContent("story " + req.arguments().get("slug")).build();
-    });
+    McpSchema.Tool tool =
+        McpSchema.Tool.builder(
+                "get_story", schema(Map.of("slug", Map.of("type", "string")), List.of("slug")))
+            .description("Read a story.")
+            .annotations(new McpSchema.ToolAnnotations("Story", true, false, true, false, null))
+            .build();
+    return new McpServerFeatures.SyncToolSpecification(
+        tool,
+        (ex, req) -> {
+          reads.incrementAndGet();
+          return CallToolResult.builder()
+              .addTextContent("story " + req.arguments().get("slug"))
+              .build();
+        });
   }
 }

@@ -16,19 +16,28 @@ class ToolPolicyTest {
   @Test
   void badPoliciesAreRefusedNamingTheProblem() {
     assertThatThrownBy(() -> ToolPolicy.builder().keySources().build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keySources");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("keySources");
     assertThatThrownBy(() -> ToolPolicy.builder().keySources(KeySource.NATURAL).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("naturalKey");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("naturalKey");
     assertThatThrownBy(() -> ToolPolicy.builder().keyArgument(" ").build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyArgument");
-    assertThatThrownBy(() -> ToolPolicy.builder().keySources(KeySource.META, KeySource.META).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("repeat");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("keyArgument");
+    assertThatThrownBy(
+            () -> ToolPolicy.builder().keySources(KeySource.META, KeySource.META).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("repeat");
   }
 
   @Test
   void toolOverridesApplyAndTheKeyArgumentIsNeverHashed() {
-    GatePolicy applied = ToolPolicy.builder().retention(Duration.ofHours(2))
-        .ignoredArguments("trace_id").build().applyTo(GatePolicy.defaults());
+    GatePolicy applied =
+        ToolPolicy.builder()
+            .retention(Duration.ofHours(2))
+            .ignoredArguments("trace_id")
+            .build()
+            .applyTo(GatePolicy.defaults());
 
     assertThat(applied.retention()).isEqualTo(Duration.ofHours(2));
     assertThat(applied.lease()).isEqualTo(GatePolicy.defaults().lease());
@@ -59,10 +68,11 @@ class ToolPolicyTest {
 
   @Test
   void theAnnotationCarriesInFlightAndKeyRequired() throws Exception {
-    ToolPolicy refuse = ToolPolicy.of(AnnotatedTools.class.getMethod("refuseAndOptional")
-        .getAnnotation(Idempotent.class));
-    ToolPolicy defaults = ToolPolicy.of(AnnotatedTools.class.getMethod("defaults")
-        .getAnnotation(Idempotent.class));
+    ToolPolicy refuse =
+        ToolPolicy.of(
+            AnnotatedTools.class.getMethod("refuseAndOptional").getAnnotation(Idempotent.class));
+    ToolPolicy defaults =
+        ToolPolicy.of(AnnotatedTools.class.getMethod("defaults").getAnnotation(Idempotent.class));
 
     assertThat(refuse.inFlight()).isEqualTo(InFlight.REFUSE);
     assertThat(refuse.required()).isFalse();
@@ -77,11 +87,12 @@ class ToolPolicyTest {
   void keyArgumentIsRequiredInTheSchemaOnlyWhenItIsTheOnlySource() {
     McpSchema.Tool tool = McpSchema.Tool.builder("t", Map.of("type", "object")).build();
 
-    McpSchema.Tool argumentOnly = ToolDefinitions.gated(tool,
-        ToolPolicy.builder().keySources(KeySource.ARGUMENT).build());
+    McpSchema.Tool argumentOnly =
+        ToolDefinitions.gated(tool, ToolPolicy.builder().keySources(KeySource.ARGUMENT).build());
     McpSchema.Tool argumentOrMeta = ToolDefinitions.gated(tool, ToolPolicy.defaults());
-    McpSchema.Tool natural = ToolDefinitions.gated(tool,
-        ToolPolicy.builder().keySources(KeySource.NATURAL).naturalKey("slug").build());
+    McpSchema.Tool natural =
+        ToolDefinitions.gated(
+            tool, ToolPolicy.builder().keySources(KeySource.NATURAL).naturalKey("slug").build());
 
     assertThat(argumentOnly.inputSchema().get("required")).isEqualTo(List.of("idempotency_key"));
     assertThat(argumentOrMeta.inputSchema()).doesNotContainKey("required");

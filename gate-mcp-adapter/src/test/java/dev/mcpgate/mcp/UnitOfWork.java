@@ -12,17 +12,22 @@ import java.util.List;
 
 /**
  * A unit of work over a store, as a JDBC transaction behaves: its token-checked writes (and the
- * handler's own, as runnables) are checked when made and applied at commit; a rollback drops
- * them. {@link #commitFault} makes the commit fail instead of applying them. It records every
- * begin, commit, rollback and close, and the writes that reached the "database".
+ * handler's own, as runnables) are checked when made and applied at commit; a rollback drops them.
+ * {@link #commitFault} makes the commit fail instead of applying them. It records every begin,
+ * commit, rollback and close, and the writes that reached the "database".
  */
 final class UnitOfWork implements TransactionScope<List<Runnable>> {
-  enum Fault { NONE, INSTEAD_OF_APPLYING }
+  enum Fault {
+    NONE,
+    INSTEAD_OF_APPLYING
+  }
 
   private final IdempotencyStore store;
   volatile Fault commitFault = Fault.NONE;
+
   /** Runs inside a failing commit, before it throws (to break the store as the commit breaks). */
   volatile Runnable onCommitFault = () -> {};
+
   final List<String> log = new ArrayList<>();
   final List<String> committedWrites = new ArrayList<>();
 
@@ -37,13 +42,19 @@ final class UnitOfWork implements TransactionScope<List<Runnable>> {
   }
 
   private boolean holds(ClaimId id, LeaseToken token) {
-    return store.find(id).filter(r -> r.token().equals(token)
-        && r.state() != ClaimState.COMPLETED).isPresent();
+    return store
+        .find(id)
+        .filter(r -> r.token().equals(token) && r.state() != ClaimState.COMPLETED)
+        .isPresent();
   }
 
   @Override
-  public boolean complete(List<Runnable> writes, ClaimId id, LeaseToken token,
-      StoredResult result, Duration retention) {
+  public boolean complete(
+      List<Runnable> writes,
+      ClaimId id,
+      LeaseToken token,
+      StoredResult result,
+      Duration retention) {
     boolean held = holds(id, token);
     if (held) {
       writes.add(() -> store.complete(id, token, result, retention));
@@ -62,11 +73,12 @@ final class UnitOfWork implements TransactionScope<List<Runnable>> {
 
   /** A write of the handler's own, applied at commit. */
   void write(List<Runnable> writes, String what) {
-    writes.add(() -> {
-      synchronized (this) {
-        committedWrites.add(what);
-      }
-    });
+    writes.add(
+        () -> {
+          synchronized (this) {
+            committedWrites.add(what);
+          }
+        });
   }
 
   @Override

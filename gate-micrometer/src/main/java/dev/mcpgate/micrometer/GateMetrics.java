@@ -19,21 +19,21 @@ import java.util.Locale;
  *
  * <ul>
  *   <li>{@code mcpgate.calls} (counter; tags {@code tool}, {@code outcome}, {@code key_source}
- *       ({@code argument}, {@code meta}, {@code natural}, {@code header}, or {@code none} when
- *       the caller did not say), {@code store}): one per call decision. Outcomes: {@code executed}, {@code takeover} (executed after an
- *       earlier attempt's lease ran out), {@code replayed}, and {@code refused.conflict},
- *       {@code refused.in_progress}, {@code refused.holder_unresponsive},
- *       {@code refused.outcome_unknown}, {@code refused.result_not_stored}.</li>
- *   <li>{@code mcpgate.attempts.ended} (counter; tags {@code tool}, {@code result},
- *       {@code store}): how an executed attempt's claim ended: {@code completed},
- *       {@code released}, {@code marked_unknown}, {@code lease_lost}, {@code store_failed},
- *       {@code result_not_stored}.</li>
- *   <li>{@code mcpgate.inflight.wait} (timer; tags {@code tool}, {@code outcome},
- *       {@code store}): how long a call waited on another attempt with the same key, recorded
- *       for the calls that waited.</li>
- *   <li>{@code mcpgate.lease.renewals} (counter; tags {@code result} = {@code renewed} or
- *       {@code failed}, {@code store}).</li>
+ *       ({@code argument}, {@code meta}, {@code natural}, {@code header}, or {@code none} when the
+ *       caller did not say), {@code store}): one per call decision. Outcomes: {@code executed},
+ *       {@code takeover} (executed after an earlier attempt's lease ran out), {@code replayed}, and
+ *       {@code refused.conflict}, {@code refused.in_progress}, {@code refused.holder_unresponsive},
+ *       {@code refused.outcome_unknown}, {@code refused.result_not_stored}.
+ *   <li>{@code mcpgate.attempts.ended} (counter; tags {@code tool}, {@code result}, {@code store}):
+ *       how an executed attempt's claim ended: {@code completed}, {@code released}, {@code
+ *       marked_unknown}, {@code lease_lost}, {@code store_failed}, {@code result_not_stored}.
+ *   <li>{@code mcpgate.inflight.wait} (timer; tags {@code tool}, {@code outcome}, {@code store}):
+ *       how long a call waited on another attempt with the same key, recorded for the calls that
+ *       waited.
+ *   <li>{@code mcpgate.lease.renewals} (counter; tags {@code result} = {@code renewed} or {@code
+ *       failed}, {@code store}).
  * </ul>
+ *
  * No tag holds a tenant, a key or an argument: their values are unbounded and may be personal.
  */
 public final class GateMetrics implements GateListener {
@@ -60,16 +60,31 @@ public final class GateMetrics implements GateListener {
     switch (e.type()) {
       case ACQUIRED, REPLAYED, REFUSED -> {
         String outcome = e.outcome();
-        counter("mcpgate.calls", "tool", tool, "outcome", outcome, "key_source",
-            e.keySource() == null ? "none" : e.keySource()).increment();
+        counter(
+                "mcpgate.calls",
+                "tool",
+                tool,
+                "outcome",
+                outcome,
+                "key_source",
+                e.keySource() == null ? "none" : e.keySource())
+            .increment();
         if (!e.waited().isZero()) {
-          Timer.builder("mcpgate.inflight.wait").tags("tool", tool, "outcome", outcome)
-              .tag("store", store).register(registry).record(e.waited());
+          Timer.builder("mcpgate.inflight.wait")
+              .tags("tool", tool, "outcome", outcome)
+              .tag("store", store)
+              .register(registry)
+              .record(e.waited());
         }
       }
       case COMPLETED, RELEASED, MARKED_UNKNOWN, LEASE_LOST, STORE_FAILED, RESULT_NOT_STORED ->
-          counter("mcpgate.attempts.ended", "tool", tool, "result",
-              e.type().name().toLowerCase(Locale.ROOT)).increment();
+          counter(
+                  "mcpgate.attempts.ended",
+                  "tool",
+                  tool,
+                  "result",
+                  e.type().name().toLowerCase(Locale.ROOT))
+              .increment();
       case LEASE_RENEWED -> counter("mcpgate.lease.renewals", "result", "renewed").increment();
       case LEASE_RENEWAL_FAILED ->
           counter("mcpgate.lease.renewals", "result", "failed").increment();

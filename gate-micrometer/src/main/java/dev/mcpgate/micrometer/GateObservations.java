@@ -8,17 +8,19 @@ import io.micrometer.observation.ObservationRegistry;
 
 /**
  * Adds the gate's decision to the current observation (the tool call's span, when Spring Boot's
- * tracing or another Micrometer Observation bridge made one), rather than opening a second span,
- * as OpenTelemetry's MCP conventions ask of an instrumentation. On a call decision it adds:
+ * tracing or another Micrometer Observation bridge made one), rather than opening a second span, as
+ * OpenTelemetry's MCP conventions ask of an instrumentation. On a call decision it adds:
+ *
  * <ul>
- *   <li>{@code mcpgate.outcome} (low cardinality): as in {@link GateMetrics}'s
- *       {@code mcpgate.calls};</li>
- *   <li>{@code mcpgate.ran} (low): {@code true} when the action runs in this call;</li>
- *   <li>{@code mcpgate.store} (low): the store's name;</li>
- *   <li>{@code mcpgate.key_source} (low): where the key came from, {@code none} if untold;</li>
+ *   <li>{@code mcpgate.outcome} (low cardinality): as in {@link GateMetrics}'s {@code
+ *       mcpgate.calls};
+ *   <li>{@code mcpgate.ran} (low): {@code true} when the action runs in this call;
+ *   <li>{@code mcpgate.store} (low): the store's name;
+ *   <li>{@code mcpgate.key_source} (low): where the key came from, {@code none} if untold;
  *   <li>{@code mcpgate.attempt} (high cardinality): the attempt that runs, or whose result is
- *       replayed ({@code replayed-from attempt}).</li>
+ *       replayed ({@code replayed-from attempt}).
  * </ul>
+ *
  * Nothing is added where there is no current observation. No tenant, key or argument is added.
  */
 public final class GateObservations implements GateListener {
@@ -36,8 +38,8 @@ public final class GateObservations implements GateListener {
    * @return the listener
    */
   public static GateObservations of(ObservationRegistry registry, String store) {
-    return new GateObservations(Checks.notNull(registry, "registry"),
-        Checks.notNull(store, "store"));
+    return new GateObservations(
+        Checks.notNull(registry, "registry"), Checks.notNull(store, "store"));
   }
 
   @Override
@@ -48,10 +50,11 @@ public final class GateObservations implements GateListener {
       return;
     }
     current.lowCardinalityKeyValue("mcpgate.outcome", outcome);
-    current.lowCardinalityKeyValue("mcpgate.ran", Boolean.toString(e.type() == GateEvent.Type.ACQUIRED));
+    current.lowCardinalityKeyValue(
+        "mcpgate.ran", Boolean.toString(e.type() == GateEvent.Type.ACQUIRED));
     current.lowCardinalityKeyValue("mcpgate.store", store);
-    current.lowCardinalityKeyValue("mcpgate.key_source",
-        e.keySource() == null ? "none" : e.keySource());
+    current.lowCardinalityKeyValue(
+        "mcpgate.key_source", e.keySource() == null ? "none" : e.keySource());
     if (e.attempt() > 0) {
       current.highCardinalityKeyValue("mcpgate.attempt", Integer.toString(e.attempt()));
     }

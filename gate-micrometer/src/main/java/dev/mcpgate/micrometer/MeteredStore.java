@@ -8,11 +8,11 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 
 /**
- * Times every store operation: {@code mcpgate.store.operations} (timer; tags
- * {@code operation} = {@code claim}, {@code complete}, {@code release}, {@code extend},
- * {@code mark_unknown}, {@code find}, {@code purge}; {@code outcome} = {@code success} or
- * {@code error}; {@code store}). A claim's latency is most of what a replay costs, so this is the
- * timer to watch; a rising {@code error} rate is a store going away.
+ * Times every store operation: {@code mcpgate.store.operations} (timer; tags {@code operation} =
+ * {@code claim}, {@code complete}, {@code release}, {@code extend}, {@code mark_unknown}, {@code
+ * find}, {@code purge}; {@code outcome} = {@code success} or {@code error}; {@code store}). A
+ * claim's latency is most of what a replay costs, so this is the timer to watch; a rising {@code
+ * error} rate is a store going away.
  */
 public final class MeteredStore extends TimedIdempotencyStore {
   private final MeterRegistry registry;
@@ -31,14 +31,19 @@ public final class MeteredStore extends TimedIdempotencyStore {
    * @return the timed store
    */
   public static MeteredStore of(IdempotencyStore delegate, MeterRegistry registry, String store) {
-    return new MeteredStore(Checks.notNull(delegate, "delegate"),
-        Checks.notNull(registry, "registry"), Checks.notNull(store, "store"));
+    return new MeteredStore(
+        Checks.notNull(delegate, "delegate"),
+        Checks.notNull(registry, "registry"),
+        Checks.notNull(store, "store"));
   }
 
   @Override
   protected void record(String operation, boolean succeeded, long nanos) {
-    Timer.builder("mcpgate.store.operations").tag("operation", operation)
-        .tag("outcome", succeeded ? "success" : "error").tag("store", store).register(registry)
+    Timer.builder("mcpgate.store.operations")
+        .tag("operation", operation)
+        .tag("outcome", succeeded ? "success" : "error")
+        .tag("store", store)
+        .register(registry)
         .record(Duration.ofNanos(nanos));
   }
 }

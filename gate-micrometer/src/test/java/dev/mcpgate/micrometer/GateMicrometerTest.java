@@ -3,8 +3,8 @@ package dev.mcpgate.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
@@ -26,17 +26,22 @@ class GateMicrometerTest {
   private final IdempotencyGate gate;
 
   GateMicrometerTest() {
-    observations.observationConfig().observationHandler(new ObservationHandler<>() {
-      @Override
-      public boolean supportsContext(Observation.Context context) {
-        return true;
-      }
-    });
-    gate = IdempotencyGate.builder(MeteredStore.of(InMemoryIdempotencyStore.create(), meters,
-            "memory"))
-        .listener(GateMetrics.of(meters, "memory"))
-        .listener(GateObservations.of(observations, "memory"))
-        .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build()).build();
+    observations
+        .observationConfig()
+        .observationHandler(
+            new ObservationHandler<>() {
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return true;
+              }
+            });
+    gate =
+        IdempotencyGate.builder(
+                MeteredStore.of(InMemoryIdempotencyStore.create(), meters, "memory"))
+            .listener(GateMetrics.of(meters, "memory"))
+            .listener(GateObservations.of(observations, "memory"))
+            .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build())
+            .build();
   }
 
   private static ToolCall call(String key, int amount) {
@@ -44,8 +49,12 @@ class GateMicrometerTest {
   }
 
   private double calls(String outcome) {
-    var c = meters.find("mcpgate.calls").tags("tool", "refund_order", "outcome", outcome,
-        "store", "memory", "key_source", "none").counter();
+    var c =
+        meters
+            .find("mcpgate.calls")
+            .tags(
+                "tool", "refund_order", "outcome", outcome, "store", "memory", "key_source", "none")
+            .counter();
     return c == null ? 0 : c.count();
   }
 
@@ -67,24 +76,32 @@ class GateMicrometerTest {
     gate.execute(call("k-1", 6), ResultMapper.utf8(), ctx -> "other");
     gate.claim(call("k-2", 5));
     gate.execute(call("k-2", 5), ResultMapper.utf8(), ctx -> "held");
-    assertThatThrownBy(() -> gate.execute(call("k-3", 5), ResultMapper.utf8(), ctx -> {
-      throw new IllegalStateException("declined");
-    })).hasMessage("declined");
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k-3", 5),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      throw new IllegalStateException("declined");
+                    }))
+        .hasMessage("declined");
 
-    assertThat(calls("executed")).isEqualTo(3);   // k-1, the k-2 claim, k-3
+    assertThat(calls("executed")).isEqualTo(3); // k-1, the k-2 claim, k-3
     assertThat(calls("replayed")).isEqualTo(1);
     assertThat(calls("refused.conflict")).isEqualTo(1);
     assertThat(calls("refused.in_progress")).isEqualTo(1);
-    assertThat(meters.get("mcpgate.attempts.ended").tags("result", "completed").counter()
-        .count()).isEqualTo(1);
-    assertThat(meters.get("mcpgate.attempts.ended").tags("result", "released").counter()
-        .count()).isEqualTo(1);
+    assertThat(meters.get("mcpgate.attempts.ended").tags("result", "completed").counter().count())
+        .isEqualTo(1);
+    assertThat(meters.get("mcpgate.attempts.ended").tags("result", "released").counter().count())
+        .isEqualTo(1);
     for (Meter m : meters.getMeters()) {
-      assertThat(m.getId().getTags()).allSatisfy(t -> {
-        assertThat(t.getKey()).isIn("tool", "outcome", "result", "store", "operation",
-            "key_source");
-        assertThat(t.getValue()).doesNotContain("acme", "k-1", "k-2", "k-3");
-      });
+      assertThat(m.getId().getTags())
+          .allSatisfy(
+              t -> {
+                assertThat(t.getKey())
+                    .isIn("tool", "outcome", "result", "store", "operation", "key_source");
+                assertThat(t.getValue()).doesNotContain("acme", "k-1", "k-2", "k-3");
+              });
     }
   }
 
@@ -93,26 +110,30 @@ class GateMicrometerTest {
     gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "refund");
     gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "again");
 
-    assertThat(meters.get("mcpgate.store.operations").tags("operation", "claim", "outcome",
-        "success").timer().count()).isEqualTo(2);
-    assertThat(meters.get("mcpgate.store.operations").tags("operation", "complete").timer()
-        .count()).isEqualTo(1);
+    assertThat(
+            meters
+                .get("mcpgate.store.operations")
+                .tags("operation", "claim", "outcome", "success")
+                .timer()
+                .count())
+        .isEqualTo(2);
+    assertThat(meters.get("mcpgate.store.operations").tags("operation", "complete").timer().count())
+        .isEqualTo(1);
   }
 
   @Test
   void theCurrentObservationLearnsWhatTheGateDecided() {
-    Observation.Context executed = observed(() ->
-        gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "refund"));
-    Observation.Context replayed = observed(() ->
-        gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "again"));
-    Observation.Context refused = observed(() ->
-        gate.execute(call("k-1", 6), ResultMapper.utf8(), ctx -> "other"));
+    Observation.Context executed =
+        observed(() -> gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "refund"));
+    Observation.Context replayed =
+        observed(() -> gate.execute(call("k-1", 5), ResultMapper.utf8(), ctx -> "again"));
+    Observation.Context refused =
+        observed(() -> gate.execute(call("k-1", 6), ResultMapper.utf8(), ctx -> "other"));
 
     assertThat(executed.getLowCardinalityKeyValue("mcpgate.outcome").getValue())
         .isEqualTo("executed");
     assertThat(executed.getLowCardinalityKeyValue("mcpgate.ran").getValue()).isEqualTo("true");
-    assertThat(executed.getLowCardinalityKeyValue("mcpgate.store").getValue())
-        .isEqualTo("memory");
+    assertThat(executed.getLowCardinalityKeyValue("mcpgate.store").getValue()).isEqualTo("memory");
     assertThat(replayed.getLowCardinalityKeyValue("mcpgate.outcome").getValue())
         .isEqualTo("replayed");
     assertThat(replayed.getLowCardinalityKeyValue("mcpgate.ran").getValue()).isEqualTo("false");
@@ -123,33 +144,48 @@ class GateMicrometerTest {
 
   @Test
   void theKeySourceIsATagAndAWaitOnAnotherAttemptIsTimed() throws Exception {
-    IdempotencyGate waiting = gate.withPolicy(gate.policy().toBuilder()
-        .inFlightWait(Duration.ofSeconds(10)).build());
-    var first = (dev.mcpgate.core.ClaimOutcome.Acquired) waiting.claim(
-        call("k-1", 5).withKeySource("meta"));
-    Thread finisher = new Thread(() -> {
-      try {
-        Thread.sleep(150);
-      } catch (InterruptedException e) {
-        return;
-      }
-      waiting.complete(first, "refund".getBytes(java.nio.charset.StandardCharsets.UTF_8), false);
-    });
+    IdempotencyGate waiting =
+        gate.withPolicy(gate.policy().toBuilder().inFlightWait(Duration.ofSeconds(10)).build());
+    var first =
+        (dev.mcpgate.core.ClaimOutcome.Acquired)
+            waiting.claim(call("k-1", 5).withKeySource("meta"));
+    Thread finisher =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(150);
+              } catch (InterruptedException e) {
+                return;
+              }
+              waiting.complete(
+                  first, "refund".getBytes(java.nio.charset.StandardCharsets.UTF_8), false);
+            });
     finisher.start();
-    GateResult<String> r = waiting.execute(call("k-1", 5).withKeySource("argument"),
-        ResultMapper.utf8(), ctx -> "again");
+    GateResult<String> r =
+        waiting.execute(
+            call("k-1", 5).withKeySource("argument"), ResultMapper.utf8(), ctx -> "again");
     finisher.join();
 
     assertThat(r).isInstanceOf(GateResult.Replayed.class);
-    assertThat(meters.get("mcpgate.calls").tags("outcome", "executed", "key_source", "meta")
-        .counter().count()).isEqualTo(1);
-    assertThat(meters.get("mcpgate.calls").tags("outcome", "replayed", "key_source", "argument")
-        .counter().count()).isEqualTo(1);
+    assertThat(
+            meters
+                .get("mcpgate.calls")
+                .tags("outcome", "executed", "key_source", "meta")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(
+            meters
+                .get("mcpgate.calls")
+                .tags("outcome", "replayed", "key_source", "argument")
+                .counter()
+                .count())
+        .isEqualTo(1);
     var wait = meters.get("mcpgate.inflight.wait").tags("outcome", "replayed").timer();
     assertThat(wait.count()).isEqualTo(1);
     assertThat(wait.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isPositive();
     assertThat(meters.find("mcpgate.inflight.wait").tags("outcome", "executed").timer())
-        .isNull();   // the first call did not wait
+        .isNull(); // the first call did not wait
   }
 
   @Test

@@ -16,59 +16,61 @@ import io.opentelemetry.api.OpenTelemetry;
  *     .build();
  * }</pre>
  *
- * <p>Metrics (instrumentation scope {@code dev.mcpgate.opentelemetry}; attribute keys and values
- * as gate-micrometer's tags, so that one dashboard reads both):
+ * <p>Metrics (instrumentation scope {@code dev.mcpgate.opentelemetry}; attribute keys and values as
+ * gate-micrometer's tags, so that one dashboard reads both):
+ *
  * <ul>
- *   <li>{@code mcpgate.calls} (counter, {@code {call}}; {@code tool}, {@code outcome},
- *       {@code key_source}, {@code store}): one per call decision. Outcomes: {@code executed},
- *       {@code takeover}, {@code replayed}, {@code refused.conflict}, {@code refused.in_progress},
- *       {@code refused.holder_unresponsive}, {@code refused.outcome_unknown},
- *       {@code refused.result_not_stored}; {@code key_source} is {@code argument}, {@code meta},
- *       {@code natural}, {@code header}, or {@code none} when the caller did not say.</li>
+ *   <li>{@code mcpgate.calls} (counter, {@code {call}}; {@code tool}, {@code outcome}, {@code
+ *       key_source}, {@code store}): one per call decision. Outcomes: {@code executed}, {@code
+ *       takeover}, {@code replayed}, {@code refused.conflict}, {@code refused.in_progress}, {@code
+ *       refused.holder_unresponsive}, {@code refused.outcome_unknown}, {@code
+ *       refused.result_not_stored}; {@code key_source} is {@code argument}, {@code meta}, {@code
+ *       natural}, {@code header}, or {@code none} when the caller did not say.
  *   <li>{@code mcpgate.attempts.ended} (counter, {@code {attempt}}; {@code tool}, {@code result},
- *       {@code store}): how an executed attempt's claim ended: {@code completed},
- *       {@code released}, {@code marked_unknown}, {@code lease_lost}, {@code store_failed},
- *       {@code result_not_stored}.</li>
- *   <li>{@code mcpgate.inflight.wait} (histogram, seconds; {@code tool}, {@code outcome},
- *       {@code store}): how long a call waited on another attempt with the same key, for the
- *       calls that waited.</li>
- *   <li>{@code mcpgate.lease.renewals} (counter, {@code {renewal}}; {@code result} =
- *       {@code renewed} or {@code failed}, {@code store}).</li>
- *   <li>{@code mcpgate.store.operations} (histogram, seconds; {@code operation} =
- *       {@code claim}, {@code complete}, {@code release}, {@code extend}, {@code extend_many},
- *       {@code mark_unknown}, {@code find}, {@code purge}; {@code outcome} = {@code success} or
- *       {@code error}; {@code store}): each store round trip, from {@link #store}.</li>
+ *       {@code store}): how an executed attempt's claim ended: {@code completed}, {@code released},
+ *       {@code marked_unknown}, {@code lease_lost}, {@code store_failed}, {@code
+ *       result_not_stored}.
+ *   <li>{@code mcpgate.inflight.wait} (histogram, seconds; {@code tool}, {@code outcome}, {@code
+ *       store}): how long a call waited on another attempt with the same key, for the calls that
+ *       waited.
+ *   <li>{@code mcpgate.lease.renewals} (counter, {@code {renewal}}; {@code result} = {@code
+ *       renewed} or {@code failed}, {@code store}).
+ *   <li>{@code mcpgate.store.operations} (histogram, seconds; {@code operation} = {@code claim},
+ *       {@code complete}, {@code release}, {@code extend}, {@code extend_many}, {@code
+ *       mark_unknown}, {@code find}, {@code purge}; {@code outcome} = {@code success} or {@code
+ *       error}; {@code store}): each store round trip, from {@link #store}.
  * </ul>
  *
  * <p>Span attributes, set on a call decision on {@link io.opentelemetry.api.trace.Span#current()}
  * (the MCP server's tool-call span) when it is recording; no span of its own is started:
+ *
  * <ul>
- *   <li>{@code mcp.method.name} = {@code tools/call} and {@code gen_ai.tool.name} = the tool
- *       (the MCP semantic conventions' names; the same values an MCP instrumentation sets);</li>
- *   <li>{@code mcpgate.decision}: the outcome, as in {@code mcpgate.calls};</li>
- *   <li>{@code mcpgate.ran} (boolean): true when the action runs in this call;</li>
- *   <li>{@code mcpgate.store}, {@code mcpgate.key_source} ({@code none} if untold);</li>
- *   <li>{@code mcpgate.attempt} (long): the attempt that runs, or whose result is replayed;
- *       absent when no attempt is concerned (a conflict).</li>
+ *   <li>{@code mcp.method.name} = {@code tools/call} and {@code gen_ai.tool.name} = the tool (the
+ *       MCP semantic conventions' names; the same values an MCP instrumentation sets);
+ *   <li>{@code mcpgate.decision}: the outcome, as in {@code mcpgate.calls};
+ *   <li>{@code mcpgate.ran} (boolean): true when the action runs in this call;
+ *   <li>{@code mcpgate.store}, {@code mcpgate.key_source} ({@code none} if untold);
+ *   <li>{@code mcpgate.attempt} (long): the attempt that runs, or whose result is replayed; absent
+ *       when no attempt is concerned (a conflict).
  * </ul>
  *
- * <p>No attribute holds a tenant, a key, an argument or a lease token: their values are
- * unbounded and may be personal.
+ * <p>No attribute holds a tenant, a key, an argument or a lease token: their values are unbounded
+ * and may be personal.
  */
 public final class GateTelemetry {
   private GateTelemetry() {}
 
   /**
-   * @param openTelemetry whose meter provider gets the instruments (the span is the current
-   *     one, whichever tracer provider made it)
-   * @param store the store's name for the {@code store} attribute ({@code postgresql},
-   *     {@code redis})
+   * @param openTelemetry whose meter provider gets the instruments (the span is the current one,
+   *     whichever tracer provider made it)
+   * @param store the store's name for the {@code store} attribute ({@code postgresql}, {@code
+   *     redis})
    * @return a listener for {@code IdempotencyGate.Builder#listener}; thread-safe
    * @throws NullPointerException if an argument is null
    */
   public static GateListener listener(OpenTelemetry openTelemetry, String store) {
-    return new TelemetryListener(Checks.notNull(openTelemetry, "openTelemetry"),
-        Checks.notNull(store, "store"));
+    return new TelemetryListener(
+        Checks.notNull(openTelemetry, "openTelemetry"), Checks.notNull(store, "store"));
   }
 
   /**
@@ -78,9 +80,11 @@ public final class GateTelemetry {
    * @return the timed store, which passes every call to {@code delegate}
    * @throws NullPointerException if an argument is null
    */
-  public static IdempotencyStore store(IdempotencyStore delegate, OpenTelemetry openTelemetry,
-      String store) {
-    return new TimedStore(Checks.notNull(delegate, "delegate"),
-        Checks.notNull(openTelemetry, "openTelemetry"), Checks.notNull(store, "store"));
+  public static IdempotencyStore store(
+      IdempotencyStore delegate, OpenTelemetry openTelemetry, String store) {
+    return new TimedStore(
+        Checks.notNull(delegate, "delegate"),
+        Checks.notNull(openTelemetry, "openTelemetry"),
+        Checks.notNull(store, "store"));
   }
 }

@@ -21,12 +21,14 @@ final class Instruments {
   static final AttributeKey<String> OPERATION = AttributeKey.stringKey("operation");
 
   /**
-   * Bucket boundaries, in seconds, for the durations: from half a millisecond (a claim on Redis
-   * or in memory) to a minute (a long in-flight wait). The SDK's default buckets are made for
+   * Bucket boundaries, in seconds, for the durations: from half a millisecond (a claim on Redis or
+   * in memory) to a minute (a long in-flight wait). The SDK's default buckets are made for
    * milliseconds and would put every store round trip in the first one.
    */
-  static final List<Double> SECONDS_BUCKETS = List.of(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-      0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 30.0, 60.0);
+  static final List<Double> SECONDS_BUCKETS =
+      List.of(
+          0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5,
+          5.0, 7.5, 10.0, 30.0, 60.0);
 
   static Meter meter(OpenTelemetry openTelemetry) {
     MeterBuilder builder = openTelemetry.getMeterProvider().meterBuilder(SCOPE);

@@ -9,7 +9,9 @@ import dev.mcpgate.core.GateEvent;
 final class KeySources {
   private KeySources() {}
 
-  /** @return where the call's key came from, {@code none} when the caller did not say */
+  /**
+   * @return where the call's key came from, {@code none} when the caller did not say
+   */
   static String of(GateEvent e) {
     return e.keySource() == null ? "none" : e.keySource();
   }

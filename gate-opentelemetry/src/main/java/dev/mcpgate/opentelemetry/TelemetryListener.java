@@ -18,15 +18,16 @@ import io.opentelemetry.api.trace.Span;
 import java.util.Locale;
 
 /**
- * Records each gate event in the instruments, and a call's decision on the current span. Only
- * the tool's name, the vocabularies of {@link Outcomes} and {@link GateEvent.Type}, the key's
- * source, the store's name and the attempt number go into attributes: never the tenant, the key,
- * an argument or a token (fingerprint).
+ * Records each gate event in the instruments, and a call's decision on the current span. Only the
+ * tool's name, the vocabularies of {@link Outcomes} and {@link GateEvent.Type}, the key's source,
+ * the store's name and the attempt number go into attributes: never the tenant, the key, an
+ * argument or a token (fingerprint).
  */
 final class TelemetryListener implements GateListener {
   // the MCP semantic conventions' names
   static final AttributeKey<String> MCP_METHOD_NAME = AttributeKey.stringKey("mcp.method.name");
   static final AttributeKey<String> GEN_AI_TOOL_NAME = AttributeKey.stringKey("gen_ai.tool.name");
+
   /** The only MCP method the gate decides. */
   static final String TOOLS_CALL = "tools/call";
 
@@ -48,15 +49,31 @@ final class TelemetryListener implements GateListener {
   TelemetryListener(OpenTelemetry openTelemetry, String store) {
     this.store = store;
     Meter meter = Instruments.meter(openTelemetry);
-    calls = meter.counterBuilder("mcpgate.calls").setUnit("{call}")
-        .setDescription("Call decisions of the gate, by tool, outcome and key source").build();
-    attemptsEnded = meter.counterBuilder("mcpgate.attempts.ended").setUnit("{attempt}")
-        .setDescription("How the claims of executed attempts ended").build();
-    renewals = meter.counterBuilder("mcpgate.lease.renewals").setUnit("{renewal}")
-        .setDescription("Lease renewals of running actions").build();
-    inflightWait = meter.histogramBuilder("mcpgate.inflight.wait").setUnit("s")
-        .setDescription("How long a call waited on another attempt with the same key")
-        .setExplicitBucketBoundariesAdvice(Instruments.SECONDS_BUCKETS).build();
+    calls =
+        meter
+            .counterBuilder("mcpgate.calls")
+            .setUnit("{call}")
+            .setDescription("Call decisions of the gate, by tool, outcome and key source")
+            .build();
+    attemptsEnded =
+        meter
+            .counterBuilder("mcpgate.attempts.ended")
+            .setUnit("{attempt}")
+            .setDescription("How the claims of executed attempts ended")
+            .build();
+    renewals =
+        meter
+            .counterBuilder("mcpgate.lease.renewals")
+            .setUnit("{renewal}")
+            .setDescription("Lease renewals of running actions")
+            .build();
+    inflightWait =
+        meter
+            .histogramBuilder("mcpgate.inflight.wait")
+            .setUnit("s")
+            .setDescription("How long a call waited on another attempt with the same key")
+            .setExplicitBucketBoundariesAdvice(Instruments.SECONDS_BUCKETS)
+            .build();
     renewed = Attributes.of(RESULT, "renewed", STORE, store);
     renewalFailed = Attributes.of(RESULT, "failed", STORE, store);
   }
@@ -67,17 +84,22 @@ final class TelemetryListener implements GateListener {
     switch (e.type()) {
       case ACQUIRED, REPLAYED, REFUSED -> {
         String outcome = e.outcome();
-        calls.add(1, Attributes.of(TOOL, tool, OUTCOME, outcome,
-            KEY_SOURCE, KeySources.of(e), STORE, store));
+        calls.add(
+            1,
+            Attributes.of(
+                TOOL, tool, OUTCOME, outcome, KEY_SOURCE, KeySources.of(e), STORE, store));
         if (!e.waited().isZero()) {
-          inflightWait.record(Instruments.seconds(e.waited().toNanos()),
+          inflightWait.record(
+              Instruments.seconds(e.waited().toNanos()),
               Attributes.of(TOOL, tool, OUTCOME, outcome, STORE, store));
         }
         decide(Span.current(), e, tool, outcome);
       }
       case COMPLETED, RELEASED, MARKED_UNKNOWN, LEASE_LOST, STORE_FAILED, RESULT_NOT_STORED ->
-          attemptsEnded.add(1, Attributes.of(TOOL, tool,
-              RESULT, e.type().name().toLowerCase(Locale.ROOT), STORE, store));
+          attemptsEnded.add(
+              1,
+              Attributes.of(
+                  TOOL, tool, RESULT, e.type().name().toLowerCase(Locale.ROOT), STORE, store));
       case LEASE_RENEWED -> renewals.add(1, renewed);
       case LEASE_RENEWAL_FAILED -> renewals.add(1, renewalFailed);
     }
@@ -86,7 +108,7 @@ final class TelemetryListener implements GateListener {
   /** Adds the decision to the span the call runs in (the MCP server's tool-call span). */
   private void decide(Span span, GateEvent e, String tool, String outcome) {
     if (!span.isRecording()) {
-      return;   // no span, or one that is not sampled
+      return; // no span, or one that is not sampled
     }
     span.setAttribute(MCP_METHOD_NAME, TOOLS_CALL);
     span.setAttribute(GEN_AI_TOOL_NAME, tool);

@@ -22,14 +22,20 @@ final class TimedStore extends TimedIdempotencyStore {
   TimedStore(IdempotencyStore delegate, OpenTelemetry openTelemetry, String store) {
     super(delegate);
     this.store = store;
-    operations = Instruments.meter(openTelemetry).histogramBuilder("mcpgate.store.operations")
-        .setUnit("s").setDescription("Store round trips of the gate, by operation and outcome")
-        .setExplicitBucketBoundariesAdvice(Instruments.SECONDS_BUCKETS).build();
+    operations =
+        Instruments.meter(openTelemetry)
+            .histogramBuilder("mcpgate.store.operations")
+            .setUnit("s")
+            .setDescription("Store round trips of the gate, by operation and outcome")
+            .setExplicitBucketBoundariesAdvice(Instruments.SECONDS_BUCKETS)
+            .build();
   }
 
   @Override
   protected void record(String operation, boolean succeeded, long nanos) {
-    operations.record(Instruments.seconds(nanos),
-        Attributes.of(OPERATION, operation, OUTCOME, succeeded ? "success" : "error", STORE, store));
+    operations.record(
+        Instruments.seconds(nanos),
+        Attributes.of(
+            OPERATION, operation, OUTCOME, succeeded ? "success" : "error", STORE, store));
   }
 }

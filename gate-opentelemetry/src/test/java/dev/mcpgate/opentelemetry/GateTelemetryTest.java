@@ -53,8 +53,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Real gates over the in-memory store, read back through the SDK's in-memory reader and span
- * exporter: each metric point and span attribute by name and value, and none that holds a tenant,
- * a key, an argument or a token.
+ * exporter: each metric point and span attribute by name and value, and none that holds a tenant, a
+ * key, an argument or a token.
  */
 class GateTelemetryTest {
   private static final String TENANT = "tenant-7f3a";
@@ -64,14 +64,19 @@ class GateTelemetryTest {
 
   private final InMemoryMetricReader metrics = InMemoryMetricReader.create();
   private final InMemorySpanExporter spans = InMemorySpanExporter.create();
-  private final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-      .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(metrics).build())
-      .setTracerProvider(SdkTracerProvider.builder()
-          .addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
-      .build();
+  private final OpenTelemetrySdk otel =
+      OpenTelemetrySdk.builder()
+          .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(metrics).build())
+          .setTracerProvider(
+              SdkTracerProvider.builder()
+                  .addSpanProcessor(SimpleSpanProcessor.create(spans))
+                  .build())
+          .build();
   private final Tracer tracer = otel.getTracer("test");
+
   /** Every event the gates emitted, for the keys and token fingerprints no attribute may hold. */
   private final List<GateEvent> events = new CopyOnWriteArrayList<>();
+
   private final List<String> keys = new CopyOnWriteArrayList<>();
   private final List<IdempotencyGate> gates = new ArrayList<>();
 
@@ -90,25 +95,30 @@ class GateTelemetryTest {
     List<String> secrets = new ArrayList<>(List.of(TENANT, ORDER, String.valueOf(AMOUNT)));
     secrets.addAll(keys);
     events.stream().map(GateEvent::tokenFingerprint).filter(f -> f != null).forEach(secrets::add);
-    assertThat(values).allSatisfy(v -> {
-      assertThat(v).isNotEqualTo(AMOUNT);
-      assertThat(String.valueOf(v)).doesNotContain(secrets);
-    });
+    assertThat(values)
+        .allSatisfy(
+            v -> {
+              assertThat(v).isNotEqualTo(AMOUNT);
+              assertThat(String.valueOf(v)).doesNotContain(secrets);
+            });
     otel.close();
   }
 
   private IdempotencyGate gate(IdempotencyStore store, GatePolicy policy) {
-    IdempotencyGate gate = IdempotencyGate.builder(GateTelemetry.store(store, otel, "memory"))
-        .listener(GateTelemetry.listener(otel, "memory"))
-        .listener(events::add)
-        .policy(policy).build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(GateTelemetry.store(store, otel, "memory"))
+            .listener(GateTelemetry.listener(otel, "memory"))
+            .listener(events::add)
+            .policy(policy)
+            .build();
     gates.add(gate);
     return gate;
   }
 
   private IdempotencyGate gate() {
-    return gate(InMemoryIdempotencyStore.create(), GatePolicy.builder()
-        .inFlightWait(Duration.ZERO).leaseRenewal(Duration.ZERO).build());
+    return gate(
+        InMemoryIdempotencyStore.create(),
+        GatePolicy.builder().inFlightWait(Duration.ZERO).leaseRenewal(Duration.ZERO).build());
   }
 
   private ToolCall call(String key, long amount) {
@@ -146,7 +156,9 @@ class GateTelemetryTest {
     return byName;
   }
 
-  /** @return the points of a counter, by attributes */
+  /**
+   * @return the points of a counter, by attributes
+   */
   private static Map<Attributes, Long> counts(Map<String, MetricData> all, String name) {
     MetricData m = all.get(name);
     if (m == null) {
@@ -161,9 +173,11 @@ class GateTelemetryTest {
     return out;
   }
 
-  /** @return the points of a histogram, by attributes */
-  private static Map<Attributes, HistogramPointData> histogram(Map<String, MetricData> all,
-      String name) {
+  /**
+   * @return the points of a histogram, by attributes
+   */
+  private static Map<Attributes, HistogramPointData> histogram(
+      Map<String, MetricData> all, String name) {
     MetricData m = all.get(name);
     if (m == null) {
       return Map.of();
@@ -195,12 +209,14 @@ class GateTelemetryTest {
       span.end();
     }
     String id = span.getSpanContext().getSpanId();
-    return spans.getFinishedSpanItems().stream().filter(s -> s.getSpanId().equals(id))
-        .findFirst().orElseThrow();
+    return spans.getFinishedSpanItems().stream()
+        .filter(s -> s.getSpanId().equals(id))
+        .findFirst()
+        .orElseThrow();
   }
 
-  private static Map<AttributeKey<?>, Object> decision(String decision, boolean ran,
-      String keySource, Long attempt) {
+  private static Map<AttributeKey<?>, Object> decision(
+      String decision, boolean ran, String keySource, Long attempt) {
     Map<AttributeKey<?>, Object> m = new HashMap<>();
     m.put(AttributeKey.stringKey("mcp.method.name"), "tools/call");
     m.put(AttributeKey.stringKey("gen_ai.tool.name"), TOOL);
@@ -222,121 +238,169 @@ class GateTelemetryTest {
     gate.execute(call("key-a1", 6), ResultMapper.utf8(), ctx -> "other");
     gate.claim(call("key-b2", 5).withKeySource("meta"));
     gate.execute(call("key-b2", 5), ResultMapper.utf8(), ctx -> "held");
-    assertThatThrownBy(() -> gate.execute(call("key-c3", 5), ResultMapper.utf8(), ctx -> {
-      throw new IllegalStateException("declined");
-    })).hasMessage("declined");
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("key-c3", 5),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      throw new IllegalStateException("declined");
+                    }))
+        .hasMessage("declined");
 
     Map<String, MetricData> all = collect();
-    assertThat(counts(all, "mcpgate.calls")).isEqualTo(Map.of(
-        calls("executed", "none"), 2L,   // key-a1, key-c3
-        calls("executed", "meta"), 1L,   // the key-b2 claim
-        calls("replayed", "none"), 1L,
-        calls("refused.conflict", "none"), 1L,
-        calls("refused.in_progress", "none"), 1L));
-    assertThat(counts(all, "mcpgate.attempts.ended")).isEqualTo(Map.of(
-        ended("completed"), 1L,
-        ended("released"), 1L));
+    assertThat(counts(all, "mcpgate.calls"))
+        .isEqualTo(
+            Map.of(
+                calls("executed", "none"), 2L, // key-a1, key-c3
+                calls("executed", "meta"), 1L, // the key-b2 claim
+                calls("replayed", "none"), 1L,
+                calls("refused.conflict", "none"), 1L,
+                calls("refused.in_progress", "none"), 1L));
+    assertThat(counts(all, "mcpgate.attempts.ended"))
+        .isEqualTo(
+            Map.of(
+                ended("completed"), 1L,
+                ended("released"), 1L));
     assertThat(all.get("mcpgate.calls").getUnit()).isEqualTo("{call}");
     assertThat(all).doesNotContainKeys("mcpgate.lease.renewals", "mcpgate.inflight.wait");
-    assertThat(histogramCounts(all, "mcpgate.store.operations")).isEqualTo(Map.of(
-        operation("claim", "success"), 6L,
-        operation("complete", "success"), 1L,
-        operation("release", "success"), 1L));
-    assertThat(histogram(all, "mcpgate.store.operations").get(operation("claim", "success"))
-        .getBoundaries()).isEqualTo(Instruments.SECONDS_BUCKETS);
+    assertThat(histogramCounts(all, "mcpgate.store.operations"))
+        .isEqualTo(
+            Map.of(
+                operation("claim", "success"), 6L,
+                operation("complete", "success"), 1L,
+                operation("release", "success"), 1L));
+    assertThat(
+            histogram(all, "mcpgate.store.operations")
+                .get(operation("claim", "success"))
+                .getBoundaries())
+        .isEqualTo(Instruments.SECONDS_BUCKETS);
   }
 
   @Test
   void theCurrentSpanLearnsWhatTheGateDecidedAndNoSpanIsAdded() {
     IdempotencyGate gate = gate();
-    SpanData executed = traced(() ->
-        gate.execute(call("key-a1", 5).withKeySource("argument"), ResultMapper.utf8(),
-            ctx -> "refund"));
-    SpanData replayed = traced(() ->
-        gate.execute(call("key-a1", 5), ResultMapper.utf8(), ctx -> "again"));
-    SpanData conflict = traced(() ->
-        gate.execute(call("key-a1", 6), ResultMapper.utf8(), ctx -> "other"));
+    SpanData executed =
+        traced(
+            () ->
+                gate.execute(
+                    call("key-a1", 5).withKeySource("argument"),
+                    ResultMapper.utf8(),
+                    ctx -> "refund"));
+    SpanData replayed =
+        traced(() -> gate.execute(call("key-a1", 5), ResultMapper.utf8(), ctx -> "again"));
+    SpanData conflict =
+        traced(() -> gate.execute(call("key-a1", 6), ResultMapper.utf8(), ctx -> "other"));
     gate.claim(call("key-b2", 5));
-    SpanData inProgress = traced(() ->
-        gate.execute(call("key-b2", 5), ResultMapper.utf8(), ctx -> "held"));
-    SpanData released = traced(() ->
-        gate.execute(call("key-c3", 5), ResultMapper.utf8(), ctx -> {
-          throw new IllegalStateException("declined");
-        }));
+    SpanData inProgress =
+        traced(() -> gate.execute(call("key-b2", 5), ResultMapper.utf8(), ctx -> "held"));
+    SpanData released =
+        traced(
+            () ->
+                gate.execute(
+                    call("key-c3", 5),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      throw new IllegalStateException("declined");
+                    }));
 
     assertThat(executed.getAttributes().asMap())
         .isEqualTo(decision("executed", true, "argument", 1L));
     assertThat(replayed.getAttributes().asMap())
-        .isEqualTo(decision("replayed", false, "none", 1L));   // the attempt replayed from
+        .isEqualTo(decision("replayed", false, "none", 1L)); // the attempt replayed from
     assertThat(conflict.getAttributes().asMap())
         .isEqualTo(decision("refused.conflict", false, "none", null));
     assertThat(inProgress.getAttributes().asMap())
         .isEqualTo(decision("refused.in_progress", false, "none", null));
-    assertThat(released.getAttributes().asMap())
-        .isEqualTo(decision("executed", true, "none", 1L));
-    assertThat(spans.getFinishedSpanItems()).hasSize(5)   // ours only: the gate adds none
+    assertThat(released.getAttributes().asMap()).isEqualTo(decision("executed", true, "none", 1L));
+    assertThat(spans.getFinishedSpanItems())
+        .hasSize(5) // ours only: the gate adds none
         .allSatisfy(s -> assertThat(s.getName()).isEqualTo("tools/call " + TOOL));
   }
 
   @Test
   void aTakeoverIsADecisionAndTheOvertakenAttemptEndsWithItsLeaseLost() throws Exception {
-    IdempotencyGate gate = gate(InMemoryIdempotencyStore.create(), GatePolicy.builder()
-        .lease(Duration.ofMillis(300)).leaseRenewal(Duration.ZERO).inFlightWait(Duration.ZERO)
-        .build());
+    IdempotencyGate gate =
+        gate(
+            InMemoryIdempotencyStore.create(),
+            GatePolicy.builder()
+                .lease(Duration.ofMillis(300))
+                .leaseRenewal(Duration.ZERO)
+                .inFlightWait(Duration.ZERO)
+                .build());
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Thread holder = new Thread(() -> gate.execute(call("key-t1", 5), ResultMapper.utf8(), ctx -> {
-      started.countDown();
-      release.await(10, TimeUnit.SECONDS);
-      return "refund-1";
-    }));
+    Thread holder =
+        new Thread(
+            () ->
+                gate.execute(
+                    call("key-t1", 5),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      started.countDown();
+                      release.await(10, TimeUnit.SECONDS);
+                      return "refund-1";
+                    }));
     holder.start();
     assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
     Thread.sleep(400);
-    SpanData takeover = traced(() ->
-        gate.execute(call("key-t1", 5), ResultMapper.utf8(), ctx -> "refund-2"));
+    SpanData takeover =
+        traced(() -> gate.execute(call("key-t1", 5), ResultMapper.utf8(), ctx -> "refund-2"));
     release.countDown();
     holder.join();
 
-    assertThat(takeover.getAttributes().asMap())
-        .isEqualTo(decision("takeover", true, "none", 2L));
+    assertThat(takeover.getAttributes().asMap()).isEqualTo(decision("takeover", true, "none", 2L));
     Map<String, MetricData> all = collect();
-    assertThat(counts(all, "mcpgate.calls")).isEqualTo(Map.of(
-        calls("executed", "none"), 1L,
-        calls("takeover", "none"), 1L));
-    assertThat(counts(all, "mcpgate.attempts.ended")).isEqualTo(Map.of(
-        ended("completed"), 1L,
-        ended("lease_lost"), 1L));
+    assertThat(counts(all, "mcpgate.calls"))
+        .isEqualTo(
+            Map.of(
+                calls("executed", "none"), 1L,
+                calls("takeover", "none"), 1L));
+    assertThat(counts(all, "mcpgate.attempts.ended"))
+        .isEqualTo(
+            Map.of(
+                ended("completed"), 1L,
+                ended("lease_lost"), 1L));
   }
 
   @Test
   void aWaitOnAnotherAttemptIsRecordedInSecondsForTheCallThatWaited() throws Exception {
-    IdempotencyGate gate = gate(InMemoryIdempotencyStore.create(), GatePolicy.builder()
-        .inFlightWait(Duration.ofSeconds(10)).leaseRenewal(Duration.ZERO).build());
+    IdempotencyGate gate =
+        gate(
+            InMemoryIdempotencyStore.create(),
+            GatePolicy.builder()
+                .inFlightWait(Duration.ofSeconds(10))
+                .leaseRenewal(Duration.ZERO)
+                .build());
     var first = (ClaimOutcome.Acquired) gate.claim(call("key-w1", 5).withKeySource("meta"));
-    Thread finisher = new Thread(() -> {
-      try {
-        Thread.sleep(150);
-      } catch (InterruptedException e) {
-        return;
-      }
-      gate.complete(first, "refund".getBytes(StandardCharsets.UTF_8), false);
-    });
+    Thread finisher =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(150);
+              } catch (InterruptedException e) {
+                return;
+              }
+              gate.complete(first, "refund".getBytes(StandardCharsets.UTF_8), false);
+            });
     finisher.start();
-    GateResult<String> r = gate.execute(call("key-w1", 5).withKeySource("argument"),
-        ResultMapper.utf8(), ctx -> "again");
+    GateResult<String> r =
+        gate.execute(
+            call("key-w1", 5).withKeySource("argument"), ResultMapper.utf8(), ctx -> "again");
     finisher.join();
 
     assertThat(r).isInstanceOf(GateResult.Replayed.class);
     Map<String, MetricData> all = collect();
-    assertThat(counts(all, "mcpgate.calls")).isEqualTo(Map.of(
-        calls("executed", "meta"), 1L,
-        calls("replayed", "argument"), 1L));
+    assertThat(counts(all, "mcpgate.calls"))
+        .isEqualTo(
+            Map.of(
+                calls("executed", "meta"), 1L,
+                calls("replayed", "argument"), 1L));
     var waits = histogram(all, "mcpgate.inflight.wait");
     Attributes replayed = attrs("tool", TOOL, "outcome", "replayed", "store", "memory");
-    assertThat(waits).containsOnlyKeys(replayed);   // the first call did not wait
+    assertThat(waits).containsOnlyKeys(replayed); // the first call did not wait
     assertThat(waits.get(replayed).getCount()).isEqualTo(1);
-    assertThat(waits.get(replayed).getSum()).isBetween(0.1, 10.0);   // seconds
+    assertThat(waits.get(replayed).getSum()).isBetween(0.1, 10.0); // seconds
   }
 
   /** Lets lease extensions fail, as an unreachable store does. */
@@ -359,16 +423,26 @@ class GateTelemetryTest {
   @Test
   void leaseRenewalsAreCountedByResultAndAFailedExtensionIsAStoreError() throws Exception {
     Unreachable store = new Unreachable(InMemoryIdempotencyStore.create());
-    IdempotencyGate gate = gate(store, GatePolicy.builder().lease(Duration.ofMillis(2_000))
-        .leaseRenewal(Duration.ofMillis(50)).inFlightWait(Duration.ZERO).build());
+    IdempotencyGate gate =
+        gate(
+            store,
+            GatePolicy.builder()
+                .lease(Duration.ofMillis(2_000))
+                .leaseRenewal(Duration.ofMillis(50))
+                .inFlightWait(Duration.ZERO)
+                .build());
 
-    GateResult<String> r = gate.execute(call("key-r1", 5), ResultMapper.utf8(), ctx -> {
-      Thread.sleep(300);
-      store.down.set(true);
-      Thread.sleep(300);
-      store.down.set(false);
-      return "refund";
-    });
+    GateResult<String> r =
+        gate.execute(
+            call("key-r1", 5),
+            ResultMapper.utf8(),
+            ctx -> {
+              Thread.sleep(300);
+              store.down.set(true);
+              Thread.sleep(300);
+              store.down.set(false);
+              return "refund";
+            });
 
     assertThat(r).isInstanceOf(GateResult.Executed.class);
     Map<String, MetricData> all = collect();
@@ -385,10 +459,14 @@ class GateTelemetryTest {
         .isGreaterThanOrEqualTo(renewals.get(renewed));
     assertThat(operations.get(operation("extend_many", "error")))
         .isGreaterThanOrEqualTo(renewals.get(failed));
-    assertThat(operations).containsEntry(operation("claim", "success"), 1L)
+    assertThat(operations)
+        .containsEntry(operation("claim", "success"), 1L)
         .containsEntry(operation("complete", "success"), 1L)
-        .containsOnlyKeys(operation("claim", "success"), operation("complete", "success"),
-            operation("extend_many", "success"), operation("extend_many", "error"));
+        .containsOnlyKeys(
+            operation("claim", "success"),
+            operation("complete", "success"),
+            operation("extend_many", "success"),
+            operation("extend_many", "error"));
     assertThat(counts(all, "mcpgate.attempts.ended")).isEqualTo(Map.of(ended("completed"), 1L));
   }
 
@@ -406,8 +484,13 @@ class GateTelemetryTest {
   @SuppressWarnings("try")
   void aSpanThatIsNotRecordedIsLeftAlone() {
     IdempotencyGate gate = gate();
-    Span unsampled = Span.wrap(SpanContext.create("0af7651916cd43dd8448eb211c80319c",
-        "b7ad6b7169203331", TraceFlags.getDefault(), TraceState.getDefault()));
+    Span unsampled =
+        Span.wrap(
+            SpanContext.create(
+                "0af7651916cd43dd8448eb211c80319c",
+                "b7ad6b7169203331",
+                TraceFlags.getDefault(),
+                TraceState.getDefault()));
     try (Scope scope = unsampled.makeCurrent()) {
       assertThat(gate.execute(call("key-a1", 5), ResultMapper.utf8(), ctx -> "refund"))
           .isInstanceOf(GateResult.Executed.class);
@@ -418,10 +501,13 @@ class GateTelemetryTest {
   @Test
   void argumentsAreChecked() {
     assertThatThrownBy(() -> GateTelemetry.listener(null, "memory"))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("openTelemetry");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("openTelemetry");
     assertThatThrownBy(() -> GateTelemetry.listener(otel, null))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("store");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("store");
     assertThatThrownBy(() -> GateTelemetry.store(null, otel, "memory"))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("delegate");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("delegate");
   }
 }

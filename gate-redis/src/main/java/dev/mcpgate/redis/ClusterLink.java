@@ -17,8 +17,8 @@ import java.util.Map;
 
 /**
  * The store's connection to a Redis Cluster: Lettuce routes each script to the master that serves
- * its key's slot (following {@code MOVED} and {@code ASK} after a failover or a resharding),
- * {@code SCAN} walks every master, and {@code TIME} asks the connection's default node.
+ * its key's slot (following {@code MOVED} and {@code ASK} after a failover or a resharding), {@code
+ * SCAN} walks every master, and {@code TIME} asks the connection's default node.
  */
 final class ClusterLink implements RedisLink {
   private static final String STATE_OK = "cluster_state:ok";
@@ -28,8 +28,8 @@ final class ClusterLink implements RedisLink {
   private final RedisAdvancedClusterCommands<byte[], byte[]> redis;
   private final ScriptRunner scripts;
 
-  private ClusterLink(RedisClusterClient client,
-      StatefulRedisClusterConnection<byte[], byte[]> connection) {
+  private ClusterLink(
+      RedisClusterClient client, StatefulRedisClusterConnection<byte[], byte[]> connection) {
     this.client = client;
     this.connection = connection;
     this.redis = connection.sync();
@@ -69,24 +69,35 @@ final class ClusterLink implements RedisLink {
     client.refreshPartitions();
     String info = redis.clusterInfo();
     if (info == null || !info.contains(STATE_OK)) {
-      String state = info == null ? "no reply" : info.lines()
-          .filter(l -> l.startsWith("cluster_state:")).findFirst().orElse("no cluster_state");
-      throw new RedisException("the Redis Cluster cannot serve every slot (" + state.strip()
-          + ", expected " + STATE_OK + ")");
+      String state =
+          info == null
+              ? "no reply"
+              : info.lines()
+                  .filter(l -> l.startsWith("cluster_state:"))
+                  .findFirst()
+                  .orElse("no cluster_state");
+      throw new RedisException(
+          "the Redis Cluster cannot serve every slot ("
+              + state.strip()
+              + ", expected "
+              + STATE_OK
+              + ")");
     }
     Map<String, RedisCommands<byte[], byte[]>> masters = new LinkedHashMap<>();
     connection.getPartitions().stream()
         .filter(n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM))
         .sorted((a, b) -> a.getUri().toString().compareTo(b.getUri().toString()))
-        .forEach(n -> {
-          String name = n.getUri().getHost() + ":" + n.getUri().getPort();
-          try {
-            masters.put(name, connection.getConnection(n.getNodeId()).sync());
-          } catch (RedisException e) {
-            throw new RedisException("the Redis Cluster master " + name + " cannot be reached: "
-                + e.getMessage(), e);
-          }
-        });
+        .forEach(
+            n -> {
+              String name = n.getUri().getHost() + ":" + n.getUri().getPort();
+              try {
+                masters.put(name, connection.getConnection(n.getNodeId()).sync());
+              } catch (RedisException e) {
+                throw new RedisException(
+                    "the Redis Cluster master " + name + " cannot be reached: " + e.getMessage(),
+                    e);
+              }
+            });
     if (masters.isEmpty()) {
       throw new RedisException("the Redis Cluster reports no master");
     }

@@ -5,15 +5,19 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
 
 /**
- * Opens the store's two connections on a Lettuce client: the main one (claims, completions,
- * reads) and the renewals' own. One implementation per kind of client.
+ * Opens the store's two connections on a Lettuce client: the main one (claims, completions, reads)
+ * and the renewals' own. One implementation per kind of client.
  */
 interface Connector {
 
-  /** @return the main connection */
+  /**
+   * @return the main connection
+   */
   RedisLink connect();
 
-  /** @return the renewals' own connection */
+  /**
+   * @return the renewals' own connection
+   */
   RenewalPipeline connectRenewals();
 
   /** Connections to one Redis server. */

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * replay is one round trip in memory and a fresh call two.
  *
  * <pre>{@code
- * RedisIdempotencyStore store = RedisIdempotencyStore.builder(RedisURI.create("redis://127.0.0.1:6379"))
+ * RedisURI uri = RedisURI.create("redis://127.0.0.1:6379");
+ * RedisIdempotencyStore store = RedisIdempotencyStore.builder(uri)
  *     .keyPrefix("mcpgate:")          // the default
  *     .build();
  * ...
@@ -62,28 +63,27 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>claim, complete, release, extend and mark-unknown are each one script ({@code EVALSHA}),
- *       atomic on the server; complete and release are conditional on the lease token; the
- *       claim follows the SPI's one takeover rule.</li>
- *   <li>The gate's renewals ({@link #extendLeases}) go over a connection of their own, one
- *       pipeline of per-key scripts: one round trip however many leases.</li>
- *   <li>{@link #verify()} warns when the server's {@code maxmemory-policy} lets Redis evict
- *       claims (anything but {@code noeviction}).</li>
- *   <li>The decision clock is the server's ({@code TIME} inside the script), not the JVM's.</li>
+ *       atomic on the server; complete and release are conditional on the lease token; the claim
+ *       follows the SPI's one takeover rule.
+ *   <li>The gate's renewals ({@link #extendLeases}) go over a connection of their own, one pipeline
+ *       of per-key scripts: one round trip however many leases.
+ *   <li>{@link #verify()} warns when the server's {@code maxmemory-policy} lets Redis evict claims
+ *       (anything but {@code noeviction}).
+ *   <li>The decision clock is the server's ({@code TIME} inside the script), not the JVM's.
  *   <li>Retention and lease are the key's own expiry: Redis removes a claim by itself, a grace
- *       after it expired ({@link Builder#expiryGrace}); {@link #purgeExpired} removes them
- *       sooner.</li>
- *   <li>All of a claim is one key, so every script touches one hash slot. Tenant, tool and key
- *       are length-prefixed and written losslessly in the key, so no two identities share one.
- *       On a cluster ({@link #builder(RedisClusterClient)}, {@link #clusterBuilder}) the key
- *       carries a hash tag after the prefix, so claims spread evenly over the slots; the
- *       single-node layout has none (the two layouts do not read each other's keys).</li>
- *   <li>Durability is Redis's: with AOF {@code everysec}, or a failover to a replica that had
- *       not received the last writes, a claim can vanish, and a retry then runs again. See
- *       docs/stores.md for when to pick Redis and when a database.</li>
- *   <li>A Redis that cannot be reached fails closed: {@link StoreUnavailableException}, the
- *       action did not run. The store built from a {@link RedisURI} rejects commands at once
- *       while disconnected (and reconnects by itself); one built on your {@link RedisClient}
- *       follows that client's options.</li>
+ *       after it expired ({@link Builder#expiryGrace}); {@link #purgeExpired} removes them sooner.
+ *   <li>All of a claim is one key, so every script touches one hash slot. Tenant, tool and key are
+ *       length-prefixed and written losslessly in the key, so no two identities share one. On a
+ *       cluster ({@link #builder(RedisClusterClient)}, {@link #clusterBuilder}) the key carries a
+ *       hash tag after the prefix, so claims spread evenly over the slots; the single-node layout
+ *       has none (the two layouts do not read each other's keys).
+ *   <li>Durability is Redis's: with AOF {@code everysec}, or a failover to a replica that had not
+ *       received the last writes, a claim can vanish, and a retry then runs again. See
+ *       docs/stores.md for when to pick Redis and when a database.
+ *   <li>A Redis that cannot be reached fails closed: {@link StoreUnavailableException}, the action
+ *       did not run. The store built from a {@link RedisURI} rejects commands at once while
+ *       disconnected (and reconnects by itself); one built on your {@link RedisClient} follows that
+ *       client's options.
  * </ul>
  */
 public final class RedisIdempotencyStore implements IdempotencyStore, AutoCloseable {
@@ -104,8 +104,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private final ScriptRunner.Script markUnknown;
   private final ScriptRunner.Script purge;
 
-  private RedisIdempotencyStore(Builder b, Connector connector, ClaimKeys keys,
-      AbstractRedisClient owned) {
+  private RedisIdempotencyStore(
+      Builder b, Connector connector, ClaimKeys keys, AbstractRedisClient owned) {
     this.connector = connector;
     this.ownedClient = owned;
     this.keys = keys;
@@ -120,8 +120,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   /**
    * The connection, opened by the first command: a store can be built while Redis is down (a
-   * service restarting during an outage), and a connection that failed is tried again by the
-   * next command.
+   * service restarting during an outage), and a connection that failed is tried again by the next
+   * command.
    */
   private RedisLink link() {
     RedisLink l = link;
@@ -133,8 +133,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         try {
           link = connector.connect();
         } catch (RedisException e) {
-          throw new StoreUnavailableException("could not connect to Redis: " + e.getMessage(),
-              e);
+          throw new StoreUnavailableException("could not connect to Redis: " + e.getMessage(), e);
         }
       }
       return link;
@@ -142,8 +141,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   }
 
   /**
-   * The renewals' own connection, opened by the first renewal: the gate's lease renewals never
-   * wait behind the tools' commands on the store's main connection.
+   * The renewals' own connection, opened by the first renewal: the gate's lease renewals never wait
+   * behind the tools' commands on the store's main connection.
    */
   private RenewalPipeline renewalLink() {
     RenewalPipeline r = renewalLink;
@@ -155,8 +154,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         try {
           renewalLink = connector.connectRenewals();
         } catch (RedisException e) {
-          throw new StoreUnavailableException("could not connect to Redis for lease renewals: "
-              + e.getMessage(), e);
+          throw new StoreUnavailableException(
+              "could not connect to Redis for lease renewals: " + e.getMessage(), e);
         }
       }
       return renewalLink;
@@ -165,20 +164,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   /**
    * Connects now, if the store has not yet, reads the server's clock, and checks that Redis will
-   * not evict claims: a check for startup, since building a store does not connect. On a cluster
-   * it also checks that the cluster serves every slot ({@code cluster_state:ok}) and that every
-   * master answers. A {@code maxmemory-policy} other than {@code noeviction} (on any master) is
-   * logged as a warning (see {@link #evictionWarning(String)}).
+   * not evict claims: a check for startup, since building a store does not connect. On a cluster it
+   * also checks that the cluster serves every slot ({@code cluster_state:ok}) and that every master
+   * answers. A {@code maxmemory-policy} other than {@code noeviction} (on any master) is logged as
+   * a warning (see {@link #evictionWarning(String)}).
    *
    * @throws StoreUnavailableException naming why Redis (or which cluster node) cannot be used
    */
   public void verify() {
     now();
     Map<String, RedisCommands<byte[], byte[]>> nodes = call("reach every node", RedisLink::nodes);
-    nodes.forEach((node, redis) -> {
-      call("reach " + where(node), l -> redis.ping());
-      evictionWarning(node, redis).ifPresent(LOG::warn);
-    });
+    nodes.forEach(
+        (node, redis) -> {
+          call("reach " + where(node), l -> redis.ping());
+          evictionWarning(node, redis).ifPresent(LOG::warn);
+        });
   }
 
   private static String where(String node) {
@@ -191,20 +191,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * @return the warning {@link #verify()} logs, or empty when the policy is {@code noeviction} or
    *     cannot be read (a managed Redis may refuse {@code CONFIG GET}; that is logged at INFO)
    */
-  private static Optional<String> evictionWarning(String node,
-      RedisCommands<byte[], byte[]> redis) {
+  private static Optional<String> evictionWarning(
+      String node, RedisCommands<byte[], byte[]> redis) {
     String policy;
     try {
       policy = redis.configGet(MAXMEMORY_POLICY).get(MAXMEMORY_POLICY);
     } catch (RedisException e) {
-      LOG.info("could not read {}'s {} ({}); make sure it is noeviction, or Redis may evict"
-          + " claims under memory pressure", node.isEmpty() ? "Redis" : node, MAXMEMORY_POLICY,
+      LOG.info(
+          "could not read {}'s {} ({}); make sure it is noeviction, or Redis may evict"
+              + " claims under memory pressure",
+          node.isEmpty() ? "Redis" : node,
+          MAXMEMORY_POLICY,
           e.getMessage());
       return Optional.empty();
     }
     String warning = evictionWarning(policy);
-    return Optional.ofNullable(warning == null || node.isEmpty() ? warning
-        : "Cluster master " + node + ": " + warning);
+    return Optional.ofNullable(
+        warning == null || node.isEmpty() ? warning : "Cluster master " + node + ": " + warning);
   }
 
   /**
@@ -215,17 +218,26 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     if (policy == null || policy.equalsIgnoreCase("noeviction")) {
       return null;
     }
-    String which = policy.toLowerCase(Locale.ROOT).startsWith("volatile-")
-        ? " (claim keys carry a TTL, so volatile-* policies evict them too)" : "";
-    return "Redis " + MAXMEMORY_POLICY + " is " + policy + which + ": under memory pressure"
+    String which =
+        policy.toLowerCase(Locale.ROOT).startsWith("volatile-")
+            ? " (claim keys carry a TTL, so volatile-* policies evict them too)"
+            : "";
+    return "Redis "
+        + MAXMEMORY_POLICY
+        + " is "
+        + policy
+        + which
+        + ": under memory pressure"
         + " Redis may evict claims, and a retry of an evicted claim runs its action again."
-        + " Set " + MAXMEMORY_POLICY + " noeviction on the server that holds claims"
+        + " Set "
+        + MAXMEMORY_POLICY
+        + " noeviction on the server that holds claims"
         + " (docs/stores.md, Redis: Memory)";
   }
 
   /**
-   * A store on its own client for {@code uri}: commands are rejected at once while disconnected
-   * (so an unreachable Redis fails closed without waiting), time out after 5 s, and the client
+   * A store on its own client for {@code uri}: commands are rejected at once while disconnected (so
+   * an unreachable Redis fails closed without waiting), time out after 5 s, and the client
    * reconnects by itself.
    *
    * @param uri where Redis is ({@code redis://host:6379}, {@code rediss://...}, Sentinel URIs)
@@ -236,8 +248,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   }
 
   /**
-   * A store on your client, with your client's options; {@link #close()} closes only the
-   * connection the store opened.
+   * A store on your client, with your client's options; {@link #close()} closes only the connection
+   * the store opened.
    *
    * @param client a Lettuce client
    * @return a builder
@@ -247,10 +259,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   }
 
   /**
-   * A store on your Redis Cluster client, with your client's options (give it
-   * {@link ClusterTopologyRefreshOptions} with adaptive refresh, so it follows a failover at once);
-   * {@link #close()} closes only the connections the store opened. Claim keys use the cluster
-   * layout (a hash tag after the prefix), which spreads claims over every slot.
+   * A store on your Redis Cluster client, with your client's options (give it {@link
+   * ClusterTopologyRefreshOptions} with adaptive refresh, so it follows a failover at once); {@link
+   * #close()} closes only the connections the store opened. Claim keys use the cluster layout (a
+   * hash tag after the prefix), which spreads claims over every slot.
    *
    * @param client a Lettuce cluster client
    * @return a builder
@@ -262,9 +274,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   /**
    * A store on its own Redis Cluster client, seeded by {@code seeds} (any reachable nodes; the
    * client discovers the rest): commands are rejected at once while a node is disconnected (the
-   * gate fails closed), time out after the command timeout, the topology is reloaded on
-   * {@code MOVED}/{@code ASK} and reconnects and every 30 s, and the client reconnects by itself.
-   * Claim keys use the cluster layout, as for {@link #builder(RedisClusterClient)}.
+   * gate fails closed), time out after the command timeout, the topology is reloaded on {@code
+   * MOVED}/{@code ASK} and reconnects and every 30 s, and the client reconnects by itself. Claim
+   * keys use the cluster layout, as for {@link #builder(RedisClusterClient)}.
    *
    * @param seeds one or more nodes of the cluster ({@code redis://host:port}, {@code rediss://})
    * @return a builder
@@ -305,20 +317,34 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   }
 
   private boolean held(String what, ScriptRunner.Script script, ClaimId id, byte[]... args) {
-    Long changed = call(what + " " + id, l -> l.scripts().run(script, ScriptOutputType.INTEGER,
-        keys.of(id), args));
+    Long changed =
+        call(
+            what + " " + id,
+            l -> l.scripts().run(script, ScriptOutputType.INTEGER, keys.of(id), args));
     return changed != null && changed == 1L;
   }
 
   @Override
   public ClaimAttempt claim(ClaimRequest r) {
     notNull(r, "request");
-    List<Object> reply = call("claim " + r.id(), l -> l.scripts().run(claim, ScriptOutputType.MULTI,
-        keys.of(r.id()), utf8(r.argsHash()), utf8(r.token().value()),
-        ascii(r.lease().toMillis()), ascii(r.retention().toMillis()), graceMs));
+    List<Object> reply =
+        call(
+            "claim " + r.id(),
+            l ->
+                l.scripts()
+                    .run(
+                        claim,
+                        ScriptOutputType.MULTI,
+                        keys.of(r.id()),
+                        utf8(r.argsHash()),
+                        utf8(r.token().value()),
+                        ascii(r.lease().toMillis()),
+                        ascii(r.retention().toMillis()),
+                        graceMs));
     Instant now = Instant.ofEpochMilli(number(reply.get(1)));
     ClaimRecord row = row(r.id(), reply.subList(2, reply.size()));
-    return "A".equals(text(reply.get(0))) ? new ClaimAttempt.Acquired(row, now)
+    return "A".equals(text(reply.get(0)))
+        ? new ClaimAttempt.Acquired(row, now)
         : new ClaimAttempt.Existing(row, now);
   }
 
@@ -330,11 +356,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
       byte[] body = f.get(9) == null ? new byte[0] : (byte[]) f.get(9);
       result = new StoredResult(StoredResult.Kind.valueOf(text(f.get(8))), body);
     }
-    return new ClaimRecord(id, text(f.get(0)), state, new LeaseToken(text(f.get(2))),
-        (int) number(f.get(3)), Instant.ofEpochMilli(number(f.get(4))),
-        Instant.ofEpochMilli(number(f.get(5))), Instant.ofEpochMilli(number(f.get(6))),
+    return new ClaimRecord(
+        id,
+        text(f.get(0)),
+        state,
+        new LeaseToken(text(f.get(2))),
+        (int) number(f.get(3)),
+        Instant.ofEpochMilli(number(f.get(4))),
+        Instant.ofEpochMilli(number(f.get(5))),
+        Instant.ofEpochMilli(number(f.get(6))),
         state == ClaimState.COMPLETED && f.get(7) != null
-            ? Instant.ofEpochMilli(number(f.get(7))) : null,
+            ? Instant.ofEpochMilli(number(f.get(7)))
+            : null,
         result);
   }
 
@@ -342,8 +375,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     notNull(result, "result");
     Checks.positiveMillis(retention, "retention");
-    return held("complete", complete, id, utf8(token.value()), ascii(retention.toMillis()),
-        utf8(result.kind().name()), result.body(), graceMs);
+    return held(
+        "complete",
+        complete,
+        id,
+        utf8(token.value()),
+        ascii(retention.toMillis()),
+        utf8(result.kind().name()),
+        result.body(),
+        graceMs);
   }
 
   @Override
@@ -354,8 +394,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
     Checks.positiveMillis(lease, "lease");
-    return held("extend the lease of", extend, id, utf8(token.value()),
-        ascii(lease.toMillis()), graceMs);
+    return held(
+        "extend the lease of", extend, id, utf8(token.value()), ascii(lease.toMillis()), graceMs);
   }
 
   /**
@@ -382,8 +422,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     try {
       replies = renewalLink().run(extend, claimKeys, args, lease.dividedBy(2));
     } catch (RedisException e) {
-      throw new StoreUnavailableException("could not extend " + leases.size()
-          + " leases in Redis: " + e.getMessage(), e);
+      throw new StoreUnavailableException(
+          "could not extend " + leases.size() + " leases in Redis: " + e.getMessage(), e);
     }
     for (int i = 0; i < leases.size(); i++) {
       Long changed = replies.get(i);
@@ -397,24 +437,41 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
     Checks.positiveMillis(fence, "fence");
-    return held("mark unknown", markUnknown, id, utf8(token.value()), ascii(fence.toMillis()),
-        graceMs);
+    return held(
+        "mark unknown", markUnknown, id, utf8(token.value()), ascii(fence.toMillis()), graceMs);
   }
 
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
     notNull(id, "id");
-    List<Object> fields = call("read " + id, l -> l.hmget(keys.of(id), utf8("h"), utf8("s"),
-        utf8("t"), utf8("a"), utf8("c"), utf8("l"), utf8("e"), utf8("d"), utf8("k"), utf8("r"))
-        .stream().map(kv -> (Object) kv.getValueOrElse(null)).toList());
+    List<Object> fields =
+        call(
+            "read " + id,
+            l ->
+                l
+                    .hmget(
+                        keys.of(id),
+                        utf8("h"),
+                        utf8("s"),
+                        utf8("t"),
+                        utf8("a"),
+                        utf8("c"),
+                        utf8("l"),
+                        utf8("e"),
+                        utf8("d"),
+                        utf8("k"),
+                        utf8("r"))
+                    .stream()
+                    .map(kv -> (Object) kv.getValueOrElse(null))
+                    .toList());
     return fields.get(1) == null ? Optional.empty() : Optional.of(row(id, fields));
   }
 
   /**
    * Deletes at most {@code limit} expired claims, found by {@code SCAN} over the key prefix, each
    * deleted by a script that re-checks its expiry on the server's clock (a claim taken over since
-   * the scan stays). Redis removes expired claims by itself a grace after their expiry; this is
-   * for the SPI and for sooner cleaning.
+   * the scan stays). Redis removes expired claims by itself a grace after their expiry; this is for
+   * the SPI and for sooner cleaning.
    */
   @Override
   public int purgeExpired(int limit) {
@@ -426,8 +483,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     ScanArgs args = ScanArgs.Builder.matches(keys.pattern()).limit(500);
     do {
       ScanCursor from = cursor;
-      KeyScanCursor<byte[]> page = call("scan for expired claims",
-          l -> l.scan(from, args));
+      KeyScanCursor<byte[]> page = call("scan for expired claims", l -> l.scan(from, args));
       for (byte[] key : page.getKeys()) {
         if (deleted >= limit) {
           return deleted;
@@ -482,7 +538,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private Duration grace = Duration.ofMinutes(1);
     private Duration timeout = Duration.ofSeconds(5);
 
-    private Builder(RedisURI uri, RedisClient client, List<RedisURI> clusterSeeds,
+    private Builder(
+        RedisURI uri,
+        RedisClient client,
+        List<RedisURI> clusterSeeds,
         RedisClusterClient clusterClient) {
       this.uri = uri;
       this.client = client;
@@ -491,24 +550,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     }
 
     /**
-     * @param prefix what every claim key starts with; {@code mcpgate:} by default. On a cluster
-     *     it must not contain <code>{</code> (it would become the hash tag and put every claim in
-     *     one slot): {@link #build()} refuses it
+     * @param prefix what every claim key starts with; {@code mcpgate:} by default. On a cluster it
+     *     must not contain <code>{</code> (it would become the hash tag and put every claim in one
+     *     slot): {@link #build()} refuses it
      */
     public Builder keyPrefix(String prefix) {
       notNull(prefix, "prefix");
       if (prefix.isEmpty()) {
-        throw new IllegalArgumentException("keyPrefix must not be empty: the store's keys must"
-            + " be told from the application's");
+        throw new IllegalArgumentException(
+            "keyPrefix must not be empty: the store's keys must"
+                + " be told from the application's");
       }
       this.prefix = prefix;
       return this;
     }
 
     /**
-     * @param grace how long after its expiry a claim stays in Redis before Redis removes it
-     *     (an expired claim is free for a new call at once; the grace only keeps it readable
-     *     for operators and {@link #purgeExpired}); 1 minute by default, zero or more
+     * @param grace how long after its expiry a claim stays in Redis before Redis removes it (an
+     *     expired claim is free for a new call at once; the grace only keeps it readable for
+     *     operators and {@link #purgeExpired}); 1 minute by default, zero or more
      */
     public Builder expiryGrace(Duration grace) {
       this.grace = Checks.notNegative(grace, "grace");
@@ -516,9 +576,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     }
 
     /**
-     * @param timeout how long a command may take before it fails (and the gate fails closed);
-     *     5 s by default; only for a store that makes its own client ({@link RedisURI},
-     *     {@link RedisIdempotencyStore#clusterBuilder})
+     * @param timeout how long a command may take before it fails (and the gate fails closed); 5 s
+     *     by default; only for a store that makes its own client ({@link RedisURI}, {@link
+     *     RedisIdempotencyStore#clusterBuilder})
      */
     public Builder commandTimeout(Duration timeout) {
       this.timeout = Checks.positiveMillis(timeout, "timeout");
@@ -527,8 +587,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
     /**
      * Builds the store without connecting: the first command connects (and a failed connection is
-     * tried again by the next one), so a service can start while Redis is down. Call
-     * {@link RedisIdempotencyStore#verify()} for a startup check.
+     * tried again by the next one), so a service can start while Redis is down. Call {@link
+     * RedisIdempotencyStore#verify()} for a startup check.
      *
      * @return the store
      * @throws IllegalArgumentException when a cluster store's prefix contains <code>{</code>
@@ -539,10 +599,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
       }
       if (uri != null) {
         RedisClient own = RedisClient.create(uri);
-        own.setOptions(ClientOptions.builder()
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .timeoutOptions(TimeoutOptions.enabled(timeout))
-            .build());
+        own.setOptions(
+            ClientOptions.builder()
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .build());
         return new RedisIdempotencyStore(this, Connector.of(own), new ClaimKeys(prefix), own);
       }
       ClaimKeys clusterKeys = ClaimKeys.hashTagged(prefix);
@@ -550,14 +611,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         return new RedisIdempotencyStore(this, Connector.of(clusterClient), clusterKeys, null);
       }
       RedisClusterClient own = RedisClusterClient.create(clusterSeeds);
-      own.setOptions(ClusterClientOptions.builder()
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .timeoutOptions(TimeoutOptions.enabled(timeout))
-          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enableAllAdaptiveRefreshTriggers()
-              .enablePeriodicRefresh(Duration.ofSeconds(30))
-              .build())
-          .build());
+      own.setOptions(
+          ClusterClientOptions.builder()
+              .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+              .timeoutOptions(TimeoutOptions.enabled(timeout))
+              .topologyRefreshOptions(
+                  ClusterTopologyRefreshOptions.builder()
+                      .enableAllAdaptiveRefreshTriggers()
+                      .enablePeriodicRefresh(Duration.ofSeconds(30))
+                      .build())
+              .build());
       return new RedisIdempotencyStore(this, Connector.of(own), clusterKeys, own);
     }
   }

@@ -18,17 +18,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The renewals' own connection, which no tool's command shares: it runs one script per key
- * ({@code EVALSHA}, one key each, so every script stays in its key's slot in Redis Cluster) as one
- * pipeline: every script is sent before any answer is awaited, so that a renewal of n leases is
- * one round trip. On one server the scripts are also written and flushed together. On a cluster
+ * The renewals' own connection, which no tool's command shares: it runs one script per key ({@code
+ * EVALSHA}, one key each, so every script stays in its key's slot in Redis Cluster) as one
+ * pipeline: every script is sent before any answer is awaited, so that a renewal of n leases is one
+ * round trip. On one server the scripts are also written and flushed together. On a cluster
  * connection each script is written as it is sent (Lettuce routes it to its slot's node, opening
  * that node's connection on demand, which a held-back flush could strand); the nodes answer in
- * parallel, so the batch still costs one round trip. A node that does not know the script yet
- * (a restart, a failover, {@code SCRIPT FLUSH}) is sent the keys it refused once more as
- * {@code EVAL}, which runs and caches the script there: a second round trip. One batch at a time.
- * The connection names itself {@value #CLIENT_NAME} ({@code CLIENT SETNAME}; on a cluster, on
- * every node connection).
+ * parallel, so the batch still costs one round trip. A node that does not know the script yet (a
+ * restart, a failover, {@code SCRIPT FLUSH}) is sent the keys it refused once more as {@code EVAL},
+ * which runs and caches the script there: a second round trip. One batch at a time. The connection
+ * names itself {@value #CLIENT_NAME} ({@code CLIENT SETNAME}; on a cluster, on every node
+ * connection).
  */
 final class RenewalPipeline implements AutoCloseable {
   private final StatefulConnection<byte[], byte[]> connection;
@@ -38,8 +38,10 @@ final class RenewalPipeline implements AutoCloseable {
   /** The name the renewal connection gives itself, for {@code CLIENT LIST}. */
   static final String CLIENT_NAME = "mcpgate-renewals";
 
-  private RenewalPipeline(StatefulConnection<byte[], byte[]> connection,
-      RedisScriptingAsyncCommands<byte[], byte[]> async, boolean heldFlush) {
+  private RenewalPipeline(
+      StatefulConnection<byte[], byte[]> connection,
+      RedisScriptingAsyncCommands<byte[], byte[]> async,
+      boolean heldFlush) {
     this.connection = connection;
     this.async = async;
     this.heldFlush = heldFlush;
@@ -73,15 +75,15 @@ final class RenewalPipeline implements AutoCloseable {
   /**
    * Runs {@code script} once per key, with that key's arguments, in one pipeline.
    *
-   * @param within the longest wait for the answers (the connection's timeout if shorter): a
-   *     renewal late past half a lease is no use, and a slow node must not hold the renewals of
-   *     the others (they are sent again next period)
+   * @param within the longest wait for the answers (the connection's timeout if shorter): a renewal
+   *     late past half a lease is no use, and a slow node must not hold the renewals of the others
+   *     (they are sent again next period)
    * @return each key's integer reply, in the keys' order
-   * @throws RedisException if the server could not be asked, a script failed or the answers did
-   *     not all come within the wait (then which scripts ran is not known)
+   * @throws RedisException if the server could not be asked, a script failed or the answers did not
+   *     all come within the wait (then which scripts ran is not known)
    */
-  synchronized List<Long> run(ScriptRunner.Script script, List<byte[]> keys,
-      List<byte[][]> args, Duration within) {
+  synchronized List<Long> run(
+      ScriptRunner.Script script, List<byte[]> keys, List<byte[][]> args, Duration within) {
     Duration wait = timeout().compareTo(within) < 0 ? timeout() : within;
     long deadline = System.nanoTime() + wait.toNanos();
     List<Long> replies = new ArrayList<>(keys.size());
@@ -104,8 +106,8 @@ final class RenewalPipeline implements AutoCloseable {
     return replies;
   }
 
-  private List<RedisFuture<Long>> send(ScriptRunner.Script script, List<byte[]> keys,
-      List<byte[][]> args, List<Integer> only) {
+  private List<RedisFuture<Long>> send(
+      ScriptRunner.Script script, List<byte[]> keys, List<byte[][]> args, List<Integer> only) {
     List<RedisFuture<Long>> sent = new ArrayList<>();
     try {
       if (only == null) {
@@ -114,7 +116,7 @@ final class RenewalPipeline implements AutoCloseable {
         }
       } else {
         for (int i : only) {
-          sent.add(eval(script, keys.get(i), args.get(i)));   // runs and caches it there
+          sent.add(eval(script, keys.get(i), args.get(i))); // runs and caches it there
         }
       }
     } finally {
@@ -138,7 +140,8 @@ final class RenewalPipeline implements AutoCloseable {
   private Duration timeout() {
     Duration timeout = connection.getTimeout();
     return timeout == null || timeout.isZero() || timeout.isNegative()
-        ? Duration.ofSeconds(60) : timeout;
+        ? Duration.ofSeconds(60)
+        : timeout;
   }
 
   private static <T> T await(RedisFuture<T> future, long deadlineNanos) {

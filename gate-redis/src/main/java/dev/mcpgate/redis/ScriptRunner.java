@@ -9,10 +9,10 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * Runs the store's scripts by their SHA-1 ({@code EVALSHA}, one round trip with a small request);
- * a server that does not know a script yet (a restart, a failover, {@code SCRIPT FLUSH}) gets it
- * once with {@code EVAL}, which also caches it there. On a cluster connection both go to the
- * node that serves the key's slot, so each node loads the script the first time it is asked.
+ * Runs the store's scripts by their SHA-1 ({@code EVALSHA}, one round trip with a small request); a
+ * server that does not know a script yet (a restart, a failover, {@code SCRIPT FLUSH}) gets it once
+ * with {@code EVAL}, which also caches it there. On a cluster connection both go to the node that
+ * serves the key's slot, so each node loads the script the first time it is asked.
  */
 final class ScriptRunner {
   private final RedisScriptingCommands<byte[], byte[]> redis;
@@ -26,8 +26,8 @@ final class ScriptRunner {
     static Script of(String text) {
       byte[] body = text.getBytes(StandardCharsets.UTF_8);
       try {
-        return new Script(body, HexFormat.of().formatHex(
-            MessageDigest.getInstance("SHA-1").digest(body)));
+        return new Script(
+            body, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body)));
       } catch (NoSuchAlgorithmException e) {
         throw new IllegalStateException("every JDK has SHA-1", e);
       }

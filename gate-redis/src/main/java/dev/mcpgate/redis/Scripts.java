@@ -2,67 +2,73 @@ package dev.mcpgate.redis;
 
 /**
  * The store's server-side scripts. Each is one round trip, atomic on the server, and reads the
- * decision clock there ({@code TIME}), never the JVM's. A claim is one hash under one key:
- * {@code h} argument hash, {@code s} state, {@code t} lease token, {@code a} attempt, {@code c}
- * created, {@code l} lease end, {@code e} expiry, {@code d} completed, {@code k} result kind,
- * {@code r} result; times in epoch milliseconds. The key's own expiry is the row's expiry plus a
- * grace, so Redis removes a claim by itself a little after it has expired.
+ * decision clock there ({@code TIME}), never the JVM's. A claim is one hash under one key: {@code
+ * h} argument hash, {@code s} state, {@code t} lease token, {@code a} attempt, {@code c} created,
+ * {@code l} lease end, {@code e} expiry, {@code d} completed, {@code k} result kind, {@code r}
+ * result; times in epoch milliseconds. The key's own expiry is the row's expiry plus a grace, so
+ * Redis removes a claim by itself a little after it has expired.
  */
 final class Scripts {
   private Scripts() {}
 
-  private static final String NOW = """
+  private static final String NOW =
+      """
       local t = redis.call('TIME')
       local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
       local function n(x) return string.format('%.0f', x) end
       """;
 
   /**
-   * KEYS: claim. ARGV: hash, token, lease ms, retention ms, grace ms. Returns {'A' or 'E', now,
-   * h, s, t, a, c, l, e, d, k, r}: acquired (the new row) or existing (the row found, unchanged).
-   * The decision is the SPI's one takeover rule ({@code spi.Takeover}): only an in-progress row
-   * is taken over by lease expiry; an unknown one stays fenced until it expires.
+   * KEYS: claim. ARGV: hash, token, lease ms, retention ms, grace ms. Returns {'A' or 'E', now, h,
+   * s, t, a, c, l, e, d, k, r}: acquired (the new row) or existing (the row found, unchanged). The
+   * decision is the SPI's one takeover rule ({@code spi.Takeover}): only an in-progress row is
+   * taken over by lease expiry; an unknown one stays fenced until it expires.
    */
-  static final String CLAIM = NOW + """
-      local key, hash, token = KEYS[1], ARGV[1], ARGV[2]
-      local lease, retention, grace = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-      local f = redis.call('HMGET', key, 'h', 's', 't', 'a', 'c', 'l', 'e', 'd', 'k', 'r')
-      local attempt = 1
-      if f[2] then
-        local expired = tonumber(f[7]) <= now
-        local takeable = expired
-            or (f[2] == 'IN_PROGRESS' and tonumber(f[6]) <= now and f[1] == hash)
-        if not takeable then
-          return {'E', n(now), f[1], f[2], f[3], f[4], f[5], f[6], f[7],
-                  f[8] or false, f[9] or false, f[10] or false}
-        end
-        if not expired then attempt = tonumber(f[4]) + 1 end
-        redis.call('DEL', key)
-      end
-      local expires = now + retention
-      redis.call('HSET', key, 'h', hash, 's', 'IN_PROGRESS', 't', token, 'a', n(attempt),
-                 'c', n(now), 'l', n(now + lease), 'e', n(expires))
-      redis.call('PEXPIREAT', key, n(expires + grace))
-      return {'A', n(now), hash, 'IN_PROGRESS', token, tostring(attempt), n(now),
-              n(now + lease), n(expires), false, false, false}
-      """;
+  static final String CLAIM =
+      NOW
+          + """
+          local key, hash, token = KEYS[1], ARGV[1], ARGV[2]
+          local lease, retention, grace = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+          local f = redis.call('HMGET', key, 'h', 's', 't', 'a', 'c', 'l', 'e', 'd', 'k', 'r')
+          local attempt = 1
+          if f[2] then
+            local expired = tonumber(f[7]) <= now
+            local takeable = expired
+                or (f[2] == 'IN_PROGRESS' and tonumber(f[6]) <= now and f[1] == hash)
+            if not takeable then
+              return {'E', n(now), f[1], f[2], f[3], f[4], f[5], f[6], f[7],
+                      f[8] or false, f[9] or false, f[10] or false}
+            end
+            if not expired then attempt = tonumber(f[4]) + 1 end
+            redis.call('DEL', key)
+          end
+          local expires = now + retention
+          redis.call('HSET', key, 'h', hash, 's', 'IN_PROGRESS', 't', token, 'a', n(attempt),
+                     'c', n(now), 'l', n(now + lease), 'e', n(expires))
+          redis.call('PEXPIREAT', key, n(expires + grace))
+          return {'A', n(now), hash, 'IN_PROGRESS', token, tostring(attempt), n(now),
+                  n(now + lease), n(expires), false, false, false}
+          """;
 
   /**
    * KEYS: claim. ARGV: token, retention ms, kind, result, grace ms. Completes only a row held by
    * the token and not completed. Returns 1 or 0.
    */
-  static final String COMPLETE = NOW + """
-      local f = redis.call('HMGET', KEYS[1], 't', 's')
-      if f[1] ~= ARGV[1] or not f[2] or f[2] == 'COMPLETED' then return 0 end
-      local expires = now + tonumber(ARGV[2])
-      redis.call('HSET', KEYS[1], 's', 'COMPLETED', 'd', n(now), 'e', n(expires),
-                 'k', ARGV[3], 'r', ARGV[4])
-      redis.call('PEXPIREAT', KEYS[1], n(expires + tonumber(ARGV[5])))
-      return 1
-      """;
+  static final String COMPLETE =
+      NOW
+          + """
+          local f = redis.call('HMGET', KEYS[1], 't', 's')
+          if f[1] ~= ARGV[1] or not f[2] or f[2] == 'COMPLETED' then return 0 end
+          local expires = now + tonumber(ARGV[2])
+          redis.call('HSET', KEYS[1], 's', 'COMPLETED', 'd', n(now), 'e', n(expires),
+                     'k', ARGV[3], 'r', ARGV[4])
+          redis.call('PEXPIREAT', KEYS[1], n(expires + tonumber(ARGV[5])))
+          return 1
+          """;
 
   /** KEYS: claim. ARGV: token. Deletes a row held by the token and not completed. 1 or 0. */
-  static final String RELEASE = """
+  static final String RELEASE =
+      """
       local f = redis.call('HMGET', KEYS[1], 't', 's')
       if f[1] ~= ARGV[1] or not f[2] or f[2] == 'COMPLETED' then return 0 end
       redis.call('DEL', KEYS[1])
@@ -73,36 +79,42 @@ final class Scripts {
    * KEYS: claim. ARGV: token, lease ms, grace ms. Extends the lease of an in-progress row held by
    * the token (and its expiry, to outlive the lease). 1 or 0.
    */
-  static final String EXTEND = NOW + """
-      local f = redis.call('HMGET', KEYS[1], 't', 's', 'e')
-      if f[1] ~= ARGV[1] or f[2] ~= 'IN_PROGRESS' then return 0 end
-      local leaseEnd = now + tonumber(ARGV[2])
-      redis.call('HSET', KEYS[1], 'l', n(leaseEnd))
-      if tonumber(f[3]) < leaseEnd then
-        redis.call('HSET', KEYS[1], 'e', n(leaseEnd))
-        redis.call('PEXPIREAT', KEYS[1], n(leaseEnd + tonumber(ARGV[3])))
-      end
-      return 1
-      """;
+  static final String EXTEND =
+      NOW
+          + """
+          local f = redis.call('HMGET', KEYS[1], 't', 's', 'e')
+          if f[1] ~= ARGV[1] or f[2] ~= 'IN_PROGRESS' then return 0 end
+          local leaseEnd = now + tonumber(ARGV[2])
+          redis.call('HSET', KEYS[1], 'l', n(leaseEnd))
+          if tonumber(f[3]) < leaseEnd then
+            redis.call('HSET', KEYS[1], 'e', n(leaseEnd))
+            redis.call('PEXPIREAT', KEYS[1], n(leaseEnd + tonumber(ARGV[3])))
+          end
+          return 1
+          """;
 
   /**
    * KEYS: claim. ARGV: token, fence ms, grace ms. Marks an in-progress row held by the token
    * unknown and sets it to expire a fence from now (the key a grace after). 1 or 0.
    */
-  static final String MARK_UNKNOWN = NOW + """
-      local f = redis.call('HMGET', KEYS[1], 't', 's')
-      if f[1] ~= ARGV[1] or f[2] ~= 'IN_PROGRESS' then return 0 end
-      local expires = now + tonumber(ARGV[2])
-      redis.call('HSET', KEYS[1], 's', 'UNKNOWN', 'e', n(expires))
-      redis.call('PEXPIREAT', KEYS[1], n(expires + tonumber(ARGV[3])))
-      return 1
-      """;
+  static final String MARK_UNKNOWN =
+      NOW
+          + """
+          local f = redis.call('HMGET', KEYS[1], 't', 's')
+          if f[1] ~= ARGV[1] or f[2] ~= 'IN_PROGRESS' then return 0 end
+          local expires = now + tonumber(ARGV[2])
+          redis.call('HSET', KEYS[1], 's', 'UNKNOWN', 'e', n(expires))
+          redis.call('PEXPIREAT', KEYS[1], n(expires + tonumber(ARGV[3])))
+          return 1
+          """;
 
   /** KEYS: claim. Deletes the row if it has expired at the server's clock. 1 or 0. */
-  static final String PURGE = NOW + """
-      local e = redis.call('HGET', KEYS[1], 'e')
-      if not e or tonumber(e) > now then return 0 end
-      redis.call('DEL', KEYS[1])
-      return 1
-      """;
+  static final String PURGE =
+      NOW
+          + """
+          local e = redis.call('HGET', KEYS[1], 'e')
+          if not e or tonumber(e) > now then return 0 end
+          redis.call('DEL', KEYS[1])
+          return 1
+          """;
 }

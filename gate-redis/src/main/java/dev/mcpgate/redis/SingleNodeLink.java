@@ -47,7 +47,9 @@ final class SingleNodeLink implements RedisLink {
     return redis.time();
   }
 
-  /** @return the one server, under the name "" */
+  /**
+   * @return the one server, under the name ""
+   */
   @Override
   public Map<String, RedisCommands<byte[], byte[]>> nodes() {
     return Map.of("", redis);

@@ -21,10 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The busy-server scenario on Redis, with the default policy (a 2 s lease renewed every 500 ms):
- * 40 calls arrive together, each action runs 3 s, and each client, hearing nothing, sends its
- * call again after 2.5 s. No action runs twice while its first attempt is alive: every retry
- * is refused as in progress or replays the first result.
+ * The busy-server scenario on Redis, with the default policy (a 2 s lease renewed every 500 ms): 40
+ * calls arrive together, each action runs 3 s, and each client, hearing nothing, sends its call
+ * again after 2.5 s. No action runs twice while its first attempt is alive: every retry is refused
+ * as in progress or replays the first result.
  */
 class BusyServerLivenessTest {
 
@@ -34,30 +34,42 @@ class BusyServerLivenessTest {
     String tenant = "busy-" + UUID.randomUUID();
     Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     ExecutorService pool = Executors.newFixedThreadPool(calls * 2);
-    try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(TestRedis.client())
-        .keyPrefix("mcpgate-busy:").build();
+    try (RedisIdempotencyStore store =
+            RedisIdempotencyStore.builder(TestRedis.client()).keyPrefix("mcpgate-busy:").build();
         IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       CountDownLatch start = new CountDownLatch(1);
       List<Future<GateResult<String>>> firsts = new ArrayList<>();
       List<Future<GateResult<String>>> retries = new ArrayList<>();
       for (int i = 0; i < calls; i++) {
         ToolCall call = ToolCall.of(tenant, "refund_order", "k-" + i, Map.of("order", i));
-        firsts.add(pool.submit(() -> {
-          start.await();
-          return gate.execute(call, ResultMapper.utf8(), ctx -> {
-            runs.computeIfAbsent(call.id().key(), k -> new AtomicInteger()).incrementAndGet();
-            Thread.sleep(3_000);
-            return "refunded " + call.id().key();
-          });
-        }));
-        retries.add(pool.submit(() -> {
-          start.await();
-          Thread.sleep(2_500);
-          return gate.execute(call, ResultMapper.utf8(), ctx -> {
-            runs.computeIfAbsent(call.id().key(), k -> new AtomicInteger()).incrementAndGet();
-            return "refunded again " + call.id().key();
-          });
-        }));
+        firsts.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return gate.execute(
+                      call,
+                      ResultMapper.utf8(),
+                      ctx -> {
+                        runs.computeIfAbsent(call.id().key(), k -> new AtomicInteger())
+                            .incrementAndGet();
+                        Thread.sleep(3_000);
+                        return "refunded " + call.id().key();
+                      });
+                }));
+        retries.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  Thread.sleep(2_500);
+                  return gate.execute(
+                      call,
+                      ResultMapper.utf8(),
+                      ctx -> {
+                        runs.computeIfAbsent(call.id().key(), k -> new AtomicInteger())
+                            .incrementAndGet();
+                        return "refunded again " + call.id().key();
+                      });
+                }));
       }
       start.countDown();
       for (Future<GateResult<String>> f : firsts) {

@@ -50,8 +50,8 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
 
   @Override
   protected IdempotencyStore createStore() {
-    clusterStore = RedisIdempotencyStore.builder(TestRedisCluster.client()).keyPrefix(PREFIX)
-        .build();
+    clusterStore =
+        RedisIdempotencyStore.builder(TestRedisCluster.client()).keyPrefix(PREFIX).build();
     return clusterStore;
   }
 
@@ -72,7 +72,9 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
     return new int[] {16, 1000};
   }
 
-  /** @return the master that serves {@code key}'s slot, as host:port, by CLUSTER KEYSLOT */
+  /**
+   * @return the master that serves {@code key}'s slot, as host:port, by CLUSTER KEYSLOT
+   */
   private static String masterOf(StatefulRedisClusterConnection<byte[], byte[]> c, byte[] key) {
     int slot = c.sync().clusterKeyslot(key).intValue();
     RedisClusterNode master = c.getPartitions().getMasterBySlot(slot);
@@ -80,7 +82,8 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
   }
 
   private static List<RedisClusterNode> masters(StatefulRedisClusterConnection<?, ?> c) {
-    return c.getPartitions().stream().filter(n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM))
+    return c.getPartitions().stream()
+        .filter(n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM))
         .toList();
   }
 
@@ -98,10 +101,11 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
         byte[] key = keys.of(id);
         String master = masterOf(c, key);
         perMaster.merge(master, 1, Integer::sum);
-        RedisClusterNode node = c.getPartitions().getMasterBySlot(
-            c.sync().clusterKeyslot(key).intValue());
+        RedisClusterNode node =
+            c.getPartitions().getMasterBySlot(c.sync().clusterKeyslot(key).intValue());
         assertThat(c.getConnection(node.getNodeId()).sync().exists(key))
-            .as("claim %s is on %s, the master of its slot", id.key(), master).isEqualTo(1L);
+            .as("claim %s is on %s, the master of its slot", id.key(), master)
+            .isEqualTo(1L);
       }
       System.err.println("[mcpgate tests] Redis Cluster: 300 claims per master " + perMaster);
       java.util.Set<String> serving = new java.util.TreeSet<>();
@@ -109,8 +113,10 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
         RedisURI uri = c.getPartitions().getMasterBySlot(slot).getUri();
         serving.add(uri.getHost() + ":" + uri.getPort());
       }
-      assertThat(perMaster.keySet()).as("every master that serves slots holds claims")
-          .isEqualTo(serving).hasSizeGreaterThanOrEqualTo(3);
+      assertThat(perMaster.keySet())
+          .as("every master that serves slots holds claims")
+          .isEqualTo(serving)
+          .hasSizeGreaterThanOrEqualTo(3);
       assertThat(perMaster.values()).allSatisfy(n -> assertThat(n).isGreaterThan(50));
     }
   }
@@ -123,7 +129,9 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
       byte[] key = keys.of(new ClaimId("{tenant}", "{tool}", "{same}" + i));
       slots.add(io.lettuce.core.cluster.SlotHash.getSlot(key));
     }
-    assertThat(slots).as("braces in tenant, tool or key do not pick the slot").hasSizeGreaterThan(40);
+    assertThat(slots)
+        .as("braces in tenant, tool or key do not pick the slot")
+        .hasSizeGreaterThan(40);
   }
 
   @Test
@@ -137,11 +145,17 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
 
   @Test
   void aClusterPrefixWithABraceIsRefusedByName() {
-    assertThatThrownBy(() -> RedisIdempotencyStore.builder(TestRedisCluster.client())
-        .keyPrefix("app{x}:").build()).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("\"app{x}:\"").hasMessageContaining("one slot");
+    assertThatThrownBy(
+            () ->
+                RedisIdempotencyStore.builder(TestRedisCluster.client())
+                    .keyPrefix("app{x}:")
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("\"app{x}:\"")
+        .hasMessageContaining("one slot");
     assertThatThrownBy(() -> RedisIdempotencyStore.clusterBuilder(List.of()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("seed");
   }
 
   @Test
@@ -156,8 +170,9 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
       leases.add(new HeldLease(id, token));
     }
     assertThat(clusterStore.extendLeases(leases, LONG)).hasSize(60);
-    try (StatefulRedisClusterConnection<String, String> admin = TestRedisCluster.client().connect()) {
-      admin.sync().scriptFlush();   // every master forgets the scripts
+    try (StatefulRedisClusterConnection<String, String> admin =
+        TestRedisCluster.client().connect()) {
+      admin.sync().scriptFlush(); // every master forgets the scripts
     }
 
     assertThat(clusterStore.extendLeases(leases, LONG)).hasSize(60);
@@ -171,15 +186,17 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
 
   @Test
   void verifyChecksEveryMasterAndWarnsOfAnEvictingOne() {
-    try (StatefulRedisClusterConnection<String, String> admin = TestRedisCluster.client().connect()) {
+    try (StatefulRedisClusterConnection<String, String> admin =
+        TestRedisCluster.client().connect()) {
       RedisClusterNode first = masters(admin).get(0);
       StatefulRedisConnection<String, String> node = admin.getConnection(first.getNodeId());
       String old = node.sync().configGet("maxmemory-policy").get("maxmemory-policy");
       try {
         node.sync().configSet("maxmemory-policy", "allkeys-lru");
         String log = logOf(clusterStore::verify);
-        assertThat(log).contains("WARN").contains("Cluster master "
-            + first.getUri().getHost() + ":" + first.getUri().getPort())
+        assertThat(log)
+            .contains("WARN")
+            .contains("Cluster master " + first.getUri().getHost() + ":" + first.getUri().getPort())
             .contains("maxmemory-policy is allkeys-lru");
         node.sync().configSet("maxmemory-policy", "noeviction");
         assertThat(logOf(clusterStore::verify)).doesNotContain("maxmemory-policy");
@@ -199,8 +216,7 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
     }
 
     @Override
-    public boolean complete(ClaimId id, LeaseToken token, StoredResult result,
-        Duration retention) {
+    public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
       try {
         boolean done = super.complete(id, token, result, retention);
         if (done) {
@@ -223,8 +239,8 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
     AtomicInteger done = new AtomicInteger();
     RedisClusterClient client = TestRedisCluster.newClient();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try (RedisIdempotencyStore redis = RedisIdempotencyStore.builder(client).keyPrefix(PREFIX)
-        .build();
+    try (RedisIdempotencyStore redis =
+            RedisIdempotencyStore.builder(client).keyPrefix(PREFIX).build();
         StatefulRedisClusterConnection<String, String> admin = client.connect()) {
       Acknowledged acked = new Acknowledged(redis);
       IdempotencyGate gate = IdempotencyGate.builder(acked).build();
@@ -232,32 +248,39 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
       List<Future<?>> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int first = t;
-        workers.add(pool.submit(() -> {
-          start.await();
-          for (int round = 0; round < 2; round++) {          // every key called twice
-            for (int k = first; k < keys; k += threads) {
-              ToolCall call = call("failover-" + k, Map.of("n", k));
-              for (int attempt = 0; attempt < 200; attempt++) {
-                try {
-                  GateResult<String> r = gate.execute(call, ResultMapper.utf8(), ctx -> {
-                    runs.computeIfAbsent(call.id().key(), x -> new AtomicInteger())
-                        .incrementAndGet();
-                    return "done " + call.id().key();
-                  });
-                  if (r instanceof GateResult.Executed || r instanceof GateResult.Replayed) {
-                    break;
+        workers.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int round = 0; round < 2; round++) { // every key called twice
+                    for (int k = first; k < keys; k += threads) {
+                      ToolCall call = call("failover-" + k, Map.of("n", k));
+                      for (int attempt = 0; attempt < 200; attempt++) {
+                        try {
+                          GateResult<String> r =
+                              gate.execute(
+                                  call,
+                                  ResultMapper.utf8(),
+                                  ctx -> {
+                                    runs.computeIfAbsent(call.id().key(), x -> new AtomicInteger())
+                                        .incrementAndGet();
+                                    return "done " + call.id().key();
+                                  });
+                          if (r instanceof GateResult.Executed
+                              || r instanceof GateResult.Replayed) {
+                            break;
+                          }
+                          refusedOrUnavailable.incrementAndGet();
+                        } catch (StoreUnavailableException notRun) {
+                          refusedOrUnavailable.incrementAndGet();
+                        }
+                        Thread.sleep(20);
+                      }
+                      done.incrementAndGet();
+                    }
                   }
-                  refusedOrUnavailable.incrementAndGet();
-                } catch (StoreUnavailableException notRun) {
-                  refusedOrUnavailable.incrementAndGet();
-                }
-                Thread.sleep(20);
-              }
-              done.incrementAndGet();
-            }
-          }
-          return null;
-        }));
+                  return null;
+                }));
       }
       start.countDown();
       while (done.get() < keys / 2) {
@@ -265,8 +288,11 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
       }
 
       RedisClusterNode master = masters(admin).get(0);
-      RedisClusterNode replica = admin.getPartitions().stream()
-          .filter(n -> master.getNodeId().equals(n.getSlaveOf())).findFirst().orElseThrow();
+      RedisClusterNode replica =
+          admin.getPartitions().stream()
+              .filter(n -> master.getNodeId().equals(n.getSlaveOf()))
+              .findFirst()
+              .orElseThrow();
       int doneAtFailover = done.get();
       RedisClient direct = RedisClient.create(replica.getUri());
       try (StatefulRedisConnection<String, String> toReplica = direct.connect()) {
@@ -278,7 +304,8 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
         assertThat(toReplica.sync().clusterFailover(false)).isEqualTo("OK");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (!"master".equals(String.valueOf(toReplica.sync().role().get(0)))) {
-          assertThat(System.nanoTime()).as("the replica became master within 15 s")
+          assertThat(System.nanoTime())
+              .as("the replica became master within 15 s")
               .isLessThan(deadline);
           Thread.sleep(20);
         }
@@ -290,23 +317,43 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
       for (Future<?> w : workers) {
         w.get(120, TimeUnit.SECONDS);
       }
-      System.err.println("[mcpgate tests] Redis Cluster failover: " + replica.getUri()
-          + " took over from " + master.getUri() + " with " + doneAtFailover + " of "
-          + (2 * keys) + " calls answered (" + doneAfterFailover + " when it was master); "
-          + acked.results.size() + " completions acknowledged, " + acked.failed.get()
-          + " completions failed, " + refusedOrUnavailable.get() + " calls refused or not run"
-          + " (then retried)");
+      System.err.println(
+          "[mcpgate tests] Redis Cluster failover: "
+              + replica.getUri()
+              + " took over from "
+              + master.getUri()
+              + " with "
+              + doneAtFailover
+              + " of "
+              + (2 * keys)
+              + " calls answered ("
+              + doneAfterFailover
+              + " when it was master); "
+              + acked.results.size()
+              + " completions acknowledged, "
+              + acked.failed.get()
+              + " completions failed, "
+              + refusedOrUnavailable.get()
+              + " calls refused or not run"
+              + " (then retried)");
 
-      assertThat(runs.values()).as("no action ran twice")
+      assertThat(runs.values())
+          .as("no action ran twice")
           .allSatisfy(n -> assertThat(n).hasValue(1));
       assertThat(runs).hasSize(keys);
       assertThat(acked.results).hasSize(keys);
       for (Map.Entry<String, String> ack : acked.results.entrySet()) {
-        assertThat(gate.execute(call(ack.getKey(), Map.of("n", Integer.parseInt(
-            ack.getKey().substring("failover-".length())))), ResultMapper.utf8(),
-            ctx -> "ran again")).as("the acknowledged result of %s", ack.getKey())
-            .isInstanceOfSatisfying(GateResult.Replayed.class,
-                r -> assertThat(r.value()).isEqualTo(ack.getValue()));
+        assertThat(
+                gate.execute(
+                    call(
+                        ack.getKey(),
+                        Map.of(
+                            "n", Integer.parseInt(ack.getKey().substring("failover-".length())))),
+                    ResultMapper.utf8(),
+                    ctx -> "ran again"))
+            .as("the acknowledged result of %s", ack.getKey())
+            .isInstanceOfSatisfying(
+                GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo(ack.getValue()));
       }
     } finally {
       pool.shutdownNow();
@@ -314,7 +361,9 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
     }
   }
 
-  /** @return what slf4j-simple wrote to System.err while {@code action} ran */
+  /**
+   * @return what slf4j-simple wrote to System.err while {@code action} ran
+   */
   private static String logOf(Runnable action) {
     java.io.PrintStream err = System.err;
     java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();

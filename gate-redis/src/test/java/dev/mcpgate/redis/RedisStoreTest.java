@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.ClaimId;
-import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
@@ -35,16 +35,16 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * The store contract on a real Redis server, plus what only the Redis store promises: round
- * trips, keys that never collide, and failing closed while the server is down.
+ * The store contract on a real Redis server, plus what only the Redis store promises: round trips,
+ * keys that never collide, and failing closed while the server is down.
  */
 class RedisStoreTest extends IdempotencyStoreContract {
   private RedisIdempotencyStore redisStore;
 
   @Override
   protected IdempotencyStore createStore() {
-    redisStore = RedisIdempotencyStore.builder(TestRedis.client()).keyPrefix("mcpgate-test:")
-        .build();
+    redisStore =
+        RedisIdempotencyStore.builder(TestRedis.client()).keyPrefix("mcpgate-test:").build();
     return redisStore;
   }
 
@@ -86,10 +86,10 @@ class RedisStoreTest extends IdempotencyStoreContract {
     RedisClient counted = RedisClient.create(RedisURI.create(TestRedis.url()));
     Counter counter = new Counter();
     counted.addListener(counter);
-    try (RedisIdempotencyStore s = RedisIdempotencyStore.builder(counted)
-        .keyPrefix("mcpgate-test:").build()) {
+    try (RedisIdempotencyStore s =
+        RedisIdempotencyStore.builder(counted).keyPrefix("mcpgate-test:").build()) {
       IdempotencyGate gate = IdempotencyGate.builder(s).build();
-      gate.execute(call("warm-up", Map.of()), ResultMapper.utf8(), ctx -> "x");  // scripts cached
+      gate.execute(call("warm-up", Map.of()), ResultMapper.utf8(), ctx -> "x"); // scripts cached
       ToolCall call = call("rt", Map.of("order_id", "ord_9f2"));
 
       counter.commands.clear();
@@ -110,62 +110,85 @@ class RedisStoreTest extends IdempotencyStoreContract {
   @Test
   void identitiesThatLookAlikeNeverShareAKey() {
     ClaimKeys keys = new ClaimKeys("p:");
-    List<ClaimId> ids = List.of(
-        new ClaimId("a|1:b", "c", "k"), new ClaimId("a", "1:b|c", "k"),
-        new ClaimId("a", "b", "c|1:k"), new ClaimId("a", "b|1:c", "k"),
-        new ClaimId("t", "tool", "X?"), new ClaimId("t", "tool", "X\\ud800"),
-        new ClaimId("t", "tool", "X\\\\ud800"), new ClaimId("t", "tool", "X\ud83d\ude00"),
-        new ClaimId("t", "tool", "X\ud83d\ude01"), new ClaimId("t", "tool", "X\\"),
-        new ClaimId("t", "tool", "x"), new ClaimId("T", "tool", "x"));
+    List<ClaimId> ids =
+        List.of(
+            new ClaimId("a|1:b", "c", "k"), new ClaimId("a", "1:b|c", "k"),
+            new ClaimId("a", "b", "c|1:k"), new ClaimId("a", "b|1:c", "k"),
+            new ClaimId("t", "tool", "X?"), new ClaimId("t", "tool", "X\\ud800"),
+            new ClaimId("t", "tool", "X\\\\ud800"), new ClaimId("t", "tool", "X\ud83d\ude00"),
+            new ClaimId("t", "tool", "X\ud83d\ude01"), new ClaimId("t", "tool", "X\\"),
+            new ClaimId("t", "tool", "x"), new ClaimId("T", "tool", "x"));
     Set<String> distinct = new HashSet<>();
     for (ClaimId id : ids) {
       distinct.add(new String(keys.of(id), java.nio.charset.StandardCharsets.ISO_8859_1));
     }
     assertThat(distinct).hasSize(ids.size());
     // ClaimId refuses lone surrogates; the key encoding would keep them apart all the same
-    assertThat(ClaimKeys.escape("X\ud800")).isNotEqualTo(ClaimKeys.escape("X?"))
-        .isNotEqualTo(ClaimKeys.escape("X\udbff")).isNotEqualTo(ClaimKeys.escape("X\\ud800"));
+    assertThat(ClaimKeys.escape("X\ud800"))
+        .isNotEqualTo(ClaimKeys.escape("X?"))
+        .isNotEqualTo(ClaimKeys.escape("X\udbff"))
+        .isNotEqualTo(ClaimKeys.escape("X\\ud800"));
   }
 
   @Test
   void lookAlikeIdentitiesKeepTheirOwnResults() {
     IdempotencyGate gate = IdempotencyGate.builder(store).build();
-    List<String> lookAlikes = List.of("X\ud83d\ude00", "X\ud83d\ude01", "X?", "X\\ud83d",
-        "X\\");
+    List<String> lookAlikes = List.of("X\ud83d\ude00", "X\ud83d\ude01", "X?", "X\\ud83d", "X\\");
     for (String key : lookAlikes) {
-      gate.execute(ToolCall.of(tenant, "send_mail", key, Map.of()), ResultMapper.utf8(),
+      gate.execute(
+          ToolCall.of(tenant, "send_mail", key, Map.of()),
+          ResultMapper.utf8(),
           ctx -> "sent for " + key.length() + ":" + (int) key.charAt(key.length() - 1));
     }
     for (String key : lookAlikes) {
-      assertThat(gate.execute(ToolCall.of(tenant, "send_mail", key, Map.of()),
-          ResultMapper.utf8(), ctx -> "again")).isInstanceOfSatisfying(GateResult.Replayed.class,
-          r -> assertThat(r.value()).isEqualTo(
-              "sent for " + key.length() + ":" + (int) key.charAt(key.length() - 1)));
+      assertThat(
+              gate.execute(
+                  ToolCall.of(tenant, "send_mail", key, Map.of()),
+                  ResultMapper.utf8(),
+                  ctx -> "again"))
+          .isInstanceOfSatisfying(
+              GateResult.Replayed.class,
+              r ->
+                  assertThat(r.value())
+                      .isEqualTo(
+                          "sent for " + key.length() + ":" + (int) key.charAt(key.length() - 1)));
     }
   }
 
   @Test
   void aStoreBuildsWhileRedisIsDownAndConnectsOnFirstUseOnceItIsUp() throws Exception {
-    Assumptions.assumeTrue(TestRedis.redisServerBinary() != null || requireAll(),
+    Assumptions.assumeTrue(
+        TestRedis.redisServerBinary() != null || requireAll(),
         "starting a server needs redis-server on the PATH");
     int port = TestRedis.freePort();
     AtomicInteger runs = new AtomicInteger();
-    try (RedisIdempotencyStore s = RedisIdempotencyStore.builder(
-        RedisURI.create("redis://127.0.0.1:" + port)).commandTimeout(Duration.ofSeconds(2))
-        .build()) {   // nothing listens there: building must not connect
+    try (RedisIdempotencyStore s =
+        RedisIdempotencyStore.builder(RedisURI.create("redis://127.0.0.1:" + port))
+            .commandTimeout(Duration.ofSeconds(2))
+            .build()) { // nothing listens there: building must not connect
       IdempotencyGate gate = IdempotencyGate.builder(s).build();
-      assertThatThrownBy(s::verify).isInstanceOf(StoreUnavailableException.class)
+      assertThatThrownBy(s::verify)
+          .isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("could not connect to Redis");
-      assertThatThrownBy(() -> gate.execute(call("early", Map.of()), ResultMapper.utf8(),
-          ctx -> "ran " + runs.incrementAndGet()))
-          .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("did not run");
+      assertThatThrownBy(
+              () ->
+                  gate.execute(
+                      call("early", Map.of()),
+                      ResultMapper.utf8(),
+                      ctx -> "ran " + runs.incrementAndGet()))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("did not run");
       assertThat(runs).hasValue(0);
 
       TestRedis.PrivateRedis server = TestRedis.PrivateRedis.start(port);
       try {
         s.verify();
-        assertThat(gate.execute(call("early", Map.of()), ResultMapper.utf8(),
-            ctx -> "ran " + runs.incrementAndGet())).isInstanceOfSatisfying(
+        assertThat(
+                gate.execute(
+                    call("early", Map.of()),
+                    ResultMapper.utf8(),
+                    ctx -> "ran " + runs.incrementAndGet()))
+            .isInstanceOfSatisfying(
                 GateResult.Executed.class, e -> assertThat(e.value()).isEqualTo("ran 1"));
       } finally {
         server.kill();
@@ -175,22 +198,32 @@ class RedisStoreTest extends IdempotencyStoreContract {
 
   @Test
   void aServerThatGoesDownFailsClosedAndTheStoreRecoversWhenItIsBack() throws Exception {
-    Assumptions.assumeTrue(TestRedis.redisServerBinary() != null || requireAll(),
+    Assumptions.assumeTrue(
+        TestRedis.redisServerBinary() != null || requireAll(),
         "restarting a server needs redis-server on the PATH");
     int port = TestRedis.freePort();
     AtomicInteger runs = new AtomicInteger();
     TestRedis.PrivateRedis server = TestRedis.PrivateRedis.start(port);
-    try (RedisIdempotencyStore s = RedisIdempotencyStore.builder(
-        RedisURI.create("redis://127.0.0.1:" + port)).commandTimeout(Duration.ofSeconds(2))
-        .build()) {
+    try (RedisIdempotencyStore s =
+        RedisIdempotencyStore.builder(RedisURI.create("redis://127.0.0.1:" + port))
+            .commandTimeout(Duration.ofSeconds(2))
+            .build()) {
       IdempotencyGate gate = IdempotencyGate.builder(s).build();
-      assertThat(gate.execute(call("before", Map.of()), ResultMapper.utf8(),
-          ctx -> "ran " + runs.incrementAndGet())).isInstanceOf(GateResult.Executed.class);
+      assertThat(
+              gate.execute(
+                  call("before", Map.of()),
+                  ResultMapper.utf8(),
+                  ctx -> "ran " + runs.incrementAndGet()))
+          .isInstanceOf(GateResult.Executed.class);
 
       server.kill();
       long began = System.nanoTime();
-      assertThatThrownBy(() -> gate.execute(call("while-down", Map.of()), ResultMapper.utf8(),
-          ctx -> "ran " + runs.incrementAndGet()))
+      assertThatThrownBy(
+              () ->
+                  gate.execute(
+                      call("while-down", Map.of()),
+                      ResultMapper.utf8(),
+                      ctx -> "ran " + runs.incrementAndGet()))
           .isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("did not run");
       assertThat(runs).as("the action did not run while Redis was down").hasValue(1);
@@ -200,14 +233,18 @@ class RedisStoreTest extends IdempotencyStoreContract {
       GateResult<String> after = null;
       for (int i = 0; i < 100 && after == null; i++) {
         try {
-          after = gate.execute(call("while-down", Map.of()), ResultMapper.utf8(),
-              ctx -> "ran " + runs.incrementAndGet());
+          after =
+              gate.execute(
+                  call("while-down", Map.of()),
+                  ResultMapper.utf8(),
+                  ctx -> "ran " + runs.incrementAndGet());
         } catch (StoreUnavailableException reconnecting) {
           Thread.sleep(100);
         }
       }
-      assertThat(after).isInstanceOfSatisfying(GateResult.Executed.class,
-          e -> assertThat(e.value()).isEqualTo("ran 2"));
+      assertThat(after)
+          .isInstanceOfSatisfying(
+              GateResult.Executed.class, e -> assertThat(e.value()).isEqualTo("ran 2"));
     } finally {
       server.close();
     }
@@ -246,17 +283,16 @@ class RedisStoreTest extends IdempotencyStoreContract {
   }
 
   @Test
-  void extendLeasesIsOnePipelineOfPerKeyScriptsOnTheRenewalsOwnConnection()
-      throws Exception {
+  void extendLeasesIsOnePipelineOfPerKeyScriptsOnTheRenewalsOwnConnection() throws Exception {
     RedisClient counted = RedisClient.create(RedisURI.create(TestRedis.url()));
     Sequence sequence = new Sequence();
     counted.addListener(sequence);
-    try (RedisIdempotencyStore s = RedisIdempotencyStore.builder(counted)
-        .keyPrefix("mcpgate-test:").build();
+    try (RedisIdempotencyStore s =
+            RedisIdempotencyStore.builder(counted).keyPrefix("mcpgate-test:").build();
         StatefulRedisConnection<String, String> admin = TestRedis.client().connect()) {
       List<HeldLease> leases = heldLeases(s, "pipelined-", 40);
-      s.extendLeases(leases.subList(0, 1), LONG);   // opens the connection, caches the script
-      Thread.sleep(200);   // the listener hears of earlier answers a little after they complete
+      s.extendLeases(leases.subList(0, 1), LONG); // opens the connection, caches the script
+      Thread.sleep(200); // the listener hears of earlier answers a little after they complete
       sequence.events.clear();
 
       Set<LeaseToken> extended = s.extendLeases(leases, LONG);
@@ -270,10 +306,12 @@ class RedisStoreTest extends IdempotencyStoreContract {
       assertThat(extended).hasSize(40);
       List<String> sent = new ArrayList<>(Collections.nCopies(40, "S EVALSHA"));
       List<String> answered = new ArrayList<>(Collections.nCopies(40, "D EVALSHA"));
-      assertThat(events.subList(0, 40)).as("every script sent before any answer: one"
-          + " round trip").isEqualTo(sent);
+      assertThat(events.subList(0, 40))
+          .as("every script sent before any answer: one" + " round trip")
+          .isEqualTo(sent);
       assertThat(events.subList(40, events.size())).isEqualTo(answered);
-      assertThat(admin.sync().clientList()).as("the renewals' own connection")
+      assertThat(admin.sync().clientList())
+          .as("the renewals' own connection")
           .contains("name=" + RenewalPipeline.CLIENT_NAME);
     } finally {
       counted.shutdown();
@@ -308,7 +346,7 @@ class RedisStoreTest extends IdempotencyStoreContract {
     try (StatefulRedisConnection<byte[], byte[]> admin =
         TestRedis.client().connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
       long pttl = admin.sync().pttl(new ClaimKeys("mcpgate-test:").of(id));
-      Duration keyLife = fence.plus(Duration.ofMinutes(1));   // the default expiry grace
+      Duration keyLife = fence.plus(Duration.ofMinutes(1)); // the default expiry grace
       assertThat(pttl).isBetween(keyLife.minusSeconds(5).toMillis(), keyLife.toMillis());
     }
   }
@@ -319,10 +357,13 @@ class RedisStoreTest extends IdempotencyStoreContract {
       String old = admin.sync().configGet("maxmemory-policy").get("maxmemory-policy");
       try {
         admin.sync().configSet("maxmemory-policy", "allkeys-lru");
-        assertThat(logOf(redisStore::verify)).contains("WARN")
-            .contains("maxmemory-policy is allkeys-lru").contains("noeviction");
+        assertThat(logOf(redisStore::verify))
+            .contains("WARN")
+            .contains("maxmemory-policy is allkeys-lru")
+            .contains("noeviction");
         admin.sync().configSet("maxmemory-policy", "volatile-ttl");
-        assertThat(logOf(redisStore::verify)).contains("maxmemory-policy is volatile-ttl")
+        assertThat(logOf(redisStore::verify))
+            .contains("maxmemory-policy is volatile-ttl")
             .contains("carry a TTL");
         admin.sync().configSet("maxmemory-policy", "noeviction");
         assertThat(logOf(redisStore::verify)).doesNotContain("maxmemory-policy");
@@ -334,15 +375,26 @@ class RedisStoreTest extends IdempotencyStoreContract {
 
   @Test
   void everyEvictingPolicyIsWarnedOfAndOnlyNoevictionIsNot() {
-    for (String policy : List.of("allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru",
-        "volatile-lfu", "volatile-random", "volatile-ttl")) {
-      assertThat(RedisIdempotencyStore.evictionWarning(policy)).as(policy)
-          .contains("maxmemory-policy is " + policy).contains("evict claims");
+    for (String policy :
+        List.of(
+            "allkeys-lru",
+            "allkeys-lfu",
+            "allkeys-random",
+            "volatile-lru",
+            "volatile-lfu",
+            "volatile-random",
+            "volatile-ttl")) {
+      assertThat(RedisIdempotencyStore.evictionWarning(policy))
+          .as(policy)
+          .contains("maxmemory-policy is " + policy)
+          .contains("evict claims");
     }
     assertThat(RedisIdempotencyStore.evictionWarning("noeviction")).isNull();
   }
 
-  /** @return what slf4j-simple wrote to System.err while {@code action} ran */
+  /**
+   * @return what slf4j-simple wrote to System.err while {@code action} ran
+   */
   private static String logOf(Runnable action) {
     java.io.PrintStream err = System.err;
     java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();

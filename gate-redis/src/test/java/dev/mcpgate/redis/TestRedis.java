@@ -16,9 +16,9 @@ import org.testcontainers.containers.GenericContainer;
 
 /**
  * Finds a real Redis server: the URL in {@code MCPGATE_TEST_REDIS_URL} (CI sets it), else one
- * started by Testcontainers where Docker runs, else a private {@code redis-server} from the PATH
- * on a free port. Without any, the tests are skipped with a message, or fail when
- * {@code MCPGATE_TEST_REQUIRE_ALL=true}. Never a mock.
+ * started by Testcontainers where Docker runs, else a private {@code redis-server} from the PATH on
+ * a free port. Without any, the tests are skipped with a message, or fail when {@code
+ * MCPGATE_TEST_REQUIRE_ALL=true}. Never a mock.
  */
 final class TestRedis {
   private static volatile String url;
@@ -35,8 +35,8 @@ final class TestRedis {
         url = env;
       } else if (dockerAvailable()) {
         try {
-          GenericContainer<?> redis = new GenericContainer<>("redis:7-alpine")
-              .withExposedPorts(6379);
+          GenericContainer<?> redis =
+              new GenericContainer<>("redis:7-alpine").withExposedPorts(6379);
           redis.start();
           url = "redis://" + redis.getHost() + ":" + redis.getMappedPort(6379);
         } catch (RuntimeException e) {
@@ -49,19 +49,22 @@ final class TestRedis {
           unavailable = "could not start redis-server from the PATH: " + e.getMessage();
         }
       } else {
-        unavailable = "MCPGATE_TEST_REDIS_URL is not set, there is no Docker engine, and no"
-            + " redis-server on the PATH (install Redis, or set the variable to redis://host:6379)";
+        unavailable =
+            "MCPGATE_TEST_REDIS_URL is not set, there is no Docker engine, and no redis-server on"
+                + " the PATH (install Redis, or set the variable to redis://host:6379)";
       }
     }
     if (!announced) {
       announced = true;
-      System.err.println("[mcpgate tests] Redis: " + (url != null ? "running on " + url
-          : "SKIPPED, " + unavailable));
+      System.err.println(
+          "[mcpgate tests] Redis: "
+              + (url != null ? "running on " + url : "SKIPPED, " + unavailable));
     }
     if (url == null) {
       String message = "Redis tests need a real Redis server: " + unavailable;
       if ("true".equalsIgnoreCase(System.getenv("MCPGATE_TEST_REQUIRE_ALL"))) {
-        Assertions.fail(message + " (MCPGATE_TEST_REQUIRE_ALL=true: a skipped backend is a failure)");
+        Assertions.fail(
+            message + " (MCPGATE_TEST_REQUIRE_ALL=true: a skipped backend is a failure)");
       }
       Assumptions.abort(message);
     }
@@ -107,9 +110,23 @@ final class TestRedis {
       if (binary == null) {
         throw new IOException("no redis-server on the PATH");
       }
-      Process process = new ProcessBuilder(List.of(binary, "--port", Integer.toString(port),
-          "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"))
-          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      Process process =
+          new ProcessBuilder(
+                  List.of(
+                      binary,
+                      "--port",
+                      Integer.toString(port),
+                      "--bind",
+                      "127.0.0.1",
+                      "--save",
+                      "",
+                      "--appendonly",
+                      "no",
+                      "--daemonize",
+                      "no"))
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
       long deadline = System.nanoTime() + 10_000_000_000L;
       while (System.nanoTime() < deadline) {
         try (Socket s = new Socket("127.0.0.1", port)) {

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Assumptions;
  * (comma-separated; CI sets it), else a private cluster of three masters with a replica each,
  * started from {@code redis-server} and {@code redis-cli} on the PATH (six processes on free
  * loopback ports, {@code redis-cli --cluster create}, nothing kept on disk; killed when the JVM
- * exits). Without either, the tests are skipped with one console line, or fail when
- * {@code MCPGATE_TEST_REQUIRE_ALL=true}. Never a mock.
+ * exits). Without either, the tests are skipped with one console line, or fail when {@code
+ * MCPGATE_TEST_REQUIRE_ALL=true}. Never a mock.
  */
 final class TestRedisCluster {
   private static volatile List<RedisURI> seeds;
@@ -47,9 +47,10 @@ final class TestRedisCluster {
         }
         seeds = List.copyOf(list);
       } else if (TestRedis.redisServerBinary() == null || binary("redis-cli") == null) {
-        unavailable = "MCPGATE_TEST_REDIS_CLUSTER_URL is not set, and there is no redis-server"
-            + " and redis-cli on the PATH to start a private cluster (install Redis, or set the"
-            + " variable to redis://host:7001)";
+        unavailable =
+            "MCPGATE_TEST_REDIS_CLUSTER_URL is not set, and there is no redis-server"
+                + " and redis-cli on the PATH to start a private cluster (install Redis, or set the"
+                + " variable to redis://host:7001)";
       } else {
         try {
           seeds = List.of(RedisURI.create("redis://127.0.0.1:" + PrivateCluster.start()));
@@ -63,13 +64,15 @@ final class TestRedisCluster {
     }
     if (!announced) {
       announced = true;
-      System.err.println("[mcpgate tests] Redis Cluster: " + (seeds != null
-          ? "running at " + seeds : "SKIPPED, " + unavailable));
+      System.err.println(
+          "[mcpgate tests] Redis Cluster: "
+              + (seeds != null ? "running at " + seeds : "SKIPPED, " + unavailable));
     }
     if (seeds == null) {
       String message = "Redis Cluster tests need a real Redis Cluster: " + unavailable;
       if ("true".equalsIgnoreCase(System.getenv("MCPGATE_TEST_REQUIRE_ALL"))) {
-        Assertions.fail(message + " (MCPGATE_TEST_REQUIRE_ALL=true: a skipped backend is a failure)");
+        Assertions.fail(
+            message + " (MCPGATE_TEST_REQUIRE_ALL=true: a skipped backend is a failure)");
       }
       Assumptions.abort(message);
     }
@@ -79,10 +82,11 @@ final class TestRedisCluster {
   /** A new cluster client that follows failovers at once (adaptive topology refresh). */
   static RedisClusterClient newClient() {
     RedisClusterClient c = RedisClusterClient.create(seeds());
-    c.setOptions(ClusterClientOptions.builder()
-        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-            .enableAllAdaptiveRefreshTriggers().build())
-        .build());
+    c.setOptions(
+        ClusterClientOptions.builder()
+            .topologyRefreshOptions(
+                ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build())
+            .build());
     return c;
   }
 
@@ -108,20 +112,40 @@ final class TestRedisCluster {
   static final class PrivateCluster {
     private PrivateCluster() {}
 
-    /** @return the port of the first master */
+    /**
+     * @return the port of the first master
+     */
     static int start() throws IOException, InterruptedException {
       Path dir = Files.createTempDirectory("mcpgate-redis-cluster");
       List<Integer> ports = ports(6);
       List<Process> servers = new ArrayList<>();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> servers.forEach(Process::destroy)));
       for (int port : ports) {
-        servers.add(new ProcessBuilder(List.of(TestRedis.redisServerBinary(),
-            "--port", Integer.toString(port), "--bind", "127.0.0.1",
-            "--cluster-enabled", "yes", "--cluster-config-file", "nodes-" + port + ".conf",
-            "--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0",
-            "--daemonize", "no", "--dir", dir.toString()))
-            .redirectErrorStream(true).redirectOutput(dir.resolve(port + ".log").toFile())
-            .start());
+        servers.add(
+            new ProcessBuilder(
+                    List.of(
+                        TestRedis.redisServerBinary(),
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-config-file",
+                        "nodes-" + port + ".conf",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--repl-diskless-sync-delay",
+                        "0",
+                        "--daemonize",
+                        "no",
+                        "--dir",
+                        dir.toString()))
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve(port + ".log").toFile())
+                .start());
       }
       for (int port : ports) {
         awaitListening(port);
@@ -174,8 +198,7 @@ final class TestRedisCluster {
     }
 
     /** Waits for cluster_state:ok on every node and for every replica's link to its master. */
-    private static void awaitStateOk(List<Integer> ports) throws IOException,
-        InterruptedException {
+    private static void awaitStateOk(List<Integer> ports) throws IOException, InterruptedException {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       for (int port : ports) {
         await(port, deadline, "cluster_state:ok", "cluster", "info");
@@ -191,18 +214,18 @@ final class TestRedisCluster {
       String out = cli(port, command);
       while (!out.contains(expected)) {
         if (System.nanoTime() > deadline) {
-          throw new IOException("the cluster node on port " + port + " did not report "
-              + expected + " within 30 s");
+          throw new IOException(
+              "the cluster node on port " + port + " did not report " + expected + " within 30 s");
         }
         Thread.sleep(100);
         out = cli(port, command);
       }
     }
 
-    private static String cli(int port, String... command) throws IOException,
-        InterruptedException {
-      List<String> line = new ArrayList<>(List.of(binary("redis-cli"), "-p",
-          Integer.toString(port)));
+    private static String cli(int port, String... command)
+        throws IOException, InterruptedException {
+      List<String> line =
+          new ArrayList<>(List.of(binary("redis-cli"), "-p", Integer.toString(port)));
       line.addAll(List.of(command));
       Process p = new ProcessBuilder(line).redirectErrorStream(true).start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

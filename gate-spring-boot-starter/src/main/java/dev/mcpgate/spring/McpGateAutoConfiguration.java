@@ -25,11 +25,16 @@ import org.springframework.util.ClassUtils;
  * the policy from {@code mcpgate.*}, the tenant from Spring Security's principal, a header or a
  * constant. Each bean can be replaced by declaring one of the same type.
  */
-@AutoConfiguration(beforeName = {
-    "org.springframework.ai.mcp.server.common.autoconfigure.McpServerAutoConfiguration",
-    "org.springframework.ai.mcp.server.common.autoconfigure.McpServerStatelessAutoConfiguration"})
+@AutoConfiguration(
+    beforeName = {
+      "org.springframework.ai.mcp.server.common.autoconfigure.McpServerAutoConfiguration",
+      "org.springframework.ai.mcp.server.common.autoconfigure.McpServerStatelessAutoConfiguration"
+    })
 @ConditionalOnClass(McpGate.class)
-@ConditionalOnProperty(prefix = "mcpgate", name = "enabled", havingValue = "true",
+@ConditionalOnProperty(
+    prefix = "mcpgate",
+    name = "enabled",
+    havingValue = "true",
     matchIfMissing = true)
 @EnableConfigurationProperties(McpGateProperties.class)
 public class McpGateAutoConfiguration {
@@ -41,23 +46,27 @@ public class McpGateAutoConfiguration {
   @ConditionalOnMissingBean
   public IdempotencyStore mcpGateStore(McpGateProperties props, ListableBeanFactory beans) {
     IdempotencyStore store = StoreFactory.create(props, beans);
-    StoreFactory.verify(store, props);   // fail fast: the table is there (or created) now
+    StoreFactory.verify(store, props); // fail fast: the table is there (or created) now
     return store;
   }
 
   /**
-   * @return the gate, with the policy of {@code mcpgate.*}, a log of its decisions, every
-   *     {@link GateListener} bean, and, with gate-micrometer on the class path, metrics and
-   *     observation attributes on the application's registries
+   * @return the gate, with the policy of {@code mcpgate.*}, a log of its decisions, every {@link
+   *     GateListener} bean, and, with gate-micrometer on the class path, metrics and observation
+   *     attributes on the application's registries
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  public IdempotencyGate mcpIdempotencyGate(IdempotencyStore store, McpGateProperties props,
-      ObjectProvider<GateListener> listeners, ListableBeanFactory beans) {
+  public IdempotencyGate mcpIdempotencyGate(
+      IdempotencyStore store,
+      McpGateProperties props,
+      ObjectProvider<GateListener> listeners,
+      ListableBeanFactory beans) {
     boolean micrometer = micrometer();
-    IdempotencyGate.Builder b = IdempotencyGate.builder(
-            micrometer ? MicrometerListeners.timed(store, beans) : store)
-        .policy(props.toPolicy()).listener(new Slf4jGateListener());
+    IdempotencyGate.Builder b =
+        IdempotencyGate.builder(micrometer ? MicrometerListeners.timed(store, beans) : store)
+            .policy(props.toPolicy())
+            .listener(new Slf4jGateListener());
     listeners.orderedStream().forEach(b::listener);
     if (micrometer) {
       MicrometerListeners.add(b, beans, store);
@@ -70,26 +79,35 @@ public class McpGateAutoConfiguration {
    *     ({@code mcpgate.purge.*}); stopped when the context closes
    */
   @Bean(destroyMethod = "close")
-  @ConditionalOnProperty(prefix = "mcpgate.purge", name = "enabled", havingValue = "true",
+  @ConditionalOnProperty(
+      prefix = "mcpgate.purge",
+      name = "enabled",
+      havingValue = "true",
       matchIfMissing = true)
   @ConditionalOnClass(name = "dev.mcpgate.jdbc.JdbcIdempotencyStore")
-  public ClaimPurger mcpGateClaimPurger(IdempotencyStore store, McpGateProperties props,
-      ListableBeanFactory beans) {
+  public ClaimPurger mcpGateClaimPurger(
+      IdempotencyStore store, McpGateProperties props, ListableBeanFactory beans) {
     if (!StoreFactory.isJdbc(store)) {
       return null;
     }
     McpGateProperties.Purge purge = props.getPurge();
-    return ClaimPurger.start(micrometer() ? MicrometerListeners.timed(store, beans) : store,
-        purge.getInterval(), purge.getBatchSize());
+    return ClaimPurger.start(
+        micrometer() ? MicrometerListeners.timed(store, beans) : store,
+        purge.getInterval(),
+        purge.getBatchSize());
   }
 
-  /** @return true when gate-micrometer is on the class path */
+  /**
+   * @return true when gate-micrometer is on the class path
+   */
   private static boolean micrometer() {
-    return ClassUtils.isPresent("dev.mcpgate.micrometer.GateMetrics",
-        McpGateAutoConfiguration.class.getClassLoader());
+    return ClassUtils.isPresent(
+        "dev.mcpgate.micrometer.GateMetrics", McpGateAutoConfiguration.class.getClassLoader());
   }
 
-  /** @return where the tenant of a call comes from: principal, header, constant, or refused */
+  /**
+   * @return where the tenant of a call comes from: principal, header, constant, or refused
+   */
   @Bean
   @ConditionalOnMissingBean
   public TenantResolver mcpGateTenantResolver(McpGateProperties props) {
@@ -102,8 +120,11 @@ public class McpGateAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean
-  public McpGate mcpGate(IdempotencyGate gate, TenantResolver tenants,
-      ObjectProvider<AuditSink> audit, ListableBeanFactory beans) {
+  public McpGate mcpGate(
+      IdempotencyGate gate,
+      TenantResolver tenants,
+      ObjectProvider<AuditSink> audit,
+      ListableBeanFactory beans) {
     McpGate.Builder b = McpGate.builder(gate).tenantResolver(tenants);
     // the gate keeps results with a mapper that reads numbers exactly; whether the server reads
     // the arguments exactly is Spring AI's mapper's business, checked by the startup survey
@@ -113,7 +134,9 @@ public class McpGateAutoConfiguration {
     return b.build();
   }
 
-  /** @return the audit table sink, on the application's DataSource; closed with the context */
+  /**
+   * @return the audit table sink, on the application's DataSource; closed with the context
+   */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean(AuditSink.class)
   @ConditionalOnProperty(prefix = "mcpgate.audit", name = "enabled", havingValue = "true")
@@ -123,12 +146,12 @@ public class McpGateAutoConfiguration {
   }
 
   /**
-   * @return the post-processor that gates the tool specification lists before the MCP server
-   *     takes them, and surveys the write tools at startup
+   * @return the post-processor that gates the tool specification lists before the MCP server takes
+   *     them, and surveys the write tools at startup
    */
   @Bean
-  public static BeanPostProcessor mcpGateToolSpecificationGating(ObjectProvider<McpGate> gate,
-      ObjectProvider<McpGateProperties> props) {
+  public static BeanPostProcessor mcpGateToolSpecificationGating(
+      ObjectProvider<McpGate> gate, ObjectProvider<McpGateProperties> props) {
     return new ToolSpecificationGating(gate, props);
   }
 }

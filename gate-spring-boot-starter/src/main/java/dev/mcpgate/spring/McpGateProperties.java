@@ -7,8 +7,8 @@ import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The mcpgate.* properties. Every one has a default; a Spring AI MCP server with the
- * starter and a DataSource needs none of them.
+ * The mcpgate.* properties. Every one has a default; a Spring AI MCP server with the starter and a
+ * DataSource needs none of them.
  */
 @ConfigurationProperties(prefix = "mcpgate")
 public class McpGateProperties {
@@ -27,65 +27,84 @@ public class McpGateProperties {
 
   /** False turns the starter off. */
   private boolean enabled = true;
+
   /** Where claims live. */
   private StoreType store = StoreType.AUTO;
+
   /** The claims table (JDBC and DynamoDB). */
   private String tableName = "mcpgate_claims";
+
   /**
    * Create the claims table at startup when it is missing (JDBC; DynamoDB creates none), and the
    * audit table with mcpgate.audit.enabled.
    */
   private boolean createSchema = false;
+
   /**
    * Connect to the JDBC store at startup and check its claims table (creating it first with
-   * mcpgate.create-schema): startup fails naming the table and its DDL when it is missing.
-   * False lets the server start while its database is down; the first call finds out then.
+   * mcpgate.create-schema): startup fails naming the table and its DDL when it is missing. False
+   * lets the server start while its database is down; the first call finds out then.
    */
   private boolean verifySchema = true;
+
   /**
-   * Make Spring AI's MCP server read decimals as BigDecimal (it reads them as
-   * double), so that gated arguments such as 9007199254740993.0 and 9007199254740992.0
-   * are told apart instead of one call replaying the other's result. Tools that take a
-   * double still get one; a Number or BigDecimal parameter gets the exact
-   * value.
+   * Make Spring AI's MCP server read decimals as BigDecimal (it reads them as double), so that
+   * gated arguments such as 9007199254740993.0 and 9007199254740992.0 are told apart instead of one
+   * call replaying the other's result. Tools that take a double still get one; a Number or
+   * BigDecimal parameter gets the exact value.
    */
   private boolean exactNumbers = false;
+
   /** How long a completed result is replayed. */
   private Duration retention = GatePolicy.defaults().retention();
+
   /** How long an attempt holds its key unless renewed. */
   private Duration lease = GatePolicy.defaults().lease();
-  /** How often a running action's lease is renewed (zero: never); a quarter of the lease if unset. */
+
+  /**
+   * How often a running action's lease is renewed (zero: never); a quarter of the lease if unset.
+   */
   private Duration leaseRenewal;
+
   /** How long a call waits for another attempt with the same key. */
   private Duration inFlightWait = GatePolicy.defaults().inFlightWait();
+
   /** What a failure result (isError) does to the claim. */
   private GatePolicy.FailureMode failureMode = GatePolicy.defaults().failureMode();
+
   /** Fail at startup when a write tool is neither gated nor listed in mcpgate.safe-tools. */
   private boolean requireGatedWrites = false;
+
   /**
-   * Where keys come from, for the tools whose @Idempotent leaves keySources at its
-   * default (argument, then meta); empty keeps the annotation's.
+   * Where keys come from, for the tools whose @Idempotent leaves keySources at its default
+   * (argument, then meta); empty keeps the annotation's.
    */
   private List<dev.mcpgate.mcp.KeySource> keySources = new ArrayList<>();
+
   /** Write tools that are safe to run twice by themselves, so need no gate. */
   private List<String> safeTools = new ArrayList<>();
+
   /** Where the tenant of a call comes from. */
   private final Tenant tenant = new Tenant();
+
   /** The audit trail. */
   private final Audit audit = new Audit();
+
   /** The scheduled purge of expired claims (JDBC). */
   private final Purge purge = new Purge();
 
   /**
-   * mcpgate.purge.*: the scheduled purge of expired claims, on a thread of its own, for a
-   * JDBC store (Redis keys and DynamoDB items expire by themselves). Without it, rows of expired
-   * claims stay in the table: they never block a claim, but the table grows.
+   * mcpgate.purge.*: the scheduled purge of expired claims, on a thread of its own, for a JDBC
+   * store (Redis keys and DynamoDB items expire by themselves). Without it, rows of expired claims
+   * stay in the table: they never block a claim, but the table grows.
    */
   public static class Purge {
     /** Purge expired claims on a schedule (JDBC store only). */
     private boolean enabled = true;
+
     /** Time between purge rounds. */
     private Duration interval = Duration.ofMinutes(5);
+
     /** The most rows one purge statement deletes; a round repeats until one comes back short. */
     private int batchSize = 500;
 
@@ -114,7 +133,9 @@ public class McpGateProperties {
     }
   }
 
-  /** @return mcpgate.purge.* */
+  /**
+   * @return mcpgate.purge.*
+   */
   public Purge getPurge() {
     return purge;
   }
@@ -123,6 +144,7 @@ public class McpGateProperties {
   public static class Audit {
     /** Write the audit trail to a table on the DataSource. */
     private boolean enabled;
+
     /** The audit table. */
     private String tableName = "mcpgate_audit";
 
@@ -148,30 +170,33 @@ public class McpGateProperties {
   }
 
   /**
-   * Where the tenant of a call comes from. One source, unless sources lists several in
-   * order; a source that finds nothing refuses the call (tenant_unknown), never falling
-   * back to another one that is not listed after it. A tenant carries its source:
-   * principal:acme, header:acme and constant:acme are three tenants.
+   * Where the tenant of a call comes from. One source, unless sources lists several in order; a
+   * source that finds nothing refuses the call (tenant_unknown), never falling back to another one
+   * that is not listed after it. A tenant carries its source: principal:acme, header:acme and
+   * constant:acme are three tenants.
    */
   public static class Tenant {
     /**
      * The authenticated Spring Security principal's name, when Spring Security is there. Without
-     * sources, the principal is the one source whenever this is true and Spring Security
-     * is on the class path, even if a header or a constant is set too.
+     * sources, the principal is the one source whenever this is true and Spring Security is on the
+     * class path, even if a header or a constant is set too.
      */
     private boolean fromPrincipal = true;
+
     /**
      * A request header that carries the tenant. Trust it only behind a gateway that sets it and
-     * strips it from what clients send. Without sources, the one source when there is no
-     * principal source.
+     * strips it from what clients send. Without sources, the one source when there is no principal
+     * source.
      */
     private String header;
+
     /** One tenant for every call (a single-tenant server); the one source when nothing else is. */
     private String constant;
+
     /**
-     * The sources to ask, in this order, for example principal,header: the first that
-     * finds a tenant gives it. Empty (the default): one source, the first configured of
-     * principal, header and constant.
+     * The sources to ask, in this order, for example principal,header: the first that finds a
+     * tenant gives it. Empty (the default): one source, the first configured of principal, header
+     * and constant.
      */
     private List<Source> sources = new ArrayList<>();
 
@@ -218,10 +243,16 @@ public class McpGateProperties {
     }
   }
 
-  /** @return the gate policy these properties give */
+  /**
+   * @return the gate policy these properties give
+   */
   public GatePolicy toPolicy() {
-    GatePolicy.Builder b = GatePolicy.builder().retention(retention).lease(lease)
-        .inFlightWait(inFlightWait).failureMode(failureMode);
+    GatePolicy.Builder b =
+        GatePolicy.builder()
+            .retention(retention)
+            .lease(lease)
+            .inFlightWait(inFlightWait)
+            .failureMode(failureMode);
     if (leaseRenewal != null) {
       b.leaseRenewal(leaseRenewal);
     }

@@ -11,14 +11,13 @@ import java.util.Locale;
 import org.springframework.beans.factory.ListableBeanFactory;
 
 /**
- * Adds gate-micrometer's listeners for the application's meter and observation registries, when
- * it has them (Spring Boot's actuator makes them). Loaded only with gate-micrometer.
+ * Adds gate-micrometer's listeners for the application's meter and observation registries, when it
+ * has them (Spring Boot's actuator makes them). Loaded only with gate-micrometer.
  */
 final class MicrometerListeners {
   private MicrometerListeners() {}
 
-  static void add(IdempotencyGate.Builder gate, ListableBeanFactory beans,
-      IdempotencyStore store) {
+  static void add(IdempotencyGate.Builder gate, ListableBeanFactory beans, IdempotencyStore store) {
     String name = storeName(store);
     MeterRegistry meters = beans.getBeanProvider(MeterRegistry.class).getIfAvailable();
     if (meters != null) {

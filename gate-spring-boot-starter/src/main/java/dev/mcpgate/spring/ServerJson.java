@@ -9,23 +9,27 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.util.ClassUtils;
 
 /**
- * Spring AI's MCP server JSON mapper (the Jackson 3 {@code JsonMapper} bean
- * {@code mcpServerJsonMapper}, which its transports read the arguments with): whether it reads
- * decimals exactly, and, with {@code mcpgate.exact-numbers=true}, the same mapper made to read them
- * as {@code BigDecimal}.
+ * Spring AI's MCP server JSON mapper (the Jackson 3 {@code JsonMapper} bean {@code
+ * mcpServerJsonMapper}, which its transports read the arguments with): whether it reads decimals
+ * exactly, and, with {@code mcpgate.exact-numbers=true}, the same mapper made to read them as
+ * {@code BigDecimal}.
  */
 final class ServerJson {
   /** The bean Spring AI's {@code McpServerJsonMapperAutoConfiguration} makes. */
   static final String BEAN = "mcpServerJsonMapper";
+
   private static final Logger LOG = LoggerFactory.getLogger(ServerJson.class);
   private static final ClassLoader LOADER = ServerJson.class.getClassLoader();
   private static final boolean JACKSON3 =
       ClassUtils.isPresent("tools.jackson.databind.json.JsonMapper", LOADER)
-      && ClassUtils.isPresent("io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper", LOADER);
+          && ClassUtils.isPresent(
+              "io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper", LOADER);
 
   private ServerJson() {}
 
-  /** @return Spring AI's mapper, made to read decimals exactly; anything else unchanged */
+  /**
+   * @return Spring AI's mapper, made to read decimals exactly; anything else unchanged
+   */
   static Object exact(Object bean) {
     return JACKSON3 ? Jackson3.exact(bean) : bean;
   }
@@ -42,9 +46,9 @@ final class ServerJson {
   }
 
   /**
-   * @return the mapper the gate keeps results with: one that reads numbers exactly (so the
-   *     adapter has nothing to warn about; what reads the arguments is the server's mapper, which
-   *     the startup survey checks); empty when the SDK's JSON module has none
+   * @return the mapper the gate keeps results with: one that reads numbers exactly (so the adapter
+   *     has nothing to warn about; what reads the arguments is the server's mapper, which the
+   *     startup survey checks); empty when the SDK's JSON module has none
    */
   static Optional<McpJsonMapper> gateMapper(ListableBeanFactory beans) {
     try {
@@ -59,7 +63,8 @@ final class ServerJson {
   private static final class Jackson3 {
     static Object exact(Object bean) {
       if (bean instanceof tools.jackson.databind.json.JsonMapper mapper) {
-        return mapper.rebuild()
+        return mapper
+            .rebuild()
             .enable(tools.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .build();
       }
@@ -68,8 +73,9 @@ final class ServerJson {
 
     static Optional<Boolean> readsExactly(Object bean) {
       if (bean instanceof tools.jackson.databind.json.JsonMapper mapper) {
-        return Optional.of(ExactNumbers.readsExactly(
-            new io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper(mapper)));
+        return Optional.of(
+            ExactNumbers.readsExactly(
+                new io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper(mapper)));
       }
       return Optional.empty();
     }

@@ -8,8 +8,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Makes the store that {@code mcpgate.store} asks for from the application's own beans: its
- * DataSource, or its DynamoDbClient, or memory when asked for by name. A JDBC store is verified
- * at startup ({@link #verify}) unless {@code mcpgate.verify-schema=false}.
+ * DataSource, or its DynamoDbClient, or memory when asked for by name. A JDBC store is verified at
+ * startup ({@link #verify}) unless {@code mcpgate.verify-schema=false}.
  */
 final class StoreFactory {
   private static final String JDBC_STORE = "dev.mcpgate.jdbc.JdbcIdempotencyStore";
@@ -19,32 +19,42 @@ final class StoreFactory {
 
   private StoreFactory() {}
 
-  /** @return true when the store is gate-jdbc's (whose expired rows need purging) */
+  /**
+   * @return true when the store is gate-jdbc's (whose expired rows need purging)
+   */
   static boolean isJdbc(IdempotencyStore store) {
     return store.getClass().getName().equals(JDBC_STORE);
   }
 
   static IdempotencyStore create(McpGateProperties props, ListableBeanFactory beans) {
     ClassLoader loader = StoreFactory.class.getClassLoader();
-    boolean jdbc = ClassUtils.isPresent(JDBC_STORE, loader)
-        && beans.getBeanNamesForType(DataSource.class).length > 0;
-    boolean dynamo = ClassUtils.isPresent(DYNAMODB_STORE, loader)
-        && ClassUtils.isPresent(DYNAMODB_CLIENT, loader)
-        && beans.getBeanNamesForType(ClassUtils.resolveClassName(DYNAMODB_CLIENT, loader)).length > 0;
+    boolean jdbc =
+        ClassUtils.isPresent(JDBC_STORE, loader)
+            && beans.getBeanNamesForType(DataSource.class).length > 0;
+    boolean dynamo =
+        ClassUtils.isPresent(DYNAMODB_STORE, loader)
+            && ClassUtils.isPresent(DYNAMODB_CLIENT, loader)
+            && beans.getBeanNamesForType(ClassUtils.resolveClassName(DYNAMODB_CLIENT, loader))
+                    .length
+                > 0;
     return switch (props.getStore()) {
       case MEMORY -> InMemoryIdempotencyStore.create();
       case JDBC -> {
         if (!jdbc) {
-          throw new IllegalStateException("mcpgate.store=jdbc needs gate-jdbc on the class path"
-              + " and a DataSource bean; " + (ClassUtils.isPresent(JDBC_STORE, loader)
-                  ? "there is no DataSource bean" : "gate-jdbc is missing"));
+          throw new IllegalStateException(
+              "mcpgate.store=jdbc needs gate-jdbc on the class path"
+                  + " and a DataSource bean; "
+                  + (ClassUtils.isPresent(JDBC_STORE, loader)
+                      ? "there is no DataSource bean"
+                      : "gate-jdbc is missing"));
         }
         yield JdbcStores.create(props, beans.getBean(DataSource.class));
       }
       case DYNAMODB -> {
         if (!dynamo) {
-          throw new IllegalStateException("mcpgate.store=dynamodb needs gate-dynamodb on the"
-              + " class path and a DynamoDbClient bean");
+          throw new IllegalStateException(
+              "mcpgate.store=dynamodb needs gate-dynamodb on the"
+                  + " class path and a DynamoDbClient bean");
         }
         yield DynamoDbStores.create(props, beans);
       }
@@ -55,17 +65,18 @@ final class StoreFactory {
         if (dynamo) {
           yield DynamoDbStores.create(props, beans);
         }
-        throw new IllegalStateException("MCP Gate found no store: add gate-jdbc and a DataSource"
-            + " (spring.datasource.*), or gate-dynamodb and a DynamoDbClient bean, or declare"
-            + " an IdempotencyStore bean; for a test or a demo, set mcpgate.store=memory");
+        throw new IllegalStateException(
+            "MCP Gate found no store: add gate-jdbc and a DataSource"
+                + " (spring.datasource.*), or gate-dynamodb and a DynamoDbClient bean, or declare"
+                + " an IdempotencyStore bean; for a test or a demo, set mcpgate.store=memory");
       }
     };
   }
 
   /**
-   * Connects a JDBC store now and checks its claims table (created first with
-   * {@code mcpgate.create-schema=true}), so that a missing table or an unreachable database stops
-   * the startup instead of the first call.
+   * Connects a JDBC store now and checks its claims table (created first with {@code
+   * mcpgate.create-schema=true}), so that a missing table or an unreachable database stops the
+   * startup instead of the first call.
    *
    * @throws IllegalStateException naming the table, the DDL that creates it, and the properties
    */
@@ -76,30 +87,36 @@ final class StoreFactory {
     try {
       JdbcStores.verify(store);
     } catch (dev.mcpgate.core.StoreUnavailableException e) {
-      throw new IllegalStateException("MCP Gate could not use its JDBC store at startup: "
-          + e.getMessage() + "\n(mcpgate.create-schema=true creates the table;"
-          + " mcpgate.verify-schema=false starts without this check, and the first call finds"
-          + " out)", e);
+      throw new IllegalStateException(
+          "MCP Gate could not use its JDBC store at startup: "
+              + e.getMessage()
+              + "\n(mcpgate.create-schema=true creates the table;"
+              + " mcpgate.verify-schema=false starts without this check, and the first call finds"
+              + " out)",
+          e);
     }
   }
 
-  /** @return a table sink for the audit trail on the application's DataSource */
-  static dev.mcpgate.core.audit.AuditSink auditSink(McpGateProperties props,
-      ListableBeanFactory beans) {
+  /**
+   * @return a table sink for the audit trail on the application's DataSource
+   */
+  static dev.mcpgate.core.audit.AuditSink auditSink(
+      McpGateProperties props, ListableBeanFactory beans) {
     if (beans.getBeanNamesForType(DataSource.class).length == 0) {
-      throw new IllegalStateException("mcpgate.audit.enabled=true needs a DataSource bean for"
-          + " the audit table, or an AuditSink bean of your own");
+      throw new IllegalStateException(
+          "mcpgate.audit.enabled=true needs a DataSource bean for"
+              + " the audit table, or an AuditSink bean of your own");
     }
     return JdbcStores.audit(props, beans.getBean(DataSource.class));
   }
 
   /** Loaded only when gate-jdbc is on the class path. */
   private static final class JdbcStores {
-    static dev.mcpgate.core.audit.AuditSink audit(McpGateProperties props,
-        DataSource dataSource) {
+    static dev.mcpgate.core.audit.AuditSink audit(McpGateProperties props, DataSource dataSource) {
       return dev.mcpgate.jdbc.JdbcAuditSink.builder(dataSource)
           .tableName(props.getAudit().getTableName())
-          .createTableIfMissing(props.isCreateSchema()).build();
+          .createTableIfMissing(props.isCreateSchema())
+          .build();
     }
 
     static void verify(IdempotencyStore store) {
@@ -108,7 +125,9 @@ final class StoreFactory {
 
     static IdempotencyStore create(McpGateProperties props, DataSource dataSource) {
       return dev.mcpgate.jdbc.JdbcIdempotencyStore.builder(dataSource)
-          .tableName(props.getTableName()).createSchemaIfMissing(props.isCreateSchema()).build();
+          .tableName(props.getTableName())
+          .createSchemaIfMissing(props.isCreateSchema())
+          .build();
     }
   }
 
@@ -117,7 +136,8 @@ final class StoreFactory {
     static IdempotencyStore create(McpGateProperties props, ListableBeanFactory beans) {
       return dev.mcpgate.dynamodb.DynamoDbIdempotencyStore.builder(
               beans.getBean(software.amazon.awssdk.services.dynamodb.DynamoDbClient.class))
-          .tableName(props.getTableName()).build();
+          .tableName(props.getTableName())
+          .build();
     }
   }
 }

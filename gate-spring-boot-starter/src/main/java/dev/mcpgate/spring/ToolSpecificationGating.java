@@ -29,27 +29,27 @@ import org.springframework.util.ClassUtils;
  * callbacks): every bean that is a list of sync, async or stateless tool specifications is
  * replaced, after it is made and before the MCP server takes it, by the same list with each
  * {@code @Idempotent} tool wrapped by the {@link McpGate}. Spring AI's single server customizer
- * slot stays free; the tool beans themselves are left as they are (a {@code @Transactional}
- * proxy works, its target's annotations are found).
+ * slot stays free; the tool beans themselves are left as they are (a {@code @Transactional} proxy
+ * works, its target's annotations are found).
  *
  * <p>Once every singleton is made, it surveys the tools it saw: a tool that changes state (no
  * {@code readOnlyHint}) and is neither gated nor listed in {@code mcpgate.safe-tools} is logged,
  * one line per tool; with {@code mcpgate.require-gated-writes=true} startup fails instead.
  */
-final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAware,
-    SmartInitializingSingleton {
+final class ToolSpecificationGating
+    implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
   private static final Logger LOG = LoggerFactory.getLogger(ToolSpecificationGating.class);
 
   private final ObjectProvider<McpGate> gate;
   private final ObjectProvider<McpGateProperties> properties;
   private ListableBeanFactory beans;
   private Map<String, ToolPolicy> policies;
-  private final Map<String, Boolean> seen = new LinkedHashMap<>();   // tool -> gated
+  private final Map<String, Boolean> seen = new LinkedHashMap<>(); // tool -> gated
   private final Set<String> readOnly = new LinkedHashSet<>();
-  private final Set<String> takeDecimals = new LinkedHashSet<>();   // gated tools with a number
+  private final Set<String> takeDecimals = new LinkedHashSet<>(); // gated tools with a number
 
-  ToolSpecificationGating(ObjectProvider<McpGate> gate,
-      ObjectProvider<McpGateProperties> properties) {
+  ToolSpecificationGating(
+      ObjectProvider<McpGate> gate, ObjectProvider<McpGateProperties> properties) {
     this.gate = gate;
     this.properties = properties;
   }
@@ -69,27 +69,39 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
     }
     Object first = list.get(0);
     if (first instanceof McpServerFeatures.SyncToolSpecification) {
-      return gateAll(list, McpServerFeatures.SyncToolSpecification.class,
-          McpServerFeatures.SyncToolSpecification::tool, (s, p) -> gate.getObject().gate(s, p));
+      return gateAll(
+          list,
+          McpServerFeatures.SyncToolSpecification.class,
+          McpServerFeatures.SyncToolSpecification::tool,
+          (s, p) -> gate.getObject().gate(s, p));
     }
     if (first instanceof McpServerFeatures.AsyncToolSpecification) {
-      return gateAll(list, McpServerFeatures.AsyncToolSpecification.class,
-          McpServerFeatures.AsyncToolSpecification::tool, (s, p) -> gate.getObject().gate(s, p));
+      return gateAll(
+          list,
+          McpServerFeatures.AsyncToolSpecification.class,
+          McpServerFeatures.AsyncToolSpecification::tool,
+          (s, p) -> gate.getObject().gate(s, p));
     }
     if (first instanceof McpStatelessServerFeatures.SyncToolSpecification) {
-      return gateAll(list, McpStatelessServerFeatures.SyncToolSpecification.class,
+      return gateAll(
+          list,
+          McpStatelessServerFeatures.SyncToolSpecification.class,
           McpStatelessServerFeatures.SyncToolSpecification::tool,
           (s, p) -> gate.getObject().gate(s, p));
     }
     if (first instanceof McpStatelessServerFeatures.AsyncToolSpecification) {
-      return gateAll(list, McpStatelessServerFeatures.AsyncToolSpecification.class,
+      return gateAll(
+          list,
+          McpStatelessServerFeatures.AsyncToolSpecification.class,
           McpStatelessServerFeatures.AsyncToolSpecification::tool,
           (s, p) -> gate.getObject().gate(s, p));
     }
     return bean;
   }
 
-  private <S> List<S> gateAll(List<?> list, Class<S> type,
+  private <S> List<S> gateAll(
+      List<?> list,
+      Class<S> type,
       Function<S, McpSchema.Tool> tool,
       BiFunction<S, ToolPolicy, S> wrap) {
     Map<String, ToolPolicy> byTool = policies();
@@ -113,7 +125,9 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
     return out;
   }
 
-  /** @return true when a parameter of the tool is a JSON {@code number} (not only integers) */
+  /**
+   * @return true when a parameter of the tool is a JSON {@code number} (not only integers)
+   */
   private static boolean takesDecimals(McpSchema.Tool tool) {
     Object properties = tool.inputSchema() == null ? null : tool.inputSchema().get("properties");
     if (!(properties instanceof Map<?, ?> byName)) {
@@ -143,8 +157,8 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
           }
         }
       }
-      Map<String, ToolPolicy> found = types.isEmpty() ? Map.of()
-          : McpGate.annotatedPolicies(types.toArray(Class<?>[]::new));
+      Map<String, ToolPolicy> found =
+          types.isEmpty() ? Map.of() : McpGate.annotatedPolicies(types.toArray(Class<?>[]::new));
       List<KeySource> sources = properties.getObject().getKeySources();
       policies = new LinkedHashMap<>();
       found.forEach((tool, p) -> policies.put(tool, withDefaultKeySources(p, sources)));
@@ -153,9 +167,9 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
   }
 
   /** The policy, with {@code mcpgate.key-sources} where the annotation left the default. */
-  private static ToolPolicy withDefaultKeySources(ToolPolicy p,
-      List<KeySource> sources) {
-    if (sources == null || sources.isEmpty()
+  private static ToolPolicy withDefaultKeySources(ToolPolicy p, List<KeySource> sources) {
+    if (sources == null
+        || sources.isEmpty()
         || !p.keySources().equals(ToolPolicy.defaults().keySources())) {
       return p;
     }
@@ -167,40 +181,53 @@ final class ToolSpecificationGating implements BeanPostProcessor, BeanFactoryAwa
     McpGateProperties props = properties.getObject();
     List<String> ungated = new ArrayList<>();
     synchronized (seen) {
-      seen.forEach((tool, gated) -> {
-        if (!gated && !readOnly.contains(tool) && !props.getSafeTools().contains(tool)) {
-          ungated.add(tool);
-        }
-      });
+      seen.forEach(
+          (tool, gated) -> {
+            if (!gated && !readOnly.contains(tool) && !props.getSafeTools().contains(tool)) {
+              ungated.add(tool);
+            }
+          });
     }
     for (String tool : ungated) {
-      LOG.warn("MCP tool {} changes state (it has no readOnlyHint) but is not gated: a retried"
-          + " call runs it again. Put @Idempotent on its handler, or list it in"
-          + " mcpgate.safe-tools if running it twice is harmless.", tool);
+      LOG.warn(
+          "MCP tool {} changes state (it has no readOnlyHint) but is not gated: a retried"
+              + " call runs it again. Put @Idempotent on its handler, or list it in"
+              + " mcpgate.safe-tools if running it twice is harmless.",
+          tool);
     }
     Set<String> missing = new LinkedHashSet<>(policies().keySet());
     missing.removeAll(seen.keySet());
     for (String tool : missing) {
-      LOG.warn("@Idempotent names the tool {}, but no tool specification of that name was seen:"
-          + " nothing is gated for it", tool);
+      LOG.warn(
+          "@Idempotent names the tool {}, but no tool specification of that name was seen:"
+              + " nothing is gated for it",
+          tool);
     }
     Set<String> decimals;
     synchronized (seen) {
       decimals = new LinkedHashSet<>(takeDecimals);
     }
-    if (!decimals.isEmpty() && ServerJson.serverReadsExactly(beans).equals(
-        java.util.Optional.of(false))) {
-      LOG.warn("The gated tools {} take decimal numbers, and Spring AI's MCP server reads them as"
-          + " double: 9007199254740993.0 and 9007199254740992.0 arrive alike, so a call with one"
-          + " would replay the other's result. Set mcpgate.exact-numbers=true to make the server"
-          + " read decimals exactly.", decimals);
+    if (!decimals.isEmpty()
+        && ServerJson.serverReadsExactly(beans).equals(java.util.Optional.of(false))) {
+      LOG.warn(
+          "The gated tools {} take decimal numbers, and Spring AI's MCP server reads them as"
+              + " double: 9007199254740993.0 and 9007199254740992.0 arrive alike, so a call with"
+              + " one would replay the other's result. Set mcpgate.exact-numbers=true to make the"
+              + " server read decimals exactly.",
+          decimals);
     }
-    LOG.info("MCP Gate: {} tools seen, {} gated, {} read-only, {} declared safe, {} ungated"
-            + " writes", seen.size(), seen.values().stream().filter(g -> g).count(),
-        readOnly.size(), props.getSafeTools().size(), ungated.size());
+    LOG.info(
+        "MCP Gate: {} tools seen, {} gated, {} read-only, {} declared safe, {} ungated" + " writes",
+        seen.size(),
+        seen.values().stream().filter(g -> g).count(),
+        readOnly.size(),
+        props.getSafeTools().size(),
+        ungated.size());
     if (props.isRequireGatedWrites() && !ungated.isEmpty()) {
-      throw new IllegalStateException("mcpgate.require-gated-writes is true, and these write"
-          + " tools are neither gated nor listed in mcpgate.safe-tools: " + ungated);
+      throw new IllegalStateException(
+          "mcpgate.require-gated-writes is true, and these write"
+              + " tools are neither gated nor listed in mcpgate.safe-tools: "
+              + ungated);
     }
   }
 }

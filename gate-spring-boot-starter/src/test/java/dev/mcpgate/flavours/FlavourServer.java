@@ -25,7 +25,8 @@ public class FlavourServer {
   /** Open to all (Spring Security is on the tests' class path); the tenant is a header. */
   @Bean
   SecurityFilterChain open(HttpSecurity http) throws Exception {
-    return http.csrf(c -> c.disable()).authorizeHttpRequests(a -> a.anyRequest().permitAll())
+    return http.csrf(c -> c.disable())
+        .authorizeHttpRequests(a -> a.anyRequest().permitAll())
         .build();
   }
 
@@ -37,12 +38,15 @@ public class FlavourServer {
   public static class SyncTools {
     @McpTool(name = "refund_order", description = "Refund an order")
     @Idempotent
-    public String refund(@McpToolParam(description = "the order") String orderId,
+    public String refund(
+        @McpToolParam(description = "the order") String orderId,
         @McpToolParam(description = "the amount in cents") int amountCents) {
       return FlavourServer.refund(orderId, amountCents);
     }
 
-    @McpTool(name = "get_order", description = "Read an order",
+    @McpTool(
+        name = "get_order",
+        description = "Read an order",
         annotations = @McpTool.McpAnnotations(readOnlyHint = true))
     public String getOrder(@McpToolParam(description = "the order") String orderId) {
       return "order " + orderId;
@@ -53,12 +57,15 @@ public class FlavourServer {
   public static class AsyncTools {
     @McpTool(name = "refund_order", description = "Refund an order")
     @Idempotent
-    public Mono<String> refund(@McpToolParam(description = "the order") String orderId,
+    public Mono<String> refund(
+        @McpToolParam(description = "the order") String orderId,
         @McpToolParam(description = "the amount in cents") int amountCents) {
       return Mono.fromSupplier(() -> FlavourServer.refund(orderId, amountCents));
     }
 
-    @McpTool(name = "get_order", description = "Read an order",
+    @McpTool(
+        name = "get_order",
+        description = "Read an order",
         annotations = @McpTool.McpAnnotations(readOnlyHint = true))
     public Mono<String> getOrder(@McpToolParam(description = "the order") String orderId) {
       return Mono.just("order " + orderId);

@@ -7,8 +7,6 @@ import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
-import io.modelcontextprotocol.server.McpServerFeatures;
-import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -36,34 +34,50 @@ class SpecificationFlavoursTest {
   }
 
   @ParameterizedTest(name = "{0} {1}")
-  @CsvSource({"SYNC, STREAMABLE, io.modelcontextprotocol.server.McpServerFeatures$SyncToolSpecification",
-      "ASYNC, STREAMABLE, io.modelcontextprotocol.server.McpServerFeatures$AsyncToolSpecification",
-      "SYNC, STATELESS, io.modelcontextprotocol.server.McpStatelessServerFeatures$SyncToolSpecification",
-      "ASYNC, STATELESS, io.modelcontextprotocol.server.McpStatelessServerFeatures$AsyncToolSpecification"})
+  @CsvSource({
+    "SYNC, STREAMABLE, io.modelcontextprotocol.server.McpServerFeatures$SyncToolSpecification",
+    "ASYNC, STREAMABLE, io.modelcontextprotocol.server.McpServerFeatures$AsyncToolSpecification",
+    "SYNC, STATELESS,"
+        + " io.modelcontextprotocol.server.McpStatelessServerFeatures$SyncToolSpecification",
+    "ASYNC, STATELESS,"
+        + " io.modelcontextprotocol.server.McpStatelessServerFeatures$AsyncToolSpecification"
+  })
   void eachFlavourIsGatedThroughARealClient(String type, String protocol, String specClass)
       throws Exception {
     TestDatabases.Target pg = TestDatabases.postgres();
-    SpringApplicationBuilder b = new SpringApplicationBuilder(FlavourServer.class,
-        type.equals("SYNC") ? FlavourServer.SyncTools.class : FlavourServer.AsyncTools.class)
-        .properties("server.port=0", "spring.datasource.url=" + pg.url(),
-            "spring.main.banner-mode=off", "mcpgate.create-schema=true",
-            "mcpgate.table-name=mcpgate_flavour_claims", "mcpgate.tenant.header=X-Tenant",
-            "mcpgate.tenant.sources=header",
-            "mcpgate.require-gated-writes=true",
-            "spring.ai.mcp.server.type=" + type, "spring.ai.mcp.server.protocol=" + protocol);
+    SpringApplicationBuilder b =
+        new SpringApplicationBuilder(
+                FlavourServer.class,
+                type.equals("SYNC")
+                    ? FlavourServer.SyncTools.class
+                    : FlavourServer.AsyncTools.class)
+            .properties(
+                "server.port=0",
+                "spring.datasource.url=" + pg.url(),
+                "spring.main.banner-mode=off",
+                "mcpgate.create-schema=true",
+                "mcpgate.table-name=mcpgate_flavour_claims",
+                "mcpgate.tenant.header=X-Tenant",
+                "mcpgate.tenant.sources=header",
+                "mcpgate.require-gated-writes=true",
+                "spring.ai.mcp.server.type=" + type,
+                "spring.ai.mcp.server.protocol=" + protocol);
     if (pg.user() != null) {
-      b.properties("spring.datasource.username=" + pg.user(),
-          "spring.datasource.password=" + pg.password());
+      b.properties(
+          "spring.datasource.username=" + pg.user(), "spring.datasource.password=" + pg.password());
     }
     PrintStream out = System.out;
     ByteArrayOutputStream log = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(new java.io.OutputStream() {
-      @Override
-      public void write(int c) {
-        out.write(c);
-        log.write(c);
-      }
-    }, true));
+    System.setOut(
+        new PrintStream(
+            new java.io.OutputStream() {
+              @Override
+              public void write(int c) {
+                out.write(c);
+                log.write(c);
+              }
+            },
+            true));
     ConfigurableApplicationContext app;
     try {
       app = b.run();
@@ -72,22 +86,28 @@ class SpecificationFlavoursTest {
     }
     try (app) {
       // Spring AI made the specifications of this flavour, and the starter gated them
-      assertThat(app.getBeansOfType(List.class).values().stream()
-          .filter(l -> !l.isEmpty())
-          .map(l -> l.get(0).getClass().getName()))
+      assertThat(
+              app.getBeansOfType(List.class).values().stream()
+                  .filter(l -> !l.isEmpty())
+                  .map(l -> l.get(0).getClass().getName()))
           .contains(specClass);
       String startup = log.toString(StandardCharsets.UTF_8);
-      assertThat(startup).contains("2 tools seen, 1 gated, 1 read-only, 0 declared safe,"
-          + " 0 ungated writes");
-      assertThat(startup).as("no gated tool takes a decimal: nothing to warn about")
+      assertThat(startup)
+          .contains("2 tools seen, 1 gated, 1 read-only, 0 declared safe," + " 0 ungated writes");
+      assertThat(startup)
+          .as("no gated tool takes a decimal: nothing to warn about")
           .doesNotContain("decimal");
 
       int port = ((WebServerApplicationContext) app).getWebServer().getPort();
       String tenant = "flavour-" + type + "-" + protocol + "-" + System.nanoTime();
-      McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport
-          .builder("http://127.0.0.1:" + port).endpoint("/mcp")
-          .httpRequestCustomizer((request, method, uri, body, ctx) ->
-              request.header("X-Tenant", tenant)).build()).build();
+      McpSyncClient client =
+          McpClient.sync(
+                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+                      .endpoint("/mcp")
+                      .httpRequestCustomizer(
+                          (request, method, uri, body, ctx) -> request.header("X-Tenant", tenant))
+                      .build())
+              .build();
       try {
         client.initialize();
         Map<String, McpSchema.Tool> tools = new java.util.HashMap<>();
@@ -98,13 +118,22 @@ class SpecificationFlavoursTest {
             .doesNotContain("idempotency_key");
 
         int before = FlavourServer.REFUNDS.get();
-        Map<String, Object> args = Map.of("orderId", "ord_1", "amountCents", 500,
-            "idempotency_key", "k-" + type + protocol);
+        Map<String, Object> args =
+            Map.of(
+                "orderId", "ord_1", "amountCents", 500, "idempotency_key", "k-" + type + protocol);
         CallToolResult first = client.callTool(new CallToolRequest("refund_order", args));
         CallToolResult retry = client.callTool(new CallToolRequest("refund_order", args));
-        CallToolResult other = client.callTool(new CallToolRequest("refund_order",
-            Map.of("orderId", "ord_1", "amountCents", 900,
-                "idempotency_key", "k-" + type + protocol)));
+        CallToolResult other =
+            client.callTool(
+                new CallToolRequest(
+                    "refund_order",
+                    Map.of(
+                        "orderId",
+                        "ord_1",
+                        "amountCents",
+                        900,
+                        "idempotency_key",
+                        "k-" + type + protocol)));
 
         assertThat(first.isError()).as(text(first)).isNotEqualTo(Boolean.TRUE);
         assertThat(text(first)).contains("500 cents for ord_1");
@@ -112,12 +141,13 @@ class SpecificationFlavoursTest {
         assertThat(retry.meta()).containsEntry(McpGateErrors.META_REPLAYED, true);
         assertThat(other.isError()).isTrue();
         @SuppressWarnings("unchecked")
-        Map<String, Object> error = (Map<String, Object>)
-            ((Map<String, Object>) other.structuredContent()).get("error");
+        Map<String, Object> error =
+            (Map<String, Object>) ((Map<String, Object>) other.structuredContent()).get("error");
         assertThat(error).containsEntry("type", McpGateErrors.KEY_CONFLICT);
         assertThat(FlavourServer.REFUNDS.get()).as("ran once").isEqualTo(before + 1);
-        assertThat(text(client.callTool(new CallToolRequest("get_order",
-            Map.of("orderId", "ord_1"))))).isEqualTo("order ord_1");
+        assertThat(
+                text(client.callTool(new CallToolRequest("get_order", Map.of("orderId", "ord_1")))))
+            .isEqualTo("order ord_1");
       } finally {
         client.closeGracefully();
       }

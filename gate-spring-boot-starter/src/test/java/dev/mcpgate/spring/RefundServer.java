@@ -21,7 +21,8 @@ public class RefundServer {
   org.springframework.security.web.SecurityFilterChain open(
       org.springframework.security.config.annotation.web.builders.HttpSecurity http)
       throws Exception {
-    return http.csrf(c -> c.disable()).authorizeHttpRequests(a -> a.anyRequest().permitAll())
+    return http.csrf(c -> c.disable())
+        .authorizeHttpRequests(a -> a.anyRequest().permitAll())
         .build();
   }
 
@@ -39,10 +40,11 @@ public class RefundServer {
 
     @McpTool(name = "refund_order", description = "Refund an order")
     @Idempotent
-    public String refund(@McpToolParam(description = "the order") String orderId,
+    public String refund(
+        @McpToolParam(description = "the order") String orderId,
         @McpToolParam(description = "the amount in cents") int amountCents) {
       int n = REFUNDS.incrementAndGet();
-      jdbc.queryForObject("SELECT 1", Integer.class);   // a write's transaction, as a real one has
+      jdbc.queryForObject("SELECT 1", Integer.class); // a write's transaction, as a real one has
       return "refund " + n + " of " + amountCents + " cents for " + orderId;
     }
 
@@ -51,7 +53,8 @@ public class RefundServer {
     /** A gated tool that takes a decimal: exact only with mcpgate.exact-numbers=true. */
     @McpTool(name = "charge_card", description = "Charge a card")
     @Idempotent
-    public String charge(@McpToolParam(description = "the card") String card,
+    public String charge(
+        @McpToolParam(description = "the card") String card,
         @McpToolParam(description = "the amount") java.math.BigDecimal amount) {
       return "charge " + CHARGES.incrementAndGet() + " of " + amount + " to " + card;
     }
@@ -61,7 +64,9 @@ public class RefundServer {
       return "note " + NOTES.incrementAndGet() + ": " + text;
     }
 
-    @McpTool(name = "get_order", description = "Read an order",
+    @McpTool(
+        name = "get_order",
+        description = "Read an order",
         annotations = @McpTool.McpAnnotations(readOnlyHint = true))
     public String getOrder(@McpToolParam(description = "the order") String orderId) {
       return "order " + orderId;

@@ -32,29 +32,40 @@ class SpringBootStarterTest {
 
   static SpringApplicationBuilder server(String... properties) {
     TestDatabases.Target pg = TestDatabases.postgres();
-    SpringApplicationBuilder b = new SpringApplicationBuilder(RefundServer.class)
-        .properties("server.port=0", "spring.datasource.url=" + pg.url(),
-            "mcpgate.create-schema=true", "mcpgate.table-name=mcpgate_boot_claims",
-            "mcpgate.tenant.header=X-Tenant", "mcpgate.tenant.sources=header",
-            "spring.main.banner-mode=off",
-            "mcpgate.audit.enabled=true", "mcpgate.audit.table-name=mcpgate_boot_audit",
-            "spring.ai.mcp.server.protocol=STREAMABLE");
+    SpringApplicationBuilder b =
+        new SpringApplicationBuilder(RefundServer.class)
+            .properties(
+                "server.port=0",
+                "spring.datasource.url=" + pg.url(),
+                "mcpgate.create-schema=true",
+                "mcpgate.table-name=mcpgate_boot_claims",
+                "mcpgate.tenant.header=X-Tenant",
+                "mcpgate.tenant.sources=header",
+                "spring.main.banner-mode=off",
+                "mcpgate.audit.enabled=true",
+                "mcpgate.audit.table-name=mcpgate_boot_audit",
+                "spring.ai.mcp.server.protocol=STREAMABLE");
     if (pg.user() != null) {
-      b.properties("spring.datasource.username=" + pg.user(),
-          "spring.datasource.password=" + pg.password());
+      b.properties(
+          "spring.datasource.username=" + pg.user(), "spring.datasource.password=" + pg.password());
     }
     return b.properties(properties);
   }
 
   static McpSyncClient client(ConfigurableApplicationContext context, String tenant) {
     int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-    McpSyncClient c = McpClient.sync(HttpClientStreamableHttpTransport
-        .builder("http://127.0.0.1:" + port).endpoint("/mcp")
-        .httpRequestCustomizer((request, method, uri, body, ctx) -> {
-          if (!tenant.isEmpty()) {
-            request.header("X-Tenant", tenant);
-          }
-        }).build()).build();
+    McpSyncClient c =
+        McpClient.sync(
+                HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+                    .endpoint("/mcp")
+                    .httpRequestCustomizer(
+                        (request, method, uri, body, ctx) -> {
+                          if (!tenant.isEmpty()) {
+                            request.header("X-Tenant", tenant);
+                          }
+                        })
+                    .build())
+            .build();
     c.initialize();
     return c;
   }
@@ -76,8 +87,10 @@ class SpringBootStarterTest {
   }
 
   private static CallToolResult refund(String key, int cents) {
-    return client.callTool(new CallToolRequest("refund_order",
-        Map.of("orderId", "ord_9f2", "amountCents", cents, "idempotency_key", key)));
+    return client.callTool(
+        new CallToolRequest(
+            "refund_order",
+            Map.of("orderId", "ord_9f2", "amountCents", cents, "idempotency_key", key)));
   }
 
   private static String text(CallToolResult r) {
@@ -103,8 +116,8 @@ class SpringBootStarterTest {
 
     assertThat(conflict.isError()).isTrue();
     @SuppressWarnings("unchecked")
-    Map<String, Object> error = (Map<String, Object>)
-        ((Map<String, Object>) conflict.structuredContent()).get("error");
+    Map<String, Object> error =
+        (Map<String, Object>) ((Map<String, Object>) conflict.structuredContent()).get("error");
     assertThat(error).containsEntry("type", McpGateErrors.KEY_CONFLICT);
     assertThat(RefundServer.RefundTools.REFUNDS.get()).isEqualTo(before);
   }
@@ -120,7 +133,7 @@ class SpringBootStarterTest {
         .doesNotContain("idempotency_key");
     CallToolResult note1 = client.callTool(new CallToolRequest("add_note", Map.of("text", "hi")));
     CallToolResult note2 = client.callTool(new CallToolRequest("add_note", Map.of("text", "hi")));
-    assertThat(text(note2)).isNotEqualTo(text(note1));   // ungated: it ran twice
+    assertThat(text(note2)).isNotEqualTo(text(note1)); // ungated: it ran twice
   }
 
   @Test
@@ -128,15 +141,18 @@ class SpringBootStarterTest {
     Object tools = app.getBean(RefundServer.RefundTools.class);
     assertThat(AopUtils.isAopProxy(tools)).isTrue();
     assertThat(refund("k-proxy", 700).isError()).isNotEqualTo(Boolean.TRUE);
-    assertThat(refund("k-proxy", 701).isError()).isTrue();   // gated: a conflict
+    assertThat(refund("k-proxy", 701).isError()).isTrue(); // gated: a conflict
   }
 
   @Test
   void aCallWithoutATenantIsRefused() {
     McpSyncClient anonymous = client(app, "");
     try {
-      CallToolResult r = anonymous.callTool(new CallToolRequest("refund_order",
-          Map.of("orderId", "ord_1", "amountCents", 1, "idempotency_key", "k-anon")));
+      CallToolResult r =
+          anonymous.callTool(
+              new CallToolRequest(
+                  "refund_order",
+                  Map.of("orderId", "ord_1", "amountCents", 1, "idempotency_key", "k-anon")));
       assertThat(r.isError()).isTrue();
       assertThat(text(r)).contains("could not tell which account");
     } finally {
@@ -151,8 +167,21 @@ class SpringBootStarterTest {
     refund("k-metrics", 300);
     refund("k-metrics", 300);
 
-    assertThat(meters.get("mcpgate.calls").tags("tool", "refund_order", "outcome", "replayed",
-        "store", "jdbc", "key_source", "argument").counter().count()).isGreaterThanOrEqualTo(1);
+    assertThat(
+            meters
+                .get("mcpgate.calls")
+                .tags(
+                    "tool",
+                    "refund_order",
+                    "outcome",
+                    "replayed",
+                    "store",
+                    "jdbc",
+                    "key_source",
+                    "argument")
+                .counter()
+                .count())
+        .isGreaterThanOrEqualTo(1);
     assertThat(meters.get("mcpgate.calls").tags("outcome", "executed").counter().count())
         .isGreaterThanOrEqualTo(1);
   }
@@ -165,9 +194,12 @@ class SpringBootStarterTest {
     dev.mcpgate.jdbc.JdbcAuditSink sink = app.getBean(dev.mcpgate.jdbc.JdbcAuditSink.class);
     assertThat(sink.flush(java.time.Duration.ofSeconds(30))).isTrue();
 
-    var history = dev.mcpgate.jdbc.JdbcAuditLog.of(app.getBean(javax.sql.DataSource.class),
-        "mcpgate_boot_audit").history("header:" + TENANT, "refund_order", "k-audit");
-    assertThat(history).extracting(r -> r.decision().name())
+    var history =
+        dev.mcpgate.jdbc.JdbcAuditLog.of(
+                app.getBean(javax.sql.DataSource.class), "mcpgate_boot_audit")
+            .history("header:" + TENANT, "refund_order", "k-audit");
+    assertThat(history)
+        .extracting(r -> r.decision().name())
         .containsExactly("EXECUTED", "REPLAYED", "CONFLICT");
   }
 
@@ -176,11 +208,15 @@ class SpringBootStarterTest {
     try (ConfigurableApplicationContext metaOnly = server("mcpgate.key-sources=meta").run()) {
       McpSyncClient c = client(metaOnly, "acme-meta");
       try {
-        CallToolResult withArgument = c.callTool(new CallToolRequest("refund_order",
-            Map.of("orderId", "ord_1", "amountCents", 5, "idempotency_key", "k-arg")));
+        CallToolResult withArgument =
+            c.callTool(
+                new CallToolRequest(
+                    "refund_order",
+                    Map.of("orderId", "ord_1", "amountCents", 5, "idempotency_key", "k-arg")));
         @SuppressWarnings("unchecked")
-        Map<String, Object> error = (Map<String, Object>)
-            ((Map<String, Object>) withArgument.structuredContent()).get("error");
+        Map<String, Object> error =
+            (Map<String, Object>)
+                ((Map<String, Object>) withArgument.structuredContent()).get("error");
         assertThat(error).containsEntry("type", McpGateErrors.KEY_REQUIRED);
       } finally {
         c.closeGracefully();
@@ -193,8 +229,8 @@ class SpringBootStarterTest {
     assertThatThrownBy(() -> server("mcpgate.require-gated-writes=true").run())
         .hasStackTraceContaining("add_note")
         .hasStackTraceContaining("mcpgate.require-gated-writes");
-    try (ConfigurableApplicationContext safe = server("mcpgate.require-gated-writes=true",
-        "mcpgate.safe-tools=add_note").run()) {
+    try (ConfigurableApplicationContext safe =
+        server("mcpgate.require-gated-writes=true", "mcpgate.safe-tools=add_note").run()) {
       assertThat(safe.isRunning()).isTrue();
     }
   }
@@ -205,16 +241,24 @@ class SpringBootStarterTest {
     java.util.concurrent.atomic.AtomicReference<dev.mcpgate.core.IdempotencyGate> gate =
         new java.util.concurrent.atomic.AtomicReference<>();
     dev.mcpgate.core.ClaimId expired;
-    try (ConfigurableApplicationContext purging = server("mcpgate.purge.interval=100ms",
-        "mcpgate.purge.batch-size=2", "mcpgate.retention=1s", "mcpgate.lease=500ms").run()) {
+    try (ConfigurableApplicationContext purging =
+        server(
+                "mcpgate.purge.interval=100ms",
+                "mcpgate.purge.batch-size=2",
+                "mcpgate.retention=1s",
+                "mcpgate.lease=500ms")
+            .run()) {
       dev.mcpgate.core.spi.IdempotencyStore store =
           purging.getBean(dev.mcpgate.core.spi.IdempotencyStore.class);
       gate.set(purging.getBean(dev.mcpgate.core.IdempotencyGate.class));
       assertThat(purging.getBean(dev.mcpgate.core.purge.ClaimPurger.class)).isNotNull();
       String tenant = "purge-" + System.nanoTime();
       for (int i = 0; i < 5; i++) {
-        gate.get().execute(dev.mcpgate.core.ToolCall.of(tenant, "refund_order", "k" + i,
-            Map.of()), dev.mcpgate.core.ResultMapper.utf8(), ctx -> "done");
+        gate.get()
+            .execute(
+                dev.mcpgate.core.ToolCall.of(tenant, "refund_order", "k" + i, Map.of()),
+                dev.mcpgate.core.ResultMapper.utf8(),
+                ctx -> "done");
       }
       expired = new dev.mcpgate.core.ClaimId(tenant, "refund_order", "k4");
       assertThat(store.find(expired)).isPresent();
@@ -223,12 +267,19 @@ class SpringBootStarterTest {
         Thread.sleep(100);
       }
       assertThat(store.find(expired)).as("purged after its retention").isEmpty();
-      assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+      assertThat(Thread.getAllStackTraces().keySet())
+          .extracting(Thread::getName)
           .anyMatch(n -> n.startsWith("mcpgate-purge-"));
     }
-    assertThatThrownBy(() -> gate.get().execute(dev.mcpgate.core.ToolCall.of("t", "x", "k",
-        Map.of()), dev.mcpgate.core.ResultMapper.utf8(), ctx -> "ran"))
-        .as("the gate was closed with the context").hasMessageContaining("closed");
+    assertThatThrownBy(
+            () ->
+                gate.get()
+                    .execute(
+                        dev.mcpgate.core.ToolCall.of("t", "x", "k", Map.of()),
+                        dev.mcpgate.core.ResultMapper.utf8(),
+                        ctx -> "ran"))
+        .as("the gate was closed with the context")
+        .hasMessageContaining("closed");
   }
 
   @Test

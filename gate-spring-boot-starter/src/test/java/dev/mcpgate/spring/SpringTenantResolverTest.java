@@ -21,9 +21,9 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Where the tenant comes from: one source (the first configured of principal, header, constant),
- * or the listed ones in order; a source that finds nothing gives no tenant (the adapter then
- * refuses the call); every tenant carries its source.
+ * Where the tenant comes from: one source (the first configured of principal, header, constant), or
+ * the listed ones in order; a source that finds nothing gives no tenant (the adapter then refuses
+ * the call); every tenant carries its source.
  */
 class SpringTenantResolverTest {
 
@@ -33,8 +33,8 @@ class SpringTenantResolverTest {
     RequestContextHolder.resetRequestAttributes();
   }
 
-  private static SpringTenantResolver resolver(boolean principal, String header,
-      String constant, Source... sources) {
+  private static SpringTenantResolver resolver(
+      boolean principal, String header, String constant, Source... sources) {
     McpGateProperties.Tenant config = new McpGateProperties.Tenant();
     config.setFromPrincipal(principal);
     config.setHeader(header);
@@ -52,8 +52,9 @@ class SpringTenantResolverTest {
   }
 
   private static void signIn(String name) {
-    SecurityContextHolder.getContext().setAuthentication(
-        UsernamePasswordAuthenticationToken.authenticated(name, null, List.of()));
+    SecurityContextHolder.getContext()
+        .setAuthentication(
+            UsernamePasswordAuthenticationToken.authenticated(name, null, List.of()));
   }
 
   @Test
@@ -72,7 +73,7 @@ class SpringTenantResolverTest {
 
   @Test
   void aSourceThatFindsNothingNeverFallsBack() {
-    request("from-header");   // anonymous, with a header and a constant configured
+    request("from-header"); // anonymous, with a header and a constant configured
     assertThat(resolver(true, "X-Tenant", "solo").resolve(McpTransportContext.EMPTY)).isNull();
     request(null);
     assertThat(resolver(false, "X-Tenant", "solo").resolve(McpTransportContext.EMPTY)).isNull();
@@ -86,8 +87,8 @@ class SpringTenantResolverTest {
   @Test
   void anExplicitOrderIsAskedInOrder() {
     request("acme");
-    SpringTenantResolver ordered = resolver(true, "X-Tenant", "solo", Source.PRINCIPAL,
-        Source.HEADER, Source.CONSTANT);
+    SpringTenantResolver ordered =
+        resolver(true, "X-Tenant", "solo", Source.PRINCIPAL, Source.HEADER, Source.CONSTANT);
     assertThat(ordered.resolve(McpTransportContext.EMPTY)).isEqualTo("header:acme");
     signIn("alice");
     assertThat(ordered.resolve(McpTransportContext.EMPTY)).isEqualTo("principal:alice");
@@ -108,41 +109,58 @@ class SpringTenantResolverTest {
 
   @Test
   void anAnonymousOrUnauthenticatedCallerIsNoTenant() {
-    SecurityContextHolder.getContext().setAuthentication(new AnonymousAuthenticationToken(
-        "key", "anonymousUser", List.of(new SimpleGrantedAuthority("ROLE_ANONYMOUS"))));
+    SecurityContextHolder.getContext()
+        .setAuthentication(
+            new AnonymousAuthenticationToken(
+                "key", "anonymousUser", List.of(new SimpleGrantedAuthority("ROLE_ANONYMOUS"))));
     assertThat(resolver(true, null, null).resolve(McpTransportContext.EMPTY)).isNull();
 
-    SecurityContextHolder.getContext().setAuthentication(
-        UsernamePasswordAuthenticationToken.unauthenticated("mallory", "guess"));
+    SecurityContextHolder.getContext()
+        .setAuthentication(UsernamePasswordAuthenticationToken.unauthenticated("mallory", "guess"));
     assertThat(resolver(true, null, null).resolve(McpTransportContext.EMPTY)).isNull();
   }
 
   @Test
   void reactivelyThePrincipalComesFromTheReactorContextOnAnyThread() {
     SpringTenantResolver r = resolver(true, null, "shared");
-    String tenant = r.resolveReactive(McpTransportContext.EMPTY)
-        .subscribeOn(Schedulers.boundedElastic())   // no thread-locals there
-        .contextWrite(ReactiveSecurityContextHolder.withAuthentication(
-            UsernamePasswordAuthenticationToken.authenticated("bob", null, List.of())))
-        .block(Duration.ofSeconds(5));
+    String tenant =
+        r.resolveReactive(McpTransportContext.EMPTY)
+            .subscribeOn(Schedulers.boundedElastic()) // no thread-locals there
+            .contextWrite(
+                ReactiveSecurityContextHolder.withAuthentication(
+                    UsernamePasswordAuthenticationToken.authenticated("bob", null, List.of())))
+            .block(Duration.ofSeconds(5));
     assertThat(tenant).isEqualTo("principal:bob");
 
-    assertThat(r.resolveReactive(McpTransportContext.EMPTY)
-        .contextWrite(ReactiveSecurityContextHolder.withAuthentication(
-            new AnonymousAuthenticationToken("key", "anonymousUser",
-                List.of(new SimpleGrantedAuthority("ROLE_ANONYMOUS")))))
-        .blockOptional(Duration.ofSeconds(5))).isEmpty();
-    assertThat(r.resolveReactive(McpTransportContext.EMPTY)
-        .subscribeOn(Schedulers.boundedElastic()).blockOptional(Duration.ofSeconds(5)))
-        .as("no principal anywhere: no tenant, not the constant").isEmpty();
+    assertThat(
+            r.resolveReactive(McpTransportContext.EMPTY)
+                .contextWrite(
+                    ReactiveSecurityContextHolder.withAuthentication(
+                        new AnonymousAuthenticationToken(
+                            "key",
+                            "anonymousUser",
+                            List.of(new SimpleGrantedAuthority("ROLE_ANONYMOUS")))))
+                .blockOptional(Duration.ofSeconds(5)))
+        .isEmpty();
+    assertThat(
+            r.resolveReactive(McpTransportContext.EMPTY)
+                .subscribeOn(Schedulers.boundedElastic())
+                .blockOptional(Duration.ofSeconds(5)))
+        .as("no principal anywhere: no tenant, not the constant")
+        .isEmpty();
   }
 
   @Test
   void reactivelyOnTheServletStackTheRequestThreadIsRead() {
     signIn("alice");
-    assertThat(resolver(true, null, null).resolveReactive(McpTransportContext.EMPTY)
-        .block(Duration.ofSeconds(5))).isEqualTo("principal:alice");
-    assertThat(Mono.defer(() -> resolver(true, null, null)
-        .resolveReactive(McpTransportContext.EMPTY)).block()).isEqualTo("principal:alice");
+    assertThat(
+            resolver(true, null, null)
+                .resolveReactive(McpTransportContext.EMPTY)
+                .block(Duration.ofSeconds(5)))
+        .isEqualTo("principal:alice");
+    assertThat(
+            Mono.defer(() -> resolver(true, null, null).resolveReactive(McpTransportContext.EMPTY))
+                .block())
+        .isEqualTo("principal:alice");
   }
 }

@@ -35,9 +35,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The friction points of a newcomer's trial of the starter, each on a real Spring Boot
- * application (Spring AI's MCP server over Streamable HTTP), a real MCP client and a real
- * PostgreSQL.
+ * The friction points of a newcomer's trial of the starter, each on a real Spring Boot application
+ * (Spring AI's MCP server over Streamable HTTP), a real MCP client and a real PostgreSQL.
  */
 class StarterFrictionTest {
 
@@ -45,19 +44,22 @@ class StarterFrictionTest {
   static <T> T logged(StringBuilder log, Supplier<T> action) {
     PrintStream out = System.out;
     ByteArrayOutputStream copy = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(new java.io.OutputStream() {
-      @Override
-      public void write(int b) {
-        out.write(b);
-        copy.write(b);
-      }
+    System.setOut(
+        new PrintStream(
+            new java.io.OutputStream() {
+              @Override
+              public void write(int b) {
+                out.write(b);
+                copy.write(b);
+              }
 
-      @Override
-      public void write(byte[] b, int off, int len) {
-        out.write(b, off, len);
-        copy.write(b, off, len);
-      }
-    }, true));
+              @Override
+              public void write(byte[] b, int off, int len) {
+                out.write(b, off, len);
+                copy.write(b, off, len);
+              }
+            },
+            true));
     try {
       return action.get();
     } finally {
@@ -90,8 +92,8 @@ class StarterFrictionTest {
   @Test
   void theClaimsTableIsCreatedAtStartupNotOnTheFirstCall() throws Exception {
     String table = "mcpgate_boot_startup_" + System.nanoTime();
-    try (ConfigurableApplicationContext app = SpringBootStarterTest.server(
-        "mcpgate.table-name=" + table).run()) {
+    try (ConfigurableApplicationContext app =
+        SpringBootStarterTest.server("mcpgate.table-name=" + table).run()) {
       assertThat(tableExists(table)).as("created before any call").isTrue();
     }
   }
@@ -99,16 +101,22 @@ class StarterFrictionTest {
   @Test
   void aMissingTableStopsTheStartupNamingItsDdl() throws Exception {
     String table = "mcpgate_boot_missing_" + System.nanoTime();
-    assertThatThrownBy(() -> SpringBootStarterTest.server("mcpgate.create-schema=false",
-        "mcpgate.table-name=" + table).run())
+    assertThatThrownBy(
+            () ->
+                SpringBootStarterTest.server(
+                        "mcpgate.create-schema=false", "mcpgate.table-name=" + table)
+                    .run())
         .hasStackTraceContaining("the claims table " + table + " does not exist")
         .hasStackTraceContaining("CREATE TABLE")
         .hasStackTraceContaining("mcpgate.create-schema=true");
     assertThat(tableExists(table)).isFalse();
     // and the check can be turned off: the server starts, the first call finds out
-    try (ConfigurableApplicationContext app = SpringBootStarterTest.server(
-        "mcpgate.create-schema=false", "mcpgate.verify-schema=false",
-        "mcpgate.table-name=" + table).run()) {
+    try (ConfigurableApplicationContext app =
+        SpringBootStarterTest.server(
+                "mcpgate.create-schema=false",
+                "mcpgate.verify-schema=false",
+                "mcpgate.table-name=" + table)
+            .run()) {
       assertThat(app.isRunning()).isTrue();
     }
   }
@@ -118,8 +126,8 @@ class StarterFrictionTest {
     try (ConfigurableApplicationContext app = SpringBootStarterTest.server().run()) {
       McpSyncClient client = SpringBootStarterTest.client(app, "meters-" + System.nanoTime());
       try {
-        Map<String, Object> args = Map.of("orderId", "o1", "amountCents", 1,
-            "idempotency_key", "k-meters");
+        Map<String, Object> args =
+            Map.of("orderId", "o1", "amountCents", 1, "idempotency_key", "k-meters");
         client.callTool(new CallToolRequest("refund_order", args));
         client.callTool(new CallToolRequest("refund_order", args));
       } finally {
@@ -132,15 +140,25 @@ class StarterFrictionTest {
       ExecutorService pool = Executors.newFixedThreadPool(2);
       try {
         String tenant = "wait-" + System.nanoTime();
-        Future<?> first = pool.submit(() -> gate.execute(ToolCall.of(tenant, "refund_order",
-            "k-wait", Map.of()), ResultMapper.utf8(), ctx -> {
-              running.countDown();
-              release.await(10, TimeUnit.SECONDS);
-              return "first";
-            }));
+        Future<?> first =
+            pool.submit(
+                () ->
+                    gate.execute(
+                        ToolCall.of(tenant, "refund_order", "k-wait", Map.of()),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          running.countDown();
+                          release.await(10, TimeUnit.SECONDS);
+                          return "first";
+                        }));
         assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
-        Future<?> second = pool.submit(() -> gate.execute(ToolCall.of(tenant, "refund_order",
-            "k-wait", Map.of()), ResultMapper.utf8(), ctx -> "second"));
+        Future<?> second =
+            pool.submit(
+                () ->
+                    gate.execute(
+                        ToolCall.of(tenant, "refund_order", "k-wait", Map.of()),
+                        ResultMapper.utf8(),
+                        ctx -> "second"));
         Thread.sleep(300);
         release.countDown();
         first.get(10, TimeUnit.SECONDS);
@@ -152,46 +170,81 @@ class StarterFrictionTest {
       MeterRegistry meters = app.getBean(MeterRegistry.class);
       assertThat(meters.get("mcpgate.calls").counters()).isNotEmpty();
       assertThat(meters.get("mcpgate.attempts.ended").counters()).isNotEmpty();
-      assertThat(meters.get("mcpgate.store.operations").tags("operation", "claim",
-          "outcome", "success", "store", "jdbc").timer().count()).isGreaterThanOrEqualTo(2);
-      assertThat(meters.get("mcpgate.store.operations").tags("operation", "complete")
-          .timer().count()).isGreaterThanOrEqualTo(1);
-      assertThat(meters.get("mcpgate.inflight.wait").tags("tool", "refund_order",
-          "store", "jdbc").timer().count()).isGreaterThanOrEqualTo(1);
+      assertThat(
+              meters
+                  .get("mcpgate.store.operations")
+                  .tags("operation", "claim", "outcome", "success", "store", "jdbc")
+                  .timer()
+                  .count())
+          .isGreaterThanOrEqualTo(2);
+      assertThat(
+              meters.get("mcpgate.store.operations").tags("operation", "complete").timer().count())
+          .isGreaterThanOrEqualTo(1);
+      assertThat(
+              meters
+                  .get("mcpgate.inflight.wait")
+                  .tags("tool", "refund_order", "store", "jdbc")
+                  .timer()
+                  .count())
+          .isGreaterThanOrEqualTo(1);
     }
   }
 
   @Test
   void noTenantSourceIsAWarningAtStartupAndARateLimitedWarningOnRefusal() {
     StringBuilder log = new StringBuilder();
-    ConfigurableApplicationContext app = logged(log, () -> SpringBootStarterTest.server(
-        "mcpgate.tenant.header=", "mcpgate.tenant.sources=", "mcpgate.tenant.constant=",
-        "mcpgate.tenant.from-principal=false").run());   // empty values are no source either
+    ConfigurableApplicationContext app =
+        logged(
+            log,
+            () ->
+                SpringBootStarterTest.server(
+                        "mcpgate.tenant.header=",
+                        "mcpgate.tenant.sources=",
+                        "mcpgate.tenant.constant=",
+                        "mcpgate.tenant.from-principal=false")
+                    .run()); // empty values are no source either
     try {
-      assertThat(log).contains("MCP Gate has no tenant source")
-          .contains("mcpgate.tenant.header").contains("mcpgate.tenant.constant")
+      assertThat(log)
+          .contains("MCP Gate has no tenant source")
+          .contains("mcpgate.tenant.header")
+          .contains("mcpgate.tenant.constant")
           .contains("mcpgate.tenant.sources");
       McpSyncClient client = SpringBootStarterTest.client(app, "");
       StringBuilder calls = new StringBuilder();
       try {
-        List<CallToolResult> results = logged(calls, () -> {
-          List<CallToolResult> r = new ArrayList<>();
-          for (int i = 0; i < 3; i++) {
-            r.add(client.callTool(new CallToolRequest("refund_order", Map.of("orderId", "o",
-                "amountCents", 1, "idempotency_key", "k-none-" + i))));
-          }
-          return r;
-        });
-        assertThat(results).allSatisfy(r ->
-            assertThat(errorType(r)).isEqualTo(McpGateErrors.TENANT_UNKNOWN));
+        List<CallToolResult> results =
+            logged(
+                calls,
+                () -> {
+                  List<CallToolResult> r = new ArrayList<>();
+                  for (int i = 0; i < 3; i++) {
+                    r.add(
+                        client.callTool(
+                            new CallToolRequest(
+                                "refund_order",
+                                Map.of(
+                                    "orderId",
+                                    "o",
+                                    "amountCents",
+                                    1,
+                                    "idempotency_key",
+                                    "k-none-" + i))));
+                  }
+                  return r;
+                });
+        assertThat(results)
+            .allSatisfy(r -> assertThat(errorType(r)).isEqualTo(McpGateErrors.TENANT_UNKNOWN));
       } finally {
         client.closeGracefully();
       }
       String warnings = calls.toString();
-      assertThat(warnings).contains("tenant_unknown").contains("mcpgate.tenant.header")
+      assertThat(warnings)
+          .contains("tenant_unknown")
+          .contains("mcpgate.tenant.header")
           .contains("mcpgate.tenant.constant");
       assertThat(warnings.split("refused .{1,10} call\\(s\\) to gated tools", -1))
-          .as("one warning a minute, not one a call").hasSize(2);
+          .as("one warning a minute, not one a call")
+          .hasSize(2);
     } finally {
       app.close();
     }
@@ -204,16 +257,22 @@ class StarterFrictionTest {
     StringBuilder log = new StringBuilder();
     // the default: Spring AI's mapper reads doubles; the startup says what to set, and a gated
     // call with a decimal is refused rather than hashed from a rounded value
-    try (ConfigurableApplicationContext app = logged(log,
-        () -> SpringBootStarterTest.server().run())) {
-      assertThat(log).contains("take decimal numbers").contains("charge_card")
+    try (ConfigurableApplicationContext app =
+        logged(log, () -> SpringBootStarterTest.server().run())) {
+      assertThat(log)
+          .contains("take decimal numbers")
+          .contains("charge_card")
           .contains("mcpgate.exact-numbers=true");
       McpSyncClient client = SpringBootStarterTest.client(app, "inexact-" + System.nanoTime());
       try {
-        CallToolResult first = client.callTool(new CallToolRequest("charge_card",
-            Map.of("card", "c1", "amount", a, "idempotency_key", "k-dec")));
-        CallToolResult second = client.callTool(new CallToolRequest("charge_card",
-            Map.of("card", "c1", "amount", b, "idempotency_key", "k-dec")));
+        CallToolResult first =
+            client.callTool(
+                new CallToolRequest(
+                    "charge_card", Map.of("card", "c1", "amount", a, "idempotency_key", "k-dec")));
+        CallToolResult second =
+            client.callTool(
+                new CallToolRequest(
+                    "charge_card", Map.of("card", "c1", "amount", b, "idempotency_key", "k-dec")));
         // never silently: a decimal the mapper read as a double is refused, naming the fix
         assertThat(errorType(first)).isEqualTo(McpGateErrors.ARGUMENTS_INVALID);
         assertThat(errorType(second)).isEqualTo(McpGateErrors.ARGUMENTS_INVALID);
@@ -223,16 +282,21 @@ class StarterFrictionTest {
       }
     }
     StringBuilder exactLog = new StringBuilder();
-    try (ConfigurableApplicationContext app = logged(exactLog,
-        () -> SpringBootStarterTest.server("mcpgate.exact-numbers=true").run())) {
-      assertThat(exactLog).doesNotContain("take decimal numbers")
+    try (ConfigurableApplicationContext app =
+        logged(exactLog, () -> SpringBootStarterTest.server("mcpgate.exact-numbers=true").run())) {
+      assertThat(exactLog)
+          .doesNotContain("take decimal numbers")
           .doesNotContain("reads decimals as double");
       McpSyncClient client = SpringBootStarterTest.client(app, "exact-" + System.nanoTime());
       try {
-        CallToolResult first = client.callTool(new CallToolRequest("charge_card",
-            Map.of("card", "c1", "amount", a, "idempotency_key", "k-dec")));
-        CallToolResult second = client.callTool(new CallToolRequest("charge_card",
-            Map.of("card", "c1", "amount", b, "idempotency_key", "k-dec")));
+        CallToolResult first =
+            client.callTool(
+                new CallToolRequest(
+                    "charge_card", Map.of("card", "c1", "amount", a, "idempotency_key", "k-dec")));
+        CallToolResult second =
+            client.callTool(
+                new CallToolRequest(
+                    "charge_card", Map.of("card", "c1", "amount", b, "idempotency_key", "k-dec")));
         assertThat(text(first)).contains("9007199254740993");
         assertThat(errorType(second)).isEqualTo(McpGateErrors.KEY_CONFLICT);
       } finally {
@@ -244,23 +308,46 @@ class StarterFrictionTest {
   @Test
   void theJarDescribesEveryPropertyForAutocompletion() throws Exception {
     JsonNode metadata;
-    try (InputStream in = getClass().getClassLoader()
-        .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+    try (InputStream in =
+        getClass()
+            .getClassLoader()
+            .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
       assertThat(in).as("generated by spring-boot-configuration-processor").isNotNull();
       metadata = JsonMapper.builder().build().readTree(in);
     }
     Map<String, JsonNode> byName = new java.util.HashMap<>();
     metadata.get("properties").forEach(p -> byName.put(p.get("name").asString(), p));
-    assertThat(byName).containsKeys("mcpgate.enabled", "mcpgate.store", "mcpgate.table-name",
-        "mcpgate.create-schema", "mcpgate.verify-schema", "mcpgate.exact-numbers",
-        "mcpgate.retention", "mcpgate.lease", "mcpgate.lease-renewal", "mcpgate.in-flight-wait",
-        "mcpgate.key-sources", "mcpgate.failure-mode", "mcpgate.require-gated-writes",
-        "mcpgate.safe-tools", "mcpgate.tenant.from-principal", "mcpgate.tenant.header",
-        "mcpgate.tenant.constant", "mcpgate.tenant.sources", "mcpgate.audit.enabled",
-        "mcpgate.audit.table-name", "mcpgate.purge.enabled", "mcpgate.purge.interval",
-        "mcpgate.purge.batch-size");
-    byName.forEach((name, p) -> assertThat(p.path("description").asString(""))
-        .as(name).isNotBlank().doesNotContain("{@"));
+    assertThat(byName)
+        .containsKeys(
+            "mcpgate.enabled",
+            "mcpgate.store",
+            "mcpgate.table-name",
+            "mcpgate.create-schema",
+            "mcpgate.verify-schema",
+            "mcpgate.exact-numbers",
+            "mcpgate.retention",
+            "mcpgate.lease",
+            "mcpgate.lease-renewal",
+            "mcpgate.in-flight-wait",
+            "mcpgate.key-sources",
+            "mcpgate.failure-mode",
+            "mcpgate.require-gated-writes",
+            "mcpgate.safe-tools",
+            "mcpgate.tenant.from-principal",
+            "mcpgate.tenant.header",
+            "mcpgate.tenant.constant",
+            "mcpgate.tenant.sources",
+            "mcpgate.audit.enabled",
+            "mcpgate.audit.table-name",
+            "mcpgate.purge.enabled",
+            "mcpgate.purge.interval",
+            "mcpgate.purge.batch-size");
+    byName.forEach(
+        (name, p) ->
+            assertThat(p.path("description").asString(""))
+                .as(name)
+                .isNotBlank()
+                .doesNotContain("{@"));
     assertThat(byName.get("mcpgate.retention").get("defaultValue").asString()).isEqualTo("24h");
   }
 }

@@ -21,8 +21,10 @@ class StarterGateChecksTest implements GatedToolsTest {
   @McpServerUnderTest
   static synchronized ConfigurableApplicationContext app() {
     if (app == null) {
-      app = SpringBootStarterTest.server("mcpgate.safe-tools=add_note",
-          "mcpgate.table-name=mcpgate_checks_claims").run();
+      app =
+          SpringBootStarterTest.server(
+                  "mcpgate.safe-tools=add_note", "mcpgate.table-name=mcpgate_checks_claims")
+              .run();
     }
     return app;
   }

@@ -25,25 +25,33 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * The tenant is a security boundary: a real Spring Boot application behind Spring Security (HTTP
  * Basic, alice and bob) on a real PostgreSQL, with its gated tool as a SYNC and as an ASYNC tool
- * specification (Spring AI's WebMVC Streamable HTTP transport), called by real MCP clients.
- * Two users with the same key never see each other's results; a header never reaches a
- * principal's tenant; a configured source that finds nothing refuses the call.
+ * specification (Spring AI's WebMVC Streamable HTTP transport), called by real MCP clients. Two
+ * users with the same key never see each other's results; a header never reaches a principal's
+ * tenant; a configured source that finds nothing refuses the call.
  */
 class TenantIsolationTest {
 
   /** A fresh claims table per application, so that its rows are this test's rows. */
-  private static ConfigurableApplicationContext server(String type, String table,
-      String... properties) {
+  private static ConfigurableApplicationContext server(
+      String type, String table, String... properties) {
     TestDatabases.Target pg = TestDatabases.postgres();
-    SpringApplicationBuilder b = new SpringApplicationBuilder(TransferServer.class,
-        "ASYNC".equals(type) ? TransferServer.AsyncTools.class : TransferServer.SyncTools.class)
-        .properties("server.port=0", "spring.datasource.url=" + pg.url(),
-            "mcpgate.create-schema=true", "mcpgate.table-name=" + table,
-            "spring.main.banner-mode=off", "spring.ai.mcp.server.protocol=STREAMABLE",
-            "spring.ai.mcp.server.type=" + type);
+    SpringApplicationBuilder b =
+        new SpringApplicationBuilder(
+                TransferServer.class,
+                "ASYNC".equals(type)
+                    ? TransferServer.AsyncTools.class
+                    : TransferServer.SyncTools.class)
+            .properties(
+                "server.port=0",
+                "spring.datasource.url=" + pg.url(),
+                "mcpgate.create-schema=true",
+                "mcpgate.table-name=" + table,
+                "spring.main.banner-mode=off",
+                "spring.ai.mcp.server.protocol=STREAMABLE",
+                "spring.ai.mcp.server.type=" + type);
     if (pg.user() != null) {
-      b.properties("spring.datasource.username=" + pg.user(),
-          "spring.datasource.password=" + pg.password());
+      b.properties(
+          "spring.datasource.username=" + pg.user(), "spring.datasource.password=" + pg.password());
     }
     return b.properties(properties).run();
   }
@@ -52,27 +60,38 @@ class TenantIsolationTest {
    * @param user alice or bob (HTTP Basic), or null for an anonymous caller
    * @param tenantHeader the X-Tenant header, or null for none
    */
-  private static McpSyncClient client(ConfigurableApplicationContext app, String user,
-      String tenantHeader) {
+  private static McpSyncClient client(
+      ConfigurableApplicationContext app, String user, String tenantHeader) {
     int port = ((WebServerApplicationContext) app).getWebServer().getPort();
-    McpSyncClient c = McpClient.sync(HttpClientStreamableHttpTransport
-        .builder("http://127.0.0.1:" + port).endpoint("/mcp")
-        .httpRequestCustomizer((request, method, uri, body, ctx) -> {
-          if (user != null) {
-            request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-                (user + ":" + user + "-pw").getBytes(StandardCharsets.UTF_8)));
-          }
-          if (tenantHeader != null) {
-            request.header("X-Tenant", tenantHeader);
-          }
-        }).build()).build();
+    McpSyncClient c =
+        McpClient.sync(
+                HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+                    .endpoint("/mcp")
+                    .httpRequestCustomizer(
+                        (request, method, uri, body, ctx) -> {
+                          if (user != null) {
+                            request.header(
+                                "Authorization",
+                                "Basic "
+                                    + Base64.getEncoder()
+                                        .encodeToString(
+                                            (user + ":" + user + "-pw")
+                                                .getBytes(StandardCharsets.UTF_8)));
+                          }
+                          if (tenantHeader != null) {
+                            request.header("X-Tenant", tenantHeader);
+                          }
+                        })
+                    .build())
+            .build();
     c.initialize();
     return c;
   }
 
   private static CallToolResult transfer(McpSyncClient client, String key, int cents) {
-    return client.callTool(new CallToolRequest("transfer_funds",
-        Map.of("to", "acct_carol", "cents", cents, "idempotency_key", key)));
+    return client.callTool(
+        new CallToolRequest(
+            "transfer_funds", Map.of("to", "acct_carol", "cents", cents, "idempotency_key", key)));
   }
 
   private static boolean replayed(CallToolResult r) {
@@ -93,8 +112,8 @@ class TenantIsolationTest {
   }
 
   private static List<String> tenants(ConfigurableApplicationContext app, String table) {
-    return app.getBean(JdbcTemplate.class).queryForList(
-        "SELECT tenant FROM " + table + " ORDER BY tenant", String.class);
+    return app.getBean(JdbcTemplate.class)
+        .queryForList("SELECT tenant FROM " + table + " ORDER BY tenant", String.class);
   }
 
   private static String table(String what, String type) {
@@ -110,8 +129,8 @@ class TenantIsolationTest {
   void twoUsersWithTheSameKeyNeverSeeEachOthersResults(String type) {
     String table = table("users", type);
     // the configuration of issue 20: a constant is set, and must not become everyone's tenant
-    try (ConfigurableApplicationContext app = server(type, table,
-        "mcpgate.tenant.constant=shared")) {
+    try (ConfigurableApplicationContext app =
+        server(type, table, "mcpgate.tenant.constant=shared")) {
       List<McpSyncClient> clients = new ArrayList<>();
       try {
         McpSyncClient alice = client(app, "alice", null);
@@ -122,7 +141,7 @@ class TenantIsolationTest {
         CallToolResult fromAlice = transfer(alice, "k1", 100);
         CallToolResult fromBob = transfer(bob, "k1", 100);
         CallToolResult bobOther = transfer(bob, "k2", 100);
-        CallToolResult bobOtherArgs = transfer(bob, "k2", 900);   // his own conflict
+        CallToolResult bobOtherArgs = transfer(bob, "k2", 900); // his own conflict
         CallToolResult aliceWithBobsKey = transfer(alice, "k2", 900);
 
         assertThat(fromAlice.isError()).as(text(fromAlice)).isNotEqualTo(Boolean.TRUE);
@@ -131,7 +150,8 @@ class TenantIsolationTest {
         assertThat(text(fromBob)).isNotEqualTo(text(fromAlice));
         assertThat(replayed(bobOther)).isFalse();
         assertThat(errorType(bobOtherArgs)).isEqualTo(McpGateErrors.KEY_CONFLICT);
-        assertThat(aliceWithBobsKey.isError()).as("alice is not told that bob used k2")
+        assertThat(aliceWithBobsKey.isError())
+            .as("alice is not told that bob used k2")
             .isNotEqualTo(Boolean.TRUE);
         assertThat(replayed(aliceWithBobsKey)).isFalse();
         assertThat(TransferServer.TRANSFERS.get()).isEqualTo(before + 4);
@@ -141,8 +161,9 @@ class TenantIsolationTest {
         assertThat(text(aliceRetry)).isEqualTo(text(fromAlice));
         assertThat(TransferServer.TRANSFERS.get()).isEqualTo(before + 4);
 
-        assertThat(tenants(app, table)).containsExactly("principal:alice", "principal:alice",
-            "principal:bob", "principal:bob");
+        assertThat(tenants(app, table))
+            .containsExactly(
+                "principal:alice", "principal:alice", "principal:bob", "principal:bob");
       } finally {
         close(clients);
       }
@@ -153,8 +174,12 @@ class TenantIsolationTest {
   @ValueSource(strings = {"SYNC", "ASYNC"})
   void anAnonymousCallerWithTheHeaderCannotReachAPrincipalsTenant(String type) {
     String table = table("header", type);
-    try (ConfigurableApplicationContext app = server(type, table,
-        "mcpgate.tenant.header=X-Tenant", "mcpgate.tenant.sources=principal,header")) {
+    try (ConfigurableApplicationContext app =
+        server(
+            type,
+            table,
+            "mcpgate.tenant.header=X-Tenant",
+            "mcpgate.tenant.sources=principal,header")) {
       List<McpSyncClient> clients = new ArrayList<>();
       try {
         McpSyncClient alice = client(app, "alice", null);
@@ -180,9 +205,13 @@ class TenantIsolationTest {
   @ValueSource(strings = {"SYNC", "ASYNC"})
   void aHeaderSourceWithNoHeaderRefusesTheCallEvenWithAConstantSet(String type) {
     String table = table("nohdr", type);
-    try (ConfigurableApplicationContext app = server(type, table,
-        "mcpgate.tenant.from-principal=false", "mcpgate.tenant.header=X-Tenant",
-        "mcpgate.tenant.constant=shared")) {
+    try (ConfigurableApplicationContext app =
+        server(
+            type,
+            table,
+            "mcpgate.tenant.from-principal=false",
+            "mcpgate.tenant.header=X-Tenant",
+            "mcpgate.tenant.constant=shared")) {
       List<McpSyncClient> clients = new ArrayList<>();
       try {
         McpSyncClient bare = client(app, null, null);
@@ -191,7 +220,8 @@ class TenantIsolationTest {
         int before = TransferServer.TRANSFERS.get();
 
         CallToolResult noHeader = transfer(bare, "k1", 100);
-        assertThat(errorType(noHeader)).as("no header: refused, not the constant")
+        assertThat(errorType(noHeader))
+            .as("no header: refused, not the constant")
             .isEqualTo(McpGateErrors.TENANT_UNKNOWN);
         assertThat(text(noHeader)).doesNotContain("shared");
         CallToolResult withHeader = transfer(gateway, "k1", 100);
@@ -209,9 +239,13 @@ class TenantIsolationTest {
   @ValueSource(strings = {"SYNC", "ASYNC"})
   void anExplicitOrderFallsBackToTheConstantAsAnotherTenant(String type) {
     String table = table("order", type);
-    try (ConfigurableApplicationContext app = server(type, table,
-        "mcpgate.tenant.header=X-Tenant", "mcpgate.tenant.constant=acme",
-        "mcpgate.tenant.sources=header,constant")) {
+    try (ConfigurableApplicationContext app =
+        server(
+            type,
+            table,
+            "mcpgate.tenant.header=X-Tenant",
+            "mcpgate.tenant.constant=acme",
+            "mcpgate.tenant.sources=header,constant")) {
       List<McpSyncClient> clients = new ArrayList<>();
       try {
         McpSyncClient bare = client(app, null, null);

@@ -16,10 +16,10 @@ import org.springframework.security.web.SecurityFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * A Spring AI MCP server behind Spring Security (HTTP Basic, users alice and bob; anonymous
- * callers are let in too, so that a header alone can try its luck), with one gated write tool,
- * {@code transfer_funds}, as a sync ({@link SyncTools}) or an async ({@link AsyncTools}) tool.
- * No component scan: the test says which tools bean the application gets.
+ * A Spring AI MCP server behind Spring Security (HTTP Basic, users alice and bob; anonymous callers
+ * are let in too, so that a header alone can try its luck), with one gated write tool, {@code
+ * transfer_funds}, as a sync ({@link SyncTools}) or an async ({@link AsyncTools}) tool. No
+ * component scan: the test says which tools bean the application gets.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -49,7 +49,8 @@ public class TransferServer {
   public static class SyncTools {
     @McpTool(name = "transfer_funds", description = "Move money to an account")
     @Idempotent
-    public String transfer(@McpToolParam(description = "the account") String to,
+    public String transfer(
+        @McpToolParam(description = "the account") String to,
         @McpToolParam(description = "the amount in cents") int cents) {
       return TransferServer.transfer(to, cents);
     }
@@ -59,7 +60,8 @@ public class TransferServer {
   public static class AsyncTools {
     @McpTool(name = "transfer_funds", description = "Move money to an account")
     @Idempotent
-    public Mono<String> transfer(@McpToolParam(description = "the account") String to,
+    public Mono<String> transfer(
+        @McpToolParam(description = "the account") String to,
         @McpToolParam(description = "the amount in cents") int cents) {
       return Mono.fromSupplier(() -> TransferServer.transfer(to, cents));
     }

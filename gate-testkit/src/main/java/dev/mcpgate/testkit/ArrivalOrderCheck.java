@@ -34,8 +34,11 @@ public final class ArrivalOrderCheck {
    * @param <S> the handle's type
    * @throws AssertionFailedError naming the tool, with both end states
    */
-  public static <S> void assertSameEndState(McpSyncClient client, Supplier<S> fresh,
-      Function<S, CallToolRequest> first, Function<S, CallToolRequest> second,
+  public static <S> void assertSameEndState(
+      McpSyncClient client,
+      Supplier<S> fresh,
+      Function<S, CallToolRequest> first,
+      Function<S, CallToolRequest> second,
       Function<S, ?> state) {
     notNull(client, "client");
     notNull(fresh, "fresh");
@@ -53,8 +56,10 @@ public final class ArrivalOrderCheck {
     Object secondThenFirst = state.apply(two);
 
     if (!Objects.equals(firstThenSecond, secondThenFirst)) {
-      throw new AssertionFailedError(first.apply(one).name() + ": the end state depends on the"
-          + " arrival order", firstThenSecond, secondThenFirst);
+      throw new AssertionFailedError(
+          first.apply(one).name() + ": the end state depends on the" + " arrival order",
+          firstThenSecond,
+          secondThenFirst);
     }
   }
 }

@@ -20,17 +20,17 @@ import java.util.function.Supplier;
 import org.opentest4j.AssertionFailedError;
 
 /**
- * Every check of the kit, for every write tool of a server: the survey, then for each tool that
- * is not read-only the retry check, the concurrent-first-calls check and (when you describe a
+ * Every check of the kit, for every write tool of a server: the survey, then for each tool that is
+ * not read-only the retry check, the concurrent-first-calls check and (when you describe a
  * scenario) the arrival-order check. The JUnit 5 extension ({@code dev.mcpgate.testkit.junit})
  * turns the plan into one test per tool and check; without JUnit, {@link #runAll()} runs it.
  *
- * <p>Arguments are made from each tool's input schema (a sample value for every required
- * property, a fresh value for each natural-key property), and the key goes where the gate says
- * it reads it (the {@code _meta} entry {@value McpGateErrors#META_TOOL}): an argument, or
- * {@code _meta} {@value McpGateErrors#META_KEY}. Tools that need real values (an order that
- * exists) get them from {@link Tool#arguments(Function)}; what a duplicate would change is read
- * by {@link Tool#probe(String, Supplier)}, as in {@link RetryCheck}.
+ * <p>Arguments are made from each tool's input schema (a sample value for every required property,
+ * a fresh value for each natural-key property), and the key goes where the gate says it reads it
+ * (the {@code _meta} entry {@value McpGateErrors#META_TOOL}): an argument, or {@code _meta} {@value
+ * McpGateErrors#META_KEY}. Tools that need real values (an order that exists) get them from {@link
+ * Tool#arguments(Function)}; what a duplicate would change is read by {@link Tool#probe(String,
+ * Supplier)}, as in {@link RetryCheck}.
  *
  * <pre>{@code
  * GateChecks checks = GateChecks.of(client);
@@ -44,7 +44,8 @@ import org.opentest4j.AssertionFailedError;
 public final class GateChecks {
 
   /** The checks, as a test's display names say them. */
-  public static final String RETRY = "retry", CONCURRENT = "concurrent first calls",
+  public static final String RETRY = "retry",
+      CONCURRENT = "concurrent first calls",
       ARRIVAL_ORDER = "arrival order";
 
   /**
@@ -58,7 +59,11 @@ public final class GateChecks {
   public record Planned(String tool, String check, Runnable run, String skipped) {}
 
   /** How a planned check ended, for the report. */
-  public enum Outcome { PASSED, FAILED, SKIPPED }
+  public enum Outcome {
+    PASSED,
+    FAILED,
+    SKIPPED
+  }
 
   private record Result(String tool, String check, Outcome outcome, String detail) {}
 
@@ -73,32 +78,40 @@ public final class GateChecks {
     this.client = client;
   }
 
-  /** @param client an initialized client of the server under test */
+  /**
+   * @param client an initialized client of the server under test
+   */
   public static GateChecks of(McpSyncClient client) {
     return new GateChecks(notNull(client, "client"));
   }
 
-  /** @return the client the checks call through */
+  /**
+   * @return the client the checks call through
+   */
   public McpSyncClient client() {
     return client;
   }
 
-  /** @return the settings of one tool, made on first use */
+  /**
+   * @return the settings of one tool, made on first use
+   */
   public Tool tool(String name) {
     return tools.computeIfAbsent(notNull(name, "name"), Tool::new);
   }
 
   /**
-   * Write tools that their owners vouch for without a gate (the starter's
-   * {@code mcpgate.safe-tools}): they count as declared safe in the survey, and still get the
-   * checks, which need a probe to pass.
+   * Write tools that their owners vouch for without a gate (the starter's {@code
+   * mcpgate.safe-tools}): they count as declared safe in the survey, and still get the checks,
+   * which need a probe to pass.
    */
   public GateChecks safeTools(Collection<String> names) {
     safeTools.addAll(notNull(names, "names"));
     return this;
   }
 
-  /** @param copies how many concurrent copies each check sends, at least 2 (8 by default) */
+  /**
+   * @param copies how many concurrent copies each check sends, at least 2 (8 by default)
+   */
   public GateChecks concurrentCopies(int copies) {
     if (copies < 2) {
       throw new IllegalArgumentException("copies must be at least 2, was " + copies);
@@ -107,17 +120,22 @@ public final class GateChecks {
     return this;
   }
 
-  /** @return the survey of the server's tools ({@code tools/list}), made once */
+  /**
+   * @return the survey of the server's tools ({@code tools/list}), made once
+   */
   public synchronized ToolSurvey survey() {
     if (survey == null) {
       List<McpSchema.Tool> listed = listTools();
       ToolSurvey raw = ToolSurvey.ofTools(listed);
       List<ToolSurvey.Entry> entries = new ArrayList<>();
       for (ToolSurvey.Entry e : raw.entries()) {
-        entries.add(e.kind() == ToolSurvey.Kind.NOT_GATED && safeTools.contains(e.tool())
-            ? new ToolSurvey.Entry(e.tool(), ToolSurvey.Kind.DECLARED_SAFE,
-                "listed as safe to run twice, not gated: verify it with a probe")
-            : e);
+        entries.add(
+            e.kind() == ToolSurvey.Kind.NOT_GATED && safeTools.contains(e.tool())
+                ? new ToolSurvey.Entry(
+                    e.tool(),
+                    ToolSurvey.Kind.DECLARED_SAFE,
+                    "listed as safe to run twice, not gated: verify it with a probe")
+                : e);
       }
       survey = ToolSurvey.ofEntries(entries);
       definitions.clear();
@@ -132,21 +150,24 @@ public final class GateChecks {
     List<McpSchema.Tool> listed = new ArrayList<>();
     String cursor = null;
     do {
-      McpSchema.ListToolsResult page = cursor == null ? client.listTools() : client.listTools(cursor);
+      McpSchema.ListToolsResult page =
+          cursor == null ? client.listTools() : client.listTools(cursor);
       listed.addAll(page.tools());
       cursor = page.nextCursor();
     } while (cursor != null);
     return listed;
   }
 
-  /** @return the write tools of the survey that are neither gated nor declared safe */
+  /**
+   * @return the write tools of the survey that are neither gated nor declared safe
+   */
   public List<String> ungatedWrites() {
     return survey().notGated().stream().map(ToolSurvey.Entry::tool).toList();
   }
 
   /**
-   * @return every check of every write tool (not read-only, not {@linkplain Tool#skip skipped}),
-   *     in the server's order; arrival order is skipped, with the reason, where no scenario is set
+   * @return every check of every write tool (not read-only, not {@linkplain Tool#skip skipped}), in
+   *     the server's order; arrival order is skipped, with the reason, where no scenario is set
    */
   public List<Planned> plan() {
     List<Planned> plan = new ArrayList<>();
@@ -163,16 +184,35 @@ public final class GateChecks {
         continue;
       }
       McpSchema.Tool definition = definitions.get(name);
-      plan.add(recorded(new Planned(name, RETRY,
-          () -> t.retryCheck().assertSafeToRetry(call(definition, t, token())), null)));
-      plan.add(recorded(new Planned(name, CONCURRENT,
-          () -> t.retryCheck().assertConcurrentFirstCallsRunOnce(call(definition, t, token())),
-          null)));
-      plan.add(recorded(t.arrivalOrder == null
-          ? new Planned(name, ARRIVAL_ORDER, null, "no arrival-order scenario: set one with"
-              + " tool(\"" + name + "\").arrivalOrder(fresh, first, second, state) if two"
-              + " different calls can close the same record")
-          : new Planned(name, ARRIVAL_ORDER, t.arrivalOrder, null)));
+      plan.add(
+          recorded(
+              new Planned(
+                  name,
+                  RETRY,
+                  () -> t.retryCheck().assertSafeToRetry(call(definition, t, token())),
+                  null)));
+      plan.add(
+          recorded(
+              new Planned(
+                  name,
+                  CONCURRENT,
+                  () ->
+                      t.retryCheck()
+                          .assertConcurrentFirstCallsRunOnce(call(definition, t, token())),
+                  null)));
+      plan.add(
+          recorded(
+              t.arrivalOrder == null
+                  ? new Planned(
+                      name,
+                      ARRIVAL_ORDER,
+                      null,
+                      "no arrival-order scenario: set one with"
+                          + " tool(\""
+                          + name
+                          + "\").arrivalOrder(fresh, first, second, state) if two"
+                          + " different calls can close the same record")
+                  : new Planned(name, ARRIVAL_ORDER, t.arrivalOrder, null)));
     }
     return plan;
   }
@@ -180,18 +220,22 @@ public final class GateChecks {
   /** Wraps a planned check so that its outcome goes into the report. */
   private Planned recorded(Planned p) {
     if (p.skipped() != null) {
-      return new Planned(p.tool(), p.check(), () -> record(p, Outcome.SKIPPED, p.skipped()),
-          p.skipped());
+      return new Planned(
+          p.tool(), p.check(), () -> record(p, Outcome.SKIPPED, p.skipped()), p.skipped());
     }
-    return new Planned(p.tool(), p.check(), () -> {
-      try {
-        p.run().run();
-        record(p, Outcome.PASSED, "");
-      } catch (RuntimeException | AssertionError e) {
-        record(p, Outcome.FAILED, String.valueOf(e.getMessage()));
-        throw e;
-      }
-    }, null);
+    return new Planned(
+        p.tool(),
+        p.check(),
+        () -> {
+          try {
+            p.run().run();
+            record(p, Outcome.PASSED, "");
+          } catch (RuntimeException | AssertionError e) {
+            record(p, Outcome.FAILED, String.valueOf(e.getMessage()));
+            throw e;
+          }
+        },
+        null);
   }
 
   private synchronized void record(Planned p, Outcome outcome, String detail) {
@@ -213,24 +257,41 @@ public final class GateChecks {
       }
     }
     if (!failures.isEmpty()) {
-      throw new AssertionFailedError(failures.size() + " gate checks failed:\n  "
-          + String.join("\n  ", failures) + "\n\n" + report());
+      throw new AssertionFailedError(
+          failures.size()
+              + " gate checks failed:\n  "
+              + String.join("\n  ", failures)
+              + "\n\n"
+              + report());
     }
   }
 
-  /** @return the survey, the ungated writes, and how each check that ran so far ended */
+  /**
+   * @return the survey, the ungated writes, and how each check that ran so far ended
+   */
   public synchronized String report() {
     StringBuilder sb = new StringBuilder("MCP Gate checks\n\n").append(survey().table());
     List<String> ungated = ungatedWrites();
-    sb.append('\n').append(ungated.isEmpty() ? "ungated writes: none"
-        : "ungated writes (a retry may write twice): " + ungated).append('\n');
+    sb.append('\n')
+        .append(
+            ungated.isEmpty()
+                ? "ungated writes: none"
+                : "ungated writes (a retry may write twice): " + ungated)
+        .append('\n');
     if (!results.isEmpty()) {
       int width = Math.max(4, results.stream().mapToInt(r -> r.tool().length()).max().orElse(4));
-      sb.append('\n').append(String.format("%-" + width + "s  %-22s  %-7s  %s%n", "tool", "check",
-          "outcome", "detail"));
+      sb.append('\n')
+          .append(
+              String.format(
+                  "%-" + width + "s  %-22s  %-7s  %s%n", "tool", "check", "outcome", "detail"));
       for (Result r : results) {
-        sb.append(String.format("%-" + width + "s  %-22s  %-7s  %s%n", r.tool(), r.check(),
-            r.outcome(), r.detail().replace('\n', ' ')));
+        sb.append(
+            String.format(
+                "%-" + width + "s  %-22s  %-7s  %s%n",
+                r.tool(),
+                r.check(),
+                r.outcome(),
+                r.detail().replace('\n', ' ')));
       }
     }
     return sb.toString();
@@ -242,13 +303,19 @@ public final class GateChecks {
 
   /** The call: the tool's arguments for this token, with the key where the gate reads it. */
   static CallToolRequest call(McpSchema.Tool definition, Tool t, String token) {
-    Map<String, Object> gating = definition != null && definition.meta() != null
-        && definition.meta().get(McpGateErrors.META_TOOL) instanceof Map<?, ?> g
-        ? castMap(g) : null;
-    List<?> naturalKey = gating != null && gating.get("natural_key") instanceof List<?> n
-        ? n : List.of();
-    Map<String, Object> arguments = new LinkedHashMap<>(t.arguments != null
-        ? t.arguments.apply(token) : SampleArguments.of(definition, naturalKey, token));
+    Map<String, Object> gating =
+        definition != null
+                && definition.meta() != null
+                && definition.meta().get(McpGateErrors.META_TOOL) instanceof Map<?, ?> g
+            ? castMap(g)
+            : null;
+    List<?> naturalKey =
+        gating != null && gating.get("natural_key") instanceof List<?> n ? n : List.of();
+    Map<String, Object> arguments =
+        new LinkedHashMap<>(
+            t.arguments != null
+                ? t.arguments.apply(token)
+                : SampleArguments.of(definition, naturalKey, token));
     Map<String, Object> meta = null;
     if (gating != null) {
       Object keyArgument = gating.get("key_argument");
@@ -258,7 +325,8 @@ public final class GateChecks {
       } else if (sources.contains("meta")) {
         meta = Map.of(McpGateErrors.META_KEY, token);
       }
-    } else if (SampleArguments.properties(definition).containsKey(ToolPolicy.DEFAULT_KEY_ARGUMENT)) {
+    } else if (SampleArguments.properties(definition)
+        .containsKey(ToolPolicy.DEFAULT_KEY_ARGUMENT)) {
       arguments.putIfAbsent(ToolPolicy.DEFAULT_KEY_ARGUMENT, token);
     }
     return new CallToolRequest(t.name, arguments, meta);
@@ -284,39 +352,48 @@ public final class GateChecks {
 
     /**
      * @param arguments the arguments of a call, given a token that is new for each call (put it
-     *     where a call must differ from the last: a natural key, a new record's name); the kit
-     *     adds the idempotency key
+     *     where a call must differ from the last: a natural key, a new record's name); the kit adds
+     *     the idempotency key
      */
     public Tool arguments(Function<String, Map<String, Object>> arguments) {
       this.arguments = notNull(arguments, "arguments");
       return this;
     }
 
-    /** @see RetryCheck#probe(String, Supplier) */
+    /**
+     * @see RetryCheck#probe(String, Supplier)
+     */
     public Tool probe(String probeName, Supplier<?> probe) {
       probes.put(notNull(probeName, "probeName"), notNull(probe, "probe"));
       return this;
     }
 
-    /** @see RetryCheck#expectFirstCallChange(String, long) */
+    /**
+     * @see RetryCheck#expectFirstCallChange(String, long)
+     */
     public Tool expectFirstCallChange(String probe, long delta) {
       if (!probes.containsKey(probe)) {
-        throw new IllegalArgumentException("no probe named \"" + probe + "\"; probes: "
-            + probes.keySet());
+        throw new IllegalArgumentException(
+            "no probe named \"" + probe + "\"; probes: " + probes.keySet());
       }
       expected.put(probe, delta);
       return this;
     }
 
-    /** @see ArrivalOrderCheck#assertSameEndState */
-    public <S> Tool arrivalOrder(Supplier<S> fresh, Function<S, CallToolRequest> first,
-        Function<S, CallToolRequest> second, Function<S, ?> state) {
+    /**
+     * @see ArrivalOrderCheck#assertSameEndState
+     */
+    public <S> Tool arrivalOrder(
+        Supplier<S> fresh,
+        Function<S, CallToolRequest> first,
+        Function<S, CallToolRequest> second,
+        Function<S, ?> state) {
       notNull(fresh, "fresh");
       notNull(first, "first");
       notNull(second, "second");
       notNull(state, "state");
-      this.arrivalOrder = () -> ArrivalOrderCheck.assertSameEndState(client, fresh, first, second,
-          state);
+      this.arrivalOrder =
+          () -> ArrivalOrderCheck.assertSameEndState(client, fresh, first, second, state);
       return this;
     }
 

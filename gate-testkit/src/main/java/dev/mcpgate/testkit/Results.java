@@ -10,7 +10,9 @@ import java.util.Objects;
 final class Results {
   private Results() {}
 
-  /** @return true when two results are the same but for the replay marks in {@code _meta} */
+  /**
+   * @return true when two results are the same but for the replay marks in {@code _meta}
+   */
   static boolean same(CallToolResult a, CallToolResult b) {
     return Objects.equals(a.content(), b.content())
         && Objects.equals(a.structuredContent(), b.structuredContent())
@@ -18,7 +20,9 @@ final class Results {
         && Objects.equals(withoutMarks(a.meta()), withoutMarks(b.meta()));
   }
 
-  /** @return true when the result carries the gate's replay mark */
+  /**
+   * @return true when the result carries the gate's replay mark
+   */
   static boolean isReplay(CallToolResult result) {
     return result.meta() != null
         && Boolean.TRUE.equals(result.meta().get(McpGateErrors.META_REPLAYED));
@@ -39,7 +43,8 @@ final class Results {
     if (!Boolean.TRUE.equals(result.isError())) {
       return null;
     }
-    if (result.structuredContent() instanceof Map<?, ?> m && m.get("error") instanceof Map<?, ?> e) {
+    if (result.structuredContent() instanceof Map<?, ?> m
+        && m.get("error") instanceof Map<?, ?> e) {
       Object type = ((Map<String, Object>) e).get("type");
       return type == null ? "error" : type.toString();
     }
@@ -47,7 +52,14 @@ final class Results {
   }
 
   static String describe(CallToolResult r) {
-    return "{content=" + r.content() + ", structuredContent=" + r.structuredContent()
-        + ", isError=" + r.isError() + ", _meta=" + r.meta() + "}";
+    return "{content="
+        + r.content()
+        + ", structuredContent="
+        + r.structuredContent()
+        + ", isError="
+        + r.isError()
+        + ", _meta="
+        + r.meta()
+        + "}";
   }
 }

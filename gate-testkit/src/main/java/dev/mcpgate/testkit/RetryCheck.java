@@ -22,8 +22,8 @@ import org.opentest4j.AssertionFailedError;
 /**
  * Asserts, through a real client connection, that a write tool is safe to call twice: a retry
  * returns the first result and changes nothing, concurrent copies run once, and the same key with
- * other arguments is refused. State is read by probes that you supply (a count of rows, of
- * charges, of mails sent); a probe must not change after the first call.
+ * other arguments is refused. State is read by probes that you supply (a count of rows, of charges,
+ * of mails sent); a probe must not change after the first call.
  *
  * <p>The kit demands evidence, since "the same answer twice" proves nothing (a tool that returns
  * "ok" and counts every call gives it): a retry of a gated tool must carry the gate's replay mark;
@@ -51,7 +51,9 @@ public final class RetryCheck {
     this.client = client;
   }
 
-  /** @param client an initialized client of the server under test */
+  /**
+   * @param client an initialized client of the server under test
+   */
   public static RetryCheck of(McpSyncClient client) {
     return new RetryCheck(notNull(client, "client"));
   }
@@ -71,13 +73,16 @@ public final class RetryCheck {
    */
   public RetryCheck expectFirstCallChange(String probe, long delta) {
     if (!probes.containsKey(probe)) {
-      throw new IllegalArgumentException("no probe named \"" + probe + "\"; probes: " + probes.keySet());
+      throw new IllegalArgumentException(
+          "no probe named \"" + probe + "\"; probes: " + probes.keySet());
     }
     expectedChange.put(probe, delta);
     return this;
   }
 
-  /** @param copies how many concurrent copies to send, at least 2 (8 by default) */
+  /**
+   * @param copies how many concurrent copies to send, at least 2 (8 by default)
+   */
   public RetryCheck concurrentCopies(int copies) {
     if (copies < 2) {
       throw new IllegalArgumentException("copies must be at least 2, was " + copies);
@@ -102,15 +107,18 @@ public final class RetryCheck {
       CountDownLatch go = new CountDownLatch(1);
       List<CompletableFuture<CallToolResult>> futures = new ArrayList<>();
       for (int i = 0; i < copies; i++) {
-        futures.add(CompletableFuture.supplyAsync(() -> {
-          try {
-            go.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-          }
-          return call(request);
-        }, pool));
+        futures.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    go.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                  }
+                  return call(request);
+                },
+                pool));
       }
       go.countDown();
       List<CallToolResult> results = new ArrayList<>();
@@ -125,65 +133,95 @@ public final class RetryCheck {
     }
   }
 
-  private void assertUnchanged(String tool, String what, Map<String, Object> before,
-      Map<String, Object> after) {
+  private void assertUnchanged(
+      String tool, String what, Map<String, Object> before, Map<String, Object> after) {
     for (String name : before.keySet()) {
       if (!Objects.equals(before.get(name), after.get(name))) {
-        throw new AssertionFailedError(tool + " wrote twice: probe '" + name + "' was "
-            + before.get(name) + " after the first call and " + after.get(name) + " after " + what,
-            before, after);
+        throw new AssertionFailedError(
+            tool
+                + " wrote twice: probe '"
+                + name
+                + "' was "
+                + before.get(name)
+                + " after the first call and "
+                + after.get(name)
+                + " after "
+                + what,
+            before,
+            after);
       }
     }
   }
 
-  private void assertFirstChange(String tool, String what, Map<String, Object> before,
-      Map<String, Object> after) {
-    expectedChange.forEach((name, delta) -> {
-      Object b = before.get(name);
-      Object a = after.get(name);
-      if (!(b instanceof Number nb) || !(a instanceof Number na)) {
-        throw new IllegalStateException("probe '" + name + "' is not numeric: " + b + ", " + a);
-      }
-      long change = na.longValue() - nb.longValue();
-      if (change != delta) {
-        throw new AssertionFailedError(tool + ": " + what + " changed probe '" + name + "' by "
-            + change + " (from " + b + " to " + a + "), but one call changes it by " + delta
-            + (change > delta ? ": it ran more than once" : ""), delta, change);
-      }
-    });
+  private void assertFirstChange(
+      String tool, String what, Map<String, Object> before, Map<String, Object> after) {
+    expectedChange.forEach(
+        (name, delta) -> {
+          Object b = before.get(name);
+          Object a = after.get(name);
+          if (!(b instanceof Number nb) || !(a instanceof Number na)) {
+            throw new IllegalStateException("probe '" + name + "' is not numeric: " + b + ", " + a);
+          }
+          long change = na.longValue() - nb.longValue();
+          if (change != delta) {
+            throw new AssertionFailedError(
+                tool
+                    + ": "
+                    + what
+                    + " changed probe '"
+                    + name
+                    + "' by "
+                    + change
+                    + " (from "
+                    + b
+                    + " to "
+                    + a
+                    + "), but one call changes it by "
+                    + delta
+                    + (change > delta ? ": it ran more than once" : ""),
+                delta,
+                change);
+          }
+        });
   }
 
   /**
    * Evidence for a tool that is not gated: some probe must change with the first call, or the
    * probes watch nothing this tool does and their silence proves nothing.
    */
-  private void assertProbesSawTheFirstCall(String tool, Map<String, Object> before,
-      Map<String, Object> afterFirst) {
+  private void assertProbesSawTheFirstCall(
+      String tool, Map<String, Object> before, Map<String, Object> afterFirst) {
     if (probes.isEmpty()) {
-      throw new AssertionFailedError(tool + ": the retry carries no replay mark ("
-          + McpGateErrors.META_REPLAYED + "), so the tool is not gated, and no probe watches its"
-          + " effect: the same answer twice is not evidence. Gate the tool, or add"
-          + " .probe(\"name\", () -> ...) reading what it changes (rows, charges, mails sent).");
+      throw new AssertionFailedError(
+          tool
+              + ": the retry carries no replay mark ("
+              + McpGateErrors.META_REPLAYED
+              + "), so the tool is not gated, and no probe watches its effect: the same answer"
+              + " twice is not evidence. Gate the tool, or add .probe(\"name\", () -> ...) reading"
+              + " what it changes (rows, charges, mails sent).");
     }
     if (before.equals(afterFirst)) {
-      throw new AssertionFailedError(tool + ": the retry carries no replay mark, and no probe "
-          + probes.keySet() + " changed with the first call: they do not watch this tool's"
-          + " effect, so their silence after the retry is not evidence. Probe what the tool"
-          + " changes.");
+      throw new AssertionFailedError(
+          tool
+              + ": the retry carries no replay mark, and no probe "
+              + probes.keySet()
+              + " changed with the first call: they do not watch this tool's"
+              + " effect, so their silence after the retry is not evidence. Probe what the tool"
+              + " changes.");
     }
   }
 
   private static void assertNotRefused(String tool, String what, CallToolResult r) {
     String type = Results.errorType(r);
     if (type != null && type.startsWith("idempotency_")) {
-      throw new AssertionFailedError(tool + ": " + what + " was refused (" + type + "): "
-          + Results.describe(r));
+      throw new AssertionFailedError(
+          tool + ": " + what + " was refused (" + type + "): " + Results.describe(r));
     }
   }
 
   /**
-   * Sends the call, sends it again (a retry after a lost response), then sends concurrent copies
-   * of it. Every answer must equal the first, and no probe may change after the first call.
+   * Sends the call, sends it again (a retry after a lost response), then sends concurrent copies of
+   * it. Every answer must equal the first, and no probe may change after the first call.
    *
    * @param call a call with its idempotency key (or natural key) set
    * @return this, to chain more checks
@@ -199,8 +237,10 @@ public final class RetryCheck {
 
     CallToolResult retry = call(call);
     if (!Results.same(first, retry)) {
-      throw new AssertionFailedError(tool + ": the retry returned a different result than the"
-          + " first call: it ran again", Results.describe(first), Results.describe(retry));
+      throw new AssertionFailedError(
+          tool + ": the retry returned a different result than the" + " first call: it ran again",
+          Results.describe(first),
+          Results.describe(retry));
     }
     if (!Results.isReplay(retry)) {
       assertProbesSawTheFirstCall(tool, before, afterFirst);
@@ -210,8 +250,14 @@ public final class RetryCheck {
     List<CallToolResult> copiesResults = concurrently(call);
     for (CallToolResult r : copiesResults) {
       if (!Results.same(first, r)) {
-        throw new AssertionFailedError(tool + ": one of " + copies + " concurrent copies returned"
-            + " a different result than the first call", Results.describe(first), Results.describe(r));
+        throw new AssertionFailedError(
+            tool
+                + ": one of "
+                + copies
+                + " concurrent copies returned"
+                + " a different result than the first call",
+            Results.describe(first),
+            Results.describe(r));
       }
     }
     assertUnchanged(tool, copies + " concurrent copies", afterFirst, read());
@@ -234,17 +280,27 @@ public final class RetryCheck {
     for (CallToolResult r : results) {
       assertNotRefused(tool, "a concurrent first call", r);
       if (!Results.same(first, r)) {
-        throw new AssertionFailedError(tool + " ran more than once: " + copies + " concurrent"
-            + " first calls got different answers", Results.describe(first), Results.describe(r));
+        throw new AssertionFailedError(
+            tool
+                + " ran more than once: "
+                + copies
+                + " concurrent"
+                + " first calls got different answers",
+            Results.describe(first),
+            Results.describe(r));
       }
     }
     Map<String, Object> after = read();
     if (results.stream().noneMatch(Results::isReplay)) {
       assertProbesSawTheFirstCall(tool, before, after);
       if (expectedChange.isEmpty()) {
-        throw new AssertionFailedError(tool + ": none of " + copies + " concurrent first calls"
-            + " was a replay, so the tool is not gated, and no probe says how much one call"
-            + " changes: add .expectFirstCallChange(\"probe\", 1) to count its runs");
+        throw new AssertionFailedError(
+            tool
+                + ": none of "
+                + copies
+                + " concurrent first calls"
+                + " was a replay, so the tool is not gated, and no probe says how much one call"
+                + " changes: add .expectFirstCallChange(\"probe\", 1) to count its runs");
       }
     }
     assertFirstChange(tool, copies + " concurrent first calls", before, after);
@@ -259,7 +315,8 @@ public final class RetryCheck {
    * @param sameKeyOtherArguments the same key with other arguments
    * @return this, to chain more checks
    */
-  public RetryCheck assertConflictRefused(CallToolRequest call, CallToolRequest sameKeyOtherArguments) {
+  public RetryCheck assertConflictRefused(
+      CallToolRequest call, CallToolRequest sameKeyOtherArguments) {
     notNull(call, "call");
     notNull(sameKeyOtherArguments, "sameKeyOtherArguments");
     String tool = sameKeyOtherArguments.name();
@@ -268,8 +325,13 @@ public final class RetryCheck {
     CallToolResult conflict = call(sameKeyOtherArguments);
     String type = Results.errorType(conflict);
     if (!McpGateErrors.KEY_CONFLICT.equals(type)) {
-      throw new AssertionFailedError(tool + ": the same key with other arguments was not refused"
-          + " as a conflict: " + Results.describe(conflict), McpGateErrors.KEY_CONFLICT, type);
+      throw new AssertionFailedError(
+          tool
+              + ": the same key with other arguments was not refused"
+              + " as a conflict: "
+              + Results.describe(conflict),
+          McpGateErrors.KEY_CONFLICT,
+          type);
     }
     assertUnchanged(tool, "the conflicting call", before, read());
     return this;

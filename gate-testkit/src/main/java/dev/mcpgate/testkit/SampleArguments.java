@@ -11,7 +11,8 @@ final class SampleArguments {
 
   @SuppressWarnings("unchecked")
   static Map<String, Object> properties(McpSchema.Tool tool) {
-    if (tool == null || tool.inputSchema() == null
+    if (tool == null
+        || tool.inputSchema() == null
         || !(tool.inputSchema().get("properties") instanceof Map<?, ?> p)) {
       return Map.of();
     }
@@ -19,24 +20,30 @@ final class SampleArguments {
   }
 
   /**
-   * @param naturalKey the properties that make the key: they get the token, so that each call is
-   *     a new one
+   * @param naturalKey the properties that make the key: they get the token, so that each call is a
+   *     new one
    * @param token new for each call
    */
   static Map<String, Object> of(McpSchema.Tool tool, List<?> naturalKey, String token) {
     Map<String, Object> properties = properties(tool);
-    List<?> required = tool != null && tool.inputSchema() != null
-        && tool.inputSchema().get("required") instanceof List<?> r ? r : List.of();
+    List<?> required =
+        tool != null
+                && tool.inputSchema() != null
+                && tool.inputSchema().get("required") instanceof List<?> r
+            ? r
+            : List.of();
     Map<String, Object> arguments = new LinkedHashMap<>();
-    properties.forEach((name, schema) -> {
-      boolean key = naturalKey.contains(name);
-      if (required.contains(name) || key) {
-        Object value = sample(schema, key ? token : "mcpgate-check", key ? token.hashCode() : 1);
-        if (value != null) {
-          arguments.put(name, value);
-        }
-      }
-    });
+    properties.forEach(
+        (name, schema) -> {
+          boolean key = naturalKey.contains(name);
+          if (required.contains(name) || key) {
+            Object value =
+                sample(schema, key ? token : "mcpgate-check", key ? token.hashCode() : 1);
+            if (value != null) {
+              arguments.put(name, value);
+            }
+          }
+        });
     return arguments;
   }
 
@@ -55,8 +62,12 @@ final class SampleArguments {
     }
     Object type = s.get("type");
     if (type instanceof List<?> types) {
-      type = types.stream().filter(t -> !"null".equals(t)).map(Object::toString).findFirst()
-          .orElse("string");
+      type =
+          types.stream()
+              .filter(t -> !"null".equals(t))
+              .map(Object::toString)
+              .findFirst()
+              .orElse("string");
     }
     if (type == null) {
       return s.containsKey("properties") ? objectSample(s, text, number) : text;
@@ -76,14 +87,15 @@ final class SampleArguments {
     Map<String, Object> out = new LinkedHashMap<>();
     List<?> required = s.get("required") instanceof List<?> r ? r : List.of();
     if (s.get("properties") instanceof Map<?, ?> p) {
-      p.forEach((name, schema) -> {
-        if (required.contains(name)) {
-          Object v = sample(schema, text, number);
-          if (v != null) {
-            out.put(name.toString(), v);
-          }
-        }
-      });
+      p.forEach(
+          (name, schema) -> {
+            if (required.contains(name)) {
+              Object v = sample(schema, text, number);
+              if (v != null) {
+                out.put(name.toString(), v);
+              }
+            }
+          });
     }
     return out;
   }

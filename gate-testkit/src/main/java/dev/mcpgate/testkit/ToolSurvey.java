@@ -12,8 +12,8 @@ import java.util.Map;
 import org.opentest4j.AssertionFailedError;
 
 /**
- * Which of a server's tools write, and which of those are gated. Built from a real client's
- * {@code tools/list} or from a list of tool specifications.
+ * Which of a server's tools write, and which of those are gated. Built from a real client's {@code
+ * tools/list} or from a list of tool specifications.
  *
  * <pre>{@code
  * ToolSurvey survey = ToolSurvey.of(client);
@@ -22,11 +22,11 @@ import org.opentest4j.AssertionFailedError;
  * }</pre>
  *
  * <p>A tool is <b>read-only</b> when annotated {@code readOnlyHint=true}; <b>gated</b> when MCP
- * Gate wrapped it (its {@code _meta} says how) or its input schema has an
- * {@code idempotency_key}; <b>declared safe</b> when its author set {@code idempotentHint=true}
- * without a gate (a replace keyed by an argument the caller has, a delete that fails the second
- * time): verify such a declaration with {@link RetryCheck}. Every other tool writes with nothing
- * to stop a retry from writing twice: <b>not gated</b>.
+ * Gate wrapped it (its {@code _meta} says how) or its input schema has an {@code idempotency_key};
+ * <b>declared safe</b> when its author set {@code idempotentHint=true} without a gate (a replace
+ * keyed by an argument the caller has, a delete that fails the second time): verify such a
+ * declaration with {@link RetryCheck}. Every other tool writes with nothing to stop a retry from
+ * writing twice: <b>not gated</b>.
  */
 public final class ToolSurvey {
 
@@ -66,20 +66,25 @@ public final class ToolSurvey {
     List<McpSchema.Tool> tools = new ArrayList<>();
     String cursor = null;
     do {
-      McpSchema.ListToolsResult page = cursor == null ? client.listTools() : client.listTools(cursor);
+      McpSchema.ListToolsResult page =
+          cursor == null ? client.listTools() : client.listTools(cursor);
       tools.addAll(page.tools());
       cursor = page.nextCursor();
     } while (cursor != null);
     return ofTools(tools);
   }
 
-  /** @return the survey of these specifications' tools */
+  /**
+   * @return the survey of these specifications' tools
+   */
   public static ToolSurvey ofSpecifications(List<McpServerFeatures.SyncToolSpecification> specs) {
     Checks.notNull(specs, "specs");
     return ofTools(specs.stream().map(McpServerFeatures.SyncToolSpecification::tool).toList());
   }
 
-  /** @return the survey of these tool definitions */
+  /**
+   * @return the survey of these tool definitions
+   */
   public static ToolSurvey ofTools(List<McpSchema.Tool> tools) {
     Checks.notNull(tools, "tools");
     List<Entry> entries = new ArrayList<>();
@@ -113,46 +118,62 @@ public final class ToolSurvey {
       }
       return new Entry(tool.name(), Kind.GATED, "key: " + String.join(" or ", parts));
     }
-    if (tool.inputSchema() != null && tool.inputSchema().get("properties") instanceof Map<?, ?> p
+    if (tool.inputSchema() != null
+        && tool.inputSchema().get("properties") instanceof Map<?, ?> p
         && p.containsKey(ToolPolicy.DEFAULT_KEY_ARGUMENT)) {
-      return new Entry(tool.name(), Kind.GATED,
+      return new Entry(
+          tool.name(),
+          Kind.GATED,
           "key: argument " + ToolPolicy.DEFAULT_KEY_ARGUMENT + " (not by MCP Gate)");
     }
     if (a != null && Boolean.TRUE.equals(a.idempotentHint())) {
-      return new Entry(tool.name(), Kind.DECLARED_SAFE,
+      return new Entry(
+          tool.name(),
+          Kind.DECLARED_SAFE,
           "idempotentHint=true, not gated: verify it with RetryCheck");
     }
-    return new Entry(tool.name(), Kind.NOT_GATED,
+    return new Entry(
+        tool.name(),
+        Kind.NOT_GATED,
         "writes (not read-only) with no idempotency key: a retry may write twice");
   }
 
-  /** @return every tool, in the server's order */
+  /**
+   * @return every tool, in the server's order
+   */
   public List<Entry> entries() {
     return entries;
   }
 
-  /** @return the write tools with neither a gate nor a declaration */
+  /**
+   * @return the write tools with neither a gate nor a declaration
+   */
   public List<Entry> notGated() {
     return entries.stream().filter(e -> e.kind() == Kind.NOT_GATED).toList();
   }
 
-  /** @return the tools declared idempotent by their authors but not gated */
+  /**
+   * @return the tools declared idempotent by their authors but not gated
+   */
   public List<Entry> declaredSafe() {
     return entries.stream().filter(e -> e.kind() == Kind.DECLARED_SAFE).toList();
   }
 
-  /** @return a readable table: tool, kind, detail */
+  /**
+   * @return a readable table: tool, kind, detail
+   */
   public String table() {
     int width = Math.max(4, entries.stream().mapToInt(e -> e.tool().length()).max().orElse(4));
     StringBuilder sb = new StringBuilder();
     sb.append(String.format("%-" + width + "s  %-13s  %s%n", "tool", "kind", "detail"));
     for (Entry e : entries) {
-      String kind = switch (e.kind()) {
-        case GATED -> "gated";
-        case DECLARED_SAFE -> "declared safe";
-        case READ_ONLY -> "read-only";
-        case NOT_GATED -> "NOT GATED";
-      };
+      String kind =
+          switch (e.kind()) {
+            case GATED -> "gated";
+            case DECLARED_SAFE -> "declared safe";
+            case READ_ONLY -> "read-only";
+            case NOT_GATED -> "NOT GATED";
+          };
       sb.append(String.format("%-" + width + "s  %-13s  %s%n", e.tool(), kind, e.detail()));
     }
     return sb.toString();
@@ -166,8 +187,11 @@ public final class ToolSurvey {
   public void assertAllWriteToolsGated() {
     List<Entry> bad = notGated();
     if (!bad.isEmpty()) {
-      throw new AssertionFailedError("write tools without an idempotency gate: "
-          + bad.stream().map(Entry::tool).toList() + "\n" + table());
+      throw new AssertionFailedError(
+          "write tools without an idempotency gate: "
+              + bad.stream().map(Entry::tool).toList()
+              + "\n"
+              + table());
     }
   }
 }

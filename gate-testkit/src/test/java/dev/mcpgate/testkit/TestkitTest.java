@@ -28,30 +28,42 @@ class TestkitTest {
   private final Map<String, String> balances = new ConcurrentHashMap<>();
 
   private McpSchema.Tool tool(String name, Boolean idempotentHint, Boolean readOnly) {
-    return McpSchema.Tool.builder(name, Map.of("type", "object", "properties",
-            Map.of("amount", Map.of("type", "integer"))))
+    return McpSchema.Tool.builder(
+            name,
+            Map.of("type", "object", "properties", Map.of("amount", Map.of("type", "integer"))))
         .description("Charge an amount.")
-        .annotations(new McpSchema.ToolAnnotations(null, readOnly, null, idempotentHint, null, null))
+        .annotations(
+            new McpSchema.ToolAnnotations(null, readOnly, null, idempotentHint, null, null))
         .build();
   }
 
   private SyncToolSpecification charge(String name) {
-    return new SyncToolSpecification(tool(name, null, null), (ex, req) -> {
-      int n = charges.incrementAndGet();
-      return CallToolResult.builder().addTextContent("charge " + n + " " + UUID.randomUUID()).build();
-    });
+    return new SyncToolSpecification(
+        tool(name, null, null),
+        (ex, req) -> {
+          int n = charges.incrementAndGet();
+          return CallToolResult.builder()
+              .addTextContent("charge " + n + " " + UUID.randomUUID())
+              .build();
+        });
   }
 
   private List<SyncToolSpecification> server() {
-    McpGate mcpGate = McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
-        .tenantResolver(TenantResolver.fixed("local")).build();
-    SyncToolSpecification setBalance = new SyncToolSpecification(tool("set_balance", true, null),
-        (ex, req) -> {
-          balances.put("acct", String.valueOf(req.arguments().get("amount")));
-          return CallToolResult.builder().addTextContent("set").build();
-        });
-    SyncToolSpecification read = new SyncToolSpecification(tool("get_balance", null, true),
-        (ex, req) -> CallToolResult.builder().addTextContent(balances.toString()).build());
+    McpGate mcpGate =
+        McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
+            .tenantResolver(TenantResolver.fixed("local"))
+            .build();
+    SyncToolSpecification setBalance =
+        new SyncToolSpecification(
+            tool("set_balance", true, null),
+            (ex, req) -> {
+              balances.put("acct", String.valueOf(req.arguments().get("amount")));
+              return CallToolResult.builder().addTextContent("set").build();
+            });
+    SyncToolSpecification read =
+        new SyncToolSpecification(
+            tool("get_balance", null, true),
+            (ex, req) -> CallToolResult.builder().addTextContent(balances.toString()).build());
     return List.of(
         mcpGate.gate(charge("charge"), ToolPolicy.defaults()),
         charge("charge_ungated"),
@@ -60,8 +72,9 @@ class TestkitTest {
   }
 
   private static CallToolRequest call(String tool, String key, int amount) {
-    return new CallToolRequest(tool, key == null ? Map.of("amount", amount)
-        : Map.of("amount", amount, "idempotency_key", key));
+    return new CallToolRequest(
+        tool,
+        key == null ? Map.of("amount", amount) : Map.of("amount", amount, "idempotency_key", key));
   }
 
   @Test
@@ -69,24 +82,32 @@ class TestkitTest {
     try (McpHarness harness = McpHarness.stdio(server())) {
       ToolSurvey survey = ToolSurvey.of(harness.client(null));
 
-      assertThat(survey.entries()).extracting(ToolSurvey.Entry::tool, ToolSurvey.Entry::kind)
+      assertThat(survey.entries())
+          .extracting(ToolSurvey.Entry::tool, ToolSurvey.Entry::kind)
           .containsExactly(
               org.assertj.core.groups.Tuple.tuple("charge", ToolSurvey.Kind.GATED),
               org.assertj.core.groups.Tuple.tuple("charge_ungated", ToolSurvey.Kind.NOT_GATED),
               org.assertj.core.groups.Tuple.tuple("set_balance", ToolSurvey.Kind.DECLARED_SAFE),
               org.assertj.core.groups.Tuple.tuple("get_balance", ToolSurvey.Kind.READ_ONLY));
-      assertThat(survey.table()).contains("NOT GATED").contains("declared safe")
+      assertThat(survey.table())
+          .contains("NOT GATED")
+          .contains("declared safe")
           .contains("argument idempotency_key");
       assertThatThrownBy(survey::assertAllWriteToolsGated)
-          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("[charge_ungated]");
+          .isInstanceOf(AssertionFailedError.class)
+          .hasMessageContaining("[charge_ungated]");
     }
   }
 
   @Test
   void surveyOfSpecificationsAgreesWithTheClientsView() {
     ToolSurvey fromSpecs = ToolSurvey.ofSpecifications(server());
-    assertThat(fromSpecs.notGated()).extracting(ToolSurvey.Entry::tool).containsExactly("charge_ungated");
-    assertThat(fromSpecs.declaredSafe()).extracting(ToolSurvey.Entry::tool).containsExactly("set_balance");
+    assertThat(fromSpecs.notGated())
+        .extracting(ToolSurvey.Entry::tool)
+        .containsExactly("charge_ungated");
+    assertThat(fromSpecs.declaredSafe())
+        .extracting(ToolSurvey.Entry::tool)
+        .containsExactly("set_balance");
   }
 
   @Test
@@ -111,35 +132,54 @@ class TestkitTest {
           .isInstanceOf(AssertionFailedError.class)
           .hasMessageContaining("charge_ungated")
           .hasMessageContaining("ran again");
-      assertThatThrownBy(() -> check.assertConflictRefused(call("charge_ungated", "k-9", 5),
-          call("charge_ungated", "k-9", 6)))
-          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("not refused as a conflict");
+      assertThatThrownBy(
+              () ->
+                  check.assertConflictRefused(
+                      call("charge_ungated", "k-9", 5), call("charge_ungated", "k-9", 6)))
+          .isInstanceOf(AssertionFailedError.class)
+          .hasMessageContaining("not refused as a conflict");
     }
   }
 
   @Test
   void anUngatedCounterThatAnswersOkFailsTheKitForWantOfEvidence() {
     AtomicInteger counted = new AtomicInteger();
-    SyncToolSpecification counter = new SyncToolSpecification(tool("count_visit", true, null),
-        (ex, req) -> {
-          counted.incrementAndGet();
-          return CallToolResult.builder().addTextContent("ok").build();
-        });
+    SyncToolSpecification counter =
+        new SyncToolSpecification(
+            tool("count_visit", true, null),
+            (ex, req) -> {
+              counted.incrementAndGet();
+              return CallToolResult.builder().addTextContent("ok").build();
+            });
     try (McpHarness harness = McpHarness.stdio(List.of(counter))) {
       McpSyncClient client = harness.client(null);
 
-      assertThatThrownBy(() -> RetryCheck.of(client).assertSafeToRetry(call("count_visit", null, 1)))
-          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("count_visit")
-          .hasMessageContaining("not evidence").hasMessageContaining(".probe(");
-      assertThatThrownBy(() -> RetryCheck.of(client)
-          .assertConcurrentFirstCallsRunOnce(call("count_visit", null, 2)))
-          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("not evidence");
-      assertThatThrownBy(() -> RetryCheck.of(client).probe("unrelated", () -> 7)
-          .assertSafeToRetry(call("count_visit", null, 3)))
-          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("do not watch");
-      assertThatThrownBy(() -> RetryCheck.of(client).probe("visits", counted::get)
-          .assertSafeToRetry(call("count_visit", null, 4)))
-          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("wrote twice");
+      assertThatThrownBy(
+              () -> RetryCheck.of(client).assertSafeToRetry(call("count_visit", null, 1)))
+          .isInstanceOf(AssertionFailedError.class)
+          .hasMessageContaining("count_visit")
+          .hasMessageContaining("not evidence")
+          .hasMessageContaining(".probe(");
+      assertThatThrownBy(
+              () ->
+                  RetryCheck.of(client)
+                      .assertConcurrentFirstCallsRunOnce(call("count_visit", null, 2)))
+          .isInstanceOf(AssertionFailedError.class)
+          .hasMessageContaining("not evidence");
+      assertThatThrownBy(
+              () ->
+                  RetryCheck.of(client)
+                      .probe("unrelated", () -> 7)
+                      .assertSafeToRetry(call("count_visit", null, 3)))
+          .isInstanceOf(AssertionFailedError.class)
+          .hasMessageContaining("do not watch");
+      assertThatThrownBy(
+              () ->
+                  RetryCheck.of(client)
+                      .probe("visits", counted::get)
+                      .assertSafeToRetry(call("count_visit", null, 4)))
+          .isInstanceOf(AssertionFailedError.class)
+          .hasMessageContaining("wrote twice");
     }
   }
 
@@ -156,34 +196,48 @@ class TestkitTest {
   @Test
   void arrivalOrderCheckComparesBothOrders() {
     Map<String, List<Integer>> records = new ConcurrentHashMap<>();
-    SyncToolSpecification appendLast = new SyncToolSpecification(tool("close", true, null),
-        (ex, req) -> {
-          String id = (String) req.arguments().get("id");
-          records.merge(id, List.of(((Number) req.arguments().get("amount")).intValue()),
-              (a, b) -> List.of(b.get(0)));   // last write wins: order-dependent
-          return CallToolResult.builder().addTextContent("ok").build();
-        });
-    SyncToolSpecification minWins = new SyncToolSpecification(tool("close_min", true, null),
-        (ex, req) -> {
-          String id = (String) req.arguments().get("id");
-          records.merge(id, List.of(((Number) req.arguments().get("amount")).intValue()),
-              (a, b) -> List.of(Math.min(a.get(0), b.get(0))));   // order-independent
-          return CallToolResult.builder().addTextContent("ok").build();
-        });
+    SyncToolSpecification appendLast =
+        new SyncToolSpecification(
+            tool("close", true, null),
+            (ex, req) -> {
+              String id = (String) req.arguments().get("id");
+              records.merge(
+                  id,
+                  List.of(((Number) req.arguments().get("amount")).intValue()),
+                  (a, b) -> List.of(b.get(0))); // last write wins: order-dependent
+              return CallToolResult.builder().addTextContent("ok").build();
+            });
+    SyncToolSpecification minWins =
+        new SyncToolSpecification(
+            tool("close_min", true, null),
+            (ex, req) -> {
+              String id = (String) req.arguments().get("id");
+              records.merge(
+                  id,
+                  List.of(((Number) req.arguments().get("amount")).intValue()),
+                  (a, b) -> List.of(Math.min(a.get(0), b.get(0)))); // order-independent
+              return CallToolResult.builder().addTextContent("ok").build();
+            });
     try (McpHarness harness = McpHarness.stdio(List.of(appendLast, minWins))) {
       McpSyncClient client = harness.client(null);
       AtomicInteger ids = new AtomicInteger();
 
-      ArrivalOrderCheck.assertSameEndState(client, () -> "r" + ids.incrementAndGet(),
+      ArrivalOrderCheck.assertSameEndState(
+          client,
+          () -> "r" + ids.incrementAndGet(),
           id -> new CallToolRequest("close_min", Map.of("id", id, "amount", 5)),
           id -> new CallToolRequest("close_min", Map.of("id", id, "amount", 9)),
           records::get);
-      assertThatThrownBy(() -> ArrivalOrderCheck.assertSameEndState(client,
-          () -> "r" + ids.incrementAndGet(),
-          id -> new CallToolRequest("close", Map.of("id", id, "amount", 5)),
-          id -> new CallToolRequest("close", Map.of("id", id, "amount", 9)),
-          records::get))
-          .isInstanceOf(AssertionFailedError.class).hasMessageContaining("close: the end state depends");
+      assertThatThrownBy(
+              () ->
+                  ArrivalOrderCheck.assertSameEndState(
+                      client,
+                      () -> "r" + ids.incrementAndGet(),
+                      id -> new CallToolRequest("close", Map.of("id", id, "amount", 5)),
+                      id -> new CallToolRequest("close", Map.of("id", id, "amount", 9)),
+                      records::get))
+          .isInstanceOf(AssertionFailedError.class)
+          .hasMessageContaining("close: the end state depends");
     }
   }
 }

@@ -20,7 +20,9 @@ final class CamelRepository implements Contender {
 
   @Override
   public void reset(DataSource dataSource, Database database) throws Exception {
-    Sql.execute(dataSource, "DROP TABLE IF EXISTS CAMEL_MESSAGEPROCESSED",
+    Sql.execute(
+        dataSource,
+        "DROP TABLE IF EXISTS CAMEL_MESSAGEPROCESSED",
         "CREATE TABLE CAMEL_MESSAGEPROCESSED (processorName VARCHAR(255), messageId VARCHAR(100),"
             + " createdAt TIMESTAMP, PRIMARY KEY (processorName, messageId))");
     if (context == null) {

@@ -9,7 +9,9 @@ import javax.sql.DataSource;
  */
 interface Contender {
 
-  /** @return the name printed in the results */
+  /**
+   * @return the name printed in the results
+   */
   String name();
 
   /** Drops and creates this contender's tables, then makes it ready to run. */
@@ -21,8 +23,7 @@ interface Contender {
 
   /** The database under test: the SQL that differs between the two. */
   enum Database {
-    POSTGRESQL("INSERT INTO %s VALUES (?, ?, 'IN_PROGRESS', NULL) ON CONFLICT DO NOTHING",
-        "BYTEA"),
+    POSTGRESQL("INSERT INTO %s VALUES (?, ?, 'IN_PROGRESS', NULL) ON CONFLICT DO NOTHING", "BYTEA"),
     MARIADB("INSERT IGNORE INTO %s VALUES (?, ?, 'IN_PROGRESS', NULL)", "BLOB");
 
     final String insertIfAbsent;
@@ -40,8 +41,8 @@ interface Contender {
       if (jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:")) {
         return MARIADB;
       }
-      throw new IllegalArgumentException("the JDBC benchmark runs on PostgreSQL or MariaDB/MySQL,"
-          + " not " + jdbcUrl);
+      throw new IllegalArgumentException(
+          "the JDBC benchmark runs on PostgreSQL or MariaDB/MySQL," + " not " + jdbcUrl);
     }
   }
 }

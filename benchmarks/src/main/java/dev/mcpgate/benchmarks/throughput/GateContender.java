@@ -16,7 +16,10 @@ final class GateContender implements Contender {
   enum Mode {
     /** {@code gate.execute}: claim, a no-op action, completion; two commits. */
     PLAIN("MCP Gate, plain"),
-    /** The store's transaction scope: claim; then the business INSERT and the completion, one commit. */
+    /**
+     * The store's transaction scope: claim; then the business INSERT and the completion, one
+     * commit.
+     */
     TRANSACTIONAL("MCP Gate, transactional + INSERT"),
     /** Single-commit mode: the claim, the business INSERT and the completion in one commit. */
     SINGLE_COMMIT("MCP Gate, single-commit + INSERT");
@@ -51,8 +54,11 @@ final class GateContender implements Contender {
     }
     Sql.execute(dataSource, "DROP TABLE IF EXISTS bench_claims");
     Sql.createBusinessTable(dataSource);
-    store = JdbcIdempotencyStore.builder(dataSource).tableName("bench_claims")
-        .createSchemaIfMissing(true).build();
+    store =
+        JdbcIdempotencyStore.builder(dataSource)
+            .tableName("bench_claims")
+            .createSchemaIfMissing(true)
+            .build();
     gate = IdempotencyGate.builder(store).build();
   }
 
@@ -60,16 +66,24 @@ final class GateContender implements Contender {
     ToolCall call = ToolCall.of("acme", "stop_session", key, Map.of("session_id", key));
     return switch (mode) {
       case PLAIN -> gate.execute(call, ResultMapper.utf8(), ctx -> RESULT);
-      case TRANSACTIONAL -> gate.execute(call, ResultMapper.utf8(), store.transactions(),
-          (c, ctx) -> {
-            Sql.insertBusinessRow(c, key);
-            return RESULT;
-          });
-      case SINGLE_COMMIT -> gate.executeSingleCommit(call, ResultMapper.utf8(),
-          store.singleCommit(), (c, ctx) -> {
-            Sql.insertBusinessRow(c, key);
-            return RESULT;
-          });
+      case TRANSACTIONAL ->
+          gate.execute(
+              call,
+              ResultMapper.utf8(),
+              store.transactions(),
+              (c, ctx) -> {
+                Sql.insertBusinessRow(c, key);
+                return RESULT;
+              });
+      case SINGLE_COMMIT ->
+          gate.executeSingleCommit(
+              call,
+              ResultMapper.utf8(),
+              store.singleCommit(),
+              (c, ctx) -> {
+                Sql.insertBusinessRow(c, key);
+                return RESULT;
+              });
     };
   }
 

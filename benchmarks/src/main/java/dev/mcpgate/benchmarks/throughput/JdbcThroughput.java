@@ -18,23 +18,26 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * JDBC throughput, side by side in one run on one database: the raw two-commit floor, the
- * ungated business INSERT, Apache Camel's and Spring Integration's JDBC stores, and MCP Gate
- * plain, transactional and single-commit. Rounds interleave the contenders (A B C ... A B C),
- * each round on fresh tables and new keys; the medians are printed with their ratios to the
- * floors. A throughput harness, not JMH: the work is a database round trip, not a JIT-sized loop.
+ * JDBC throughput, side by side in one run on one database: the raw two-commit floor, the ungated
+ * business INSERT, Apache Camel's and Spring Integration's JDBC stores, and MCP Gate plain,
+ * transactional and single-commit. Rounds interleave the contenders (A B C ... A B C), each round
+ * on fresh tables and new keys; the medians are printed with their ratios to the floors. A
+ * throughput harness, not JMH: the work is a database round trip, not a JIT-sized loop.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.mcpgate.benchmarks.throughput.JdbcThroughput \
  *     "jdbc:postgresql://127.0.0.1:5432/test?user=postgres" 8 3000 3
  * </pre>
- * Arguments: JDBC URL, threads, keys per round, rounds, and optionally words that pick
- * contenders (a contender runs when its name contains one of them; the two floors always run).
+ *
+ * Arguments: JDBC URL, threads, keys per round, rounds, and optionally words that pick contenders
+ * (a contender runs when its name contains one of them; the two floors always run).
  */
 public final class JdbcThroughput {
   private JdbcThroughput() {}
 
-  /** @param args URL, threads, keys, rounds */
+  /**
+   * @param args URL, threads, keys, rounds
+   */
   public static void main(String[] args) throws Exception {
     if (args.length < 4) {
       System.err.println("usage: JdbcThroughput JDBC_URL THREADS KEYS ROUNDS [NAME_WORD...]");
@@ -46,13 +49,22 @@ public final class JdbcThroughput {
     int rounds = Integer.parseInt(args[3]);
     Contender.Database database = Contender.Database.of(url);
     List<String> words = Arrays.asList(args).subList(4, args.length);
-    List<Contender> contenders = new ArrayList<>(List.of(new RawFloor(), new UngatedInsert(),
-        new CamelRepository(), new SpringMetadataStore(),
-        new GateContender(GateContender.Mode.PLAIN),
-        new GateContender(GateContender.Mode.TRANSACTIONAL),
-        new GateContender(GateContender.Mode.SINGLE_COMMIT)));
-    contenders.removeIf(c -> !words.isEmpty() && !(c instanceof RawFloor)
-        && !(c instanceof UngatedInsert) && words.stream().noneMatch(w -> c.name().contains(w)));
+    List<Contender> contenders =
+        new ArrayList<>(
+            List.of(
+                new RawFloor(),
+                new UngatedInsert(),
+                new CamelRepository(),
+                new SpringMetadataStore(),
+                new GateContender(GateContender.Mode.PLAIN),
+                new GateContender(GateContender.Mode.TRANSACTIONAL),
+                new GateContender(GateContender.Mode.SINGLE_COMMIT)));
+    contenders.removeIf(
+        c ->
+            !words.isEmpty()
+                && !(c instanceof RawFloor)
+                && !(c instanceof UngatedInsert)
+                && words.stream().noneMatch(w -> c.name().contains(w)));
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setMaximumPoolSize(threads + 2);
@@ -68,15 +80,21 @@ public final class JdbcThroughput {
           double fresh = perSecond(threads, batch, contender::fresh);
           Collections.shuffle(batch, new Random(round));
           double replay = perSecond(threads, batch, contender::replay);
-          results.computeIfAbsent(contender.name(), k -> new ArrayList<>())
+          results
+              .computeIfAbsent(contender.name(), k -> new ArrayList<>())
               .add(new double[] {fresh, replay});
-          System.err.printf(Locale.ROOT, "round %d  %-38s fresh %8.0f/s  replay %8.0f/s%n",
-              round, contender.name(), fresh, replay);
+          System.err.printf(
+              Locale.ROOT,
+              "round %d  %-38s fresh %8.0f/s  replay %8.0f/s%n",
+              round,
+              contender.name(),
+              fresh,
+              replay);
         }
       }
     }
     print(database, threads, keys, rounds, results);
-    System.exit(0);   // Camel's context keeps non-daemon threads
+    System.exit(0); // Camel's context keeps non-daemon threads
   }
 
   /** One operation on one key. */
@@ -84,22 +102,25 @@ public final class JdbcThroughput {
     void run(String key) throws Exception;
   }
 
-  /** @return how many keys a second {@code threads} threads get through, each key once */
-  static double perSecond(int threads, List<String> keys, KeyAction action)
-      throws Exception {
+  /**
+   * @return how many keys a second {@code threads} threads get through, each key once
+   */
+  static double perSecond(int threads, List<String> keys, KeyAction action) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     AtomicInteger next = new AtomicInteger();
     CountDownLatch start = new CountDownLatch(1);
     List<Future<?>> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      workers.add(pool.submit(() -> {
-        start.await();
-        int i;
-        while ((i = next.getAndIncrement()) < keys.size()) {
-          action.run(keys.get(i));
-        }
-        return null;
-      }));
+      workers.add(
+          pool.submit(
+              () -> {
+                start.await();
+                int i;
+                while ((i = next.getAndIncrement()) < keys.size()) {
+                  action.run(keys.get(i));
+                }
+                return null;
+              }));
     }
     long began = System.nanoTime();
     start.countDown();
@@ -113,27 +134,49 @@ public final class JdbcThroughput {
 
   static double median(List<double[]> runs, int column) {
     double[] values = runs.stream().mapToDouble(r -> r[column]).sorted().toArray();
-    return values.length % 2 == 1 ? values[values.length / 2]
+    return values.length % 2 == 1
+        ? values[values.length / 2]
         : (values[values.length / 2 - 1] + values[values.length / 2]) / 2;
   }
 
-  private static void print(Contender.Database database, int threads, int keys, int rounds,
+  private static void print(
+      Contender.Database database,
+      int threads,
+      int keys,
+      int rounds,
       Map<String, List<double[]>> results) {
     Map<String, double[]> medians = new LinkedHashMap<>();
-    results.forEach((name, runs) ->
-        medians.put(name, new double[] {median(runs, 0), median(runs, 1)}));
+    results.forEach(
+        (name, runs) -> medians.put(name, new double[] {median(runs, 0), median(runs, 1)}));
     double[] floor = medians.get(new RawFloor().name());
     double[] ungated = medians.get(new UngatedInsert().name());
-    System.out.printf(Locale.ROOT, "%n%s, %d threads, %d keys, %d rounds (medians)%n%n",
-        database, threads, keys, rounds);
-    System.out.println("| contender | fresh/s | replay/s | fresh vs floor | replay vs PK SELECT"
-        + " | fresh vs ungated INSERT |");
+    System.out.printf(
+        Locale.ROOT,
+        "%n%s, %d threads, %d keys, %d rounds (medians)%n%n",
+        database,
+        threads,
+        keys,
+        rounds);
+    System.out.println(
+        "| contender | fresh/s | replay/s | fresh vs floor | replay vs PK SELECT"
+            + " | fresh vs ungated INSERT |");
     System.out.println("|---|---|---|---|---|---|");
-    medians.forEach((name, m) -> System.out.printf(Locale.ROOT,
-        "| %s | %.0f | %.0f | %.2fx | %.2fx | %.2fx |%n", name, m[0], m[1], m[0] / floor[0],
-        m[1] / floor[1], m[0] / ungated[0]));
+    medians.forEach(
+        (name, m) ->
+            System.out.printf(
+                Locale.ROOT,
+                "| %s | %.0f | %.0f | %.2fx | %.2fx | %.2fx |%n",
+                name,
+                m[0],
+                m[1],
+                m[0] / floor[0],
+                m[1] / floor[1],
+                m[0] / ungated[0]));
     System.out.println();
-    System.out.println("raw runs: " + results.entrySet().stream().map(e -> e.getKey() + "="
-        + e.getValue().stream().map(Arrays::toString).toList()).toList());
+    System.out.println(
+        "raw runs: "
+            + results.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue().stream().map(Arrays::toString).toList())
+                .toList());
   }
 }

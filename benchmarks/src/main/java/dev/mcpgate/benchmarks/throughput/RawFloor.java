@@ -26,9 +26,13 @@ final class RawFloor implements Contender {
   public void reset(DataSource dataSource, Database database) throws Exception {
     this.dataSource = dataSource;
     this.insert = database.insertIfAbsent.formatted("bench_raw");
-    Sql.execute(dataSource, "DROP TABLE IF EXISTS bench_raw",
+    Sql.execute(
+        dataSource,
+        "DROP TABLE IF EXISTS bench_raw",
         "CREATE TABLE bench_raw (k VARCHAR(255) PRIMARY KEY, token VARCHAR(64) NOT NULL,"
-            + " state VARCHAR(16) NOT NULL, result " + database.bytes + ")");
+            + " state VARCHAR(16) NOT NULL, result "
+            + database.bytes
+            + ")");
   }
 
   @Override
@@ -40,8 +44,10 @@ final class RawFloor implements Contender {
         ps.setString(2, token);
         Sql.expect(ps.executeUpdate() == 1, "duplicate", key);
       }
-      try (PreparedStatement ps = c.prepareStatement("UPDATE bench_raw SET state = 'COMPLETED',"
-          + " result = ? WHERE k = ? AND token = ?")) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "UPDATE bench_raw SET state = 'COMPLETED',"
+                  + " result = ? WHERE k = ? AND token = ?")) {
         ps.setBytes(1, RESULT);
         ps.setString(2, key);
         ps.setString(3, token);

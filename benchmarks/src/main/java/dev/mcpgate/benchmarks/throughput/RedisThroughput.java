@@ -27,9 +27,9 @@ import java.util.Random;
 import java.util.UUID;
 
 /**
- * Redis throughput, in one run: the raw Redis floor (fresh = {@code SET key NX PX}, replay =
- * {@code GET}), MCP Gate on Redis, and MCP Gate on PostgreSQL for scale. Rounds interleave,
- * medians of the rounds, ratios to the floor and to the PostgreSQL store.
+ * Redis throughput, in one run: the raw Redis floor (fresh = {@code SET key NX PX}, replay = {@code
+ * GET}), MCP Gate on Redis, and MCP Gate on PostgreSQL for scale. Rounds interleave, medians of the
+ * rounds, ratios to the floor and to the PostgreSQL store.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.mcpgate.benchmarks.throughput.RedisThroughput \
@@ -41,7 +41,9 @@ public final class RedisThroughput {
 
   private RedisThroughput() {}
 
-  /** @param args Redis URL, JDBC URL, threads, keys, rounds */
+  /**
+   * @param args Redis URL, JDBC URL, threads, keys, rounds
+   */
   public static void main(String[] args) throws Exception {
     if (args.length != 5) {
       System.err.println("usage: RedisThroughput REDIS_URL JDBC_URL THREADS KEYS ROUNDS");
@@ -56,15 +58,19 @@ public final class RedisThroughput {
     config.setMaximumPoolSize(threads + 2);
     Map<String, List<double[]>> results = new LinkedHashMap<>();
     try (StatefulRedisConnection<String, String> raw = client.connect();
-        RedisIdempotencyStore redisStore = RedisIdempotencyStore.builder(client)
-            .keyPrefix("mcpgate-bench:").build();
+        RedisIdempotencyStore redisStore =
+            RedisIdempotencyStore.builder(client).keyPrefix("mcpgate-bench:").build();
         HikariDataSource pool = new HikariDataSource(config)) {
       RedisCommands<String, String> redis = raw.sync();
-      try (var c = pool.getConnection(); var st = c.createStatement()) {
+      try (var c = pool.getConnection();
+          var st = c.createStatement()) {
         st.execute("DROP TABLE IF EXISTS bench_claims_redis_run");
       }
-      IdempotencyStore pgStore = JdbcIdempotencyStore.builder(pool)
-          .tableName("bench_claims_redis_run").createSchemaIfMissing(true).build();
+      IdempotencyStore pgStore =
+          JdbcIdempotencyStore.builder(pool)
+              .tableName("bench_claims_redis_run")
+              .createSchemaIfMissing(true)
+              .build();
       IdempotencyGate onRedis = IdempotencyGate.builder(redisStore).build();
       IdempotencyGate onPostgres = IdempotencyGate.builder(pgStore).build();
       for (int round = 0; round < rounds; round++) {
@@ -72,14 +78,33 @@ public final class RedisThroughput {
         for (int i = 0; i < keys; i++) {
           batch.add("k-" + round + "-" + i + "-" + UUID.randomUUID());
         }
-        measure(results, "raw Redis floor (SET NX / GET)", threads, batch, round,
-            key -> expect("OK".equals(redis.set("bench:" + key, RESULT,
-                SetArgs.Builder.nx().px(86_400_000))), key),
+        measure(
+            results,
+            "raw Redis floor (SET NX / GET)",
+            threads,
+            batch,
+            round,
+            key ->
+                expect(
+                    "OK"
+                        .equals(
+                            redis.set("bench:" + key, RESULT, SetArgs.Builder.nx().px(86_400_000))),
+                    key),
             key -> expect(redis.get("bench:" + key) != null, key));
-        measure(results, "MCP Gate on Redis", threads, batch, round,
+        measure(
+            results,
+            "MCP Gate on Redis",
+            threads,
+            batch,
+            round,
             key -> expect(gate(onRedis, key) instanceof GateResult.Executed, key),
             key -> expect(gate(onRedis, key) instanceof GateResult.Replayed, key));
-        measure(results, "MCP Gate on PostgreSQL", threads, batch, round,
+        measure(
+            results,
+            "MCP Gate on PostgreSQL",
+            threads,
+            batch,
+            round,
             key -> expect(gate(onPostgres, key) instanceof GateResult.Executed, key),
             key -> expect(gate(onPostgres, key) instanceof GateResult.Replayed, key));
       }
@@ -90,8 +115,10 @@ public final class RedisThroughput {
   }
 
   private static GateResult<String> gate(IdempotencyGate gate, String key) {
-    return gate.execute(ToolCall.of("acme", "send_mail", key, Map.of("to", key)),
-        ResultMapper.utf8(), ctx -> RESULT);
+    return gate.execute(
+        ToolCall.of("acme", "send_mail", key, Map.of("to", key)),
+        ResultMapper.utf8(),
+        ctx -> RESULT);
   }
 
   private static void expect(boolean condition, String key) {
@@ -100,32 +127,52 @@ public final class RedisThroughput {
     }
   }
 
-  private static void measure(Map<String, List<double[]>> results, String name, int threads,
-      List<String> keys, int round, JdbcThroughput.KeyAction fresh,
-      JdbcThroughput.KeyAction replay) throws Exception {
+  private static void measure(
+      Map<String, List<double[]>> results,
+      String name,
+      int threads,
+      List<String> keys,
+      int round,
+      JdbcThroughput.KeyAction fresh,
+      JdbcThroughput.KeyAction replay)
+      throws Exception {
     List<String> order = new ArrayList<>(keys);
     double f = perSecond(threads, order, fresh);
     Collections.shuffle(order, new Random(round));
     double r = perSecond(threads, order, replay);
     results.computeIfAbsent(name, k -> new ArrayList<>()).add(new double[] {f, r});
-    System.err.printf(Locale.ROOT, "round %d  %-32s fresh %8.0f/s  replay %8.0f/s%n", round,
-        name, f, r);
+    System.err.printf(
+        Locale.ROOT, "round %d  %-32s fresh %8.0f/s  replay %8.0f/s%n", round, name, f, r);
   }
 
-  private static void print(int threads, int keys, int rounds,
-      Map<String, List<double[]>> results) {
+  private static void print(
+      int threads, int keys, int rounds, Map<String, List<double[]>> results) {
     Map<String, double[]> medians = new LinkedHashMap<>();
-    results.forEach((name, runs) ->
-        medians.put(name, new double[] {median(runs, 0), median(runs, 1)}));
+    results.forEach(
+        (name, runs) -> medians.put(name, new double[] {median(runs, 0), median(runs, 1)}));
     double[] floor = medians.get("raw Redis floor (SET NX / GET)");
     double[] postgres = medians.get("MCP Gate on PostgreSQL");
-    System.out.printf(Locale.ROOT, "%nRedis, %d threads, %d keys, %d rounds (medians)%n%n",
-        threads, keys, rounds);
-    System.out.println("| contender | fresh/s | replay/s | fresh vs floor | replay vs floor"
-        + " | fresh vs gate on PostgreSQL | replay vs gate on PostgreSQL |");
+    System.out.printf(
+        Locale.ROOT,
+        "%nRedis, %d threads, %d keys, %d rounds (medians)%n%n",
+        threads,
+        keys,
+        rounds);
+    System.out.println(
+        "| contender | fresh/s | replay/s | fresh vs floor | replay vs floor"
+            + " | fresh vs gate on PostgreSQL | replay vs gate on PostgreSQL |");
     System.out.println("|---|---|---|---|---|---|---|");
-    medians.forEach((name, m) -> System.out.printf(Locale.ROOT,
-        "| %s | %.0f | %.0f | %.2fx | %.2fx | %.2fx | %.2fx |%n", name, m[0], m[1],
-        m[0] / floor[0], m[1] / floor[1], m[0] / postgres[0], m[1] / postgres[1]));
+    medians.forEach(
+        (name, m) ->
+            System.out.printf(
+                Locale.ROOT,
+                "| %s | %.0f | %.0f | %.2fx | %.2fx | %.2fx | %.2fx |%n",
+                name,
+                m[0],
+                m[1],
+                m[0] / floor[0],
+                m[1] / floor[1],
+                m[0] / postgres[0],
+                m[1] / postgres[1]));
   }
 }

@@ -11,7 +11,8 @@ final class Sql {
   private Sql() {}
 
   static void execute(DataSource dataSource, String... statements) throws SQLException {
-    try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = dataSource.getConnection();
+        Statement st = c.createStatement()) {
       for (String statement : statements) {
         st.execute(statement);
       }
@@ -29,7 +30,9 @@ final class Sql {
   }
 
   static void createBusinessTable(DataSource dataSource) throws SQLException {
-    execute(dataSource, "DROP TABLE IF EXISTS bench_business",
+    execute(
+        dataSource,
+        "DROP TABLE IF EXISTS bench_business",
         "CREATE TABLE bench_business (k VARCHAR(255) PRIMARY KEY, note VARCHAR(255))");
   }
 

@@ -6,8 +6,8 @@ import java.sql.ResultSet;
 import javax.sql.DataSource;
 
 /**
- * The business write with no gate at all (one auto-committed INSERT), and a SELECT of it by
- * primary key: the ceiling for a gated write to the same database.
+ * The business write with no gate at all (one auto-committed INSERT), and a SELECT of it by primary
+ * key: the ceiling for a gated write to the same database.
  */
 final class UngatedInsert implements Contender {
   private DataSource dataSource;

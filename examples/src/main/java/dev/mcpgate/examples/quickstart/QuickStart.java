@@ -31,46 +31,53 @@ public final class QuickStart {
     dataSource.setJdbcUrl(System.getProperty("shop.db", "jdbc:h2:./shop"));
 
     // The store and the gate, once.
-    IdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
-        .createSchemaIfMissing(true)   // or run the DDL in docs/stores.md
-        .build();
-    IdempotencyGate gate = IdempotencyGate.builder(store)
-        .listener(new Slf4jGateListener())
-        .build();
+    IdempotencyStore store =
+        JdbcIdempotencyStore.builder(dataSource)
+            .createSchemaIfMissing(true) // or run the DDL in docs/stores.md
+            .build();
+    IdempotencyGate gate = IdempotencyGate.builder(store).listener(new Slf4jGateListener()).build();
 
     // One JSON mapper that reads decimals exactly, for the transport, the server and the gate:
     // the transport is what reads the arguments.
     McpJsonMapper json = ExactNumbers.jsonMapper();
-    McpGate mcpGate = McpGate.builder(gate)
-        .tenantResolver(TenantResolver.fixed("local"))   // stdio has one user; HTTP: fromTransportContext
-        .jsonMapper(json)
-        .requireExactNumbers()
-        .build();
+    // stdio has one user; over HTTP: TenantResolver.fromTransportContext
+    McpGate mcpGate =
+        McpGate.builder(gate)
+            .tenantResolver(TenantResolver.fixed("local"))
+            .jsonMapper(json)
+            .requireExactNumbers()
+            .build();
 
     // The tool, as the SDK defines it.
-    Tool refundTool = Tool.builder("refund_order", Map.of(
-            "type", "object",
-            "properties", Map.of(
-                "order_id", Map.of("type", "string"),
-                "amount_cents", Map.of("type", "integer")),
-            "required", List.of("order_id", "amount_cents")))
-        .description("Refund part of an order.")
-        .build();
-    SyncToolSpecification refund = SyncToolSpecification.builder()
-        .tool(refundTool)
-        .callHandler((exchange, request) -> {
-          String orderId = (String) request.arguments().get("order_id");
-          long amountCents = ((Number) request.arguments().get("amount_cents")).longValue();
-          // the same on every attempt of this call: give it to the payment provider as its key
-          String downstreamKey = GatedClaim.of(request)
-              .map(ClaimContext::downstreamKey)
-              .orElseThrow();
-          String refundId = refundAtProvider(orderId, amountCents, downstreamKey);
-          return CallToolResult.builder()
-              .addTextContent("Refunded " + amountCents + " cents of " + orderId + ": " + refundId)
-              .build();
-        })
-        .build();
+    Tool refundTool =
+        Tool.builder(
+                "refund_order",
+                Map.of(
+                    "type", "object",
+                    "properties",
+                        Map.of(
+                            "order_id", Map.of("type", "string"),
+                            "amount_cents", Map.of("type", "integer")),
+                    "required", List.of("order_id", "amount_cents")))
+            .description("Refund part of an order.")
+            .build();
+    SyncToolSpecification refund =
+        SyncToolSpecification.builder()
+            .tool(refundTool)
+            .callHandler(
+                (exchange, request) -> {
+                  String orderId = (String) request.arguments().get("order_id");
+                  long amountCents = ((Number) request.arguments().get("amount_cents")).longValue();
+                  // the same on every attempt: the payment provider's idempotency key
+                  String downstreamKey =
+                      GatedClaim.of(request).map(ClaimContext::downstreamKey).orElseThrow();
+                  String refundId = refundAtProvider(orderId, amountCents, downstreamKey);
+                  return CallToolResult.builder()
+                      .addTextContent(
+                          "Refunded " + amountCents + " cents of " + orderId + ": " + refundId)
+                      .build();
+                })
+            .build();
 
     // The server on stdin/stdout, the tool gated with one call.
     McpServer.sync(new StdioServerTransportProvider(json))

@@ -29,15 +29,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The README's "Quick start: any MCP Java SDK server" is this module's {@link QuickStart},
- * compiled: its Java block is the file, its pom block names what the file needs at the versions
- * the build uses, and the server it starts answers a real client over stdio.
+ * compiled: its Java block is the file, its pom block names what the file needs at the versions the
+ * build uses, and the server it starts answers a real client over stdio.
  */
 class QuickStartTest {
   private static final Path ROOT = root();
-  private static final Path SOURCE = ROOT.resolve(
-      "examples/src/main/java/dev/mcpgate/examples/quickstart/QuickStart.java");
+  private static final Path SOURCE =
+      ROOT.resolve("examples/src/main/java/dev/mcpgate/examples/quickstart/QuickStart.java");
   private static final String JAVA_MARKER =
-      "<!-- quick start: examples/src/main/java/dev/mcpgate/examples/quickstart/QuickStart.java -->";
+      "<!-- quick start: examples/src/main/java/dev/mcpgate/examples/quickstart/QuickStart.java"
+          + " -->";
   private static final String POM_MARKER = "<!-- quick start: pom.xml -->";
 
   @TempDir Path tmp;
@@ -51,22 +52,26 @@ class QuickStartTest {
     return dir;
   }
 
-  /** @return the text of the fenced block right after {@code marker} in the README */
+  /**
+   * @return the text of the fenced block right after {@code marker} in the README
+   */
   private static String readmeBlock(String marker) throws IOException {
     String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
     int at = readme.indexOf(marker);
     assertThat(at).as("README.md has the marker %s", marker).isNotNegative();
     assertThat(readme.indexOf(marker, at + 1)).as("the marker %s, once", marker).isNegative();
-    Matcher block = Pattern.compile("\\G\\s*```[a-z]*\\n(.*?)\\n```", Pattern.DOTALL)
-        .matcher(readme);
-    assertThat(block.find(at + marker.length()))
-        .as("a fenced block follows %s", marker).isTrue();
+    Matcher block =
+        Pattern.compile("\\G\\s*```[a-z]*\\n(.*?)\\n```", Pattern.DOTALL).matcher(readme);
+    assertThat(block.find(at + marker.length())).as("a fenced block follows %s", marker).isTrue();
     return normalized(block.group(1));
   }
 
   private static String normalized(String text) {
-    return text.replace("\r\n", "\n").lines().map(String::stripTrailing)
-        .collect(Collectors.joining("\n")).strip();
+    return text.replace("\r\n", "\n")
+        .lines()
+        .map(String::stripTrailing)
+        .collect(Collectors.joining("\n"))
+        .strip();
   }
 
   @Test
@@ -82,15 +87,24 @@ class QuickStartTest {
   @Test
   void theReadmesPomBringsWhatTheQuickStartImportsAtTheBuildsVersions() throws IOException {
     String pom = readmeBlock(POM_MARKER);
-    Matcher dep = Pattern.compile("<dependency>\\s*<groupId>([^<]+)</groupId>\\s*<artifactId>"
-        + "([^<]+)</artifactId>(?:\\s*<!--.*?-->)?\\s*<version>([^<]+)</version>", Pattern.DOTALL).matcher(pom);
+    Matcher dep =
+        Pattern.compile(
+                "<dependency>\\s*<groupId>([^<]+)</groupId>\\s*<artifactId>"
+                    + "([^<]+)</artifactId>(?:\\s*<!--.*?-->)?\\s*<version>([^<]+)</version>",
+                Pattern.DOTALL)
+            .matcher(pom);
     Map<String, String> versions = new LinkedHashMap<>();
     while (dep.find()) {
       versions.put(dep.group(1) + ":" + dep.group(2), dep.group(3));
     }
-    assertThat(versions).containsOnlyKeys("dev.mcpgate:gate-mcp-adapter", "dev.mcpgate:gate-jdbc",
-        "io.modelcontextprotocol.sdk:mcp-json-jackson2", "com.zaxxer:HikariCP",
-        "com.h2database:h2", "org.slf4j:slf4j-simple");
+    assertThat(versions)
+        .containsOnlyKeys(
+            "dev.mcpgate:gate-mcp-adapter",
+            "dev.mcpgate:gate-jdbc",
+            "io.modelcontextprotocol.sdk:mcp-json-jackson2",
+            "com.zaxxer:HikariCP",
+            "com.h2database:h2",
+            "org.slf4j:slf4j-simple");
 
     // each version is the one this build compiles and runs the quick start with
     String rootPom = Files.readString(ROOT.resolve("pom.xml"), StandardCharsets.UTF_8);
@@ -98,28 +112,48 @@ class QuickStartTest {
     assertThat(versions.get("dev.mcpgate:gate-jdbc")).isEqualTo(property(rootPom, null));
     assertThat(versions.get("io.modelcontextprotocol.sdk:mcp-json-jackson2"))
         .isEqualTo(property(rootPom, "mcp.version"));
-    assertThat(versions.get("com.zaxxer:HikariCP")).isEqualTo(property(rootPom, "hikaricp.version"));
+    assertThat(versions.get("com.zaxxer:HikariCP"))
+        .isEqualTo(property(rootPom, "hikaricp.version"));
     assertThat(versions.get("com.h2database:h2")).isEqualTo(property(rootPom, "h2.version"));
-    assertThat(versions.get("org.slf4j:slf4j-simple")).isEqualTo(property(rootPom, "slf4j.version"));
+    assertThat(versions.get("org.slf4j:slf4j-simple"))
+        .isEqualTo(property(rootPom, "slf4j.version"));
 
     // and the file imports from those artifacts (and what they bring) only
     Set<String> packages = new TreeSet<>();
-    Matcher imports = Pattern.compile("(?m)^import ([a-z0-9_.]+)\\.[A-Z]")
-        .matcher(Files.readString(SOURCE, StandardCharsets.UTF_8));
+    Matcher imports =
+        Pattern.compile("(?m)^import ([a-z0-9_.]+)\\.[A-Z]")
+            .matcher(Files.readString(SOURCE, StandardCharsets.UTF_8));
     while (imports.find()) {
       packages.add(imports.group(1));
     }
-    List<String> allowed = List.of("java.", "com.zaxxer.hikari", "dev.mcpgate.core",
-        "dev.mcpgate.jdbc", "dev.mcpgate.mcp", "io.modelcontextprotocol.");
-    assertThat(packages).allSatisfy(p -> assertThat(allowed).anySatisfy(a -> assertThat(
-        p.equals(a) || p.startsWith(a.endsWith(".") ? a : a + ".")).isTrue()));
+    List<String> allowed =
+        List.of(
+            "java.",
+            "com.zaxxer.hikari",
+            "dev.mcpgate.core",
+            "dev.mcpgate.jdbc",
+            "dev.mcpgate.mcp",
+            "io.modelcontextprotocol.");
+    assertThat(packages)
+        .allSatisfy(
+            p ->
+                assertThat(allowed)
+                    .anySatisfy(
+                        a ->
+                            assertThat(p.equals(a) || p.startsWith(a.endsWith(".") ? a : a + "."))
+                                .isTrue()));
   }
 
-  /** @return the root pom's property {@code name}, or the project's version for null */
+  /**
+   * @return the root pom's property {@code name}, or the project's version for null
+   */
   private static String property(String pom, String name) {
-    Matcher m = Pattern.compile(name == null
-        ? "<artifactId>mcpgate-parent</artifactId>\\s*<version>([^<]+)</version>"
-        : "<" + Pattern.quote(name) + ">([^<]+)</" + Pattern.quote(name) + ">").matcher(pom);
+    Matcher m =
+        Pattern.compile(
+                name == null
+                    ? "<artifactId>mcpgate-parent</artifactId>\\s*<version>([^<]+)</version>"
+                    : "<" + Pattern.quote(name) + ">([^<]+)</" + Pattern.quote(name) + ">")
+            .matcher(pom);
     assertThat(m.find()).as("the root pom has %s", name == null ? "a version" : name).isTrue();
     return m.group(1);
   }
@@ -128,12 +162,19 @@ class QuickStartTest {
   @SuppressWarnings("unchecked")
   void theQuickStartServesARealClientOverStdioAndItsToolIsSafeToCallTwice() {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ServerParameters params = ServerParameters.builder(java)
-        .args("-cp", System.getProperty("java.class.path"),
-            "-Dshop.db=jdbc:h2:file:" + tmp.resolve("shop"), QuickStart.class.getName())
-        .build();
-    McpSyncClient client = McpClient.sync(new StdioClientTransport(params, McpJsonDefaults.getMapper()))
-        .requestTimeout(Duration.ofSeconds(60)).initializationTimeout(Duration.ofSeconds(60)).build();
+    ServerParameters params =
+        ServerParameters.builder(java)
+            .args(
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-Dshop.db=jdbc:h2:file:" + tmp.resolve("shop"),
+                QuickStart.class.getName())
+            .build();
+    McpSyncClient client =
+        McpClient.sync(new StdioClientTransport(params, McpJsonDefaults.getMapper()))
+            .requestTimeout(Duration.ofSeconds(60))
+            .initializationTimeout(Duration.ofSeconds(60))
+            .build();
     try {
       client.initialize();
       McpSchema.Tool tool = client.listTools().tools().get(0);
@@ -148,7 +189,7 @@ class QuickStartTest {
 
       assertThat(first.isError()).isNotEqualTo(Boolean.TRUE);
       assertThat(text(first)).startsWith("Refunded 1250 cents of ord_1: re_");
-      assertThat(text(retry)).isEqualTo(text(first));   // the same refund id: it ran once
+      assertThat(text(retry)).isEqualTo(text(first)); // the same refund id: it ran once
       assertThat(retry.meta()).containsEntry("dev.mcpgate/replayed", true);
       assertThat(other.isError()).isTrue();
       assertThat(structuredError(other)).containsEntry("type", "idempotency_key_conflict");

@@ -4,8 +4,8 @@ import dev.mcpgate.core.internal.Checks;
 import java.time.Instant;
 
 /**
- * One decision about one call, for the audit trail: the narrative beside the claims table, which
- * is only the lock. Written after the decision, never able to change it.
+ * One decision about one call, for the audit trail: the narrative beside the claims table, which is
+ * only the lock. Written after the decision, never able to change it.
  *
  * @param at when the decision was made (the application's clock)
  * @param tenant the tenant; null when the call was refused for want of one
@@ -19,11 +19,22 @@ import java.time.Instant;
  * @param resultSummary what the summary hook made of the result; null without one
  * @param durationMicros how long the call took in the gate, handler included
  */
-public record AuditRecord(Instant at, String tenant, String tool, String key, String argsHash,
-    String arguments, AuditDecision decision, String reason, int attempt, String resultSummary,
+public record AuditRecord(
+    Instant at,
+    String tenant,
+    String tool,
+    String key,
+    String argsHash,
+    String arguments,
+    AuditDecision decision,
+    String reason,
+    int attempt,
+    String resultSummary,
     long durationMicros) {
 
-  /** @throws NullPointerException if at, tool, arguments or decision is null */
+  /**
+   * @throws NullPointerException if at, tool, arguments or decision is null
+   */
   public AuditRecord {
     Checks.notNull(at, "at");
     Checks.notNull(tool, "tool");

@@ -18,7 +18,9 @@ public interface Redaction {
    */
   String redact(String tool, Map<String, Object> arguments);
 
-  /** @return the names of the arguments, sorted: {@code [amount_cents, order_id]} */
+  /**
+   * @return the names of the arguments, sorted: {@code [amount_cents, order_id]}
+   */
   static Redaction argumentNames() {
     return (tool, arguments) -> new TreeSet<>(arguments.keySet()).toString();
   }

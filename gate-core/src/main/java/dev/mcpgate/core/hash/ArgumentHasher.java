@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Computes the versioned argument hash that a claim stores: {@code "v1:"} followed by the
- * lowercase hex SHA-256 of the arguments' {@linkplain CanonicalJson canonical form}, with the
- * ignored arguments (the key argument, any explicitly ignored ones) removed first.
+ * Computes the versioned argument hash that a claim stores: {@code "v1:"} followed by the lowercase
+ * hex SHA-256 of the arguments' {@linkplain CanonicalJson canonical form}, with the ignored
+ * arguments (the key argument, any explicitly ignored ones) removed first.
  *
  * <p>The version tag lets a future canonical form coexist with stored v1 hashes: a stored hash is
  * always compared with a hash of the same version ({@link #matches}), so a change of form cannot
@@ -23,8 +23,7 @@ public final class ArgumentHasher {
   /** The version this library writes. */
   public static final String CURRENT_VERSION = "v1";
 
-  private static final byte[] PREFIX =
-      (CURRENT_VERSION + ":").getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] PREFIX = (CURRENT_VERSION + ":").getBytes(StandardCharsets.US_ASCII);
   private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
   private ArgumentHasher() {}
@@ -67,8 +66,8 @@ public final class ArgumentHasher {
 
   /**
    * Compares a stored hash with the current hash of a call's arguments. A stored hash of another
-   * version is never compared as if it were current: this version can only compute v1, so a hash
-   * of any other version fails closed (when a v2 exists, v1 hashes will be recomputed in v1).
+   * version is never compared as if it were current: this version can only compute v1, so a hash of
+   * any other version fails closed (when a v2 exists, v1 hashes will be recomputed in v1).
    *
    * @param storedHash a hash as stored by a claim
    * @param currentHash the hash of the new arguments in the current version
@@ -84,9 +83,12 @@ public final class ArgumentHasher {
     }
     int colon = storedHash.indexOf(':');
     String version = colon < 0 ? "(none)" : storedHash.substring(0, colon);
-    throw new IdempotencyException("stored argument hash has version " + version
-        + ", which this MCP Gate version cannot compute (it writes " + CURRENT_VERSION
-        + "); upgrade every server that shares the store to the same MCP Gate version");
+    throw new IdempotencyException(
+        "stored argument hash has version "
+            + version
+            + ", which this MCP Gate version cannot compute (it writes "
+            + CURRENT_VERSION
+            + "); upgrade every server that shares the store to the same MCP Gate version");
   }
 
   static MessageDigest sha256() {

@@ -15,26 +15,26 @@ import java.util.Map;
  * The canonical JSON form (version 1) that argument hashes are computed over.
  *
  * <ul>
- *   <li>Object members sorted by name, comparing UTF-16 code units (as RFC 8785).</li>
+ *   <li>Object members sorted by name, comparing UTF-16 code units (as RFC 8785).
  *   <li>No insignificant white space; strings escaped as RFC 8785 does (only {@code "}, {@code \}
  *       and control characters; everything else as UTF-8). A lone surrogate, which RFC 8785
- *       rejects, is written as a lowercase {@code \\uXXXX} escape so that it stays distinct.</li>
- *   <li>Numbers by exact decimal value: the value with trailing zeros stripped, written as
- *       {@link BigDecimal#toString()} ({@code 1}, {@code 1.0}, {@code 1e0} and {@code 10E-1} are
- *       all {@code 1}; {@code 10} is {@code 1E+1}). Integers are never rounded through double,
- *       so 2^53 and 2^53+1 differ. A Java {@code double} stands for the shortest decimal that
- *       reads back as that double (computed here, the same on every JDK), so {@code 0.1} stays
- *       {@code 0.1}. NaN and infinities are rejected.</li>
- *   <li>{@code null} is kept: {@code {"a":null}} differs from {@code {}}.</li>
- *   <li>Arrays keep their order. Sets and other unordered collections are rejected.</li>
+ *       rejects, is written as a lowercase {@code \\uXXXX} escape so that it stays distinct.
+ *   <li>Numbers by exact decimal value: the value with trailing zeros stripped, written as {@link
+ *       BigDecimal#toString()} ({@code 1}, {@code 1.0}, {@code 1e0} and {@code 10E-1} are all
+ *       {@code 1}; {@code 10} is {@code 1E+1}). Integers are never rounded through double, so 2^53
+ *       and 2^53+1 differ. A Java {@code double} stands for the shortest decimal that reads back as
+ *       that double (computed here, the same on every JDK), so {@code 0.1} stays {@code 0.1}. NaN
+ *       and infinities are rejected.
+ *   <li>{@code null} is kept: {@code {"a":null}} differs from {@code {}}.
+ *   <li>Arrays keep their order. Sets and other unordered collections are rejected.
  * </ul>
  *
- * <p>Accepted values: {@link Map} with string keys, {@link List}, arrays of objects,
- * {@link CharSequence}, {@link Boolean}, {@link Number} ({@code Integer}, {@code Long},
- * {@code Short}, {@code Byte}, {@code BigInteger}, {@code BigDecimal}, {@code Double},
- * {@code Float}) and {@code null}: plain Java values, so that the core needs no JSON library.
- * Anything else is rejected with an {@link InvalidArgumentsException} that names its path (a
- * Jackson tree of either line becomes plain values with the MCP adapter's {@code JsonTrees}).
+ * <p>Accepted values: {@link Map} with string keys, {@link List}, arrays of objects, {@link
+ * CharSequence}, {@link Boolean}, {@link Number} ({@code Integer}, {@code Long}, {@code Short},
+ * {@code Byte}, {@code BigInteger}, {@code BigDecimal}, {@code Double}, {@code Float}) and {@code
+ * null}: plain Java values, so that the core needs no JSON library. Anything else is rejected with
+ * an {@link InvalidArgumentsException} that names its path (a Jackson tree of either line becomes
+ * plain values with the MCP adapter's {@code JsonTrees}).
  */
 public final class CanonicalJson {
 
@@ -85,6 +85,7 @@ public final class CanonicalJson {
 
   private static final class Writer {
     private final CanonicalSink out;
+
     /** Per nesting depth, the member names of the last object written there (see layout). */
     private Layout[] layouts;
 
@@ -113,8 +114,11 @@ public final class CanonicalJson {
       } else if (v instanceof Object[] a) {
         array(Arrays.asList(a).iterator(), depth + 1);
       } else {
-        throw new PathFailure("has type " + v.getClass().getName()
-            + ", which has no canonical JSON form (use maps, lists, strings, numbers, booleans, null)");
+        throw new PathFailure(
+            "has type "
+                + v.getClass().getName()
+                + ", which has no canonical JSON form (use maps, lists, strings, numbers, booleans,"
+                + " null)");
       }
     }
 
@@ -133,8 +137,10 @@ public final class CanonicalJson {
       for (Map.Entry<?, ?> e : map.entrySet()) {
         Object k = e.getKey();
         if (!(k instanceof String s)) {
-          throw new PathFailure("has a member name of type "
-              + (k == null ? "null" : k.getClass().getName()) + "; names must be strings");
+          throw new PathFailure(
+              "has a member name of type "
+                  + (k == null ? "null" : k.getClass().getName())
+                  + "; names must be strings");
         }
         names[i] = s;
         values[i++] = e.getValue();
@@ -147,7 +153,7 @@ public final class CanonicalJson {
           out.put(prefix, 0, prefix.length);
           int at = layout.sorted[j];
           if (values[at] instanceof String s) {
-            string(s);   // a string cannot fail: no path to keep
+            string(s); // a string cannot fail: no path to keep
           } else {
             member(names[at], values[at], depth);
           }
@@ -155,7 +161,7 @@ public final class CanonicalJson {
         out.put('}');
         return;
       }
-      String[] sortedNames = names.clone();   // names stays in iteration order, for the layout
+      String[] sortedNames = names.clone(); // names stays in iteration order, for the layout
       sortByName(sortedNames, values, size);
       out.put('{');
       for (int j = 0; j < size; j++) {
@@ -178,8 +184,8 @@ public final class CanonicalJson {
     }
 
     /**
-     * The layout to write an object with these names (in iteration order) at this depth, or null
-     * to write it the plain way. Objects at one depth (the items of an array) tend to share their
+     * The layout to write an object with these names (in iteration order) at this depth, or null to
+     * write it the plain way. Objects at one depth (the items of an array) tend to share their
      * names: the first object's names are remembered, the second with the same names builds the
      * layout, and the ones after it reuse it. Names are compared with equals, so a layout is only
      * ever used for exactly the names it was built from.
@@ -189,8 +195,10 @@ public final class CanonicalJson {
         return null;
       }
       if (layouts == null || layouts.length <= depth) {
-        layouts = Arrays.copyOf(layouts == null ? new Layout[0] : layouts,
-            Math.min(MAX_LAYOUT_DEPTH, Math.max(depth + 1, 8)));
+        layouts =
+            Arrays.copyOf(
+                layouts == null ? new Layout[0] : layouts,
+                Math.min(MAX_LAYOUT_DEPTH, Math.max(depth + 1, 8)));
       }
       Layout layout = layouts[depth];
       if (layout == null || !Arrays.equals(layout.names, names)) {
@@ -272,7 +280,7 @@ public final class CanonicalJson {
       byte[] latin = s.getBytes(StandardCharsets.ISO_8859_1);
       int n = latin.length;
       if (n != s.length()) {
-        stringByChars(s, 0);   // a surrogate pair became one ?: bytes and chars do not align
+        stringByChars(s, 0); // a surrogate pair became one ?: bytes and chars do not align
         return;
       }
       // copy up to the first byte that needs attention; from there byte by byte while such bytes
@@ -301,9 +309,9 @@ public final class CanonicalJson {
           } else if (b != '?') {
             special((char) b, '\0');
           } else if (s.charAt(i) == '?') {
-            out.buf[out.len++] = '?';   // a real question mark
+            out.buf[out.len++] = '?'; // a real question mark
           } else {
-            stringByChars(s, i);   // a character beyond Latin-1: the rest char by char
+            stringByChars(s, i); // a character beyond Latin-1: the rest char by char
             return;
           }
         }
@@ -313,8 +321,8 @@ public final class CanonicalJson {
     }
 
     /**
-     * Writes s, quoted, if it is all printable ASCII that needs no escape (a short name or
-     * value, the common case) and returns true; else writes nothing and returns false.
+     * Writes s, quoted, if it is all printable ASCII that needs no escape (a short name or value,
+     * the common case) and returns true; else writes nothing and returns false.
      */
     private boolean shortAscii(String s) {
       int n = s.length();
@@ -376,8 +384,10 @@ public final class CanonicalJson {
         } else {
           out.len = pos;
           int next = offset + k + 1;
-          boolean pairs = Character.isHighSurrogate(c) && next < s.length()
-              && Character.isLowSurrogate(k + 1 < count ? chars[k + 1] : s.charAt(next));
+          boolean pairs =
+              Character.isHighSurrogate(c)
+                  && next < s.length()
+                  && Character.isLowSurrogate(k + 1 < count ? chars[k + 1] : s.charAt(next));
           if (pairs) {
             special(c, k + 1 < count ? chars[k + 1] : s.charAt(next));
             k += 2;
@@ -393,8 +403,8 @@ public final class CanonicalJson {
     }
 
     /**
-     * Writes c, a character that needs escaping or three bytes of UTF-8, or the surrogate pair
-     * c, low (low is 0 unless c is a high surrogate followed by the low surrogate low).
+     * Writes c, a character that needs escaping or three bytes of UTF-8, or the surrogate pair c,
+     * low (low is 0 unless c is a high surrogate followed by the low surrogate low).
      */
     private void special(char c, char low) {
       if (c < 0x80) {
@@ -403,11 +413,26 @@ public final class CanonicalJson {
           out.put(c);
         } else {
           switch (c) {
-            case '\b' -> { out.put('\\'); out.put('b'); }
-            case '\t' -> { out.put('\\'); out.put('t'); }
-            case '\n' -> { out.put('\\'); out.put('n'); }
-            case '\f' -> { out.put('\\'); out.put('f'); }
-            case '\r' -> { out.put('\\'); out.put('r'); }
+            case '\b' -> {
+              out.put('\\');
+              out.put('b');
+            }
+            case '\t' -> {
+              out.put('\\');
+              out.put('t');
+            }
+            case '\n' -> {
+              out.put('\\');
+              out.put('n');
+            }
+            case '\f' -> {
+              out.put('\\');
+              out.put('f');
+            }
+            case '\r' -> {
+              out.put('\\');
+              out.put('r');
+            }
             default -> unicodeEscape(c);
           }
         }
@@ -467,9 +492,9 @@ public final class CanonicalJson {
       int[] sorted = new int[size];
       int bound = CanonicalSink.MAX_CHAR_BYTES;
       for (String name : names) {
-        bound += CanonicalSink.MAX_CHAR_BYTES * name.length() + 4;   // "name": and a comma
+        bound += CanonicalSink.MAX_CHAR_BYTES * name.length() + 4; // "name": and a comma
       }
-      CanonicalSink sink = new CanonicalSink(null, null, bound);   // never fills: never flushes
+      CanonicalSink sink = new CanonicalSink(null, null, bound); // never fills: never flushes
       Writer writer = new Writer(sink);
       byte[][] prefixes = new byte[size][];
       for (int j = 0; j < size; j++) {

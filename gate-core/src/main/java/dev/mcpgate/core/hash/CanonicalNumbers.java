@@ -7,15 +7,16 @@ import java.math.RoundingMode;
 import java.util.function.Predicate;
 
 /**
- * Writes numbers in their canonical form: the exact decimal value with trailing zeros stripped,
- * as {@link BigDecimal#toString()} writes it; a {@code double} as the shortest decimal that reads
- * back as it, computed here so that every JDK gives the same bytes. Common values (integers, short
+ * Writes numbers in their canonical form: the exact decimal value with trailing zeros stripped, as
+ * {@link BigDecimal#toString()} writes it; a {@code double} as the shortest decimal that reads back
+ * as it, computed here so that every JDK gives the same bytes. Common values (integers, short
  * decimals) are written without allocating.
  */
 final class CanonicalNumbers {
   private static final double[] POW10 = {
-      1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+  };
 
   private static final long[] LONG_POW10 = new long[19];
 
@@ -29,7 +30,9 @@ final class CanonicalNumbers {
 
   private CanonicalNumbers() {}
 
-  /** @throws PathFailure for NaN, infinities and unsupported number types */
+  /**
+   * @throws PathFailure for NaN, infinities and unsupported number types
+   */
   static void write(Number n, CanonicalSink out) {
     if (n instanceof Integer || n instanceof Long || n instanceof Short || n instanceof Byte) {
       integer(n.longValue(), out);
@@ -45,8 +48,10 @@ final class CanonicalNumbers {
     } else if (n instanceof BigDecimal bd) {
       decimal(bd, out);
     } else {
-      throw new PathFailure("is a number of type " + n.getClass().getName()
-          + ", which is not supported (use Integer, Long, BigInteger, BigDecimal, Double)");
+      throw new PathFailure(
+          "is a number of type "
+              + n.getClass().getName()
+              + ", which is not supported (use Integer, Long, BigInteger, BigDecimal, Double)");
     }
   }
 
@@ -124,14 +129,14 @@ final class CanonicalNumbers {
   }
 
   /**
-   * Writes m * 10^-k (k > 0, m not a multiple of 10) as {@link BigDecimal#toString()} would,
-   * for the values it writes in plain notation; returns false for the others.
+   * Writes m * 10^-k (k > 0, m not a multiple of 10) as {@link BigDecimal#toString()} would, for
+   * the values it writes in plain notation; returns false for the others.
    */
   private static boolean plainDecimal(long m, int k, CanonicalSink out) {
     long abs = Math.abs(m);
     int precision = precision(abs);
     if (k > 18 || precision - k - 1 < -6) {
-      return false;   // 10^k overflows a long, or BigDecimal switches to exponent notation
+      return false; // 10^k overflows a long, or BigDecimal switches to exponent notation
     }
     if (m < 0) {
       out.put('-');
@@ -170,7 +175,7 @@ final class CanonicalNumbers {
       throw new PathFailure("is " + d + "; NaN and infinities have no JSON form");
     }
     long whole = (long) d;
-    if (whole == d && Math.abs(d) < 0x1p53) {   // an integer (-0.0 too): exact as a long
+    if (whole == d && Math.abs(d) < 0x1p53) { // an integer (-0.0 too): exact as a long
       integer(whole, out);
       return;
     }

@@ -4,8 +4,8 @@ import java.io.ByteArrayOutputStream;
 import java.security.MessageDigest;
 
 /**
- * Buffers bytes and hands them on in blocks, to a digest or to a byte stream. Writers that put
- * many bytes at once (strings, numbers) write into {@link #buf} directly after {@link #ensure}.
+ * Buffers bytes and hands them on in blocks, to a digest or to a byte stream. Writers that put many
+ * bytes at once (strings, numbers) write into {@link #buf} directly after {@link #ensure}.
  */
 final class CanonicalSink {
   /** The most bytes one character of a string can take ({@code \}{@code u0000}). */

@@ -18,9 +18,9 @@ final class Latin1Scan {
   private Latin1Scan() {}
 
   /**
-   * @return the index, at or after from, of the first byte below 0x20, at or above 0x80,
-   *     {@code "}, {@code \} or {@code ?} (the encoder's stand-in for a character beyond
-   *     Latin-1); the length when there is none
+   * @return the index, at or after from, of the first byte below 0x20, at or above 0x80, {@code "},
+   *     {@code \} or {@code ?} (the encoder's stand-in for a character beyond Latin-1); the length
+   *     when there is none
    */
   static int firstSpecial(byte[] bytes, int from) {
     int n = bytes.length;
@@ -30,7 +30,7 @@ final class Latin1Scan {
     }
     for (; i < n; i++) {
       byte b = bytes[i];
-      if (b < 0x20 || b == '"' || b == '\\' || b == '?') {   // b < 0 is 0x80 and above
+      if (b < 0x20 || b == '"' || b == '\\' || b == '?') { // b < 0 is 0x80 and above
         return i;
       }
     }
@@ -39,8 +39,13 @@ final class Latin1Scan {
 
   /** Whether any byte of the word is below 0x20, at or above 0x80, or one of {@code " \ ?}. */
   private static boolean special(long word) {
-    return ((below(word, 0x20) | zero(word ^ (ONES * '"')) | zero(word ^ (ONES * '\\'))
-        | zero(word ^ (ONES * '?')) | word) & HIGHS) != 0;
+    return ((below(word, 0x20)
+                | zero(word ^ (ONES * '"'))
+                | zero(word ^ (ONES * '\\'))
+                | zero(word ^ (ONES * '?'))
+                | word)
+            & HIGHS)
+        != 0;
   }
 
   /** High bit set in some byte iff some byte of word is below n (n at most 0x80). */

@@ -22,10 +22,9 @@ import java.util.function.UnaryOperator;
 
 /**
  * A thread-safe store in this process's memory, for tests and single-process servers (a stdio
- * server). It follows the same contract as the database stores: each operation is one atomic
- * step on the key's entry ({@link ConcurrentHashMap#compute}), and time comes from an injected
- * {@link Clock}, truncated to milliseconds as the database stores keep it. Nothing survives a
- * restart.
+ * server). It follows the same contract as the database stores: each operation is one atomic step
+ * on the key's entry ({@link ConcurrentHashMap#compute}), and time comes from an injected {@link
+ * Clock}, truncated to milliseconds as the database stores keep it. Nothing survives a restart.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
   private final ConcurrentHashMap<ClaimId, ClaimRecord> rows = new ConcurrentHashMap<>();
@@ -35,7 +34,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     this.clock = clock;
   }
 
-  /** @return a store on the system clock */
+  /**
+   * @return a store on the system clock
+   */
   public static InMemoryIdempotencyStore create() {
     return new InMemoryIdempotencyStore(Clock.systemUTC());
   }
@@ -58,14 +59,26 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     Checks.notNull(request, "request");
     Instant now = now();
     boolean[] acquired = new boolean[1];
-    ClaimRecord row = rows.compute(request.id(), (id, old) -> {
-      if (!Takeover.allowed(old, request.argsHash(), now)) {
-        return old;
-      }
-      acquired[0] = true;
-      return new ClaimRecord(id, request.argsHash(), ClaimState.IN_PROGRESS, request.token(),
-          Takeover.nextAttempt(old, now), now, now.plus(request.lease()), now.plus(request.retention()), null, null);
-    });
+    ClaimRecord row =
+        rows.compute(
+            request.id(),
+            (id, old) -> {
+              if (!Takeover.allowed(old, request.argsHash(), now)) {
+                return old;
+              }
+              acquired[0] = true;
+              return new ClaimRecord(
+                  id,
+                  request.argsHash(),
+                  ClaimState.IN_PROGRESS,
+                  request.token(),
+                  Takeover.nextAttempt(old, now),
+                  now,
+                  now.plus(request.lease()),
+                  now.plus(request.retention()),
+                  null,
+                  null);
+            });
     return acquired[0] ? new ClaimAttempt.Acquired(row, now) : new ClaimAttempt.Existing(row, now);
   }
 
@@ -74,9 +87,22 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     Checks.notNull(result, "result");
     Checks.positiveMillis(retention, "retention");
     Instant now = now();
-    return update(id, token, false, old -> new ClaimRecord(id, old.argsHash(),
-        ClaimState.COMPLETED, old.token(), old.attempt(), old.createdAt(), old.leaseExpiresAt(),
-        now.plus(retention), now, result));
+    return update(
+        id,
+        token,
+        false,
+        old ->
+            new ClaimRecord(
+                id,
+                old.argsHash(),
+                ClaimState.COMPLETED,
+                old.token(),
+                old.attempt(),
+                old.createdAt(),
+                old.leaseExpiresAt(),
+                now.plus(retention),
+                now,
+                result));
   }
 
   @Override
@@ -84,13 +110,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     Checks.notNull(id, "id");
     Checks.notNull(token, "token");
     boolean[] removed = new boolean[1];
-    rows.computeIfPresent(id, (k, old) -> {
-      if (old.token().equals(token) && old.state() != ClaimState.COMPLETED) {
-        removed[0] = true;
-        return null;
-      }
-      return old;
-    });
+    rows.computeIfPresent(
+        id,
+        (k, old) -> {
+          if (old.token().equals(token) && old.state() != ClaimState.COMPLETED) {
+            removed[0] = true;
+            return null;
+          }
+          return old;
+        });
     return removed[0];
   }
 
@@ -98,34 +126,65 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
     Checks.positiveMillis(lease, "lease");
     Instant leaseEnd = now().plus(lease);
-    return update(id, token, true, old -> new ClaimRecord(id, old.argsHash(), old.state(),
-        old.token(), old.attempt(), old.createdAt(), leaseEnd,
-        old.expiresAt().isBefore(leaseEnd) ? leaseEnd : old.expiresAt(), null, null));
+    return update(
+        id,
+        token,
+        true,
+        old ->
+            new ClaimRecord(
+                id,
+                old.argsHash(),
+                old.state(),
+                old.token(),
+                old.attempt(),
+                old.createdAt(),
+                leaseEnd,
+                old.expiresAt().isBefore(leaseEnd) ? leaseEnd : old.expiresAt(),
+                null,
+                null));
   }
 
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
     Checks.positiveMillis(fence, "fence");
     Instant fencedUntil = now().plus(fence);
-    return update(id, token, true, old -> new ClaimRecord(id, old.argsHash(), ClaimState.UNKNOWN,
-        old.token(), old.attempt(), old.createdAt(), old.leaseExpiresAt(), fencedUntil,
-        null, null));
+    return update(
+        id,
+        token,
+        true,
+        old ->
+            new ClaimRecord(
+                id,
+                old.argsHash(),
+                ClaimState.UNKNOWN,
+                old.token(),
+                old.attempt(),
+                old.createdAt(),
+                old.leaseExpiresAt(),
+                fencedUntil,
+                null,
+                null));
   }
 
-  private boolean update(ClaimId id, LeaseToken token, boolean onlyInProgress,
-      UnaryOperator<ClaimRecord> change) {
+  private boolean update(
+      ClaimId id, LeaseToken token, boolean onlyInProgress, UnaryOperator<ClaimRecord> change) {
     Checks.notNull(id, "id");
     Checks.notNull(token, "token");
     boolean[] changed = new boolean[1];
-    rows.computeIfPresent(id, (k, old) -> {
-      boolean holds = old.token().equals(token) && (onlyInProgress
-          ? old.state() == ClaimState.IN_PROGRESS : old.state() != ClaimState.COMPLETED);
-      if (!holds) {
-        return old;
-      }
-      changed[0] = true;
-      return change.apply(old);
-    });
+    rows.computeIfPresent(
+        id,
+        (k, old) -> {
+          boolean holds =
+              old.token().equals(token)
+                  && (onlyInProgress
+                      ? old.state() == ClaimState.IN_PROGRESS
+                      : old.state() != ClaimState.COMPLETED);
+          if (!holds) {
+            return old;
+          }
+          changed[0] = true;
+          return change.apply(old);
+        });
     return changed[0];
   }
 

@@ -3,18 +3,18 @@ package dev.mcpgate.core.purge;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import java.time.Duration;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Deletes the rows of expired claims, every interval, on a daemon thread of its own: in batches
  * ({@link IdempotencyStore#purgeExpired}), until a batch comes back short. A failure is logged at
- * WARN and the next round tries again. Nothing depends on it for correctness (an expired row
- * never blocks a claim); it keeps the claims table from growing without end. Stores that expire
- * rows by themselves (Redis keys, DynamoDB TTL) need none.
+ * WARN and the next round tries again. Nothing depends on it for correctness (an expired row never
+ * blocks a claim); it keeps the claims table from growing without end. Stores that expire rows by
+ * themselves (Redis keys, DynamoDB TTL) need none.
  *
  * <pre>{@code
  * ClaimPurger purger = ClaimPurger.start(store, Duration.ofMinutes(5), 500);
@@ -46,8 +46,8 @@ public final class ClaimPurger implements AutoCloseable {
       throw new IllegalArgumentException("the purge interval must be positive, was " + interval);
     }
     if (batchSize < 1) {
-      throw new IllegalArgumentException("the purge batch size must be at least 1, was "
-          + batchSize);
+      throw new IllegalArgumentException(
+          "the purge batch size must be at least 1, was " + batchSize);
     }
     return new ClaimPurger(store, interval, batchSize);
   }
@@ -56,11 +56,13 @@ public final class ClaimPurger implements AutoCloseable {
     this.store = store;
     this.interval = interval;
     this.batchSize = batchSize;
-    this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "mcpgate-purge-" + THREADS.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "mcpgate-purge-" + THREADS.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     long ms = interval.toMillis();
     scheduler.scheduleWithFixedDelay(this::round, ms, ms, TimeUnit.MILLISECONDS);
   }

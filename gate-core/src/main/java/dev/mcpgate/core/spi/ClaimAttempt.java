@@ -3,21 +3,25 @@ package dev.mcpgate.core.spi;
 import java.time.Instant;
 
 /**
- * What a store's atomic claim did. The store decides only whether it could write the row; the
- * gate then classifies an existing row as replay, conflict, in-flight or outcome-unknown.
+ * What a store's atomic claim did. The store decides only whether it could write the row; the gate
+ * then classifies an existing row as replay, conflict, in-flight or outcome-unknown.
  */
 public sealed interface ClaimAttempt {
 
-  /** @return the row after the claim: the new attempt's row, or the existing one */
+  /**
+   * @return the row after the claim: the new attempt's row, or the existing one
+   */
   ClaimRecord record();
 
-  /** @return the store's clock at the claim */
+  /**
+   * @return the store's clock at the claim
+   */
   Instant storeNow();
 
   /**
    * The claim was written: there was no row, the row had expired, or the row was in progress (or
-   * unknown) with the same argument hash and an expired lease (a takeover; then
-   * {@code record().attempt() > 1}).
+   * unknown) with the same argument hash and an expired lease (a takeover; then {@code
+   * record().attempt() > 1}).
    *
    * @param record the new row, holding the request's token
    * @param storeNow the store's clock at the claim

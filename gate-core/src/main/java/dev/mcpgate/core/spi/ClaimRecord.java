@@ -31,7 +31,9 @@ public record ClaimRecord(
     Instant completedAt,
     StoredResult result) {
 
-  /** @throws NullPointerException if a required component is null */
+  /**
+   * @throws NullPointerException if a required component is null
+   */
   public ClaimRecord {
     Checks.notNull(id, "id");
     Checks.notNull(argsHash, "argsHash");
@@ -45,7 +47,9 @@ public record ClaimRecord(
     }
   }
 
-  /** @return true when this attempt took over an earlier attempt's lease */
+  /**
+   * @return true when this attempt took over an earlier attempt's lease
+   */
   public boolean isTakeover() {
     return attempt > 1;
   }

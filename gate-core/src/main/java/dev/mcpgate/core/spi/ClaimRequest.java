@@ -17,7 +17,9 @@ import java.time.Duration;
 public record ClaimRequest(
     ClaimId id, String argsHash, LeaseToken token, Duration lease, Duration retention) {
 
-  /** @throws NullPointerException if a component is null */
+  /**
+   * @throws NullPointerException if a component is null
+   */
   public ClaimRequest {
     Checks.notNull(id, "id");
     Checks.notNull(argsHash, "argsHash");

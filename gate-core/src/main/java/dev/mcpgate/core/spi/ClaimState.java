@@ -8,8 +8,8 @@ public enum ClaimState {
   COMPLETED,
   /**
    * The action's outcome is unknown (a downstream timeout, an interrupted action). The key stays
-   * fenced until the row expires (the policy's unknown fence) or someone who knows settles it
-   * with its token; no lease running out frees it.
+   * fenced until the row expires (the policy's unknown fence) or someone who knows settles it with
+   * its token; no lease running out frees it.
    */
   UNKNOWN
 }

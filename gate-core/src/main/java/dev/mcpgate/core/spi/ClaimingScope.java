@@ -3,11 +3,11 @@ package dev.mcpgate.core.spi;
 import java.time.Duration;
 
 /**
- * A unit of work in which the claim itself is written, for effects in the store's own database:
- * the claim, the action's writes and the completion are one transaction and one commit. A
- * concurrent duplicate waits on the key's unique index until that transaction ends, then replays
- * its result (committed) or runs (rolled back); a crash rolls everything back, so the key is free
- * again at once and no lease is needed.
+ * A unit of work in which the claim itself is written, for effects in the store's own database: the
+ * claim, the action's writes and the completion are one transaction and one commit. A concurrent
+ * duplicate waits on the key's unique index until that transaction ends, then replays its result
+ * (committed) or runs (rolled back); a crash rolls everything back, so the key is free again at
+ * once and no lease is needed.
  *
  * @param <R> the resource the action works with (a JDBC connection)
  */

@@ -10,18 +10,22 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A store that passes every call to another one: extend it and override the calls you want to
- * watch or change (metrics, tracing, a fault in a test), instead of implementing every method.
+ * A store that passes every call to another one: extend it and override the calls you want to watch
+ * or change (metrics, tracing, a fault in a test), instead of implementing every method.
  */
 public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   private final IdempotencyStore delegate;
 
-  /** @param delegate the store every call goes to */
+  /**
+   * @param delegate the store every call goes to
+   */
   protected ForwardingIdempotencyStore(IdempotencyStore delegate) {
     this.delegate = Checks.notNull(delegate, "delegate");
   }
 
-  /** @return the store every call goes to */
+  /**
+   * @return the store every call goes to
+   */
   protected IdempotencyStore delegate() {
     return delegate;
   }

@@ -6,20 +6,24 @@ import dev.mcpgate.core.internal.Checks;
 import java.time.Duration;
 
 /**
- * A unit of work that passes every call to another one: extend it and override the calls you
- * want to watch or change (a commit that fails in a test, a span around the transaction).
+ * A unit of work that passes every call to another one: extend it and override the calls you want
+ * to watch or change (a commit that fails in a test, a span around the transaction).
  *
  * @param <R> the resource type
  */
 public abstract class ForwardingTransactionScope<R> implements TransactionScope<R> {
   private final TransactionScope<R> delegate;
 
-  /** @param delegate the unit of work every call goes to */
+  /**
+   * @param delegate the unit of work every call goes to
+   */
   protected ForwardingTransactionScope(TransactionScope<R> delegate) {
     this.delegate = Checks.notNull(delegate, "delegate");
   }
 
-  /** @return the unit of work every call goes to */
+  /**
+   * @return the unit of work every call goes to
+   */
   protected TransactionScope<R> delegate() {
     return delegate;
   }
@@ -30,8 +34,8 @@ public abstract class ForwardingTransactionScope<R> implements TransactionScope<
   }
 
   @Override
-  public boolean complete(R resource, ClaimId id, LeaseToken token, StoredResult result,
-      Duration retention) {
+  public boolean complete(
+      R resource, ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     return delegate.complete(resource, id, token, result, retention);
   }
 

@@ -10,29 +10,31 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Where claims live. A store is small on purpose: it makes one atomic conditional write per
- * claim and token-checked writes after it, and returns values. Hashing, policies, codecs, events
- * and waiting live in the gate, so every store behaves alike; the contract suite in gate-core's
- * test jar ({@code IdempotencyStoreContract}) says exactly how.
+ * Where claims live. A store is small on purpose: it makes one atomic conditional write per claim
+ * and token-checked writes after it, and returns values. Hashing, policies, codecs, events and
+ * waiting live in the gate, so every store behaves alike; the contract suite in gate-core's test
+ * jar ({@code IdempotencyStoreContract}) says exactly how.
  *
  * <p>All expiry and lease decisions use the store's clock ({@link #now()}), never the caller's.
- * Implementations must be thread-safe. Infrastructure failures are reported by throwing
- * {@link dev.mcpgate.core.StoreUnavailableException} (any other runtime exception is wrapped in
- * one by the gate).
+ * Implementations must be thread-safe. Infrastructure failures are reported by throwing {@link
+ * dev.mcpgate.core.StoreUnavailableException} (any other runtime exception is wrapped in one by the
+ * gate).
  */
 public interface IdempotencyStore {
 
   /**
    * Claims (tenant, tool, key) in one atomic conditional write, never read-then-write. The write
    * succeeds, and the row becomes {@code IN_PROGRESS} with the request's token, exactly when:
+   *
    * <ul>
-   *   <li>there is no row, or the row has expired ({@code expiresAt <= now}): attempt 1; or</li>
-   *   <li>the row is {@code IN_PROGRESS}, its lease has expired ({@code leaseExpiresAt <= now})
-   *       and its argument hash equals the request's: a takeover, attempt + 1.</li>
+   *   <li>there is no row, or the row has expired ({@code expiresAt <= now}): attempt 1; or
+   *   <li>the row is {@code IN_PROGRESS}, its lease has expired ({@code leaseExpiresAt <= now}) and
+   *       its argument hash equals the request's: a takeover, attempt + 1.
    * </ul>
-   * An {@code UNKNOWN} row is never taken over: it stays fenced until it expires (see
-   * {@link #markUnknown}) or someone who knows completes or releases it with its token.
-   * Otherwise the existing row is returned unchanged.
+   *
+   * An {@code UNKNOWN} row is never taken over: it stays fenced until it expires (see {@link
+   * #markUnknown}) or someone who knows completes or releases it with its token. Otherwise the
+   * existing row is returned unchanged.
    *
    * @param request what to claim
    * @return acquired (with the new row) or existing (with the row found)
@@ -66,10 +68,10 @@ public interface IdempotencyStore {
 
   /**
    * Extends many leases at once, each by the rule of {@link #extendLease}: the gate's renewals of
-   * every running attempt of this store in one call per renewal period, so that their cost does
-   * not grow with the calls in flight. A store does it in as few round trips as it can (one
-   * statement, one script), on a path of its own where it has one (the JDBC store's own
-   * connection, not the pool the tools use). The default extends them one by one.
+   * every running attempt of this store in one call per renewal period, so that their cost does not
+   * grow with the calls in flight. A store does it in as few round trips as it can (one statement,
+   * one script), on a path of its own where it has one (the JDBC store's own connection, not the
+   * pool the tools use). The default extends them one by one.
    *
    * @param leases the leases to extend; none twice
    * @param lease the new lease from the store's now, for each of them
@@ -89,10 +91,10 @@ public interface IdempotencyStore {
   }
 
   /**
-   * Marks the row {@code UNKNOWN} (outcome unknown), only if it is {@code IN_PROGRESS} and held
-   * by {@code token}, and sets it to expire {@code fence} after now. Until then the key is
-   * fenced: no claim takes it over, lease or not; a reconciler or an operator settles it with the
-   * token ({@link #complete} or {@link #release}), or it expires and the key is free again.
+   * Marks the row {@code UNKNOWN} (outcome unknown), only if it is {@code IN_PROGRESS} and held by
+   * {@code token}, and sets it to expire {@code fence} after now. Until then the key is fenced: no
+   * claim takes it over, lease or not; a reconciler or an operator settles it with the token
+   * ({@link #complete} or {@link #release}), or it expires and the key is free again.
    *
    * @param fence how long the key stays fenced, from the store's now
    * @return false if the token no longer holds an in-progress row
@@ -115,6 +117,8 @@ public interface IdempotencyStore {
    */
   int purgeExpired(int limit);
 
-  /** @return the store's clock, the one its expiry and lease decisions use */
+  /**
+   * @return the store's clock, the one its expiry and lease decisions use
+   */
   Instant now();
 }

@@ -26,13 +26,17 @@ public record StoredResult(Kind kind, byte[] body) {
     NOT_STORED
   }
 
-  /** @throws NullPointerException if kind or body is null */
+  /**
+   * @throws NullPointerException if kind or body is null
+   */
   public StoredResult {
     Checks.notNull(kind, "kind");
     Checks.notNull(body, "body");
   }
 
-  /** @return the marker stored for a result that was too large to keep */
+  /**
+   * @return the marker stored for a result that was too large to keep
+   */
   public static StoredResult notStored() {
     return new StoredResult(Kind.NOT_STORED, new byte[0]);
   }

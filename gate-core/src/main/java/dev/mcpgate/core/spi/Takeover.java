@@ -5,16 +5,18 @@ import java.time.Instant;
 /**
  * The one rule that decides whether a claim may write over the row it finds. Every store follows
  * it: the in-memory store and any store that decides in Java call {@link #allowed}; stores that
- * decide in a conditional statement (SQL, a DynamoDB condition expression) write the same rule
- * in their own language, and the contract suite checks their decisions against this class for
- * every row state, argument hash, lease and expiry.
+ * decide in a conditional statement (SQL, a DynamoDB condition expression) write the same rule in
+ * their own language, and the contract suite checks their decisions against this class for every
+ * row state, argument hash, lease and expiry.
  *
  * <p>A claim may take the key when:
+ *
  * <ul>
- *   <li>there is no row, or the row has expired ({@code expiresAt <= now}): a first attempt;</li>
- *   <li>the row is not {@link ClaimState#COMPLETED}, its lease has run out
- *       ({@code leaseExpiresAt <= now}) and its argument hash equals the claim's: a takeover.</li>
+ *   <li>there is no row, or the row has expired ({@code expiresAt <= now}): a first attempt;
+ *   <li>the row is not {@link ClaimState#COMPLETED}, its lease has run out ({@code leaseExpiresAt
+ *       <= now}) and its argument hash equals the claim's: a takeover.
  * </ul>
+ *
  * A completed row is never taken over before it expires, and a row with other arguments never is.
  */
 public final class Takeover {
@@ -27,7 +29,8 @@ public final class Takeover {
    * @return true when the claim may write over the row
    */
   public static boolean allowed(ClaimRecord row, String argsHash, Instant now) {
-    return row == null || expired(row, now)
+    return row == null
+        || expired(row, now)
         || (row.state() == ClaimState.IN_PROGRESS
             && !row.leaseExpiresAt().isAfter(now)
             && row.argsHash().equals(argsHash));

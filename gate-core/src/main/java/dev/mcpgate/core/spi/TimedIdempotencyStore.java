@@ -9,15 +9,17 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * A store that measures each of its operations and hands the measurement to {@link #record}:
- * the base of the metrics modules' timed stores, so that each says once how it records, not once
- * per operation. The operation names are {@code claim}, {@code complete}, {@code release},
- * {@code extend}, {@code extend_many}, {@code mark_unknown}, {@code find} and {@code purge};
- * {@link #now()} is not measured.
+ * A store that measures each of its operations and hands the measurement to {@link #record}: the
+ * base of the metrics modules' timed stores, so that each says once how it records, not once per
+ * operation. The operation names are {@code claim}, {@code complete}, {@code release}, {@code
+ * extend}, {@code extend_many}, {@code mark_unknown}, {@code find} and {@code purge}; {@link
+ * #now()} is not measured.
  */
 public abstract class TimedIdempotencyStore extends ForwardingIdempotencyStore {
 
-  /** @param delegate the store every call goes to */
+  /**
+   * @param delegate the store every call goes to
+   */
   protected TimedIdempotencyStore(IdempotencyStore delegate) {
     super(delegate);
   }

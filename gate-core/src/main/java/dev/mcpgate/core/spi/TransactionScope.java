@@ -5,10 +5,10 @@ import dev.mcpgate.core.LeaseToken;
 import java.time.Duration;
 
 /**
- * A unit of work that an action and its completion share, for exactly-once effects in the
- * store's own database: the gate begins it, hands its resource (a JDBC connection) to the
- * action, writes the token-checked completion through it, and commits only if the completion
- * held. If the lease was lost, the whole unit rolls back.
+ * A unit of work that an action and its completion share, for exactly-once effects in the store's
+ * own database: the gate begins it, hands its resource (a JDBC connection) to the action, writes
+ * the token-checked completion through it, and commits only if the completion held. If the lease
+ * was lost, the whole unit rolls back.
  *
  * @param <R> the resource the action works with
  */
@@ -21,7 +21,8 @@ public interface TransactionScope<R> {
   R begin();
 
   /** Like {@link IdempotencyStore#complete}, but inside the resource's transaction. */
-  boolean complete(R resource, ClaimId id, LeaseToken token, StoredResult result, Duration retention);
+  boolean complete(
+      R resource, ClaimId id, LeaseToken token, StoredResult result, Duration retention);
 
   /** Like {@link IdempotencyStore#release}, but inside the resource's transaction. */
   boolean release(R resource, ClaimId id, LeaseToken token);

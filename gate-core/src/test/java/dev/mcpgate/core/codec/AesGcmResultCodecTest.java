@@ -19,9 +19,9 @@ import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 
 /**
- * Results encrypted at rest: nothing of the plain result is in the store, a result replays only
- * for its own claim, rotated keys keep old results readable, and every failure names the claim
- * and the key.
+ * Results encrypted at rest: nothing of the plain result is in the store, a result replays only for
+ * its own claim, rotated keys keep old results readable, and every failure names the claim and the
+ * key.
  */
 class AesGcmResultCodecTest {
   private static final ClaimId ID = new ClaimId("acme", "refund_order", "k1");
@@ -61,8 +61,8 @@ class AesGcmResultCodecTest {
     assertThat(contains(stored, "Lovelace".getBytes(StandardCharsets.UTF_8))).isFalse();
     assertThat(stored[0]).isEqualTo((byte) AesGcmResultCodec.FORMAT);
     assertThat(gate.execute(call, ResultMapper.utf8(), ctx -> "ran again"))
-        .isInstanceOfSatisfying(GateResult.Replayed.class,
-            r -> assertThat(r.value()).isEqualTo(receipt));
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo(receipt));
   }
 
   @Test
@@ -75,11 +75,17 @@ class AesGcmResultCodecTest {
   void aResultCopiedToAnotherClaimDoesNotDecrypt() throws Exception {
     AesGcmResultCodec codec = AesGcmResultCodec.builder().currentKey("k", aes(256)).build();
     byte[] stored = codec.encode(ID, RECEIPT);
-    for (ClaimId other : new ClaimId[] {new ClaimId("evil", "refund_order", "k1"),
-        new ClaimId("acme", "send_mail", "k1"), new ClaimId("acme", "refund_order", "k2")}) {
-      assertThatThrownBy(() -> codec.decode(other, stored)).as(other.toString())
+    for (ClaimId other :
+        new ClaimId[] {
+          new ClaimId("evil", "refund_order", "k1"),
+          new ClaimId("acme", "send_mail", "k1"),
+          new ClaimId("acme", "refund_order", "k2")
+        }) {
+      assertThatThrownBy(() -> codec.decode(other, stored))
+          .as(other.toString())
           .isInstanceOf(IdempotencyException.class)
-          .hasMessageContaining("does not decrypt").hasMessageContaining("\"k\"");
+          .hasMessageContaining("does not decrypt")
+          .hasMessageContaining("\"k\"");
     }
     assertThat(codec.decode(ID, stored)).isEqualTo(RECEIPT);
   }
@@ -91,7 +97,8 @@ class AesGcmResultCodecTest {
     for (int i = 2; i < stored.length; i += 7) {
       byte[] changed = Arrays.copyOf(stored, stored.length);
       changed[i] ^= 1;
-      assertThatThrownBy(() -> codec.decode(ID, changed)).as("byte " + i)
+      assertThatThrownBy(() -> codec.decode(ID, changed))
+          .as("byte " + i)
           .isInstanceOf(IdempotencyException.class);
     }
   }
@@ -100,11 +107,14 @@ class AesGcmResultCodecTest {
   void rotatedKeysKeepOldResultsReadable() throws Exception {
     SecretKey old = aes(256);
     SecretKey current = aes(256);
-    byte[] storedBefore = AesGcmResultCodec.builder().currentKey("2026-06", old).build()
-        .encode(ID, RECEIPT);
+    byte[] storedBefore =
+        AesGcmResultCodec.builder().currentKey("2026-06", old).build().encode(ID, RECEIPT);
 
-    AesGcmResultCodec rotated = AesGcmResultCodec.builder().currentKey("2026-12", current)
-        .previousKey("2026-06", old).build();
+    AesGcmResultCodec rotated =
+        AesGcmResultCodec.builder()
+            .currentKey("2026-12", current)
+            .previousKey("2026-06", old)
+            .build();
     byte[] storedAfter = rotated.encode(ID, RECEIPT);
 
     assertThat(rotated.decode(ID, storedBefore)).isEqualTo(RECEIPT);
@@ -114,34 +124,46 @@ class AesGcmResultCodecTest {
         AesGcmResultCodec.builder().currentKey("2026-12", current).build();
     assertThatThrownBy(() -> withoutOld.decode(ID, storedBefore))
         .isInstanceOf(IdempotencyException.class)
-        .hasMessageContaining("\"2026-06\"").hasMessageContaining("previous key");
+        .hasMessageContaining("\"2026-06\"")
+        .hasMessageContaining("previous key");
   }
 
   @Test
   void aPlainStoredResultIsRefusedWithWhatItIs() throws Exception {
     AesGcmResultCodec codec = AesGcmResultCodec.builder().currentKey("k", aes(128)).build();
     assertThatThrownBy(() -> codec.decode(ID, RECEIPT))
-        .isInstanceOf(IdempotencyException.class).hasMessageContaining("not in the encrypted");
+        .isInstanceOf(IdempotencyException.class)
+        .hasMessageContaining("not in the encrypted");
     assertThatThrownBy(() -> codec.decode(ID, new byte[] {1, 1, 'k'}))
-        .isInstanceOf(IdempotencyException.class).hasMessageContaining("cut short");
+        .isInstanceOf(IdempotencyException.class)
+        .hasMessageContaining("cut short");
   }
 
   @Test
   void badKeysAreRefusedAndNamed() throws Exception {
     assertThatThrownBy(() -> AesGcmResultCodec.builder().build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("currentKey");
-    assertThatThrownBy(() -> AesGcmResultCodec.builder()
-        .currentKey("k", new SecretKeySpec(new byte[20], "AES")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("160");
-    assertThatThrownBy(() -> AesGcmResultCodec.builder()
-        .currentKey("k", new SecretKeySpec(new byte[32], "HmacSHA256")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("HmacSHA256");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("currentKey");
+    assertThatThrownBy(
+            () ->
+                AesGcmResultCodec.builder().currentKey("k", new SecretKeySpec(new byte[20], "AES")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("160");
+    assertThatThrownBy(
+            () ->
+                AesGcmResultCodec.builder()
+                    .currentKey("k", new SecretKeySpec(new byte[32], "HmacSHA256")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("HmacSHA256");
     assertThatThrownBy(() -> AesGcmResultCodec.builder().currentKey("", aes(128)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 to 255");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("1 to 255");
     assertThatThrownBy(() -> AesGcmResultCodec.builder().currentKey("x".repeat(256), aes(128)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("256");
-    assertThatThrownBy(() -> AesGcmResultCodec.builder().currentKey("k", aes(128))
-        .previousKey("k", aes(128)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("twice");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("256");
+    assertThatThrownBy(
+            () -> AesGcmResultCodec.builder().currentKey("k", aes(128)).previousKey("k", aes(128)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("twice");
   }
 }

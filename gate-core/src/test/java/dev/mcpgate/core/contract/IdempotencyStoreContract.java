@@ -46,8 +46,8 @@ import org.junit.jupiter.api.Test;
  * works under its own random tenant, so a shared database needs no cleaning between tests.
  *
  * <p>Every guard of the store's conditional writes has a test here that fails when the guard is
- * removed: the lease token on complete, release and extend; the state on release and takeover;
- * the argument hash and the lease time on takeover; the expiry on a fresh claim.
+ * removed: the lease token on complete, release and extend; the state on release and takeover; the
+ * argument hash and the lease time on takeover; the expiry on a fresh claim.
  */
 public abstract class IdempotencyStoreContract {
 
@@ -57,7 +57,9 @@ public abstract class IdempotencyStoreContract {
   protected IdempotencyStore store;
   protected String tenant;
 
-  /** @return a store on the backend under test; called before each test */
+  /**
+   * @return a store on the backend under test; called before each test
+   */
   protected abstract IdempotencyStore createStore() throws Exception;
 
   /** Lets {@code d} pass on the store's clock. The default sleeps (for real servers). */
@@ -65,7 +67,9 @@ public abstract class IdempotencyStoreContract {
     Thread.sleep(d.toMillis() + 30);
   }
 
-  /** @return a lease that tests let run out with {@link #elapse}; short for real servers */
+  /**
+   * @return a lease that tests let run out with {@link #elapse}; short for real servers
+   */
   protected Duration shortLease() {
     return Duration.ofMillis(300);
   }
@@ -95,7 +99,8 @@ public abstract class IdempotencyStoreContract {
   }
 
   protected static StoredResult value(String text) {
-    return new StoredResult(StoredResult.Kind.VALUE, text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return new StoredResult(
+        StoredResult.Kind.VALUE, text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   /**
@@ -141,26 +146,40 @@ public abstract class IdempotencyStoreContract {
   void replayReturnsStoredResultAndRunsNothing() {
     IdempotencyGate gate = gate(GatePolicy.defaults());
     AtomicInteger runs = new AtomicInteger();
-    GateResult<String> first = gate.execute(call("k", Map.of("amount", 5)), ResultMapper.utf8(),
-        ctx -> "refund-" + runs.incrementAndGet());
-    GateResult<String> second = gate.execute(call("k", Map.of("amount", 5)), ResultMapper.utf8(),
-        ctx -> "refund-" + runs.incrementAndGet());
+    GateResult<String> first =
+        gate.execute(
+            call("k", Map.of("amount", 5)),
+            ResultMapper.utf8(),
+            ctx -> "refund-" + runs.incrementAndGet());
+    GateResult<String> second =
+        gate.execute(
+            call("k", Map.of("amount", 5)),
+            ResultMapper.utf8(),
+            ctx -> "refund-" + runs.incrementAndGet());
 
     assertThat(runs).hasValue(1);
     assertThat(first).isInstanceOf(GateResult.Executed.class);
     assertThat(((GateResult.Executed<String>) first).completion())
         .isEqualTo(GateResult.Completion.STORED);
-    assertThat(second).isInstanceOfSatisfying(GateResult.Replayed.class, r -> {
-      assertThat(r.value()).isEqualTo("refund-1");
-      assertThat(r.failure()).isFalse();
-      assertThat(r.firstExecutedAt()).isNotNull();
-    });
+    assertThat(second)
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class,
+            r -> {
+              assertThat(r.value()).isEqualTo("refund-1");
+              assertThat(r.failure()).isFalse();
+              assertThat(r.firstExecutedAt()).isNotNull();
+            });
   }
 
   @Test
   void sameKeyWithDifferentArgumentsIsConflictInEveryState() throws Exception {
-    IdempotencyGate gate = gate(GatePolicy.builder().lease(shortLease())
-        .leaseRenewal(Duration.ZERO).inFlightWait(Duration.ZERO).build());
+    IdempotencyGate gate =
+        gate(
+            GatePolicy.builder()
+                .lease(shortLease())
+                .leaseRenewal(Duration.ZERO)
+                .inFlightWait(Duration.ZERO)
+                .build());
     Map<String, Integer> first = Map.of("amount", 5);
     Map<String, Integer> other = Map.of("amount", 6);
     AtomicInteger runs = new AtomicInteger();
@@ -169,17 +188,23 @@ public abstract class IdempotencyStoreContract {
     gate.execute(call("completed", first), ResultMapper.utf8(), ctx -> "done");
     gate.markUnknown((ClaimOutcome.Acquired) gate.claim(call("unknown", first)));
     for (String key : List.of("in-progress", "completed", "unknown")) {
-      assertThat(gate.execute(call(key, other), ResultMapper.utf8(),
-          ctx -> "again-" + runs.incrementAndGet())).as(key)
-          .isInstanceOfSatisfying(GateResult.Refused.class,
+      assertThat(
+              gate.execute(
+                  call(key, other), ResultMapper.utf8(), ctx -> "again-" + runs.incrementAndGet()))
+          .as(key)
+          .isInstanceOfSatisfying(
+              GateResult.Refused.class,
               r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
     }
     // the leases have run out: still a conflict, never a takeover with other arguments
     elapse(shortLease());
     for (String key : List.of("in-progress", "completed", "unknown")) {
-      assertThat(gate.execute(call(key, other), ResultMapper.utf8(),
-          ctx -> "again-" + runs.incrementAndGet())).as(key + ", lease expired")
-          .isInstanceOfSatisfying(GateResult.Refused.class,
+      assertThat(
+              gate.execute(
+                  call(key, other), ResultMapper.utf8(), ctx -> "again-" + runs.incrementAndGet()))
+          .as(key + ", lease expired")
+          .isInstanceOfSatisfying(
+              GateResult.Refused.class,
               r -> assertThat(r.reason()).isEqualTo(RefusalReason.CONFLICT));
     }
     assertThat(runs).hasValue(0);
@@ -188,22 +213,26 @@ public abstract class IdempotencyStoreContract {
 
   @Test
   void inProgressWithLiveLeaseIsInFlight() {
-    IdempotencyGate gate = gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ZERO).build());
+    IdempotencyGate gate =
+        gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ZERO).build());
     ClaimOutcome first = gate.claim(call("k", Map.of("a", 1)));
     ClaimOutcome second = gate.claim(call("k", Map.of("a", 1)));
 
     assertThat(first).isInstanceOf(ClaimOutcome.Acquired.class);
-    assertThat(second).isInstanceOfSatisfying(ClaimOutcome.Refused.class, f -> {
-      assertThat(f.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
-      assertThat(f.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(5));
-    });
+    assertThat(second)
+        .isInstanceOfSatisfying(
+            ClaimOutcome.Refused.class,
+            f -> {
+              assertThat(f.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
+              assertThat(f.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(5));
+            });
   }
 
   // ------------------------------------------------------------------ the one takeover rule
 
   /** One row set up for {@link #claimDecisionFollowsTheTakeoverRuleInEveryRowState}. */
-  private record RuleCase(ClaimId id, ClaimState state, boolean leaseRanOut, boolean rowExpired,
-      boolean sameHash) {}
+  private record RuleCase(
+      ClaimId id, ClaimState state, boolean leaseRanOut, boolean rowExpired, boolean sameHash) {}
 
   /**
    * Whatever language a store decides in (Java, SQL, a DynamoDB condition), its claim decision
@@ -218,12 +247,14 @@ public abstract class IdempotencyStoreContract {
       for (boolean leaseRanOut : new boolean[] {false, true}) {
         for (boolean rowExpired : new boolean[] {false, true}) {
           for (boolean sameHash : new boolean[] {false, true}) {
-            RuleCase c = new RuleCase(id("rule-" + cases.size()), state, leaseRanOut, rowExpired,
-                sameHash);
+            RuleCase c =
+                new RuleCase(id("rule-" + cases.size()), state, leaseRanOut, rowExpired, sameHash);
             Duration retention = rowExpired ? shortLease() : LONG.multipliedBy(6);
             LeaseToken token = LeaseToken.random();
-            assertThat(store.claim(new ClaimRequest(c.id(), "v1:a", token,
-                leaseRanOut ? shortLease() : LONG, retention)))
+            assertThat(
+                    store.claim(
+                        new ClaimRequest(
+                            c.id(), "v1:a", token, leaseRanOut ? shortLease() : LONG, retention)))
                 .isInstanceOf(ClaimAttempt.Acquired.class);
             if (state == ClaimState.UNKNOWN) {
               assertThat(store.markUnknown(c.id(), token, retention)).isTrue();
@@ -251,7 +282,8 @@ public abstract class IdempotencyStoreContract {
       if (allowed) {
         acquired++;
         assertThat(attempt.record().token()).as("token: %s", c).isEqualTo(token);
-        assertThat(attempt.record().attempt()).as("attempt: %s", c)
+        assertThat(attempt.record().attempt())
+            .as("attempt: %s", c)
             .isEqualTo(Takeover.nextAttempt(before, now));
       } else {
         assertThat(store.find(c.id())).as("unchanged: %s", c).contains(before);
@@ -274,16 +306,25 @@ public abstract class IdempotencyStoreContract {
   @Test
   void takeoverIsVisibleToTheActionAndListeners() throws Exception {
     List<String> events = new ArrayList<>();
-    IdempotencyGate gate = IdempotencyGate.builder(store)
-        .policy(GatePolicy.builder().lease(shortLease()).build())
-        .listener(e -> events.add(e.type() + (e.isTakeover() ? " (takeover)" : "")))
-        .build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(GatePolicy.builder().lease(shortLease()).build())
+            .listener(e -> events.add(e.type() + (e.isTakeover() ? " (takeover)" : "")))
+            .build();
     ClaimOutcome.Acquired abandoned = (ClaimOutcome.Acquired) gate.claim(call("k", Map.of()));
     elapse(shortLease());
 
-    GateResult<String> result = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
-        ctx -> "takeover=" + ctx.isTakeover() + " attempt=" + ctx.attempt()
-            + " sameDownstreamKey=" + ctx.downstreamKey().equals(abandoned.downstreamKey()));
+    GateResult<String> result =
+        gate.execute(
+            call("k", Map.of()),
+            ResultMapper.utf8(),
+            ctx ->
+                "takeover="
+                    + ctx.isTakeover()
+                    + " attempt="
+                    + ctx.attempt()
+                    + " sameDownstreamKey="
+                    + ctx.downstreamKey().equals(abandoned.downstreamKey()));
 
     assertThat(((GateResult.Executed<String>) result).value())
         .isEqualTo("takeover=true attempt=2 sameDownstreamKey=true");
@@ -442,10 +483,11 @@ public abstract class IdempotencyStoreContract {
   @Test
   void staleAttemptThroughTheGateLearnsItLostAndKeepsNewResult() throws Exception {
     List<String> events = new ArrayList<>();
-    IdempotencyGate gate = IdempotencyGate.builder(store)
-        .policy(GatePolicy.builder().lease(shortLease()).build())
-        .listener(e -> events.add(e.type() + (e.isTakeover() ? " (takeover)" : "")))
-        .build();
+    IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(GatePolicy.builder().lease(shortLease()).build())
+            .listener(e -> events.add(e.type() + (e.isTakeover() ? " (takeover)" : "")))
+            .build();
     ClaimOutcome.Acquired stale = (ClaimOutcome.Acquired) gate.claim(call("k", Map.of()));
     elapse(shortLease());
     GateResult<String> winner = gate.execute(call("k", Map.of()), ResultMapper.utf8(), c -> "new");
@@ -508,13 +550,21 @@ public abstract class IdempotencyStoreContract {
   void failingActionReleasesSoTheRetryRuns() {
     IdempotencyGate gate = gate(GatePolicy.defaults());
     AtomicInteger runs = new AtomicInteger();
-    assertThatThrownBy(() -> gate.execute(call("k", Map.of()), ResultMapper.utf8(), ctx -> {
-      runs.incrementAndGet();
-      throw new IllegalStateException("provider down");
-    })).isInstanceOf(IllegalStateException.class).hasMessage("provider down");
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k", Map.of()),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      runs.incrementAndGet();
+                      throw new IllegalStateException("provider down");
+                    }))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("provider down");
 
-    GateResult<String> retry = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
-        ctx -> "ok-" + runs.incrementAndGet());
+    GateResult<String> retry =
+        gate.execute(
+            call("k", Map.of()), ResultMapper.utf8(), ctx -> "ok-" + runs.incrementAndGet());
 
     assertThat(((GateResult.Executed<String>) retry).value()).isEqualTo("ok-2");
   }
@@ -523,34 +573,54 @@ public abstract class IdempotencyStoreContract {
   void unknownOutcomeStaysFencedPastItsLeaseUntilItsFenceExpires() throws Exception {
     Duration lease = shortLease();
     Duration fence = shortLease().multipliedBy(8);
-    IdempotencyGate gate = gate(GatePolicy.builder().lease(lease).unknownFence(fence)
-        .inFlightWait(Duration.ZERO).build());
+    IdempotencyGate gate =
+        gate(
+            GatePolicy.builder()
+                .lease(lease)
+                .unknownFence(fence)
+                .inFlightWait(Duration.ZERO)
+                .build());
     AtomicInteger runs = new AtomicInteger();
-    assertThatThrownBy(() -> gate.execute(call("k", Map.of()), ResultMapper.utf8(), ctx -> {
-      runs.incrementAndGet();
-      throw new dev.mcpgate.core.OutcomeUnknownException("provider timed out");
-    })).isInstanceOf(dev.mcpgate.core.OutcomeUnknownException.class);
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("k", Map.of()),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      runs.incrementAndGet();
+                      throw new dev.mcpgate.core.OutcomeUnknownException("provider timed out");
+                    }))
+        .isInstanceOf(dev.mcpgate.core.OutcomeUnknownException.class);
     ClaimRecord fenced = store.find(id("k")).orElseThrow();
     assertThat(fenced.state()).isEqualTo(ClaimState.UNKNOWN);
     assertThat(Duration.between(store.now(), fenced.expiresAt()))
-        .as("the row expires a fence after it was marked").isGreaterThan(fence.dividedBy(2))
+        .as("the row expires a fence after it was marked")
+        .isGreaterThan(fence.dividedBy(2))
         .isLessThanOrEqualTo(fence);
 
     // the lease runs out: still fenced, never taken over by lease expiry alone
     elapse(lease.multipliedBy(2));
-    GateResult<String> refused = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
-        ctx -> "ran-" + runs.incrementAndGet());
-    assertThat(refused).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
-    assertThat(store.claim(new ClaimRequest(id("k"), fenced.argsHash(), LeaseToken.random(),
-        LONG, LONG))).as("a claim with the same arguments after the lease")
+    GateResult<String> refused =
+        gate.execute(
+            call("k", Map.of()), ResultMapper.utf8(), ctx -> "ran-" + runs.incrementAndGet());
+    assertThat(refused)
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
+    assertThat(
+            store.claim(
+                new ClaimRequest(id("k"), fenced.argsHash(), LeaseToken.random(), LONG, LONG)))
+        .as("a claim with the same arguments after the lease")
         .isInstanceOf(ClaimAttempt.Existing.class);
     assertThat(runs).hasValue(1);
 
     // the fence expires: the key is free again, as a first attempt
     elapse(fence);
-    GateResult<String> again = gate.execute(call("k", Map.of()), ResultMapper.utf8(),
-        ctx -> "ran-" + runs.incrementAndGet() + "-attempt-" + ctx.attempt());
+    GateResult<String> again =
+        gate.execute(
+            call("k", Map.of()),
+            ResultMapper.utf8(),
+            ctx -> "ran-" + runs.incrementAndGet() + "-attempt-" + ctx.attempt());
     assertThat(((GateResult.Executed<String>) again).value()).isEqualTo("ran-2-attempt-1");
   }
 
@@ -576,23 +646,26 @@ public abstract class IdempotencyStoreContract {
     ClaimRecord takenOverBefore = store.find(takenOver).orElseThrow();
 
     Instant before = store.now();
-    Set<LeaseToken> extended = store.extendLeases(List.of(
-        new dev.mcpgate.core.spi.HeldLease(held, heldToken),
-        new dev.mcpgate.core.spi.HeldLease(takenOver, tokens[0]),
-        new dev.mcpgate.core.spi.HeldLease(completed, completedToken),
-        new dev.mcpgate.core.spi.HeldLease(unknown, unknownToken),
-        new dev.mcpgate.core.spi.HeldLease(absent, absentToken)), LONG);
+    Set<LeaseToken> extended =
+        store.extendLeases(
+            List.of(
+                new dev.mcpgate.core.spi.HeldLease(held, heldToken),
+                new dev.mcpgate.core.spi.HeldLease(takenOver, tokens[0]),
+                new dev.mcpgate.core.spi.HeldLease(completed, completedToken),
+                new dev.mcpgate.core.spi.HeldLease(unknown, unknownToken),
+                new dev.mcpgate.core.spi.HeldLease(absent, absentToken)),
+            LONG);
 
     assertThat(extended).containsExactly(heldToken);
-    assertThat(store.find(held).orElseThrow().leaseExpiresAt())
-        .isAfterOrEqualTo(before.plus(LONG));
+    assertThat(store.find(held).orElseThrow().leaseExpiresAt()).isAfterOrEqualTo(before.plus(LONG));
     assertThat(store.find(takenOver)).contains(takenOverBefore);
     assertThat(store.find(completed)).contains(completedBefore);
     assertThat(store.find(unknown)).contains(unknownBefore);
     assertThat(store.find(absent)).isEmpty();
     elapse(shortLease());
     assertThat(claim(held, "v1:a", LeaseToken.random(), LONG))
-        .as("an extended lease is not taken over").isInstanceOf(ClaimAttempt.Existing.class);
+        .as("an extended lease is not taken over")
+        .isInstanceOf(ClaimAttempt.Existing.class);
     assertThat(store.extendLeases(List.of(), LONG)).isEmpty();
   }
 
@@ -609,7 +682,8 @@ public abstract class IdempotencyStoreContract {
     assertThat(extended).hasSize(leases.size());
     elapse(shortLease());
     for (dev.mcpgate.core.spi.HeldLease lease : leases) {
-      assertThat(claim(lease.id(), "v1:a", LeaseToken.random(), LONG)).as(lease.id().key())
+      assertThat(claim(lease.id(), "v1:a", LeaseToken.random(), LONG))
+          .as(lease.id().key())
           .isInstanceOf(ClaimAttempt.Existing.class);
     }
   }
@@ -658,11 +732,13 @@ public abstract class IdempotencyStoreContract {
     assertThat(row.completedAt()).isBetween(row.createdAt(), after);
     assertThat(row.createdAt()).isBetween(before, after);
     assertThat(gate.execute(call("when", Map.of()), ResultMapper.utf8(), ctx -> "again"))
-        .isInstanceOfSatisfying(GateResult.Replayed.class, r -> {
-          assertThat(r.attempt()).isEqualTo(1);
-          assertThat(r.firstExecutedAt()).isEqualTo(row.createdAt());
-          assertThat(r.completedAt()).isEqualTo(row.completedAt());
-        });
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class,
+            r -> {
+              assertThat(r.attempt()).isEqualTo(1);
+              assertThat(r.firstExecutedAt()).isEqualTo(row.createdAt());
+              assertThat(r.completedAt()).isEqualTo(row.completedAt());
+            });
     LeaseToken open = LeaseToken.random();
     claim(id("open"), "v1:a", open, LONG);
     assertThat(store.find(id("open")).orElseThrow().completedAt()).isNull();
@@ -713,26 +789,30 @@ public abstract class IdempotencyStoreContract {
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> work = new ArrayList<>();
         for (int t = 0; t < 2; t++) {
-          work.add(pool.submit(() -> {
-            go.await();
-            for (int n = 0; n < 20; n++) {
-              store.purgeExpired(1000);
-            }
-            return null;
-          }));
+          work.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    for (int n = 0; n < 20; n++) {
+                      store.purgeExpired(1000);
+                    }
+                    return null;
+                  }));
         }
         for (int t = 0; t < 2; t++) {
           int part = t;
-          work.add(pool.submit(() -> {
-            go.await();
-            for (int i = part; i < keys; i += 2) {
-              LeaseToken token = LeaseToken.random();
-              if (claim(ids.get(i), "v1:a", token, LONG) instanceof ClaimAttempt.Acquired) {
-                reclaimed.put(ids.get(i), token);
-              }
-            }
-            return null;
-          }));
+          work.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    for (int i = part; i < keys; i += 2) {
+                      LeaseToken token = LeaseToken.random();
+                      if (claim(ids.get(i), "v1:a", token, LONG) instanceof ClaimAttempt.Acquired) {
+                        reclaimed.put(ids.get(i), token);
+                      }
+                    }
+                    return null;
+                  }));
         }
         go.countDown();
         for (Future<?> f : work) {
@@ -743,11 +823,13 @@ public abstract class IdempotencyStoreContract {
       }
       assertThat(reclaimed).hasSize(keys);
       for (Map.Entry<ClaimId, LeaseToken> e : reclaimed.entrySet()) {
-        assertThat(store.find(e.getKey())).as("%s after purge", e.getKey())
-            .hasValueSatisfying(row -> {
-              assertThat(row.token()).isEqualTo(e.getValue());
-              assertThat(row.state()).isEqualTo(ClaimState.IN_PROGRESS);
-            });
+        assertThat(store.find(e.getKey()))
+            .as("%s after purge", e.getKey())
+            .hasValueSatisfying(
+                row -> {
+                  assertThat(row.token()).isEqualTo(e.getValue());
+                  assertThat(row.state()).isEqualTo(ClaimState.IN_PROGRESS);
+                });
       }
     }
   }
@@ -757,39 +839,56 @@ public abstract class IdempotencyStoreContract {
     for (Duration shift : List.of(Duration.ofHours(7), Duration.ofHours(-7))) {
       List<dev.mcpgate.core.GateEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
       java.time.InstantSource appClock = () -> store.now().plus(shift);
-      IdempotencyGate gate = IdempotencyGate.builder(store).clock(appClock)
-          .listener(events::add).policy(GatePolicy.builder().retention(Duration.ofHours(1))
-              .lease(shortLease()).leaseRenewal(Duration.ZERO).inFlightWait(Duration.ZERO)
-              .build()).build();
+      IdempotencyGate gate =
+          IdempotencyGate.builder(store)
+              .clock(appClock)
+              .listener(events::add)
+              .policy(
+                  GatePolicy.builder()
+                      .retention(Duration.ofHours(1))
+                      .lease(shortLease())
+                      .leaseRenewal(Duration.ZERO)
+                      .inFlightWait(Duration.ZERO)
+                      .build())
+              .build();
       String k = "shift" + shift.toHours();
       // retention: an hour-long result is replayed although the application is 7 h ahead
       gate.execute(call(k + "-done", Map.of("a", 1)), ResultMapper.utf8(), ctx -> "first");
-      assertThat(gate.execute(call(k + "-done", Map.of("a", 1)), ResultMapper.utf8(),
-          ctx -> "second")).as("%s: replay", shift)
-          .isInstanceOfSatisfying(GateResult.Replayed.class,
-              r -> assertThat(r.value()).isEqualTo("first"));
+      assertThat(
+              gate.execute(call(k + "-done", Map.of("a", 1)), ResultMapper.utf8(), ctx -> "second"))
+          .as("%s: replay", shift)
+          .isInstanceOfSatisfying(
+              GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("first"));
       // lease: a live lease is refused for what is left of it on the store's clock
       ClaimOutcome.Acquired held = (ClaimOutcome.Acquired) gate.claim(call(k, Map.of("a", 1)));
-      GateResult<String> refused = gate.execute(call(k, Map.of("a", 1)), ResultMapper.utf8(),
-          ctx -> "too early");
-      assertThat(refused).as("%s: live lease", shift)
-          .isInstanceOfSatisfying(GateResult.Refused.class, r -> {
-            assertThat(r.reason()).isIn(RefusalReason.IN_PROGRESS,
-                RefusalReason.HOLDER_UNRESPONSIVE);
-            assertThat(r.retryAfter()).isPositive().isLessThanOrEqualTo(shortLease());
-          });
+      GateResult<String> refused =
+          gate.execute(call(k, Map.of("a", 1)), ResultMapper.utf8(), ctx -> "too early");
+      assertThat(refused)
+          .as("%s: live lease", shift)
+          .isInstanceOfSatisfying(
+              GateResult.Refused.class,
+              r -> {
+                assertThat(r.reason())
+                    .isIn(RefusalReason.IN_PROGRESS, RefusalReason.HOLDER_UNRESPONSIVE);
+                assertThat(r.retryAfter()).isPositive().isLessThanOrEqualTo(shortLease());
+              });
       // takeover: once the lease ran out on the store's clock, and not before
       elapse(shortLease());
-      GateResult<String> takeover = gate.execute(call(k, Map.of("a", 1)), ResultMapper.utf8(),
-          ctx -> "attempt " + ctx.attempt());
-      assertThat(takeover).as("%s: takeover", shift)
-          .isInstanceOfSatisfying(GateResult.Executed.class,
-              r -> assertThat(r.value()).isEqualTo("attempt 2"));
+      GateResult<String> takeover =
+          gate.execute(
+              call(k, Map.of("a", 1)), ResultMapper.utf8(), ctx -> "attempt " + ctx.attempt());
+      assertThat(takeover)
+          .as("%s: takeover", shift)
+          .isInstanceOfSatisfying(
+              GateResult.Executed.class, r -> assertThat(r.value()).isEqualTo("attempt 2"));
       assertThat(gate.complete(held, new byte[] {1}, false)).isFalse();
       // the application's clock stamps the events, and nothing else
-      assertThat(events).isNotEmpty().allSatisfy(e -> assertThat(
-          Duration.between(store.now().plus(shift), e.at()).abs())
-          .isLessThan(Duration.ofMinutes(10)));
+      assertThat(events)
+          .isNotEmpty()
+          .allSatisfy(
+              e ->
+                  assertThat(Duration.between(store.now().plus(shift), e.at()).abs())
+                      .isLessThan(Duration.ofMinutes(10)));
     }
   }
 
@@ -800,8 +899,10 @@ public abstract class IdempotencyStoreContract {
     ClaimId a = new ClaimId(tenant + "-a", "refund_order", "same");
     ClaimId b = new ClaimId(tenant + "-b", "refund_order", "same");
 
-    assertThat(claim(a, "v1:a", LeaseToken.random(), LONG)).isInstanceOf(ClaimAttempt.Acquired.class);
-    assertThat(claim(b, "v1:a", LeaseToken.random(), LONG)).isInstanceOf(ClaimAttempt.Acquired.class);
+    assertThat(claim(a, "v1:a", LeaseToken.random(), LONG))
+        .isInstanceOf(ClaimAttempt.Acquired.class);
+    assertThat(claim(b, "v1:a", LeaseToken.random(), LONG))
+        .isInstanceOf(ClaimAttempt.Acquired.class);
   }
 
   @Test
@@ -809,8 +910,10 @@ public abstract class IdempotencyStoreContract {
     ClaimId a = new ClaimId(tenant, "refund_order", "same");
     ClaimId b = new ClaimId(tenant, "send_mail", "same");
 
-    assertThat(claim(a, "v1:a", LeaseToken.random(), LONG)).isInstanceOf(ClaimAttempt.Acquired.class);
-    assertThat(claim(b, "v1:b", LeaseToken.random(), LONG)).isInstanceOf(ClaimAttempt.Acquired.class);
+    assertThat(claim(a, "v1:a", LeaseToken.random(), LONG))
+        .isInstanceOf(ClaimAttempt.Acquired.class);
+    assertThat(claim(b, "v1:b", LeaseToken.random(), LONG))
+        .isInstanceOf(ClaimAttempt.Acquired.class);
   }
 
   @Test
@@ -827,7 +930,7 @@ public abstract class IdempotencyStoreContract {
 
   @Test
   void theLongestValidIdentityOfFourByteCharactersIsKeptExactly() {
-    String emoji = "\ud83d\ude00";   // U+1F600: 2 UTF-16 units, 4 UTF-8 bytes
+    String emoji = "\ud83d\ude00"; // U+1F600: 2 UTF-16 units, 4 UTF-8 bytes
     String longest = emoji.repeat(ClaimId.MAX_LENGTH);
     String longestTenant = tenant + "-" + emoji.repeat(ClaimId.MAX_LENGTH - tenant.length() - 1);
     ClaimId id = new ClaimId(longestTenant, "\ud800\udc00".repeat(ClaimId.MAX_LENGTH), longest);
@@ -842,7 +945,8 @@ public abstract class IdempotencyStoreContract {
     assertThat(row.id().key()).isEqualTo(longest);
     assertThat(store.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(), LONG, LONG)))
         .isInstanceOf(ClaimAttempt.Existing.class);
-    ClaimId oneShorter = new ClaimId(longestTenant, id.tool(), emoji.repeat(ClaimId.MAX_LENGTH - 1));
+    ClaimId oneShorter =
+        new ClaimId(longestTenant, id.tool(), emoji.repeat(ClaimId.MAX_LENGTH - 1));
     assertThat(store.find(oneShorter)).isEmpty();
   }
 
@@ -857,8 +961,10 @@ public abstract class IdempotencyStoreContract {
       gate.execute(call("size-" + size, Map.of()), ResultMapper.bytes(), ctx -> bytes);
       GateResult<byte[]> replay =
           gate.execute(call("size-" + size, Map.of()), ResultMapper.bytes(), ctx -> new byte[] {9});
-      assertThat(replay).as("size %d", size).isInstanceOfSatisfying(GateResult.Replayed.class,
-          r -> assertThat((byte[]) r.value()).isEqualTo(bytes));
+      assertThat(replay)
+          .as("size %d", size)
+          .isInstanceOfSatisfying(
+              GateResult.Replayed.class, r -> assertThat((byte[]) r.value()).isEqualTo(bytes));
     }
   }
 
@@ -867,55 +973,90 @@ public abstract class IdempotencyStoreContract {
     IdempotencyGate gate = gate(GatePolicy.builder().maxResultBytes(100).build());
     AtomicInteger runs = new AtomicInteger();
 
-    assertThatThrownBy(() -> gate.execute(call("big", Map.of()), ResultMapper.bytes(), ctx -> {
-      runs.incrementAndGet();
-      return new byte[101];
-    })).isInstanceOfSatisfying(ResultTooLargeException.class, e -> {
-      assertThat(e.size()).isEqualTo(101);
-      assertThat(e.limit()).isEqualTo(100);
-      assertThat(e.getMessage()).contains("101 bytes").contains("100 bytes");
-    });
+    assertThatThrownBy(
+            () ->
+                gate.execute(
+                    call("big", Map.of()),
+                    ResultMapper.bytes(),
+                    ctx -> {
+                      runs.incrementAndGet();
+                      return new byte[101];
+                    }))
+        .isInstanceOfSatisfying(
+            ResultTooLargeException.class,
+            e -> {
+              assertThat(e.size()).isEqualTo(101);
+              assertThat(e.limit()).isEqualTo(100);
+              assertThat(e.getMessage()).contains("101 bytes").contains("100 bytes");
+            });
 
-    GateResult<byte[]> retry = gate.execute(call("big", Map.of()), ResultMapper.bytes(), ctx -> {
-      runs.incrementAndGet();
-      return new byte[1];
-    });
+    GateResult<byte[]> retry =
+        gate.execute(
+            call("big", Map.of()),
+            ResultMapper.bytes(),
+            ctx -> {
+              runs.incrementAndGet();
+              return new byte[1];
+            });
     assertThat(runs).hasValue(1);
-    assertThat(retry).isInstanceOfSatisfying(GateResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(RefusalReason.RESULT_NOT_STORED));
+    assertThat(retry)
+        .isInstanceOfSatisfying(
+            GateResult.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.RESULT_NOT_STORED));
   }
 
   @Test
   void storedFailureIsReplayedWhenPolicySaysStore() {
-    ResultMapper<String> failing = new ResultMapper<>() {
-      public byte[] toBytes(String v) { return v.getBytes(); }
-      public String fromBytes(byte[] b) { return new String(b); }
-      public boolean isFailure(String v) { return v.startsWith("error"); }
-    };
-    IdempotencyGate store = gate(GatePolicy.builder().failureMode(GatePolicy.FailureMode.STORE).build());
+    ResultMapper<String> failing =
+        new ResultMapper<>() {
+          public byte[] toBytes(String v) {
+            return v.getBytes();
+          }
+
+          public String fromBytes(byte[] b) {
+            return new String(b);
+          }
+
+          public boolean isFailure(String v) {
+            return v.startsWith("error");
+          }
+        };
+    IdempotencyGate store =
+        gate(GatePolicy.builder().failureMode(GatePolicy.FailureMode.STORE).build());
     IdempotencyGate release = gate(GatePolicy.defaults());
     AtomicInteger runs = new AtomicInteger();
 
-    store.execute(call("s", Map.of()), failing, ctx -> "error: card declined " + runs.incrementAndGet());
-    GateResult<String> replay = store.execute(call("s", Map.of()), failing, ctx -> "ok " + runs.incrementAndGet());
-    release.execute(call("r", Map.of()), failing, ctx -> "error: try later " + runs.incrementAndGet());
-    GateResult<String> rerun = release.execute(call("r", Map.of()), failing, ctx -> "ok " + runs.incrementAndGet());
+    store.execute(
+        call("s", Map.of()), failing, ctx -> "error: card declined " + runs.incrementAndGet());
+    GateResult<String> replay =
+        store.execute(call("s", Map.of()), failing, ctx -> "ok " + runs.incrementAndGet());
+    release.execute(
+        call("r", Map.of()), failing, ctx -> "error: try later " + runs.incrementAndGet());
+    GateResult<String> rerun =
+        release.execute(call("r", Map.of()), failing, ctx -> "ok " + runs.incrementAndGet());
 
-    assertThat(replay).isInstanceOfSatisfying(GateResult.Replayed.class, r -> {
-      assertThat(r.value()).isEqualTo("error: card declined 1");
-      assertThat(r.failure()).isTrue();
-    });
+    assertThat(replay)
+        .isInstanceOfSatisfying(
+            GateResult.Replayed.class,
+            r -> {
+              assertThat(r.value()).isEqualTo("error: card declined 1");
+              assertThat(r.failure()).isTrue();
+            });
     assertThat(((GateResult.Executed<String>) rerun).value()).isEqualTo("ok 3");
   }
 
-  /** @return the largest result the backend is tested with; stores with a smaller cap lower it */
+  /**
+   * @return the largest result the backend is tested with; stores with a smaller cap lower it
+   */
   protected int maxResultBytesToTest() {
     return 256 * 1024;
   }
 
   // ------------------------------------------------------------------ concurrency
 
-  /** @return how many threads race on one key */
+  /**
+   * @return how many threads race on one key
+   */
   protected int threadsOnOneKey() {
     return 32;
   }
@@ -926,27 +1067,33 @@ public abstract class IdempotencyStoreContract {
   }
 
   /**
-   * Races threads onto one key (free, or with a row that may be taken), and checks that the
-   * action ran exactly once, that every caller got that one new result, and that nobody got a
-   * conflict, a refusal or {@code staleValue} (the result of a row that was taken).
+   * Races threads onto one key (free, or with a row that may be taken), and checks that the action
+   * ran exactly once, that every caller got that one new result, and that nobody got a conflict, a
+   * refusal or {@code staleValue} (the result of a row that was taken).
    */
   private void raceOnOneKey(String key, String staleValue) throws Exception {
     int threads = threadsOnOneKey();
-    IdempotencyGate gate = gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ofSeconds(60)).build());
+    IdempotencyGate gate =
+        gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ofSeconds(60)).build());
     AtomicInteger runs = new AtomicInteger();
     CountDownLatch start = new CountDownLatch(1);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<Future<GateResult<String>>> futures = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
-        futures.add(pool.submit(() -> {
-          start.await();
-          return gate.execute(call(key, Map.of("amount", 500)), ResultMapper.utf8(), ctx -> {
-            int n = runs.incrementAndGet();
-            Thread.sleep(50);
-            return "new-" + n + "-" + UUID.randomUUID();
-          });
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return gate.execute(
+                      call(key, Map.of("amount", 500)),
+                      ResultMapper.utf8(),
+                      ctx -> {
+                        int n = runs.incrementAndGet();
+                        Thread.sleep(50);
+                        return "new-" + n + "-" + UUID.randomUUID();
+                      });
+                }));
       }
       start.countDown();
       Set<String> values = new HashSet<>();
@@ -972,12 +1119,14 @@ public abstract class IdempotencyStoreContract {
   @Test
   void threadsRacingOntoAnExpiredCompletedRowRunOnceAndNeverReplayTheExpiredResult()
       throws Exception {
-    IdempotencyGate shortLived = gate(GatePolicy.builder().retention(shortLease())
-        .lease(shortLease()).build());
+    IdempotencyGate shortLived =
+        gate(GatePolicy.builder().retention(shortLease()).lease(shortLease()).build());
     for (int trial = 0; trial < 5; trial++) {
       String key = "reuse-" + trial;
-      assertThat(shortLived.execute(call(key, Map.of("amount", 500)), ResultMapper.utf8(),
-          ctx -> "expired result")).isInstanceOf(GateResult.Executed.class);
+      assertThat(
+              shortLived.execute(
+                  call(key, Map.of("amount", 500)), ResultMapper.utf8(), ctx -> "expired result"))
+          .isInstanceOf(GateResult.Executed.class);
       elapse(shortLease());
 
       raceOnOneKey(key, "expired result");
@@ -995,7 +1144,9 @@ public abstract class IdempotencyStoreContract {
     assertThat(store.find(id("reuse")).orElseThrow().attempt()).isEqualTo(2);
   }
 
-  /** @return (threads, keys) for the many-keys race */
+  /**
+   * @return (threads, keys) for the many-keys race
+   */
   protected int[] threadsAndKeys() {
     return new int[] {16, 500};
   }
@@ -1004,7 +1155,8 @@ public abstract class IdempotencyStoreContract {
   void threadsOverManyKeysRunEachKeysActionOnce() throws Exception {
     int threads = threadsAndKeys()[0];
     int keys = threadsAndKeys()[1];
-    IdempotencyGate gate = gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ofSeconds(60)).build());
+    IdempotencyGate gate =
+        gate(GatePolicy.builder().lease(LONG).inFlightWait(Duration.ofSeconds(60)).build());
     ConcurrentHashMap<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     ConcurrentHashMap<String, Set<String>> results = new ConcurrentHashMap<>();
     CountDownLatch start = new CountDownLatch(1);
@@ -1013,18 +1165,31 @@ public abstract class IdempotencyStoreContract {
       List<Future<?>> futures = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int offset = t;
-        futures.add(pool.submit(() -> {
-          start.await();
-          for (int i = 0; i < keys; i++) {
-            String key = "key-" + ((i + offset * 31) % keys);
-            GateResult<String> r = gate.execute(call(key, Map.of("k", key)), ResultMapper.utf8(),
-                ctx -> key + "#" + runs.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet());
-            String v = r instanceof GateResult.Executed<String> e ? e.value()
-                : r instanceof GateResult.Replayed<String> rp ? rp.value() : "refused:" + r;
-            results.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(v);
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < keys; i++) {
+                    String key = "key-" + ((i + offset * 31) % keys);
+                    GateResult<String> r =
+                        gate.execute(
+                            call(key, Map.of("k", key)),
+                            ResultMapper.utf8(),
+                            ctx ->
+                                key
+                                    + "#"
+                                    + runs.computeIfAbsent(key, k -> new AtomicInteger())
+                                        .incrementAndGet());
+                    String v =
+                        r instanceof GateResult.Executed<String> e
+                            ? e.value()
+                            : r instanceof GateResult.Replayed<String> rp
+                                ? rp.value()
+                                : "refused:" + r;
+                    results.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(v);
+                  }
+                  return null;
+                }));
       }
       start.countDown();
       for (Future<?> f : futures) {
@@ -1032,7 +1197,8 @@ public abstract class IdempotencyStoreContract {
       }
       assertThat(runs).hasSize(keys);
       runs.forEach((key, n) -> assertThat(n.get()).as("executions of %s", key).isEqualTo(1));
-      results.forEach((key, vs) -> assertThat(vs).as("results of %s", key).containsExactly(key + "#1"));
+      results.forEach(
+          (key, vs) -> assertThat(vs).as("results of %s", key).containsExactly(key + "#1"));
     } finally {
       pool.shutdownNow();
     }

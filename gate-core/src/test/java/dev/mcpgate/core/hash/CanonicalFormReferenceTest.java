@@ -18,12 +18,12 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * The optimised canonical writer against a plain reference written from the rules of
- * docs/design.md ("Canonical JSON (version 1)"): a StringBuilder, BigDecimal for every number, an
- * exhaustive search for the shortest decimal of a double. Random strings aimed at the writer's
- * fast paths (plain ASCII, Latin-1, a real {@code ?}, characters beyond Latin-1, surrogates,
- * runs across the eight-byte search and the 1 KB buffer) and random trees, with arrays of objects
- * that share their member names (the writer's cached member layouts).
+ * The optimised canonical writer against a plain reference written from the rules of docs/design.md
+ * ("Canonical JSON (version 1)"): a StringBuilder, BigDecimal for every number, an exhaustive
+ * search for the shortest decimal of a double. Random strings aimed at the writer's fast paths
+ * (plain ASCII, Latin-1, a real {@code ?}, characters beyond Latin-1, surrogates, runs across the
+ * eight-byte search and the 1 KB buffer) and random trees, with arrays of objects that share their
+ * member names (the writer's cached member layouts).
  */
 class CanonicalFormReferenceTest {
   private static final int TRIES = Integer.getInteger("mcpgate.tries", 2000);
@@ -46,9 +46,7 @@ class CanonicalFormReferenceTest {
     SplittableRandom cases = new SplittableRandom(SEED ^ 1);
     for (int i = 0; i < TRIES / 8; i++) {
       SplittableRandom r = cases.split();
-      Object tree = r.nextBoolean()
-          ? JsonValues.java(JsonValues.arguments(r), r)
-          : rows(r, 0);
+      Object tree = r.nextBoolean() ? JsonValues.java(JsonValues.arguments(r), r) : rows(r, 0);
       assertThat(CanonicalJson.toCanonicalString(tree))
           .as("seed %d case %d", SEED, i)
           .isEqualTo(reference(tree));
@@ -60,7 +58,7 @@ class CanonicalFormReferenceTest {
   /** Mostly ASCII, with Latin-1, question marks, and now and then anything else. */
   private static String string(SplittableRandom r, int maxLength) {
     int length = r.nextInt(maxLength + 1);
-    int mix = r.nextInt(4);   // 0: ASCII only, 1: + Latin-1, 2: + ?, 3: anything
+    int mix = r.nextInt(4); // 0: ASCII only, 1: + Latin-1, 2: + ?, 3: anything
     StringBuilder s = new StringBuilder();
     while (s.length() < length) {
       int k = r.nextInt(40);
@@ -92,19 +90,23 @@ class CanonicalFormReferenceTest {
         Collections.shuffle(these, new java.util.Random(r.nextLong()));
       }
       if (r.nextInt(6) == 0 && !these.isEmpty()) {
-        these.set(r.nextInt(these.size()), JsonValues.name(r));   // one name different
+        these.set(r.nextInt(these.size()), JsonValues.name(r)); // one name different
       }
       if (r.nextInt(6) == 0) {
-        these.replaceAll(String::new);   // equal names, other instances
+        these.replaceAll(String::new); // equal names, other instances
       }
-      Map<String, Object> row = switch (r.nextInt(3)) {
-        case 0 -> new LinkedHashMap<>();
-        case 1 -> new HashMap<>();
-        default -> new TreeMap<>();
-      };
+      Map<String, Object> row =
+          switch (r.nextInt(3)) {
+            case 0 -> new LinkedHashMap<>();
+            case 1 -> new HashMap<>();
+            default -> new TreeMap<>();
+          };
       for (String name : these) {
-        row.put(name, depth < 2 && r.nextInt(20) == 0
-            ? rows(r.split(), depth + 1) : JsonValues.java(JsonValues.leaf(r), r));
+        row.put(
+            name,
+            depth < 2 && r.nextInt(20) == 0
+                ? rows(r.split(), depth + 1)
+                : JsonValues.java(JsonValues.leaf(r), r));
       }
       rows.add(r.nextInt(8) == 0 ? List.of(row) : row);
     }
@@ -131,7 +133,7 @@ class CanonicalFormReferenceTest {
     } else if (v instanceof Map<?, ?> m) {
       List<String> names = new ArrayList<>();
       m.keySet().forEach(k -> names.add((String) k));
-      Collections.sort(names);   // String.compareTo: UTF-16 code units
+      Collections.sort(names); // String.compareTo: UTF-16 code units
       out.append('{');
       for (int i = 0; i < names.size(); i++) {
         out.append(i > 0 ? "," : "");
@@ -155,16 +157,18 @@ class CanonicalFormReferenceTest {
     out.append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      boolean pair = Character.isHighSurrogate(c) && i + 1 < s.length()
-          && Character.isLowSurrogate(s.charAt(i + 1));
+      boolean pair =
+          Character.isHighSurrogate(c)
+              && i + 1 < s.length()
+              && Character.isLowSurrogate(s.charAt(i + 1));
       if (pair) {
         out.append(c).append(s.charAt(++i));
       } else if (c == '"' || c == '\\') {
         out.append('\\').append(c);
       } else if (c < 0x20) {
         int shortForm = "\b\t\n\f\r".indexOf(c);
-        out.append(shortForm >= 0 ? "\\" + "btnfr".charAt(shortForm)
-            : String.format("\\u%04x", (int) c));
+        out.append(
+            shortForm >= 0 ? "\\" + "btnfr".charAt(shortForm) : String.format("\\u%04x", (int) c));
       } else if (Character.isSurrogate(c)) {
         out.append(String.format("\\u%04x", (int) c));
       } else {
@@ -190,8 +194,8 @@ class CanonicalFormReferenceTest {
     return exact.signum() == 0 ? "0" : exact.stripTrailingZeros().toString();
   }
 
-  private static BigDecimal shortest(BigDecimal exact,
-      java.util.function.Predicate<BigDecimal> readsBack) {
+  private static BigDecimal shortest(
+      BigDecimal exact, java.util.function.Predicate<BigDecimal> readsBack) {
     if (exact.signum() == 0) {
       return exact;
     }

@@ -22,13 +22,13 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Properties of the canonical argument hash over random JSON trees: the same value hashes the
- * same however its objects' members are ordered and however its numbers are spelled; a change of
- * any one leaf changes the hash.
+ * Properties of the canonical argument hash over random JSON trees: the same value hashes the same
+ * however its objects' members are ordered and however its numbers are spelled; a change of any one
+ * leaf changes the hash.
  *
  * <p>Each property runs {@value #DEFAULT_TRIES} cases ({@code -Dmcpgate.tries=N} for more) drawn
- * from a seed chosen anew on every run; a failure names the seed, and
- * {@code -Dmcpgate.seed=<seed>} runs the same cases again.
+ * from a seed chosen anew on every run; a failure names the seed, and {@code -Dmcpgate.seed=<seed>}
+ * runs the same cases again.
  */
 class CanonicalHashProperties {
 
@@ -42,49 +42,74 @@ class CanonicalHashProperties {
 
   @Test
   void memberOrderAndNumberSpellingDoNotChangeTheHash() {
-    forAll("memberOrderAndNumberSpellingDoNotChangeTheHash", r -> {
-      Obj arguments = JsonValues.arguments(r);
-      String plain = hash(JsonValues.java(arguments, null));
+    forAll(
+        "memberOrderAndNumberSpellingDoNotChangeTheHash",
+        r -> {
+          Obj arguments = JsonValues.arguments(r);
+          String plain = hash(JsonValues.java(arguments, null));
 
-      Object respelled = JsonValues.java(arguments, r);
-      assertThat(hash(respelled))
-          .as(() -> "as Java values: " + JsonValues.describe(arguments)
-              + "\n  canonical " + canonical(JsonValues.java(arguments, null))
-              + "\n  respelled " + canonical(respelled))
-          .isEqualTo(plain);
+          Object respelled = JsonValues.java(arguments, r);
+          assertThat(hash(respelled))
+              .as(
+                  () ->
+                      "as Java values: "
+                          + JsonValues.describe(arguments)
+                          + "\n  canonical "
+                          + canonical(JsonValues.java(arguments, null))
+                          + "\n  respelled "
+                          + canonical(respelled))
+              .isEqualTo(plain);
 
-      boolean withDoubles = JsonValues.readableWithDoubles(arguments) && r.nextBoolean();
-      String text = JsonValues.text(arguments, r, withDoubles);
-      Map<String, Object> parsed = parse(text, withDoubles);
-      assertThat(hash(parsed))
-          .as(() -> "as JSON text, read with " + (withDoubles ? "doubles" : "BigDecimal") + ": "
-              + JsonValues.quote(text) + "\n  of        " + JsonValues.describe(arguments)
-              + "\n  canonical " + canonical(JsonValues.java(arguments, null))
-              + "\n  parsed    " + canonical(parsed))
-          .isEqualTo(plain);
-    });
+          boolean withDoubles = JsonValues.readableWithDoubles(arguments) && r.nextBoolean();
+          String text = JsonValues.text(arguments, r, withDoubles);
+          Map<String, Object> parsed = parse(text, withDoubles);
+          assertThat(hash(parsed))
+              .as(
+                  () ->
+                      "as JSON text, read with "
+                          + (withDoubles ? "doubles" : "BigDecimal")
+                          + ": "
+                          + JsonValues.quote(text)
+                          + "\n  of        "
+                          + JsonValues.describe(arguments)
+                          + "\n  canonical "
+                          + canonical(JsonValues.java(arguments, null))
+                          + "\n  parsed    "
+                          + canonical(parsed))
+              .isEqualTo(plain);
+        });
   }
 
   @Test
   void changingAnyOneLeafChangesTheHash() {
-    forAll("changingAnyOneLeafChangesTheHash", r -> {
-      Obj arguments = JsonValues.arguments(r);
-      List<List<Object>> leaves = new ArrayList<>();
-      collectLeaves(arguments, new ArrayList<>(), leaves);
-      List<Object> path = leaves.get(r.nextInt(leaves.size()));
-      Node changed = changeLeaf(arguments, path, 0, r);
+    forAll(
+        "changingAnyOneLeafChangesTheHash",
+        r -> {
+          Obj arguments = JsonValues.arguments(r);
+          List<List<Object>> leaves = new ArrayList<>();
+          collectLeaves(arguments, new ArrayList<>(), leaves);
+          List<Object> path = leaves.get(r.nextInt(leaves.size()));
+          Node changed = changeLeaf(arguments, path, 0, r);
 
-      String original = hash(JsonValues.java(arguments, null));
-      Object respelled = r.nextBoolean()
-          ? JsonValues.java(changed, r)
-          : parse(JsonValues.text(changed, r, false), false);
-      assertThat(hash(respelled))
-          .as(() -> "leaf at " + JsonValues.quote(path.toString()) + " changed"
-              + "\n  from " + JsonValues.describe(arguments)
-              + "\n  to   " + JsonValues.describe(changed)
-              + "\n  canonical " + canonical(respelled))
-          .isNotEqualTo(original);
-    });
+          String original = hash(JsonValues.java(arguments, null));
+          Object respelled =
+              r.nextBoolean()
+                  ? JsonValues.java(changed, r)
+                  : parse(JsonValues.text(changed, r, false), false);
+          assertThat(hash(respelled))
+              .as(
+                  () ->
+                      "leaf at "
+                          + JsonValues.quote(path.toString())
+                          + " changed"
+                          + "\n  from "
+                          + JsonValues.describe(arguments)
+                          + "\n  to   "
+                          + JsonValues.describe(changed)
+                          + "\n  canonical "
+                          + canonical(respelled))
+              .isNotEqualTo(original);
+        });
   }
 
   // ---------------------------------------------------------------- seeded runs
@@ -99,8 +124,8 @@ class CanonicalHashProperties {
   }
 
   /**
-   * Runs the property on TRIES cases, each with its own random source split off the run's seed;
-   * any failure is rethrown naming the seed that reproduces it.
+   * Runs the property on TRIES cases, each with its own random source split off the run's seed; any
+   * failure is rethrown naming the seed that reproduces it.
    */
   private static void forAll(String property, Consumer<SplittableRandom> check) {
     SplittableRandom cases = new SplittableRandom(SEED ^ property.hashCode());
@@ -109,9 +134,21 @@ class CanonicalHashProperties {
       try {
         check.accept(r);
       } catch (Throwable t) {
-        throw new AssertionError(property + " failed at case " + (i + 1) + " of " + TRIES
-            + " with seed " + SEED + "; reproduce with -Dmcpgate.seed=" + SEED
-            + " -Dtest=CanonicalHashProperties#" + property + "\n" + t.getMessage(), t);
+        throw new AssertionError(
+            property
+                + " failed at case "
+                + (i + 1)
+                + " of "
+                + TRIES
+                + " with seed "
+                + SEED
+                + "; reproduce with -Dmcpgate.seed="
+                + SEED
+                + " -Dtest=CanonicalHashProperties#"
+                + property
+                + "\n"
+                + t.getMessage(),
+            t);
       }
     }
   }
@@ -142,8 +179,9 @@ class CanonicalHashProperties {
 
   /** Paths (member names, indexes) of the leaves: scalars and empty objects or arrays. */
   private static void collectLeaves(Node node, List<Object> path, List<List<Object>> out) {
-    boolean empty = node instanceof Obj o && o.members().isEmpty()
-        || node instanceof Arr a && a.items().isEmpty();
+    boolean empty =
+        node instanceof Obj o && o.members().isEmpty()
+            || node instanceof Arr a && a.items().isEmpty();
     if (empty && !path.isEmpty()) {
       out.add(List.copyOf(path));
     } else if (node instanceof Obj o) {
@@ -195,22 +233,26 @@ class CanonicalHashProperties {
     if (leaf instanceof Str s) {
       String v = s.value();
       int i = v.isEmpty() ? 0 : r.nextInt(v.length());
-      return new Str(switch (v.isEmpty() ? 0 : r.nextInt(3)) {
-        case 0 -> v + (r.nextBoolean() ? "x" : JsonValues.string(r, 3) + "\uD83D\uDE00");
-        case 1 -> v.substring(0, i) + v.substring(i + 1);   // one code unit fewer
-        default -> v.substring(0, i)                        // one code unit other
-            + (char) (v.charAt(i) ^ (1 + r.nextInt(0xFFFF))) + v.substring(i + 1);
-      });
+      return new Str(
+          switch (v.isEmpty() ? 0 : r.nextInt(3)) {
+            case 0 -> v + (r.nextBoolean() ? "x" : JsonValues.string(r, 3) + "\uD83D\uDE00");
+            case 1 -> v.substring(0, i) + v.substring(i + 1); // one code unit fewer
+            default ->
+                v.substring(0, i) // one code unit other
+                    + (char) (v.charAt(i) ^ (1 + r.nextInt(0xFFFF)))
+                    + v.substring(i + 1);
+          });
     }
     if (leaf instanceof Num n) {
       BigDecimal v = n.value();
       BigDecimal ulp = BigDecimal.ONE.movePointLeft(Math.max(0, v.scale()));
-      return new Num(switch (v.signum() == 0 ? r.nextInt(2) : r.nextInt(4)) {
-        case 0 -> v.add(ulp);
-        case 1 -> v.subtract(ulp);
-        case 2 -> v.negate();
-        default -> v.scaleByPowerOfTen(r.nextBoolean() ? 1 : -1);
-      });
+      return new Num(
+          switch (v.signum() == 0 ? r.nextInt(2) : r.nextInt(4)) {
+            case 0 -> v.add(ulp);
+            case 1 -> v.subtract(ulp);
+            case 2 -> v.negate();
+            default -> v.scaleByPowerOfTen(r.nextBoolean() ? 1 : -1);
+          });
     }
     if (leaf instanceof Bool b) {
       return new Bool(!b.value());

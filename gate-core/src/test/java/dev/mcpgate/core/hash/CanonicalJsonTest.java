@@ -100,19 +100,27 @@ class CanonicalJsonTest {
   void everyPathForDoublesAgreesWithTheExhaustiveShortestDecimal() {
     java.util.Random random = new java.util.Random(1);
     for (int i = 0; i < 20_000; i++) {
-      double d = switch (i % 4) {
-        case 0 -> random.nextInt(10_000_000) / 100.0;
-        case 1 -> random.nextDouble() * Math.pow(10, random.nextInt(40) - 20);
-        case 2 -> Double.longBitsToDouble(random.nextLong());
-        default -> Double.parseDouble(random.nextInt(1000) + "." + random.nextInt(1000) + "e" + (random.nextInt(60) - 30));
-      };
+      double d =
+          switch (i % 4) {
+            case 0 -> random.nextInt(10_000_000) / 100.0;
+            case 1 -> random.nextDouble() * Math.pow(10, random.nextInt(40) - 20);
+            case 2 -> Double.longBitsToDouble(random.nextLong());
+            default ->
+                Double.parseDouble(
+                    random.nextInt(1000)
+                        + "."
+                        + random.nextInt(1000)
+                        + "e"
+                        + (random.nextInt(60) - 30));
+          };
       if (Double.isNaN(d) || Double.isInfinite(d)) {
         continue;
       }
       BigDecimal exact = new BigDecimal(d);
       BigDecimal shortest = exact;
       for (int digits = 1; digits <= 17; digits++) {
-        BigDecimal c = exact.round(new java.math.MathContext(digits, java.math.RoundingMode.HALF_EVEN));
+        BigDecimal c =
+            exact.round(new java.math.MathContext(digits, java.math.RoundingMode.HALF_EVEN));
         if (c.doubleValue() == d) {
           shortest = c;
           break;
@@ -154,24 +162,29 @@ class CanonicalJsonTest {
 
   @Test
   void nanAndInfinitiesAreRejectedNamingThePath() {
-    Map<String, Object> args = Map.of("items", List.of(Map.of("price", 1), Map.of("price", Double.NaN)));
+    Map<String, Object> args =
+        Map.of("items", List.of(Map.of("price", 1), Map.of("price", Double.NaN)));
     assertThatThrownBy(() -> hash(args))
         .isInstanceOf(InvalidArgumentsException.class)
         .hasMessageContaining("$.items[1].price")
         .hasMessageContaining("NaN");
     assertThatThrownBy(() -> hash(Map.of("x", Double.POSITIVE_INFINITY)))
-        .isInstanceOf(InvalidArgumentsException.class).hasMessageContaining("Infinity");
+        .isInstanceOf(InvalidArgumentsException.class)
+        .hasMessageContaining("Infinity");
     assertThatThrownBy(() -> hash(Map.of("x", Float.NEGATIVE_INFINITY)))
-        .isInstanceOf(InvalidArgumentsException.class).hasMessageContaining("$.x");
+        .isInstanceOf(InvalidArgumentsException.class)
+        .hasMessageContaining("$.x");
   }
 
   @Test
   void unsupportedTypesAreRejectedNamingTheType() {
     assertThatThrownBy(() -> hash(Map.of("when", new java.util.Date())))
         .isInstanceOf(InvalidArgumentsException.class)
-        .hasMessageContaining("$.when").hasMessageContaining("java.util.Date");
+        .hasMessageContaining("$.when")
+        .hasMessageContaining("java.util.Date");
     assertThatThrownBy(() -> hash(Map.of("tags", Set.of("a", "b"))))
-        .isInstanceOf(InvalidArgumentsException.class).hasMessageContaining("$.tags");
+        .isInstanceOf(InvalidArgumentsException.class)
+        .hasMessageContaining("$.tags");
   }
 
   @Test
@@ -184,7 +197,8 @@ class CanonicalJsonTest {
     assertThat(hash(Map.of("x", ok))).startsWith("v1:");
     Object tooDeep = List.of(List.of(ok));
     assertThatThrownBy(() -> hash(Map.of("x", tooDeep)))
-        .isInstanceOf(InvalidArgumentsException.class).hasMessageContaining("deeper than 1000");
+        .isInstanceOf(InvalidArgumentsException.class)
+        .hasMessageContaining("deeper than 1000");
   }
 
   @Test
@@ -224,6 +238,7 @@ class CanonicalJsonTest {
     assertThat(ArgumentHasher.matches(current, current)).isTrue();
     assertThat(ArgumentHasher.matches("v1:00", current)).isFalse();
     assertThatThrownBy(() -> ArgumentHasher.matches("v9:00", current))
-        .isInstanceOf(dev.mcpgate.core.IdempotencyException.class).hasMessageContaining("v9");
+        .isInstanceOf(dev.mcpgate.core.IdempotencyException.class)
+        .hasMessageContaining("v9");
   }
 }

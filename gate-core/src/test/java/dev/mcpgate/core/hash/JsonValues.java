@@ -15,11 +15,11 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 
 /**
- * Random JSON trees for the property tests, drawn from a seeded {@link SplittableRandom} (so a
- * seed reproduces a tree), and more than one way to spell the same tree: as Java values (members
- * in any order, any map, list or array type, numbers as any Java type that holds the value) and
- * as JSON text (members in any order, white space, escapes, number literals such as {@code 1},
- * {@code 1.0}, {@code 1e0}, {@code 10E-1}, {@code 0.1e+1}).
+ * Random JSON trees for the property tests, drawn from a seeded {@link SplittableRandom} (so a seed
+ * reproduces a tree), and more than one way to spell the same tree: as Java values (members in any
+ * order, any map, list or array type, numbers as any Java type that holds the value) and as JSON
+ * text (members in any order, white space, escapes, number literals such as {@code 1}, {@code 1.0},
+ * {@code 1e0}, {@code 10E-1}, {@code 0.1e+1}).
  */
 final class JsonValues {
 
@@ -106,7 +106,7 @@ final class JsonValues {
     return switch (r.nextInt(4)) {
       case 0, 1 -> alpha(r, 1 + r.nextInt(6));
       case 2 -> List.of("a", "b", "A", "id", "key", "_", "").get(r.nextInt(7));
-      default -> string(r, 4);   // any code units, empty too
+      default -> string(r, 4); // any code units, empty too
     };
   }
 
@@ -132,27 +132,29 @@ final class JsonValues {
       if (k < 6) {
         s.append((char) ('a' + r.nextInt(26)));
       } else if (k < 9) {
-        s.append((char) (0x20 + r.nextInt(0x5f)));   // printable ASCII, " \ / included
+        s.append((char) (0x20 + r.nextInt(0x5f))); // printable ASCII, " \ / included
       } else if (k < 10) {
         s.append("\"\\/".charAt(r.nextInt(3)));
       } else if (k < 11) {
-        s.append(r.nextInt(8) == 0 ? (char) 0x7f : (char) r.nextInt(0x20));   // control
+        s.append(r.nextInt(8) == 0 ? (char) 0x7f : (char) r.nextInt(0x20)); // control
       } else if (k < 13) {
-        s.append((char) (0x80 + r.nextInt(0x780)));   // Latin-1 and on: two UTF-8 bytes
+        s.append((char) (0x80 + r.nextInt(0x780))); // Latin-1 and on: two UTF-8 bytes
       } else if (k < 15) {
         char c;
         do {
           c = (char) (0x800 + r.nextInt(0x10000 - 0x800));
         } while (Character.isSurrogate(c));
-        s.append(c);                                  // rest of the BMP: three UTF-8 bytes
+        s.append(c); // rest of the BMP: three UTF-8 bytes
       } else if (k < 16) {
         s.append("\u2028\u2029\uFEFF\uFFFF\uFFFE\uFB01\u00E9\u0000".charAt(r.nextInt(8)));
       } else if (k < 19) {
         int cp = r.nextBoolean() ? 0x1F600 + r.nextInt(0x50) : 0x10000 + r.nextInt(0x100000);
-        s.appendCodePoint(cp);                        // a surrogate pair: four UTF-8 bytes
+        s.appendCodePoint(cp); // a surrogate pair: four UTF-8 bytes
       } else {
-        s.append(r.nextBoolean()                      // a lone surrogate
-            ? (char) (0xD800 + r.nextInt(0x400)) : (char) (0xDC00 + r.nextInt(0x400)));
+        s.append(
+            r.nextBoolean() // a lone surrogate
+                ? (char) (0xD800 + r.nextInt(0x400))
+                : (char) (0xDC00 + r.nextInt(0x400)));
       }
     }
     return s.toString();
@@ -160,24 +162,32 @@ final class JsonValues {
 
   /**
    * A decimal value with some scale: small integers, the range the old generator had (twelve
-   * digits, scales -6..12), integers around 2^53 and the long limits, big integers and decimals
-   * of up to 130 bits, short decimals such as 0.1, zeros of any scale, values with trailing zeros.
+   * digits, scales -6..12), integers around 2^53 and the long limits, big integers and decimals of
+   * up to 130 bits, short decimals such as 0.1, zeros of any scale, values with trailing zeros.
    */
   static BigDecimal number(SplittableRandom r) {
     return switch (r.nextInt(10)) {
       case 0 -> BigDecimal.valueOf(r.nextInt(-10, 11));
-      case 1, 2 -> BigDecimal.valueOf(r.nextLong(-1_000_000_000_000L, 1_000_000_000_001L),
-          r.nextInt(-6, 13));
+      case 1, 2 ->
+          BigDecimal.valueOf(
+              r.nextLong(-1_000_000_000_000L, 1_000_000_000_001L), r.nextInt(-6, 13));
       case 3 -> new BigDecimal(signed(r, TWO_53.add(BigInteger.valueOf(r.nextInt(-3, 4)))));
-      case 4 -> new BigDecimal(signed(r, BigInteger.valueOf(Long.MAX_VALUE)
-          .add(BigInteger.valueOf(r.nextInt(-2, 3)))));
-      case 5 -> new BigDecimal(signed(r, new BigInteger(54 + r.nextInt(150), new java.util.Random(r.nextLong()))));
-      case 6 -> new BigDecimal(signed(r, new BigInteger(1 + r.nextInt(130), new java.util.Random(r.nextLong()))),
-          r.nextInt(-40, 41));
+      case 4 ->
+          new BigDecimal(
+              signed(
+                  r, BigInteger.valueOf(Long.MAX_VALUE).add(BigInteger.valueOf(r.nextInt(-2, 3)))));
+      case 5 ->
+          new BigDecimal(
+              signed(r, new BigInteger(54 + r.nextInt(150), new java.util.Random(r.nextLong()))));
+      case 6 ->
+          new BigDecimal(
+              signed(r, new BigInteger(1 + r.nextInt(130), new java.util.Random(r.nextLong()))),
+              r.nextInt(-40, 41));
       case 7 -> BigDecimal.valueOf(r.nextInt(-999, 1000), 1 + r.nextInt(4));
       case 8 -> BigDecimal.valueOf(0, r.nextInt(-3, 4));
-      default -> BigDecimal.valueOf(r.nextLong(-99_999, 100_000) * pow10(1 + r.nextInt(6)),
-          r.nextInt(0, 7));
+      default ->
+          BigDecimal.valueOf(
+              r.nextLong(-99_999, 100_000) * pow10(1 + r.nextInt(6)), r.nextInt(0, 7));
     };
   }
 
@@ -196,8 +206,8 @@ final class JsonValues {
   // ---------------------------------------------------------------- spellings as Java values
 
   /**
-   * The tree as plain Java values: with respell null, LinkedHashMap in generation order,
-   * ArrayList, String, the BigDecimal as generated; otherwise another spelling chosen at random.
+   * The tree as plain Java values: with respell null, LinkedHashMap in generation order, ArrayList,
+   * String, the BigDecimal as generated; otherwise another spelling chosen at random.
    */
   static Object java(Node node, SplittableRandom respell) {
     if (node instanceof Obj o) {
@@ -205,11 +215,12 @@ final class JsonValues {
       Map<String, Object> map = new LinkedHashMap<>();
       if (respell != null) {
         Collections.shuffle(entries, new java.util.Random(respell.nextLong()));
-        map = switch (respell.nextInt(4)) {
-          case 0 -> new HashMap<>();
-          case 1 -> new TreeMap<>(Comparator.reverseOrder());
-          default -> map;
-        };
+        map =
+            switch (respell.nextInt(4)) {
+              case 0 -> new HashMap<>();
+              case 1 -> new TreeMap<>(Comparator.reverseOrder());
+              default -> map;
+            };
       }
       for (Map.Entry<String, Node> e : entries) {
         map.put(e.getKey(), java(e.getValue(), respell));
@@ -233,7 +244,7 @@ final class JsonValues {
     }
     if (node instanceof Str s) {
       if (respell != null && respell.nextInt(4) == 0) {
-        return new StringBuilder(s.value());   // any CharSequence
+        return new StringBuilder(s.value()); // any CharSequence
       }
       return s.value();
     }
@@ -251,8 +262,8 @@ final class JsonValues {
     List<Number> spellings = new ArrayList<>();
     BigDecimal stripped = v.stripTrailingZeros();
     spellings.add(v);
-    spellings.add(stripped);                                         // 1E+1 for 10
-    spellings.add(stripped.setScale(Math.max(stripped.scale(), 0) + r.nextInt(5)));   // 1.00
+    spellings.add(stripped); // 1E+1 for 10
+    spellings.add(stripped.setScale(Math.max(stripped.scale(), 0) + r.nextInt(5))); // 1.00
     if (stripped.scale() <= 0) {
       BigInteger integer = stripped.toBigIntegerExact();
       spellings.add(integer);
@@ -276,10 +287,10 @@ final class JsonValues {
       spellings.add(0.0f);
     } else {
       if (doubleHolds(v)) {
-        spellings.add(v.doubleValue());   // 15 digits survive a double: it stands for this value
+        spellings.add(v.doubleValue()); // 15 digits survive a double: it stands for this value
       }
       if (floatHolds(v)) {
-        spellings.add(v.floatValue());    // and 6 digits a float
+        spellings.add(v.floatValue()); // and 6 digits a float
       }
     }
     return spellings.get(r.nextInt(spellings.size()));
@@ -288,22 +299,26 @@ final class JsonValues {
   /** Whether the double nearest v stands for v: at most 15 digits, far from under/overflow. */
   static boolean doubleHolds(BigDecimal v) {
     BigDecimal abs = v.abs();
-    return v.signum() == 0 || v.stripTrailingZeros().precision() <= 15
-        && abs.compareTo(DOUBLE_MIN) >= 0 && abs.compareTo(DOUBLE_MAX) <= 0;
+    return v.signum() == 0
+        || v.stripTrailingZeros().precision() <= 15
+            && abs.compareTo(DOUBLE_MIN) >= 0
+            && abs.compareTo(DOUBLE_MAX) <= 0;
   }
 
   static boolean floatHolds(BigDecimal v) {
     BigDecimal abs = v.abs();
-    return v.signum() == 0 || v.stripTrailingZeros().precision() <= 6
-        && abs.compareTo(FLOAT_MIN) >= 0 && abs.compareTo(FLOAT_MAX) <= 0;
+    return v.signum() == 0
+        || v.stripTrailingZeros().precision() <= 6
+            && abs.compareTo(FLOAT_MIN) >= 0
+            && abs.compareTo(FLOAT_MAX) <= 0;
   }
 
   // ---------------------------------------------------------------- spellings as JSON text
 
   /**
-   * Whether the text of this tree can be read with doubles for fractions (Jackson's default):
-   * every number is either held by a double or an integer (which is then written without
-   * fraction or exponent, and read as int, long or BigInteger).
+   * Whether the text of this tree can be read with doubles for fractions (Jackson's default): every
+   * number is either held by a double or an integer (which is then written without fraction or
+   * exponent, and read as int, long or BigInteger).
    */
   static boolean readableWithDoubles(Node node) {
     if (node instanceof Obj o) {
@@ -383,7 +398,8 @@ final class JsonValues {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       boolean escape = r.nextInt(5) == 0;
-      if (Character.isHighSurrogate(c) && i + 1 < s.length()
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
           && Character.isLowSurrogate(s.charAt(i + 1))) {
         char low = s.charAt(++i);
         if (escape) {
@@ -393,7 +409,7 @@ final class JsonValues {
           out.append(c).append(low);
         }
       } else if (Character.isSurrogate(c)) {
-        unicode(c, r, out);   // a lone surrogate only as an escape
+        unicode(c, r, out); // a lone surrogate only as an escape
       } else if (c == '"' || c == '\\') {
         if (escape) {
           unicode(c, r, out);
@@ -425,8 +441,8 @@ final class JsonValues {
 
   /**
    * A JSON number literal of value v: the digits with trailing zeros added, the decimal point
-   * anywhere (or none, or after a leading 0), an exponent to make up ({@code e}, {@code E},
-   * {@code +} or not, {@code e0} now and then).
+   * anywhere (or none, or after a leading 0), an exponent to make up ({@code e}, {@code E}, {@code
+   * +} or not, {@code e0} now and then).
    */
   static String literal(BigDecimal v, SplittableRandom r, boolean integerOnly) {
     BigDecimal stripped = v.stripTrailingZeros();
@@ -435,10 +451,10 @@ final class JsonValues {
     }
     StringBuilder out = new StringBuilder();
     if (v.signum() < 0 || v.signum() == 0 && r.nextInt(4) == 0) {
-      out.append('-');   // -0 too
+      out.append('-'); // -0 too
     }
     String digits;
-    int scale;   // |v| = digits * 10^-scale
+    int scale; // |v| = digits * 10^-scale
     if (v.signum() == 0) {
       digits = "0";
       scale = 0;
@@ -451,7 +467,7 @@ final class JsonValues {
       digits += "0".repeat(zeros);
       scale += zeros;
     }
-    int point = r.nextInt(digits.length() + 1);   // digits before the decimal point
+    int point = r.nextInt(digits.length() + 1); // digits before the decimal point
     if (v.signum() == 0) {
       point = 1;
     }

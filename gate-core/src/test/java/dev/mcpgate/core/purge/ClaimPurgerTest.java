@@ -14,15 +14,22 @@ import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The scheduled purge: batches until one comes back short, on its own thread, survives failures. */
+/**
+ * The scheduled purge: batches until one comes back short, on its own thread, survives failures.
+ */
 class ClaimPurgerTest {
   private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
   private final InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create(clock);
 
   private void claims(String prefix, int n, Duration retention) {
     for (int i = 0; i < n; i++) {
-      memory.claim(new ClaimRequest(new ClaimId("acme", "refund_order", prefix + i), "v1:a",
-          LeaseToken.random(), Duration.ofSeconds(1), retention));
+      memory.claim(
+          new ClaimRequest(
+              new ClaimId("acme", "refund_order", prefix + i),
+              "v1:a",
+              LeaseToken.random(),
+              Duration.ofSeconds(1),
+              retention));
     }
   }
 
@@ -86,10 +93,13 @@ class ClaimPurgerTest {
   @Test
   void badSettingsAreRefusedAndNamed() {
     assertThatThrownBy(() -> ClaimPurger.start(memory, Duration.ZERO, 10))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("interval");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("interval");
     assertThatThrownBy(() -> ClaimPurger.start(memory, Duration.ofMinutes(1), 0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batch size");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("batch size");
     assertThatThrownBy(() -> ClaimPurger.start(null, Duration.ofMinutes(1), 1))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("store");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("store");
   }
 }

@@ -15,7 +15,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(McpGateChecksExtension.class)
 public interface GatedToolsTest {
 
-  /** @return a survey test, then a container per write tool with one test per check */
+  /**
+   * @return a survey test, then a container per write tool with one test per check
+   */
   @TestFactory
   @DisplayName("MCP Gate checks")
   default Stream<DynamicNode> mcpGateChecks(GateChecks checks) {

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Runs the kit's checks on every write tool of the server under test: a test class with this
- * annotation that implements {@link GatedToolsTest} gets, for each tool that is not read-only,
- * a retry test, a concurrent-first-calls test and an arrival-order test, plus a survey test that
+ * annotation that implements {@link GatedToolsTest} gets, for each tool that is not read-only, a
+ * retry test, a concurrent-first-calls test and an arrival-order test, plus a survey test that
  * fails on ungated writes, and a report in {@link #reportDir()}.
  *
  * <pre>{@code
@@ -28,8 +28,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }</pre>
  *
  * JUnit runs only classes with tests in them: the tests come from {@link GatedToolsTest}, which
- * also registers the extension, so this annotation is where the options go (and where a reader
- * sees what the class is for).
+ * also registers the extension, so this annotation is where the options go (and where a reader sees
+ * what the class is for).
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
@@ -37,25 +37,31 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(McpGateChecksExtension.class)
 public @interface McpGateChecks {
 
-  /** @return how many concurrent copies each concurrency check sends */
+  /**
+   * @return how many concurrent copies each concurrency check sends
+   */
   int concurrentCopies() default 8;
 
-  /** @return whether the survey test fails when a write tool is neither gated nor declared safe */
+  /**
+   * @return whether the survey test fails when a write tool is neither gated nor declared safe
+   */
   boolean requireGatedWrites() default true;
 
   /**
    * @return true (the default) to show a check that does not apply (no arrival-order scenario, a
-   *     tool left out with {@code skip}) as an aborted test with its reason; false to leave it
-   *     out of the tests and name it in the report only, for builds that fail on skipped tests
+   *     tool left out with {@code skip}) as an aborted test with its reason; false to leave it out
+   *     of the tests and name it in the report only, for builds that fail on skipped tests
    */
   boolean showSkippedChecks() default true;
 
-  /** @return where the report goes, one file per test class ({@code <class>.txt}); "" for none */
+  /**
+   * @return where the report goes, one file per test class ({@code <class>.txt}); "" for none
+   */
   String reportDir() default "target/mcpgate-checks";
 
   /**
-   * @return the tenant that a client made by the kit (Spring) sends in the starter's
-   *     {@code mcpgate.tenant.header}, when the application reads the tenant from a header
+   * @return the tenant that a client made by the kit (Spring) sends in the starter's {@code
+   *     mcpgate.tenant.header}, when the application reads the tenant from a header
    */
   String tenant() default "mcpgate-checks";
 }

@@ -27,9 +27,9 @@ import org.opentest4j.AssertionFailedError;
 import org.opentest4j.TestAbortedException;
 
 /**
- * The extension behind {@link McpGateChecks}: finds the server under test, makes the
- * {@link GateChecks} (once per test class), hands them to {@link GatedToolsTest}, and writes the
- * report after the class.
+ * The extension behind {@link McpGateChecks}: finds the server under test, makes the {@link
+ * GateChecks} (once per test class), hands them to {@link GatedToolsTest}, and writes the report
+ * after the class.
  */
 public final class McpGateChecksExtension implements ParameterResolver, AfterAllCallback {
   private static final System.Logger LOG = System.getLogger(McpGateChecksExtension.class.getName());
@@ -39,7 +39,9 @@ public final class McpGateChecksExtension implements ParameterResolver, AfterAll
   @McpGateChecks
   private static final class Defaults {}
 
-  /** @return the class's options, or the defaults */
+  /**
+   * @return the class's options, or the defaults
+   */
   static McpGateChecks options(Class<?> testClass) {
     return AnnotationSupport.findAnnotation(testClass, McpGateChecks.class)
         .orElseGet(() -> Defaults.class.getAnnotation(McpGateChecks.class));
@@ -54,8 +56,9 @@ public final class McpGateChecksExtension implements ParameterResolver, AfterAll
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
     ExtensionContext classContext = classContext(context);
     Object instance = context.getTestInstance().orElse(null);
-    return classContext.getStore(NS).getOrComputeIfAbsent(GateChecks.class,
-        k -> make(context, instance), GateChecks.class);
+    return classContext
+        .getStore(NS)
+        .getOrComputeIfAbsent(GateChecks.class, k -> make(context, instance), GateChecks.class);
   }
 
   private static ExtensionContext classContext(ExtensionContext context) {
@@ -84,9 +87,13 @@ public final class McpGateChecksExtension implements ParameterResolver, AfterAll
     } else if (server == null) {
       throw noServer(testClass);
     } else {
-      throw new ExtensionConfigurationException("@McpServerUnderTest in " + testClass.getName()
-          + " gave a " + server.getClass().getName() + "; give an initialized McpSyncClient"
-          + " (or a Spring ApplicationContext, with spring-context on the test class path)");
+      throw new ExtensionConfigurationException(
+          "@McpServerUnderTest in "
+              + testClass.getName()
+              + " gave a "
+              + server.getClass().getName()
+              + "; give an initialized McpSyncClient"
+              + " (or a Spring ApplicationContext, with spring-context on the test class path)");
     }
     checks.concurrentCopies(options.concurrentCopies());
     if (instance instanceof GatedToolsTest t) {
@@ -103,19 +110,27 @@ public final class McpGateChecksExtension implements ParameterResolver, AfterAll
   }
 
   private static ExtensionConfigurationException noServer(Class<?> testClass) {
-    return new ExtensionConfigurationException(testClass.getName() + " has no server under test:"
-        + " annotate a field or a method without parameters with @McpServerUnderTest (an"
-        + " initialized McpSyncClient), or run the class with Spring's SpringExtension"
-        + " (@SpringBootTest(webEnvironment = RANDOM_PORT))");
+    return new ExtensionConfigurationException(
+        testClass.getName()
+            + " has no server under test:"
+            + " annotate a field or a method without parameters with @McpServerUnderTest (an"
+            + " initialized McpSyncClient), or run the class with Spring's SpringExtension"
+            + " (@SpringBootTest(webEnvironment = RANDOM_PORT))");
   }
 
   private static Object serverUnderTest(Class<?> testClass, Object instance) {
     List<Field> fields = AnnotationSupport.findAnnotatedFields(testClass, McpServerUnderTest.class);
-    List<Method> methods = AnnotationSupport.findAnnotatedMethods(testClass,
-        McpServerUnderTest.class, HierarchyTraversalMode.TOP_DOWN);
+    List<Method> methods =
+        AnnotationSupport.findAnnotatedMethods(
+            testClass, McpServerUnderTest.class, HierarchyTraversalMode.TOP_DOWN);
     if (fields.size() + methods.size() > 1) {
-      throw new ExtensionConfigurationException(testClass.getName() + ": more than one"
-          + " @McpServerUnderTest: " + fields + " " + methods);
+      throw new ExtensionConfigurationException(
+          testClass.getName()
+              + ": more than one"
+              + " @McpServerUnderTest: "
+              + fields
+              + " "
+              + methods);
     }
     try {
       if (!fields.isEmpty()) {
@@ -126,16 +141,16 @@ public final class McpGateChecksExtension implements ParameterResolver, AfterAll
       if (!methods.isEmpty()) {
         Method m = methods.get(0);
         if (m.getParameterCount() != 0) {
-          throw new ExtensionConfigurationException("@McpServerUnderTest method " + m
-              + " must take no parameters");
+          throw new ExtensionConfigurationException(
+              "@McpServerUnderTest method " + m + " must take no parameters");
         }
         m.setAccessible(true);
         return m.invoke(Modifier.isStatic(m.getModifiers()) ? null : instance);
       }
       return null;
     } catch (ReflectiveOperationException e) {
-      throw new ExtensionConfigurationException("could not read @McpServerUnderTest of "
-          + testClass.getName() + ": " + e, e);
+      throw new ExtensionConfigurationException(
+          "could not read @McpServerUnderTest of " + testClass.getName() + ": " + e, e);
     }
   }
 
@@ -149,17 +164,23 @@ public final class McpGateChecksExtension implements ParameterResolver, AfterAll
   public static Stream<DynamicNode> tests(GateChecks checks, Class<?> testClass) {
     McpGateChecks options = options(testClass);
     List<DynamicNode> nodes = new ArrayList<>();
-    nodes.add(DynamicTest.dynamicTest("survey: every write tool is gated or declared safe", () -> {
-      List<String> ungated = checks.ungatedWrites();
-      if (!ungated.isEmpty()) {
-        String message = "write tools without an idempotency gate: " + ungated + "\n"
-            + checks.survey().table();
-        if (options.requireGatedWrites()) {
-          throw new AssertionFailedError(message);
-        }
-        throw new TestAbortedException(message);
-      }
-    }));
+    nodes.add(
+        DynamicTest.dynamicTest(
+            "survey: every write tool is gated or declared safe",
+            () -> {
+              List<String> ungated = checks.ungatedWrites();
+              if (!ungated.isEmpty()) {
+                String message =
+                    "write tools without an idempotency gate: "
+                        + ungated
+                        + "\n"
+                        + checks.survey().table();
+                if (options.requireGatedWrites()) {
+                  throw new AssertionFailedError(message);
+                }
+                throw new TestAbortedException(message);
+              }
+            }));
     String currentTool = null;
     List<DynamicNode> current = new ArrayList<>();
     for (GateChecks.Planned p : checks.plan()) {
@@ -171,15 +192,18 @@ public final class McpGateChecksExtension implements ParameterResolver, AfterAll
         current = new ArrayList<>();
       }
       if (p.skipped() != null && !options.showSkippedChecks()) {
-        p.run().run();   // into the report only
+        p.run().run(); // into the report only
         continue;
       }
-      current.add(DynamicTest.dynamicTest(p.tool() + ": " + p.check(), () -> {
-        p.run().run();
-        if (p.skipped() != null) {
-          throw new TestAbortedException(p.skipped());
-        }
-      }));
+      current.add(
+          DynamicTest.dynamicTest(
+              p.tool() + ": " + p.check(),
+              () -> {
+                p.run().run();
+                if (p.skipped() != null) {
+                  throw new TestAbortedException(p.skipped());
+                }
+              }));
     }
     if (currentTool != null) {
       nodes.add(DynamicContainer.dynamicContainer(currentTool, current));
@@ -195,8 +219,11 @@ public final class McpGateChecksExtension implements ParameterResolver, AfterAll
     }
     String report = checks.report();
     List<String> ungated = checks.ungatedWrites();
-    LOG.log(ungated.isEmpty() ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
-        "{0}: {1}", context.getRequiredTestClass().getSimpleName(), ungated.isEmpty()
+    LOG.log(
+        ungated.isEmpty() ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
+        "{0}: {1}",
+        context.getRequiredTestClass().getSimpleName(),
+        ungated.isEmpty()
             ? "every write tool is gated or declared safe"
             : "ungated writes (a retry may write twice): " + ungated);
     String dir = options(context.getRequiredTestClass()).reportDir();
@@ -220,7 +247,8 @@ public final class McpGateChecksExtension implements ParameterResolver, AfterAll
 
     static boolean isApplicationContext(Object o) {
       return load("org.springframework.context.ApplicationContext")
-          .map(c -> c.isInstance(o)).orElse(false);
+          .map(c -> c.isInstance(o))
+          .orElse(false);
     }
 
     static GateChecks checks(Object context, String tenant) {
@@ -231,19 +259,24 @@ public final class McpGateChecksExtension implements ParameterResolver, AfterAll
     static GateChecks checksOfSpringExtension(ExtensionContext context, String tenant) {
       Optional<Class<?>> spring =
           load("org.springframework.test.context.junit.jupiter.SpringExtension");
-      if (spring.isEmpty() || AnnotationSupport.findRepeatableAnnotations(
-          context.getRequiredTestClass(), org.junit.jupiter.api.extension.ExtendWith.class)
-          .stream().flatMap(e -> Stream.of(e.value())).noneMatch(spring.get()::equals)) {
+      if (spring.isEmpty()
+          || AnnotationSupport.findRepeatableAnnotations(
+                  context.getRequiredTestClass(), org.junit.jupiter.api.extension.ExtendWith.class)
+              .stream()
+              .flatMap(e -> Stream.of(e.value()))
+              .noneMatch(spring.get()::equals)) {
         return null;
       }
       return dev.mcpgate.testkit.spring.SpringGateChecks.of(
-          org.springframework.test.context.junit.jupiter.SpringExtension
-              .getApplicationContext(context), tenant);
+          org.springframework.test.context.junit.jupiter.SpringExtension.getApplicationContext(
+              context),
+          tenant);
     }
 
     private static Optional<Class<?>> load(String name) {
       try {
-        return Optional.of(Class.forName(name, false, McpGateChecksExtension.class.getClassLoader()));
+        return Optional.of(
+            Class.forName(name, false, McpGateChecksExtension.class.getClassLoader()));
       } catch (ClassNotFoundException | LinkageError e) {
         return Optional.empty();
       }

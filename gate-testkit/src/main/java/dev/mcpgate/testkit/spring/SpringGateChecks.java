@@ -13,11 +13,11 @@ import org.springframework.core.env.Environment;
 
 /**
  * The kit's checks for a running Spring Boot application with the MCP Gate starter: connects a
- * client to the application's MCP endpoint (Streamable HTTP or stateless, on
- * {@code local.server.port}) and counts the tools listed in {@code mcpgate.safe-tools} as
- * declared safe. Used by {@code @McpGateChecks} when the server under test is an
- * {@link ApplicationContext} (an {@code @McpServerUnderTest} field, or the context of a
- * {@code @SpringBootTest(webEnvironment = RANDOM_PORT)}); callable directly too.
+ * client to the application's MCP endpoint (Streamable HTTP or stateless, on {@code
+ * local.server.port}) and counts the tools listed in {@code mcpgate.safe-tools} as declared safe.
+ * Used by {@code @McpGateChecks} when the server under test is an {@link ApplicationContext} (an
+ * {@code @McpServerUnderTest} field, or the context of a {@code @SpringBootTest(webEnvironment =
+ * RANDOM_PORT)}); callable directly too.
  */
 public final class SpringGateChecks {
   private SpringGateChecks() {}
@@ -41,25 +41,28 @@ public final class SpringGateChecks {
     Environment env = context.getEnvironment();
     String port = env.getProperty("local.server.port");
     if (port == null) {
-      throw new IllegalStateException("the application context has no local.server.port: start"
-          + " it with a web server (@SpringBootTest(webEnvironment = RANDOM_PORT), or"
-          + " server.port=0)");
+      throw new IllegalStateException(
+          "the application context has no local.server.port: start"
+              + " it with a web server (@SpringBootTest(webEnvironment = RANDOM_PORT), or"
+              + " server.port=0)");
     }
     String contextPath = env.getProperty("server.servlet.context-path", "");
-    String endpoint = env.getProperty("spring.ai.mcp.server.streamable-http.mcp-endpoint",
-        env.getProperty("spring.ai.mcp.server.stateless.mcp-endpoint", "/mcp"));
+    String endpoint =
+        env.getProperty(
+            "spring.ai.mcp.server.streamable-http.mcp-endpoint",
+            env.getProperty("spring.ai.mcp.server.stateless.mcp-endpoint", "/mcp"));
     String header = env.getProperty("mcpgate.tenant.header");
-    HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport
-        .builder("http://127.0.0.1:" + port)
-        .endpoint(contextPath + endpoint)
-        .httpRequestCustomizer((builder, method, uri, body, ctx) -> {
-          if (header != null && !header.isBlank() && tenant != null) {
-            builder.header(header, tenant);
-          }
-        })
-        .build();
-    McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60))
-        .build();
+    HttpClientStreamableHttpTransport transport =
+        HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+            .endpoint(contextPath + endpoint)
+            .httpRequestCustomizer(
+                (builder, method, uri, body, ctx) -> {
+                  if (header != null && !header.isBlank() && tenant != null) {
+                    builder.header(header, tenant);
+                  }
+                })
+            .build();
+    McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60)).build();
     client.initialize();
     return client;
   }

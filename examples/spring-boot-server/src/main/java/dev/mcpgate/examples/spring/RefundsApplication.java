@@ -4,9 +4,9 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
- * A Spring AI MCP server over Streamable HTTP ({@code http://localhost:8080/mcp}) whose write
- * tools are gated by the MCP Gate starter: see {@link RefundTools} and
- * {@code application.properties}. Nothing else wires the gate.
+ * A Spring AI MCP server over Streamable HTTP ({@code http://localhost:8080/mcp}) whose write tools
+ * are gated by the MCP Gate starter: see {@link RefundTools} and {@code application.properties}.
+ * Nothing else wires the gate.
  */
 @SpringBootApplication
 public class RefundsApplication {

@@ -31,21 +31,30 @@ class RefundsApplicationTest {
 
   @Test
   void aRetriedRefundIsPaidOnceAndTheReceiptCarriesTheDownstreamKey() {
-    try (ConfigurableApplicationContext app = new SpringApplicationBuilder(
-        RefundsApplication.class).properties("server.port=0").run()) {
+    try (ConfigurableApplicationContext app =
+        new SpringApplicationBuilder(RefundsApplication.class).properties("server.port=0").run()) {
       int port = ((WebServerApplicationContext) app).getWebServer().getPort();
-      McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport
-          .builder("http://127.0.0.1:" + port).endpoint("/mcp").build()).build();
+      McpSyncClient client =
+          McpClient.sync(
+                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+                      .endpoint("/mcp")
+                      .build())
+              .build();
       try {
         client.initialize();
-        Map<String, Object> refund = Map.of("orderId", "ord_9f2", "amountCents", 500,
-            "idempotency_key", "k-1");
+        Map<String, Object> refund =
+            Map.of("orderId", "ord_9f2", "amountCents", 500, "idempotency_key", "k-1");
         String first = text(client.callTool(new CallToolRequest("refund_order", refund)));
         String retry = text(client.callTool(new CallToolRequest("refund_order", refund)));
-        String count = text(client.callTool(new CallToolRequest("count_refunds",
-            Map.of("orderId", "ord_9f2"))));
-        String receipt = text(client.callTool(new CallToolRequest("send_receipt",
-            Map.of("orderId", "ord_9f2", "idempotency_key", "r-1"))));
+        String count =
+            text(
+                client.callTool(
+                    new CallToolRequest("count_refunds", Map.of("orderId", "ord_9f2"))));
+        String receipt =
+            text(
+                client.callTool(
+                    new CallToolRequest(
+                        "send_receipt", Map.of("orderId", "ord_9f2", "idempotency_key", "r-1"))));
 
         assertThat(first).contains("500 cents for ord_9f2");
         assertThat(retry).isEqualTo(first);
@@ -59,17 +68,23 @@ class RefundsApplicationTest {
 
   @Test
   void concurrentRefundsEachReportTheirOwnRow() throws Exception {
-    try (ConfigurableApplicationContext app = new SpringApplicationBuilder(
-        RefundsApplication.class).properties("server.port=0",
-            "spring.datasource.url=jdbc:h2:mem:refunds-ids;DB_CLOSE_DELAY=-1").run()) {
+    try (ConfigurableApplicationContext app =
+        new SpringApplicationBuilder(RefundsApplication.class)
+            .properties(
+                "server.port=0", "spring.datasource.url=jdbc:h2:mem:refunds-ids;DB_CLOSE_DELAY=-1")
+            .run()) {
       int port = ((WebServerApplicationContext) app).getWebServer().getPort();
       JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
       ExecutorService pool = Executors.newFixedThreadPool(4);
       List<McpSyncClient> clients = new ArrayList<>();
       try {
         for (int i = 0; i < 4; i++) {
-          McpSyncClient c = McpClient.sync(HttpClientStreamableHttpTransport
-              .builder("http://127.0.0.1:" + port).endpoint("/mcp").build()).build();
+          McpSyncClient c =
+              McpClient.sync(
+                      HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+                          .endpoint("/mcp")
+                          .build())
+                  .build();
           c.initialize();
           clients.add(c);
         }
@@ -77,9 +92,20 @@ class RefundsApplicationTest {
         for (int i = 0; i < 24; i++) {
           int n = i;
           McpSyncClient c = clients.get(i % clients.size());
-          calls.add(pool.submit(() -> text(c.callTool(new CallToolRequest("refund_order",
-              Map.of("orderId", "ord_" + n, "amountCents", 100 + n,
-                  "idempotency_key", "k-ids-" + n))))));
+          calls.add(
+              pool.submit(
+                  () ->
+                      text(
+                          c.callTool(
+                              new CallToolRequest(
+                                  "refund_order",
+                                  Map.of(
+                                      "orderId",
+                                      "ord_" + n,
+                                      "amountCents",
+                                      100 + n,
+                                      "idempotency_key",
+                                      "k-ids-" + n))))));
         }
         Pattern said = Pattern.compile("refund (\\d+): (\\d+) cents for (ord_\\d+)");
         java.util.Set<Long> ids = new java.util.HashSet<>();
@@ -89,8 +115,10 @@ class RefundsApplicationTest {
           long id = Long.parseLong(m.group(1));
           ids.add(id);
           // the id it reports is the row this call wrote
-          assertThat(jdbc.queryForObject("SELECT order_id FROM refunds WHERE id = ?",
-              String.class, id)).isEqualTo(m.group(3));
+          assertThat(
+                  jdbc.queryForObject(
+                      "SELECT order_id FROM refunds WHERE id = ?", String.class, id))
+              .isEqualTo(m.group(3));
         }
         assertThat(ids).hasSize(24);
       } finally {
