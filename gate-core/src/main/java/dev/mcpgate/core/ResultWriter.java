@@ -1,5 +1,6 @@
 package dev.mcpgate.core;
 
+import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
 
@@ -91,6 +92,37 @@ final class ResultWriter {
           GateEvent.Type.LEASE_LOST,
           claim,
           "the lease had been taken over by another attempt; this result was not stored",
+          null);
+    }
+    return stored;
+  }
+
+  /**
+   * Stores the result and commits, through {@link ClaimingScope#completeAndCommit} (single-commit
+   * mode: the completion may travel with the {@code COMMIT}).
+   *
+   * @return false when the completion found no row of this attempt: nothing was committed
+   * @throws ResultTooLargeException after fencing the key (and committing the scope)
+   * @throws CommitOutcomeUnknownException when the commit's answer was lost
+   */
+  <R> boolean storeAndCommit(
+      ClaimingScope<R> scope, R resource, ClaimOutcome.Acquired claim, Prepared prepared) {
+    ClaimId id = claim.id();
+    if (prepared.tooLarge() != null) {
+      throw fence(scope, resource, claim, prepared.tooLarge());
+    }
+    StoredResult result = prepared.result();
+    boolean stored;
+    try {
+      stored = scope.completeAndCommit(resource, id, claim.token(), result, policy.retention());
+    } catch (ResultTooLargeException storeLimit) {
+      throw fence(scope, resource, claim, storeLimit);
+    }
+    if (stored) {
+      events.emit(
+          GateEvent.Type.COMPLETED,
+          claim,
+          "result stored (" + result.body().length + " bytes)",
           null);
     }
     return stored;

@@ -204,7 +204,8 @@ final class SingleCommitRunner {
             null);
         return new GateResult.Executed<>(id, value, claim, Completion.RELEASED);
       }
-      if (!writer.store(scope, resource, claim, mapper.toBytes(value), failure)) {
+      ResultWriter.Prepared prepared = writer.prepare(id, mapper.toBytes(value), failure);
+      if (!writer.storeAndCommit(scope, resource, claim, prepared)) {
         throw new IllegalStateException(
             "the uncommitted claim of "
                 + id
@@ -212,8 +213,10 @@ final class SingleCommitRunner {
                 + " transaction was not found by its completion: was the transaction ended by the"
                 + " action?");
       }
-    } catch (ResultTooLargeException | CommitOutcomeUnknownException e) {
+    } catch (ResultTooLargeException e) {
       throw e;
+    } catch (CommitOutcomeUnknownException e) {
+      throw commitUnknown(scope, resource, claim, e);
     } catch (RuntimeException | Error e) {
       // anything between the action and the commit (the mapper, the codec, the completion)
       // rolls the whole transaction back, the claim included: nothing took effect
@@ -234,7 +237,6 @@ final class SingleCommitRunner {
               + " claim included: none of its writes took effect; safe to retry",
           e);
     }
-    commit(scope, resource, claim);
     return new GateResult.Executed<>(id, value, claim, Completion.STORED);
   }
 
@@ -242,21 +244,27 @@ final class SingleCommitRunner {
     try {
       scope.commit(resource);
     } catch (RuntimeException e) {
-      rollbackQuietly(scope, resource, e);
-      events.emit(
-          GateEvent.Type.STORE_FAILED,
-          claim,
-          "the commit failed: whether the"
-              + " action's writes and its result were committed is not known",
-          e);
-      throw new CommitOutcomeUnknownException(
-          "the commit of "
-              + claim.id()
-              + " failed: the"
-              + " action ran, and whether its writes and its result were committed is not known; a"
-              + " retry with the same key finds out safely: it replays the result if they were, and"
-              + " runs the action if they were not",
-          e);
+      throw commitUnknown(scope, resource, claim, e);
     }
+  }
+
+  /** Rolls back what may be left, tells the listeners, and returns the exception to throw. */
+  private <R> CommitOutcomeUnknownException commitUnknown(
+      ClaimingScope<R> scope, R resource, ClaimOutcome.Acquired claim, RuntimeException e) {
+    rollbackQuietly(scope, resource, e);
+    events.emit(
+        GateEvent.Type.STORE_FAILED,
+        claim,
+        "the commit failed: whether the"
+            + " action's writes and its result were committed is not known",
+        e);
+    return new CommitOutcomeUnknownException(
+        "the commit of "
+            + claim.id()
+            + " failed: the"
+            + " action ran, and whether its writes and its result were committed is not known; a"
+            + " retry with the same key finds out safely: it replays the result if they were, and"
+            + " runs the action if they were not",
+        e);
   }
 }

@@ -6,7 +6,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /** The databases the JDBC store speaks to, each with its own claim statement and DDL. */
 public enum JdbcDialect {
@@ -17,11 +19,13 @@ public enum JdbcDialect {
    */
   POSTGRESQL("postgresql"),
   /**
-   * MariaDB 10.3 or later: a consistent SELECT, then a plain INSERT (a duplicate key is a lost race
-   * that goes round), or an UPDATE conditional on the token read for a takeover.
+   * MariaDB 10.3 or later: one {@code CALL} of the table's claim procedure (a consistent read, then
+   * the INSERT when the key is free; a duplicate key is a lost race that goes round), or, without
+   * the procedure, the same two statements sent one by one; a takeover is an UPDATE conditional on
+   * the token read.
    */
   MARIADB("mariadb"),
-  /** MySQL 8: the same statements as MariaDB. */
+  /** MySQL 8: the same statements and procedure as MariaDB. */
   MYSQL("mariadb"),
   /** H2 2.x: an optimistic compare-and-set on the lease token, retried on a lost race. */
   H2("h2");
@@ -98,10 +102,53 @@ public enum JdbcDialect {
         .replace("${index}", TableName.indexName(checked));
   }
 
-  SqlDialect sql(String table) {
+  /**
+   * The procedures of MariaDB and MySQL, as a script for the {@code mariadb} or {@code mysql}
+   * client: the claim (a consistent read, then the INSERT when the key is free) and the completion
+   * of single-commit mode (the UPDATE and the {@code COMMIT}), each one round trip. Without them,
+   * the store sends their statements one by one (and says so once in its log). {@code
+   * createSchemaIfMissing(true)} creates them with the table.
+   *
+   * @param table the claims table's name (validated as an identifier, optionally schema-qualified)
+   * @return the script ({@code DELIMITER //}, the two {@code CREATE PROCEDURE} statements, {@code
+   *     DELIMITER ;}), or empty for dialects that have no procedures
+   */
+  public Optional<String> claimProcedureDdl(String table) {
+    List<String> procedures = procedures(table);
+    if (procedures.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "DELIMITER //\n" + String.join("\n//\n", procedures) + "\n//\nDELIMITER ;\n");
+  }
+
+  /**
+   * @return each {@code CREATE PROCEDURE} statement of this dialect for the table (none but on
+   *     MariaDB/MySQL), each to be run as one statement
+   */
+  List<String> procedures(String table) {
+    if (this != MARIADB && this != MYSQL) {
+      return List.of();
+    }
+    String checked = TableName.check(table);
+    return List.of(
+        resource("claim-mariadb.sql")
+            .replace("${procedure}", TableName.claimProcedureName(checked))
+            .replace("${table}", checked)
+            .strip(),
+        resource("complete-commit-mariadb.sql")
+            .replace("${procedure}", TableName.completeProcedureName(checked))
+            .replace("${table}", checked)
+            .strip());
+  }
+
+  /**
+   * @param claimProcedure true when the table's procedures exist (MariaDB/MySQL only)
+   */
+  SqlDialect sql(String table, boolean claimProcedure) {
     return switch (this) {
       case POSTGRESQL -> new PostgresSql(table);
-      case MARIADB, MYSQL -> new MySqlFamilySql(table);
+      case MARIADB, MYSQL -> new MySqlFamilySql(table, claimProcedure);
       case H2 -> new H2Sql(table);
     };
   }

@@ -2,6 +2,7 @@ package dev.mcpgate.jdbc;
 
 import dev.mcpgate.core.ClaimBusyException;
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.CommitOutcomeUnknownException;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
@@ -147,6 +148,29 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
       return setup.get().sql().complete(c, id, token, result, retention);
     } catch (SQLException e) {
       throw setup.get().failures().of("complete " + id, e);
+    }
+  }
+
+  /**
+   * Where the dialect can, the completion and the {@code COMMIT} go in one round trip (PostgreSQL:
+   * one statement text holding both; MariaDB/MySQL: the table's completion procedure); elsewhere
+   * the completion, then the commit.
+   */
+  @Override
+  public boolean completeAndCommit(
+      Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
+    SqlDialect sql = setup.get().sql();
+    if (!sql.sendsCompletionWithCommit()) {
+      return ClaimingScope.super.completeAndCommit(c, id, token, result, retention);
+    }
+    try {
+      return sql.completeAndCommit(c, id, token, result, retention);
+    } catch (SQLException e) {
+      if (sql.provesNotCommitted(e)) {
+        throw setup.get().failures().of("complete and commit " + id, e);
+      }
+      throw new CommitOutcomeUnknownException(
+          "the completion and commit of " + id + " failed: whether it committed is not known", e);
     }
   }
 

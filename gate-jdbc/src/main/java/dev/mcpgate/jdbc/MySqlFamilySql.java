@@ -1,16 +1,26 @@
 package dev.mcpgate.jdbc;
 
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.StoredResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * MariaDB and MySQL: a consistent SELECT, then a plain INSERT (see {@link SelectThenInsertSql}).
- * Not {@code INSERT IGNORE}, which would turn a too-long value into a silent truncation, and not
- * {@code ON DUPLICATE KEY UPDATE}, which locks the existing row even when it changes nothing.
+ * MariaDB and MySQL. With the table's claim procedure ({@link TableName#claimProcedureName},
+ * created with the table), a claim is one {@code CALL}: a consistent read of the key's row (InnoDB
+ * takes no lock for it), and the INSERT when there is none, in one round trip; in single-commit
+ * mode with a zero wait the procedure also sets and puts back the lock wait. Without it (a table
+ * created by an older version and not migrated), a consistent SELECT, then a plain INSERT (see
+ * {@link SelectThenInsertSql}): two round trips for a fresh claim. Never {@code INSERT IGNORE},
+ * which would turn a too-long value into a silent truncation, nor {@code ON DUPLICATE KEY UPDATE},
+ * which locks the existing row even when it changes nothing.
  */
 final class MySqlFamilySql extends SelectThenInsertSql {
   private static final int ER_DUP_ENTRY = 1062;
@@ -18,8 +28,16 @@ final class MySqlFamilySql extends SelectThenInsertSql {
 
   private final String purgeSql;
   private final String expiredSql;
+  private static final String NO_CLAIM_ROW = "mcpgate: no claim row";
+  private static final String NOT_COMMITTED = "mcpgate: not committed";
 
-  MySqlFamilySql(String table) {
+  private final String callSql;
+  private final String completeSql;
+
+  /**
+   * @param claimProcedure true when the table's claim procedure exists: claims call it
+   */
+  MySqlFamilySql(String table, boolean claimProcedure) {
     super(
         table,
         "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)",
@@ -38,6 +56,97 @@ final class MySqlFamilySql extends SelectThenInsertSql {
             + " WHERE expires_at_ms <= "
             + nowMs
             + " ORDER BY created_at_ms LIMIT ?";
+    this.callSql =
+        claimProcedure
+            ? "CALL " + TableName.claimProcedureName(table) + "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            : null;
+    this.completeSql =
+        claimProcedure
+            ? "CALL " + TableName.completeProcedureName(table) + "(?, ?, ?, ?, ?, ?, ?)"
+            : null;
+  }
+
+  /**
+   * @return true when claims go through the table's claim procedure, one round trip each
+   */
+  boolean callsClaimProcedure() {
+    return callSql != null;
+  }
+
+  @Override
+  boolean foldsLockWait() {
+    return callSql != null;
+  }
+
+  @Override
+  Read read(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds, boolean noWait)
+      throws SQLException {
+    if (callSql == null) {
+      return super.read(c, r, latest, timeoutSeconds, noWait);
+    }
+    try (PreparedStatement ps = c.prepareStatement(callSql)) {
+      ps.setQueryTimeout(timeoutSeconds);
+      int i = bindKey(ps, 1, r.id());
+      ps.setString(i++, r.argsHash());
+      ps.setString(i++, r.token().value());
+      ps.setLong(i++, r.lease().toMillis());
+      ps.setLong(i++, r.retention().toMillis());
+      ps.setBoolean(i++, latest);
+      ps.setInt(i, noWait ? 0 : -1);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException("the claim procedure of " + table + " returned no row");
+        }
+        long nowMs = rs.getLong("now_ms");
+        if (rs.getBoolean("inserted")) {
+          return new Read(newRow(r, 1, nowMs), nowMs, true);
+        }
+        // no row and not inserted: a racing claim inserted the key first; read again
+        return new Read(readRow(rs), nowMs, false);
+      }
+    }
+  }
+
+  @Override
+  boolean sendsCompletionWithCommit() {
+    return completeSql != null;
+  }
+
+  /** One {@code CALL} of the table's completion procedure: the UPDATE, then the {@code COMMIT}. */
+  @Override
+  boolean completeAndCommit(
+      Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(completeSql)) {
+      int i = bindKey(ps, 1, id);
+      ps.setString(i++, token.value());
+      ps.setLong(i++, retention.toMillis());
+      ps.setString(i++, result.kind().name());
+      ps.setBytes(i, result.body());
+      ps.execute();
+      return true;
+    } catch (SQLException e) {
+      if (e.getMessage() != null && e.getMessage().contains(NO_CLAIM_ROW)) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The procedure raises every failure before its {@code COMMIT} again with {@value #NOT_COMMITTED}
+   * in front; any other failure may have come from the {@code COMMIT} itself.
+   */
+  @Override
+  boolean provesNotCommitted(SQLException e) {
+    return e.getMessage() != null
+        && (e.getMessage().contains(NOT_COMMITTED) || e.getMessage().contains(NO_CLAIM_ROW));
+  }
+
+  /** The procedure tried the INSERT already; a read that saw no row lost a race: go round. */
+  @Override
+  boolean insert(Connection c, ClaimRequest r, long nowMs, int timeoutSeconds) throws SQLException {
+    return callSql == null && super.insert(c, r, nowMs, timeoutSeconds);
   }
 
   /**

@@ -1,8 +1,11 @@
 package dev.mcpgate.jdbc;
 
+import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.HeldLease;
+import dev.mcpgate.core.spi.StoredResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,39 +16,85 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * PostgreSQL: the read is one statement that inserts the key when there is no row ({@code INSERT ..
- * ON CONFLICT DO NOTHING}) and otherwise reads the existing row back in its second half. {@code DO
- * NOTHING} locks nothing, writes nothing and assigns no transaction id, so a replay, a conflict or
- * an in-flight answer is one read-only round trip; a fresh claim is that statement and the
- * completion. No duplicate-key error is ever raised (which would abort a surrounding transaction).
+ * PostgreSQL: the read is one statement that reads the key's row and, when there is none, inserts
+ * the key ({@code INSERT .. ON CONFLICT DO NOTHING}), returning whichever it found. A replay, a
+ * conflict or an in-flight answer finds the row and runs no insert: it locks nothing, writes
+ * nothing and assigns no transaction id, one read-only round trip; a fresh claim is that statement
+ * and the completion. No duplicate-key error is ever raised (which would abort a surrounding
+ * transaction).
  *
- * <p>The read-back half sees the statement's snapshot: a row committed by a racing claim after the
- * snapshot was taken blocks the INSERT yet is invisible to the SELECT. Then nothing comes back, and
- * the next round (a new statement, a new snapshot under READ COMMITTED) sees it.
+ * <p>Both halves see the statement's snapshot: a row committed by a racing claim after the snapshot
+ * was taken blocks the INSERT yet is invisible to the read. Then nothing comes back, and the next
+ * round (a new statement, a new snapshot under READ COMMITTED) sees it. In single-commit mode with
+ * a zero wait, the same statement sets {@code lock_timeout} to its least before the INSERT and puts
+ * it back after it ({@code set_config(.., true)}), so the claim stays one round trip.
  */
 final class PostgresSql extends SqlDialect {
   private final String readSql;
+  private final String readNoWaitSql;
+  private static final String NO_CLAIM_ROW = "mcpgate: no claim row of this attempt";
+  private static final String INVALID_TEXT = "22P02";
+
   private final String purgeSql;
+  private final String completeAndCommitSql;
 
   PostgresSql(String table) {
     super(table, "(EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::bigint");
-    this.readSql =
+    // %4$s: the CTE that sets lock_timeout (or nothing); %5$s: what the INSERT's source joins
+    String claim =
         """
-        WITH now AS (SELECT %2$s AS ms),
+        WITH %4$snow AS (SELECT %2$s AS ms),
+        found AS (SELECT * FROM %1$s WHERE tenant = ? AND tool = ? AND idem_key = ?),
         ins AS (
           INSERT INTO %1$s (%3$s)
           SELECT ?, ?, ?, ?, 'IN_PROGRESS', ?, 1, now.ms, now.ms + ?, now.ms + ?, NULL, NULL, NULL
-          FROM now
+          FROM now%5$s WHERE NOT EXISTS (SELECT 1 FROM found)
           ON CONFLICT (tenant, tool, idem_key) DO NOTHING
           RETURNING *
         )
-        SELECT ins.*, now.ms AS now_ms, TRUE AS inserted FROM ins, now
-        UNION ALL
-        SELECT t.*, now.ms AS now_ms, FALSE AS inserted FROM %1$s t, now
-        WHERE t.tenant = ? AND t.tool = ? AND t.idem_key = ?
-          AND NOT EXISTS (SELECT 1 FROM ins)
-        """
-            .formatted(table, nowMs, COLUMNS);
+        """;
+    this.readSql =
+        claim.formatted(table, nowMs, COLUMNS, "", "")
+            + """
+            SELECT ins.*, now.ms AS now_ms, TRUE AS inserted FROM ins, now
+            UNION ALL
+            SELECT found.*, now.ms AS now_ms, FALSE AS inserted FROM found, now
+            """;
+    // the setting is made before the INSERT reads its source row (it joins cfg), and put back in
+    // the outer target list, evaluated on the row the INSERT or the read produced; the outer join
+    // gives one row even when nothing was found, so the setting is always put back
+    this.readNoWaitSql =
+        claim.formatted(
+                table,
+                nowMs,
+                COLUMNS,
+                "cfg AS MATERIALIZED (SELECT current_setting('lock_timeout') AS previous,"
+                    + " set_config('lock_timeout', '1ms', true) AS applied),\n",
+                ", cfg")
+            + """
+            , result AS (
+              SELECT ins.*, TRUE AS inserted FROM ins
+              UNION ALL
+              SELECT found.*, FALSE AS inserted FROM found
+            )
+            SELECT result.*, now.ms AS now_ms,
+              set_config('lock_timeout', cfg.previous, true) AS restored
+            FROM cfg CROSS JOIN now LEFT JOIN result ON TRUE
+            """;
+    this.completeAndCommitSql =
+        "WITH done AS (UPDATE "
+            + table
+            + " SET state = 'COMPLETED', completed_at_ms = "
+            + nowMs
+            + ", expires_at_ms = "
+            + nowMs
+            + " + ?, result_kind = ?, result = ? WHERE "
+            + KEY
+            + " AND lease_token = ? AND state <> 'COMPLETED' RETURNING 1)"
+            + " SELECT CASE WHEN n = 1 THEN n ELSE CAST('"
+            + NO_CLAIM_ROW
+            + " ' || n AS bigint) END"
+            + " FROM (SELECT count(*) AS n FROM done) c; COMMIT";
     this.purgeSql =
         "DELETE FROM "
             + table
@@ -59,23 +108,76 @@ final class PostgresSql extends SqlDialect {
             + " FOR UPDATE SKIP LOCKED)";
   }
 
+  /**
+   * The completion and the {@code COMMIT}, sent together: an UPDATE that finds no row of this
+   * attempt fails (a cast that cannot succeed, evaluated only then), so the {@code COMMIT} after it
+   * is never carried out.
+   */
   @Override
-  Read read(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds) throws SQLException {
+  boolean sendsCompletionWithCommit() {
+    return true;
+  }
+
+  @Override
+  boolean completeAndCommit(
+      Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(completeAndCommitSql)) {
+      ps.setLong(1, retention.toMillis());
+      ps.setString(2, result.kind().name());
+      ps.setBytes(3, result.body());
+      int i = bindKey(ps, 4, id);
+      ps.setString(i, token.value());
+      ps.execute();
+      while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
+        // the COMMIT's answer: read to the end, so that an error of it is raised here
+      }
+      return true;
+    } catch (SQLException e) {
+      if (INVALID_TEXT.equals(e.getSQLState())
+          && e.getMessage() != null
+          && e.getMessage().contains(NO_CLAIM_ROW)) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * An error answered by the server proves that nothing was committed: the statement that failed
+   * ended the transaction's work, and a {@code COMMIT} that fails rolls back. Only a lost
+   * connection (class 08) or no answer at all leaves the commit unknown.
+   */
+  @Override
+  boolean provesNotCommitted(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && !state.startsWith("08");
+  }
+
+  @Override
+  boolean foldsLockWait() {
+    return true;
+  }
+
+  @Override
+  Read read(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds, boolean noWait)
+      throws SQLException {
     // under READ COMMITTED every statement sees what was committed before it began, inside a
     // transaction too; the INSERT waits for another transaction's uncommitted row of the key
-    try (PreparedStatement ps = c.prepareStatement(readSql)) {
+    try (PreparedStatement ps = c.prepareStatement(noWait ? readNoWaitSql : readSql)) {
       ps.setQueryTimeout(timeoutSeconds);
       int i = bindKey(ps, 1, r.id());
+      i = bindKey(ps, i, r.id());
       ps.setString(i++, r.argsHash());
       ps.setString(i++, r.token().value());
       ps.setLong(i++, r.lease().toMillis());
-      ps.setLong(i++, r.retention().toMillis());
-      bindKey(ps, i, r.id());
+      ps.setLong(i, r.retention().toMillis());
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return new Read(null, 0, false);
         }
-        return new Read(readRow(rs), rs.getLong("now_ms"), rs.getBoolean("inserted"));
+        ClaimRecord row = readRow(rs);
+        return new Read(row, rs.getLong("now_ms"), row != null && rs.getBoolean("inserted"));
       }
     }
   }

@@ -1,8 +1,12 @@
 package dev.mcpgate.jdbc;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /** The claims table's presence and creation, from the dialect's DDL. */
 final class Schema {
@@ -23,6 +27,49 @@ final class Schema {
         return false;
       }
       throw e;
+    }
+  }
+
+  /** A procedure created by a racing setup: "PROCEDURE .. already exists". */
+  private static final int MYSQL_PROCEDURE_EXISTS = 1304;
+
+  /**
+   * @return true when both of the table's procedures exist (MariaDB/MySQL)
+   */
+  static boolean proceduresExist(Connection c, String table) throws SQLException {
+    String claim = TableName.claimProcedureName(table);
+    String complete = TableName.completeProcedureName(table);
+    int dot = claim.indexOf('.');
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_TYPE = 'PROCEDURE'"
+                + " AND ROUTINE_SCHEMA = COALESCE(?, DATABASE()) AND ROUTINE_NAME IN (?, ?)")) {
+      ps.setString(1, dot < 0 ? null : claim.substring(0, dot));
+      ps.setString(2, claim.substring(dot + 1));
+      ps.setString(3, complete.substring(complete.indexOf('.') + 1));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getInt(1) == 2;
+      }
+    }
+  }
+
+  /**
+   * Creates procedures (each one statement, its comment lines left out); one that a racing setup
+   * created a moment ago is fine.
+   */
+  static void createProcedures(Connection c, List<String> procedures) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      for (String ddl : procedures) {
+        String body =
+            ddl.lines().filter(l -> !l.startsWith("--")).collect(Collectors.joining("\n")).strip();
+        try {
+          st.execute(body);
+        } catch (SQLException e) {
+          if (e.getErrorCode() != MYSQL_PROCEDURE_EXISTS) {
+            throw e;
+          }
+        }
+      }
     }
   }
 

@@ -44,7 +44,7 @@ abstract class SelectThenInsertSql extends SqlDialect {
   }
 
   @Override
-  final Read read(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds)
+  Read read(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds, boolean noWait)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(latest ? readLatestSql : readSql)) {
       ps.setQueryTimeout(timeoutSeconds);
@@ -57,8 +57,7 @@ abstract class SelectThenInsertSql extends SqlDialect {
   }
 
   @Override
-  final boolean insert(Connection c, ClaimRequest r, long nowMs, int timeoutSeconds)
-      throws SQLException {
+  boolean insert(Connection c, ClaimRequest r, long nowMs, int timeoutSeconds) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(insertSql)) {
       ps.setQueryTimeout(timeoutSeconds);
       int i = bindKey(ps, 1, r.id());

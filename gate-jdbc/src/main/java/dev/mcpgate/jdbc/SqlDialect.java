@@ -148,13 +148,26 @@ abstract class SqlDialect {
   record Read(ClaimRecord row, long nowMs, boolean inserted) {}
 
   /**
-   * Reads the key's row and the store's clock in one statement (PostgreSQL also inserts).
+   * Reads the key's row and the store's clock in one statement (PostgreSQL, and MariaDB/MySQL
+   * through the claim procedure, also insert the key when it is free).
    *
    * @param latest true when, inside a single-commit transaction, a race was lost: the read must see
    *     the row committed since the transaction's first read (and wait for an uncommitted one)
+   * @param noWait true when the read must not wait for another transaction's uncommitted claim of
+   *     the key; only asked of a dialect whose {@link #foldsLockWait} is true
    */
-  abstract Read read(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds)
+  abstract Read read(
+      Connection c, ClaimRequest r, boolean latest, int timeoutSeconds, boolean noWait)
       throws SQLException;
+
+  /**
+   * @return true when {@link #read} itself can give up at once on another transaction's lock (the
+   *     lock wait set and put back inside the claim's one statement); false when the lock wait is
+   *     set and put back by statements of their own ({@link #noLockWait}, {@link #restoreLockWait})
+   */
+  boolean foldsLockWait() {
+    return false;
+  }
 
   /**
    * Inserts the claim's row, attempt 1, with times from {@code nowMs} (the store's clock, read a
@@ -196,7 +209,7 @@ abstract class SqlDialect {
 
   /** Claims atomically; see {@link dev.mcpgate.core.spi.IdempotencyStore#claim}. */
   final ClaimAttempt claim(Connection c, ClaimRequest r) throws SQLException {
-    return claim(c, r, false, 0);
+    return claim(c, r, false, 0, false);
   }
 
   /**
@@ -207,7 +220,7 @@ abstract class SqlDialect {
    */
   final ClaimAttempt claimInTransaction(Connection c, ClaimRequest r, int timeoutSeconds)
       throws SQLException {
-    return claim(c, r, true, timeoutSeconds);
+    return claim(c, r, true, timeoutSeconds, false);
   }
 
   /**
@@ -219,10 +232,23 @@ abstract class SqlDialect {
    */
   final ClaimAttempt claimInTransactionWithoutWaiting(Connection c, ClaimRequest r)
       throws SQLException {
+    if (foldsLockWait()) {
+      return claim(c, r, true, 1, true);
+    }
+    return withoutLockWait(c, () -> claim(c, r, true, 1, false));
+  }
+
+  /** What runs while the lock wait is set to nothing. */
+  private interface NoWaitWork<T> {
+    T run() throws SQLException;
+  }
+
+  /** Runs {@code work} with the connection's lock wait set to nothing, then puts it back. */
+  private <T> T withoutLockWait(Connection c, NoWaitWork<T> work) throws SQLException {
     String previous = noLockWait(c);
-    ClaimAttempt attempt;
+    T attempt;
     try {
-      attempt = claim(c, r, true, 1);
+      attempt = work.run();
     } catch (SQLException e) {
       if (restoresLockWaitAfterFailure()) {
         try {
@@ -275,10 +301,11 @@ abstract class SqlDialect {
   }
 
   private ClaimAttempt claim(
-      Connection c, ClaimRequest r, boolean inTransaction, int timeoutSeconds) throws SQLException {
+      Connection c, ClaimRequest r, boolean inTransaction, int timeoutSeconds, boolean noWait)
+      throws SQLException {
     for (int round = 0; round < CLAIM_ROUNDS; round++) {
       try {
-        ClaimAttempt attempt = claimOnce(c, r, inTransaction && round > 0, timeoutSeconds);
+        ClaimAttempt attempt = claimOnce(c, r, inTransaction && round > 0, timeoutSeconds, noWait);
         if (attempt != null) {
           return attempt;
         }
@@ -294,9 +321,10 @@ abstract class SqlDialect {
   /**
    * @return the claim's answer, or null when a race was lost and the claim goes round
    */
-  private ClaimAttempt claimOnce(Connection c, ClaimRequest r, boolean latest, int timeoutSeconds)
+  private ClaimAttempt claimOnce(
+      Connection c, ClaimRequest r, boolean latest, int timeoutSeconds, boolean noWait)
       throws SQLException {
-    Read read = read(c, r, latest, timeoutSeconds);
+    Read read = read(c, r, latest, timeoutSeconds, noWait);
     Instant now = Instant.ofEpochMilli(read.nowMs());
     if (read.inserted()) {
       return new ClaimAttempt.Acquired(read.row(), now);
@@ -310,9 +338,15 @@ abstract class SqlDialect {
       return new ClaimAttempt.Existing(read.row(), now);
     }
     int attempt = Takeover.nextAttempt(read.row(), now);
-    return takeOver(c, r, read.row().token(), attempt, read.nowMs(), timeoutSeconds)
-        ? new ClaimAttempt.Acquired(newRow(r, attempt, read.nowMs()), now)
-        : null;
+    LeaseToken readToken = read.row().token();
+    // a takeover is rare: where the read set and put back the lock wait itself, the UPDATE gets
+    // statements of its own for it, so that it does not wait on a racing takeover either
+    boolean taken =
+        noWait
+            ? withoutLockWait(
+                c, () -> takeOver(c, r, readToken, attempt, read.nowMs(), timeoutSeconds))
+            : takeOver(c, r, readToken, attempt, read.nowMs(), timeoutSeconds);
+    return taken ? new ClaimAttempt.Acquired(newRow(r, attempt, read.nowMs()), now) : null;
   }
 
   /** The row a claim writes: in progress, held by its token, times from the store's clock. */
@@ -370,6 +404,35 @@ abstract class SqlDialect {
       ps.setString(i, token.value());
       return ps.executeUpdate() == 1;
     }
+  }
+
+  /**
+   * @return true when {@link #completeAndCommit} sends the completion and the {@code COMMIT} in one
+   *     round trip; false when the completion and the commit are sent one by one
+   */
+  boolean sendsCompletionWithCommit() {
+    return false;
+  }
+
+  /**
+   * Writes the completion and commits the connection's transaction in one round trip (only where
+   * {@link #sendsCompletionWithCommit} is true).
+   *
+   * @return false when the completion found no row of this token: nothing was committed
+   * @throws SQLException for which {@link #provesNotCommitted} says whether nothing was committed
+   */
+  boolean completeAndCommit(
+      Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
+      throws SQLException {
+    throw new UnsupportedOperationException("no completion sent with the commit");
+  }
+
+  /**
+   * @return true when the failure of {@link #completeAndCommit} proves that nothing was committed;
+   *     false when the commit may have been carried out (its answer was lost)
+   */
+  boolean provesNotCommitted(SQLException e) {
+    return false;
   }
 
   boolean release(Connection c, ClaimId id, LeaseToken token) throws SQLException {

@@ -25,6 +25,28 @@ final class TableName {
     return (bare.length() > 50 ? bare.substring(0, 50) : bare) + "_key_idx";
   }
 
+  /**
+   * @return the name of the table's claim procedure (MariaDB/MySQL), in the table's schema; the
+   *     suffix carries the procedure's version, so a changed body gets a name of its own
+   */
+  static String claimProcedureName(String table) {
+    return procedureName(table, "_claim_v1");
+  }
+
+  /**
+   * @return the name of the table's single-commit completion procedure (MariaDB/MySQL)
+   */
+  static String completeProcedureName(String table) {
+    return procedureName(table, "_complete_v1");
+  }
+
+  private static String procedureName(String table, String suffix) {
+    int dot = table.indexOf('.');
+    String schema = dot < 0 ? "" : table.substring(0, dot + 1);
+    String bare = table.substring(dot + 1);
+    return schema + (bare.length() > 50 ? bare.substring(0, 50) : bare) + suffix;
+  }
+
   static String indexName(String table) {
     String bare = table.substring(table.indexOf('.') + 1);
     return (bare.length() > 50 ? bare.substring(0, 50) : bare) + "_created_idx";

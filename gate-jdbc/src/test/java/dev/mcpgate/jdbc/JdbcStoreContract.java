@@ -333,7 +333,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Test
   void anInsertThatLosesTheRaceForAKeyReportsItSoTheClaimGoesRound() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
-    SqlDialect sql = jdbc.dialect().sql(JdbcStoreContract.TABLE);
+    SqlDialect sql = jdbc.dialect().sql(JdbcStoreContract.TABLE, false); // the two-statement claim
     dev.mcpgate.core.spi.ClaimRequest first =
         new dev.mcpgate.core.spi.ClaimRequest(
             call("raced", Map.of()).id(), "v1:a", LeaseToken.random(), LONG, LONG);
@@ -346,6 +346,39 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
         assertThat(sql.insert(c, second, now, 5)).as("the key is taken").isFalse();
         assertThat(store.find(first.id()).orElseThrow().token()).isEqualTo(first.token());
       }
+    }
+  }
+
+  @Test
+  void aClaimThatMeetsAnUncommittedClaimOfItsKeyAnswersWithTheRowOnceItIsCommitted()
+      throws Exception {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    dev.mcpgate.core.spi.ClaimRequest first =
+        new dev.mcpgate.core.spi.ClaimRequest(
+            call("uncommitted", Map.of()).id(), "v1:a", LeaseToken.random(), LONG, LONG);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection holder = dataSource().getConnection()) {
+      holder.setAutoCommit(false);
+      // the key inserted in a transaction that is still open: a racing claim's insert meets it
+      assertThat(jdbc.setup().sql().claimInTransaction(holder, first, 5))
+          .isInstanceOf(dev.mcpgate.core.spi.ClaimAttempt.Acquired.class);
+      CompletableFuture<dev.mcpgate.core.spi.ClaimAttempt> second =
+          CompletableFuture.supplyAsync(
+              () ->
+                  store.claim(
+                      new dev.mcpgate.core.spi.ClaimRequest(
+                          first.id(), "v1:a", LeaseToken.random(), LONG, LONG)),
+              pool);
+      Thread.sleep(300);
+      holder.commit();
+      holder.setAutoCommit(true);
+      dev.mcpgate.core.spi.ClaimAttempt attempt = second.get(30, TimeUnit.SECONDS);
+      assertThat(attempt)
+          .as("a claim that lost the race reads again and finds the committed row")
+          .isInstanceOf(dev.mcpgate.core.spi.ClaimAttempt.Existing.class);
+      assertThat(attempt.record().token()).isEqualTo(first.token());
+    } finally {
+      pool.shutdownNow();
     }
   }
 

@@ -9,6 +9,7 @@ import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
@@ -112,6 +113,37 @@ interface TransactionEndTests {
   }
 
   // ---------------------------------------------------------------- through the gate
+
+  @Test
+  default void aSingleCommitCompletionThatFindsNoClaimRowCommitsNothing() throws Exception {
+    IdempotencyGate gate = IdempotencyGate.builder(jdbcStore()).build();
+    ToolCall call = toolCall("claim-row-gone");
+
+    // the action removes its own uncommitted claim: the completion (sent with the COMMIT where
+    // the dialect can) finds no row, and the COMMIT must not be carried out
+    assertThatThrownBy(
+            () ->
+                gate.executeSingleCommit(
+                    call,
+                    ResultMapper.utf8(),
+                    jdbcStore().singleCommit(),
+                    (c, ctx) -> {
+                      writeBusinessRow(c, "effect");
+                      try (var ps =
+                          c.prepareStatement(
+                              "DELETE FROM "
+                                  + jdbcStore().tableName()
+                                  + " WHERE tenant = ? AND tool = ? AND idem_key = ?")) {
+                        SqlDialect.bindKey(ps, 1, call.id());
+                        ps.executeUpdate();
+                      }
+                      return "done";
+                    }))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("none of its writes took effect");
+    assertThat(businessRows()).as("nothing committed").isEmpty();
+    assertFreeAndRetryRuns(gate, call);
+  }
 
   @Test
   default void singleCommitWithAMapperThatThrowsCommitsNeitherTheEffectNorTheClaim()

@@ -1,5 +1,8 @@
 package dev.mcpgate.core.spi;
 
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.CommitOutcomeUnknownException;
+import dev.mcpgate.core.LeaseToken;
 import java.time.Duration;
 
 /**
@@ -26,4 +29,36 @@ public interface ClaimingScope<R> extends TransactionScope<R> {
    * @throws dev.mcpgate.core.StoreUnavailableException if the claim could not be written
    */
   ClaimAttempt claim(R resource, ClaimRequest request, Duration wait);
+
+  /**
+   * Writes the token-checked completion and commits the transaction, in as few round trips as the
+   * store can: a store may send the completion and the {@code COMMIT} together, so that a claim in
+   * single-commit mode costs one round trip beyond the action's own. The default completes, then
+   * commits.
+   *
+   * @param resource a resource from {@link #begin()}, holding this attempt's uncommitted claim
+   * @param id the claim
+   * @param token this attempt's lease token
+   * @param result the encoded result
+   * @param retention how long the result is replayed
+   * @return true when the completion was written and committed; false when no row held by {@code
+   *     token} was found: nothing was committed, and the caller rolls back
+   * @throws dev.mcpgate.core.CommitOutcomeUnknownException if the commit was sent and its answer
+   *     was lost: whether the transaction committed is not known
+   * @throws dev.mcpgate.core.StoreUnavailableException if the completion or the commit failed and
+   *     nothing was committed (the caller rolls back)
+   */
+  default boolean completeAndCommit(
+      R resource, ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
+    if (!complete(resource, id, token, result, retention)) {
+      return false;
+    }
+    try {
+      commit(resource);
+    } catch (RuntimeException e) {
+      throw new CommitOutcomeUnknownException(
+          "the commit of " + id + " failed: whether it committed is not known", e);
+    }
+    return true;
+  }
 }
