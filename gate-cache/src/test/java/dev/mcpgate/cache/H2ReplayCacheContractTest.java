@@ -1,8 +1,8 @@
 package dev.mcpgate.cache;
 
-import dev.mcpgate.core.contract.IdempotencyStoreContract;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.jdbc.JdbcIdempotencyStore;
+import dev.mcpgate.store.tck.IdempotencyStoreContract;
 
 /**
  * The store contract on the JDBC store (embedded H2) behind a replay cache, in real time: the

@@ -1,9 +1,9 @@
 package dev.mcpgate.cache;
 
-import dev.mcpgate.core.contract.IdempotencyStoreContract;
-import dev.mcpgate.core.contract.MutableClock;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.store.tck.IdempotencyStoreContract;
+import dev.mcpgate.store.tck.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.mcpgate.core.FailurePathsTest.UnitOfWork;
-import dev.mcpgate.core.contract.MutableClock;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,6 @@ package dev.mcpgate.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.mcpgate.core.contract.MutableClock;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimState;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.FailurePathsTest.UnitOfWork;
-import dev.mcpgate.core.contract.MutableClock;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimState;
 import java.nio.charset.StandardCharsets;

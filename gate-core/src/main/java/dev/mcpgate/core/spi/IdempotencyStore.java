@@ -12,8 +12,9 @@ import java.util.Set;
 /**
  * Where claims live. A store is small on purpose: it makes one atomic conditional write per claim
  * and token-checked writes after it, and returns values. Hashing, policies, codecs, events and
- * waiting live in the gate, so every store behaves alike; the contract suite in gate-core's test
- * jar ({@code IdempotencyStoreContract}) says exactly how.
+ * waiting live in the gate, so every store behaves alike; the store contract suite, {@code
+ * dev.mcpgate.store.tck.IdempotencyStoreContract} in the artifact {@code gate-store-tck}, says
+ * exactly how (a store's author extends it in test scope; see docs/stores.md).
  *
  * <p>All expiry and lease decisions use the store's clock ({@link #now()}), never the caller's.
  * Implementations must be thread-safe. Infrastructure failures are reported by throwing {@link

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
-import dev.mcpgate.core.contract.MutableClock;
+import dev.mcpgate.core.MutableClock;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;

@@ -1,4 +1,4 @@
-package dev.mcpgate.core.contract;
+package dev.mcpgate.core;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,7 +7,10 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock that tests move by hand; thread-safe. */
+/**
+ * A clock that tests move by hand; thread-safe. gate-core's own copy of the store TCK's {@code
+ * MutableClock} (gate-store-tck depends on gate-core, so gate-core's tests cannot use it).
+ */
 public final class MutableClock extends Clock {
   private final AtomicReference<Instant> now;
 

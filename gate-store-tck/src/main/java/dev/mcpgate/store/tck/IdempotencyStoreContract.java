@@ -1,4 +1,4 @@
-package dev.mcpgate.core.contract;
+package dev.mcpgate.store.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -41,40 +41,88 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The behaviour every {@link IdempotencyStore} promises, as one suite that each store runs by
- * subclassing it (see {@code InMemoryIdempotencyStoreTest} for the smallest example). Each test
- * works under its own random tenant, so a shared database needs no cleaning between tests.
+ * The behaviour every {@link IdempotencyStore} promises, as one JUnit 5 suite that each store runs
+ * by subclassing it in its own tests. The stores of MCP Gate run it as it stands; so can a store
+ * written elsewhere:
  *
- * <p>Every guard of the store's conditional writes has a test here that fails when the guard is
- * removed: the lease token on complete, release and extend; the state on release and takeover; the
- * argument hash and the lease time on takeover; the expiry on a fresh claim.
+ * <pre>
+ * class MyStoreContractTest extends IdempotencyStoreContract {
+ *   private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+ *
+ *   &#64;Override
+ *   protected IdempotencyStore createStore() {
+ *     return new MyStore(clock);
+ *   }
+ *
+ *   &#64;Override
+ *   protected void elapse(Duration d) {
+ *     clock.advance(d); // without this override, the suite sleeps
+ *   }
+ * }
+ * </pre>
+ *
+ * <p>The suite checks the outcome table (fresh claim, replay, in flight, conflict in every state),
+ * the one takeover rule, fencing by the lease token, lease extension and release, the unknown
+ * outcome, expiry and purge on the store's clock, tenant and tool isolation, results byte for byte
+ * up to the size limit, and threads racing on one key and over many keys. Every guard of the
+ * store's conditional writes has a test here that fails when the guard is removed: the lease token
+ * on complete, release and extend; the state on release and takeover; the argument hash and the
+ * lease time on takeover; the expiry on a fresh claim.
+ *
+ * <p>Each test works under its own random tenant ({@link #tenant}), so a shared database needs no
+ * cleaning between tests. {@link #createStore()} is called before each test and {@link
+ * #closeStore()} after it; a subclass may add tests of its own, which see the same {@link #store}.
  */
 public abstract class IdempotencyStoreContract {
 
   /** A lease long enough that it never runs out by accident during a test. */
   protected static final Duration LONG = Duration.ofMinutes(10);
 
+  /** The store under test: what {@link #createStore()} returned for the current test. */
   protected IdempotencyStore store;
+
+  /** The current test's tenant, random per test; {@link #id} and {@link #call} use it. */
   protected String tenant;
 
+  /** For subclasses. */
+  protected IdempotencyStoreContract() {}
+
   /**
-   * @return a store on the backend under test; called before each test
+   * Builds the store under test, on the backend under test; called before each test. The store may
+   * be shared by tests or new for each: the tests keep apart by tenant.
+   *
+   * @return the store the current test runs on
+   * @throws Exception if the store cannot be built; the test fails
    */
   protected abstract IdempotencyStore createStore() throws Exception;
 
-  /** Lets {@code d} pass on the store's clock. The default sleeps (for real servers). */
+  /**
+   * Lets {@code d} pass on the store's clock. The default sleeps a little longer than {@code d}
+   * (for stores on a real server's clock); a store on an injected clock advances it instead, for
+   * example a {@link MutableClock}.
+   *
+   * @param d how much time passes
+   * @throws InterruptedException if the sleep is interrupted
+   */
   protected void elapse(Duration d) throws InterruptedException {
     Thread.sleep(d.toMillis() + 30);
   }
 
   /**
-   * @return a lease that tests let run out with {@link #elapse}; short for real servers
+   * The lease that tests let run out with {@link #elapse}. The default, 300 ms, suits a real
+   * server; a store whose clock is coarse (or slow to agree across nodes) lengthens it.
+   *
+   * @return the short lease
    */
   protected Duration shortLease() {
     return Duration.ofMillis(300);
   }
 
-  /** Called after each test, to close what {@link #createStore()} opened. */
+  /**
+   * Called after each test, to close what {@link #createStore()} opened. The default does nothing.
+   *
+   * @throws Exception if closing fails; the test fails
+   */
   protected void closeStore() throws Exception {}
 
   @BeforeEach
@@ -90,14 +138,31 @@ public abstract class IdempotencyStoreContract {
 
   // ------------------------------------------------------------------ helpers
 
+  /**
+   * @param key an idempotency key
+   * @return the id of {@code key} for the tool {@code refund_order}, under the current tenant
+   */
   protected ClaimId id(String key) {
     return new ClaimId(tenant, "refund_order", key);
   }
 
+  /**
+   * Claims on the store directly (no gate), with a retention of six {@link #LONG} leases.
+   *
+   * @param id what to claim
+   * @param hash the argument hash, any string such as {@code "v1:a"}
+   * @param token the attempt's lease token
+   * @param lease how long the lease lasts
+   * @return what the store answered
+   */
   protected ClaimAttempt claim(ClaimId id, String hash, LeaseToken token, Duration lease) {
     return store.claim(new ClaimRequest(id, hash, token, lease, LONG.multipliedBy(6)));
   }
 
+  /**
+   * @param text a result
+   * @return {@code text} as a stored value (not a failure), in UTF-8
+   */
   protected static StoredResult value(String text) {
     return new StoredResult(
         StoredResult.Kind.VALUE, text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -108,7 +173,7 @@ public abstract class IdempotencyStoreContract {
    *
    * @return the stale token (index 0) and the current one (index 1)
    */
-  protected LeaseToken[] takenOver(ClaimId id, Duration currentLease) throws InterruptedException {
+  private LeaseToken[] takenOver(ClaimId id, Duration currentLease) throws InterruptedException {
     LeaseToken stale = LeaseToken.random();
     claim(id, "v1:a", stale, shortLease());
     elapse(shortLease());
@@ -117,10 +182,15 @@ public abstract class IdempotencyStoreContract {
     return new LeaseToken[] {stale, current};
   }
 
-  protected IdempotencyGate gate(GatePolicy policy) {
+  private IdempotencyGate gate(GatePolicy policy) {
     return IdempotencyGate.builder(store).policy(policy).build();
   }
 
+  /**
+   * @param key an idempotency key
+   * @param args the call's arguments
+   * @return a call of the tool {@code refund_order} under the current tenant
+   */
   protected ToolCall call(String key, Map<String, ?> args) {
     return ToolCall.of(tenant, "refund_order", key, args);
   }
@@ -1046,7 +1116,10 @@ public abstract class IdempotencyStoreContract {
   }
 
   /**
-   * @return the largest result the backend is tested with; stores with a smaller cap lower it
+   * The largest result the suite stores and reads back. The default is 256 KiB; a store whose
+   * backend caps a row's size lower lowers it.
+   *
+   * @return the size, in bytes
    */
   protected int maxResultBytesToTest() {
     return 256 * 1024;
@@ -1055,7 +1128,10 @@ public abstract class IdempotencyStoreContract {
   // ------------------------------------------------------------------ concurrency
 
   /**
-   * @return how many threads race on one key
+   * How many threads race on one key, through gates on the one {@link #store}. The default is 32;
+   * raise it for a backend where races are rare.
+   *
+   * @return the number of threads
    */
   protected int threadsOnOneKey() {
     return 32;
@@ -1145,7 +1221,10 @@ public abstract class IdempotencyStoreContract {
   }
 
   /**
-   * @return (threads, keys) for the many-keys race
+   * The size of the race over many keys: each thread calls every key once, in its own order. The
+   * default is 16 threads over 500 keys.
+   *
+   * @return {threads, keys}
    */
   protected int[] threadsAndKeys() {
     return new int[] {16, 500};
