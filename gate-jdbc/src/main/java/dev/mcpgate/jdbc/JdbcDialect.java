@@ -19,10 +19,9 @@ public enum JdbcDialect {
    */
   POSTGRESQL("postgresql"),
   /**
-   * MariaDB 10.3 or later: one {@code CALL} of the table's claim procedure (a consistent read, then
-   * the INSERT when the key is free; a duplicate key is a lost race that goes round), or, without
-   * the procedure, the same two statements sent one by one; a takeover is an UPDATE conditional on
-   * the token read.
+   * MariaDB 10.3 or later: a consistent SELECT, then a plain INSERT (a duplicate key is a lost race
+   * that goes round), or an UPDATE conditional on the token read for a takeover; in single-commit
+   * mode one {@code CALL} of the table's claim procedure does the same in one round trip.
    */
   MARIADB("mariadb"),
   /** MySQL 8: the same statements and procedure as MariaDB. */
@@ -104,9 +103,9 @@ public enum JdbcDialect {
 
   /**
    * The procedures of MariaDB and MySQL, as a script for the {@code mariadb} or {@code mysql}
-   * client: the claim (a consistent read, then the INSERT when the key is free) and the completion
-   * of single-commit mode (the UPDATE and the {@code COMMIT}), each one round trip. Without them,
-   * the store sends their statements one by one (and says so once in its log). {@code
+   * client: single-commit mode's claim (a consistent read, then the INSERT when the key is free)
+   * and its completion (the UPDATE and the {@code COMMIT}), each one round trip. Without them, the
+   * store sends their statements one by one (and says so once in its log). {@code
    * createSchemaIfMissing(true)} creates them with the table.
    *
    * @param table the claims table's name (validated as an identifier, optionally schema-qualified)

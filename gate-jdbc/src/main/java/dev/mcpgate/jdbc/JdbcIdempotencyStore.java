@@ -151,9 +151,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   }
 
   /**
-   * @return true when claims can call the table's procedures (MariaDB/MySQL): they exist, or were
-   *     created now with the table; without them, a fresh claim costs two round trips, said once in
-   *     the log with the script that creates them
+   * @return true when single-commit claims and completions can call the table's procedures
+   *     (MariaDB/MySQL): they exist, or were created now with the table; without them, each costs
+   *     more round trips, said once in the log with the script that creates them
    */
   private boolean claimProcedure(Connection c, JdbcDialect d) throws SQLException {
     List<String> procedures = d.procedures(table);
@@ -168,8 +168,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
       return true;
     }
     LOG.warn(
-        "the procedures {} and {} of table {} do not exist: each fresh claim costs two round"
-            + " trips instead of one; create them with the mariadb or mysql client:\n{}",
+        "the procedures {} and {} of table {} do not exist: single-commit claims and completions"
+            + " cost more round trips; create them with the mariadb or mysql client:\n{}",
         TableName.claimProcedureName(table),
         TableName.completeProcedureName(table),
         table,

@@ -174,10 +174,10 @@ final class PostgresSql extends SqlDialect {
       ps.setLong(i, r.retention().toMillis());
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
-          return new Read(null, 0, false);
+          return new Read(null, 0, false, true);
         }
         ClaimRecord row = readRow(rs);
-        return new Read(row, rs.getLong("now_ms"), row != null && rs.getBoolean("inserted"));
+        return new Read(row, rs.getLong("now_ms"), row != null && rs.getBoolean("inserted"), true);
       }
     }
   }
@@ -224,10 +224,10 @@ final class PostgresSql extends SqlDialect {
     return false;
   }
 
-  /** The read tried the INSERT already; a read that saw no row lost a race: go round. */
+  /** Never called: the read tries the INSERT itself ({@link Read#insertTried}). */
   @Override
   boolean insert(Connection c, ClaimRequest r, long nowMs, int timeoutSeconds) {
-    return false;
+    throw new IllegalStateException("PostgreSQL's read inserts the key itself");
   }
 
   @Override

@@ -51,7 +51,7 @@ abstract class SelectThenInsertSql extends SqlDialect {
       bindKey(ps, 1, r.id());
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new Read(readRow(rs), rs.getLong("now_ms"), false);
+        return new Read(readRow(rs), rs.getLong("now_ms"), false, false);
       }
     }
   }

@@ -144,8 +144,11 @@ abstract class SqlDialect {
    * @param row the row, or null when the read saw none
    * @param nowMs the store's clock at the read
    * @param inserted true when the read itself inserted the row (PostgreSQL): acquired
+   * @param insertTried true when the read itself tried the insert of a free key (PostgreSQL, the
+   *     MariaDB/MySQL claim procedure): no row and not inserted is a lost race, and the claim goes
+   *     round; false when the {@linkplain #insert insert} comes next
    */
-  record Read(ClaimRecord row, long nowMs, boolean inserted) {}
+  record Read(ClaimRecord row, long nowMs, boolean inserted, boolean insertTried) {}
 
   /**
    * Reads the key's row and the store's clock in one statement (PostgreSQL, and MariaDB/MySQL
@@ -330,6 +333,9 @@ abstract class SqlDialect {
       return new ClaimAttempt.Acquired(read.row(), now);
     }
     if (read.row() == null) {
+      if (read.insertTried()) {
+        return null; // another attempt inserted the key first: read again
+      }
       return insert(c, r, read.nowMs(), timeoutSeconds)
           ? new ClaimAttempt.Acquired(newRow(r, 1, read.nowMs()), now)
           : null;

@@ -1,9 +1,12 @@
 package dev.mcpgate.benchmarks.throughput;
 
+import dev.mcpgate.cache.ReplayCache;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.jdbc.JdbcDialect;
 import dev.mcpgate.jdbc.JdbcIdempotencyStore;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -22,7 +25,19 @@ final class GateContender implements Contender {
      */
     TRANSACTIONAL("MCP Gate, transactional + INSERT"),
     /** Single-commit mode: the claim, the business INSERT and the completion in one commit. */
-    SINGLE_COMMIT("MCP Gate, single-commit + INSERT");
+    SINGLE_COMMIT("MCP Gate, single-commit + INSERT"),
+    /**
+     * Single-commit mode around a read-modify-write transaction ({@link Sql#transfer}): what the
+     * gate adds to a tool's real transaction.
+     */
+    SINGLE_COMMIT_TRANSFER("MCP Gate, single-commit + read-modify-write"),
+    /** Plain, with the replay near-cache (gate-cache) in front of the store. */
+    PLAIN_CACHED("MCP Gate, plain + replay cache"),
+    /**
+     * Plain, on a table without the MariaDB/MySQL procedures: the claim's SELECT and INSERT sent
+     * one by one (on PostgreSQL, the same as plain).
+     */
+    PLAIN_NO_PROCEDURES("MCP Gate, plain, no procedures");
 
     final String label;
 
@@ -54,18 +69,48 @@ final class GateContender implements Contender {
     }
     Sql.execute(dataSource, "DROP TABLE IF EXISTS bench_claims");
     Sql.createBusinessTable(dataSource);
+    if (mode == Mode.SINGLE_COMMIT_TRANSFER) {
+      Sql.createAccounts(dataSource);
+    }
+    if (mode == Mode.PLAIN_NO_PROCEDURES) {
+      // the table alone, as an older version created it: the store falls back to two statements
+      JdbcDialect dialect =
+          database == Database.POSTGRESQL ? JdbcDialect.POSTGRESQL : JdbcDialect.MARIADB;
+      for (String statement : dialect.ddl("bench_claims").split(";")) {
+        if (statement.lines().anyMatch(l -> !l.isBlank() && !l.strip().startsWith("--"))) {
+          Sql.execute(dataSource, statement);
+        }
+      }
+      if (database == Database.MARIADB) {
+        Sql.execute(
+            dataSource,
+            "DROP PROCEDURE IF EXISTS bench_claims_claim_v1",
+            "DROP PROCEDURE IF EXISTS bench_claims_complete_v1");
+      }
+    }
     store =
         JdbcIdempotencyStore.builder(dataSource)
             .tableName("bench_claims")
-            .createSchemaIfMissing(true)
+            .createSchemaIfMissing(mode != Mode.PLAIN_NO_PROCEDURES)
             .build();
-    gate = IdempotencyGate.builder(store).build();
+    IdempotencyStore gated = mode == Mode.PLAIN_CACHED ? ReplayCache.wrap(store, 10_000) : store;
+    gate = IdempotencyGate.builder(gated).build();
   }
 
   private GateResult<String> call(String key) {
     ToolCall call = ToolCall.of("acme", "stop_session", key, Map.of("session_id", key));
     return switch (mode) {
-      case PLAIN -> gate.execute(call, ResultMapper.utf8(), ctx -> RESULT);
+      case PLAIN, PLAIN_CACHED, PLAIN_NO_PROCEDURES ->
+          gate.execute(call, ResultMapper.utf8(), ctx -> RESULT);
+      case SINGLE_COMMIT_TRANSFER ->
+          gate.executeSingleCommit(
+              call,
+              ResultMapper.utf8(),
+              store.singleCommit(),
+              (c, ctx) -> {
+                Sql.transfer(c, key);
+                return RESULT;
+              });
       case TRANSACTIONAL ->
           gate.execute(
               call,
