@@ -231,6 +231,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   }
 
   private <T> T withConnection(String what, Work<T> work) {
+    return withConnection(what, null, work);
+  }
+
+  /**
+   * @param what what is done, for the failure's message
+   * @param id the claim it is done to, or null; named in the message only on failure (a claim's
+   *     text is not built on the way of every call)
+   */
+  private <T> T withConnection(String what, ClaimId id, Work<T> work) {
     Setup s = setup(); // before taking a connection: the setup needs one of its own
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
@@ -245,14 +254,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         }
       }
     } catch (SQLException e) {
-      throw s.failures().of(what, e);
+      throw s.failures().of(id == null ? what : what + " " + id, e);
     }
   }
 
   @Override
   public ClaimAttempt claim(ClaimRequest request) {
     notNull(request, "request");
-    return withConnection("claim " + request.id(), c -> setup().sql().claim(c, request));
+    return withConnection("claim", request.id(), c -> setup().sql().claim(c, request));
   }
 
   @Override
@@ -260,19 +269,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     notNull(result, "result");
     Checks.positiveMillis(retention, "retention");
     return withConnection(
-        "complete " + id, c -> setup().sql().complete(c, id, token, result, retention));
+        "complete", id, c -> setup().sql().complete(c, id, token, result, retention));
   }
 
   @Override
   public boolean release(ClaimId id, LeaseToken token) {
-    return withConnection("release " + id, c -> setup().sql().release(c, id, token));
+    return withConnection("release", id, c -> setup().sql().release(c, id, token));
   }
 
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
     Checks.positiveMillis(lease, "lease");
     return withConnection(
-        "extend the lease of " + id, c -> setup().sql().extend(c, id, token, lease));
+        "extend the lease of", id, c -> setup().sql().extend(c, id, token, lease));
   }
 
   /**
@@ -319,8 +328,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
     Checks.positiveMillis(fence, "fence");
-    return withConnection(
-        "mark unknown " + id, c -> setup().sql().markUnknown(c, id, token, fence));
+    return withConnection("mark unknown", id, c -> setup().sql().markUnknown(c, id, token, fence));
   }
 
   /**
@@ -352,7 +360,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
     notNull(id, "id");
-    return withConnection("find " + id, c -> Optional.ofNullable(setup().sql().find(c, id)));
+    return withConnection("find", id, c -> Optional.ofNullable(setup().sql().find(c, id)));
   }
 
   @Override
