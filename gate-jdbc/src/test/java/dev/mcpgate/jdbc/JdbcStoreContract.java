@@ -843,7 +843,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   }
 
   /** Drops the tables, and on MariaDB/MySQL the procedures the store would give them. */
-  private void dropTablesAndProcedures(List<String> tables) throws SQLException {
+  void dropTablesAndProcedures(List<String> tables) throws SQLException {
     try (Connection c = dataSource().getConnection();
         Statement st = c.createStatement()) {
       for (String t : tables) {
