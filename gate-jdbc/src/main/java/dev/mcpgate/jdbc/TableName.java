@@ -40,11 +40,24 @@ final class TableName {
     return procedureName(table, "_complete_v1");
   }
 
+  /**
+   * The table's name with the suffix, when that names this table's procedure alone: a bare name of
+   * at most 50 characters, all lower case. Otherwise (a longer name, cut short, or one with upper
+   * case letters: routine names are case-insensitive where table names may not be) its first 41
+   * characters, lower-cased, and a digest of the exact name, so that two tables never share a
+   * procedure.
+   */
   private static String procedureName(String table, String suffix) {
     int dot = table.indexOf('.');
     String schema = dot < 0 ? "" : table.substring(0, dot + 1);
     String bare = table.substring(dot + 1);
-    return schema + (bare.length() > 50 ? bare.substring(0, 50) : bare) + suffix;
+    if (bare.length() <= 50 && bare.equals(bare.toLowerCase(java.util.Locale.ROOT))) {
+      return schema + bare + suffix;
+    }
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    crc.update(bare.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    String head = bare.substring(0, Math.min(41, bare.length())).toLowerCase(java.util.Locale.ROOT);
+    return schema + head + "_" + String.format("%08x", crc.getValue()) + suffix;
   }
 
   static String indexName(String table) {

@@ -803,6 +803,61 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   }
 
   @Test
+  void aTableWhoseNameSharesItsFirst50CharactersWithAnothersKeepsItsClaimsInItsOwnTable()
+      throws Exception {
+    // two tables whose names differ only after the 50th character: each store must claim in its
+    // own table, whatever names its procedures (or indexes) are given
+    String prefix = "mcpgate_claims_long_name_shared_prefix_0123456789ab";
+    assertThat(prefix).hasSize(51);
+    String one = prefix + "_one";
+    String two = prefix + "_two";
+    List<String> tables = List.of(one, two);
+    dropTablesAndProcedures(tables);
+    try {
+      JdbcIdempotencyStore first =
+          closedAfterTest(
+              JdbcIdempotencyStore.builder(dataSource())
+                  .tableName(one)
+                  .createSchemaIfMissing(true)
+                  .build());
+      first.verify();
+      JdbcIdempotencyStore second =
+          closedAfterTest(
+              JdbcIdempotencyStore.builder(dataSource())
+                  .tableName(two)
+                  .createSchemaIfMissing(true)
+                  .build());
+      second.verify();
+      dev.mcpgate.core.spi.ClaimRequest request =
+          new dev.mcpgate.core.spi.ClaimRequest(
+              call("long-table", Map.of()).id(), "v1:a", LeaseToken.random(), LONG, LONG);
+
+      assertThat(second.claim(request))
+          .isInstanceOf(dev.mcpgate.core.spi.ClaimAttempt.Acquired.class);
+
+      assertThat(second.find(request.id())).as("the claim is in table %s", two).isPresent();
+      assertThat(first.find(request.id())).as("nothing is in table %s", one).isEmpty();
+    } finally {
+      dropTablesAndProcedures(tables);
+    }
+  }
+
+  /** Drops the tables, and on MariaDB/MySQL the procedures the store would give them. */
+  void dropTablesAndProcedures(List<String> tables) throws SQLException {
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
+      for (String t : tables) {
+        st.execute("DROP TABLE IF EXISTS " + t);
+        if (jdbcStore().dialect() == JdbcDialect.MARIADB
+            || jdbcStore().dialect() == JdbcDialect.MYSQL) {
+          st.execute("DROP PROCEDURE IF EXISTS " + TableName.claimProcedureName(t));
+          st.execute("DROP PROCEDURE IF EXISTS " + TableName.completeProcedureName(t));
+        }
+      }
+    }
+  }
+
+  @Test
   void lowLevelClaimOfACompletedCallIsAReplayInOneRead() {
     IdempotencyGate gate = IdempotencyGate.builder(store).build();
     ToolCall call = call("low", Map.of("a", 1));

@@ -313,6 +313,84 @@ interface TransactionEndTests {
 
   // ---------------------------------------------------------------- zero in-flight wait
 
+  /**
+   * The session's own lock wait: PostgreSQL lock_timeout, MariaDB/MySQL innodb_lock_wait_timeout.
+   */
+  private String lockWait(Connection c) throws SQLException {
+    return SqlDialect.queryOne(
+        c,
+        jdbcStore().dialect() == JdbcDialect.POSTGRESQL
+            ? "SELECT current_setting('lock_timeout')"
+            : "SELECT @@SESSION.innodb_lock_wait_timeout");
+  }
+
+  @Test
+  default void aZeroWaitClaimLeavesTheSessionsLockWaitAsItWasOnEveryPath() throws Exception {
+    JdbcDialect dialect = jdbcStore().dialect();
+    org.junit.jupiter.api.Assumptions.assumeTrue(dialect != JdbcDialect.H2);
+    String mine = dialect == JdbcDialect.POSTGRESQL ? "7s" : "7";
+    ToolCall fresh = toolCall("lock-wait-fresh");
+    ToolCall replay = toolCall("lock-wait-replay");
+    ToolCall takeover = toolCall("lock-wait-takeover");
+    jdbcStore()
+        .complete(
+            replay.id(),
+            ((ClaimAttempt.Acquired)
+                    jdbcStore()
+                        .claim(
+                            new ClaimRequest(
+                                replay.id(),
+                                "h",
+                                LeaseToken.random(),
+                                Duration.ofMinutes(1),
+                                Duration.ofMinutes(10))))
+                .record()
+                .token(),
+            new dev.mcpgate.core.spi.StoredResult(
+                dev.mcpgate.core.spi.StoredResult.Kind.VALUE, new byte[] {1}),
+            Duration.ofMinutes(10));
+    jdbcStore()
+        .claim(
+            new ClaimRequest(
+                takeover.id(),
+                "h",
+                LeaseToken.random(),
+                Duration.ofMillis(1),
+                Duration.ofMinutes(10)));
+    Thread.sleep(50);
+    try (Connection c = connection()) {
+      SqlDialect.run(
+          c,
+          dialect == JdbcDialect.POSTGRESQL
+              ? "SET lock_timeout = '" + mine + "'"
+              : "SET SESSION innodb_lock_wait_timeout = " + mine);
+      ClaimingScope<Connection> scope = jdbcStore().singleCommit(c);
+      for (ToolCall call : List.of(fresh, replay, takeover)) {
+        Connection tx = scope.begin();
+        ClaimAttempt attempt =
+            scope.claim(
+                tx,
+                new ClaimRequest(
+                    call.id(),
+                    "h",
+                    LeaseToken.random(),
+                    Duration.ofMinutes(1),
+                    Duration.ofMinutes(10)),
+                Duration.ZERO);
+        assertThat(attempt)
+            .as(call.id().key())
+            .isInstanceOf(
+                call == replay ? ClaimAttempt.Existing.class : ClaimAttempt.Acquired.class);
+        assertThat(lockWait(tx))
+            .as("inside the transaction, after %s", call.id().key())
+            .isEqualTo(mine);
+        scope.rollback(tx);
+        scope.close(tx);
+        assertThat(lockWait(c)).as("after %s", call.id().key()).isEqualTo(mine);
+      }
+    }
+  }
+
   @Test
   default void aZeroInFlightWaitIsRefusedWhileAnotherTransactionHoldsTheClaim() throws Exception {
     IdempotencyGate gate =
