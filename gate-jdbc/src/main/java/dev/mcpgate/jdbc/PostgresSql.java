@@ -144,14 +144,23 @@ final class PostgresSql extends SqlDialect {
   }
 
   /**
-   * An error answered by the server proves that nothing was committed: the statement that failed
-   * ended the transaction's work, and a {@code COMMIT} that fails rolls back. Only a lost
-   * connection (class 08) or no answer at all leaves the commit unknown.
+   * Only an error of the statement's own work proves that nothing was committed: a data, integrity,
+   * transaction-state, rollback, syntax or lock error, or a cancelled statement (classes 22, 23,
+   * 25, 40, 42, 55, and 57014), each raised before the {@code COMMIT} ran, which then never runs.
+   * Anything else leaves the commit unknown: a lost connection (class 08), no state at all, and the
+   * server's own troubles (57P01 when the server is shut down while a {@code COMMIT} waits for a
+   * synchronous standby comes after the transaction committed locally; class 53, 58, XX).
    */
   @Override
   boolean provesNotCommitted(SQLException e) {
     String state = e.getSQLState();
-    return state != null && !state.startsWith("08");
+    if (state == null || state.length() != 5) {
+      return false;
+    }
+    return switch (state.substring(0, 2)) {
+      case "22", "23", "25", "40", "42", "55" -> true;
+      default -> state.equals("57014");
+    };
   }
 
   @Override

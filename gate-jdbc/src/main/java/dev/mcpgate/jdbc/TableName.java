@@ -1,6 +1,9 @@
 package dev.mcpgate.jdbc;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.regex.Pattern;
+import java.util.zip.CRC32;
 
 /** Table names are checked as identifiers and never concatenated into SQL unchecked. */
 final class TableName {
@@ -51,12 +54,12 @@ final class TableName {
     int dot = table.indexOf('.');
     String schema = dot < 0 ? "" : table.substring(0, dot + 1);
     String bare = table.substring(dot + 1);
-    if (bare.length() <= 50 && bare.equals(bare.toLowerCase(java.util.Locale.ROOT))) {
+    if (bare.length() <= 50 && bare.equals(bare.toLowerCase(Locale.ROOT))) {
       return schema + bare + suffix;
     }
-    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
-    crc.update(bare.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    String head = bare.substring(0, Math.min(41, bare.length())).toLowerCase(java.util.Locale.ROOT);
+    CRC32 crc = new CRC32();
+    crc.update(bare.getBytes(StandardCharsets.UTF_8));
+    String head = bare.substring(0, Math.min(41, bare.length())).toLowerCase(Locale.ROOT);
     return schema + head + "_" + String.format("%08x", crc.getValue()) + suffix;
   }
 

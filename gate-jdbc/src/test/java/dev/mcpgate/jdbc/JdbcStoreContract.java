@@ -832,13 +832,31 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
           new dev.mcpgate.core.spi.ClaimRequest(
               call("long-table", Map.of()).id(), "v1:a", LeaseToken.random(), LONG, LONG);
 
-      assertThat(second.claim(request))
+      // single-commit mode with a zero wait: the claim that goes through the procedure
+      assertThat(claimedInSingleCommit(second, request))
           .isInstanceOf(dev.mcpgate.core.spi.ClaimAttempt.Acquired.class);
 
       assertThat(second.find(request.id())).as("the claim is in table %s", two).isPresent();
       assertThat(first.find(request.id())).as("nothing is in table %s", one).isEmpty();
     } finally {
       dropTablesAndProcedures(tables);
+    }
+  }
+
+  /**
+   * Claims in single-commit mode with a zero wait (on MariaDB/MySQL, through the table's claim
+   * procedure) and commits.
+   */
+  static dev.mcpgate.core.spi.ClaimAttempt claimedInSingleCommit(
+      JdbcIdempotencyStore store, dev.mcpgate.core.spi.ClaimRequest request) {
+    dev.mcpgate.core.spi.ClaimingScope<Connection> scope = store.singleCommit();
+    Connection c = scope.begin();
+    try {
+      dev.mcpgate.core.spi.ClaimAttempt attempt = scope.claim(c, request, Duration.ZERO);
+      scope.commit(c);
+      return attempt;
+    } finally {
+      scope.close(c);
     }
   }
 
