@@ -3,6 +3,7 @@ package dev.mcpgate.core;
 import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
+import java.time.Duration;
 
 /**
  * Stores an acquired claim's result: encodes it with the codec, enforces the size limit, and writes
@@ -73,21 +74,14 @@ final class ResultWriter {
    */
   <R> boolean store(
       TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim, Prepared prepared) {
-    ClaimId id = claim.id();
-    if (prepared.tooLarge() != null) {
-      throw fence(scope, resource, claim, prepared.tooLarge());
-    }
-    StoredResult result = prepared.result();
-    int length = result.body().length;
-    boolean stored;
-    try {
-      stored = scope.complete(resource, id, claim.token(), result, policy.retention());
-    } catch (ResultTooLargeException storeLimit) {
-      throw fence(scope, resource, claim, storeLimit);
-    }
-    if (stored) {
-      events.emit(GateEvent.Type.COMPLETED, claim, "result stored (" + length + " bytes)", null);
-    } else {
+    boolean stored =
+        write(
+            scope,
+            resource,
+            claim,
+            prepared,
+            result -> scope.complete(resource, claim.id(), claim.token(), result, retention()));
+    if (!stored) {
       events.emit(
           GateEvent.Type.LEASE_LOST,
           claim,
@@ -107,14 +101,38 @@ final class ResultWriter {
    */
   <R> boolean storeAndCommit(
       ClaimingScope<R> scope, R resource, ClaimOutcome.Acquired claim, Prepared prepared) {
-    ClaimId id = claim.id();
+    return write(
+        scope,
+        resource,
+        claim,
+        prepared,
+        result ->
+            scope.completeAndCommit(resource, claim.id(), claim.token(), result, retention()));
+  }
+
+  private Duration retention() {
+    return policy.retention();
+  }
+
+  /** How a prepared result is written: the completion, or the completion with the commit. */
+  private interface Completion {
+    boolean write(StoredResult result);
+  }
+
+  /** Fences a result too large, else writes it and tells the listeners once it is stored. */
+  private <R> boolean write(
+      TransactionScope<R> scope,
+      R resource,
+      ClaimOutcome.Acquired claim,
+      Prepared prepared,
+      Completion completion) {
     if (prepared.tooLarge() != null) {
       throw fence(scope, resource, claim, prepared.tooLarge());
     }
     StoredResult result = prepared.result();
     boolean stored;
     try {
-      stored = scope.completeAndCommit(resource, id, claim.token(), result, policy.retention());
+      stored = completion.write(result);
     } catch (ResultTooLargeException storeLimit) {
       throw fence(scope, resource, claim, storeLimit);
     }

@@ -123,11 +123,7 @@ final class PostgresSql extends SqlDialect {
       Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(completeAndCommitSql)) {
-      ps.setLong(1, retention.toMillis());
-      ps.setString(2, result.kind().name());
-      ps.setBytes(3, result.body());
-      int i = bindKey(ps, 4, id);
-      ps.setString(i, token.value());
+      bindCompletion(ps, id, token, result, retention);
       ps.execute();
       while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
         // the COMMIT's answer: read to the end, so that an error of it is raised here

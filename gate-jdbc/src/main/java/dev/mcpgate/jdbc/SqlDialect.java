@@ -403,13 +403,23 @@ abstract class SqlDialect {
       Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(completeSql)) {
-      ps.setLong(1, retention.toMillis());
-      ps.setString(2, result.kind().name());
-      ps.setBytes(3, result.body());
-      int i = bindKey(ps, 4, id);
-      ps.setString(i, token.value());
+      bindCompletion(ps, id, token, result, retention);
       return ps.executeUpdate() == 1;
     }
+  }
+
+  /**
+   * Binds a completion's parameters: the retention, the result's kind and body, the key, the token
+   * (the order of {@code completeSql}, and of PostgreSQL's completion with the commit).
+   */
+  static void bindCompletion(
+      PreparedStatement ps, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
+      throws SQLException {
+    ps.setLong(1, retention.toMillis());
+    ps.setString(2, result.kind().name());
+    ps.setBytes(3, result.body());
+    int i = bindKey(ps, 4, id);
+    ps.setString(i, token.value());
   }
 
   /**

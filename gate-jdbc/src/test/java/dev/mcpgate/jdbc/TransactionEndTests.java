@@ -319,16 +319,22 @@ interface TransactionEndTests {
   private String lockWait(Connection c) throws SQLException {
     return SqlDialect.queryOne(
         c,
-        jdbcStore().dialect() == JdbcDialect.POSTGRESQL
-            ? "SELECT current_setting('lock_timeout')"
-            : "SELECT @@SESSION.innodb_lock_wait_timeout");
+        switch (jdbcStore().dialect()) {
+          case POSTGRESQL -> "SELECT current_setting('lock_timeout')";
+          case H2 -> "SELECT LOCK_TIMEOUT()";
+          case MARIADB, MYSQL -> "SELECT @@SESSION.innodb_lock_wait_timeout";
+        });
   }
 
   @Test
   default void aZeroWaitClaimLeavesTheSessionsLockWaitAsItWasOnEveryPath() throws Exception {
     JdbcDialect dialect = jdbcStore().dialect();
-    org.junit.jupiter.api.Assumptions.assumeTrue(dialect != JdbcDialect.H2);
-    String mine = dialect == JdbcDialect.POSTGRESQL ? "7s" : "7";
+    String mine =
+        switch (dialect) {
+          case POSTGRESQL -> "7s";
+          case H2 -> "7000";
+          case MARIADB, MYSQL -> "7";
+        };
     ToolCall fresh = toolCall("lock-wait-fresh");
     ToolCall replay = toolCall("lock-wait-replay");
     ToolCall takeover = toolCall("lock-wait-takeover");
@@ -361,9 +367,11 @@ interface TransactionEndTests {
     try (Connection c = connection()) {
       SqlDialect.run(
           c,
-          dialect == JdbcDialect.POSTGRESQL
-              ? "SET lock_timeout = '" + mine + "'"
-              : "SET SESSION innodb_lock_wait_timeout = " + mine);
+          switch (dialect) {
+            case POSTGRESQL -> "SET lock_timeout = '" + mine + "'";
+            case H2 -> "SET LOCK_TIMEOUT " + mine;
+            case MARIADB, MYSQL -> "SET SESSION innodb_lock_wait_timeout = " + mine;
+          });
       ClaimingScope<Connection> scope = jdbcStore().singleCommit(c);
       for (ToolCall call : List.of(fresh, replay, takeover)) {
         Connection tx = scope.begin();
