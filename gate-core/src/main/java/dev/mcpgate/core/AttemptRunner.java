@@ -20,9 +20,9 @@ import org.slf4j.LoggerFactory;
  * DirectScope}, which has nothing to commit.
  */
 final class AttemptRunner {
-  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
 
-  private final IdempotencyGate gate;
+  private final ClaimSteps steps;
   private final IdempotencyStore store;
   private final GatePolicy policy;
   private final ResultWriter writer;
@@ -31,7 +31,7 @@ final class AttemptRunner {
   private final LeaseRenewer leases;
 
   AttemptRunner(
-      IdempotencyGate gate,
+      ClaimSteps steps,
       IdempotencyStore store,
       GatePolicy policy,
       ResultWriter writer,
@@ -39,7 +39,7 @@ final class AttemptRunner {
       DirectScope direct,
       LeaseRenewer leases) {
     this.leases = leases;
-    this.gate = gate;
+    this.steps = steps;
     this.store = store;
     this.policy = policy;
     this.writer = writer;
@@ -98,7 +98,7 @@ final class AttemptRunner {
     try {
       T value;
       try {
-        value = action.run(resource, new ClaimContext(gate, claim, renewal));
+        value = action.run(resource, steps.context(claim, renewal));
       } catch (Throwable t) {
         renewal.finishing();
         rollbackQuietly(scope, resource, t); // the transaction ends: it holds no row lock now

@@ -9,7 +9,13 @@ import org.slf4j.LoggerFactory;
 
 /** Tells a gate's listeners of each decision; a failing listener is logged, never propagated. */
 final class Events {
-  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
+  /**
+   * The one logger of the engine, named after the gate (as it always was), so that a log setting
+   * for {@code dev.mcpgate.core.IdempotencyGate} covers every class of the engine.
+   */
+  static final String LOGGER = "dev.mcpgate.core.IdempotencyGate";
+
+  private static final Logger LOG = LoggerFactory.getLogger(LOGGER);
 
   private final List<GateListener> listeners;
   private final InstantSource clock;

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * Anything else, or any failure, leaves the outcome unknown.
  */
 final class Reconciliation {
-  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
   private static final int MAX_ROUNDS = 3;
 
   private final IdempotencyStore store;

@@ -21,21 +21,17 @@ import org.slf4j.LoggerFactory;
  * the whole transaction back, claim included: the key is free at once.
  */
 final class SingleCommitRunner {
-  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
 
-  private final IdempotencyGate gate;
+  private final ClaimSteps steps;
   private final GatePolicy policy;
   private final Claimer claimer;
   private final ResultWriter writer;
   private final Events events;
 
   SingleCommitRunner(
-      IdempotencyGate gate,
-      GatePolicy policy,
-      Claimer claimer,
-      ResultWriter writer,
-      Events events) {
-    this.gate = gate;
+      ClaimSteps steps, GatePolicy policy, Claimer claimer, ResultWriter writer, Events events) {
+    this.steps = steps;
     this.policy = policy;
     this.claimer = claimer;
     this.writer = writer;
@@ -181,7 +177,7 @@ final class SingleCommitRunner {
     ClaimId id = claim.id();
     T value;
     try {
-      value = action.run(resource, new ClaimContext(gate, claim, LeaseRenewer.none(claim)));
+      value = action.run(resource, steps.context(claim, LeaseRenewer.none(claim)));
     } catch (Throwable t) {
       rollbackQuietly(scope, resource, t);
       events.emit(

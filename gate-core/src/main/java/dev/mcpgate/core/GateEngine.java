@@ -1,0 +1,191 @@
+package dev.mcpgate.core;
+
+import dev.mcpgate.core.hash.ArgumentHasher;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimingScope;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.TransactionScope;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The engine behind one gate: its parts, wired once per policy, and the path of a call through them
+ * (hash the arguments, claim, then run the attempt, replay, or refuse). The gate checks the
+ * arguments of each call and hands it here; nothing here knows the gate.
+ */
+final class GateEngine {
+  private final IdempotencyStore store;
+  private final GatePolicy policy;
+  private final ResultCodec codec;
+  private final List<GateListener> listeners;
+  private final InstantSource clock;
+  private final LeaseRenewer renewer;
+  private final Claimer claimer;
+  private final ClaimSteps steps;
+  private final AttemptRunner runner;
+  private final SingleCommitRunner singleCommit;
+  private final DirectScope direct;
+
+  /**
+   * @param listeners told of every decision (copied)
+   * @param clock stamps events
+   * @param scheduler where leases are renewed; null for a daemon thread of the engine's own
+   */
+  GateEngine(
+      IdempotencyStore store,
+      GatePolicy policy,
+      ResultCodec codec,
+      List<GateListener> listeners,
+      InstantSource clock,
+      ScheduledExecutorService scheduler) {
+    this(store, policy, codec, List.copyOf(listeners), clock, new LeaseRenewer(store, scheduler));
+  }
+
+  private GateEngine(
+      IdempotencyStore store,
+      GatePolicy policy,
+      ResultCodec codec,
+      List<GateListener> listeners,
+      InstantSource clock,
+      LeaseRenewer renewer) {
+    this.store = store;
+    this.policy = policy;
+    this.codec = codec;
+    this.listeners = listeners;
+    this.clock = clock;
+    this.renewer = renewer;
+    Events events = new Events(listeners, clock);
+    this.direct = new DirectScope(store);
+    this.claimer = new Claimer(store, policy, codec, events);
+    ResultWriter writer = new ResultWriter(policy, codec, events);
+    this.steps = new ClaimSteps(store, policy, codec, events, writer, direct);
+    this.runner = new AttemptRunner(steps, store, policy, writer, events, direct, renewer);
+    this.singleCommit = new SingleCommitRunner(steps, policy, claimer, writer, events);
+  }
+
+  /**
+   * @return an engine over the same store, codec, listeners and lease renewer with another policy
+   */
+  GateEngine withPolicy(GatePolicy policy) {
+    return new GateEngine(store, policy, codec, listeners, clock, renewer);
+  }
+
+  GatePolicy policy() {
+    return policy;
+  }
+
+  /** Stops renewing leases, for this engine and every one {@link #withPolicy} made from it. */
+  void close() {
+    renewer.close();
+  }
+
+  /**
+   * @return how many running attempts are renewed now (for tests)
+   */
+  int renewing() {
+    return renewer.running();
+  }
+
+  private void checkOpen() {
+    if (renewer.isClosed()) {
+      throw new IllegalStateException("the gate is closed");
+    }
+  }
+
+  /** A plain action: it runs in the {@link DirectScope}, which has nothing to commit. */
+  <T> GateResult<T> execute(ToolCall call, ResultMapper<T> mapper, GateAction<T> action) {
+    return execute(call, mapper, direct, (resource, ctx) -> action.run(ctx));
+  }
+
+  /** Claims (waiting on another attempt), then runs the attempt, replays, or refuses. */
+  <T, R> GateResult<T> execute(
+      ToolCall call, ResultMapper<T> mapper, TransactionScope<R> scope, ScopedAction<T, R> action) {
+    checkOpen();
+    Claimer.Claimed claimed = claimer.claimWaiting(call, hash(call));
+    ClaimOutcome outcome = claimed.outcome();
+    if (outcome instanceof ClaimOutcome.Acquired acquired) {
+      return runner.run(acquired, claimed.sentNanos(), mapper, scope, action);
+    }
+    if (outcome instanceof ClaimOutcome.Replayed replayed) {
+      return readBack(replayed, mapper);
+    }
+    return GateResult.Refused.of((ClaimOutcome.Refused) outcome);
+  }
+
+  /** Single-commit mode: claim, action and completion in one transaction of {@code scope}. */
+  <T, R> GateResult<T> executeSingleCommit(
+      ToolCall call, ResultMapper<T> mapper, ClaimingScope<R> scope, ScopedAction<T, R> action) {
+    checkOpen();
+    return singleCommit.run(call, hash(call), mapper, scope, action, r -> readBack(r, mapper));
+  }
+
+  private String hash(ToolCall call) {
+    return ArgumentHasher.hash(call.arguments(), policy.ignoredArguments());
+  }
+
+  private static <T> GateResult<T> readBack(ClaimOutcome.Replayed replay, ResultMapper<T> mapper) {
+    StoredResult result = replay.result();
+    T value;
+    try {
+      value = mapper.fromBytes(result.body());
+    } catch (RuntimeException e) {
+      throw new IdempotencyException(
+          "the stored result of "
+              + replay.id()
+              + " cannot be read back ("
+              + result.body().length
+              + " bytes); was the result mapper"
+              + " or codec changed?",
+          e);
+    }
+    return new GateResult.Replayed<>(
+        replay.id(),
+        value,
+        result.kind() == StoredResult.Kind.FAILURE,
+        replay.attempt(),
+        replay.firstExecutedAt(),
+        replay.completedAt());
+  }
+
+  /** Claims once, without waiting. */
+  ClaimOutcome claim(ToolCall call) {
+    return claimer.claim(call, hash(call));
+  }
+
+  boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
+    return steps.complete(claim, result, failure);
+  }
+
+  boolean release(ClaimOutcome.Acquired claim) {
+    return steps.release(claim);
+  }
+
+  boolean extendLease(ClaimOutcome.Acquired claim, Duration lease) {
+    return steps.extendLease(claim, lease);
+  }
+
+  boolean markUnknown(ClaimOutcome.Acquired claim) {
+    return steps.markUnknown(claim);
+  }
+
+  boolean resolveUnknown(ClaimId id, Reconciler.Verdict verdict) {
+    return steps.resolveUnknown(id, verdict);
+  }
+
+  Optional<ClaimRecord> find(ClaimId id) {
+    return store.find(id);
+  }
+
+  /**
+   * @return a context for {@code claim} (taken by {@link #claim}) whose lease nobody renews, as in
+   *     single-commit mode; its {@link ClaimContext#extendLease} writes through {@link
+   *     #extendLease}
+   */
+  ClaimContext context(ClaimOutcome.Acquired claim) {
+    return steps.context(claim, LeaseRenewer.none(claim));
+  }
+}
