@@ -3,6 +3,7 @@ package dev.mcpgate.core;
 import static dev.mcpgate.core.internal.Checks.notNull;
 
 import dev.mcpgate.core.internal.Checks;
+import dev.mcpgate.core.internal.engine.GateEngine;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.IdempotencyStore;

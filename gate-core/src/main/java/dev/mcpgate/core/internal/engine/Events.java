@@ -1,5 +1,8 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.spi.ClaimRecord;
 import java.time.Duration;
 import java.time.InstantSource;

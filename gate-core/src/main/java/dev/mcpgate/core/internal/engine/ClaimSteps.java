@@ -1,5 +1,14 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.ResultCodec;
+import dev.mcpgate.core.ResultTooLargeException;
+import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -12,8 +21,8 @@ import java.util.function.BooleanSupplier;
  * The token-checked steps after a claim, for callers that drive them one by one (complete, release,
  * extend the lease, mark unknown) and for an operator who settles an unknown outcome. Each write is
  * conditional on the claim's lease token, so an attempt whose lease was taken over changes nothing;
- * a store that throws is reported as {@link StoreUnavailableException}. A running action extends
- * its lease through here too ({@link AttemptLease}).
+ * a store that throws is reported as {@link StoreUnavailableException}. A running action that
+ * extends its lease does it through here too.
  */
 final class ClaimSteps {
   private final IdempotencyStore store;
@@ -36,14 +45,6 @@ final class ClaimSteps {
     this.events = events;
     this.writer = writer;
     this.direct = direct;
-  }
-
-  /**
-   * @return the context of an action that runs under {@code claim}, whose lease {@code renewal}
-   *     keeps
-   */
-  ClaimContext context(ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal) {
-    return new ClaimContext(claim, new AttemptLease(this, claim, renewal));
   }
 
   /**

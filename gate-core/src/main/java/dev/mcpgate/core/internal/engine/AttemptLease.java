@@ -1,5 +1,7 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimContext;
+import dev.mcpgate.core.ClaimOutcome;
 import java.time.Duration;
 
 /**
@@ -12,10 +14,20 @@ final class AttemptLease implements ClaimContext.Lease {
   private final ClaimOutcome.Acquired claim;
   private final LeaseRenewer.Renewal renewal;
 
-  AttemptLease(ClaimSteps steps, ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal) {
+  private AttemptLease(
+      ClaimSteps steps, ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal) {
     this.steps = steps;
     this.claim = claim;
     this.renewal = renewal;
+  }
+
+  /**
+   * @return the context of an action that runs under {@code claim}, whose lease {@code renewal}
+   *     keeps and {@code steps} extends
+   */
+  static ClaimContext context(
+      ClaimSteps steps, ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal) {
+    return new ClaimContext(claim, new AttemptLease(steps, claim, renewal));
   }
 
   @Override

@@ -1,5 +1,18 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimContext;
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateAction;
+import dev.mcpgate.core.GateListener;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.ResultCodec;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ScopedAction;
+import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimingScope;
@@ -13,11 +26,12 @@ import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * The engine behind one gate: its parts, wired once per policy, and the path of a call through them
- * (hash the arguments, claim, then run the attempt, replay, or refuse). The gate checks the
- * arguments of each call and hands it here; nothing here knows the gate.
+ * The engine behind one {@code IdempotencyGate}: its parts, wired once per policy, and the path of
+ * a call through them (hash the arguments, claim, then run the attempt, replay, or refuse). The
+ * gate checks the arguments of each call and hands it here; nothing in this package knows the gate.
+ * Not API: the gate is what users call.
  */
-final class GateEngine {
+public final class GateEngine {
   private final IdempotencyStore store;
   private final GatePolicy policy;
   private final ResultCodec codec;
@@ -35,7 +49,7 @@ final class GateEngine {
    * @param clock stamps events
    * @param scheduler where leases are renewed; null for a daemon thread of the engine's own
    */
-  GateEngine(
+  public GateEngine(
       IdempotencyStore store,
       GatePolicy policy,
       ResultCodec codec,
@@ -70,23 +84,26 @@ final class GateEngine {
   /**
    * @return an engine over the same store, codec, listeners and lease renewer with another policy
    */
-  GateEngine withPolicy(GatePolicy policy) {
+  public GateEngine withPolicy(GatePolicy policy) {
     return new GateEngine(store, policy, codec, listeners, clock, renewer);
   }
 
-  GatePolicy policy() {
+  /**
+   * @return the policy this engine was wired for
+   */
+  public GatePolicy policy() {
     return policy;
   }
 
   /** Stops renewing leases, for this engine and every one {@link #withPolicy} made from it. */
-  void close() {
+  public void close() {
     renewer.close();
   }
 
   /**
    * @return how many running attempts are renewed now (for tests)
    */
-  int renewing() {
+  public int renewing() {
     return renewer.running();
   }
 
@@ -97,12 +114,12 @@ final class GateEngine {
   }
 
   /** A plain action: it runs in the {@link DirectScope}, which has nothing to commit. */
-  <T> GateResult<T> execute(ToolCall call, ResultMapper<T> mapper, GateAction<T> action) {
+  public <T> GateResult<T> execute(ToolCall call, ResultMapper<T> mapper, GateAction<T> action) {
     return execute(call, mapper, direct, (resource, ctx) -> action.run(ctx));
   }
 
   /** Claims (waiting on another attempt), then runs the attempt, replays, or refuses. */
-  <T, R> GateResult<T> execute(
+  public <T, R> GateResult<T> execute(
       ToolCall call, ResultMapper<T> mapper, TransactionScope<R> scope, ScopedAction<T, R> action) {
     checkOpen();
     Claimer.Claimed claimed = claimer.claimWaiting(call, hash(call));
@@ -117,7 +134,7 @@ final class GateEngine {
   }
 
   /** Single-commit mode: claim, action and completion in one transaction of {@code scope}. */
-  <T, R> GateResult<T> executeSingleCommit(
+  public <T, R> GateResult<T> executeSingleCommit(
       ToolCall call, ResultMapper<T> mapper, ClaimingScope<R> scope, ScopedAction<T, R> action) {
     checkOpen();
     return singleCommit.run(call, hash(call), mapper, scope, action, r -> readBack(r, mapper));
@@ -152,31 +169,39 @@ final class GateEngine {
   }
 
   /** Claims once, without waiting. */
-  ClaimOutcome claim(ToolCall call) {
+  public ClaimOutcome claim(ToolCall call) {
     return claimer.claim(call, hash(call));
   }
 
-  boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
+  /** The step-by-step API's completion; see {@link ClaimSteps#complete}. */
+  public boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
     return steps.complete(claim, result, failure);
   }
 
-  boolean release(ClaimOutcome.Acquired claim) {
+  /** The step-by-step API's release; see {@link ClaimSteps#release}. */
+  public boolean release(ClaimOutcome.Acquired claim) {
     return steps.release(claim);
   }
 
-  boolean extendLease(ClaimOutcome.Acquired claim, Duration lease) {
+  /** The step-by-step API's lease extension; see {@link ClaimSteps#extendLease}. */
+  public boolean extendLease(ClaimOutcome.Acquired claim, Duration lease) {
     return steps.extendLease(claim, lease);
   }
 
-  boolean markUnknown(ClaimOutcome.Acquired claim) {
+  /** The step-by-step API's fence as unknown; see {@link ClaimSteps#markUnknown}. */
+  public boolean markUnknown(ClaimOutcome.Acquired claim) {
     return steps.markUnknown(claim);
   }
 
-  boolean resolveUnknown(ClaimId id, Reconciler.Verdict verdict) {
+  /** An operator's settlement of an unknown outcome; see {@link ClaimSteps#resolveUnknown}. */
+  public boolean resolveUnknown(ClaimId id, Reconciler.Verdict verdict) {
     return steps.resolveUnknown(id, verdict);
   }
 
-  Optional<ClaimRecord> find(ClaimId id) {
+  /**
+   * @return the stored row of {@code id}, or empty
+   */
+  public Optional<ClaimRecord> find(ClaimId id) {
     return store.find(id);
   }
 
@@ -185,7 +210,7 @@ final class GateEngine {
    *     single-commit mode; its {@link ClaimContext#extendLease} writes through {@link
    *     #extendLease}
    */
-  ClaimContext context(ClaimOutcome.Acquired claim) {
-    return steps.context(claim, LeaseRenewer.none(claim));
+  public ClaimContext context(ClaimOutcome.Acquired claim) {
+    return AttemptLease.context(steps, claim, LeaseRenewer.none(claim));
   }
 }
