@@ -3,16 +3,25 @@ package dev.mcpgate.core;
 import dev.mcpgate.core.internal.Checks;
 import java.time.Duration;
 
-/** What a running action can know and do about the claim it runs under. */
+/**
+ * What a running action can know and do about the claim it runs under.
+ *
+ * <p>The gate makes one for each action it runs, over a {@link Lease} that it keeps: renewed on the
+ * gate's own thread while the action runs, and extended on request. An action tested on its own can
+ * be given one made with {@link #ClaimContext(ClaimOutcome.Acquired, Lease)} over a lease of the
+ * test's.
+ */
 public final class ClaimContext {
-  private final IdempotencyGate gate;
   private final ClaimOutcome.Acquired claim;
-  private final LeaseRenewer.Renewal renewal;
+  private final Lease lease;
 
-  ClaimContext(IdempotencyGate gate, ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal) {
-    this.gate = gate;
-    this.claim = claim;
-    this.renewal = renewal;
+  /**
+   * @param claim the claim the action runs under
+   * @param lease that claim's lease, as whoever runs the action keeps it
+   */
+  public ClaimContext(ClaimOutcome.Acquired claim, Lease lease) {
+    this.claim = Checks.notNull(claim, "claim");
+    this.lease = Checks.notNull(lease, "lease");
   }
 
   /**
@@ -58,7 +67,7 @@ public final class ClaimContext {
    *     stored, so a long action should stop at its next safe point
    */
   public boolean isLeaseLost() {
-    return renewal.isLost();
+    return lease.isLost();
   }
 
   /**
@@ -70,7 +79,7 @@ public final class ClaimContext {
    *     single-commit mode, where no other attempt can see the claim.
    */
   public boolean mayHaveLostLease() {
-    return renewal.mayBeLost();
+    return lease.mayBeLost();
   }
 
   /**
@@ -82,10 +91,34 @@ public final class ClaimContext {
    * @return false when the lease was already taken over by another attempt: stop working
    */
   public boolean extendLease(Duration lease) {
-    boolean held = gate.extendLease(claim, Checks.positiveMillis(lease, "lease"));
-    if (!held) {
-      renewal.markLost();
-    }
-    return held;
+    return this.lease.extend(Checks.positiveMillis(lease, "lease"));
+  }
+
+  /**
+   * The lease of the attempt an action runs under, as the gate keeps it. The gate implements it;
+   * implement it only to run an action outside a gate, in a test say.
+   */
+  public interface Lease {
+    /**
+     * @return true once another attempt is known to hold the key: a renewal or an extension was
+     *     refused
+     */
+    boolean isLost();
+
+    /**
+     * @return true when {@link #isLost()}, or when the lease has run out (by this process's clock)
+     *     without a renewal the store confirmed; never true for a lease no other attempt can see
+     */
+    boolean mayBeLost();
+
+    /**
+     * Extends the lease to {@code lease} from the store's now, with a token-checked write; when it
+     * is refused, {@link #isLost()} is true from then on.
+     *
+     * @param lease the new lease, at least 1 ms (checked by {@link ClaimContext#extendLease})
+     * @return false when another attempt took the lease over
+     * @throws StoreUnavailableException if the store could not be written
+     */
+    boolean extend(Duration lease);
   }
 }

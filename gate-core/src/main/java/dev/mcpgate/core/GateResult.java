@@ -75,7 +75,11 @@ public sealed interface GateResult<T> {
   record Refused<T>(ClaimId id, RefusalReason reason, Duration retryAfter, String message)
       implements GateResult<T> {
 
-    static <T> Refused<T> of(ClaimOutcome.Refused refused) {
+    /**
+     * @param refused a claim's refusal
+     * @return the same refusal as the result of a call
+     */
+    public static <T> Refused<T> of(ClaimOutcome.Refused refused) {
       return new Refused<>(refused.id(), refused.reason(), refused.retryAfter(), refused.message());
     }
   }

@@ -2,13 +2,11 @@ package dev.mcpgate.core;
 
 import static dev.mcpgate.core.internal.Checks.notNull;
 
-import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.internal.Checks;
+import dev.mcpgate.core.internal.engine.GateEngine;
 import dev.mcpgate.core.spi.ClaimRecord;
-import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.IdempotencyStore;
-import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -16,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.BooleanSupplier;
 
 /**
  * Makes a tool call safe to receive twice: the second arrival of the same intent returns the first
@@ -52,38 +49,10 @@ import java.util.function.BooleanSupplier;
  * #withPolicy} share it with the gate they came from.
  */
 public final class IdempotencyGate implements AutoCloseable {
-  private final IdempotencyStore store;
-  private final GatePolicy policy;
-  private final ResultCodec codec;
-  private final List<GateListener> listeners;
-  private final InstantSource clock;
-  private final Events events;
-  private final Claimer claimer;
-  private final ResultWriter writer;
-  private final AttemptRunner runner;
-  private final SingleCommitRunner singleCommit;
-  private final DirectScope direct;
-  private final LeaseRenewer renewer;
+  private final GateEngine engine;
 
-  private IdempotencyGate(
-      IdempotencyStore store,
-      GatePolicy policy,
-      ResultCodec codec,
-      List<GateListener> listeners,
-      InstantSource clock,
-      LeaseRenewer renewer) {
-    this.renewer = renewer;
-    this.store = store;
-    this.policy = policy;
-    this.codec = codec;
-    this.listeners = listeners;
-    this.clock = clock;
-    this.events = new Events(listeners, clock);
-    this.direct = new DirectScope(store);
-    this.claimer = new Claimer(store, policy, codec, events);
-    this.writer = new ResultWriter(policy, codec, events);
-    this.runner = new AttemptRunner(this, store, policy, writer, events, direct, renewer);
-    this.singleCommit = new SingleCommitRunner(this, policy, claimer, writer, events);
+  private IdempotencyGate(GateEngine engine) {
+    this.engine = engine;
   }
 
   /**
@@ -99,7 +68,7 @@ public final class IdempotencyGate implements AutoCloseable {
    * @return a gate over the same store, codec and listeners with another policy
    */
   public IdempotencyGate withPolicy(GatePolicy policy) {
-    return new IdempotencyGate(store, notNull(policy, "policy"), codec, listeners, clock, renewer);
+    return new IdempotencyGate(engine.withPolicy(notNull(policy, "policy")));
   }
 
   /**
@@ -111,27 +80,28 @@ public final class IdempotencyGate implements AutoCloseable {
    */
   @Override
   public void close() {
-    renewer.close();
+    engine.close();
   }
 
   /**
    * @return how many running attempts this gate's renewer renews now (for tests)
    */
   int renewing() {
-    return renewer.running();
+    return engine.renewing();
   }
 
-  private void checkOpen() {
-    if (renewer.isClosed()) {
-      throw new IllegalStateException("the gate is closed");
-    }
+  /**
+   * @return a context for a claim taken with {@link #claim}, whose lease nobody renews (for tests)
+   */
+  ClaimContext context(ClaimOutcome.Acquired claim) {
+    return engine.context(claim);
   }
 
   /**
    * @return this gate's policy
    */
   public GatePolicy policy() {
-    return policy;
+    return engine.policy();
   }
 
   /**
@@ -160,7 +130,9 @@ public final class IdempotencyGate implements AutoCloseable {
    */
   public <T> GateResult<T> execute(ToolCall call, ResultMapper<T> mapper, GateAction<T> action) {
     notNull(action, "action");
-    return execute(call, mapper, direct, (resource, ctx) -> action.run(ctx));
+    notNull(call, "call");
+    notNull(mapper, "mapper");
+    return engine.execute(call, mapper, action);
   }
 
   /**
@@ -179,16 +151,7 @@ public final class IdempotencyGate implements AutoCloseable {
     notNull(mapper, "mapper");
     notNull(scope, "scope");
     notNull(action, "action");
-    checkOpen();
-    Claimer.Claimed claimed = claimer.claimWaiting(call, hash(call));
-    ClaimOutcome outcome = claimed.outcome();
-    if (outcome instanceof ClaimOutcome.Acquired acquired) {
-      return runner.run(acquired, claimed.sentNanos(), mapper, scope, action);
-    }
-    if (outcome instanceof ClaimOutcome.Replayed replayed) {
-      return readBack(replayed, mapper);
-    }
-    return GateResult.Refused.of((ClaimOutcome.Refused) outcome);
+    return engine.execute(call, mapper, scope, action);
   }
 
   /**
@@ -212,36 +175,7 @@ public final class IdempotencyGate implements AutoCloseable {
     notNull(mapper, "mapper");
     notNull(scope, "scope");
     notNull(action, "action");
-    checkOpen();
-    return singleCommit.run(call, hash(call), mapper, scope, action, r -> readBack(r, mapper));
-  }
-
-  private String hash(ToolCall call) {
-    return ArgumentHasher.hash(call.arguments(), policy.ignoredArguments());
-  }
-
-  private static <T> GateResult<T> readBack(ClaimOutcome.Replayed replay, ResultMapper<T> mapper) {
-    StoredResult result = replay.result();
-    T value;
-    try {
-      value = mapper.fromBytes(result.body());
-    } catch (RuntimeException e) {
-      throw new IdempotencyException(
-          "the stored result of "
-              + replay.id()
-              + " cannot be read back ("
-              + result.body().length
-              + " bytes); was the result mapper"
-              + " or codec changed?",
-          e);
-    }
-    return new GateResult.Replayed<>(
-        replay.id(),
-        value,
-        result.kind() == StoredResult.Kind.FAILURE,
-        replay.attempt(),
-        replay.firstExecutedAt(),
-        replay.completedAt());
+    return engine.executeSingleCommit(call, mapper, scope, action);
   }
 
   /**
@@ -255,7 +189,7 @@ public final class IdempotencyGate implements AutoCloseable {
    */
   public ClaimOutcome claim(ToolCall call) {
     notNull(call, "call");
-    return claimer.claim(call, hash(call));
+    return engine.claim(call);
   }
 
   /**
@@ -272,14 +206,7 @@ public final class IdempotencyGate implements AutoCloseable {
   public boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
     notNull(claim, "claim");
     notNull(result, "result");
-    try {
-      return writer.store(direct, DirectScope.RESOURCE, claim, result, failure);
-    } catch (IdempotencyException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      events.emit(GateEvent.Type.STORE_FAILED, claim, "the result could not be stored", e);
-      throw new StoreUnavailableException("could not store the result of " + claim.id(), e);
-    }
+    return engine.complete(claim, result, failure);
   }
 
   /**
@@ -289,13 +216,7 @@ public final class IdempotencyGate implements AutoCloseable {
    */
   public boolean release(ClaimOutcome.Acquired claim) {
     notNull(claim, "claim");
-    boolean released = write(() -> store.release(claim.id(), claim.token()), claim, "release");
-    events.emit(
-        released ? GateEvent.Type.RELEASED : GateEvent.Type.LEASE_LOST,
-        claim,
-        released ? "claim released" : "release refused: lease taken over",
-        null);
-    return released;
+    return engine.release(claim);
   }
 
   /**
@@ -307,16 +228,7 @@ public final class IdempotencyGate implements AutoCloseable {
   public boolean extendLease(ClaimOutcome.Acquired claim, Duration lease) {
     notNull(claim, "claim");
     Checks.positiveMillis(lease, "lease");
-    boolean extended =
-        write(() -> store.extendLease(claim.id(), claim.token(), lease), claim, "extend");
-    if (!extended) {
-      events.emit(
-          GateEvent.Type.LEASE_LOST,
-          claim,
-          "lease extension refused: the lease was taken over",
-          null);
-    }
-    return extended;
+    return engine.extendLease(claim, lease);
   }
 
   /**
@@ -329,17 +241,7 @@ public final class IdempotencyGate implements AutoCloseable {
    */
   public boolean markUnknown(ClaimOutcome.Acquired claim) {
     notNull(claim, "claim");
-    boolean marked =
-        write(
-            () -> store.markUnknown(claim.id(), claim.token(), policy.unknownFence()),
-            claim,
-            "mark unknown");
-    events.emit(
-        marked ? GateEvent.Type.MARKED_UNKNOWN : GateEvent.Type.LEASE_LOST,
-        claim,
-        marked ? "outcome unknown; key fenced" : "lease taken over",
-        null);
-    return marked;
+    return engine.markUnknown(claim);
   }
 
   /**
@@ -366,61 +268,7 @@ public final class IdempotencyGate implements AutoCloseable {
       throw new IllegalArgumentException(
           "verdict must be happened or notHappened to settle " + id + ", was stillUnknown");
     }
-    Optional<ClaimRecord> found;
-    try {
-      found = store.find(id);
-    } catch (RuntimeException e) {
-      throw new StoreUnavailableException("could not read " + id, e);
-    }
-    if (found.isEmpty() || found.get().state() != ClaimState.UNKNOWN) {
-      return false;
-    }
-    ClaimRecord row = found.get();
-    ClaimOutcome.Acquired holder =
-        new ClaimOutcome.Acquired(
-            id, row.token(), row.attempt(), row.createdAt(), row.leaseExpiresAt());
-    if (verdict instanceof Reconciler.Verdict.Happened happened) {
-      byte[] encoded = codec.encode(id, happened.result());
-      if (encoded.length > policy.maxResultBytes()) {
-        throw new ResultTooLargeException(
-            "the result given for "
-                + id
-                + " is "
-                + encoded.length
-                + " bytes, over the limit of "
-                + policy.maxResultBytes()
-                + " bytes; nothing was written",
-            encoded.length,
-            policy.maxResultBytes());
-      }
-      boolean stored =
-          write(
-              () ->
-                  store.complete(
-                      id,
-                      row.token(),
-                      new StoredResult(StoredResult.Kind.VALUE, encoded),
-                      policy.retention()),
-              holder,
-              "settle");
-      if (stored) {
-        events.emit(
-            GateEvent.Type.COMPLETED,
-            row,
-            "settled by an operator: the effect happened; its result is stored",
-            null);
-      }
-      return stored;
-    }
-    boolean released = write(() -> store.release(id, row.token()), holder, "settle");
-    if (released) {
-      events.emit(
-          GateEvent.Type.RELEASED,
-          row,
-          "settled by an operator: the effect did not happen; the fence is lifted",
-          null);
-    }
-    return released;
+    return engine.resolveUnknown(id, verdict);
   }
 
   /**
@@ -429,17 +277,7 @@ public final class IdempotencyGate implements AutoCloseable {
    * @return the row, or empty
    */
   public Optional<ClaimRecord> find(ClaimId id) {
-    return store.find(notNull(id, "id"));
-  }
-
-  private static boolean write(BooleanSupplier write, ClaimOutcome.Acquired claim, String what) {
-    try {
-      return write.getAsBoolean();
-    } catch (IdempotencyException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new StoreUnavailableException("could not " + what + " " + claim.id(), e);
-    }
+    return engine.find(notNull(id, "id"));
   }
 
   /** Builds a gate; every setter checks its argument. */
@@ -509,7 +347,7 @@ public final class IdempotencyGate implements AutoCloseable {
      */
     public IdempotencyGate build() {
       return new IdempotencyGate(
-          store, policy, codec, List.copyOf(listeners), clock, new LeaseRenewer(store, scheduler));
+          new GateEngine(store, policy, codec, List.copyOf(listeners), clock, scheduler));
     }
   }
 }

@@ -574,7 +574,7 @@ class IdempotencyGateTest {
   void heartbeatExtendsTheLeaseUntilTakenOver() {
     IdempotencyGate gate = gate(memory, GatePolicy.builder().lease(Duration.ofSeconds(10)).build());
     ClaimOutcome.Acquired first = (ClaimOutcome.Acquired) gate.claim(call("k"));
-    ClaimContext ctx = new ClaimContext(gate, first, LeaseRenewer.none(first));
+    ClaimContext ctx = gate.context(first);
 
     assertThat(ctx.extendLease(Duration.ofSeconds(20))).isTrue();
     clock.advance(Duration.ofSeconds(15));

@@ -2,7 +2,10 @@ package dev.mcpgate.core.internal;
 
 import java.time.Duration;
 
-/** Argument checks that name the argument in their message. Not API. */
+/**
+ * Argument checks that name the argument in their message. Shared by MCP Gate's own modules; not
+ * API (see the package).
+ */
 public final class Checks {
   private Checks() {}
 

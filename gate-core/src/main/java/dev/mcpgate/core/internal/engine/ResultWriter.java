@@ -1,5 +1,13 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.CommitOutcomeUnknownException;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.LeaseLostException;
+import dev.mcpgate.core.ResultCodec;
+import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;

@@ -1,5 +1,8 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.spi.ClaimRecord;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -9,7 +12,13 @@ import org.slf4j.LoggerFactory;
 
 /** Tells a gate's listeners of each decision; a failing listener is logged, never propagated. */
 final class Events {
-  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
+  /**
+   * The one logger of the engine, named after the gate (as it always was), so that a log setting
+   * for {@code dev.mcpgate.core.IdempotencyGate} covers every class of the engine.
+   */
+  static final String LOGGER = "dev.mcpgate.core.IdempotencyGate";
+
+  private static final Logger LOG = LoggerFactory.getLogger(LOGGER);
 
   private final List<GateListener> listeners;
   private final InstantSource clock;

@@ -1,5 +1,10 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimContext;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import java.time.Duration;

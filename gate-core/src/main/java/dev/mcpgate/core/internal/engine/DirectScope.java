@@ -1,5 +1,7 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;

@@ -1,7 +1,17 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
 import static dev.mcpgate.core.internal.Checks.quote;
 
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.RefusalReason;
+import dev.mcpgate.core.ResultCodec;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;

@@ -1,5 +1,12 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.DownstreamKey;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.ResultCodec;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
@@ -15,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * Anything else, or any failure, leaves the outcome unknown.
  */
 final class Reconciliation {
-  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
   private static final int MAX_ROUNDS = 3;
 
   private final IdempotencyStore store;

@@ -1,9 +1,24 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
-import static dev.mcpgate.core.AttemptRunner.rethrow;
-import static dev.mcpgate.core.AttemptRunner.rollbackQuietly;
+import static dev.mcpgate.core.internal.engine.AttemptRunner.rethrow;
+import static dev.mcpgate.core.internal.engine.AttemptRunner.rollbackQuietly;
 
+import dev.mcpgate.core.ClaimBusyException;
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.CommitOutcomeUnknownException;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.GateResult.Completion;
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.RefusalReason;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ResultTooLargeException;
+import dev.mcpgate.core.ScopedAction;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimingScope;
@@ -21,21 +36,17 @@ import org.slf4j.LoggerFactory;
  * the whole transaction back, claim included: the key is free at once.
  */
 final class SingleCommitRunner {
-  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
 
-  private final IdempotencyGate gate;
+  private final ClaimSteps steps;
   private final GatePolicy policy;
   private final Claimer claimer;
   private final ResultWriter writer;
   private final Events events;
 
   SingleCommitRunner(
-      IdempotencyGate gate,
-      GatePolicy policy,
-      Claimer claimer,
-      ResultWriter writer,
-      Events events) {
-    this.gate = gate;
+      ClaimSteps steps, GatePolicy policy, Claimer claimer, ResultWriter writer, Events events) {
+    this.steps = steps;
     this.policy = policy;
     this.claimer = claimer;
     this.writer = writer;
@@ -181,7 +192,7 @@ final class SingleCommitRunner {
     ClaimId id = claim.id();
     T value;
     try {
-      value = action.run(resource, new ClaimContext(gate, claim, LeaseRenewer.none(claim)));
+      value = action.run(resource, AttemptLease.context(steps, claim, LeaseRenewer.none(claim)));
     } catch (Throwable t) {
       rollbackQuietly(scope, resource, t);
       events.emit(

@@ -1,4 +1,4 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,20 @@
-package dev.mcpgate.core;
+package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ActionFailedException;
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.CommitOutcomeUnknownException;
+import dev.mcpgate.core.CommitRolledBackException;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.GateResult.Completion;
+import dev.mcpgate.core.LeaseLostException;
+import dev.mcpgate.core.OutcomeUnknownException;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ResultTooLargeException;
+import dev.mcpgate.core.ScopedAction;
+import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -20,9 +34,9 @@ import org.slf4j.LoggerFactory;
  * DirectScope}, which has nothing to commit.
  */
 final class AttemptRunner {
-  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
 
-  private final IdempotencyGate gate;
+  private final ClaimSteps steps;
   private final IdempotencyStore store;
   private final GatePolicy policy;
   private final ResultWriter writer;
@@ -31,7 +45,7 @@ final class AttemptRunner {
   private final LeaseRenewer leases;
 
   AttemptRunner(
-      IdempotencyGate gate,
+      ClaimSteps steps,
       IdempotencyStore store,
       GatePolicy policy,
       ResultWriter writer,
@@ -39,7 +53,7 @@ final class AttemptRunner {
       DirectScope direct,
       LeaseRenewer leases) {
     this.leases = leases;
-    this.gate = gate;
+    this.steps = steps;
     this.store = store;
     this.policy = policy;
     this.writer = writer;
@@ -98,7 +112,7 @@ final class AttemptRunner {
     try {
       T value;
       try {
-        value = action.run(resource, new ClaimContext(gate, claim, renewal));
+        value = action.run(resource, AttemptLease.context(steps, claim, renewal));
       } catch (Throwable t) {
         renewal.finishing();
         rollbackQuietly(scope, resource, t); // the transaction ends: it holds no row lock now

@@ -1,0 +1,184 @@
+package dev.mcpgate.core.internal.engine;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.ResultCodec;
+import dev.mcpgate.core.ResultTooLargeException;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The token-checked steps after a claim, for callers that drive them one by one (complete, release,
+ * extend the lease, mark unknown) and for an operator who settles an unknown outcome. Each write is
+ * conditional on the claim's lease token, so an attempt whose lease was taken over changes nothing;
+ * a store that throws is reported as {@link StoreUnavailableException}. A running action that
+ * extends its lease does it through here too.
+ */
+final class ClaimSteps {
+  private final IdempotencyStore store;
+  private final GatePolicy policy;
+  private final ResultCodec codec;
+  private final Events events;
+  private final ResultWriter writer;
+  private final DirectScope direct;
+
+  ClaimSteps(
+      IdempotencyStore store,
+      GatePolicy policy,
+      ResultCodec codec,
+      Events events,
+      ResultWriter writer,
+      DirectScope direct) {
+    this.store = store;
+    this.policy = policy;
+    this.codec = codec;
+    this.events = events;
+    this.writer = writer;
+    this.direct = direct;
+  }
+
+  /**
+   * @return false when another attempt took the lease over: nothing was stored
+   */
+  boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
+    try {
+      return writer.store(direct, DirectScope.RESOURCE, claim, result, failure);
+    } catch (IdempotencyException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      events.emit(GateEvent.Type.STORE_FAILED, claim, "the result could not be stored", e);
+      throw new StoreUnavailableException("could not store the result of " + claim.id(), e);
+    }
+  }
+
+  /**
+   * @return false when another attempt took the lease over: nothing was deleted
+   */
+  boolean release(ClaimOutcome.Acquired claim) {
+    boolean released = write(() -> store.release(claim.id(), claim.token()), claim, "release");
+    events.emit(
+        released ? GateEvent.Type.RELEASED : GateEvent.Type.LEASE_LOST,
+        claim,
+        released ? "claim released" : "release refused: lease taken over",
+        null);
+    return released;
+  }
+
+  /**
+   * @param lease the new lease from the store's now, checked by the caller
+   * @return false when another attempt took the lease over
+   */
+  boolean extendLease(ClaimOutcome.Acquired claim, Duration lease) {
+    boolean extended =
+        write(() -> store.extendLease(claim.id(), claim.token(), lease), claim, "extend");
+    if (!extended) {
+      events.emit(
+          GateEvent.Type.LEASE_LOST,
+          claim,
+          "lease extension refused: the lease was taken over",
+          null);
+    }
+    return extended;
+  }
+
+  /**
+   * @return false when another attempt took the lease over
+   */
+  boolean markUnknown(ClaimOutcome.Acquired claim) {
+    boolean marked =
+        write(
+            () -> store.markUnknown(claim.id(), claim.token(), policy.unknownFence()),
+            claim,
+            "mark unknown");
+    events.emit(
+        marked ? GateEvent.Type.MARKED_UNKNOWN : GateEvent.Type.LEASE_LOST,
+        claim,
+        marked ? "outcome unknown; key fenced" : "lease taken over",
+        null);
+    return marked;
+  }
+
+  /**
+   * Settles the unknown row at {@code id} by an operator's verdict, conditional on the row read.
+   *
+   * @param verdict happened or not happened (the caller refused still unknown)
+   * @return false when there is no row whose outcome is unknown at {@code id}
+   */
+  boolean resolveUnknown(ClaimId id, Reconciler.Verdict verdict) {
+    Optional<ClaimRecord> found;
+    try {
+      found = store.find(id);
+    } catch (RuntimeException e) {
+      throw new StoreUnavailableException("could not read " + id, e);
+    }
+    if (found.isEmpty() || found.get().state() != ClaimState.UNKNOWN) {
+      return false;
+    }
+    ClaimRecord row = found.get();
+    ClaimOutcome.Acquired holder =
+        new ClaimOutcome.Acquired(
+            id, row.token(), row.attempt(), row.createdAt(), row.leaseExpiresAt());
+    if (verdict instanceof Reconciler.Verdict.Happened happened) {
+      byte[] encoded = codec.encode(id, happened.result());
+      if (encoded.length > policy.maxResultBytes()) {
+        throw new ResultTooLargeException(
+            "the result given for "
+                + id
+                + " is "
+                + encoded.length
+                + " bytes, over the limit of "
+                + policy.maxResultBytes()
+                + " bytes; nothing was written",
+            encoded.length,
+            policy.maxResultBytes());
+      }
+      boolean stored =
+          write(
+              () ->
+                  store.complete(
+                      id,
+                      row.token(),
+                      new StoredResult(StoredResult.Kind.VALUE, encoded),
+                      policy.retention()),
+              holder,
+              "settle");
+      if (stored) {
+        events.emit(
+            GateEvent.Type.COMPLETED,
+            row,
+            "settled by an operator: the effect happened; its result is stored",
+            null);
+      }
+      return stored;
+    }
+    boolean released = write(() -> store.release(id, row.token()), holder, "settle");
+    if (released) {
+      events.emit(
+          GateEvent.Type.RELEASED,
+          row,
+          "settled by an operator: the effect did not happen; the fence is lifted",
+          null);
+    }
+    return released;
+  }
+
+  private static boolean write(BooleanSupplier write, ClaimOutcome.Acquired claim, String what) {
+    try {
+      return write.getAsBoolean();
+    } catch (IdempotencyException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new StoreUnavailableException("could not " + what + " " + claim.id(), e);
+    }
+  }
+}

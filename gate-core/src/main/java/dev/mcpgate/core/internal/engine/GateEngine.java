@@ -1,0 +1,216 @@
+package dev.mcpgate.core.internal.engine;
+
+import dev.mcpgate.core.ClaimContext;
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateAction;
+import dev.mcpgate.core.GateListener;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.ResultCodec;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ScopedAction;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.hash.ArgumentHasher;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimingScope;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.TransactionScope;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The engine behind one {@code IdempotencyGate}: its parts, wired once per policy, and the path of
+ * a call through them (hash the arguments, claim, then run the attempt, replay, or refuse). The
+ * gate checks the arguments of each call and hands it here; nothing in this package knows the gate.
+ * Not API: the gate is what users call.
+ */
+public final class GateEngine {
+  private final IdempotencyStore store;
+  private final GatePolicy policy;
+  private final ResultCodec codec;
+  private final List<GateListener> listeners;
+  private final InstantSource clock;
+  private final LeaseRenewer renewer;
+  private final Claimer claimer;
+  private final ClaimSteps steps;
+  private final AttemptRunner runner;
+  private final SingleCommitRunner singleCommit;
+  private final DirectScope direct;
+
+  /**
+   * @param listeners told of every decision (copied)
+   * @param clock stamps events
+   * @param scheduler where leases are renewed; null for a daemon thread of the engine's own
+   */
+  public GateEngine(
+      IdempotencyStore store,
+      GatePolicy policy,
+      ResultCodec codec,
+      List<GateListener> listeners,
+      InstantSource clock,
+      ScheduledExecutorService scheduler) {
+    this(store, policy, codec, List.copyOf(listeners), clock, new LeaseRenewer(store, scheduler));
+  }
+
+  private GateEngine(
+      IdempotencyStore store,
+      GatePolicy policy,
+      ResultCodec codec,
+      List<GateListener> listeners,
+      InstantSource clock,
+      LeaseRenewer renewer) {
+    this.store = store;
+    this.policy = policy;
+    this.codec = codec;
+    this.listeners = listeners;
+    this.clock = clock;
+    this.renewer = renewer;
+    Events events = new Events(listeners, clock);
+    this.direct = new DirectScope(store);
+    this.claimer = new Claimer(store, policy, codec, events);
+    ResultWriter writer = new ResultWriter(policy, codec, events);
+    this.steps = new ClaimSteps(store, policy, codec, events, writer, direct);
+    this.runner = new AttemptRunner(steps, store, policy, writer, events, direct, renewer);
+    this.singleCommit = new SingleCommitRunner(steps, policy, claimer, writer, events);
+  }
+
+  /**
+   * @return an engine over the same store, codec, listeners and lease renewer with another policy
+   */
+  public GateEngine withPolicy(GatePolicy policy) {
+    return new GateEngine(store, policy, codec, listeners, clock, renewer);
+  }
+
+  /**
+   * @return the policy this engine was wired for
+   */
+  public GatePolicy policy() {
+    return policy;
+  }
+
+  /** Stops renewing leases, for this engine and every one {@link #withPolicy} made from it. */
+  public void close() {
+    renewer.close();
+  }
+
+  /**
+   * @return how many running attempts are renewed now (for tests)
+   */
+  public int renewing() {
+    return renewer.running();
+  }
+
+  private void checkOpen() {
+    if (renewer.isClosed()) {
+      throw new IllegalStateException("the gate is closed");
+    }
+  }
+
+  /** A plain action: it runs in the {@link DirectScope}, which has nothing to commit. */
+  public <T> GateResult<T> execute(ToolCall call, ResultMapper<T> mapper, GateAction<T> action) {
+    return execute(call, mapper, direct, (resource, ctx) -> action.run(ctx));
+  }
+
+  /** Claims (waiting on another attempt), then runs the attempt, replays, or refuses. */
+  public <T, R> GateResult<T> execute(
+      ToolCall call, ResultMapper<T> mapper, TransactionScope<R> scope, ScopedAction<T, R> action) {
+    checkOpen();
+    Claimer.Claimed claimed = claimer.claimWaiting(call, hash(call));
+    ClaimOutcome outcome = claimed.outcome();
+    if (outcome instanceof ClaimOutcome.Acquired acquired) {
+      return runner.run(acquired, claimed.sentNanos(), mapper, scope, action);
+    }
+    if (outcome instanceof ClaimOutcome.Replayed replayed) {
+      return readBack(replayed, mapper);
+    }
+    return GateResult.Refused.of((ClaimOutcome.Refused) outcome);
+  }
+
+  /** Single-commit mode: claim, action and completion in one transaction of {@code scope}. */
+  public <T, R> GateResult<T> executeSingleCommit(
+      ToolCall call, ResultMapper<T> mapper, ClaimingScope<R> scope, ScopedAction<T, R> action) {
+    checkOpen();
+    return singleCommit.run(call, hash(call), mapper, scope, action, r -> readBack(r, mapper));
+  }
+
+  private String hash(ToolCall call) {
+    return ArgumentHasher.hash(call.arguments(), policy.ignoredArguments());
+  }
+
+  private static <T> GateResult<T> readBack(ClaimOutcome.Replayed replay, ResultMapper<T> mapper) {
+    StoredResult result = replay.result();
+    T value;
+    try {
+      value = mapper.fromBytes(result.body());
+    } catch (RuntimeException e) {
+      throw new IdempotencyException(
+          "the stored result of "
+              + replay.id()
+              + " cannot be read back ("
+              + result.body().length
+              + " bytes); was the result mapper"
+              + " or codec changed?",
+          e);
+    }
+    return new GateResult.Replayed<>(
+        replay.id(),
+        value,
+        result.kind() == StoredResult.Kind.FAILURE,
+        replay.attempt(),
+        replay.firstExecutedAt(),
+        replay.completedAt());
+  }
+
+  /** Claims once, without waiting. */
+  public ClaimOutcome claim(ToolCall call) {
+    return claimer.claim(call, hash(call));
+  }
+
+  /** The step-by-step API's completion; see {@link ClaimSteps#complete}. */
+  public boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
+    return steps.complete(claim, result, failure);
+  }
+
+  /** The step-by-step API's release; see {@link ClaimSteps#release}. */
+  public boolean release(ClaimOutcome.Acquired claim) {
+    return steps.release(claim);
+  }
+
+  /** The step-by-step API's lease extension; see {@link ClaimSteps#extendLease}. */
+  public boolean extendLease(ClaimOutcome.Acquired claim, Duration lease) {
+    return steps.extendLease(claim, lease);
+  }
+
+  /** The step-by-step API's fence as unknown; see {@link ClaimSteps#markUnknown}. */
+  public boolean markUnknown(ClaimOutcome.Acquired claim) {
+    return steps.markUnknown(claim);
+  }
+
+  /** An operator's settlement of an unknown outcome; see {@link ClaimSteps#resolveUnknown}. */
+  public boolean resolveUnknown(ClaimId id, Reconciler.Verdict verdict) {
+    return steps.resolveUnknown(id, verdict);
+  }
+
+  /**
+   * @return the stored row of {@code id}, or empty
+   */
+  public Optional<ClaimRecord> find(ClaimId id) {
+    return store.find(id);
+  }
+
+  /**
+   * @return a context for {@code claim} (taken by {@link #claim}) whose lease nobody renews, as in
+   *     single-commit mode; its {@link ClaimContext#extendLease} writes through {@link
+   *     #extendLease}
+   */
+  public ClaimContext context(ClaimOutcome.Acquired claim) {
+    return AttemptLease.context(steps, claim, LeaseRenewer.none(claim));
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The engine behind {@code dev.mcpgate.core.IdempotencyGate}: how a call is claimed, run, settled
+ * and told to listeners. Not API, and not for MCP Gate's other modules either: only the gate calls
+ * it, through {@link dev.mcpgate.core.internal.engine.GateEngine}, the one public class here.
+ *
+ * <p>The engine speaks the API's vocabulary (the values, policies, listeners and exceptions of
+ * {@code dev.mcpgate.core}, and the store contract of {@code dev.mcpgate.core.spi}) but never
+ * imports the facade: a running action's {@code ClaimContext} reaches its lease through {@link
+ * dev.mcpgate.core.ClaimContext.Lease}, which {@code AttemptLease} implements here.
+ *
+ * <ul>
+ *   <li>{@code GateEngine}: the parts, wired once per policy; the path of one call.
+ *   <li>{@code Claimer}: the claim, the bounded wait on another attempt, and the refusals; {@code
+ *       Reconciliation} asks the policy's reconciler about an unknown outcome.
+ *   <li>{@code AttemptRunner}: runs an acquired claim's action in a unit of work ({@code
+ *       DirectScope} for a plain action) and settles the claim by the failure rules; {@code
+ *       SingleCommitRunner} does the same with the claim inside the action's transaction.
+ *   <li>{@code ResultWriter}: encodes a result, enforces the size limit, and writes the
+ *       token-checked completion.
+ *   <li>{@code LeaseRenewer}: renews running actions' leases on a thread of its own; {@code
+ *       AttemptLease} is a running action's view of its lease.
+ *   <li>{@code ClaimSteps}: the token-checked steps of the step-by-step API.
+ *   <li>{@code Events}: tells the listeners, never letting one fail a call.
+ * </ul>
+ */
+package dev.mcpgate.core.internal.engine;
