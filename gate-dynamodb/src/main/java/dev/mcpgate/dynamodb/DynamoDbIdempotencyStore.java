@@ -20,9 +20,9 @@ import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +65,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
  *       which is lazy (up to days). Each item carries an epoch-seconds {@code ttl} attribute so
  *       that DynamoDB removes it eventually.
  *   <li>DynamoDB has no server clock in expressions, so times come from this process's {@link
- *       Clock}. Servers that share a table must keep their clocks close (NTP); {@link
+ *       InstantSource}. Servers that share a table must keep their clocks close (NTP); {@link
  *       Builder#leaseSafetyMargin} is how much skew a takeover tolerates: a lease (or a row) counts
  *       as expired only that long after its recorded end.
  *   <li>Items are limited to 400 KB: a result over {@link #MAX_RESULT_BYTES} (after optional
@@ -87,7 +87,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   private final TableAdmin admin;
   private final LeaseWrites leaseWrites;
   private final Renewals renewals;
-  private final Clock clock;
+  private final InstantSource clock;
   private final long marginMs;
   private volatile boolean oldItemOnFailure = true;
 
@@ -370,7 +370,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     private String sortKey;
     private String sortKeyValue;
     private String ttlAttribute = "ttl";
-    private Clock clock = Clock.systemUTC();
+    private InstantSource clock = InstantSource.system();
     private Duration margin = Duration.ofSeconds(1);
     private boolean compress;
     private DynamoDbClient renewalClient;
@@ -427,7 +427,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     /**
      * @param clock the clock for expiry and lease decisions; the system clock by default
      */
-    public Builder clock(Clock clock) {
+    public Builder clock(InstantSource clock) {
       this.clock = notNull(clock, "clock");
       return this;
     }

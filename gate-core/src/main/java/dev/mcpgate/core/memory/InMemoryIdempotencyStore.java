@@ -10,9 +10,9 @@ import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
 import java.util.Iterator;
 import java.util.Map;
@@ -24,13 +24,14 @@ import java.util.function.UnaryOperator;
  * A thread-safe store in this process's memory, for tests and single-process servers (a stdio
  * server). It follows the same contract as the database stores: each operation is one atomic step
  * on the key's entry ({@link ConcurrentHashMap#compute}), and time comes from an injected {@link
- * Clock}, truncated to milliseconds as the database stores keep it. Nothing survives a restart.
+ * InstantSource}, truncated to milliseconds as the database stores keep it. Nothing survives a
+ * restart.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
   private final ConcurrentHashMap<ClaimId, ClaimRecord> rows = new ConcurrentHashMap<>();
-  private final Clock clock;
+  private final InstantSource clock;
 
-  private InMemoryIdempotencyStore(Clock clock) {
+  private InMemoryIdempotencyStore(InstantSource clock) {
     this.clock = clock;
   }
 
@@ -38,14 +39,14 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
    * @return a store on the system clock
    */
   public static InMemoryIdempotencyStore create() {
-    return new InMemoryIdempotencyStore(Clock.systemUTC());
+    return new InMemoryIdempotencyStore(InstantSource.system());
   }
 
   /**
    * @param clock the store's clock; tests pass one they can move
    * @return a store on that clock
    */
-  public static InMemoryIdempotencyStore create(Clock clock) {
+  public static InMemoryIdempotencyStore create(InstantSource clock) {
     return new InMemoryIdempotencyStore(Checks.notNull(clock, "clock"));
   }
 
