@@ -61,7 +61,7 @@ public class AuditBenchmark {
       HikariConfig config = new HikariConfig();
       config.setJdbcUrl("jdbc:h2:mem:audit-bench;DB_CLOSE_DELAY=-1");
       h2 = new HikariDataSource(config);
-      sink = JdbcAuditSink.builder(h2).createTableIfMissing(true).queueCapacity(100_000).build();
+      sink = JdbcAuditSink.builder(h2).createSchemaIfMissing(true).queueCapacity(100_000).build();
       builder.audit(sink);
     }
     McpSchema.Tool refund =

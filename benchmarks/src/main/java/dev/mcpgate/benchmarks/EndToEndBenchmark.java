@@ -172,7 +172,7 @@ public final class EndToEndBenchmark {
       Files.createDirectories(h2Dir);
       // the example server's business database: claims and audit in one H2 file
       HikariDataSource h2 = pool("jdbc:h2:file:" + h2Dir.resolve("db").toAbsolutePath(), 4);
-      JdbcAuditSink audit = JdbcAuditSink.builder(h2).createTableIfMissing(true).build();
+      JdbcAuditSink audit = JdbcAuditSink.builder(h2).createSchemaIfMissing(true).build();
       closeables.add(audit);
       tools.add(noop("noop"));
       gatedNoop("noop_mem", InMemoryIdempotencyStore.create(), false, null);

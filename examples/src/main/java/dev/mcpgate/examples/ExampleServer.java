@@ -169,7 +169,7 @@ final class ExampleServer implements AutoCloseable {
             .listener(new Slf4jGateListener())
             .build();
     this.purger = ClaimPurger.start(store, config.purgeInterval(), config.purgeBatchSize());
-    this.audit = JdbcAuditSink.builder(dataSource).createTableIfMissing(true).build();
+    this.audit = JdbcAuditSink.builder(dataSource).createSchemaIfMissing(true).build();
     this.mcpGate =
         McpGate.builder(gate)
             .tenantResolver(tenants)

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * #dropped()}, {@link #failed()}) and logged, never silently swallowed.
  *
  * <pre>{@code
- * JdbcAuditSink audit = JdbcAuditSink.builder(dataSource).createTableIfMissing(true).build();
+ * JdbcAuditSink audit = JdbcAuditSink.builder(dataSource).createSchemaIfMissing(true).build();
  * McpGate.builder(gate).audit(audit)...;
  * // at shutdown
  * audit.close();
@@ -315,9 +315,12 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     }
 
     /**
-     * @param create create the table (and its index) on the first write when it is missing
+     * @param create create the table (and its index) on the first write when it is missing; the
+     *     same name as the claims store's {@link
+     *     JdbcIdempotencyStore.Builder#createSchemaIfMissing} and the starter's {@code
+     *     mcpgate.create-schema}
      */
-    public Builder createTableIfMissing(boolean create) {
+    public Builder createSchemaIfMissing(boolean create) {
       this.createTable = create;
       return this;
     }

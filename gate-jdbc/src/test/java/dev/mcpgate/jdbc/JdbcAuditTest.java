@@ -96,7 +96,7 @@ class JdbcAuditTest {
                 null,
                 7));
     try (JdbcAuditSink sink =
-        JdbcAuditSink.builder(ds).tableName(table).createTableIfMissing(true).build()) {
+        JdbcAuditSink.builder(ds).tableName(table).createSchemaIfMissing(true).build()) {
       sent.forEach(sink::record);
       assertThat(sink.flush(Duration.ofSeconds(30))).isTrue();
       assertThat(sink.written()).isEqualTo(4);
@@ -118,7 +118,7 @@ class JdbcAuditTest {
     int threads = 8;
     int each = 250;
     try (JdbcAuditSink sink =
-        JdbcAuditSink.builder(ds).tableName(table).createTableIfMissing(true).build()) {
+        JdbcAuditSink.builder(ds).tableName(table).createSchemaIfMissing(true).build()) {
       ExecutorService pool8 = Executors.newFixedThreadPool(threads);
       CountDownLatch go = new CountDownLatch(1);
       List<Future<?>> work = new ArrayList<>();
@@ -163,7 +163,7 @@ class JdbcAuditTest {
     try (JdbcAuditSink sink =
         JdbcAuditSink.builder(held)
             .tableName(table)
-            .createTableIfMissing(true)
+            .createSchemaIfMissing(true)
             .queueCapacity(5)
             .build()) {
       for (int i = 0; i < 50; i++) {

@@ -115,7 +115,7 @@ final class StoreFactory {
     static dev.mcpgate.core.audit.AuditSink audit(McpGateProperties props, DataSource dataSource) {
       return dev.mcpgate.jdbc.JdbcAuditSink.builder(dataSource)
           .tableName(props.getAudit().getTableName())
-          .createTableIfMissing(props.isCreateSchema())
+          .createSchemaIfMissing(props.isCreateSchema())
           .build();
     }
 
