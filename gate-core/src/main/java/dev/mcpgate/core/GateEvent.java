@@ -68,8 +68,29 @@ public record GateEvent(
     return switch (type) {
       case ACQUIRED -> isTakeover() ? "takeover" : "executed";
       case REPLAYED -> "replayed";
-      case REFUSED -> "refused." + reason.name().toLowerCase(java.util.Locale.ROOT);
-      default -> null;
+      case REFUSED -> "refused." + outcomeOf(reason);
+      case COMPLETED,
+          RESULT_NOT_STORED,
+          RELEASED,
+          MARKED_UNKNOWN,
+          LEASE_LOST,
+          LEASE_RENEWED,
+          LEASE_RENEWAL_FAILED,
+          STORE_FAILED ->
+          null;
+    };
+  }
+
+  /**
+   * @return the reason as {@link #outcome()} says it, after {@code refused.}
+   */
+  private static String outcomeOf(RefusalReason reason) {
+    return switch (reason) {
+      case CONFLICT -> "conflict";
+      case IN_PROGRESS -> "in_progress";
+      case HOLDER_UNRESPONSIVE -> "holder_unresponsive";
+      case OUTCOME_UNKNOWN -> "outcome_unknown";
+      case RESULT_NOT_STORED -> "result_not_stored";
     };
   }
 

@@ -122,15 +122,18 @@ public final class GateEngine {
   public <T, R> GateResult<T> execute(
       ToolCall call, ResultMapper<T> mapper, TransactionScope<R> scope, ScopedAction<T, R> action) {
     checkOpen();
-    Claimer.Claimed claimed = claimer.claimWaiting(call, hash(call));
+    String hash = hash(call);
+    Claimer.Claimed claimed = claimer.claimWaiting(call, hash);
     ClaimOutcome outcome = claimed.outcome();
+    GateResult<T> result;
     if (outcome instanceof ClaimOutcome.Acquired acquired) {
-      return runner.run(acquired, claimed.sentNanos(), mapper, scope, action);
+      result = runner.run(acquired, claimed.sentNanos(), mapper, scope, action);
+    } else if (outcome instanceof ClaimOutcome.Replayed replayed) {
+      result = readBack(replayed, mapper);
+    } else {
+      result = GateResult.Refused.of((ClaimOutcome.Refused) outcome);
     }
-    if (outcome instanceof ClaimOutcome.Replayed replayed) {
-      return readBack(replayed, mapper);
-    }
-    return GateResult.Refused.of((ClaimOutcome.Refused) outcome);
+    return Results.decided(result, hash, call.keySource(), claimed.waited());
   }
 
   /** Single-commit mode: claim, action and completion in one transaction of {@code scope}. */

@@ -70,7 +70,8 @@ final class SingleCommitRunner {
     while (true) {
       Round<T> round = once(call, hash, mapper, scope, action, replay, reconciliations);
       if (round.result() != null) {
-        return round.result();
+        // its decision event was told without a wait (one transaction's claim does not wait)
+        return Results.decided(round.result(), hash, call.keySource(), Duration.ZERO);
       }
       if (round.claimAgain()) {
         reconciliations++;
@@ -82,13 +83,13 @@ final class SingleCommitRunner {
               backoffMs, deadline - System.nanoTime(), Duration.ofMillis(Claimer.MAX_BACKOFF_MS));
       Duration waited = Duration.ofNanos(System.nanoTime() - start);
       if (sleepMs == 0) {
-        return busy(call, waited);
+        return Results.decided(busy(call, waited), hash, call.keySource(), waited);
       }
       try {
         Thread.sleep(sleepMs);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return busy(call, waited);
+        return Results.decided(busy(call, waited), hash, call.keySource(), waited);
       }
       backoffMs = Claimer.nextBackoffMs(backoffMs);
     }
