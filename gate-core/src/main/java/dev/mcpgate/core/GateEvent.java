@@ -82,6 +82,26 @@ public record GateEvent(
   }
 
   /**
+   * How an attempt ended, in the same vocabulary for meters and span attributes: the {@code result}
+   * of {@code mcpgate.attempts.ended}.
+   *
+   * @return {@code completed}, {@code result_not_stored}, {@code released}, {@code marked_unknown},
+   *     {@code lease_lost} or {@code store_failed} for an event that ends an attempt; null for any
+   *     other event
+   */
+  public String attemptResult() {
+    return switch (type) {
+      case COMPLETED -> "completed";
+      case RESULT_NOT_STORED -> "result_not_stored";
+      case RELEASED -> "released";
+      case MARKED_UNKNOWN -> "marked_unknown";
+      case LEASE_LOST -> "lease_lost";
+      case STORE_FAILED -> "store_failed";
+      case ACQUIRED, REPLAYED, REFUSED, LEASE_RENEWED, LEASE_RENEWAL_FAILED -> null;
+    };
+  }
+
+  /**
    * @return the reason as {@link #outcome()} says it, after {@code refused.}
    */
   private static String outcomeOf(RefusalReason reason) {

@@ -170,4 +170,34 @@ class GateResultDecisionTest {
                 new GateResult.Refused<>(id, RefusalReason.IN_PROGRESS, Duration.ZERO, "m")))
         .isEqualTo(AuditDecision.IN_PROGRESS);
   }
+
+  @Test
+  void eachEventThatEndsAnAttemptHasTheResultTheMetersHad() {
+    Set<GateEvent.Type> ending =
+        EnumSet.of(
+            GateEvent.Type.COMPLETED,
+            GateEvent.Type.RESULT_NOT_STORED,
+            GateEvent.Type.RELEASED,
+            GateEvent.Type.MARKED_UNKNOWN,
+            GateEvent.Type.LEASE_LOST,
+            GateEvent.Type.STORE_FAILED);
+    for (GateEvent.Type type : GateEvent.Type.values()) {
+      GateEvent event =
+          new GateEvent(
+              type,
+              new ClaimId("acme", "refund_order", "k"),
+              1,
+              null,
+              type == GateEvent.Type.REFUSED ? RefusalReason.CONFLICT : null,
+              "m",
+              null,
+              Instant.EPOCH,
+              null,
+              Duration.ZERO);
+      // the spelling gate-micrometer and gate-opentelemetry had, from the type's name
+      assertThat(event.attemptResult())
+          .as(type.name())
+          .isEqualTo(ending.contains(type) ? type.name().toLowerCase(Locale.ROOT) : null);
+    }
+  }
 }
