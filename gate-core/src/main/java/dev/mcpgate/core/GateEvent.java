@@ -68,8 +68,49 @@ public record GateEvent(
     return switch (type) {
       case ACQUIRED -> isTakeover() ? "takeover" : "executed";
       case REPLAYED -> "replayed";
-      case REFUSED -> "refused." + reason.name().toLowerCase(java.util.Locale.ROOT);
-      default -> null;
+      case REFUSED -> "refused." + outcomeOf(reason);
+      case COMPLETED,
+          RESULT_NOT_STORED,
+          RELEASED,
+          MARKED_UNKNOWN,
+          LEASE_LOST,
+          LEASE_RENEWED,
+          LEASE_RENEWAL_FAILED,
+          STORE_FAILED ->
+          null;
+    };
+  }
+
+  /**
+   * How an attempt ended, in the same vocabulary for meters and span attributes: the {@code result}
+   * of {@code mcpgate.attempts.ended}.
+   *
+   * @return {@code completed}, {@code result_not_stored}, {@code released}, {@code marked_unknown},
+   *     {@code lease_lost} or {@code store_failed} for an event that ends an attempt; null for any
+   *     other event
+   */
+  public String attemptResult() {
+    return switch (type) {
+      case COMPLETED -> "completed";
+      case RESULT_NOT_STORED -> "result_not_stored";
+      case RELEASED -> "released";
+      case MARKED_UNKNOWN -> "marked_unknown";
+      case LEASE_LOST -> "lease_lost";
+      case STORE_FAILED -> "store_failed";
+      case ACQUIRED, REPLAYED, REFUSED, LEASE_RENEWED, LEASE_RENEWAL_FAILED -> null;
+    };
+  }
+
+  /**
+   * @return the reason as {@link #outcome()} says it, after {@code refused.}
+   */
+  private static String outcomeOf(RefusalReason reason) {
+    return switch (reason) {
+      case CONFLICT -> "conflict";
+      case IN_PROGRESS -> "in_progress";
+      case HOLDER_UNRESPONSIVE -> "holder_unresponsive";
+      case OUTCOME_UNKNOWN -> "outcome_unknown";
+      case RESULT_NOT_STORED -> "result_not_stored";
     };
   }
 

@@ -16,6 +16,30 @@ public sealed interface GateResult<T> {
    */
   ClaimId id();
 
+  /**
+   * @return the versioned canonical hash of the call's arguments, as the gate computed and compared
+   *     it; null only on a result built without one (by the old constructors)
+   */
+  String argsHash();
+
+  /**
+   * @return the attempt that ran, or whose result was replayed (1, or more after takeovers); 0 for
+   *     a refusal, where no attempt of this call ran
+   */
+  int attempt();
+
+  /**
+   * @return where the call's key came from ({@code argument}, {@code meta}, {@code natural}, {@code
+   *     header}) when the caller said ({@link ToolCall#keySource()}); null otherwise
+   */
+  String keySource();
+
+  /**
+   * @return how long the call waited on another attempt with the same key before it was decided, as
+   *     its decision's {@link GateEvent#waited()} says; zero when it did not wait
+   */
+  Duration waited();
+
   /** What happened to an executed attempt's result. */
   enum Completion {
     /** The result is stored and will be replayed. */
@@ -41,9 +65,38 @@ public sealed interface GateResult<T> {
    * @param value the action's result
    * @param claim the claim it ran under
    * @param completion what happened to the result
+   * @param argsHash the arguments' hash
+   * @param keySource where the key came from, or null
+   * @param waited how long it waited on another attempt
    */
-  record Executed<T>(ClaimId id, T value, ClaimOutcome.Acquired claim, Completion completion)
-      implements GateResult<T> {}
+  record Executed<T>(
+      ClaimId id,
+      T value,
+      ClaimOutcome.Acquired claim,
+      Completion completion,
+      String argsHash,
+      String keySource,
+      Duration waited)
+      implements GateResult<T> {
+
+    /** Defaults a missing wait to zero. */
+    public Executed {
+      waited = waited == null ? Duration.ZERO : waited;
+    }
+
+    /** Without the call's hash, key source and wait. */
+    public Executed(ClaimId id, T value, ClaimOutcome.Acquired claim, Completion completion) {
+      this(id, value, claim, completion, null, null, Duration.ZERO);
+    }
+
+    /**
+     * @return the attempt that ran: {@code claim().attempt()}
+     */
+    @Override
+    public int attempt() {
+      return claim.attempt();
+    }
+  }
 
   /**
    * The call had completed before: the stored result, and nothing ran.
@@ -54,6 +107,9 @@ public sealed interface GateResult<T> {
    * @param attempt the attempt that produced it (1, or more after takeovers)
    * @param firstExecutedAt when the attempt that produced it claimed the key
    * @param completedAt when its result was stored
+   * @param argsHash the arguments' hash (the same as the stored one's)
+   * @param keySource where the key came from, or null
+   * @param waited how long it waited on another attempt
    */
   record Replayed<T>(
       ClaimId id,
@@ -61,8 +117,28 @@ public sealed interface GateResult<T> {
       boolean failure,
       int attempt,
       Instant firstExecutedAt,
-      Instant completedAt)
-      implements GateResult<T> {}
+      Instant completedAt,
+      String argsHash,
+      String keySource,
+      Duration waited)
+      implements GateResult<T> {
+
+    /** Defaults a missing wait to zero. */
+    public Replayed {
+      waited = waited == null ? Duration.ZERO : waited;
+    }
+
+    /** Without the call's hash, key source and wait. */
+    public Replayed(
+        ClaimId id,
+        T value,
+        boolean failure,
+        int attempt,
+        Instant firstExecutedAt,
+        Instant completedAt) {
+      this(id, value, failure, attempt, firstExecutedAt, completedAt, null, null, Duration.ZERO);
+    }
+  }
 
   /**
    * The call was refused and nothing ran.
@@ -71,16 +147,63 @@ public sealed interface GateResult<T> {
    * @param reason why
    * @param retryAfter when a retry may succeed; zero when a retry with this key never will
    * @param message a sentence for Java callers and operators
+   * @param argsHash the arguments' hash (for a conflict, this call's, not the stored one)
+   * @param keySource where the key came from, or null
+   * @param waited how long it waited on another attempt
    */
-  record Refused<T>(ClaimId id, RefusalReason reason, Duration retryAfter, String message)
+  record Refused<T>(
+      ClaimId id,
+      RefusalReason reason,
+      Duration retryAfter,
+      String message,
+      String argsHash,
+      String keySource,
+      Duration waited)
       implements GateResult<T> {
+
+    /** Defaults a missing wait to zero. */
+    public Refused {
+      waited = waited == null ? Duration.ZERO : waited;
+    }
+
+    /** Without the call's hash, key source and wait. */
+    public Refused(ClaimId id, RefusalReason reason, Duration retryAfter, String message) {
+      this(id, reason, retryAfter, message, null, null, Duration.ZERO);
+    }
+
+    /**
+     * @return 0: no attempt of this call ran
+     */
+    @Override
+    public int attempt() {
+      return 0;
+    }
 
     /**
      * @param refused a claim's refusal
-     * @return the same refusal as the result of a call
+     * @return the same refusal as the result of a call, without its hash, key source and wait
      */
     public static <T> Refused<T> of(ClaimOutcome.Refused refused) {
       return new Refused<>(refused.id(), refused.reason(), refused.retryAfter(), refused.message());
+    }
+
+    /**
+     * @param refused a claim's refusal
+     * @param argsHash the call's arguments' hash
+     * @param keySource where its key came from, or null
+     * @param waited how long it waited on another attempt
+     * @return the same refusal as the result of that call
+     */
+    public static <T> Refused<T> of(
+        ClaimOutcome.Refused refused, String argsHash, String keySource, Duration waited) {
+      return new Refused<>(
+          refused.id(),
+          refused.reason(),
+          refused.retryAfter(),
+          refused.message(),
+          argsHash,
+          keySource,
+          waited);
     }
   }
 }

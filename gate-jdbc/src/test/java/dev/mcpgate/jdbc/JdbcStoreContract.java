@@ -16,6 +16,7 @@ import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ForwardingTransactionScope;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -671,13 +672,47 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
               assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
               assertThat(r.retryAfter()).isPositive();
             });
+    assertThat(duplicate.waited()).isPositive();
     assertThat(first.get(60, TimeUnit.SECONDS)).isInstanceOf(GateResult.Executed.class);
+    assertThat(duplicate.argsHash()).isEqualTo(first.get().argsHash()).startsWith("v1:");
     assertThat(
             gate.executeSingleCommit(
                 call, ResultMapper.utf8(), jdbc.singleCommit(), (c, ctx) -> "must not run either"))
         .isInstanceOfSatisfying(
             GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("slow done"));
     assertThat(effects()).containsExactly("slow");
+  }
+
+  @Test
+  void singleCommitResultsCarryTheHashTheAttemptAndTheKeySource() {
+    JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+    IdempotencyGate gate = IdempotencyGate.builder(jdbc).build();
+    ToolCall call = call("one-commit-facts", Map.of("n", 1)).withKeySource("meta");
+    String hash = ArgumentHasher.hash(call.arguments(), gate.policy().ignoredArguments());
+
+    GateResult<String> executed =
+        gate.executeSingleCommit(call, ResultMapper.utf8(), jdbc.singleCommit(), (c, x) -> "a");
+    GateResult<String> replayed =
+        gate.executeSingleCommit(call, ResultMapper.utf8(), jdbc.singleCommit(), (c, x) -> "b");
+    ToolCall other = call("one-commit-facts", Map.of("n", 2)).withKeySource("meta");
+    GateResult<String> conflict =
+        gate.executeSingleCommit(other, ResultMapper.utf8(), jdbc.singleCommit(), (c, x) -> "c");
+
+    assertThat(executed).isInstanceOf(GateResult.Executed.class);
+    assertThat(replayed).isInstanceOf(GateResult.Replayed.class);
+    assertThat(conflict).isInstanceOf(GateResult.Refused.class);
+    assertThat(List.of(executed, replayed))
+        .allSatisfy(
+            r -> {
+              assertThat(r.argsHash()).isEqualTo(hash);
+              assertThat(r.attempt()).isEqualTo(1);
+              assertThat(r.keySource()).isEqualTo("meta");
+              assertThat(r.waited()).isZero();
+            });
+    assertThat(conflict.argsHash())
+        .isEqualTo(ArgumentHasher.hash(other.arguments(), gate.policy().ignoredArguments()))
+        .isNotEqualTo(hash);
+    assertThat(conflict.attempt()).isZero();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.mcpgate.mcp;
 
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.audit.AuditDecision;
 import dev.mcpgate.core.audit.AuditRecord;
@@ -34,23 +35,51 @@ final class Auditor {
     this.summary = summary;
   }
 
-  /** What one call was decided, filled in as the gated tool finds it out. */
-  static final class Trail {
-    final long startNanos = System.nanoTime();
-    String tenant;
-    String key;
-    ToolCall call;
-    AuditDecision decision;
-    String reason;
-    int attempt;
-    CallToolResult result;
-    boolean ungated;
+  /**
+   * What the adapter knew of a call when it was decided, each part once it was found out.
+   *
+   * @param tenant the call's tenant, once resolved and valid; null before
+   * @param key the key as the gate sees it (a natural key as its digest), once found; null before
+   * @param call the call for the gate, once made; null before
+   */
+  record Known(String tenant, String key, ToolCall call) {
+    static final Known NOTHING = new Known(null, null, null);
 
-    void decided(AuditDecision decision, String reason) {
-      if (this.decision == null) {
-        this.decision = decision;
-        this.reason = reason;
-      }
+    Known withTenant(String tenant) {
+      return new Known(tenant, key, call);
+    }
+
+    Known withKey(String key) {
+      return new Known(tenant, key, call);
+    }
+
+    Known withCall(ToolCall call) {
+      return new Known(tenant, key, call);
+    }
+  }
+
+  /**
+   * One call's decision, as its audit record says it.
+   *
+   * @param known what the adapter knew of the call
+   * @param decision what was decided
+   * @param reason a sentence for operators, or null
+   * @param attempt the attempt that ran or was replayed; 0 when none
+   * @param argsHash the hash the gate compared the arguments by; null when the gate decided nothing
+   *     (refused before it, or it threw), and then the record hashes the call, if any
+   */
+  record Decision(
+      Known known, AuditDecision decision, String reason, int attempt, String argsHash) {
+
+    /** A decision that the gate did not make: no attempt, no hash of the gate's. */
+    static Decision of(Known known, AuditDecision decision, String reason) {
+      return new Decision(known, decision, reason, 0, null);
+    }
+
+    /** The gate's decision, with the attempt and the hash that it carries. */
+    static Decision of(Known known, GateResult<?> result, String reason) {
+      return new Decision(
+          known, AuditDecision.of(result), reason, result.attempt(), result.argsHash());
     }
   }
 
@@ -58,35 +87,47 @@ final class Auditor {
     return sink != null;
   }
 
-  void record(String tool, Map<String, Object> arguments, Set<String> ignored, Trail trail) {
-    if (sink == null || trail.ungated || trail.decision == null) {
+  /**
+   * @param result what the caller got; null when it got a failure
+   * @param startNanos {@link System#nanoTime()} when the call arrived
+   */
+  void record(
+      String tool,
+      Map<String, Object> arguments,
+      Set<String> ignored,
+      Decision decision,
+      CallToolResult result,
+      long startNanos) {
+    if (sink == null) {
       return;
     }
+    Known known = decision.known();
     try {
-      String hash = null;
-      if (trail.call != null) {
-        hash = ArgumentHasher.hash(trail.call.arguments(), ignored);
+      String hash = decision.argsHash();
+      if (hash == null && known.call() != null) {
+        // the gate decided nothing (a refusal before it, or a failure): hash as it would have
+        hash = ArgumentHasher.hash(known.call().arguments(), ignored);
       }
-      String result = summary != null && trail.result != null ? summary.apply(trail.result) : null;
+      String summarized = summary != null && result != null ? summary.apply(result) : null;
       sink.record(
           new AuditRecord(
               Instant.now(),
-              trail.tenant,
+              known.tenant(),
               tool,
-              trail.key,
+              known.key(),
               hash,
               redaction.redact(tool, arguments),
-              trail.decision,
-              trail.reason,
-              trail.attempt,
-              result,
-              (System.nanoTime() - trail.startNanos) / 1_000));
+              decision.decision(),
+              decision.reason(),
+              decision.attempt(),
+              summarized,
+              (System.nanoTime() - startNanos) / 1_000));
     } catch (RuntimeException e) {
       long n = failures.incrementAndGet();
       LOG.warn(
           "the audit record of a {} call to {} could not be written ({} so far); the"
               + " decision stands",
-          trail.decision,
+          decision.decision(),
           tool,
           n,
           e);

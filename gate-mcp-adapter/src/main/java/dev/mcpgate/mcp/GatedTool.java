@@ -22,7 +22,6 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -147,91 +146,140 @@ final class GatedTool {
   /** A call whose tenant was resolved where it arrived ({@code tenant} null: none). */
   CallToolResult call(
       McpTransportContext context, String tenant, CallToolRequest request, Invocation invocation) {
-    Auditor.Trail trail = new Auditor.Trail();
-    try {
-      CallToolResult result = decide(context, tenant, request, invocation, trail);
-      trail.result = result;
-      return result;
-    } catch (RuntimeException | Error e) {
-      trail.decided(AuditDecision.RELEASED, "the handler threw " + e.getClass().getName());
-      throw e;
-    } finally {
-      if (auditor.enabled()) {
-        auditor.record(
-            tool.name(),
-            request.arguments() == null ? Map.of() : request.arguments(),
-            gate.policy().ignoredArguments(),
-            trail);
+    long startNanos = System.nanoTime();
+    Decided decided = decide(context, tenant, request, invocation);
+    if (decided == Decided.UNGATED) {
+      return invocation.ungated(request); // nothing gated, nothing audited
+    }
+    if (auditor.enabled()) {
+      auditor.record(
+          tool.name(),
+          request.arguments() == null ? Map.of() : request.arguments(),
+          gate.policy().ignoredArguments(),
+          decided.audit(),
+          decided.result(),
+          startNanos);
+    }
+    return decided.answer();
+  }
+
+  /**
+   * What the adapter decided about one call: what the caller gets (a result, or a failure thrown to
+   * it) and what the audit records; {@link #UNGATED} for a call without a key where keys are
+   * optional, which runs ungated and unaudited.
+   *
+   * @param result what the caller gets; null when it gets {@code thrown}
+   * @param thrown the failure the caller gets (a {@link RuntimeException} or an {@link Error}), or
+   *     null
+   * @param audit the decision the audit records
+   */
+  private record Decided(CallToolResult result, Throwable thrown, Auditor.Decision audit) {
+    static final Decided UNGATED = new Decided(null, null, null);
+
+    static Decided answered(CallToolResult result, Auditor.Decision audit) {
+      return new Decided(result, null, audit);
+    }
+
+    static Decided answered(
+        CallToolResult result, Auditor.Known known, AuditDecision decision, String reason) {
+      return answered(result, Auditor.Decision.of(known, decision, reason));
+    }
+
+    /** The caller gets {@code thrown} (as it is) after the audit records it as released. */
+    static Decided threw(Throwable thrown, Auditor.Known known, String reason) {
+      return new Decided(null, thrown, Auditor.Decision.of(known, AuditDecision.RELEASED, reason));
+    }
+
+    CallToolResult answer() {
+      if (thrown instanceof RuntimeException e) {
+        throw e;
       }
+      if (thrown instanceof Error e) {
+        throw e;
+      }
+      return result;
     }
   }
 
-  private CallToolResult decide(
-      McpTransportContext context,
-      String tenant,
+  /** Never throws: a failure is in the decision, with what was known when it came. */
+  private Decided decide(
+      McpTransportContext context, String tenant, CallToolRequest request, Invocation invocation) {
+    Auditor.Known known = Auditor.Known.NOTHING;
+    try {
+      McpTransportContext transport = context == null ? McpTransportContext.EMPTY : context;
+      if (tenant == null || tenant.isEmpty()) {
+        return Decided.answered(
+            ModelMessages.tenantUnknown(), known, AuditDecision.TENANT_REFUSED, "no tenant");
+      }
+      try {
+        ClaimId.validate(tenant, "tenant");
+      } catch (InvalidIdempotencyKeyException e) {
+        LOG.error(
+            "tenant resolver gave an invalid tenant for tool {}: {}", tool.name(), e.getMessage());
+        return Decided.answered(
+            ModelMessages.tenantInvalid(e), known, AuditDecision.TENANT_REFUSED, e.getMessage());
+      }
+      known = known.withTenant(tenant);
+      if (authorizer != null) {
+        String refusal = authorizer.refusal(tenant, transport, request);
+        if (refusal != null) {
+          return Decided.answered(
+              ModelMessages.forbidden(refusal), known, AuditDecision.TENANT_REFUSED, refusal);
+        }
+      }
+      Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
+      ToolCall call;
+      try {
+        KeyExtractor.Found found = KeyExtractor.find(policy, request, arguments, transport);
+        if (found == null) {
+          if (policy.required()) {
+            return Decided.answered(
+                ModelMessages.keyRequired(policy), known, AuditDecision.KEY_REFUSED, "no key");
+          }
+          return Decided.UNGATED;
+        }
+        // a natural key (argument values in clear) is stored, logged and sent as its digest
+        String key =
+            keys.protect(
+                tenant,
+                tool.name(),
+                ClaimId.validate(found.key(), "idempotency key"),
+                found.source());
+        known = known.withKey(key);
+        call =
+            ToolCall.of(tenant, tool.name(), key, arguments) // checks the key, once
+                .withKeySource(found.source().wireName());
+        known = known.withCall(call);
+      } catch (InvalidIdempotencyKeyException e) {
+        return Decided.answered(
+            ModelMessages.keyInvalid(e), known, AuditDecision.KEY_REFUSED, e.getMessage());
+      }
+      if (!acceptInexactNumbers) {
+        // the transport's mapper read the arguments; a double among them may be a rounded
+        // decimal (1250.0000000000000001 arrives as 1250.0), which no hash can tell apart
+        String inexact = ExactNumbers.inexactNumberPath(arguments);
+        if (inexact != null) {
+          warnInexact(inexact);
+          return Decided.answered(
+              ModelMessages.argumentsInexact(inexact),
+              known,
+              AuditDecision.KEY_REFUSED,
+              "the number at " + inexact + " was read as a double");
+        }
+      }
+      return gated(request, invocation, arguments, call, known);
+    } catch (RuntimeException | Error e) {
+      return Decided.threw(e, known, "the handler threw " + e.getClass().getName());
+    }
+  }
+
+  /** The call through the gate: its result, or its failure, as the caller and the audit see it. */
+  private Decided gated(
       CallToolRequest request,
       Invocation invocation,
-      Auditor.Trail trail) {
-    McpTransportContext transport = context == null ? McpTransportContext.EMPTY : context;
-    if (tenant == null || tenant.isEmpty()) {
-      trail.decided(AuditDecision.TENANT_REFUSED, "no tenant");
-      return ModelMessages.tenantUnknown();
-    }
-    try {
-      ClaimId.validate(tenant, "tenant");
-    } catch (InvalidIdempotencyKeyException e) {
-      LOG.error(
-          "tenant resolver gave an invalid tenant for tool {}: {}", tool.name(), e.getMessage());
-      trail.decided(AuditDecision.TENANT_REFUSED, e.getMessage());
-      return ModelMessages.tenantInvalid(e);
-    }
-    trail.tenant = tenant;
-    if (authorizer != null) {
-      String refusal = authorizer.refusal(tenant, transport, request);
-      if (refusal != null) {
-        trail.decided(AuditDecision.TENANT_REFUSED, refusal);
-        return ModelMessages.forbidden(refusal);
-      }
-    }
-    Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
-    ToolCall call;
-    try {
-      KeyExtractor.Found found = KeyExtractor.find(policy, request, arguments, transport);
-      if (found == null) {
-        if (policy.required()) {
-          trail.decided(AuditDecision.KEY_REFUSED, "no key");
-          return ModelMessages.keyRequired(policy);
-        }
-        trail.ungated = true;
-        return invocation.ungated(request);
-      }
-      // a natural key (argument values in clear) is stored, logged and sent as its digest
-      String key =
-          keys.protect(
-              tenant,
-              tool.name(),
-              ClaimId.validate(found.key(), "idempotency key"),
-              found.source());
-      trail.key = key;
-      call =
-          ToolCall.of(tenant, tool.name(), key, arguments) // checks the key, once
-              .withKeySource(found.source().name().toLowerCase(Locale.ROOT));
-      trail.call = call;
-    } catch (InvalidIdempotencyKeyException e) {
-      trail.decided(AuditDecision.KEY_REFUSED, e.getMessage());
-      return ModelMessages.keyInvalid(e);
-    }
-    if (!acceptInexactNumbers) {
-      // the transport's mapper read the arguments; a double among them may be a rounded
-      // decimal (1250.0000000000000001 arrives as 1250.0), which no hash can tell apart
-      String inexact = ExactNumbers.inexactNumberPath(arguments);
-      if (inexact != null) {
-        warnInexact(inexact);
-        trail.decided(
-            AuditDecision.KEY_REFUSED, "the number at " + inexact + " was read as a double");
-        return ModelMessages.argumentsInexact(inexact);
-      }
-    }
+      Map<String, Object> arguments,
+      ToolCall call,
+      Auditor.Known known) {
     GateResult<CallToolResult> result;
     AtomicReference<ClaimContext> attempt = new AtomicReference<>();
     try {
@@ -246,68 +294,87 @@ final class GatedTool {
               });
     } catch (CommitOutcomeUnknownException e) { // before its superclass
       LOG.warn("commit outcome unknown for tool {}: {}", tool.name(), e.getMessage());
-      trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.getMessage());
-      return ModelMessages.commitOutcomeUnknown();
+      return Decided.answered(
+          ModelMessages.commitOutcomeUnknown(),
+          known,
+          AuditDecision.OUTCOME_UNKNOWN,
+          e.getMessage());
     } catch (OutcomeUnknownException e) {
       if (!fencedBy(attempt.get())) {
         // single-commit: the whole transaction rolled back, claim included; the key is free
-        trail.decided(AuditDecision.RELEASED, e.getMessage());
-        throw e;
+        return Decided.threw(e, known, e.getMessage());
       }
       LOG.warn("outcome unknown for tool {}: {}", tool.name(), e.getMessage());
-      trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.getMessage());
-      return ModelMessages.outcomeUnknown(reconciles());
+      return Decided.answered(
+          ModelMessages.outcomeUnknown(reconciles()),
+          known,
+          AuditDecision.OUTCOME_UNKNOWN,
+          e.getMessage());
     } catch (CommitRolledBackException e) {
       LOG.warn("commit rolled back for tool {}: {}", tool.name(), e.getMessage());
-      trail.decided(AuditDecision.STORE_UNAVAILABLE, e.getMessage());
-      return ModelMessages.rolledBack();
+      return Decided.answered(
+          ModelMessages.rolledBack(), known, AuditDecision.STORE_UNAVAILABLE, e.getMessage());
     } catch (StoreUnavailableException e) {
       LOG.warn("store unavailable for tool {}: {}", tool.name(), e.getMessage());
-      trail.decided(AuditDecision.STORE_UNAVAILABLE, e.getMessage());
-      return ModelMessages.storeUnavailable();
+      return Decided.answered(
+          ModelMessages.storeUnavailable(), known, AuditDecision.STORE_UNAVAILABLE, e.getMessage());
     } catch (LeaseLostException e) {
       LOG.warn("lease lost for tool {}: {}", tool.name(), e.getMessage());
-      trail.decided(AuditDecision.LEASE_LOST, e.getMessage());
-      return ModelMessages.leaseLost();
+      return Decided.answered(
+          ModelMessages.leaseLost(), known, AuditDecision.LEASE_LOST, e.getMessage());
     } catch (InvalidArgumentsException e) {
-      trail.decided(AuditDecision.KEY_REFUSED, e.getMessage());
-      return ModelMessages.argumentsInvalid(e);
+      return Decided.answered(
+          ModelMessages.argumentsInvalid(e), known, AuditDecision.KEY_REFUSED, e.getMessage());
     } catch (ResultTooLargeException e) {
-      trail.decided(AuditDecision.RESULT_NOT_STORED, e.getMessage());
-      return ModelMessages.resultTooLarge(e);
+      return Decided.answered(
+          ModelMessages.resultTooLarge(e), known, AuditDecision.RESULT_NOT_STORED, e.getMessage());
     } catch (RuntimeException e) {
       if (!fencedBy(attempt.get())) {
-        throw e; // released: a retry runs again
+        return Decided.threw(e, known, "the handler threw " + e.getClass().getName());
       }
       // the gate fenced the key: the handler's failure says its outcome is unknown
       LOG.warn(
           "outcome unknown for tool {}: the handler failed with {}", tool.name(), e.toString());
-      trail.decided(AuditDecision.OUTCOME_UNKNOWN, e.toString());
-      return ModelMessages.outcomeUnknown(reconciles());
+      return Decided.answered(
+          ModelMessages.outcomeUnknown(reconciles()),
+          known,
+          AuditDecision.OUTCOME_UNKNOWN,
+          e.toString());
     }
+    Auditor.Decision audit = Auditor.Decision.of(known, result, auditReason(result));
+    try {
+      return Decided.answered(answer(result), audit);
+    } catch (RuntimeException | Error e) {
+      return new Decided(null, e, audit); // decided by the gate: the audit says what it decided
+    }
+  }
+
+  /**
+   * @return the sentence the audit records with the gate's decision: the refusal's message, or why
+   *     a result that ran was not stored; null when the decision says it all
+   */
+  private static String auditReason(GateResult<CallToolResult> result) {
     if (result instanceof GateResult.Executed<CallToolResult> executed) {
-      trail.attempt = executed.claim().attempt();
-      trail.decided(
-          switch (executed.completion()) {
-            case STORED ->
-                executed.claim().isTakeover() ? AuditDecision.TAKEOVER : AuditDecision.EXECUTED;
-            case RELEASED -> AuditDecision.RELEASED;
-            case LEASE_LOST -> AuditDecision.LEASE_LOST;
-            case STORE_FAILED -> AuditDecision.STORE_UNAVAILABLE;
-          },
-          executed.completion() == GateResult.Completion.STORE_FAILED
-              ? "ran, but its result could not be stored"
-              : null);
+      return switch (executed.completion()) {
+        case STORE_FAILED -> "ran, but its result could not be stored";
+        case STORED, RELEASED, LEASE_LOST -> null;
+      };
+    }
+    if (result instanceof GateResult.Replayed<CallToolResult>) {
+      return null;
+    }
+    return ((GateResult.Refused<CallToolResult>) result).message(); // the last sealed case
+  }
+
+  /** What the caller gets of the gate's result: the handler's, a marked replay, or a refusal. */
+  private CallToolResult answer(GateResult<CallToolResult> result) {
+    if (result instanceof GateResult.Executed<CallToolResult> executed) {
       return executed.value();
     }
     if (result instanceof GateResult.Replayed<CallToolResult> replayed) {
-      trail.attempt = replayed.attempt();
-      trail.decided(AuditDecision.REPLAYED, null);
       return ModelMessages.markReplay(replayed.value(), replayed.firstExecutedAt());
     }
-    GateResult.Refused<CallToolResult> refused = (GateResult.Refused<CallToolResult>) result;
-    trail.decided(AuditDecision.valueOf(refused.reason().name()), refused.message());
-    return ModelMessages.of(refused, reconciles());
+    return ModelMessages.of((GateResult.Refused<CallToolResult>) result, reconciles());
   }
 
   private final AtomicLong inexactWarnedAt = new AtomicLong(Long.MIN_VALUE);

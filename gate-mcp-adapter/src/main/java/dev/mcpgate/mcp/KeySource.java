@@ -39,6 +39,19 @@ public enum KeySource {
    */
   HEADER;
 
+  /**
+   * @return how the source is named on the wire: in {@code ToolCall#keySource()} (and so in events,
+   *     meters and spans) and in a gated tool's {@code key_sources}
+   */
+  String wireName() {
+    return switch (this) {
+      case ARGUMENT -> "argument";
+      case META -> "meta";
+      case NATURAL -> "natural";
+      case HEADER -> "header";
+    };
+  }
+
   /** The header's name, and the transport-context key the header's value is kept under. */
   public static final String HEADER_CONTEXT_KEY = "Idempotency-Key";
 

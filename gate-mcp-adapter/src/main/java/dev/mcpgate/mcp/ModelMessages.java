@@ -7,6 +7,7 @@ import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import dev.mcpgate.core.KeyDigest;
+import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultTooLargeException;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Duration;
@@ -97,12 +98,6 @@ final class ModelMessages {
   }
 
   /**
-   * The gate refused the call: one error type and one sentence per reason.
-   *
-   * @param reconciles whether the tool's policy has a reconciler, which a retry of a key whose
-   *     outcome is unknown asks first
-   */
-  /**
    * @return "idempotency key "k1"", or, for a key stored as a digest (a natural key: argument
    *     values that may be personal data), words that quote neither the digest nor the values
    */
@@ -112,13 +107,33 @@ final class ModelMessages {
         : "idempotency key " + quote(id.key());
   }
 
+  /**
+   * @return the error type ({@code structuredContent.error.type}) the model gets for a refusal; a
+   *     reason that is still running and one that stopped share one, as do an unknown outcome and a
+   *     result that was not stored (they differ in {@code executed})
+   */
+  static String errorType(RefusalReason reason) {
+    return switch (reason) {
+      case CONFLICT -> McpGateErrors.KEY_CONFLICT;
+      case IN_PROGRESS, HOLDER_UNRESPONSIVE -> McpGateErrors.KEY_IN_PROGRESS;
+      case OUTCOME_UNKNOWN, RESULT_NOT_STORED -> McpGateErrors.OUTCOME_UNKNOWN;
+    };
+  }
+
+  /**
+   * The gate refused the call: one error type and one sentence per reason.
+   *
+   * @param reconciles whether the tool's policy has a reconciler, which a retry of a key whose
+   *     outcome is unknown asks first
+   */
   static CallToolResult of(GateResult.Refused<?> refused, boolean reconciles) {
     ClaimId id = refused.id();
     long ms = refused.retryAfter().toMillis();
+    String type = errorType(refused.reason());
     return switch (refused.reason()) {
       case CONFLICT ->
           notRun(
-              McpGateErrors.KEY_CONFLICT,
+              type,
               "The "
                   + keyOf(id)
                   + " was already used for a call to "
@@ -127,7 +142,7 @@ final class ModelMessages {
                   + " request, or resend the original arguments to get the original result.");
       case IN_PROGRESS ->
           error(
-              McpGateErrors.KEY_IN_PROGRESS,
+              type,
               Executed.UNKNOWN,
               true,
               "A call to "
@@ -142,7 +157,7 @@ final class ModelMessages {
               refused.retryAfter());
       case HOLDER_UNRESPONSIVE ->
           error(
-              McpGateErrors.KEY_IN_PROGRESS,
+              type,
               Executed.UNKNOWN,
               true,
               "An earlier attempt of this call to "
@@ -158,7 +173,7 @@ final class ModelMessages {
       case OUTCOME_UNKNOWN ->
           reconciles
               ? error(
-                  McpGateErrors.OUTCOME_UNKNOWN,
+                  type,
                   Executed.UNKNOWN,
                   true,
                   "An earlier attempt of"
@@ -172,7 +187,7 @@ final class ModelMessages {
                       + " twice.",
                   refused.retryAfter())
               : error(
-                  McpGateErrors.OUTCOME_UNKNOWN,
+                  type,
                   Executed.UNKNOWN,
                   false,
                   "An earlier attempt of"
@@ -185,7 +200,7 @@ final class ModelMessages {
                   null);
       case RESULT_NOT_STORED ->
           error(
-              McpGateErrors.OUTCOME_UNKNOWN,
+              type,
               Executed.YES,
               false,
               "This call to "

@@ -91,9 +91,7 @@ final class ToolDefinitions {
 
   private static Map<String, Object> gating(ToolPolicy policy) {
     Map<String, Object> gating = new LinkedHashMap<>();
-    gating.put(
-        "key_sources",
-        policy.keySources().stream().map(k -> k.name().toLowerCase(Locale.ROOT)).toList());
+    gating.put("key_sources", policy.keySources().stream().map(KeySource::wireName).toList());
     if (policy.keySources().contains(KeySource.ARGUMENT)) {
       gating.put("key_argument", policy.keyArgument());
     }

@@ -133,4 +133,55 @@ class AuditTest {
     assertThat(runs).hasValue(1);
     assertThat(mcpGate.auditFailures()).isEqualTo(1);
   }
+
+  /**
+   * The gate's decisions carry its hash; a decision the gate did not make (a failure it threw, a
+   * refusal before it) is recorded with what the adapter knew, hashed the same way.
+   */
+  @Test
+  void aDecisionTheGateDidNotMakeIsRecordedWithWhatWasKnown() {
+    FlakyStore store = new FlakyStore();
+    var spec = refund(McpGate.builder(IdempotencyGate.builder(store).build()).audit(records::add));
+
+    store.claimFails.set(true);
+    CallToolResult down = call(spec, "acme", "k-5", 500);
+    store.claimFails.set(false);
+    call(spec, "acme", "k-5", 500);
+    assertThatThrownBy(() -> call(spec, "acme", "k-6", 666)).hasMessage("declined");
+    Map<String, Object> inexact = new HashMap<>(Map.of("order_id", "ord_9f2", "amount_cents", 1.5));
+    inexact.put("idempotency_key", "k-7");
+    spec.callHandler()
+        .apply(
+            McpTransportContext.create(Map.of("tenant", "acme")),
+            new CallToolRequest("refund_order", inexact));
+
+    assertThat(down.isError()).isTrue();
+    assertThat(records)
+        .extracting(AuditRecord::decision)
+        .containsExactly(
+            AuditDecision.STORE_UNAVAILABLE,
+            AuditDecision.EXECUTED,
+            AuditDecision.RELEASED,
+            AuditDecision.KEY_REFUSED);
+    AuditRecord unavailable = records.get(0);
+    AuditRecord executed = records.get(1);
+    assertThat(unavailable.tenant()).isEqualTo("acme");
+    assertThat(unavailable.key()).isEqualTo("k-5");
+    assertThat(unavailable.attempt()).isZero();
+    assertThat(unavailable.argsHash())
+        .as("the adapter's hash of a call the gate threw on is the gate's")
+        .startsWith("v1:")
+        .isEqualTo(executed.argsHash());
+    assertThat(executed.attempt()).isEqualTo(1);
+    AuditRecord released = records.get(2);
+    assertThat(released.key()).isEqualTo("k-6");
+    assertThat(released.reason()).isEqualTo("the handler threw java.lang.IllegalStateException");
+    assertThat(released.argsHash()).startsWith("v1:").isNotEqualTo(executed.argsHash());
+    assertThat(released.attempt()).isZero();
+    assertThat(released.resultSummary()).isNull();
+    AuditRecord refused = records.get(3);
+    assertThat(refused.key()).isEqualTo("k-7");
+    assertThat(refused.reason()).contains("was read as a double");
+    assertThat(refused.argsHash()).startsWith("v1:");
+  }
 }

@@ -6,7 +6,6 @@ import dev.mcpgate.core.internal.Checks;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.util.Locale;
 
 /**
  * Counts the gate's decisions in Micrometer. Register it as a listener of the gate:
@@ -78,13 +77,7 @@ public final class GateMetrics implements GateListener {
         }
       }
       case COMPLETED, RELEASED, MARKED_UNKNOWN, LEASE_LOST, STORE_FAILED, RESULT_NOT_STORED ->
-          counter(
-                  "mcpgate.attempts.ended",
-                  "tool",
-                  tool,
-                  "result",
-                  e.type().name().toLowerCase(Locale.ROOT))
-              .increment();
+          counter("mcpgate.attempts.ended", "tool", tool, "result", e.attemptResult()).increment();
       case LEASE_RENEWED -> counter("mcpgate.lease.renewals", "result", "renewed").increment();
       case LEASE_RENEWAL_FAILED ->
           counter("mcpgate.lease.renewals", "result", "failed").increment();

@@ -15,7 +15,6 @@ import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.trace.Span;
-import java.util.Locale;
 
 /**
  * Records each gate event in the instruments, and a call's decision on the current span. Only the
@@ -96,10 +95,7 @@ final class TelemetryListener implements GateListener {
         decide(Span.current(), e, tool, outcome);
       }
       case COMPLETED, RELEASED, MARKED_UNKNOWN, LEASE_LOST, STORE_FAILED, RESULT_NOT_STORED ->
-          attemptsEnded.add(
-              1,
-              Attributes.of(
-                  TOOL, tool, RESULT, e.type().name().toLowerCase(Locale.ROOT), STORE, store));
+          attemptsEnded.add(1, Attributes.of(TOOL, tool, RESULT, e.attemptResult(), STORE, store));
       case LEASE_RENEWED -> renewals.add(1, renewed);
       case LEASE_RENEWAL_FAILED -> renewals.add(1, renewalFailed);
     }

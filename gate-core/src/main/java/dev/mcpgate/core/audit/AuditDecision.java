@@ -1,6 +1,13 @@
 package dev.mcpgate.core.audit;
 
-/** What was decided about a call, as the audit trail records it. */
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.RefusalReason;
+
+/**
+ * What was decided about a call, as the audit trail records it. The gate's results map to it by
+ * {@link #of(GateResult)}, its refusals by {@link #of(RefusalReason)}; the rest (a key or a tenant
+ * refused, a store that failed) are the adapter's decisions before or around the gate.
+ */
 public enum AuditDecision {
   /** The action ran and its result is stored. */
   EXECUTED,
@@ -27,5 +34,47 @@ public enum AuditDecision {
   /** The call's tenant was unknown or invalid, or the authorizer refused it; nothing ran. */
   TENANT_REFUSED,
   /** The store could not be reached, or a commit rolled back; see the reason. */
-  STORE_UNAVAILABLE
+  STORE_UNAVAILABLE;
+
+  /**
+   * @param reason why the gate refused a call
+   * @return the audit decision of that refusal: one for each reason
+   */
+  public static AuditDecision of(RefusalReason reason) {
+    return switch (reason) {
+      case CONFLICT -> CONFLICT;
+      case IN_PROGRESS -> IN_PROGRESS;
+      case HOLDER_UNRESPONSIVE -> HOLDER_UNRESPONSIVE;
+      case OUTCOME_UNKNOWN -> OUTCOME_UNKNOWN;
+      case RESULT_NOT_STORED -> RESULT_NOT_STORED;
+    };
+  }
+
+  /**
+   * @param completion what happened to the result of an attempt that ran
+   * @param takeover whether that attempt took over an earlier one's expired lease
+   * @return the audit decision of that attempt
+   */
+  public static AuditDecision of(GateResult.Completion completion, boolean takeover) {
+    return switch (completion) {
+      case STORED -> takeover ? TAKEOVER : EXECUTED;
+      case RELEASED -> RELEASED;
+      case LEASE_LOST -> LEASE_LOST;
+      case STORE_FAILED -> STORE_UNAVAILABLE;
+    };
+  }
+
+  /**
+   * @param result what the gate did with a call
+   * @return the audit decision of it
+   */
+  public static AuditDecision of(GateResult<?> result) {
+    if (result instanceof GateResult.Executed<?> executed) {
+      return of(executed.completion(), executed.claim().isTakeover());
+    }
+    if (result instanceof GateResult.Replayed<?>) {
+      return REPLAYED;
+    }
+    return of(((GateResult.Refused<?>) result).reason()); // the sealed type's last case
+  }
 }

@@ -65,7 +65,7 @@ final class AttemptRunner {
    * @param sentNanos {@link System#nanoTime()} just before the claim was sent: the lease counts
    *     from there
    */
-  <T, R> GateResult<T> run(
+  <T, R> GateResult.Executed<T> run(
       ClaimOutcome.Acquired claim,
       long sentNanos,
       ResultMapper<T> mapper,
@@ -91,7 +91,7 @@ final class AttemptRunner {
     }
   }
 
-  private <T, R> GateResult<T> runRenewed(
+  private <T, R> GateResult.Executed<T> runRenewed(
       ClaimOutcome.Acquired claim,
       LeaseRenewer.Renewal renewal,
       ResultMapper<T> mapper,
@@ -140,7 +140,7 @@ final class AttemptRunner {
   }
 
   /** After the action returned: store or release its result, and commit, per the rules. */
-  private <T, R> GateResult<T> settleResult(
+  private <T, R> GateResult.Executed<T> settleResult(
       ClaimOutcome.Acquired claim,
       LeaseRenewer.Renewal renewal,
       T value,

@@ -54,6 +54,7 @@ final class Claimer {
     private final long startNanos;
     private boolean waited;
     private long sentNanos;
+    private Duration told = Duration.ZERO;
 
     private Arrival(String keySource, long startNanos) {
       this.keySource = keySource;
@@ -89,10 +90,19 @@ final class Claimer {
     }
 
     /**
-     * @return how long it waited on another attempt; zero when it did not
+     * @return how long it waited on another attempt; zero when it did not (kept as what its
+     *     decision was told with, for the call's result)
      */
     Duration waitedFor() {
-      return waited ? Duration.ofNanos(System.nanoTime() - startNanos) : Duration.ZERO;
+      told = waited ? Duration.ofNanos(System.nanoTime() - startNanos) : Duration.ZERO;
+      return told;
+    }
+
+    /**
+     * @return the wait the last decision event of this arrival was told with; zero before one
+     */
+    Duration told() {
+      return told;
     }
   }
 
@@ -101,8 +111,9 @@ final class Claimer {
    *
    * @param outcome acquired, replayed or refused
    * @param sentNanos {@link System#nanoTime()} just before the claim that decided was sent
+   * @param waited how long it waited on another attempt, as its decision event says
    */
-  record Claimed(ClaimOutcome outcome, long sentNanos) {}
+  record Claimed(ClaimOutcome outcome, long sentNanos, Duration waited) {}
 
   /** Claims once, without waiting. */
   ClaimOutcome claim(ToolCall call, String hash) {
@@ -123,21 +134,25 @@ final class Claimer {
       if (!(outcome instanceof ClaimOutcome.Refused refused)
           || (refused.reason() != RefusalReason.IN_PROGRESS
               && refused.reason() != RefusalReason.HOLDER_UNRESPONSIVE)) {
-        return new Claimed(told(outcome, arrival), arrival.sentNanos());
+        return claimed(told(outcome, arrival), arrival);
       }
       long sleepMs = sleepMs(backoffMs, deadline - System.nanoTime(), refused.retryAfter());
       if (sleepMs == 0) {
-        return new Claimed(told(outcome, arrival), arrival.sentNanos());
+        return claimed(told(outcome, arrival), arrival);
       }
       arrival.waiting();
       try {
         Thread.sleep(sleepMs);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return new Claimed(told(outcome, arrival), arrival.sentNanos());
+        return claimed(told(outcome, arrival), arrival);
       }
       backoffMs = nextBackoffMs(backoffMs);
     }
+  }
+
+  private static Claimed claimed(ClaimOutcome outcome, Arrival arrival) {
+    return new Claimed(outcome, arrival.sentNanos(), arrival.told());
   }
 
   static final long FIRST_BACKOFF_MS = 5;

@@ -122,29 +122,48 @@ public final class GateEngine {
   public <T, R> GateResult<T> execute(
       ToolCall call, ResultMapper<T> mapper, TransactionScope<R> scope, ScopedAction<T, R> action) {
     checkOpen();
-    Claimer.Claimed claimed = claimer.claimWaiting(call, hash(call));
+    String hash = hash(call);
+    Claimer.Claimed claimed = claimer.claimWaiting(call, hash);
     ClaimOutcome outcome = claimed.outcome();
     if (outcome instanceof ClaimOutcome.Acquired acquired) {
-      return runner.run(acquired, claimed.sentNanos(), mapper, scope, action);
+      return Results.decided(
+          runner.run(acquired, claimed.sentNanos(), mapper, scope, action),
+          hash,
+          call.keySource(),
+          claimed.waited());
     }
     if (outcome instanceof ClaimOutcome.Replayed replayed) {
-      return readBack(replayed, mapper);
+      return readBack(replayed, mapper, hash, call.keySource(), claimed.waited());
     }
-    return GateResult.Refused.of((ClaimOutcome.Refused) outcome);
+    return GateResult.Refused.of(
+        (ClaimOutcome.Refused) outcome, hash, call.keySource(), claimed.waited());
   }
 
   /** Single-commit mode: claim, action and completion in one transaction of {@code scope}. */
   public <T, R> GateResult<T> executeSingleCommit(
       ToolCall call, ResultMapper<T> mapper, ClaimingScope<R> scope, ScopedAction<T, R> action) {
     checkOpen();
-    return singleCommit.run(call, hash(call), mapper, scope, action, r -> readBack(r, mapper));
+    String hash = hash(call);
+    // one transaction's claim does not wait: its decision events say zero
+    return singleCommit.run(
+        call,
+        hash,
+        mapper,
+        scope,
+        action,
+        r -> readBack(r, mapper, hash, call.keySource(), Duration.ZERO));
   }
 
   private String hash(ToolCall call) {
     return ArgumentHasher.hash(call.arguments(), policy.ignoredArguments());
   }
 
-  private static <T> GateResult<T> readBack(ClaimOutcome.Replayed replay, ResultMapper<T> mapper) {
+  private static <T> GateResult<T> readBack(
+      ClaimOutcome.Replayed replay,
+      ResultMapper<T> mapper,
+      String hash,
+      String keySource,
+      Duration waited) {
     StoredResult result = replay.result();
     T value;
     try {
@@ -165,7 +184,10 @@ public final class GateEngine {
         result.kind() == StoredResult.Kind.FAILURE,
         replay.attempt(),
         replay.firstExecutedAt(),
-        replay.completedAt());
+        replay.completedAt(),
+        hash,
+        keySource,
+        waited);
   }
 
   /** Claims once, without waiting. */

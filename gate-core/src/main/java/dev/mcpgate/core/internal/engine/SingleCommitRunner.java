@@ -82,13 +82,13 @@ final class SingleCommitRunner {
               backoffMs, deadline - System.nanoTime(), Duration.ofMillis(Claimer.MAX_BACKOFF_MS));
       Duration waited = Duration.ofNanos(System.nanoTime() - start);
       if (sleepMs == 0) {
-        return busy(call, waited);
+        return busy(call, hash, waited);
       }
       try {
         Thread.sleep(sleepMs);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return busy(call, waited);
+        return busy(call, hash, waited);
       }
       backoffMs = Claimer.nextBackoffMs(backoffMs);
     }
@@ -100,7 +100,7 @@ final class SingleCommitRunner {
    */
   private record Round<T>(GateResult<T> result, boolean claimAgain) {}
 
-  private <T> GateResult<T> busy(ToolCall call, Duration waited) {
+  private <T> GateResult<T> busy(ToolCall call, String hash, Duration waited) {
     ClaimId id = call.id();
     Duration retryAfter = Duration.ofMillis(Claimer.MAX_BACKOFF_MS);
     return GateResult.Refused.of(
@@ -116,7 +116,10 @@ final class SingleCommitRunner {
                         + retryAfter.toMillis()
                         + " ms"),
                 call,
-                waited));
+                waited),
+        hash,
+        call.keySource(),
+        waited);
   }
 
   private <T, R> Round<T> once(
@@ -166,14 +169,22 @@ final class SingleCommitRunner {
         if (outcome == Claimer.CLAIM_AGAIN) {
           return new Round<>(null, true);
         }
+        // the decision events of one transaction's claim are told without a wait: zero here too
         return new Round<>(
             outcome instanceof ClaimOutcome.Replayed replayed
                 ? replay.apply(replayed)
-                : GateResult.Refused.of((ClaimOutcome.Refused) outcome),
+                : GateResult.Refused.of(
+                    (ClaimOutcome.Refused) outcome, hash, call.keySource(), Duration.ZERO),
             false);
       }
       ClaimOutcome.Acquired claim = claimer.acquired(attempt.record(), token, call);
-      return new Round<>(runAcquired(claim, mapper, scope, resource, action), false);
+      return new Round<>(
+          Results.decided(
+              runAcquired(claim, mapper, scope, resource, action),
+              hash,
+              call.keySource(),
+              Duration.ZERO),
+          false);
     } finally {
       try {
         scope.close(resource);
@@ -183,7 +194,7 @@ final class SingleCommitRunner {
     }
   }
 
-  private <T, R> GateResult<T> runAcquired(
+  private <T, R> GateResult.Executed<T> runAcquired(
       ClaimOutcome.Acquired claim,
       ResultMapper<T> mapper,
       ClaimingScope<R> scope,
