@@ -1,6 +1,7 @@
 package dev.mcpgate.mcp;
 
 import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.audit.AuditDecision;
 import dev.mcpgate.core.audit.AuditRecord;
@@ -106,7 +107,7 @@ final class Auditor {
       String hash = decision.argsHash();
       if (hash == null && known.call() != null) {
         // the gate decided nothing (a refusal before it, or a failure): hash as it would have
-        hash = ArgumentHasher.hash(known.call().arguments(), ignored);
+        hash = hashOrNull(known.call().arguments(), ignored);
       }
       String summarized = summary != null && result != null ? summary.apply(result) : null;
       sink.record(
@@ -131,6 +132,18 @@ final class Auditor {
           tool,
           n,
           e);
+    }
+  }
+
+  /**
+   * @return the arguments' hash, or null when they have none (a NaN, a type with no canonical form:
+   *     the very reason such a call was refused), so that its refusal is still recorded
+   */
+  private static String hashOrNull(Map<String, ?> arguments, Set<String> ignored) {
+    try {
+      return ArgumentHasher.hash(arguments, ignored);
+    } catch (InvalidArgumentsException e) {
+      return null;
     }
   }
 

@@ -109,6 +109,35 @@ class AuditTest {
   }
 
   @Test
+  void aCallWhoseArgumentsHaveNoCanonicalFormIsRecordedWithoutAHash() {
+    // refused before the gate (an inexact number), and by the gate's own hash (inexact accepted)
+    for (McpGate.Builder builder :
+        List.of(gate().audit(records::add), gate().audit(records::add).acceptInexactNumbers())) {
+      records.clear();
+      var spec = refund(builder);
+      Map<String, Object> args =
+          new HashMap<>(Map.of("order_id", "ord_9f2", "amount_cents", Double.NaN));
+      args.put("idempotency_key", "k-nan");
+
+      CallToolResult r =
+          spec.callHandler()
+              .apply(
+                  McpTransportContext.create(Map.of("tenant", "acme")),
+                  new CallToolRequest("refund_order", args));
+
+      assertThat(r.isError()).isTrue();
+      assertThat(runs).hasValue(0);
+      assertThat(records)
+          .singleElement()
+          .satisfies(
+              rec -> {
+                assertThat(rec.argsHash()).isNull();
+                assertThat(rec.key()).isEqualTo("k-nan");
+              });
+    }
+  }
+
+  @Test
   void aSinkThatThrowsIsCountedAndTheCallerGetsItsResult() {
     McpGate.Builder builder =
         gate()
