@@ -24,8 +24,7 @@ final class TableName {
   }
 
   static String auditIndexName(String table) {
-    String bare = table.substring(table.indexOf('.') + 1);
-    return (bare.length() > 50 ? bare.substring(0, 50) : bare) + "_key_idx";
+    return distinct(table.substring(table.indexOf('.') + 1), "_key_idx", false);
   }
 
   /**
@@ -44,27 +43,34 @@ final class TableName {
   }
 
   /**
-   * The table's name with the suffix, when that names this table's procedure alone: a bare name of
-   * at most 50 characters, all lower case. Otherwise (a longer name, cut short, or one with upper
-   * case letters: routine names are case-insensitive where table names may not be) its first 41
-   * characters, lower-cased, and a digest of the exact name, so that two tables never share a
-   * procedure.
+   * The table's name with the suffix, in the table's schema (see {@link #distinct}; routine names
+   * are case-insensitive where table names may not be).
    */
   private static String procedureName(String table, String suffix) {
     int dot = table.indexOf('.');
     String schema = dot < 0 ? "" : table.substring(0, dot + 1);
-    String bare = table.substring(dot + 1);
-    if (bare.length() <= 50 && bare.equals(bare.toLowerCase(Locale.ROOT))) {
-      return schema + bare + suffix;
+    return schema + distinct(table.substring(dot + 1), suffix, true);
+  }
+
+  /**
+   * A name derived from a table's that no other table's can share: the bare name and the suffix
+   * when the name is at most 50 characters (and all lower case, where {@code caseBlind}: the
+   * derived name's namespace ignores case but table names may not); otherwise its first 41
+   * characters, lower-cased, and a digest of the exact name. PostgreSQL and H2 keep index names per
+   * schema, so two long table names cut to one prefix would otherwise share one index name, and
+   * {@code CREATE INDEX IF NOT EXISTS} would skip the second table's index.
+   */
+  private static String distinct(String bare, String suffix, boolean caseBlind) {
+    if (bare.length() <= 50 && (!caseBlind || bare.equals(bare.toLowerCase(Locale.ROOT)))) {
+      return bare + suffix;
     }
     CRC32 crc = new CRC32();
     crc.update(bare.getBytes(StandardCharsets.UTF_8));
     String head = bare.substring(0, Math.min(41, bare.length())).toLowerCase(Locale.ROOT);
-    return schema + head + "_" + String.format("%08x", crc.getValue()) + suffix;
+    return head + "_" + String.format("%08x", crc.getValue()) + suffix;
   }
 
   static String indexName(String table) {
-    String bare = table.substring(table.indexOf('.') + 1);
-    return (bare.length() > 50 ? bare.substring(0, 50) : bare) + "_created_idx";
+    return distinct(table.substring(table.indexOf('.') + 1), "_created_idx", false);
   }
 }

@@ -32,6 +32,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -873,6 +874,13 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
 
       assertThat(second.find(request.id())).as("the claim is in table %s", two).isPresent();
       assertThat(first.find(request.id())).as("nothing is in table %s", one).isEmpty();
+      try (Connection c = dataSource().getConnection()) {
+        for (String table : tables) {
+          assertThat(indexedColumns(c, table))
+              .as("table %s has its own purge index", table)
+              .contains("created_at_ms");
+        }
+      }
     } finally {
       dropTablesAndProcedures(tables);
     }
@@ -893,6 +901,23 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     } finally {
       scope.close(c);
     }
+  }
+
+  /**
+   * @return the lower-cased names of the columns that an index of {@code table} starts with
+   */
+  static List<String> indexedColumns(Connection c, String table) throws SQLException {
+    String name =
+        c.getMetaData().storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table;
+    List<String> columns = new ArrayList<>();
+    try (ResultSet rs = c.getMetaData().getIndexInfo(c.getCatalog(), null, name, false, false)) {
+      while (rs.next()) {
+        if (rs.getShort("ORDINAL_POSITION") == 1 && rs.getString("COLUMN_NAME") != null) {
+          columns.add(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
+        }
+      }
+    }
+    return columns;
   }
 
   /** Drops the tables, and on MariaDB/MySQL the procedures the store would give them. */
