@@ -850,30 +850,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     List<String> tables = List.of(one, two);
     dropTablesAndProcedures(tables);
     try {
-      JdbcIdempotencyStore first =
-          closedAfterTest(
-              JdbcIdempotencyStore.builder(dataSource())
-                  .tableName(one)
-                  .createSchemaIfMissing(true)
-                  .build());
-      first.verify();
-      JdbcIdempotencyStore second =
-          closedAfterTest(
-              JdbcIdempotencyStore.builder(dataSource())
-                  .tableName(two)
-                  .createSchemaIfMissing(true)
-                  .build());
-      second.verify();
-      dev.mcpgate.core.spi.ClaimRequest request =
-          new dev.mcpgate.core.spi.ClaimRequest(
-              call("long-table", Map.of()).id(), "v1:a", LeaseToken.random(), LONG, LONG);
-
-      // single-commit mode with a zero wait: the claim that goes through the procedure
-      assertThat(claimedInSingleCommit(second, request))
-          .isInstanceOf(dev.mcpgate.core.spi.ClaimAttempt.Acquired.class);
-
-      assertThat(second.find(request.id())).as("the claim is in table %s", two).isPresent();
-      assertThat(first.find(request.id())).as("nothing is in table %s", one).isEmpty();
+      assertTheSecondTableKeepsItsClaim(one, two, "long-table");
       try (Connection c = dataSource().getConnection()) {
         for (String table : tables) {
           assertThat(indexedColumns(c, table))
@@ -884,6 +861,37 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     } finally {
       dropTablesAndProcedures(tables);
     }
+  }
+
+  /**
+   * Builds a store on each table (with its schema and procedures), claims a key in the second one's
+   * single-commit mode (through its procedure on MariaDB/MySQL), and asserts that the claim is in
+   * the second table and not in the first.
+   */
+  void assertTheSecondTableKeepsItsClaim(String one, String two, String key) throws Exception {
+    JdbcIdempotencyStore first =
+        closedAfterTest(
+            JdbcIdempotencyStore.builder(dataSource())
+                .tableName(one)
+                .createSchemaIfMissing(true)
+                .build());
+    first.verify();
+    JdbcIdempotencyStore second =
+        closedAfterTest(
+            JdbcIdempotencyStore.builder(dataSource())
+                .tableName(two)
+                .createSchemaIfMissing(true)
+                .build());
+    second.verify();
+    dev.mcpgate.core.spi.ClaimRequest request =
+        new dev.mcpgate.core.spi.ClaimRequest(
+            call(key, Map.of()).id(), "v1:a", LeaseToken.random(), LONG, LONG);
+
+    assertThat(claimedInSingleCommit(second, request))
+        .isInstanceOf(dev.mcpgate.core.spi.ClaimAttempt.Acquired.class);
+
+    assertThat(second.find(request.id())).as("the claim is in table %s", two).isPresent();
+    assertThat(first.find(request.id())).as("nothing is in table %s", one).isEmpty();
   }
 
   /**

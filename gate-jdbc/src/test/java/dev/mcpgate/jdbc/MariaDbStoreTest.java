@@ -1,15 +1,8 @@
 package dev.mcpgate.jdbc;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.zaxxer.hikari.HikariDataSource;
-import dev.mcpgate.core.LeaseToken;
-import dev.mcpgate.core.spi.ClaimAttempt;
-import dev.mcpgate.core.spi.ClaimRequest;
 import java.sql.Connection;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -46,33 +39,7 @@ class MariaDbStoreTest extends JdbcStoreContract {
     List<String> tables = List.of(lower, upper);
     dropTablesAndProcedures(tables);
     try {
-      JdbcIdempotencyStore first =
-          closedAfterTest(
-              JdbcIdempotencyStore.builder(dataSource())
-                  .tableName(lower)
-                  .createSchemaIfMissing(true)
-                  .build());
-      first.verify();
-      JdbcIdempotencyStore second =
-          closedAfterTest(
-              JdbcIdempotencyStore.builder(dataSource())
-                  .tableName(upper)
-                  .createSchemaIfMissing(true)
-                  .build());
-      second.verify();
-      ClaimRequest request =
-          new ClaimRequest(
-              call("case-table", Map.of()).id(),
-              "v1:a",
-              LeaseToken.random(),
-              Duration.ofMinutes(5),
-              Duration.ofMinutes(5));
-
-      // single-commit mode with a zero wait: the claim that goes through the procedure
-      assertThat(claimedInSingleCommit(second, request)).isInstanceOf(ClaimAttempt.Acquired.class);
-
-      assertThat(second.find(request.id())).as("the claim is in table %s", upper).isPresent();
-      assertThat(first.find(request.id())).as("nothing is in table %s", lower).isEmpty();
+      assertTheSecondTableKeepsItsClaim(lower, upper, "case-table");
     } finally {
       dropTablesAndProcedures(tables);
     }
