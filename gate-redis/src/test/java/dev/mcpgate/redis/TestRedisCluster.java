@@ -4,6 +4,10 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -14,6 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assertions;
@@ -96,6 +102,65 @@ final class TestRedisCluster {
       client = newClient();
     }
     return client;
+  }
+
+  /**
+   * Waits until the topology has settled after a failover: every node's own {@code CLUSTER NODES}
+   * names the same masters, each of those answers {@code ROLE} as a master, and the shared client's
+   * view (refreshed) names them too. Until then two views of the cluster may disagree on which node
+   * is a master, and a test that picks a node from one view and a store that reads the other do not
+   * look at the same node.
+   */
+  static void awaitSettledTopology() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    String last = "never read";
+    while (System.nanoTime() < deadline) {
+      client().refreshPartitions();
+      try (StatefulRedisClusterConnection<String, String> admin = client().connect()) {
+        Set<String> seen = mastersOf(admin.getPartitions());
+        boolean agreed = !seen.isEmpty();
+        for (RedisClusterNode node : admin.getPartitions()) {
+          RedisClusterCommands<String, String> redis = admin.getConnection(node.getNodeId()).sync();
+          Set<String> itsView = mastersIn(redis.clusterNodes());
+          boolean master = "master".equals(String.valueOf(redis.role().get(0)));
+          if (!itsView.equals(seen) || master != seen.contains(node.getNodeId())) {
+            agreed = false;
+            last = node.getUri() + " sees masters " + itsView + ", the client " + seen;
+          }
+        }
+        if (agreed) {
+          return;
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("the Redis Cluster's topology did not settle within 30 s: " + last);
+  }
+
+  private static Set<String> mastersOf(Partitions partitions) {
+    Set<String> ids = new TreeSet<>();
+    partitions.forEach(
+        n -> {
+          if (n.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+            ids.add(n.getNodeId());
+          }
+        });
+    return ids;
+  }
+
+  /** The ids a {@code CLUSTER NODES} reply flags as masters (not failed). */
+  private static Set<String> mastersIn(String clusterNodes) {
+    Set<String> ids = new TreeSet<>();
+    for (String line : clusterNodes.split("\n")) {
+      String[] fields = line.strip().split(" ");
+      if (fields.length > 2) {
+        List<String> flags = List.of(fields[2].split(","));
+        if (flags.contains("master") && !flags.contains("fail")) {
+          ids.add(fields[0]);
+        }
+      }
+    }
+    return ids;
   }
 
   static String binary(String name) {
