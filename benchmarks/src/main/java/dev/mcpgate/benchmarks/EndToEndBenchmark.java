@@ -2,6 +2,7 @@ package dev.mcpgate.benchmarks;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.GateSettings;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.Slf4jGateListener;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
@@ -166,7 +167,8 @@ public final class EndToEndBenchmark {
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final McpJsonMapper json = ExactNumbers.jsonMapper();
-    private final ToolPolicy policy = ToolPolicy.builder().retention(RETENTION).build();
+    private final ToolPolicy policy =
+        ToolPolicy.builder().settings(GateSettings.builder().retention(RETENTION).build()).build();
 
     Backends(String pg, String redis, Path h2Dir) throws Exception {
       Files.createDirectories(h2Dir);

@@ -147,9 +147,7 @@ final class ExampleServer implements AutoCloseable {
                   StaticCredentialsProvider.create(
                       AwsBasicCredentials.create("example", "example")))
               .build();
-      DynamoDbIdempotencyStore d = DynamoDbIdempotencyStore.builder(dynamo).build();
-      d.createTableIfMissing();
-      this.store = d;
+      this.store = DynamoDbIdempotencyStore.builder(dynamo).createSchemaIfMissing(true).build();
       this.jdbcStore = null;
       this.redis = null;
     } else if (config.redisUrl() != null) {

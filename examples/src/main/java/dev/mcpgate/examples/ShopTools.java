@@ -3,6 +3,7 @@ package dev.mcpgate.examples;
 import static java.util.Map.entry;
 
 import dev.mcpgate.core.ClaimContext;
+import dev.mcpgate.core.GateSettings;
 import dev.mcpgate.mcp.GatedClaim;
 import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.ToolPolicy;
@@ -140,6 +141,10 @@ final class ShopTools {
               return Results.ok(
                   "Sent a password reset mail to " + email, Map.of("message_id", mail.messageId()));
             });
-    return server.gate(spec, ToolPolicy.builder().retention(Duration.ofHours(2)).build());
+    return server.gate(
+        spec,
+        ToolPolicy.builder()
+            .settings(GateSettings.builder().retention(Duration.ofHours(2)).build())
+            .build());
   }
 }

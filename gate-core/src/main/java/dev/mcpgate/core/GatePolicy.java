@@ -76,11 +76,11 @@ public record GatePolicy(
    * @throws NullPointerException naming the component that is null
    */
   public GatePolicy {
-    atMost(Checks.positiveMillis(retention, "retention"), MAX_DURATION, "retention");
-    atMost(Checks.positiveMillis(lease, "lease"), MAX_DURATION, "lease");
+    checkLong(retention, "retention");
+    checkLong(lease, "lease");
     Checks.notNegative(leaseRenewal, "leaseRenewal");
-    atMost(Checks.notNegative(inFlightWait, "inFlightWait"), MAX_IN_FLIGHT_WAIT, "inFlightWait");
-    atMost(Checks.positiveMillis(unknownFence, "unknownFence"), MAX_DURATION, "unknownFence");
+    checkInFlightWait(inFlightWait);
+    checkLong(unknownFence, "unknownFence");
     notNull(failureMode, "failureMode");
     checkMaxResultBytes(maxResultBytes);
     ignoredArguments = checkIgnoredArguments(ignoredArguments);
@@ -101,6 +101,16 @@ public record GatePolicy(
     }
   }
 
+  /** Checks a retention, lease or unknown fence: at least 1 ms, at most {@link #MAX_DURATION}. */
+  static Duration checkLong(Duration value, String name) {
+    return atMost(Checks.positiveMillis(value, name), MAX_DURATION, name);
+  }
+
+  /** Checks an in-flight wait: zero up to {@link #MAX_IN_FLIGHT_WAIT}. */
+  static Duration checkInFlightWait(Duration value) {
+    return atMost(Checks.notNegative(value, "inFlightWait"), MAX_IN_FLIGHT_WAIT, "inFlightWait");
+  }
+
   private static Duration atMost(Duration value, Duration max, String name) {
     if (value.compareTo(max) > 0) {
       throw new IllegalArgumentException(name + " must be at most " + max + ", was " + value);
@@ -119,7 +129,7 @@ public record GatePolicy(
     return !leaseRenewal.isZero();
   }
 
-  private static int checkMaxResultBytes(int maxResultBytes) {
+  static int checkMaxResultBytes(int maxResultBytes) {
     if (maxResultBytes < 1) {
       throw new IllegalArgumentException(
           "maxResultBytes must be at least 1, was " + maxResultBytes);
@@ -127,7 +137,7 @@ public record GatePolicy(
     return maxResultBytes;
   }
 
-  private static Set<String> checkIgnoredArguments(Set<String> names) {
+  static Set<String> checkIgnoredArguments(Set<String> names) {
     notNull(names, "ignoredArguments");
     for (String name : names) {
       if (name == null || name.isEmpty()) {
@@ -174,6 +184,50 @@ public record GatePolicy(
   }
 
   /**
+   * The one place where settings are resolved: this policy, with each value {@code settings} sets
+   * (the ones it leaves null are inherited from this policy) and its ignored arguments added to
+   * this policy's. A lease renewal and an unknown fence that only followed the lease and the
+   * retention follow the new ones. A tool's settings ({@code ToolPolicy} in the MCP adapter, its
+   * {@code @Idempotent} annotation) and the Spring Boot properties are resolved here.
+   *
+   * @param settings the values to set; {@link GateSettings#inherited()} gives this policy back
+   * @return the resolved policy
+   * @throws IllegalArgumentException when the result breaks a rule between two values (a lease
+   *     longer than the retention, a renewal more than half the lease), naming both
+   */
+  public GatePolicy with(GateSettings settings) {
+    notNull(settings, "settings");
+    Builder b = toBuilder();
+    if (settings.retention() != null) {
+      b.retention(settings.retention());
+    }
+    if (settings.lease() != null) {
+      b.lease(settings.lease());
+    }
+    if (settings.leaseRenewal() != null) {
+      b.leaseRenewal(settings.leaseRenewal());
+    }
+    if (settings.inFlightWait() != null) {
+      b.inFlightWait(settings.inFlightWait());
+    }
+    if (settings.failureMode() != null) {
+      b.failureMode(settings.failureMode());
+    }
+    if (settings.maxResultBytes() != null) {
+      b.maxResultBytes(settings.maxResultBytes());
+    }
+    if (settings.unknownFence() != null) {
+      b.unknownFence(settings.unknownFence());
+    }
+    if (!settings.ignoredArguments().isEmpty()) {
+      Set<String> ignored = new java.util.HashSet<>(ignoredArguments);
+      ignored.addAll(settings.ignoredArguments());
+      b.ignoredArguments(ignored);
+    }
+    return b.build();
+  }
+
+  /**
    * @return true when the action's exception means its outcome is unknown
    */
   public boolean isOutcomeUnknown(Throwable failure) {
@@ -200,8 +254,7 @@ public record GatePolicy(
      *     GatePolicy#MAX_DURATION}
      */
     public Builder retention(Duration retention) {
-      this.retention =
-          atMost(Checks.positiveMillis(retention, "retention"), MAX_DURATION, "retention");
+      this.retention = checkLong(retention, "retention");
       return this;
     }
 
@@ -211,8 +264,7 @@ public record GatePolicy(
      *     retention by default.
      */
     public Builder unknownFence(Duration fence) {
-      this.unknownFence =
-          atMost(Checks.positiveMillis(fence, "unknownFence"), MAX_DURATION, "unknownFence");
+      this.unknownFence = checkLong(fence, "unknownFence");
       return this;
     }
 
@@ -221,7 +273,7 @@ public record GatePolicy(
      *     retention. Unless {@link #leaseRenewal} is set, renewal follows it (a quarter of it).
      */
     public Builder lease(Duration lease) {
-      this.lease = atMost(Checks.positiveMillis(lease, "lease"), MAX_DURATION, "lease");
+      this.lease = checkLong(lease, "lease");
       return this;
     }
 
@@ -239,9 +291,7 @@ public record GatePolicy(
      *     asks) up to {@link GatePolicy#MAX_IN_FLIGHT_WAIT}
      */
     public Builder inFlightWait(Duration inFlightWait) {
-      this.inFlightWait =
-          atMost(
-              Checks.notNegative(inFlightWait, "inFlightWait"), MAX_IN_FLIGHT_WAIT, "inFlightWait");
+      this.inFlightWait = checkInFlightWait(inFlightWait);
       return this;
     }
 

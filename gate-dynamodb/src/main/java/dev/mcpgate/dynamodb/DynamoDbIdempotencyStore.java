@@ -43,8 +43,8 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
  * DynamoDbIdempotencyStore store = DynamoDbIdempotencyStore.builder(dynamoDbClient)
  *     .tableName("mcpgate_claims")          // default
  *     .leaseSafetyMargin(Duration.ofSeconds(1))
+ *     .createSchemaIfMissing(true)          // for tests and first-time users
  *     .build();
- * store.createTableIfMissing();             // for tests and first-time users
  * ...
  * store.close();                            // stops the renewal threads; the clients are yours
  * }</pre>
@@ -125,18 +125,6 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
    */
   public String tableName() {
     return requests.table;
-  }
-
-  /**
-   * Creates the table if it does not exist (on-demand billing, the configured key schema), waits
-   * until it is active, and enables TTL on the TTL attribute ({@code ttl} by default). For tests
-   * and first-time users; production tables are better made by infrastructure code
-   * (docs/stores.md).
-   *
-   * @throws StoreUnavailableException if the table cannot be created
-   */
-  public void createTableIfMissing() {
-    admin.createTableIfMissing();
   }
 
   /**
@@ -375,6 +363,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     private boolean compress;
     private DynamoDbClient renewalClient;
     private int renewalConcurrency = 16;
+    private boolean createSchemaIfMissing;
 
     private Builder(DynamoDbClient client) {
       this.client = client;
@@ -474,14 +463,33 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     }
 
     /**
-     * @return the store; makes no request
+     * @param create true to have {@link #build()} create the table when it does not exist
+     *     (on-demand billing, the configured key schema), wait until it is active, and enable TTL
+     *     on the TTL attribute; false (the default) leaves the table to you. The same name as the
+     *     JDBC store's option and the starter's {@code mcpgate.create-schema-if-missing}. For tests
+     *     and first-time users; production tables are better made by infrastructure code
+     *     (docs/stores.md).
+     */
+    public Builder createSchemaIfMissing(boolean create) {
+      this.createSchemaIfMissing = create;
+      return this;
+    }
+
+    /**
+     * @return the store; makes no request, unless {@link #createSchemaIfMissing} asks it to create
+     *     the table
+     * @throws StoreUnavailableException if the table was to be created and could not be
      */
     public DynamoDbIdempotencyStore build() {
       if (sortKey != null && sortKey.equals(partitionKey)) {
         throw new IllegalArgumentException(
             "sort key attribute \"" + sortKey + "\" must differ from the partition key attribute");
       }
-      return new DynamoDbIdempotencyStore(this);
+      DynamoDbIdempotencyStore store = new DynamoDbIdempotencyStore(this);
+      if (createSchemaIfMissing) {
+        store.admin.createTableIfMissing();
+      }
+      return store;
     }
 
     private static String nonBlank(String value, String name) {

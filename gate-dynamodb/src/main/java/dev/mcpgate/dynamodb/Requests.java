@@ -33,7 +33,7 @@ final class Requests {
               + table
               + " does not exist ("
               + e.getMessage()
-              + "); create it with store.createTableIfMissing() or as docs/stores.md"
+              + "); create it with the builder's createSchemaIfMissing(true) or as docs/stores.md"
               + " shows",
           e);
     } catch (ConditionalCheckFailedException e) {

@@ -55,11 +55,9 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
             .tableName(TABLE)
             .clock(clock)
             .leaseSafetyMargin(Duration.ZERO)
+            .createSchemaIfMissing(!tableReady)
             .build();
-    if (!tableReady) {
-      s.createTableIfMissing();
-      tableReady = true;
-    }
+    tableReady = true;
     return s;
   }
 
@@ -218,8 +216,8 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
             .ttlAttribute("expires_epoch")
             .clock(clock)
             .leaseSafetyMargin(Duration.ZERO)
+            .createSchemaIfMissing(true)
             .build();
-    single.createTableIfMissing();
     IdempotencyGate gate = IdempotencyGate.builder(single).build();
     AtomicInteger runs = new AtomicInteger();
     ToolCall call = call("single", Map.of("a", 1));
@@ -269,8 +267,8 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
             .sortKey("SK", "IDEMPOTENCY")
             .clock(clock)
             .leaseSafetyMargin(Duration.ZERO)
+            .createSchemaIfMissing(true)
             .build();
-    single.createTableIfMissing();
     String order = "ORDER#" + tenant;
     String look = "GATE#lookalike-" + tenant;
     // an application's items: an epoch-seconds expires_at of their own, one even under the prefix
@@ -396,8 +394,41 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
                         ResultMapper.utf8(),
                         ctx -> "x" + runs.incrementAndGet()))
         .isInstanceOf(StoreUnavailableException.class)
-        .hasMessageContaining("mcpgate_no_such_table");
+        .hasMessageContaining("mcpgate_no_such_table")
+        .hasMessageContaining("createSchemaIfMissing(true)");
     assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void createSchemaIfMissingCreatesTheTableAtBuildAndOnlyWhenAsked() {
+    String table = "mcpgate_created_" + Long.toHexString(System.nanoTime());
+    DynamoDbIdempotencyStore.builder(client).tableName(table).build(); // makes no request
+    assertThat(client.listTables().tableNames()).doesNotContain(table);
+
+    DynamoDbIdempotencyStore created =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(table)
+            .createSchemaIfMissing(true)
+            .build();
+    assertThat(client.listTables().tableNames()).contains(table);
+    AtomicInteger runs = new AtomicInteger();
+    try (IdempotencyGate gate = IdempotencyGate.builder(created).build()) {
+      gate.execute(
+          call("made", Map.of()), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet());
+    }
+    DynamoDbIdempotencyStore again =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(table)
+            .createSchemaIfMissing(true)
+            .build(); // a table that exists is left as it is, its claims kept
+    try (IdempotencyGate gate = IdempotencyGate.builder(again).build()) {
+      assertThat(
+              gate.execute(
+                  call("made", Map.of()), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
+          .isInstanceOf(GateResult.Replayed.class);
+    }
+    assertThat(runs).hasValue(1);
+    client.deleteTable(b -> b.tableName(table));
   }
 
   @Test

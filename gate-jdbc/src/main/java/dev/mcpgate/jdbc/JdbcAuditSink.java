@@ -318,7 +318,7 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
      * @param create create the table (and its index) on the first write when it is missing; the
      *     same name as the claims store's {@link
      *     JdbcIdempotencyStore.Builder#createSchemaIfMissing} and the starter's {@code
-     *     mcpgate.create-schema}
+     *     mcpgate.create-schema-if-missing}
      */
     public Builder createSchemaIfMissing(boolean create) {
       this.createTable = create;

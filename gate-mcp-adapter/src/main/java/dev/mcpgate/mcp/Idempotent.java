@@ -9,9 +9,11 @@ import java.lang.annotation.Target;
 
 /**
  * Marks a mutating tool handler method (for example a Spring AI {@code @McpTool} method) as gated,
- * with its per-tool policy. {@link McpGate#gateAnnotated} then gates the matching tool
- * specifications in one call. Matching is by tool name: {@link #tool()}, else the {@code name} of
- * the method's {@code @McpTool} annotation, else the method's name.
+ * with its per-tool policy ({@link ToolPolicy#of(Idempotent)}: the attributes that name a value of
+ * the gate's policy are a {@link dev.mcpgate.core.GateSettings}, an empty one inherited). {@link
+ * McpGate#gateAnnotated} then gates the matching tool specifications in one call. Matching is by
+ * tool name: {@link #tool()}, else the {@code name} of the method's {@code @McpTool} annotation,
+ * else the method's name.
  *
  * <pre>{@code
  * @McpTool(name = "refund_order", description = "Refund an order")
@@ -54,6 +56,15 @@ public @interface Idempotent {
    */
   boolean keepKeyArgument() default false;
 
+  /** {@link #maxResultBytes()}'s default: the gate's own limit. */
+  int INHERIT = -1;
+
+  /**
+   * @return what the key argument means, when it is not a fresh value per request (see {@link
+   *     ToolPolicy#keyDescription()}); empty: "a new unique value for each new request"
+   */
+  String keyDescription() default "";
+
   /**
    * @return how long results are replayed, as an ISO-8601 duration ("PT2H"); empty: the gate's
    */
@@ -63,6 +74,29 @@ public @interface Idempotent {
    * @return how long an attempt holds the key, as an ISO-8601 duration; empty: the gate's
    */
   String lease() default "";
+
+  /**
+   * @return how often a running attempt's lease is renewed, as an ISO-8601 duration ("PT0S" for
+   *     never); empty: the gate's (or a quarter of the lease set here)
+   */
+  String leaseRenewal() default "";
+
+  /**
+   * @return how long a duplicate waits on a running attempt, as an ISO-8601 duration; empty: the
+   *     gate's ({@link #inFlight()} REFUSE is a wait of zero)
+   */
+  String inFlightWait() default "";
+
+  /**
+   * @return the largest encoded result stored, in bytes; {@link #INHERIT}: the gate's
+   */
+  int maxResultBytes() default INHERIT;
+
+  /**
+   * @return how long a key whose outcome is unknown stays fenced, as an ISO-8601 duration; empty:
+   *     the gate's (or the retention set here)
+   */
+  String unknownFence() default "";
 
   /**
    * @return what an {@code isError} result does to the claim: {@code failureMode =

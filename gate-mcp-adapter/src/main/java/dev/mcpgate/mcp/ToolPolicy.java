@@ -3,7 +3,7 @@ package dev.mcpgate.mcp;
 import static dev.mcpgate.core.internal.Checks.notNull;
 
 import dev.mcpgate.core.GatePolicy;
-import dev.mcpgate.core.internal.Checks;
+import dev.mcpgate.core.GateSettings;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.HashSet;
@@ -11,19 +11,18 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * How one tool is gated: where its key comes from, and what of the gate's policy it overrides.
- * Immutable; build one with {@link #builder()}, or take {@link #defaults()}.
+ * How one tool is gated: where its key comes from, how the model is told of it, and what of the
+ * gate's policy it sets ({@link #settings()}). Immutable; build one with {@link #builder()}, or
+ * take {@link #defaults()}.
  *
  * @param keySources where the key comes from, in order of precedence (default: argument, then meta)
  * @param keyArgument the key argument's name (default {@code idempotency_key})
  * @param naturalKey argument names whose values make the key, with {@link KeySource#NATURAL}
  * @param required true (default) to refuse a call without a key; false to run it ungated
  * @param keepKeyArgument true to pass the key argument on to the handler (default: removed)
- * @param retention overrides the gate's retention; null keeps it
- * @param lease overrides the gate's lease; null keeps it
- * @param failureMode overrides what an {@code isError} result does; null keeps the gate's
- * @param ignoredArguments more argument names left out of the argument hash (the key argument
- *     always is)
+ * @param settings what this tool sets of its gate's policy, each value set or inherited ({@link
+ *     GateSettings#inherited()} by default); resolved by {@link GatePolicy#with}, with the key
+ *     argument always left out of the hash
  * @param keyDescription what the key argument means, when it is not a fresh value per request (an
  *     app's id of a queued request, say): the key argument's description in the input schema, and
  *     the tool's retry sentence then asks for the same arguments only; null for the default ("a new
@@ -38,10 +37,7 @@ public record ToolPolicy(
     List<String> naturalKey,
     boolean required,
     boolean keepKeyArgument,
-    Duration retention,
-    Duration lease,
-    GatePolicy.FailureMode failureMode,
-    Set<String> ignoredArguments,
+    GateSettings settings,
     String keyDescription,
     InFlight inFlight) {
 
@@ -77,18 +73,20 @@ public record ToolPolicy(
               + keySources
               + " do not include NATURAL");
     }
-    if (retention != null) {
-      Checks.positiveMillis(retention, "retention");
-    }
-    if (lease != null) {
-      Checks.positiveMillis(lease, "lease");
-    }
-    ignoredArguments = Set.copyOf(notNull(ignoredArguments, "ignoredArguments"));
+    notNull(settings, "settings");
     if (keyDescription != null && keyDescription.isBlank()) {
       throw new IllegalArgumentException(
           "keyDescription must not be blank; leave it null for" + " the default");
     }
     notNull(inFlight, "inFlight");
+    if (inFlight == InFlight.REFUSE
+        && settings.inFlightWait() != null
+        && !settings.inFlightWait().isZero()) {
+      throw new IllegalArgumentException(
+          "inFlight REFUSE answers a duplicate at once, but the settings wait "
+              + settings.inFlightWait()
+              + " for it; set one of the two");
+    }
   }
 
   /**
@@ -115,10 +113,7 @@ public record ToolPolicy(
     b.naturalKey = naturalKey;
     b.required = required;
     b.keepKeyArgument = keepKeyArgument;
-    b.retention = retention;
-    b.lease = lease;
-    b.failureMode = failureMode;
-    b.ignoredArguments = ignoredArguments;
+    b.settings = settings;
     b.keyDescription = keyDescription;
     b.inFlight = inFlight;
     return b;
@@ -137,8 +132,18 @@ public record ToolPolicy(
             .naturalKey(idempotent.naturalKey())
             .required(idempotent.required())
             .keepKeyArgument(idempotent.keepKeyArgument())
-            .ignoredArguments(idempotent.ignoredArguments())
-            .inFlight(idempotent.inFlight());
+            .inFlight(idempotent.inFlight())
+            .settings(settingsOf(idempotent));
+    if (!idempotent.keyDescription().isEmpty()) {
+      b.keyDescription(idempotent.keyDescription());
+    }
+    return b.build();
+  }
+
+  /** What the annotation sets of the gate's policy: its empty attributes inherit. */
+  private static GateSettings settingsOf(Idempotent idempotent) {
+    GateSettings.Builder s =
+        GateSettings.builder().ignoredArguments(Set.of(idempotent.ignoredArguments()));
     if (idempotent.failureMode().length > 1) {
       throw new IllegalArgumentException(
           "@Idempotent(failureMode = "
@@ -146,15 +151,27 @@ public record ToolPolicy(
               + ") names more than one failure mode");
     }
     if (idempotent.failureMode().length == 1) {
-      b.failureMode(idempotent.failureMode()[0]);
+      s.failureMode(idempotent.failureMode()[0]);
     }
     if (!idempotent.retention().isEmpty()) {
-      b.retention(parse(idempotent.retention(), "retention"));
+      s.retention(parse(idempotent.retention(), "retention"));
     }
     if (!idempotent.lease().isEmpty()) {
-      b.lease(parse(idempotent.lease(), "lease"));
+      s.lease(parse(idempotent.lease(), "lease"));
     }
-    return b.build();
+    if (!idempotent.leaseRenewal().isEmpty()) {
+      s.leaseRenewal(parse(idempotent.leaseRenewal(), "leaseRenewal"));
+    }
+    if (!idempotent.inFlightWait().isEmpty()) {
+      s.inFlightWait(parse(idempotent.inFlightWait(), "inFlightWait"));
+    }
+    if (idempotent.maxResultBytes() != Idempotent.INHERIT) {
+      s.maxResultBytes(idempotent.maxResultBytes());
+    }
+    if (!idempotent.unknownFence().isEmpty()) {
+      s.unknownFence(parse(idempotent.unknownFence(), "unknownFence"));
+    }
+    return s.build();
   }
 
   private static Duration parse(String text, String name) {
@@ -172,30 +189,21 @@ public record ToolPolicy(
   }
 
   /**
-   * The one place where a tool's effective policy is resolved: the gate's policy, with each setting
-   * this tool sets (a null one is inherited), and the key argument left out of the hash.
+   * A tool's effective policy: the gate's policy with this tool's settings, resolved by {@link
+   * GatePolicy#with}, the key argument left out of the hash, and {@link InFlight#REFUSE} as an
+   * in-flight wait of zero.
    *
    * @param base the gate's policy
    * @return the tool's effective policy
    */
   GatePolicy applyTo(GatePolicy base) {
-    GatePolicy.Builder b = base.toBuilder();
-    if (retention != null) {
-      b.retention(retention);
-    }
-    if (lease != null) {
-      b.lease(lease);
-    }
-    if (failureMode != null) {
-      b.failureMode(failureMode);
-    }
+    GateSettings.Builder b = settings.toBuilder();
     if (inFlight == InFlight.REFUSE) {
-      b.inFlightWait(Duration.ZERO); // WAIT keeps the gate's in-flight wait
+      b.inFlightWait(Duration.ZERO); // WAIT keeps the in-flight wait the settings resolve to
     }
-    Set<String> ignored = new HashSet<>(base.ignoredArguments());
-    ignored.addAll(ignoredArguments);
+    Set<String> ignored = new HashSet<>(settings.ignoredArguments());
     ignored.add(keyArgument);
-    return b.ignoredArguments(ignored).build();
+    return base.with(b.ignoredArguments(ignored).build());
   }
 
   /**
@@ -212,10 +220,7 @@ public record ToolPolicy(
     private List<String> naturalKey = List.of();
     private boolean required = true;
     private boolean keepKeyArgument;
-    private Duration retention;
-    private Duration lease;
-    private GatePolicy.FailureMode failureMode;
-    private Set<String> ignoredArguments = Set.of();
+    private GateSettings settings = GateSettings.inherited();
     private String keyDescription;
     private InFlight inFlight = InFlight.WAIT;
 
@@ -269,34 +274,12 @@ public record ToolPolicy(
     }
 
     /**
-     * @param retention how long this tool's results are replayed
+     * @param settings what this tool sets of its gate's policy (the values it leaves null are the
+     *     gate's), for example {@code
+     *     GateSettings.builder().retention(Duration.ofHours(2)).build()}
      */
-    public Builder retention(Duration retention) {
-      this.retention = Checks.positiveMillis(retention, "retention");
-      return this;
-    }
-
-    /**
-     * @param lease how long an attempt of this tool holds the key
-     */
-    public Builder lease(Duration lease) {
-      this.lease = Checks.positiveMillis(lease, "lease");
-      return this;
-    }
-
-    /**
-     * @param mode what an {@code isError} result of this tool does to the claim
-     */
-    public Builder failureMode(GatePolicy.FailureMode mode) {
-      this.failureMode = notNull(mode, "mode");
-      return this;
-    }
-
-    /**
-     * @param names more argument names left out of the argument hash
-     */
-    public Builder ignoredArguments(String... names) {
-      this.ignoredArguments = Set.of(notNull(names, "names"));
+    public Builder settings(GateSettings settings) {
+      this.settings = notNull(settings, "settings");
       return this;
     }
 
@@ -329,10 +312,7 @@ public record ToolPolicy(
           naturalKey,
           required,
           keepKeyArgument,
-          retention,
-          lease,
-          failureMode,
-          ignoredArguments,
+          settings,
           keyDescription,
           inFlight);
     }

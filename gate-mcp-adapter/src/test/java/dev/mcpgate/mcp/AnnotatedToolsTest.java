@@ -102,7 +102,8 @@ class AnnotatedToolsTest {
     Map<String, ToolPolicy> policies = AnnotatedTools.policies(new MailTools());
 
     assertThat(policies).containsOnlyKeys("send_password_reset", "addNote");
-    assertThat(policies.get("send_password_reset").retention()).isEqualTo(Duration.ofHours(2));
+    assertThat(policies.get("send_password_reset").settings().retention())
+        .isEqualTo(Duration.ofHours(2));
     assertThat(policies.get("addNote").keySources()).containsExactly(KeySource.NATURAL);
     assertThat(policies.get("addNote").naturalKey()).containsExactly("ticket", "text");
   }

@@ -3,6 +3,7 @@ package dev.mcpgate.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateSettings;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -109,7 +110,10 @@ class AsyncAndStatelessTest {
     var released = mcpGate.gate(declines, ToolPolicy.defaults());
     var stored =
         mcpGate.gate(
-            declines, ToolPolicy.builder().failureMode(GatePolicy.FailureMode.STORE).build());
+            declines,
+            ToolPolicy.builder()
+                .settings(GateSettings.builder().failureMode(GatePolicy.FailureMode.STORE).build())
+                .build());
 
     released.callHandler().apply(acme, GatedServerContract.refund("e-1", 500));
     released.callHandler().apply(acme, GatedServerContract.refund("e-1", 500));

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateSettings;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Policies, the gated tool definition, and natural keys. */
@@ -34,8 +36,11 @@ class ToolPolicyTest {
   void toolOverridesApplyAndTheKeyArgumentIsNeverHashed() {
     GatePolicy applied =
         ToolPolicy.builder()
-            .retention(Duration.ofHours(2))
-            .ignoredArguments("trace_id")
+            .settings(
+                GateSettings.builder()
+                    .retention(Duration.ofHours(2))
+                    .ignoredArguments(Set.of("trace_id"))
+                    .build())
             .build()
             .applyTo(GatePolicy.defaults());
 
@@ -52,6 +57,88 @@ class ToolPolicyTest {
     assertThat(ToolPolicy.defaults().applyTo(base).inFlightWait()).isEqualTo(Duration.ofSeconds(7));
     assertThat(ToolPolicy.builder().inFlight(InFlight.REFUSE).build().applyTo(base).inFlightWait())
         .isZero();
+  }
+
+  @Test
+  void inFlightRefuseWithANonZeroWaitIsRefusedNamingBoth() {
+    GateSettings waits = GateSettings.builder().inFlightWait(Duration.ofSeconds(3)).build();
+    assertThatThrownBy(() -> ToolPolicy.builder().inFlight(InFlight.REFUSE).settings(waits).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("inFlight REFUSE")
+        .hasMessageContaining("PT3S");
+    GateSettings zero = GateSettings.builder().inFlightWait(Duration.ZERO).build();
+    assertThat(ToolPolicy.builder().inFlight(InFlight.REFUSE).settings(zero).build().inFlight())
+        .isEqualTo(InFlight.REFUSE);
+  }
+
+  @Test
+  void theAnnotationHasAnAttributeOfTheSameNameForEverySetting() {
+    Set<String> attributes =
+        java.util.Arrays.stream(Idempotent.class.getDeclaredMethods())
+            .map(java.lang.reflect.Method::getName)
+            .collect(java.util.stream.Collectors.toSet());
+    for (var component : GateSettings.class.getRecordComponents()) {
+      assertThat(attributes).as("@Idempotent attributes").contains(component.getName());
+    }
+  }
+
+  static class SetEverything {
+    @Idempotent(
+        retention = "PT3H",
+        lease = "PT20S",
+        leaseRenewal = "PT4S",
+        inFlightWait = "PT1S",
+        failureMode = GatePolicy.FailureMode.STORE,
+        maxResultBytes = 4096,
+        ignoredArguments = "trace",
+        unknownFence = "PT30M",
+        keyDescription = "the id of the queued request")
+    public String all() {
+      return "";
+    }
+
+    @Idempotent(inFlightWait = "soon")
+    public String badWait() {
+      return "";
+    }
+
+    @Idempotent(maxResultBytes = 0)
+    public String badSize() {
+      return "";
+    }
+  }
+
+  @Test
+  void everySettingOfTheAnnotationReachesTheResolvedPolicy() throws Exception {
+    ToolPolicy all =
+        ToolPolicy.of(SetEverything.class.getMethod("all").getAnnotation(Idempotent.class));
+    GatePolicy resolved = all.applyTo(GatePolicy.defaults());
+
+    assertThat(resolved.retention()).isEqualTo(Duration.ofHours(3));
+    assertThat(resolved.lease()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(resolved.leaseRenewal()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(resolved.inFlightWait()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(resolved.failureMode()).isEqualTo(GatePolicy.FailureMode.STORE);
+    assertThat(resolved.maxResultBytes()).isEqualTo(4096);
+    assertThat(resolved.ignoredArguments()).containsExactlyInAnyOrder("trace", "idempotency_key");
+    assertThat(resolved.unknownFence()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(all.keyDescription()).isEqualTo("the id of the queued request");
+  }
+
+  @Test
+  void aBadAnnotationValueIsRefusedNamingTheAttributeAndTheValue() {
+    assertThatThrownBy(
+            () ->
+                ToolPolicy.of(
+                    SetEverything.class.getMethod("badWait").getAnnotation(Idempotent.class)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("@Idempotent(inFlightWait = \"soon\")");
+    assertThatThrownBy(
+            () ->
+                ToolPolicy.of(
+                    SetEverything.class.getMethod("badSize").getAnnotation(Idempotent.class)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxResultBytes must be at least 1, was 0");
   }
 
   static class AnnotatedTools {

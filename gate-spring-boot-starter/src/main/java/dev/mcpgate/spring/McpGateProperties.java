@@ -1,9 +1,12 @@
 package dev.mcpgate.spring;
 
 import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateSettings;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -35,15 +38,16 @@ public class McpGateProperties {
   private String tableName = "mcpgate_claims";
 
   /**
-   * Create the claims table at startup when it is missing (JDBC; DynamoDB creates none), and the
-   * audit table with mcpgate.audit.enabled.
+   * Create the claims table at startup when it is missing (JDBC, with its procedures on
+   * MariaDB/MySQL, or DynamoDB), and the audit table with mcpgate.audit.enabled. The stores'
+   * builders name it createSchemaIfMissing too.
    */
-  private boolean createSchema = false;
+  private boolean createSchemaIfMissing = false;
 
   /**
    * Connect to the JDBC store at startup and check its claims table (creating it first with
-   * mcpgate.create-schema): startup fails naming the table and its DDL when it is missing. False
-   * lets the server start while its database is down; the first call finds out then.
+   * mcpgate.create-schema-if-missing): startup fails naming the table and its DDL when it is
+   * missing. False lets the server start while its database is down; the first call finds out then.
    */
   private boolean verifySchema = true;
 
@@ -55,22 +59,37 @@ public class McpGateProperties {
    */
   private boolean exactNumbers = false;
 
-  /** How long a completed result is replayed. */
-  private Duration retention = GatePolicy.defaults().retention();
+  // The gate's settings: one property per GateSettings value, each unset (null) by default and
+  // then GatePolicy.defaults()'s; resolved by GatePolicy.with, as a tool's settings are.
 
-  /** How long an attempt holds its key unless renewed. */
-  private Duration lease = GatePolicy.defaults().lease();
+  /** How long a completed result is replayed (24 h if unset). */
+  private Duration retention;
+
+  /** How long an attempt holds its key unless renewed (2 s if unset). */
+  private Duration lease;
 
   /**
    * How often a running action's lease is renewed (zero: never); a quarter of the lease if unset.
    */
   private Duration leaseRenewal;
 
-  /** How long a call waits for another attempt with the same key. */
-  private Duration inFlightWait = GatePolicy.defaults().inFlightWait();
+  /** How long a call waits for another attempt with the same key (5 s if unset). */
+  private Duration inFlightWait;
 
-  /** What a failure result (isError) does to the claim. */
-  private GatePolicy.FailureMode failureMode = GatePolicy.defaults().failureMode();
+  /** What a failure result (isError) does to the claim (release if unset). */
+  private GatePolicy.FailureMode failureMode;
+
+  /** The largest encoded result stored, in bytes (256 KiB if unset). */
+  private Integer maxResultBytes;
+
+  /** Top-level argument names left out of every tool's argument hash (none if unset). */
+  private Set<String> ignoredArguments = new LinkedHashSet<>();
+
+  /**
+   * How long a key whose outcome is unknown stays fenced when nobody settles it (the retention if
+   * unset).
+   */
+  private Duration unknownFence;
 
   /** Fail at startup when a write tool is neither gated nor listed in mcpgate.safe-tools. */
   private boolean requireGatedWrites = false;
@@ -244,19 +263,54 @@ public class McpGateProperties {
   }
 
   /**
-   * @return the gate policy these properties give
+   * @return the gate's settings these properties set (the unset ones inherited)
+   * @throws IllegalArgumentException naming the property whose value is out of range
+   */
+  public GateSettings toSettings() {
+    GateSettings.Builder b = GateSettings.builder();
+    try {
+      if (retention != null) {
+        b.retention(retention);
+      }
+      if (lease != null) {
+        b.lease(lease);
+      }
+      if (leaseRenewal != null) {
+        b.leaseRenewal(leaseRenewal);
+      }
+      if (inFlightWait != null) {
+        b.inFlightWait(inFlightWait);
+      }
+      if (failureMode != null) {
+        b.failureMode(failureMode);
+      }
+      if (maxResultBytes != null) {
+        b.maxResultBytes(maxResultBytes);
+      }
+      if (ignoredArguments != null) {
+        b.ignoredArguments(ignoredArguments);
+      }
+      if (unknownFence != null) {
+        b.unknownFence(unknownFence);
+      }
+      return b.build();
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new IllegalArgumentException("mcpgate.* property out of range: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * @return the gate policy these properties give: {@link GatePolicy#defaults()} with {@link
+   *     #toSettings()}
+   * @throws IllegalArgumentException naming what is out of range
    */
   public GatePolicy toPolicy() {
-    GatePolicy.Builder b =
-        GatePolicy.builder()
-            .retention(retention)
-            .lease(lease)
-            .inFlightWait(inFlightWait)
-            .failureMode(failureMode);
-    if (leaseRenewal != null) {
-      b.leaseRenewal(leaseRenewal);
+    GateSettings settings = toSettings();
+    try {
+      return GatePolicy.defaults().with(settings);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("mcpgate.* properties disagree: " + e.getMessage(), e);
     }
-    return b.build();
   }
 
   public boolean isEnabled() {
@@ -299,12 +353,28 @@ public class McpGateProperties {
     this.exactNumbers = exactNumbers;
   }
 
-  public boolean isCreateSchema() {
-    return createSchema;
+  /**
+   * Refuses the property's old name, so that a configuration that still sets it fails at startup
+   * instead of being ignored.
+   *
+   * @param ignored the old property's value
+   * @throws IllegalArgumentException always, naming the new property
+   * @deprecated {@code mcpgate.create-schema} is {@code mcpgate.create-schema-if-missing}, the name
+   *     the stores' builders use
+   */
+  @Deprecated
+  public void setCreateSchema(String ignored) {
+    throw new IllegalArgumentException(
+        "mcpgate.create-schema was renamed mcpgate.create-schema-if-missing (the name of the"
+            + " stores' builder option); set that instead");
   }
 
-  public void setCreateSchema(boolean createSchema) {
-    this.createSchema = createSchema;
+  public boolean isCreateSchemaIfMissing() {
+    return createSchemaIfMissing;
+  }
+
+  public void setCreateSchemaIfMissing(boolean createSchemaIfMissing) {
+    this.createSchemaIfMissing = createSchemaIfMissing;
   }
 
   public Duration getRetention() {
@@ -345,6 +415,30 @@ public class McpGateProperties {
 
   public void setFailureMode(GatePolicy.FailureMode failureMode) {
     this.failureMode = failureMode;
+  }
+
+  public Integer getMaxResultBytes() {
+    return maxResultBytes;
+  }
+
+  public void setMaxResultBytes(Integer maxResultBytes) {
+    this.maxResultBytes = maxResultBytes;
+  }
+
+  public Set<String> getIgnoredArguments() {
+    return ignoredArguments;
+  }
+
+  public void setIgnoredArguments(Set<String> ignoredArguments) {
+    this.ignoredArguments = ignoredArguments;
+  }
+
+  public Duration getUnknownFence() {
+    return unknownFence;
+  }
+
+  public void setUnknownFence(Duration unknownFence) {
+    this.unknownFence = unknownFence;
   }
 
   public boolean isRequireGatedWrites() {

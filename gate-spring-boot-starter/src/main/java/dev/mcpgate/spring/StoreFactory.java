@@ -75,8 +75,8 @@ final class StoreFactory {
 
   /**
    * Connects a JDBC store now and checks its claims table (created first with {@code
-   * mcpgate.create-schema=true}), so that a missing table or an unreachable database stops the
-   * startup instead of the first call.
+   * mcpgate.create-schema-if-missing=true}), so that a missing table or an unreachable database
+   * stops the startup instead of the first call.
    *
    * @throws IllegalStateException naming the table, the DDL that creates it, and the properties
    */
@@ -90,7 +90,7 @@ final class StoreFactory {
       throw new IllegalStateException(
           "MCP Gate could not use its JDBC store at startup: "
               + e.getMessage()
-              + "\n(mcpgate.create-schema=true creates the table;"
+              + "\n(mcpgate.create-schema-if-missing=true creates the table;"
               + " mcpgate.verify-schema=false starts without this check, and the first call finds"
               + " out)",
           e);
@@ -115,7 +115,7 @@ final class StoreFactory {
     static dev.mcpgate.core.audit.AuditSink audit(McpGateProperties props, DataSource dataSource) {
       return dev.mcpgate.jdbc.JdbcAuditSink.builder(dataSource)
           .tableName(props.getAudit().getTableName())
-          .createSchemaIfMissing(props.isCreateSchema())
+          .createSchemaIfMissing(props.isCreateSchemaIfMissing())
           .build();
     }
 
@@ -126,7 +126,7 @@ final class StoreFactory {
     static IdempotencyStore create(McpGateProperties props, DataSource dataSource) {
       return dev.mcpgate.jdbc.JdbcIdempotencyStore.builder(dataSource)
           .tableName(props.getTableName())
-          .createSchemaIfMissing(props.isCreateSchema())
+          .createSchemaIfMissing(props.isCreateSchemaIfMissing())
           .build();
     }
   }
@@ -137,6 +137,7 @@ final class StoreFactory {
       return dev.mcpgate.dynamodb.DynamoDbIdempotencyStore.builder(
               beans.getBean(software.amazon.awssdk.services.dynamodb.DynamoDbClient.class))
           .tableName(props.getTableName())
+          .createSchemaIfMissing(props.isCreateSchemaIfMissing())
           .build();
     }
   }

@@ -55,7 +55,7 @@ class SpecificationFlavoursTest {
                 "server.port=0",
                 "spring.datasource.url=" + pg.url(),
                 "spring.main.banner-mode=off",
-                "mcpgate.create-schema=true",
+                "mcpgate.create-schema-if-missing=true",
                 "mcpgate.table-name=mcpgate_flavour_claims",
                 "mcpgate.tenant.header=X-Tenant",
                 "mcpgate.tenant.sources=header",

@@ -37,7 +37,7 @@ class SpringBootStarterTest {
             .properties(
                 "server.port=0",
                 "spring.datasource.url=" + pg.url(),
-                "mcpgate.create-schema=true",
+                "mcpgate.create-schema-if-missing=true",
                 "mcpgate.table-name=mcpgate_boot_claims",
                 "mcpgate.tenant.header=X-Tenant",
                 "mcpgate.tenant.sources=header",

@@ -104,16 +104,16 @@ class StarterFrictionTest {
     assertThatThrownBy(
             () ->
                 SpringBootStarterTest.server(
-                        "mcpgate.create-schema=false", "mcpgate.table-name=" + table)
+                        "mcpgate.create-schema-if-missing=false", "mcpgate.table-name=" + table)
                     .run())
         .hasStackTraceContaining("the claims table " + table + " does not exist")
         .hasStackTraceContaining("CREATE TABLE")
-        .hasStackTraceContaining("mcpgate.create-schema=true");
+        .hasStackTraceContaining("mcpgate.create-schema-if-missing=true");
     assertThat(tableExists(table)).isFalse();
     // and the check can be turned off: the server starts, the first call finds out
     try (ConfigurableApplicationContext app =
         SpringBootStarterTest.server(
-                "mcpgate.create-schema=false",
+                "mcpgate.create-schema-if-missing=false",
                 "mcpgate.verify-schema=false",
                 "mcpgate.table-name=" + table)
             .run()) {
@@ -322,7 +322,7 @@ class StarterFrictionTest {
             "mcpgate.enabled",
             "mcpgate.store",
             "mcpgate.table-name",
-            "mcpgate.create-schema",
+            "mcpgate.create-schema-if-missing",
             "mcpgate.verify-schema",
             "mcpgate.exact-numbers",
             "mcpgate.retention",

@@ -44,7 +44,7 @@ class TenantIsolationTest {
             .properties(
                 "server.port=0",
                 "spring.datasource.url=" + pg.url(),
-                "mcpgate.create-schema=true",
+                "mcpgate.create-schema-if-missing=true",
                 "mcpgate.table-name=" + table,
                 "spring.main.banner-mode=off",
                 "spring.ai.mcp.server.protocol=STREAMABLE",

@@ -1,0 +1,75 @@
+package dev.mcpgate.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateSettings;
+import dev.mcpgate.core.IdempotencyGate;
+import java.lang.reflect.RecordComponent;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** The properties as one more surface of the one settings type, resolved where the others are. */
+class StarterSettingsTest {
+
+  @Test
+  void thereIsAPropertyForEverySetting() {
+    for (RecordComponent c : GateSettings.class.getRecordComponents()) {
+      String getter =
+          "get" + Character.toUpperCase(c.getName().charAt(0)) + c.getName().substring(1);
+      assertThat(McpGateProperties.class.getMethods())
+          .as("McpGateProperties.%s()", getter)
+          .anySatisfy(m -> assertThat(m.getName()).isEqualTo(getter));
+    }
+  }
+
+  @Test
+  void unsetPropertiesAreTheDefaultPolicy() {
+    assertThat(new McpGateProperties().toPolicy()).isEqualTo(GatePolicy.defaults());
+  }
+
+  @Test
+  void everySettingPropertyReachesTheGatesPolicy() throws Exception {
+    try (ConfigurableApplicationContext app =
+        SpringBootStarterTest.server(
+                "mcpgate.retention=3h",
+                "mcpgate.lease=20s",
+                "mcpgate.lease-renewal=4s",
+                "mcpgate.in-flight-wait=1s",
+                "mcpgate.failure-mode=store",
+                "mcpgate.max-result-bytes=4096",
+                "mcpgate.ignored-arguments=trace_id,request_id",
+                "mcpgate.unknown-fence=30m")
+            .run()) {
+      GatePolicy policy = app.getBean(IdempotencyGate.class).policy();
+      assertThat(policy.retention()).isEqualTo(Duration.ofHours(3));
+      assertThat(policy.lease()).isEqualTo(Duration.ofSeconds(20));
+      assertThat(policy.leaseRenewal()).isEqualTo(Duration.ofSeconds(4));
+      assertThat(policy.inFlightWait()).isEqualTo(Duration.ofSeconds(1));
+      assertThat(policy.failureMode()).isEqualTo(GatePolicy.FailureMode.STORE);
+      assertThat(policy.maxResultBytes()).isEqualTo(4096);
+      assertThat(policy.ignoredArguments()).containsExactlyInAnyOrder("trace_id", "request_id");
+      assertThat(policy.unknownFence()).isEqualTo(Duration.ofMinutes(30));
+    }
+  }
+
+  @Test
+  void aPropertyOutOfRangeOrTwoThatDisagreeStopTheStartupNamingThem() {
+    assertThatThrownBy(() -> SpringBootStarterTest.server("mcpgate.max-result-bytes=0").run())
+        .hasStackTraceContaining("mcpgate.* property out of range")
+        .hasStackTraceContaining("maxResultBytes must be at least 1, was 0");
+    assertThatThrownBy(
+            () -> SpringBootStarterTest.server("mcpgate.retention=10s", "mcpgate.lease=1m").run())
+        .hasStackTraceContaining("mcpgate.* properties disagree")
+        .hasStackTraceContaining("lease (PT1M) must not be longer than retention (PT10S)");
+  }
+
+  @Test
+  void theOldNameOfCreateSchemaIfMissingStopsTheStartupNamingTheNewOne() {
+    assertThatThrownBy(() -> SpringBootStarterTest.server("mcpgate.create-schema=true").run())
+        .hasStackTraceContaining("mcpgate.create-schema was renamed")
+        .hasStackTraceContaining("mcpgate.create-schema-if-missing");
+  }
+}
