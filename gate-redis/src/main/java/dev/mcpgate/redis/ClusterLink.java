@@ -33,11 +33,49 @@ final class ClusterLink implements RedisLink {
     this.client = client;
     this.connection = connection;
     this.redis = connection.sync();
-    this.scripts = new ScriptRunner(redis);
+    this.scripts = new ScriptRunner(redis, this::connectMasters);
   }
 
   static ClusterLink connect(RedisClusterClient client) {
-    return new ClusterLink(client, client.connect(ByteArrayCodec.INSTANCE));
+    ClusterLink link = new ClusterLink(client, client.connect(ByteArrayCodec.INSTANCE));
+    link.connectMasters();
+    return link;
+  }
+
+  /**
+   * Opens the connection to every master now. Lettuce opens a node's connection on the first
+   * command for one of its slots, and with {@code REJECT_COMMANDS} (the store's own client's
+   * option: fail closed at once) it rejects every command that arrives while that connection is
+   * still being made: the first calls after a start, or after a failover made a replica master,
+   * would be refused. A master that cannot be reached now is left to be connected on use.
+   */
+  private void connectMasters() {
+    for (RedisClusterNode n : connection.getPartitions()) {
+      if (n.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+        try {
+          connection.getConnection(n.getUri().getHost(), n.getUri().getPort());
+        } catch (RedisException unreachable) {
+          // refused on use, as the gate's fail-closed rule asks
+        }
+      }
+    }
+  }
+
+  /**
+   * Runs {@code command}; when Lettuce rejected it unsent (a node's connection was down or still
+   * being made), connects the masters and runs it once more: it never reached Redis, so it cannot
+   * run twice.
+   */
+  private <T> T once(java.util.function.Supplier<T> command) {
+    try {
+      return command.get();
+    } catch (RedisException e) {
+      if (!ScriptRunner.notSent(e)) {
+        throw e;
+      }
+      connectMasters();
+      return command.get();
+    }
   }
 
   @Override
@@ -47,7 +85,7 @@ final class ClusterLink implements RedisLink {
 
   @Override
   public List<KeyValue<byte[], byte[]>> hmget(byte[] key, byte[]... fields) {
-    return redis.hmget(key, fields);
+    return once(() -> redis.hmget(key, fields));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.mcpgate.redis;
 
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
@@ -16,10 +17,33 @@ import java.util.HexFormat;
  */
 final class ScriptRunner {
   private final RedisScriptingCommands<byte[], byte[]> redis;
+  private final Runnable reconnect;
 
+  /** Scripts whose failures all go to the caller (one node: a rejection means it is down). */
   ScriptRunner(RedisScriptingCommands<byte[], byte[]> redis) {
-    this.redis = redis;
+    this(redis, null);
   }
+
+  /**
+   * @param reconnect run before a script that Lettuce rejected unsent ({@link #notSent}) is sent
+   *     once more; null to send nothing twice
+   */
+  ScriptRunner(RedisScriptingCommands<byte[], byte[]> redis, Runnable reconnect) {
+    this.redis = redis;
+    this.reconnect = reconnect;
+  }
+
+  /**
+   * Whether Lettuce refused to send a command: it was rejected before it was written, while the
+   * connection to its node was down or still being made ({@code DisconnectedBehavior
+   * .REJECT_COMMANDS}), so Redis never ran it and sending it again cannot run it twice. Lettuce
+   * says so only in the message of a plain {@link RedisException}.
+   */
+  static boolean notSent(RuntimeException e) {
+    return e.getClass() == RedisException.class && REJECTED.equals(e.getMessage());
+  }
+
+  private static final String REJECTED = "Currently not connected. Commands are rejected.";
 
   /** A script and its digest, computed once. */
   record Script(byte[] body, String sha) {
@@ -35,6 +59,18 @@ final class ScriptRunner {
   }
 
   <T> T run(Script script, ScriptOutputType type, byte[] key, byte[]... args) {
+    try {
+      return send(script, type, key, args);
+    } catch (RedisException e) {
+      if (reconnect == null || !notSent(e)) {
+        throw e;
+      }
+      reconnect.run(); // it never reached Redis: sending it again cannot run it twice
+      return send(script, type, key, args);
+    }
+  }
+
+  private <T> T send(Script script, ScriptOutputType type, byte[] key, byte[]... args) {
     byte[][] keys = {key};
     try {
       return redis.evalsha(script.sha(), type, keys, args);

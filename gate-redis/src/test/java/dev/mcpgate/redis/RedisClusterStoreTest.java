@@ -45,14 +45,21 @@ import org.junit.jupiter.api.Test;
  * master, and a manual failover in the middle of a run.
  */
 class RedisClusterStoreTest extends IdempotencyStoreContract {
-  private static final String PREFIX = "mcpgate-test:";
+  static final String PREFIX = "mcpgate-test:";
   private RedisIdempotencyStore clusterStore;
 
   @Override
   protected IdempotencyStore createStore() {
-    clusterStore =
-        RedisIdempotencyStore.builder(TestRedisCluster.client()).keyPrefix(PREFIX).build();
+    clusterStore = storeOn(TestRedisCluster.client());
     return clusterStore;
+  }
+
+  /**
+   * @param client the cluster client the test administers the cluster with
+   * @return the store under test: here one on that client, with its options
+   */
+  protected RedisIdempotencyStore storeOn(RedisClusterClient client) {
+    return RedisIdempotencyStore.builder(client).keyPrefix(PREFIX).build();
   }
 
   @Override
@@ -243,8 +250,7 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
     AtomicInteger done = new AtomicInteger();
     RedisClusterClient client = TestRedisCluster.newClient();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try (RedisIdempotencyStore redis =
-            RedisIdempotencyStore.builder(client).keyPrefix(PREFIX).build();
+    try (RedisIdempotencyStore redis = storeOn(client);
         StatefulRedisClusterConnection<String, String> admin = client.connect()) {
       Acknowledged acked = new Acknowledged(redis);
       IdempotencyGate gate = IdempotencyGate.builder(acked).build();
