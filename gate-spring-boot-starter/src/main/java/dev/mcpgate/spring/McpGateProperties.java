@@ -18,12 +18,20 @@ public class McpGateProperties {
 
   /** Where claims live. */
   public enum StoreType {
-    /** The application's DataSource, else its DynamoDbClient; fails at startup with neither. */
+    /**
+     * The application's DataSource, else its DynamoDbClient, else Redis (a Lettuce client bean, or
+     * mcpgate.redis.url); fails at startup with none.
+     */
     AUTO,
     /** The application's DataSource (gate-jdbc). */
     JDBC,
     /** The application's DynamoDbClient (gate-dynamodb). */
     DYNAMODB,
+    /**
+     * Redis (gate-redis): the application's Lettuce RedisClusterClient or RedisClient bean, else a
+     * client of the store's own for mcpgate.redis.url.
+     */
+    REDIS,
     /** In memory: for tests and single-process demos; nothing survives a restart. */
     MEMORY
   }
@@ -45,9 +53,10 @@ public class McpGateProperties {
   private boolean createSchemaIfMissing = false;
 
   /**
-   * Connect to the JDBC store at startup and check its claims table (creating it first with
-   * mcpgate.create-schema-if-missing): startup fails naming the table and its DDL when it is
-   * missing. False lets the server start while its database is down; the first call finds out then.
+   * Connect to the store at startup and check it: a JDBC store's claims table (creating it first
+   * with mcpgate.create-schema-if-missing; startup fails naming the table and its DDL when it is
+   * missing), a Redis store's every node (warning when its maxmemory-policy can evict claims).
+   * False lets the server start while its store is down; the first call finds out then.
    */
   private boolean verifySchema = true;
 
@@ -111,6 +120,53 @@ public class McpGateProperties {
 
   /** The scheduled purge of expired claims (JDBC). */
   private final Purge purge = new Purge();
+
+  private final Redis redis = new Redis();
+
+  /** The Redis store (mcpgate.store=redis, or auto with no DataSource or DynamoDbClient). */
+  public static class Redis {
+    /**
+     * Where Redis is (redis://host:6379, rediss://...), when the application has no Lettuce client
+     * bean; with mcpgate.redis.cluster, one or more seed nodes, comma-separated.
+     */
+    private String url;
+
+    /** True when mcpgate.redis.url names nodes of a Redis Cluster. */
+    private boolean cluster;
+
+    /**
+     * What every claim key starts with (mcpgate: if unset); in a cluster without a hash tag ({).
+     */
+    private String keyPrefix;
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public boolean isCluster() {
+      return cluster;
+    }
+
+    public void setCluster(boolean cluster) {
+      this.cluster = cluster;
+    }
+
+    public String getKeyPrefix() {
+      return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+      this.keyPrefix = keyPrefix;
+    }
+  }
+
+  public Redis getRedis() {
+    return redis;
+  }
 
   /**
    * mcpgate.purge.*: the scheduled purge of expired claims, on a thread of its own, for a JDBC

@@ -16,6 +16,7 @@ final class StoreFactory {
   private static final String DYNAMODB_STORE = "dev.mcpgate.dynamodb.DynamoDbIdempotencyStore";
   private static final String DYNAMODB_CLIENT =
       "software.amazon.awssdk.services.dynamodb.DynamoDbClient";
+  private static final String REDIS_STORE = "dev.mcpgate.redis.RedisIdempotencyStore";
 
   private StoreFactory() {}
 
@@ -37,8 +38,22 @@ final class StoreFactory {
             && beans.getBeanNamesForType(ClassUtils.resolveClassName(DYNAMODB_CLIENT, loader))
                     .length
                 > 0;
+    boolean redisStore = ClassUtils.isPresent(REDIS_STORE, loader);
+    boolean redis = redisStore && RedisStores.configured(props, beans);
     return switch (props.getStore()) {
       case MEMORY -> InMemoryIdempotencyStore.create();
+      case REDIS -> {
+        if (!redis) {
+          throw new IllegalStateException(
+              "mcpgate.store=redis needs "
+                  + (redisStore
+                      ? "a Lettuce RedisClient or RedisClusterClient bean, or mcpgate.redis.url"
+                          + " (redis://host:6379; with mcpgate.redis.cluster=true, seed nodes,"
+                          + " comma-separated)"
+                      : "gate-redis on the class path"));
+        }
+        yield RedisStores.create(props, beans);
+      }
       case JDBC -> {
         if (!jdbc) {
           throw new IllegalStateException(
@@ -65,10 +80,14 @@ final class StoreFactory {
         if (dynamo) {
           yield DynamoDbStores.create(props, beans);
         }
+        if (redis) {
+          yield RedisStores.create(props, beans);
+        }
         throw new IllegalStateException(
-            "MCP Gate found no store: add gate-jdbc and a DataSource"
-                + " (spring.datasource.*), or gate-dynamodb and a DynamoDbClient bean, or declare"
-                + " an IdempotencyStore bean; for a test or a demo, set mcpgate.store=memory");
+            "MCP Gate found no store: add gate-jdbc and a DataSource (spring.datasource.*), or"
+                + " gate-dynamodb and a DynamoDbClient bean, or gate-redis and mcpgate.redis.url"
+                + " (or a Lettuce client bean), or declare an IdempotencyStore bean; for a test or"
+                + " a demo, set mcpgate.store=memory");
       }
     };
   }
@@ -81,7 +100,23 @@ final class StoreFactory {
    * @throws IllegalStateException naming the table, the DDL that creates it, and the properties
    */
   static void verify(IdempotencyStore store, McpGateProperties props) {
-    if (!props.isVerifySchema() || !isJdbc(store)) {
+    if (!props.isVerifySchema()) {
+      return;
+    }
+    if (store.getClass().getName().equals(REDIS_STORE)) {
+      try {
+        RedisStores.verify(store);
+      } catch (dev.mcpgate.core.StoreUnavailableException e) {
+        throw new IllegalStateException(
+            "MCP Gate could not reach its Redis store at startup: "
+                + e.getMessage()
+                + "\n(mcpgate.verify-schema=false starts without this check, and the first call"
+                + " finds out)",
+            e);
+      }
+      return;
+    }
+    if (!isJdbc(store)) {
       return;
     }
     try {
@@ -139,6 +174,68 @@ final class StoreFactory {
           .tableName(props.getTableName())
           .createSchemaIfMissing(props.isCreateSchemaIfMissing())
           .build();
+    }
+  }
+
+  /** Loaded only when gate-redis (and Lettuce) are on the class path. */
+  private static final class RedisStores {
+    static boolean configured(McpGateProperties props, ListableBeanFactory beans) {
+      String url = props.getRedis().getUrl();
+      return (url != null && !url.isBlank())
+          || beans.getBeanNamesForType(io.lettuce.core.RedisClient.class).length > 0
+          || beans.getBeanNamesForType(io.lettuce.core.cluster.RedisClusterClient.class).length > 0;
+    }
+
+    static IdempotencyStore create(McpGateProperties props, ListableBeanFactory beans) {
+      McpGateProperties.Redis redis = props.getRedis();
+      dev.mcpgate.redis.RedisIdempotencyStore.Builder b;
+      String url = redis.getUrl();
+      if (url != null && !url.isBlank()) {
+        java.util.List<io.lettuce.core.RedisURI> uris = new java.util.ArrayList<>();
+        for (String one : url.split(",")) {
+          if (!one.isBlank()) {
+            uris.add(uri(one.strip()));
+          }
+        }
+        if (!redis.isCluster() && uris.size() != 1) {
+          throw new IllegalArgumentException(
+              "mcpgate.redis.url names "
+                  + uris.size()
+                  + " servers ("
+                  + url
+                  + "); name one, or set mcpgate.redis.cluster=true for a Redis Cluster's seeds");
+        }
+        b =
+            redis.isCluster()
+                ? dev.mcpgate.redis.RedisIdempotencyStore.clusterBuilder(uris)
+                : dev.mcpgate.redis.RedisIdempotencyStore.builder(uris.get(0));
+      } else if (beans.getBeanNamesForType(io.lettuce.core.cluster.RedisClusterClient.class).length
+          > 0) {
+        b =
+            dev.mcpgate.redis.RedisIdempotencyStore.builder(
+                beans.getBean(io.lettuce.core.cluster.RedisClusterClient.class));
+      } else {
+        b =
+            dev.mcpgate.redis.RedisIdempotencyStore.builder(
+                beans.getBean(io.lettuce.core.RedisClient.class));
+      }
+      if (redis.getKeyPrefix() != null) {
+        b.keyPrefix(redis.getKeyPrefix());
+      }
+      return b.build();
+    }
+
+    private static io.lettuce.core.RedisURI uri(String text) {
+      try {
+        return io.lettuce.core.RedisURI.create(text);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "mcpgate.redis.url: " + text + " is not a Redis URI (" + e.getMessage() + ")", e);
+      }
+    }
+
+    static void verify(IdempotencyStore store) {
+      ((dev.mcpgate.redis.RedisIdempotencyStore) store).verify();
     }
   }
 }

@@ -341,7 +341,10 @@ class StarterFrictionTest {
             "mcpgate.audit.table-name",
             "mcpgate.purge.enabled",
             "mcpgate.purge.interval",
-            "mcpgate.purge.batch-size");
+            "mcpgate.purge.batch-size",
+            "mcpgate.redis.url",
+            "mcpgate.redis.cluster",
+            "mcpgate.redis.key-prefix");
     byName.forEach(
         (name, p) ->
             assertThat(p.path("description").asString(""))
