@@ -87,7 +87,7 @@ final class AttemptRunner {
     try {
       return runRenewed(claim, renewal, mapper, scope, action, transactional);
     } finally {
-      renewal.stop();
+      renewal.attemptEnded(); // a fence still to be written keeps its lease renewed
     }
   }
 
@@ -116,7 +116,7 @@ final class AttemptRunner {
       } catch (Throwable t) {
         renewal.finishing();
         rollbackQuietly(scope, resource, t); // the transaction ends: it holds no row lock now
-        settleFailure(claim, t); // renewed until settled
+        settleFailure(claim, renewal, t); // renewed until settled
         throw rethrow(id, t);
       }
       renewal.finishing(); // the writes below decide by their token, not a renewal's answer
@@ -215,7 +215,7 @@ final class AttemptRunner {
                 + "; its transaction was rolled back, nothing took effect; safe to retry",
             e);
       }
-      fenceUnstored(claim, e);
+      fenceUnstored(claim, renewal, e);
       if (e instanceof Error error) {
         throw error;
       }
@@ -347,10 +347,12 @@ final class AttemptRunner {
    * {@link CancellationException} among the causes) may have had its effect: it is fenced as
    * unknown, never released.
    */
-  private void settleFailure(ClaimOutcome.Acquired claim, Throwable failure) {
+  private void settleFailure(
+      ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal, Throwable failure) {
     if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {
       fence(
           claim,
+          renewal,
           failure,
           "outcome unknown; the key is fenced until it is settled or its"
               + " fence of "
@@ -380,7 +382,8 @@ final class AttemptRunner {
   }
 
   /** The action ran but its result could not be stored: fence the key, the effect happened. */
-  private void fenceUnstored(ClaimOutcome.Acquired claim, Throwable failure) {
+  private void fenceUnstored(
+      ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal, Throwable failure) {
     events.emit(
         GateEvent.Type.STORE_FAILED,
         claim,
@@ -388,6 +391,7 @@ final class AttemptRunner {
         failure);
     fence(
         claim,
+        renewal,
         failure,
         "the action ran but its result could not be stored; the key is fenced"
             + " as unknown until it is settled or its fence of "
@@ -395,23 +399,62 @@ final class AttemptRunner {
             + " runs out");
   }
 
-  private void fence(ClaimOutcome.Acquired claim, Throwable failure, String message) {
-    settle(
-        claim,
-        failure,
-        () -> {
-          if (store.markUnknown(claim.id(), claim.token(), policy.unknownFence())) {
-            events.emit(GateEvent.Type.MARKED_UNKNOWN, claim, message, failure);
-          } else {
-            events.emit(
-                GateEvent.Type.LEASE_LOST,
-                claim,
-                "outcome unknown, and the lease had been taken over",
-                failure);
-          }
-        },
-        "the outcome is unknown and the key could not be fenced as such; it stays claimed until"
-            + " its lease expires");
+  /**
+   * Fences the key as unknown: the action ran, or may have. When the store cannot take the fence
+   * now, the attempt's lease stays renewed (so that no retry takes the key over and runs the action
+   * again) and the fence is written as soon as the store takes it ({@link
+   * LeaseRenewer#fenceLater}).
+   */
+  private void fence(
+      ClaimOutcome.Acquired claim,
+      LeaseRenewer.Renewal renewal,
+      Throwable failure,
+      String message) {
+    boolean wasInterrupted = Thread.interrupted();
+    try {
+      writeFence(store, events, policy, claim, message, failure);
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+      boolean kept = leases.fenceLater(renewal, policy, message, failure);
+      events.emit(
+          GateEvent.Type.STORE_FAILED,
+          claim,
+          kept
+              ? "the outcome is unknown and the key could not be fenced as such yet; its lease is"
+                  + " kept renewed, so no retry runs the action meanwhile, and the fence is"
+                  + " written as soon as the store takes it"
+              : "the outcome is unknown and the key could not be fenced as such; it stays claimed"
+                  + " until its lease expires",
+          e);
+    } finally {
+      if (wasInterrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Writes the fence, token-checked, and tells the listeners what it found.
+   *
+   * @throws RuntimeException when the store cannot take it
+   */
+  static void writeFence(
+      IdempotencyStore store,
+      Events events,
+      GatePolicy policy,
+      ClaimOutcome.Acquired claim,
+      String message,
+      Throwable failure) {
+    if (store.markUnknown(claim.id(), claim.token(), policy.unknownFence())) {
+      events.emit(GateEvent.Type.MARKED_UNKNOWN, claim, message, failure);
+    } else {
+      events.emit(
+          GateEvent.Type.LEASE_LOST,
+          claim,
+          "outcome unknown, and the lease had been taken over before the key could be fenced:"
+              + " the other attempt decides",
+          failure);
+    }
   }
 
   private void release(ClaimOutcome.Acquired claim, Throwable failure) {

@@ -42,6 +42,7 @@ final class LeaseRenewer implements AutoCloseable {
   private final Object lock = new Object();
   private final ConcurrentHashMap<Period, Group> groups = new ConcurrentHashMap<>();
   private ScheduledExecutorService own; // guarded by lock
+  private ScheduledExecutorService fencer; // guarded by lock; writes late fences, never renewals
   private volatile boolean closed;
 
   /**
@@ -181,6 +182,53 @@ final class LeaseRenewer implements AutoCloseable {
   }
 
   /**
+   * Takes over an attempt whose action ran (or may have) and whose fence the store did not take:
+   * its lease stays renewed with the running actions', so that no retry takes the key over and runs
+   * the action again, and the fence is tried again every renewal period on a thread of its own (a
+   * write that waits for a pooled connection never holds up a renewal), until the store takes it,
+   * finds the lease taken over, or the gate is closed. What is left is the limit renewals have
+   * anyway: a store that answers no renewal for longer than the lease may let another attempt take
+   * the key over first, and then the fence finds that and says so.
+   *
+   * @return false when there is no lease to keep (a claim no other attempt sees, or a closed gate):
+   *     the key then stays claimed until its lease expires
+   */
+  boolean fenceLater(Renewal renewal, GatePolicy policy, String message, Throwable failure) {
+    if (renewal.events == null || renewal.stopped) {
+      return false;
+    }
+    long every =
+        policy.renewsLease()
+            ? policy.leaseRenewal().toNanos()
+            : Math.max(policy.lease().toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(10));
+    synchronized (lock) {
+      if (closed) {
+        return false;
+      }
+      if (fencer == null) {
+        fencer =
+            Executors.newSingleThreadScheduledExecutor(
+                task -> {
+                  Thread t = new Thread(task, "mcpgate-fencer-" + THREADS.incrementAndGet());
+                  t.setDaemon(true);
+                  return t;
+                });
+      }
+      renewal.fencePending = true;
+      renewal.lateFence =
+          fencer.scheduleWithFixedDelay(
+              () -> renewal.tryFence(store, policy, message, failure),
+              every,
+              every,
+              TimeUnit.NANOSECONDS);
+    }
+    if (renewal.stopped) {
+      renewal.lateFence.cancel(false); // stopped (the gate closed) while it was being scheduled
+    }
+    return true;
+  }
+
+  /**
    * @return how many attempts this renewer renews now
    */
   int running() {
@@ -210,6 +258,9 @@ final class LeaseRenewer implements AutoCloseable {
       if (own != null) {
         own.shutdownNow();
       }
+      if (fencer != null) {
+        fencer.shutdownNow();
+      }
     }
   }
 
@@ -230,6 +281,8 @@ final class LeaseRenewer implements AutoCloseable {
     private volatile boolean stopped;
     private volatile boolean finishing;
     private volatile boolean lost;
+    private volatile boolean fencePending;
+    private volatile ScheduledFuture<?> lateFence;
 
     private Renewal(ClaimOutcome.Acquired claim, Events events, long confirmedUntilNanos) {
       this.claim = claim;
@@ -321,9 +374,45 @@ final class LeaseRenewer implements AutoCloseable {
       finishing = true;
     }
 
-    /** Stops renewing; an answer still on its way is ignored. */
+    /** The attempt's call has returned: stops renewing, unless a fence is still to be written. */
+    void attemptEnded() {
+      if (!fencePending) {
+        stop();
+      }
+    }
+
+    /** Writes the late fence once more; stops renewing once the store answered either way. */
+    private void tryFence(
+        IdempotencyStore store, GatePolicy policy, String message, Throwable failure) {
+      if (stopped) {
+        ScheduledFuture<?> task = lateFence;
+        if (task != null) {
+          task.cancel(false);
+        }
+        return;
+      }
+      try {
+        AttemptRunner.writeFence(
+            store,
+            events,
+            policy,
+            claim,
+            message + " (written late, once the store took it)",
+            failure);
+      } catch (RuntimeException stillFailing) {
+        return; // tried again next period, the lease renewed meanwhile
+      }
+      stop();
+    }
+
+    /** Stops renewing (and writing a late fence); an answer still on its way is ignored. */
     void stop() {
       stopped = true;
+      fencePending = false;
+      ScheduledFuture<?> task = lateFence;
+      if (task != null) {
+        task.cancel(false);
+      }
       Group g = group;
       if (g != null) {
         g.running.remove(this);

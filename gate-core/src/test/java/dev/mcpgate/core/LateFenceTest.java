@@ -1,0 +1,167 @@
+package dev.mcpgate.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An action ran (or may have), and the store refused both its result and the fence that says its
+ * outcome is unknown. The attempt's lease is then kept renewed, so that no retry takes the key over
+ * and runs the action again, and the fence is written as soon as the store takes it. Real time,
+ * short leases, the in-memory store behind a store whose completions and fences fail on demand.
+ */
+class LateFenceTest {
+  private static final Duration LEASE = Duration.ofMillis(400);
+  private static final ResultMapper<String> MAPPER = ResultMapper.utf8();
+
+  /** The in-memory store, refusing completions and fences while {@link #refusing} is set. */
+  private static final class RefusingStore extends ForwardingIdempotencyStore {
+    final AtomicBoolean refusing = new AtomicBoolean();
+    final AtomicInteger fenceTries = new AtomicInteger();
+
+    RefusingStore(IdempotencyStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
+      if (refusing.get()) {
+        throw new StoreUnavailableException("complete refused (test)", null);
+      }
+      return super.complete(id, token, result, retention);
+    }
+
+    @Override
+    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+      fenceTries.incrementAndGet();
+      if (refusing.get()) {
+        throw new StoreUnavailableException("markUnknown refused (test)", null);
+      }
+      return super.markUnknown(id, token, fence);
+    }
+  }
+
+  private final InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create();
+  private final RefusingStore store = new RefusingStore(memory);
+  private final List<GateEvent> events = new CopyOnWriteArrayList<>();
+
+  private IdempotencyGate gate() {
+    return IdempotencyGate.builder(store)
+        .policy(
+            GatePolicy.builder()
+                .lease(LEASE)
+                .leaseRenewal(Duration.ofMillis(100))
+                .inFlightWait(Duration.ZERO)
+                .build())
+        .listener(events::add)
+        .build();
+  }
+
+  private static ToolCall call(String key) {
+    return ToolCall.of("acme", "refund_order", key, Map.of("order_id", "ord_9f2"));
+  }
+
+  @Test
+  void aResultAndAFenceTheStoreRefusesKeepTheLeaseUntilTheFenceIsWrittenSoNoRetryRunsAgain()
+      throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    try (IdempotencyGate gate = gate()) {
+      store.refusing.set(true);
+      GateResult<String> first =
+          gate.execute(call("k"), MAPPER, ctx -> "refund " + runs.incrementAndGet());
+      assertThat(first)
+          .isInstanceOfSatisfying(
+              GateResult.Executed.class,
+              e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORE_FAILED));
+
+      Thread.sleep(LEASE.multipliedBy(3).toMillis()); // three leases, the fence still refused
+      assertThat(gate.execute(call("k"), MAPPER, ctx -> "refund " + runs.incrementAndGet()))
+          .as("the lease is kept renewed: a retry finds the key held, not free")
+          .isInstanceOfSatisfying(
+              GateResult.Refused.class,
+              r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
+      assertThat(store.fenceTries.get()).as("the fence is tried again").isGreaterThan(2);
+
+      store.refusing.set(false); // the store takes writes again
+      awaitState(gate, "k", ClaimState.UNKNOWN);
+      assertThat(gate.execute(call("k"), MAPPER, ctx -> "refund " + runs.incrementAndGet()))
+          .isInstanceOfSatisfying(
+              GateResult.Refused.class,
+              r -> assertThat(r.reason()).isEqualTo(RefusalReason.OUTCOME_UNKNOWN));
+      assertThat(runs).as("the refund ran once").hasValue(1);
+      assertThat(events)
+          .anySatisfy(
+              e -> {
+                assertThat(e.type()).isEqualTo(GateEvent.Type.MARKED_UNKNOWN);
+                assertThat(e.message()).contains("written late");
+              });
+    }
+  }
+
+  @Test
+  void anActionWhoseOutcomeIsUnknownIsFencedLateToo() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    try (IdempotencyGate gate = gate()) {
+      store.refusing.set(true);
+      assertThatThrownBy(
+              () ->
+                  gate.execute(
+                      call("u"),
+                      MAPPER,
+                      ctx -> {
+                        runs.incrementAndGet();
+                        throw new OutcomeUnknownException("the bank timed out");
+                      }))
+          .isInstanceOf(OutcomeUnknownException.class);
+      Thread.sleep(LEASE.multipliedBy(2).toMillis());
+      store.refusing.set(false);
+      awaitState(gate, "u", ClaimState.UNKNOWN);
+      assertThat(gate.execute(call("u"), MAPPER, ctx -> "again " + runs.incrementAndGet()))
+          .isInstanceOf(GateResult.Refused.class);
+      assertThat(runs).hasValue(1);
+    }
+  }
+
+  @Test
+  void closingTheGateStopsTheLateFence() throws Exception {
+    IdempotencyGate gate = gate();
+    store.refusing.set(true);
+    gate.execute(call("c"), MAPPER, ctx -> "refund");
+    Thread.sleep(300);
+    gate.close();
+    int tries = store.fenceTries.get();
+    Thread.sleep(500);
+    assertThat(store.fenceTries.get())
+        .as("no fence tried after close")
+        .isLessThanOrEqualTo(tries + 1);
+    store.refusing.set(false);
+    assertThat(memory.find(new ClaimId("acme", "refund_order", "c")).orElseThrow().state())
+        .isEqualTo(ClaimState.IN_PROGRESS);
+  }
+
+  private static void awaitState(IdempotencyGate gate, String key, ClaimState state)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    ClaimId id = new ClaimId("acme", "refund_order", key);
+    while (System.nanoTime() < deadline) {
+      if (gate.find(id).map(r -> r.state() == state).orElse(false)) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError(key + " did not reach " + state + " within 5 s: " + gate.find(id));
+  }
+}
