@@ -83,6 +83,21 @@ public final class ClaimContext {
   }
 
   /**
+   * Whether the gate fenced this attempt's key as unknown once its action ended: the action threw
+   * an exception that means its outcome is unknown (see {@link GatePolicy#outcomeUnknownWhen()}),
+   * or was interrupted, or ran but its result could not be stored. True as soon as the fence is
+   * written, or is being kept for the store to take ({@link GateEvent.Type#STORE_FAILED}): either
+   * way no retry runs the action again. False while the action runs, and when the key was released,
+   * completed, or found taken over. What the gate itself decided, so a caller (the MCP adapter)
+   * need not read the store again to tell.
+   *
+   * @return true when the key is fenced as unknown by this attempt
+   */
+  public boolean isFencedAsUnknown() {
+    return lease.isFenced();
+  }
+
+  /**
    * Extends this attempt's lease to {@code lease} from the store's now. The gate renews the lease
    * by itself while the action runs (see {@link GatePolicy#leaseRenewal()}), and each renewal sets
    * it to the policy's lease again; this is for a policy without renewal.
@@ -120,5 +135,13 @@ public final class ClaimContext {
      * @throws StoreUnavailableException if the store could not be written
      */
     boolean extend(Duration lease);
+
+    /**
+     * @return true once the gate fenced the key as unknown after the action ended (see {@link
+     *     ClaimContext#isFencedAsUnknown()}); false by default, for a lease outside a gate
+     */
+    default boolean isFenced() {
+      return false;
+    }
   }
 }

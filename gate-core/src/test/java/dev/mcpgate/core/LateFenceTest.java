@@ -136,6 +136,51 @@ class LateFenceTest {
   }
 
   @Test
+  void theContextSaysWhetherTheGateFencedTheKeyAsTheGateDecidedIt() {
+    java.util.concurrent.atomic.AtomicReference<ClaimContext> seen =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    try (IdempotencyGate gate = gate()) {
+      assertThatThrownBy(
+              () ->
+                  gate.execute(
+                      call("released"),
+                      MAPPER,
+                      ctx -> {
+                        seen.set(ctx);
+                        assertThat(ctx.isFencedAsUnknown()).as("while it runs").isFalse();
+                        throw new IllegalStateException("declined");
+                      }))
+          .hasMessage("declined");
+      assertThat(seen.get().isFencedAsUnknown()).as("released").isFalse();
+
+      assertThatThrownBy(
+              () ->
+                  gate.execute(
+                      call("fenced"),
+                      MAPPER,
+                      ctx -> {
+                        seen.set(ctx);
+                        throw new OutcomeUnknownException("timed out");
+                      }))
+          .isInstanceOf(OutcomeUnknownException.class);
+      assertThat(seen.get().isFencedAsUnknown()).as("fenced now").isTrue();
+
+      store.refusing.set(true);
+      assertThatThrownBy(
+              () ->
+                  gate.execute(
+                      call("pending"),
+                      MAPPER,
+                      ctx -> {
+                        seen.set(ctx);
+                        throw new OutcomeUnknownException("timed out");
+                      }))
+          .isInstanceOf(OutcomeUnknownException.class);
+      assertThat(seen.get().isFencedAsUnknown()).as("its fence kept to be written").isTrue();
+    }
+  }
+
+  @Test
   void closingTheGateStopsTheLateFence() throws Exception {
     IdempotencyGate gate = gate();
     store.refusing.set(true);

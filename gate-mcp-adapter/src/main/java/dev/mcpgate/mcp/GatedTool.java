@@ -16,7 +16,6 @@ import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.audit.AuditDecision;
-import dev.mcpgate.core.spi.ClaimState;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -403,26 +402,13 @@ final class GatedTool {
   }
 
   /**
-   * Whether the gate fenced the key as unknown after this attempt's handler failed: read from the
-   * store, not worked out again here. The row is fenced by this attempt when it is UNKNOWN and held
-   * by this attempt's token; a row that is gone or another attempt's means the key was released (or
-   * rolled back with its single-commit transaction). A store that cannot be read leaves it unknown,
-   * and unknown is what is said.
+   * Whether the gate fenced the key as unknown after this attempt's handler failed, as the gate
+   * itself decided ({@link ClaimContext#isFencedAsUnknown()}: written, or kept until the store
+   * takes it), not worked out again here; false when the key was released, rolled back with its
+   * single-commit transaction, or taken over.
    */
-  private boolean fencedBy(ClaimContext attempt) {
-    if (attempt == null) {
-      return false; // nothing was claimed: the failure came before the handler ran
-    }
-    try {
-      return gate.find(attempt.id())
-          .filter(
-              row ->
-                  row.token().equals(attempt.claim().token()) && row.state() == ClaimState.UNKNOWN)
-          .isPresent();
-    } catch (RuntimeException unreadable) {
-      LOG.warn("could not read the claim of {} after its handler failed", attempt.id(), unreadable);
-      return true;
-    }
+  private static boolean fencedBy(ClaimContext attempt) {
+    return attempt != null && attempt.isFencedAsUnknown(); // null: failed before the handler ran
   }
 
   /**

@@ -211,6 +211,28 @@ class FailureTruthsTest {
   }
 
   @Test
+  void anOutcomeUnknownWhoseFenceTheStoreRefusesIsStillToldAsUnknownAndNoRetryRunsIt() {
+    GatedTool tool = tool(noWait().build());
+    store.markUnknownFails.set(true); // the fence waits for the store, the lease kept renewed
+
+    CallToolResult result =
+        direct(
+            tool,
+            r -> {
+              throw new OutcomeUnknownException("the payment provider timed out");
+            });
+
+    assertThat(GatedServerContract.error(result))
+        .containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)
+        .containsEntry("executed", "unknown");
+    assertThat(state()).isEqualTo(ClaimState.IN_PROGRESS); // held, its fence still to be written
+    CallToolResult retry = direct(tool, FailureTruthsTest::ok);
+    assertThat(GatedServerContract.error(retry))
+        .containsEntry("type", McpGateErrors.KEY_IN_PROGRESS);
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
   void withAReconcilerTheSameKeyIsWorthRetryingAfterAnUnknownOutcome() {
     GatedTool tool =
         tool(noWait().reconciler((id, key) -> Reconciler.Verdict.stillUnknown()).build());

@@ -11,13 +11,14 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The in-memory store, with claims, releases and reads that fail on demand as a lost database
- * would.
+ * The in-memory store, with claims, releases, fences and reads that fail on demand as a lost
+ * database would.
  */
 final class FlakyStore extends ForwardingIdempotencyStore {
   final AtomicBoolean claimFails = new AtomicBoolean();
   final AtomicBoolean releaseFails = new AtomicBoolean();
   final AtomicBoolean findFails = new AtomicBoolean();
+  final AtomicBoolean markUnknownFails = new AtomicBoolean();
 
   FlakyStore() {
     super(InMemoryIdempotencyStore.create());
@@ -37,6 +38,14 @@ final class FlakyStore extends ForwardingIdempotencyStore {
       throw new IllegalStateException("connection lost during release (test)");
     }
     return super.release(id, token);
+  }
+
+  @Override
+  public boolean markUnknown(ClaimId id, LeaseToken token, java.time.Duration fence) {
+    if (markUnknownFails.get()) {
+      throw new IllegalStateException("connection lost while fencing (test)");
+    }
+    return super.markUnknown(id, token, fence);
   }
 
   @Override

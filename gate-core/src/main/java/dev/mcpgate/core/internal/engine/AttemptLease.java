@@ -41,6 +41,11 @@ final class AttemptLease implements ClaimContext.Lease {
   }
 
   @Override
+  public boolean isFenced() {
+    return renewal.isFenced();
+  }
+
+  @Override
   public boolean extend(Duration lease) {
     boolean held = steps.extendLease(claim, lease);
     if (!held) {

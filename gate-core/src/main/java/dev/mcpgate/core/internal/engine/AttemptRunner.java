@@ -412,10 +412,15 @@ final class AttemptRunner {
       String message) {
     boolean wasInterrupted = Thread.interrupted();
     try {
-      writeFence(store, events, policy, claim, message, failure);
+      if (writeFence(store, events, policy, claim, message, failure)) {
+        renewal.fenced();
+      }
     } catch (RuntimeException e) {
       failure.addSuppressed(e);
       boolean kept = leases.fenceLater(renewal, policy, message, failure);
+      if (kept) {
+        renewal.fenced(); // no retry runs the action meanwhile, and the fence follows
+      }
       events.emit(
           GateEvent.Type.STORE_FAILED,
           claim,
@@ -436,9 +441,10 @@ final class AttemptRunner {
   /**
    * Writes the fence, token-checked, and tells the listeners what it found.
    *
+   * @return true when the key is fenced; false when another attempt had taken it over
    * @throws RuntimeException when the store cannot take it
    */
-  static void writeFence(
+  static boolean writeFence(
       IdempotencyStore store,
       Events events,
       GatePolicy policy,
@@ -447,6 +453,7 @@ final class AttemptRunner {
       Throwable failure) {
     if (store.markUnknown(claim.id(), claim.token(), policy.unknownFence())) {
       events.emit(GateEvent.Type.MARKED_UNKNOWN, claim, message, failure);
+      return true;
     } else {
       events.emit(
           GateEvent.Type.LEASE_LOST,
@@ -454,6 +461,7 @@ final class AttemptRunner {
           "outcome unknown, and the lease had been taken over before the key could be fenced:"
               + " the other attempt decides",
           failure);
+      return false;
     }
   }
 

@@ -282,6 +282,7 @@ final class LeaseRenewer implements AutoCloseable {
     private volatile boolean finishing;
     private volatile boolean lost;
     private volatile boolean fencePending;
+    private volatile boolean fenced;
     private volatile ScheduledFuture<?> lateFence;
 
     private Renewal(ClaimOutcome.Acquired claim, Events events, long confirmedUntilNanos) {
@@ -340,6 +341,18 @@ final class LeaseRenewer implements AutoCloseable {
           e);
     }
 
+    /** Records that the gate fenced the key as unknown (written, or kept to be written). */
+    void fenced() {
+      fenced = true;
+    }
+
+    /**
+     * @return true once the key is fenced as unknown by this attempt, or its fence is pending
+     */
+    boolean isFenced() {
+      return fenced;
+    }
+
     /**
      * @return true once a renewal was refused: another attempt holds the key now
      */
@@ -392,13 +405,15 @@ final class LeaseRenewer implements AutoCloseable {
         return;
       }
       try {
-        AttemptRunner.writeFence(
+        if (!AttemptRunner.writeFence(
             store,
             events,
             policy,
             claim,
             message + " (written late, once the store took it)",
-            failure);
+            failure)) {
+          fenced = false; // another attempt had taken the key over first: it decides
+        }
       } catch (RuntimeException stillFailing) {
         return; // tried again next period, the lease renewed meanwhile
       }
