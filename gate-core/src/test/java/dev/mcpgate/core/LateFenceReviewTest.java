@@ -1,0 +1,199 @@
+package dev.mcpgate.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoredResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Review of 681d9a2 (late fence): cases where what the gate says, or does, about a fence the store
+ * refused is not true. Real time, short leases, the in-memory store behind a forwarding store that
+ * fails on demand.
+ */
+class LateFenceReviewTest {
+  private static final Duration LEASE = Duration.ofMillis(400);
+  private static final ResultMapper<String> MAPPER = ResultMapper.utf8();
+  private static final ClaimId ID = new ClaimId("acme", "refund_order", "k");
+
+  /** Refuses completions and fences while {@link #refusing}; loses one fence's reply on demand. */
+  private static final class FaultyStore extends ForwardingIdempotencyStore {
+    final AtomicBoolean refusing = new AtomicBoolean();
+    final AtomicBoolean loseNextFenceReply = new AtomicBoolean();
+
+    FaultyStore(IdempotencyStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
+      if (refusing.get()) {
+        throw new StoreUnavailableException("complete refused (test)", null);
+      }
+      return super.complete(id, token, result, retention);
+    }
+
+    @Override
+    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+      if (refusing.get()) {
+        throw new StoreUnavailableException("markUnknown refused (test)", null);
+      }
+      boolean written = super.markUnknown(id, token, fence);
+      if (loseNextFenceReply.compareAndSet(true, false)) {
+        // the write landed, its reply did not (a timeout after the server applied it)
+        throw new StoreUnavailableException("markUnknown reply lost (test)", null);
+      }
+      return written;
+    }
+  }
+
+  private final InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create();
+  private final FaultyStore store = new FaultyStore(memory);
+  private final List<GateEvent> events = new CopyOnWriteArrayList<>();
+
+  private IdempotencyGate gate(IdempotencyStore over, Duration renewal) {
+    return IdempotencyGate.builder(over)
+        .policy(
+            GatePolicy.builder()
+                .lease(LEASE)
+                .leaseRenewal(renewal)
+                .inFlightWait(Duration.ZERO)
+                .build())
+        .listener(events::add)
+        .build();
+  }
+
+  private static ToolCall call() {
+    return ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
+  }
+
+  /**
+   * Finding 1. With lease renewal off ({@code leaseRenewal(ZERO)}, a documented policy) fenceLater
+   * still returns true, so the STORE_FAILED event says the lease "is kept renewed, so no retry runs
+   * the action meanwhile" - but nothing renews it: the lease runs out and a retry takes the key
+   * over and runs the action again.
+   */
+  @Test
+  void withRenewalOffAFenceSaidToBeKeptRenewedLetsARetryRunTheActionAgain() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    try (IdempotencyGate gate = gate(store, Duration.ZERO)) {
+      store.refusing.set(true);
+      gate.execute(call(), MAPPER, ctx -> "refund " + runs.incrementAndGet());
+      assertThat(events)
+          .anySatisfy(
+              e -> {
+                assertThat(e.type()).isEqualTo(GateEvent.Type.STORE_FAILED);
+                assertThat(e.message()).contains("kept renewed, so no retry runs the action");
+              });
+
+      Thread.sleep(LEASE.toMillis() + 150); // the store still refuses writes, not claims
+      gate.execute(call(), MAPPER, ctx -> "refund " + runs.incrementAndGet());
+
+      assertThat(runs)
+          .as("the gate said the lease is kept renewed so that no retry runs the action meanwhile")
+          .hasValue(1);
+    }
+  }
+
+  /**
+   * Finding 2. The store takes writes again, but the gate is closed (a deploy, a shutdown hook)
+   * before the fencer's next period: the pending fence is dropped without a last try, the key stays
+   * IN_PROGRESS to a lease nobody renews, and another replica's retry takes it over and runs the
+   * action again. The docs call the renewals' limit "the one gap left".
+   */
+  @Test
+  void closingTheGateWhileTheStoreIsHealthyAgainDropsTheFenceAndAReplicaRunsTheActionAgain()
+      throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    IdempotencyGate gate = gate(store, Duration.ofMillis(100));
+    store.refusing.set(true);
+    gate.execute(call(), MAPPER, ctx -> "refund " + runs.incrementAndGet());
+    store.refusing.set(false); // the store is healthy again, before the fencer's next try
+    gate.close();
+
+    try (IdempotencyGate replica = gate(memory, Duration.ofMillis(100))) {
+      Thread.sleep(LEASE.toMillis() + 150);
+      assertThat(memory.find(ID).orElseThrow().state())
+          .as("the healthy store was never asked for the fence once more")
+          .isEqualTo(ClaimState.IN_PROGRESS);
+      replica.execute(call(), MAPPER, ctx -> "refund " + runs.incrementAndGet());
+      assertThat(runs).as("the refund ran once").hasValue(1);
+    }
+  }
+
+  /**
+   * Finding 3 (message). A fence whose write landed but whose reply was lost is retried late; the
+   * retry finds the row UNKNOWN by this very attempt and the gate emits LEASE_LOST "the lease had
+   * been taken over before the key could be fenced: the other attempt decides". No other attempt
+   * exists: the key is fenced by this one.
+   */
+  @Test
+  void aLateFenceThatFindsItsOwnFenceSaysTheLeaseWasTakenOver() throws Exception {
+    try (IdempotencyGate gate = gate(store, Duration.ofMillis(100))) {
+      store.refusing.set(true);
+      gate.execute(call(), MAPPER, ctx -> "refund");
+      store.refusing.set(false);
+      store.loseNextFenceReply.set(true); // the fencer's first try lands, its reply is lost
+
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+      while (System.nanoTime() < deadline && gate.renewing() > 0) {
+        Thread.sleep(20);
+      }
+      Thread.sleep(300);
+      assertThat(memory.find(ID).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
+      assertThat(memory.find(ID).orElseThrow().attempt()).isEqualTo(1);
+      assertThat(events)
+          .as("no other attempt ever held the key")
+          .noneSatisfy(
+              e -> {
+                assertThat(e.type()).isEqualTo(GateEvent.Type.LEASE_LOST);
+                assertThat(e.message()).contains("taken over");
+              });
+    }
+  }
+
+  /**
+   * Finding 5 (low). tryFence catches RuntimeException only. An Error out of the late write (here a
+   * listener's, on the fencer thread; a driver's NoClassDefFoundError or an OOM likewise) ends the
+   * scheduled task silently with fencePending still set: stop() is never called, so the attempt's
+   * renewal stays in its group and is sent every period until the gate closes, for a row that is
+   * UNKNOWN and will never again be extended.
+   */
+  @Test
+  void anErrorOnTheFencerThreadLeavesTheRenewalRunningForever() throws Exception {
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(
+                GatePolicy.builder()
+                    .lease(LEASE)
+                    .leaseRenewal(Duration.ofMillis(100))
+                    .inFlightWait(Duration.ZERO)
+                    .build())
+            .listener(
+                e -> {
+                  if (e.type() == GateEvent.Type.MARKED_UNKNOWN) {
+                    throw new AssertionError("listener bug (test)");
+                  }
+                })
+            .build()) {
+      store.refusing.set(true);
+      gate.execute(call(), MAPPER, ctx -> "refund");
+      store.refusing.set(false);
+      Thread.sleep(1_000); // ten renewal periods
+      assertThat(memory.find(ID).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
+      assertThat(gate.renewing())
+          .as("the fenced attempt is no longer renewed once its fence landed")
+          .isZero();
+    }
+  }
+}
