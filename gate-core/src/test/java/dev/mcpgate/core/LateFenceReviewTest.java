@@ -17,9 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review of 681d9a2 (late fence): cases where what the gate says, or does, about a fence the store
- * refused is not true. Real time, short leases, the in-memory store behind a forwarding store that
- * fails on demand.
+ * A reviewer's cases against the late fence (681d9a2), each of which failed before its fix: renewal
+ * off, a close while the store is healthy again, a late try that meets its own earlier write, an
+ * Error on the fencer thread. Real time, short leases, the in-memory store behind a forwarding
+ * store that fails on demand.
  */
 class LateFenceReviewTest {
   private static final Duration LEASE = Duration.ofMillis(400);
@@ -78,10 +79,10 @@ class LateFenceReviewTest {
   }
 
   /**
-   * Finding 1. With lease renewal off ({@code leaseRenewal(ZERO)}, a documented policy) fenceLater
-   * still returns true, so the STORE_FAILED event says the lease "is kept renewed, so no retry runs
-   * the action meanwhile" - but nothing renews it: the lease runs out and a retry takes the key
-   * over and runs the action again.
+   * Finding 1, fixed; what failed before: With lease renewal off ({@code leaseRenewal(ZERO)}, a
+   * documented policy) fenceLater still returns true, so the STORE_FAILED event says the lease "is
+   * kept renewed, so no retry runs the action meanwhile" - but nothing renews it: the lease runs
+   * out and a retry takes the key over and runs the action again.
    */
   @Test
   void withRenewalOffAFenceSaidToBeKeptRenewedLetsARetryRunTheActionAgain() throws Exception {
@@ -106,13 +107,13 @@ class LateFenceReviewTest {
   }
 
   /**
-   * Finding 2. The store takes writes again, but the gate is closed (a deploy, a shutdown hook)
-   * before the fencer's next period: the pending fence is dropped without a last try, the key stays
-   * IN_PROGRESS to a lease nobody renews, and another replica's retry takes it over and runs the
-   * action again. The docs call the renewals' limit "the one gap left".
+   * Finding 2, fixed; what failed before: The store takes writes again, but the gate is closed (a
+   * deploy, a shutdown hook) before the fencer's next period: the pending fence is dropped without
+   * a last try, the key stays IN_PROGRESS to a lease nobody renews, and another replica's retry
+   * takes it over and runs the action again. The docs call the renewals' limit "the one gap left".
    */
   @Test
-  void closingTheGateWhileTheStoreIsHealthyAgainDropsTheFenceAndAReplicaRunsTheActionAgain()
+  void closingTheGateWhileTheStoreIsHealthyAgainWritesTheFenceSoNoReplicaRunsTheActionAgain()
       throws Exception {
     AtomicInteger runs = new AtomicInteger();
     IdempotencyGate gate = gate(store, Duration.ofMillis(100));
@@ -124,18 +125,18 @@ class LateFenceReviewTest {
     try (IdempotencyGate replica = gate(memory, Duration.ofMillis(100))) {
       Thread.sleep(LEASE.toMillis() + 150);
       assertThat(memory.find(ID).orElseThrow().state())
-          .as("the healthy store was never asked for the fence once more")
-          .isEqualTo(ClaimState.IN_PROGRESS);
+          .as("the close tried the fence once more, and the healthy store took it")
+          .isEqualTo(ClaimState.UNKNOWN);
       replica.execute(call(), MAPPER, ctx -> "refund " + runs.incrementAndGet());
       assertThat(runs).as("the refund ran once").hasValue(1);
     }
   }
 
   /**
-   * Finding 3 (message). A fence whose write landed but whose reply was lost is retried late; the
-   * retry finds the row UNKNOWN by this very attempt and the gate emits LEASE_LOST "the lease had
-   * been taken over before the key could be fenced: the other attempt decides". No other attempt
-   * exists: the key is fenced by this one.
+   * Finding 3 (message), fixed; what failed before: A fence whose write landed but whose reply was
+   * lost is retried late; the retry finds the row UNKNOWN by this very attempt and the gate emits
+   * LEASE_LOST "the lease had been taken over before the key could be fenced: the other attempt
+   * decides". No other attempt exists: the key is fenced by this one.
    */
   @Test
   void aLateFenceThatFindsItsOwnFenceSaysTheLeaseWasTakenOver() throws Exception {
@@ -163,11 +164,11 @@ class LateFenceReviewTest {
   }
 
   /**
-   * Finding 5 (low). tryFence catches RuntimeException only. An Error out of the late write (here a
-   * listener's, on the fencer thread; a driver's NoClassDefFoundError or an OOM likewise) ends the
-   * scheduled task silently with fencePending still set: stop() is never called, so the attempt's
-   * renewal stays in its group and is sent every period until the gate closes, for a row that is
-   * UNKNOWN and will never again be extended.
+   * Finding 5 (low), fixed; what failed before: tryFence catches RuntimeException only. An Error
+   * out of the late write (here a listener's, on the fencer thread; a driver's NoClassDefFoundError
+   * or an OOM likewise) ends the scheduled task silently with fencePending still set: stop() is
+   * never called, so the attempt's renewal stays in its group and is sent every period until the
+   * gate closes, for a row that is UNKNOWN and will never again be extended.
    */
   @Test
   void anErrorOnTheFencerThreadLeavesTheRenewalRunningForever() throws Exception {

@@ -24,11 +24,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review of 681d9a2 (late fence) at the adapter: a handler says its outcome is unknown, the store
- * refuses the first fence (a blip) and the gate hands it to the fencer, which writes it one renewal
- * period later. The adapter decides what to tell the model by reading the row at once ({@code
- * GatedTool.fencedBy}): it finds IN_PROGRESS by this attempt, concludes the key was released,
- * rethrows the handler's exception and audits RELEASED. The key is then fenced UNKNOWN.
+ * A reviewer's case at the adapter (fixed): a handler says its outcome is unknown, the store
+ * refuses the first fence (a blip) and the gate keeps it to write a renewal period later. The
+ * adapter used to read the row at once, find it IN_PROGRESS by this attempt, conclude the key was
+ * released, rethrow the handler's exception and audit RELEASED; it now asks the gate.
  */
 class LateFenceTruthTest {
   private static final ClaimId ID = new ClaimId("acme", "refund_order", "k-1");

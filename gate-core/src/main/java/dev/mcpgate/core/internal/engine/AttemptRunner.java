@@ -441,7 +441,8 @@ final class AttemptRunner {
   /**
    * Writes the fence, token-checked, and tells the listeners what it found.
    *
-   * @return true when the key is fenced; false when another attempt had taken it over
+   * @return true when the key is fenced (or its result was stored after all): no retry runs the
+   *     action again; false when another attempt had taken it over
    * @throws RuntimeException when the store cannot take it
    */
   static boolean writeFence(
@@ -454,15 +455,35 @@ final class AttemptRunner {
     if (store.markUnknown(claim.id(), claim.token(), policy.unknownFence())) {
       events.emit(GateEvent.Type.MARKED_UNKNOWN, claim, message, failure);
       return true;
-    } else {
-      events.emit(
-          GateEvent.Type.LEASE_LOST,
-          claim,
-          "outcome unknown, and the lease had been taken over before the key could be fenced:"
-              + " the other attempt decides",
-          failure);
-      return false;
     }
+    // refused: read what the row holds rather than guess (an earlier try whose answer was lost
+    // may have written this very fence, or the completion whose answer was lost landed)
+    Optional<ClaimRecord> row = store.find(claim.id());
+    boolean ours = row.isPresent() && row.get().token().equals(claim.token());
+    if (ours && row.get().state() == ClaimState.UNKNOWN) {
+      events.emit(
+          GateEvent.Type.MARKED_UNKNOWN,
+          claim,
+          message + " (an earlier try, whose answer was lost, had written it)",
+          failure);
+      return true;
+    }
+    if (ours && row.get().state() == ClaimState.COMPLETED) {
+      events.emit(
+          GateEvent.Type.COMPLETED,
+          claim,
+          "the result was stored after all (the completion's answer had been lost); no fence"
+              + " needed",
+          failure);
+      return true;
+    }
+    events.emit(
+        GateEvent.Type.LEASE_LOST,
+        claim,
+        "outcome unknown, and the lease had been taken over before the key could be fenced:"
+            + " the other attempt decides",
+        failure);
+    return false;
   }
 
   private void release(ClaimOutcome.Acquired claim, Throwable failure) {

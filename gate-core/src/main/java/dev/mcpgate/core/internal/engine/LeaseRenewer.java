@@ -19,6 +19,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Renews the leases of one gate's running actions, on a path of its own: its own scheduler thread
@@ -36,11 +38,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class LeaseRenewer implements AutoCloseable {
   private static final AtomicInteger THREADS = new AtomicInteger();
+  private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
 
   private final IdempotencyStore store;
   private final ScheduledExecutorService given;
   private final Object lock = new Object();
   private final ConcurrentHashMap<Period, Group> groups = new ConcurrentHashMap<>();
+  private final Set<Renewal> pending = ConcurrentHashMap.newKeySet(); // fences to write late
   private ScheduledExecutorService own; // guarded by lock
   private ScheduledExecutorService fencer; // guarded by lock; writes late fences, never renewals
   private volatile boolean closed;
@@ -197,13 +201,21 @@ final class LeaseRenewer implements AutoCloseable {
     if (renewal.events == null || renewal.stopped) {
       return false;
     }
-    long every =
+    Duration period =
         policy.renewsLease()
-            ? policy.leaseRenewal().toNanos()
-            : Math.max(policy.lease().toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(10));
+            ? policy.leaseRenewal()
+            : Duration.ofNanos(
+                Math.max(policy.lease().toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(1)));
+    long every = period.toNanos();
     synchronized (lock) {
       if (closed) {
         return false;
+      }
+      if (renewal.group == null) {
+        // a policy without renewal: the lease must still be kept while the fence waits
+        Group group = group(new Period(policy.lease(), period));
+        renewal.group = group;
+        group.running.add(renewal);
       }
       if (fencer == null) {
         fencer =
@@ -214,10 +226,13 @@ final class LeaseRenewer implements AutoCloseable {
                   return t;
                 });
       }
+      renewal.renewer = this;
       renewal.fencePending = true;
+      renewal.fenceGivesUpAtNanos = System.nanoTime() + policy.unknownFence().toNanos();
+      pending.add(renewal);
       renewal.lateFence =
           fencer.scheduleWithFixedDelay(
-              () -> renewal.tryFence(store, policy, message, failure),
+              renewal.lateTry = () -> renewal.tryFence(store, policy, message, failure),
               every,
               every,
               TimeUnit.NANOSECONDS);
@@ -249,6 +264,7 @@ final class LeaseRenewer implements AutoCloseable {
    */
   @Override
   public void close() {
+    lastFences();
     synchronized (lock) {
       closed = true;
       for (Group g : groups.values()) {
@@ -261,6 +277,37 @@ final class LeaseRenewer implements AutoCloseable {
       if (fencer != null) {
         fencer.shutdownNow();
       }
+    }
+  }
+
+  /** How long {@link #close()} waits for the last try of the fences still to be written. */
+  private static final Duration LAST_FENCES = Duration.ofSeconds(5);
+
+  /**
+   * Before closing: tries each fence still to be written once more (the store may take it by now),
+   * for at most {@link #LAST_FENCES} in all, while the leases are still renewed; a key whose fence
+   * is still not written is logged at ERROR: its lease runs out once renewals stop, and a retry may
+   * then run its action again.
+   */
+  private void lastFences() {
+    List<Renewal> left = new ArrayList<>(pending);
+    if (left.isEmpty()) {
+      return;
+    }
+    long deadline = System.nanoTime() + LAST_FENCES.toNanos();
+    for (Renewal r : left) {
+      if (System.nanoTime() - deadline >= 0) {
+        break;
+      }
+      r.runTryFence();
+    }
+    for (Renewal r : pending) {
+      LOG.error(
+          "closing the gate before the fence of {} (attempt {}) could be written: the store"
+              + " refused it; once its lease runs out a retry may run the action again. Settle it"
+              + " by hand (gate.resolveUnknown) or check downstream with its downstream key",
+          r.claim.id(),
+          r.claim.attempt());
     }
   }
 
@@ -277,6 +324,7 @@ final class LeaseRenewer implements AutoCloseable {
     private final Events events; // null: renews nothing
     private final AtomicBoolean lapseTold = new AtomicBoolean();
     private volatile Group group;
+    private volatile LeaseRenewer renewer; // set with a late fence
     private volatile long confirmedUntilNanos;
     private volatile boolean stopped;
     private volatile boolean finishing;
@@ -284,6 +332,8 @@ final class LeaseRenewer implements AutoCloseable {
     private volatile boolean fencePending;
     private volatile boolean fenced;
     private volatile ScheduledFuture<?> lateFence;
+    private volatile long fenceGivesUpAtNanos;
+    private volatile Runnable lateTry; // the fence's next try, for the close's last one
 
     private Renewal(ClaimOutcome.Acquired claim, Events events, long confirmedUntilNanos) {
       this.claim = claim;
@@ -394,10 +444,22 @@ final class LeaseRenewer implements AutoCloseable {
       }
     }
 
-    /** Writes the late fence once more; stops renewing once the store answered either way. */
-    private void tryFence(
+    /** Runs the fence's next try now, on the caller's thread (the gate's close). */
+    private void runTryFence() {
+      Runnable next = lateTry;
+      if (next != null && fencePending) {
+        next.run();
+      }
+    }
+
+    /**
+     * Writes the late fence once more; stops renewing once the store answered either way, or once
+     * the fence's own time ({@link GatePolicy#unknownFence()}) has passed, as a written fence would
+     * have expired by then: the lease then runs out and the key is free.
+     */
+    private synchronized void tryFence(
         IdempotencyStore store, GatePolicy policy, String message, Throwable failure) {
-      if (stopped) {
+      if (stopped || !fencePending) {
         ScheduledFuture<?> task = lateFence;
         if (task != null) {
           task.cancel(false);
@@ -415,7 +477,20 @@ final class LeaseRenewer implements AutoCloseable {
           fenced = false; // another attempt had taken the key over first: it decides
         }
       } catch (RuntimeException stillFailing) {
+        if (System.nanoTime() - fenceGivesUpAtNanos >= 0) {
+          events.emit(
+              GateEvent.Type.STORE_FAILED,
+              claim,
+              "the store refused the fence for as long as a fence lasts ("
+                  + policy.unknownFence()
+                  + "); the lease is no longer kept and runs out",
+              stillFailing);
+          stop();
+        }
         return; // tried again next period, the lease renewed meanwhile
+      } catch (Error e) {
+        stop(); // the task ends with it: renew nothing for a fence nobody tries any more
+        throw e;
       }
       stop();
     }
@@ -424,6 +499,10 @@ final class LeaseRenewer implements AutoCloseable {
     void stop() {
       stopped = true;
       fencePending = false;
+      LeaseRenewer owner = renewer;
+      if (owner != null) {
+        owner.pending.remove(this);
+      }
       ScheduledFuture<?> task = lateFence;
       if (task != null) {
         task.cancel(false);
