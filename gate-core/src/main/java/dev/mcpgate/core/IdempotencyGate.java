@@ -335,9 +335,10 @@ public final class IdempotencyGate implements AutoCloseable {
      *     IdempotencyGate#close()} stops; a scheduler given here is the caller's to stop. Give it
      *     no work of the tools': a renewal must never wait behind them. Do not share one scheduler
      *     thread between gates over different stores either: a store that hangs would hold up the
-     *     other stores' renewals. A fence the store refused (see {@link GateEvent.Type#STORE_FAILED})
-     *     is retried on a daemon thread the gate starts for it ({@code mcpgate-fencer-N}) either
-     *     way, since such a write may wait for a pooled connection; {@code close()} stops it.
+     *     other stores' renewals. A fence the store refused (see {@link
+     *     GateEvent.Type#STORE_FAILED}) is retried on a daemon thread the gate starts for it
+     *     ({@code mcpgate-fencer-N}) either way, since such a write may wait for a pooled
+     *     connection; {@code close()} stops it.
      */
     public Builder scheduler(ScheduledExecutorService scheduler) {
       this.scheduler = notNull(scheduler, "scheduler");
