@@ -85,13 +85,14 @@ class LateFenceReReviewTest {
   }
 
   /**
-   * R1 (promise). Renewal off: the pending fence's renewal group is created by fenceLater, whose
-   * first renewal comes one period (lease/4) later. An action that ran for 85% of its lease (within
-   * it, as renewal off requires) and whose result and fence the store refused is not renewed before
-   * its lease runs out: a retry in that window takes the key over and runs the action again.
+   * R1 (promise), fixed; what failed before: Renewal off: the pending fence's renewal group is
+   * created by fenceLater, whose first renewal comes one period (lease/4) later. An action that ran
+   * for 85% of its lease (within it, as renewal off requires) and whose result and fence the store
+   * refused is not renewed before its lease runs out: a retry in that window takes the key over and
+   * runs the action again.
    */
   @Test
-  void withRenewalOffTheFirstRenewalOfAPendingFenceComesAfterTheLeaseRanOut() throws Exception {
+  void withRenewalOffAPendingFenceIsRenewedAtOnceBeforeTheLeaseRunsOut() throws Exception {
     Duration lease = Duration.ofMillis(2_000); // renewal group period: 500 ms
     AtomicInteger runs = new AtomicInteger();
     try (IdempotencyGate gate =
@@ -115,13 +116,13 @@ class LateFenceReReviewTest {
   }
 
   /**
-   * R2 (message). The completion landed but its reply was lost; the fence is refused (the row is
-   * COMPLETED) and the read-back finds this attempt's completed row, emits COMPLETED "stored after
-   * all" - yet the caller is told STORE_FAILED and the context says the key is fenced as unknown,
-   * although the key replays the stored result.
+   * R2 (message), fixed; what failed before: The completion landed but its reply was lost; the
+   * fence is refused (the row is COMPLETED) and the read-back finds this attempt's completed row,
+   * emits COMPLETED "stored after all" - yet the caller is told STORE_FAILED and the context says
+   * the key is fenced as unknown, although the key replays the stored result.
    */
   @Test
-  void aCompletionWhoseReplyWasLostIsToldAsNotStoredAndAsFenced() {
+  void aCompletionWhoseReplyWasLostIsToldAsStoredAndNotAsFenced() {
     AtomicReference<ClaimContext> seen = new AtomicReference<>();
     try (IdempotencyGate gate =
         IdempotencyGate.builder(store)
@@ -149,13 +150,14 @@ class LateFenceReReviewTest {
   }
 
   /**
-   * R3 (message). Renewal off and the builder's scheduler refusing work (shut down by the
-   * application first): start() never touches it, but fenceLater's group() does, and its
-   * IllegalStateException escapes fence() from inside its catch: the caller of an action that ran
-   * gets "the lease renewal scheduler refused the renewals" instead of Executed(STORE_FAILED).
+   * R3 (message), fixed; what failed before: Renewal off and the builder's scheduler refusing work
+   * (shut down by the application first): start() never touches it, but fenceLater's group() does,
+   * and its IllegalStateException escapes fence() from inside its catch: the caller of an action
+   * that ran gets "the lease renewal scheduler refused the renewals" instead of
+   * Executed(STORE_FAILED).
    */
   @Test
-  void aSchedulerThatRefusesTurnsAnActionThatRanIntoAnIllegalStateException() {
+  void aSchedulerThatRefusesStillGivesTheActionsResultAndSaysTheLeaseIsNotKept() {
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     scheduler.shutdown();
     try (IdempotencyGate gate =
@@ -173,12 +175,12 @@ class LateFenceReReviewTest {
   }
 
   /**
-   * R4 (low). An Error on close()'s last try (a listener's here; a driver's likewise) escapes
-   * close() before it marks the gate closed or stops its threads: the gate stays open, the other
-   * pending fences are not tried, the renewals go on.
+   * R4 (low), fixed; what failed before: An Error on close()'s last try (a listener's here; a
+   * driver's likewise) escapes close() before it marks the gate closed or stops its threads: the
+   * gate stays open, the other pending fences are not tried, the renewals go on.
    */
   @Test
-  void anErrorOnTheLastTryOfCloseLeavesTheGateOpen() {
+  void anErrorOnTheLastTryOfCloseStillClosesTheGate() {
     IdempotencyGate gate =
         IdempotencyGate.builder(store)
             .policy(policy(Duration.ofSeconds(8), Duration.ofSeconds(2))) // no fencer tick yet
@@ -211,12 +213,12 @@ class LateFenceReReviewTest {
   }
 
   /**
-   * R5 (low, docs). close() says it tries the pending fences "for at most 5 s in all", but each try
-   * is a store call on the closing thread (and waits for a fencer tick in flight, on the same
-   * monitor), bounded by nothing but the store's own timeout.
+   * R5 (low, docs), fixed; what failed before: close() says it tries the pending fences "for at
+   * most 5 s in all", but each try is a store call on the closing thread (and waits for a fencer
+   * tick in flight, on the same monitor), bounded by nothing but the store's own timeout.
    */
   @Test
-  void closeWaitsForASlowStoreLongerThanItsFiveSeconds() throws Exception {
+  void closeWaitsForASlowStoreNoLongerThanItsFiveSeconds() throws Exception {
     IdempotencyGate gate =
         IdempotencyGate.builder(store)
             .policy(policy(Duration.ofSeconds(30), Duration.ofSeconds(10)))

@@ -215,11 +215,12 @@ final class AttemptRunner {
                 + "; its transaction was rolled back, nothing took effect; safe to retry",
             e);
       }
-      fenceUnstored(claim, renewal, e);
+      boolean storedAfterAll = fenceUnstored(claim, renewal, e);
       if (e instanceof Error error) {
         throw error;
       }
-      return new GateResult.Executed<>(id, value, claim, Completion.STORE_FAILED);
+      return new GateResult.Executed<>(
+          id, value, claim, storedAfterAll ? Completion.STORED : Completion.STORE_FAILED);
     }
   }
 
@@ -382,14 +383,14 @@ final class AttemptRunner {
   }
 
   /** The action ran but its result could not be stored: fence the key, the effect happened. */
-  private void fenceUnstored(
+  private boolean fenceUnstored(
       ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal, Throwable failure) {
     events.emit(
         GateEvent.Type.STORE_FAILED,
         claim,
         "the action ran but its result could not be stored",
         failure);
-    fence(
+    return fence(
         claim,
         renewal,
         failure,
@@ -404,22 +405,30 @@ final class AttemptRunner {
    * now, the attempt's lease stays renewed (so that no retry takes the key over and runs the action
    * again) and the fence is written as soon as the store takes it ({@link
    * LeaseRenewer#fenceLater}).
+   *
+   * @return true when the fence found this attempt's result stored after all (a completion whose
+   *     answer was lost): nothing to fence
    */
-  private void fence(
+  private boolean fence(
       ClaimOutcome.Acquired claim,
       LeaseRenewer.Renewal renewal,
       Throwable failure,
       String message) {
     boolean wasInterrupted = Thread.interrupted();
     try {
-      if (writeFence(store, events, policy, claim, message, failure)) {
+      Fence written = writeFence(store, events, policy, claim, message, failure);
+      if (written == Fence.WRITTEN) {
         renewal.fenced();
       }
+      return written == Fence.STORED;
     } catch (RuntimeException e) {
       failure.addSuppressed(e);
-      boolean kept = leases.fenceLater(renewal, policy, message, failure);
-      if (kept) {
-        renewal.fenced(); // no retry runs the action meanwhile, and the fence follows
+      boolean kept;
+      try {
+        kept = leases.fenceLater(renewal, policy, message, failure); // marks it fenced when kept
+      } catch (RuntimeException cannotKeep) {
+        failure.addSuppressed(cannotKeep); // a scheduler that refuses: the lease is not kept
+        kept = false;
       }
       events.emit(
           GateEvent.Type.STORE_FAILED,
@@ -431,6 +440,7 @@ final class AttemptRunner {
               : "the outcome is unknown and the key could not be fenced as such; it stays claimed"
                   + " until its lease expires",
           e);
+      return false;
     } finally {
       if (wasInterrupted) {
         Thread.currentThread().interrupt();
@@ -438,14 +448,23 @@ final class AttemptRunner {
     }
   }
 
+  /** What a fence's write found. */
+  enum Fence {
+    /** The key is fenced as unknown by this attempt (now, or by an earlier try). */
+    WRITTEN,
+    /** This attempt's result was stored after all: the completion's answer had been lost. */
+    STORED,
+    /** Another attempt had taken the key over: it decides. */
+    TAKEN_OVER
+  }
+
   /**
    * Writes the fence, token-checked, and tells the listeners what it found.
    *
-   * @return true when the key is fenced (or its result was stored after all): no retry runs the
-   *     action again; false when another attempt had taken it over
+   * @return what it found
    * @throws RuntimeException when the store cannot take it
    */
-  static boolean writeFence(
+  static Fence writeFence(
       IdempotencyStore store,
       Events events,
       GatePolicy policy,
@@ -454,7 +473,7 @@ final class AttemptRunner {
       Throwable failure) {
     if (store.markUnknown(claim.id(), claim.token(), policy.unknownFence())) {
       events.emit(GateEvent.Type.MARKED_UNKNOWN, claim, message, failure);
-      return true;
+      return Fence.WRITTEN;
     }
     // refused: read what the row holds rather than guess (an earlier try whose answer was lost
     // may have written this very fence, or the completion whose answer was lost landed)
@@ -466,7 +485,7 @@ final class AttemptRunner {
           claim,
           message + " (an earlier try, whose answer was lost, had written it)",
           failure);
-      return true;
+      return Fence.WRITTEN;
     }
     if (ours && row.get().state() == ClaimState.COMPLETED) {
       events.emit(
@@ -475,7 +494,7 @@ final class AttemptRunner {
           "the result was stored after all (the completion's answer had been lost); no fence"
               + " needed",
           failure);
-      return true;
+      return Fence.STORED;
     }
     events.emit(
         GateEvent.Type.LEASE_LOST,
@@ -483,7 +502,7 @@ final class AttemptRunner {
         "outcome unknown, and the lease had been taken over before the key could be fenced:"
             + " the other attempt decides",
         failure);
-    return false;
+    return Fence.TAKEN_OVER;
   }
 
   private void release(ClaimOutcome.Acquired claim, Throwable failure) {

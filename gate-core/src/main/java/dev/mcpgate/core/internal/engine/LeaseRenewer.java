@@ -212,10 +212,19 @@ final class LeaseRenewer implements AutoCloseable {
         return false;
       }
       if (renewal.group == null) {
-        // a policy without renewal: the lease must still be kept while the fence waits
+        // a policy without renewal: the lease must still be kept while the fence waits, from now
+        // (nothing renewed it while the action ran and its writes waited on the store)
         Group group = group(new Period(policy.lease(), period));
         renewal.group = group;
         group.running.add(renewal);
+        try {
+          scheduler().execute(group);
+        } catch (RejectedExecutionException e) {
+          group.running.remove(renewal);
+          renewal.group = null;
+          throw new IllegalStateException(
+              "the lease renewal scheduler refused the renewal (was it shut down?)", e);
+        }
       }
       if (fencer == null) {
         fencer =
@@ -228,14 +237,12 @@ final class LeaseRenewer implements AutoCloseable {
       }
       renewal.renewer = this;
       renewal.fencePending = true;
+      renewal.fenced(); // before anyone else can try the fence and find it otherwise
       renewal.fenceGivesUpAtNanos = System.nanoTime() + policy.unknownFence().toNanos();
+      renewal.lateTry = () -> renewal.tryFence(store, policy, message, failure);
       pending.add(renewal);
       renewal.lateFence =
-          fencer.scheduleWithFixedDelay(
-              renewal.lateTry = () -> renewal.tryFence(store, policy, message, failure),
-              every,
-              every,
-              TimeUnit.NANOSECONDS);
+          fencer.scheduleWithFixedDelay(renewal.lateTry, every, every, TimeUnit.NANOSECONDS);
     }
     if (renewal.stopped) {
       renewal.lateFence.cancel(false); // stopped (the gate closed) while it was being scheduled
@@ -264,9 +271,24 @@ final class LeaseRenewer implements AutoCloseable {
    */
   @Override
   public void close() {
-    lastFences();
+    try {
+      lastFences();
+    } finally {
+      closeNow();
+    }
+  }
+
+  private void closeNow() {
     synchronized (lock) {
       closed = true;
+      for (Renewal r : pending) { // still not written, or handed over after the last tries
+        LOG.error(
+            "closing the gate before the fence of {} (attempt {}) could be written: the store"
+                + " refused it; once its lease runs out a retry may run the action again. Settle"
+                + " it by hand (gate.resolveUnknown) or check downstream with its downstream key",
+            r.claim.id(),
+            r.claim.attempt());
+      }
       for (Group g : groups.values()) {
         g.running.forEach(Renewal::stop);
       }
@@ -285,29 +307,42 @@ final class LeaseRenewer implements AutoCloseable {
 
   /**
    * Before closing: tries each fence still to be written once more (the store may take it by now),
-   * for at most {@link #LAST_FENCES} in all, while the leases are still renewed; a key whose fence
-   * is still not written is logged at ERROR: its lease runs out once renewals stop, and a retry may
-   * then run its action again.
+   * on the fencer's thread, waiting at most {@link #LAST_FENCES} in all, while the leases are still
+   * renewed. A key whose fence is still not written is logged at ERROR by the close: its lease runs
+   * out once renewals stop, and a retry may then run its action again.
    */
   private void lastFences() {
     List<Renewal> left = new ArrayList<>(pending);
     if (left.isEmpty()) {
       return;
     }
+    ScheduledExecutorService tries;
+    synchronized (lock) {
+      tries = fencer;
+    }
+    if (tries == null) {
+      return;
+    }
+    // on the fencer's thread, so that a store call that does not return holds the close up no
+    // longer than the wait below; the renewals go on meanwhile
     long deadline = System.nanoTime() + LAST_FENCES.toNanos();
     for (Renewal r : left) {
-      if (System.nanoTime() - deadline >= 0) {
+      long remaining = deadline - System.nanoTime();
+      if (remaining <= 0) {
         break;
       }
-      r.runTryFence();
-    }
-    for (Renewal r : pending) {
-      LOG.error(
-          "closing the gate before the fence of {} (attempt {}) could be written: the store"
-              + " refused it; once its lease runs out a retry may run the action again. Settle it"
-              + " by hand (gate.resolveUnknown) or check downstream with its downstream key",
-          r.claim.id(),
-          r.claim.attempt());
+      try {
+        tries.submit(r::runTryFence).get(remaining, TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.TimeoutException slow) {
+        break;
+      } catch (java.util.concurrent.ExecutionException failed) {
+        LOG.error("the last try of the fence of {} failed", r.claim.id(), failed.getCause());
+      } catch (RejectedExecutionException gone) {
+        break;
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        break;
+      }
     }
   }
 
@@ -467,14 +502,15 @@ final class LeaseRenewer implements AutoCloseable {
         return;
       }
       try {
-        if (!AttemptRunner.writeFence(
-            store,
-            events,
-            policy,
-            claim,
-            message + " (written late, once the store took it)",
-            failure)) {
-          fenced = false; // another attempt had taken the key over first: it decides
+        if (AttemptRunner.writeFence(
+                store,
+                events,
+                policy,
+                claim,
+                message + " (written late, once the store took it)",
+                failure)
+            != AttemptRunner.Fence.WRITTEN) {
+          fenced = false; // stored after all, or another attempt took the key over: not fenced
         }
       } catch (RuntimeException stillFailing) {
         if (System.nanoTime() - fenceGivesUpAtNanos >= 0) {
