@@ -384,4 +384,33 @@ class LeaseRenewalTest {
             e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
     assertThat(count(GateEvent.Type.LEASE_LOST)).as("no lease lost was told").isZero();
   }
+
+  @Test
+  void closingAGateCancelsItsRenewalTasksOnASchedulerItWasGiven() throws Exception {
+    java.util.concurrent.ScheduledThreadPoolExecutor given =
+        new java.util.concurrent.ScheduledThreadPoolExecutor(1);
+    try {
+      IdempotencyGate gate =
+          IdempotencyGate.builder(InMemoryIdempotencyStore.create())
+              .policy(
+                  GatePolicy.builder()
+                      .lease(Duration.ofMillis(400))
+                      .leaseRenewal(Duration.ofMillis(100))
+                      .build())
+              .scheduler(given)
+              .build();
+      gate.execute(call("scheduled"), ResultMapper.utf8(), ctx -> "done");
+      assertThat(given.getQueue()).as("the renewal task of the gate's lease setting").hasSize(1);
+
+      gate.close();
+
+      assertThat(given.getQueue())
+          .as("a closed gate leaves no task on the caller's scheduler")
+          .allSatisfy(
+              task -> assertThat(((java.util.concurrent.Future<?>) task).isCancelled()).isTrue());
+      assertThat(given.isShutdown()).as("the scheduler is the caller's to stop").isFalse();
+    } finally {
+      given.shutdownNow();
+    }
+  }
 }

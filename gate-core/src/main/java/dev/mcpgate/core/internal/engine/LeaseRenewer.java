@@ -65,6 +65,7 @@ final class LeaseRenewer implements AutoCloseable {
   private final class Group implements Runnable {
     final Period period;
     final Set<Renewal> running = ConcurrentHashMap.newKeySet();
+    volatile ScheduledFuture<?> task; // cancelled on close: a scheduler given to the gate lives on
 
     Group(Period period) {
       this.period = period;
@@ -156,9 +157,9 @@ final class LeaseRenewer implements AutoCloseable {
       if (group == null) {
         group = new Group(period);
         long every = period.every().toNanos();
-        ScheduledFuture<?> unused;
         try {
-          unused = scheduler().scheduleWithFixedDelay(group, every, every, TimeUnit.NANOSECONDS);
+          group.task =
+              scheduler().scheduleWithFixedDelay(group, every, every, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
           throw new IllegalStateException(
               "the lease renewal scheduler refused the renewals" + " (was it shut down?)", e);
@@ -244,8 +245,9 @@ final class LeaseRenewer implements AutoCloseable {
       renewal.lateFence =
           fencer.scheduleWithFixedDelay(renewal.lateTry, every, every, TimeUnit.NANOSECONDS);
     }
-    if (renewal.stopped) {
-      renewal.lateFence.cancel(false); // stopped (the gate closed) while it was being scheduled
+    if (renewal.stopped) { // stopped (a leaked context's refused extension) while scheduled
+      renewal.lateFence.cancel(false);
+      pending.remove(renewal);
     }
     return true;
   }
@@ -291,6 +293,10 @@ final class LeaseRenewer implements AutoCloseable {
       }
       for (Group g : groups.values()) {
         g.running.forEach(Renewal::stop);
+        ScheduledFuture<?> task = g.task;
+        if (task != null) {
+          task.cancel(false);
+        }
       }
       groups.clear();
       if (own != null) {
