@@ -6,16 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimState;
-import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
-import dev.mcpgate.core.spi.IdempotencyStore;
-import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -29,48 +25,8 @@ class LateFenceReReviewTest {
   private static final ResultMapper<String> MAPPER = ResultMapper.utf8();
   private static final ClaimId ID = new ClaimId("acme", "refund_order", "k");
 
-  private static final class FaultyStore extends ForwardingIdempotencyStore {
-    final AtomicBoolean refusing = new AtomicBoolean();
-    final AtomicBoolean loseCompleteReply = new AtomicBoolean();
-    final AtomicInteger fenceCalls = new AtomicInteger();
-    volatile long lateFenceTakesMs; // every fence after the first takes this long, then throws
-
-    FaultyStore(IdempotencyStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
-      if (refusing.get()) {
-        throw new StoreUnavailableException("complete refused (test)", null);
-      }
-      boolean done = super.complete(id, token, result, retention);
-      if (loseCompleteReply.get()) {
-        throw new StoreUnavailableException("complete reply lost (test)", null);
-      }
-      return done;
-    }
-
-    @Override
-    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
-      int n = fenceCalls.incrementAndGet();
-      if (n > 1 && lateFenceTakesMs > 0) {
-        try {
-          Thread.sleep(lateFenceTakesMs); // a pool's connection timeout, say
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        throw new StoreUnavailableException("markUnknown timed out (test)", null);
-      }
-      if (refusing.get()) {
-        throw new StoreUnavailableException("markUnknown refused (test)", null);
-      }
-      return super.markUnknown(id, token, fence);
-    }
-  }
-
   private final InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create();
-  private final FaultyStore store = new FaultyStore(memory);
+  private final FaultyFenceStore store = new FaultyFenceStore(memory);
 
   private static GatePolicy policy(Duration lease, Duration renewal) {
     return GatePolicy.builder()

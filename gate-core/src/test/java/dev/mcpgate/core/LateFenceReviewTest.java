@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimState;
-import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.core.spi.IdempotencyStore;
-import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -27,39 +24,8 @@ class LateFenceReviewTest {
   private static final ResultMapper<String> MAPPER = ResultMapper.utf8();
   private static final ClaimId ID = new ClaimId("acme", "refund_order", "k");
 
-  /** Refuses completions and fences while {@link #refusing}; loses one fence's reply on demand. */
-  private static final class FaultyStore extends ForwardingIdempotencyStore {
-    final AtomicBoolean refusing = new AtomicBoolean();
-    final AtomicBoolean loseNextFenceReply = new AtomicBoolean();
-
-    FaultyStore(IdempotencyStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
-      if (refusing.get()) {
-        throw new StoreUnavailableException("complete refused (test)", null);
-      }
-      return super.complete(id, token, result, retention);
-    }
-
-    @Override
-    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
-      if (refusing.get()) {
-        throw new StoreUnavailableException("markUnknown refused (test)", null);
-      }
-      boolean written = super.markUnknown(id, token, fence);
-      if (loseNextFenceReply.compareAndSet(true, false)) {
-        // the write landed, its reply did not (a timeout after the server applied it)
-        throw new StoreUnavailableException("markUnknown reply lost (test)", null);
-      }
-      return written;
-    }
-  }
-
   private final InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create();
-  private final FaultyStore store = new FaultyStore(memory);
+  private final FaultyFenceStore store = new FaultyFenceStore(memory);
   private final List<GateEvent> events = new CopyOnWriteArrayList<>();
 
   private IdempotencyGate gate(IdempotencyStore over, Duration renewal) {

@@ -5,15 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimState;
-import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
-import dev.mcpgate.core.spi.IdempotencyStore;
-import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -27,35 +23,8 @@ class LateFenceTest {
   private static final Duration LEASE = Duration.ofMillis(400);
   private static final ResultMapper<String> MAPPER = ResultMapper.utf8();
 
-  /** The in-memory store, refusing completions and fences while {@link #refusing} is set. */
-  private static final class RefusingStore extends ForwardingIdempotencyStore {
-    final AtomicBoolean refusing = new AtomicBoolean();
-    final AtomicInteger fenceTries = new AtomicInteger();
-
-    RefusingStore(IdempotencyStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
-      if (refusing.get()) {
-        throw new StoreUnavailableException("complete refused (test)", null);
-      }
-      return super.complete(id, token, result, retention);
-    }
-
-    @Override
-    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
-      fenceTries.incrementAndGet();
-      if (refusing.get()) {
-        throw new StoreUnavailableException("markUnknown refused (test)", null);
-      }
-      return super.markUnknown(id, token, fence);
-    }
-  }
-
   private final InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create();
-  private final RefusingStore store = new RefusingStore(memory);
+  private final FaultyFenceStore store = new FaultyFenceStore(memory);
   private final List<GateEvent> events = new CopyOnWriteArrayList<>();
 
   private IdempotencyGate gate() {
