@@ -1,8 +1,10 @@
 package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GateListener;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.ClaimRecord;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -30,53 +32,40 @@ final class Events {
 
   /** An event of the attempt that holds {@code claim}. */
   void emit(GateEvent.Type type, ClaimOutcome.Acquired claim, String message, Throwable error) {
-    if (!listeners.isEmpty()) {
-      publish(
-          new GateEvent(
-              type,
-              claim.id(),
-              claim.attempt(),
-              claim.token().fingerprint(),
-              null,
-              message,
-              error,
-              clock.instant(),
-              null,
-              Duration.ZERO));
-    }
+    attempt(type, claim.id(), claim.attempt(), claim.token(), message, error, null, Duration.ZERO);
   }
 
   /** An event of the attempt that wrote {@code row}. */
   void emit(GateEvent.Type type, ClaimRecord row, String message, Throwable error) {
-    if (!listeners.isEmpty()) {
-      publish(
-          new GateEvent(
-              type,
-              row.id(),
-              row.attempt(),
-              row.token().fingerprint(),
-              null,
-              message,
-              error,
-              clock.instant(),
-              null,
-              Duration.ZERO));
-    }
+    attempt(type, row.id(), row.attempt(), row.token(), message, error, null, Duration.ZERO);
   }
 
   /** The decision on one arrival of a call (acquired, replayed) about the row it found. */
   void decided(
       GateEvent.Type type, ClaimRecord row, String message, String keySource, Duration waited) {
+    attempt(type, row.id(), row.attempt(), row.token(), message, null, keySource, waited);
+  }
+
+  /** An event about one attempt, told by its token's fingerprint. */
+  private void attempt(
+      GateEvent.Type type,
+      ClaimId id,
+      int attempt,
+      LeaseToken token,
+      String message,
+      Throwable error,
+      String keySource,
+      Duration waited) {
     if (!listeners.isEmpty()) {
       publish(
           new GateEvent(
               type,
-              row.id(),
-              row.attempt(),
-              row.token().fingerprint(),
+              id,
+              attempt,
+              token.fingerprint(),
               null,
               message,
-              null,
+              error,
               clock.instant(),
               keySource,
               waited));
