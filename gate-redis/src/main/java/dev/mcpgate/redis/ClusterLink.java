@@ -61,23 +61,6 @@ final class ClusterLink implements RedisLink {
     }
   }
 
-  /**
-   * Runs {@code command}; when Lettuce rejected it unsent (a node's connection was down or still
-   * being made), connects the masters and runs it once more: it never reached Redis, so it cannot
-   * run twice.
-   */
-  private <T> T once(java.util.function.Supplier<T> command) {
-    try {
-      return command.get();
-    } catch (RedisException e) {
-      if (!ScriptRunner.notSent(e)) {
-        throw e;
-      }
-      connectMasters();
-      return command.get();
-    }
-  }
-
   @Override
   public ScriptRunner scripts() {
     return scripts;
@@ -85,7 +68,7 @@ final class ClusterLink implements RedisLink {
 
   @Override
   public List<KeyValue<byte[], byte[]>> hmget(byte[] key, byte[]... fields) {
-    return once(() -> redis.hmget(key, fields));
+    return ScriptRunner.resendingUnsent(() -> redis.hmget(key, fields), this::connectMasters);
   }
 
   @Override

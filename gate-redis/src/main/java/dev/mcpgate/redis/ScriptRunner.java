@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.function.Supplier;
 
 /**
  * Runs the store's scripts by their SHA-1 ({@code EVALSHA}, one round trip with a small request); a
@@ -59,14 +60,24 @@ final class ScriptRunner {
   }
 
   <T> T run(Script script, ScriptOutputType type, byte[] key, byte[]... args) {
+    return resendingUnsent(() -> send(script, type, key, args), reconnect);
+  }
+
+  /**
+   * Runs {@code command}; when Lettuce rejected it unsent ({@link #notSent}), runs {@code
+   * reconnect} and the command once more: it never reached Redis, so it cannot run twice.
+   *
+   * @param reconnect null to send nothing twice
+   */
+  static <T> T resendingUnsent(Supplier<T> command, Runnable reconnect) {
     try {
-      return send(script, type, key, args);
+      return command.get();
     } catch (RedisException e) {
       if (reconnect == null || !notSent(e)) {
         throw e;
       }
-      reconnect.run(); // it never reached Redis: sending it again cannot run it twice
-      return send(script, type, key, args);
+      reconnect.run();
+      return command.get();
     }
   }
 
