@@ -323,33 +323,17 @@ public class McpGateProperties {
    * @throws IllegalArgumentException naming the property whose value is out of range
    */
   public GateSettings toSettings() {
-    GateSettings.Builder b = GateSettings.builder();
     try {
-      if (retention != null) {
-        b.retention(retention);
-      }
-      if (lease != null) {
-        b.lease(lease);
-      }
-      if (leaseRenewal != null) {
-        b.leaseRenewal(leaseRenewal);
-      }
-      if (inFlightWait != null) {
-        b.inFlightWait(inFlightWait);
-      }
-      if (failureMode != null) {
-        b.failureMode(failureMode);
-      }
-      if (maxResultBytes != null) {
-        b.maxResultBytes(maxResultBytes);
-      }
-      if (ignoredArguments != null) {
-        b.ignoredArguments(ignoredArguments);
-      }
-      if (unknownFence != null) {
-        b.unknownFence(unknownFence);
-      }
-      return b.build();
+      // the record checks each value that is set; the unset (null) ones are inherited
+      return new GateSettings(
+          retention,
+          lease,
+          leaseRenewal,
+          inFlightWait,
+          failureMode,
+          maxResultBytes,
+          ignoredArguments,
+          unknownFence);
     } catch (IllegalArgumentException | NullPointerException e) {
       throw new IllegalArgumentException("mcpgate.* property out of range: " + e.getMessage(), e);
     }
