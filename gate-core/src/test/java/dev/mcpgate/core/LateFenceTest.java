@@ -150,6 +150,41 @@ class LateFenceTest {
   }
 
   @Test
+  void aFenceTheStoreRefusesForAsLongAsAFenceLastsIsGivenUpAndItsLeaseLeftToRunOut()
+      throws Exception {
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(
+                GatePolicy.builder()
+                    .lease(LEASE)
+                    .leaseRenewal(Duration.ofMillis(100))
+                    .unknownFence(Duration.ofMillis(600))
+                    .inFlightWait(Duration.ZERO)
+                    .build())
+            .listener(events::add)
+            .build()) {
+      store.refusing.set(true); // for good
+      gate.execute(call("g"), MAPPER, ctx -> "refund");
+      assertThat(gate.renewing()).as("kept while the fence waits").isEqualTo(1);
+
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (gate.renewing() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(gate.renewing()).as("given up after the unknown fence's 600 ms").isZero();
+      assertThat(events)
+          .anySatisfy(
+              e -> {
+                assertThat(e.type()).isEqualTo(GateEvent.Type.STORE_FAILED);
+                assertThat(e.message()).contains("for as long as a fence lasts");
+              });
+      int tries = store.fenceTries.get();
+      Thread.sleep(400);
+      assertThat(store.fenceTries.get()).as("no fence tried after giving up").isEqualTo(tries);
+    }
+  }
+
+  @Test
   void closingTheGateStopsTheLateFence() throws Exception {
     IdempotencyGate gate = gate();
     store.refusing.set(true);

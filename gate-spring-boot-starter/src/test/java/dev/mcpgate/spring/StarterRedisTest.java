@@ -80,6 +80,12 @@ class StarterRedisTest {
     assertThatThrownBy(
             () ->
                 SpringBootStarterTest.server(
+                        "mcpgate.store=redis", "mcpgate.redis.url=http://127.0.0.1:6379")
+                    .run())
+        .hasStackTraceContaining("mcpgate.redis.url: http://127.0.0.1:6379 is not a Redis URI");
+    assertThatThrownBy(
+            () ->
+                SpringBootStarterTest.server(
                         "mcpgate.store=redis", "mcpgate.redis.url=redis://127.0.0.1:1")
                     .run())
         .hasStackTraceContaining("could not reach its Redis store at startup");
