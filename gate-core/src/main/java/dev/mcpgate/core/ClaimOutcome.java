@@ -4,6 +4,7 @@ import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Function;
 
 /**
  * What one claim decided, as a value: the claim is
@@ -24,6 +25,21 @@ public sealed interface ClaimOutcome {
   ClaimId id();
 
   /**
+   * The one exhaustive switch over the three outcomes, for Java 17 (which has no pattern switch
+   * over sealed types): each outcome calls the function of its own case. A fourth case would add a
+   * parameter here, so every caller that does not handle it stops compiling.
+   *
+   * @param acquired what to make of an {@link Acquired} claim
+   * @param replayed what to make of a {@link Replayed} one
+   * @param refused what to make of a {@link Refused} one
+   * @return what the function of this outcome's case made of it
+   */
+  <R> R fold(
+      Function<? super Acquired, ? extends R> acquired,
+      Function<? super Replayed, ? extends R> replayed,
+      Function<? super Refused, ? extends R> refused);
+
+  /**
    * The caller now holds the key and must run the action, then {@linkplain IdempotencyGate#complete
    * complete} or {@linkplain IdempotencyGate#release release}.
    *
@@ -32,9 +48,15 @@ public sealed interface ClaimOutcome {
    * @param attempt 1 for a first attempt, more after lease takeovers
    * @param claimedAt when the claim was written (store clock)
    * @param leaseExpiresAt when the lease ends unless extended (store clock)
+   * @param argsHash the versioned canonical hash of the arguments the key was claimed with
    */
   record Acquired(
-      ClaimId id, LeaseToken token, int attempt, Instant claimedAt, Instant leaseExpiresAt)
+      ClaimId id,
+      LeaseToken token,
+      int attempt,
+      Instant claimedAt,
+      Instant leaseExpiresAt,
+      String argsHash)
       implements ClaimOutcome {
     /**
      * @return true when this attempt took over an expired lease of an earlier attempt
@@ -51,6 +73,17 @@ public sealed interface ClaimOutcome {
     public String downstreamKey() {
       return DownstreamKey.of(id);
     }
+
+    /**
+     * @return {@code acquired.apply(this)}
+     */
+    @Override
+    public <R> R fold(
+        Function<? super Acquired, ? extends R> acquired,
+        Function<? super Replayed, ? extends R> replayed,
+        Function<? super Refused, ? extends R> refused) {
+      return acquired.apply(this);
+    }
   }
 
   /**
@@ -65,7 +98,19 @@ public sealed interface ClaimOutcome {
    */
   record Replayed(
       ClaimId id, StoredResult result, int attempt, Instant firstExecutedAt, Instant completedAt)
-      implements ClaimOutcome {}
+      implements ClaimOutcome {
+
+    /**
+     * @return {@code replayed.apply(this)}
+     */
+    @Override
+    public <R> R fold(
+        Function<? super Acquired, ? extends R> acquired,
+        Function<? super Replayed, ? extends R> replayed,
+        Function<? super Refused, ? extends R> refused) {
+      return replayed.apply(this);
+    }
+  }
 
   /**
    * The claim was refused: nothing runs.
@@ -86,6 +131,17 @@ public sealed interface ClaimOutcome {
       Checks.notNull(reason, "reason");
       Checks.notNegative(retryAfter, "retryAfter");
       Checks.notNull(message, "message");
+    }
+
+    /**
+     * @return {@code refused.apply(this)}
+     */
+    @Override
+    public <R> R fold(
+        Function<? super Acquired, ? extends R> acquired,
+        Function<? super Replayed, ? extends R> replayed,
+        Function<? super Refused, ? extends R> refused) {
+      return refused.apply(this);
     }
   }
 }

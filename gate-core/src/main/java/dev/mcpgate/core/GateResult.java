@@ -2,6 +2,7 @@ package dev.mcpgate.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Function;
 
 /**
  * What {@link IdempotencyGate#execute} did with one call, as a value: the action was executed in
@@ -39,6 +40,21 @@ public sealed interface GateResult<T> {
    *     its decision's {@link GateEvent#waited()} says; zero when it did not wait
    */
   Duration waited();
+
+  /**
+   * The one exhaustive switch over the three results, for Java 17 (which has no pattern switch over
+   * sealed types): each result calls the function of its own case. A fourth case would add a
+   * parameter here, so every caller that does not handle it stops compiling.
+   *
+   * @param executed what to make of an {@link Executed} result
+   * @param replayed what to make of a {@link Replayed} result
+   * @param refused what to make of a {@link Refused} result
+   * @return what the function of this result's case made of it
+   */
+  <R> R fold(
+      Function<? super Executed<T>, ? extends R> executed,
+      Function<? super Replayed<T>, ? extends R> replayed,
+      Function<? super Refused<T>, ? extends R> refused);
 
   /** What happened to an executed attempt's result. */
   enum Completion {
@@ -82,6 +98,17 @@ public sealed interface GateResult<T> {
     /** Defaults a missing wait to zero. */
     public Executed {
       waited = waited == null ? Duration.ZERO : waited;
+    }
+
+    /**
+     * @return {@code executed.apply(this)}
+     */
+    @Override
+    public <R> R fold(
+        Function<? super Executed<T>, ? extends R> executed,
+        Function<? super Replayed<T>, ? extends R> replayed,
+        Function<? super Refused<T>, ? extends R> refused) {
+      return executed.apply(this);
     }
 
     /** Without the call's hash, key source and wait. */
@@ -128,6 +155,17 @@ public sealed interface GateResult<T> {
       waited = waited == null ? Duration.ZERO : waited;
     }
 
+    /**
+     * @return {@code replayed.apply(this)}
+     */
+    @Override
+    public <R> R fold(
+        Function<? super Executed<T>, ? extends R> executed,
+        Function<? super Replayed<T>, ? extends R> replayed,
+        Function<? super Refused<T>, ? extends R> refused) {
+      return replayed.apply(this);
+    }
+
     /** Without the call's hash, key source and wait. */
     public Replayed(
         ClaimId id,
@@ -164,6 +202,17 @@ public sealed interface GateResult<T> {
     /** Defaults a missing wait to zero. */
     public Refused {
       waited = waited == null ? Duration.ZERO : waited;
+    }
+
+    /**
+     * @return {@code refused.apply(this)}
+     */
+    @Override
+    public <R> R fold(
+        Function<? super Executed<T>, ? extends R> executed,
+        Function<? super Replayed<T>, ? extends R> replayed,
+        Function<? super Refused<T>, ? extends R> refused) {
+      return refused.apply(this);
     }
 
     /** Without the call's hash, key source and wait. */

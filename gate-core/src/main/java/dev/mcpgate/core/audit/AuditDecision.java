@@ -69,12 +69,9 @@ public enum AuditDecision {
    * @return the audit decision of it
    */
   public static AuditDecision of(GateResult<?> result) {
-    if (result instanceof GateResult.Executed<?> executed) {
-      return of(executed.completion(), executed.claim().isTakeover());
-    }
-    if (result instanceof GateResult.Replayed<?>) {
-      return REPLAYED;
-    }
-    return of(((GateResult.Refused<?>) result).reason()); // the sealed type's last case
+    return result.fold(
+        executed -> of(executed.completion(), executed.claim().isTakeover()),
+        replayed -> REPLAYED,
+        refused -> of(refused.reason()));
   }
 }

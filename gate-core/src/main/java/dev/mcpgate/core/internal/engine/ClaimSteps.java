@@ -127,7 +127,7 @@ final class ClaimSteps {
     ClaimRecord row = found.get();
     ClaimOutcome.Acquired holder =
         new ClaimOutcome.Acquired(
-            id, row.token(), row.attempt(), row.createdAt(), row.leaseExpiresAt());
+            id, row.token(), row.attempt(), row.createdAt(), row.leaseExpiresAt(), row.argsHash());
     if (verdict instanceof Reconciler.Verdict.Happened happened) {
       byte[] encoded = codec.encode(id, happened.result());
       if (encoded.length > policy.maxResultBytes()) {

@@ -378,7 +378,7 @@ final class Claimer {
     }
     ClaimOutcome.Acquired acquired =
         new ClaimOutcome.Acquired(
-            row.id(), token, row.attempt(), row.createdAt(), row.leaseExpiresAt());
+            row.id(), token, row.attempt(), row.createdAt(), row.leaseExpiresAt(), row.argsHash());
     events.decided(
         GateEvent.Type.ACQUIRED,
         row,

@@ -124,19 +124,17 @@ public final class GateEngine {
     checkOpen();
     String hash = hash(call);
     Claimer.Claimed claimed = claimer.claimWaiting(call, hash);
-    ClaimOutcome outcome = claimed.outcome();
-    if (outcome instanceof ClaimOutcome.Acquired acquired) {
-      return Results.decided(
-          runner.run(acquired, claimed.sentNanos(), mapper, scope, action),
-          hash,
-          call.keySource(),
-          claimed.waited());
-    }
-    if (outcome instanceof ClaimOutcome.Replayed replayed) {
-      return readBack(replayed, mapper, hash, call.keySource(), claimed.waited());
-    }
-    return GateResult.Refused.of(
-        (ClaimOutcome.Refused) outcome, hash, call.keySource(), claimed.waited());
+    return claimed
+        .outcome()
+        .fold(
+            acquired ->
+                Results.decided(
+                    runner.run(acquired, claimed.sentNanos(), mapper, scope, action),
+                    hash,
+                    call.keySource(),
+                    claimed.waited()),
+            replayed -> readBack(replayed, mapper, hash, call.keySource(), claimed.waited()),
+            refused -> GateResult.Refused.of(refused, hash, call.keySource(), claimed.waited()));
   }
 
   /** Single-commit mode: claim, action and completion in one transaction of {@code scope}. */

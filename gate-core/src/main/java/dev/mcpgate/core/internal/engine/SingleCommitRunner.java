@@ -171,10 +171,13 @@ final class SingleCommitRunner {
         }
         // the decision events of one transaction's claim are told without a wait: zero here too
         return new Round<>(
-            outcome instanceof ClaimOutcome.Replayed replayed
-                ? replay.apply(replayed)
-                : GateResult.Refused.of(
-                    (ClaimOutcome.Refused) outcome, hash, call.keySource(), Duration.ZERO),
+            outcome.<GateResult<T>>fold(
+                acquired -> {
+                  throw new IllegalStateException(
+                      "a row that was there already was read as acquired: " + acquired.id());
+                },
+                replay::apply,
+                refused -> GateResult.Refused.of(refused, hash, call.keySource(), Duration.ZERO)),
             false);
       }
       ClaimOutcome.Acquired claim = claimer.acquired(attempt.record(), token, call);
