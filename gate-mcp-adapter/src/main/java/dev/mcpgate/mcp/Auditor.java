@@ -1,5 +1,6 @@
 package dev.mcpgate.mcp;
 
+import dev.mcpgate.core.ClaimContext;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.ToolCall;
@@ -66,8 +67,9 @@ final class Auditor {
    * @param decision what was decided
    * @param reason a sentence for operators, or null
    * @param attempt the attempt that ran or was replayed; 0 when none
-   * @param argsHash the hash the gate compared the arguments by; null when the gate decided nothing
-   *     (refused before it, or it threw), and then the record hashes the call, if any
+   * @param argsHash the hash the gate compared the arguments by, or claimed the key with; null when
+   *     the gate claimed nothing (a refusal before it, a claim that failed), and then the record
+   *     hashes the call, if any
    */
   record Decision(
       Known known, AuditDecision decision, String reason, int attempt, String argsHash) {
@@ -75,6 +77,16 @@ final class Auditor {
     /** A decision that the gate did not make: no attempt, no hash of the gate's. */
     static Decision of(Known known, AuditDecision decision, String reason) {
       return new Decision(known, decision, reason, 0, null);
+    }
+
+    /**
+     * A failure the gate threw: after an attempt was claimed ({@code ran} not null), that attempt
+     * and the hash its key was claimed with; before (the claim itself failed), neither.
+     */
+    static Decision of(Known known, AuditDecision decision, String reason, ClaimContext ran) {
+      return ran == null
+          ? of(known, decision, reason)
+          : new Decision(known, decision, reason, ran.attempt(), ran.claim().argsHash());
     }
 
     /** The gate's decision, with the attempt and the hash that it carries. */
@@ -106,7 +118,7 @@ final class Auditor {
     try {
       String hash = decision.argsHash();
       if (hash == null && known.call() != null) {
-        // the gate decided nothing (a refusal before it, or a failure): hash as it would have
+        // the gate claimed nothing (a refusal before it, a failed claim): hash as it would have
         hash = hashOrNull(known.call().arguments(), ignored);
       }
       String summarized = summary != null && result != null ? summary.apply(result) : null;

@@ -184,9 +184,23 @@ final class GatedTool {
       return answered(result, Auditor.Decision.of(known, decision, reason));
     }
 
-    /** The caller gets {@code thrown} (as it is) after the audit records it as released. */
-    static Decided threw(Throwable thrown, Auditor.Known known, String reason) {
-      return new Decided(null, thrown, Auditor.Decision.of(known, AuditDecision.RELEASED, reason));
+    /** A failure of the gate's, answered: with the attempt that ran, if one was claimed. */
+    static Decided answered(
+        CallToolResult result,
+        Auditor.Known known,
+        AuditDecision decision,
+        String reason,
+        ClaimContext ran) {
+      return answered(result, Auditor.Decision.of(known, decision, reason, ran));
+    }
+
+    /**
+     * The caller gets {@code thrown} (as it is) after the audit records it as released, with the
+     * attempt that ran ({@code ran}), or none when the failure came before a claim (null).
+     */
+    static Decided threw(Throwable thrown, Auditor.Known known, String reason, ClaimContext ran) {
+      return new Decided(
+          null, thrown, Auditor.Decision.of(known, AuditDecision.RELEASED, reason, ran));
     }
 
     CallToolResult answer() {
@@ -268,7 +282,7 @@ final class GatedTool {
       }
       return gated(request, invocation, arguments, call, known);
     } catch (RuntimeException | Error e) {
-      return Decided.threw(e, known, "the handler threw " + e.getClass().getName());
+      return Decided.threw(e, known, "the handler threw " + e.getClass().getName(), null);
     }
   }
 
@@ -297,39 +311,58 @@ final class GatedTool {
           ModelMessages.commitOutcomeUnknown(),
           known,
           AuditDecision.OUTCOME_UNKNOWN,
-          e.getMessage());
+          e.getMessage(),
+          attempt.get());
     } catch (OutcomeUnknownException e) {
       if (!fencedBy(attempt.get())) {
         // single-commit: the whole transaction rolled back, claim included; the key is free
-        return Decided.threw(e, known, e.getMessage());
+        return Decided.threw(e, known, e.getMessage(), attempt.get());
       }
       LOG.warn("outcome unknown for tool {}: {}", tool.name(), e.getMessage());
       return Decided.answered(
           ModelMessages.outcomeUnknown(reconciles()),
           known,
           AuditDecision.OUTCOME_UNKNOWN,
-          e.getMessage());
+          e.getMessage(),
+          attempt.get());
     } catch (CommitRolledBackException e) {
       LOG.warn("commit rolled back for tool {}: {}", tool.name(), e.getMessage());
       return Decided.answered(
-          ModelMessages.rolledBack(), known, AuditDecision.STORE_UNAVAILABLE, e.getMessage());
+          ModelMessages.rolledBack(),
+          known,
+          AuditDecision.STORE_UNAVAILABLE,
+          e.getMessage(),
+          attempt.get());
     } catch (StoreUnavailableException e) {
       LOG.warn("store unavailable for tool {}: {}", tool.name(), e.getMessage());
       return Decided.answered(
-          ModelMessages.storeUnavailable(), known, AuditDecision.STORE_UNAVAILABLE, e.getMessage());
+          ModelMessages.storeUnavailable(),
+          known,
+          AuditDecision.STORE_UNAVAILABLE,
+          e.getMessage(),
+          attempt.get());
     } catch (LeaseLostException e) {
       LOG.warn("lease lost for tool {}: {}", tool.name(), e.getMessage());
       return Decided.answered(
-          ModelMessages.leaseLost(), known, AuditDecision.LEASE_LOST, e.getMessage());
+          ModelMessages.leaseLost(),
+          known,
+          AuditDecision.LEASE_LOST,
+          e.getMessage(),
+          attempt.get());
     } catch (InvalidArgumentsException e) {
       return Decided.answered(
           ModelMessages.argumentsInvalid(e), known, AuditDecision.KEY_REFUSED, e.getMessage());
     } catch (ResultTooLargeException e) {
       return Decided.answered(
-          ModelMessages.resultTooLarge(e), known, AuditDecision.RESULT_NOT_STORED, e.getMessage());
+          ModelMessages.resultTooLarge(e),
+          known,
+          AuditDecision.RESULT_NOT_STORED,
+          e.getMessage(),
+          attempt.get());
     } catch (RuntimeException e) {
       if (!fencedBy(attempt.get())) {
-        return Decided.threw(e, known, "the handler threw " + e.getClass().getName());
+        return Decided.threw(
+            e, known, "the handler threw " + e.getClass().getName(), attempt.get());
       }
       // the gate fenced the key: the handler's failure says its outcome is unknown
       LOG.warn(
@@ -338,7 +371,8 @@ final class GatedTool {
           ModelMessages.outcomeUnknown(reconciles()),
           known,
           AuditDecision.OUTCOME_UNKNOWN,
-          e.toString());
+          e.toString(),
+          attempt.get());
     }
     Auditor.Decision audit = Auditor.Decision.of(known, result, auditReason(result));
     try {
@@ -353,27 +387,22 @@ final class GatedTool {
    *     a result that ran was not stored; null when the decision says it all
    */
   private static String auditReason(GateResult<CallToolResult> result) {
-    if (result instanceof GateResult.Executed<CallToolResult> executed) {
-      return switch (executed.completion()) {
-        case STORE_FAILED -> "ran, but its result could not be stored";
-        case STORED, RELEASED, LEASE_LOST -> null;
-      };
-    }
-    if (result instanceof GateResult.Replayed<CallToolResult>) {
-      return null;
-    }
-    return ((GateResult.Refused<CallToolResult>) result).message(); // the last sealed case
+    return result.fold(
+        executed ->
+            switch (executed.completion()) {
+              case STORE_FAILED -> "ran, but its result could not be stored";
+              case STORED, RELEASED, LEASE_LOST -> null;
+            },
+        replayed -> null,
+        GateResult.Refused::message);
   }
 
   /** What the caller gets of the gate's result: the handler's, a marked replay, or a refusal. */
   private CallToolResult answer(GateResult<CallToolResult> result) {
-    if (result instanceof GateResult.Executed<CallToolResult> executed) {
-      return executed.value();
-    }
-    if (result instanceof GateResult.Replayed<CallToolResult> replayed) {
-      return ModelMessages.markReplay(replayed.value(), replayed.firstExecutedAt());
-    }
-    return ModelMessages.of((GateResult.Refused<CallToolResult>) result, reconciles());
+    return result.fold(
+        GateResult.Executed::value,
+        replayed -> ModelMessages.markReplay(replayed.value(), replayed.firstExecutedAt()),
+        refused -> ModelMessages.of(refused, reconciles()));
   }
 
   private final AtomicLong inexactWarnedAt = new AtomicLong(Long.MIN_VALUE);

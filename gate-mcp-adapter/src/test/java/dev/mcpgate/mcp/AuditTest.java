@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.core.audit.AuditDecision;
 import dev.mcpgate.core.audit.AuditRecord;
 import dev.mcpgate.core.audit.Redaction;
@@ -164,7 +165,8 @@ class AuditTest {
   }
 
   /**
-   * The gate's decisions carry its hash; a decision the gate did not make (a failure it threw, a
+   * The gate's decisions carry its hash; a failure it threw after a claim, the attempt that ran and
+   * the hash its key was claimed with; a decision the gate did not make (a claim that failed, a
    * refusal before it) is recorded with what the adapter knew, hashed the same way.
    */
   @Test
@@ -206,11 +208,48 @@ class AuditTest {
     assertThat(released.key()).isEqualTo("k-6");
     assertThat(released.reason()).isEqualTo("the handler threw java.lang.IllegalStateException");
     assertThat(released.argsHash()).startsWith("v1:").isNotEqualTo(executed.argsHash());
-    assertThat(released.attempt()).isZero();
+    assertThat(released.attempt()).as("the attempt that ran and failed").isEqualTo(1);
     assertThat(released.resultSummary()).isNull();
     AuditRecord refused = records.get(3);
     assertThat(refused.key()).isEqualTo("k-7");
     assertThat(refused.reason()).contains("was read as a double");
     assertThat(refused.argsHash()).startsWith("v1:");
+  }
+
+  /**
+   * A handler whose outcome is unknown is recorded with the attempt that ran and the hash its key
+   * was claimed with: the one the gate's refusal of the retry carries.
+   */
+  @Test
+  void aFailureAfterTheClaimIsRecordedWithTheAttemptThatRanAndItsHash() {
+    McpGate mcpGate =
+        gate()
+            .audit(records::add)
+            .tenantResolver(TenantResolver.fromTransportContext("tenant"))
+            .build();
+    var spec =
+        mcpGate.gate(
+            new McpStatelessServerFeatures.SyncToolSpecification(
+                new TestTools().refundTool(),
+                (ctx, req) -> {
+                  runs.incrementAndGet();
+                  throw new OutcomeUnknownException("the payment provider timed out");
+                }),
+            ToolPolicy.defaults());
+
+    CallToolResult unknown = call(spec, "acme", "k-8", 500);
+    CallToolResult retry = call(spec, "acme", "k-8", 500);
+
+    assertThat(unknown.isError()).isTrue();
+    assertThat(retry.isError()).isTrue();
+    assertThat(runs).hasValue(1);
+    assertThat(records)
+        .extracting(AuditRecord::decision)
+        .containsExactly(AuditDecision.OUTCOME_UNKNOWN, AuditDecision.OUTCOME_UNKNOWN);
+    AuditRecord ran = records.get(0);
+    AuditRecord refused = records.get(1);
+    assertThat(ran.attempt()).as("the attempt whose outcome is unknown").isEqualTo(1);
+    assertThat(refused.attempt()).as("the retry ran nothing").isZero();
+    assertThat(ran.argsHash()).startsWith("v1:").isEqualTo(refused.argsHash());
   }
 }
