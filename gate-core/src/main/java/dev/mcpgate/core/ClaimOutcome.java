@@ -48,7 +48,8 @@ public sealed interface ClaimOutcome {
    * @param attempt 1 for a first attempt, more after lease takeovers
    * @param claimedAt when the claim was written (store clock)
    * @param leaseExpiresAt when the lease ends unless extended (store clock)
-   * @param argsHash the versioned canonical hash of the arguments the key was claimed with
+   * @param argsHash the versioned canonical hash of the arguments the key was claimed with; null
+   *     only on a claim built without one (by the constructor without it)
    */
   record Acquired(
       ClaimId id,
@@ -58,6 +59,13 @@ public sealed interface ClaimOutcome {
       Instant leaseExpiresAt,
       String argsHash)
       implements ClaimOutcome {
+
+    /** Without the arguments' hash, as a test builds a claim of its own. */
+    public Acquired(
+        ClaimId id, LeaseToken token, int attempt, Instant claimedAt, Instant leaseExpiresAt) {
+      this(id, token, attempt, claimedAt, leaseExpiresAt, null);
+    }
+
     /**
      * @return true when this attempt took over an expired lease of an earlier attempt
      */

@@ -68,8 +68,8 @@ final class Auditor {
    * @param reason a sentence for operators, or null
    * @param attempt the attempt that ran or was replayed; 0 when none
    * @param argsHash the hash the gate compared the arguments by, or claimed the key with; null when
-   *     the gate claimed nothing (a refusal before it, a claim that failed), and then the record
-   *     hashes the call, if any
+   *     the gate gave none (a refusal before it, a failure before any handler ran), and then the
+   *     record hashes the call, if any, with the tool's policy, as the gate does
    */
   record Decision(
       Known known, AuditDecision decision, String reason, int attempt, String argsHash) {
@@ -80,8 +80,9 @@ final class Auditor {
     }
 
     /**
-     * A failure the gate threw: after an attempt was claimed ({@code ran} not null), that attempt
-     * and the hash its key was claimed with; before (the claim itself failed), neither.
+     * A failure the gate threw: after an attempt's handler began ({@code ran}, its context), that
+     * attempt and the hash its key was claimed with; before (no handler ran: the claim failed, or
+     * what comes between the claim and the handler), neither.
      */
     static Decision of(Known known, AuditDecision decision, String reason, ClaimContext ran) {
       return ran == null
@@ -118,7 +119,8 @@ final class Auditor {
     try {
       String hash = decision.argsHash();
       if (hash == null && known.call() != null) {
-        // the gate claimed nothing (a refusal before it, a failed claim): hash as it would have
+        // the gate gave no hash (a refusal before it, a failure before the handler): hash as it
+        // does, with the tool's policy
         hash = hashOrNull(known.call().arguments(), ignored);
       }
       String summarized = summary != null && result != null ? summary.apply(result) : null;

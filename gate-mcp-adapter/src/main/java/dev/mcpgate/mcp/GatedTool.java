@@ -184,7 +184,7 @@ final class GatedTool {
       return answered(result, Auditor.Decision.of(known, decision, reason));
     }
 
-    /** A failure of the gate's, answered: with the attempt that ran, if one was claimed. */
+    /** A failure of the gate's, answered: with the attempt whose handler ran, if one did. */
     static Decided answered(
         CallToolResult result,
         Auditor.Known known,
@@ -196,7 +196,7 @@ final class GatedTool {
 
     /**
      * The caller gets {@code thrown} (as it is) after the audit records it as released, with the
-     * attempt that ran ({@code ran}), or none when the failure came before a claim (null).
+     * attempt whose handler ran ({@code ran}), or none when no handler ran (null).
      */
     static Decided threw(Throwable thrown, Auditor.Known known, String reason, ClaimContext ran) {
       return new Decided(
@@ -350,6 +350,9 @@ final class GatedTool {
           e.getMessage(),
           attempt.get());
     } catch (InvalidArgumentsException e) {
+      if (attempt.get() != null) {
+        return failed(e, known, attempt.get()); // the handler's own (a nested gate's), not ours
+      }
       return Decided.answered(
           ModelMessages.argumentsInvalid(e), known, AuditDecision.KEY_REFUSED, e.getMessage());
     } catch (ResultTooLargeException e) {
@@ -359,20 +362,8 @@ final class GatedTool {
           AuditDecision.RESULT_NOT_STORED,
           e.getMessage(),
           attempt.get());
-    } catch (RuntimeException e) {
-      if (!fencedBy(attempt.get())) {
-        return Decided.threw(
-            e, known, "the handler threw " + e.getClass().getName(), attempt.get());
-      }
-      // the gate fenced the key: the handler's failure says its outcome is unknown
-      LOG.warn(
-          "outcome unknown for tool {}: the handler failed with {}", tool.name(), e.toString());
-      return Decided.answered(
-          ModelMessages.outcomeUnknown(reconciles()),
-          known,
-          AuditDecision.OUTCOME_UNKNOWN,
-          e.toString(),
-          attempt.get());
+    } catch (RuntimeException | Error e) {
+      return failed(e, known, attempt.get());
     }
     Auditor.Decision audit = Auditor.Decision.of(known, result, auditReason(result));
     try {
@@ -380,6 +371,35 @@ final class GatedTool {
     } catch (RuntimeException | Error e) {
       return new Decided(null, e, audit); // decided by the gate: the audit says what it decided
     }
+  }
+
+  /**
+   * A failure that is not one of the gate's answers: the handler's own (an {@link Error} too), or
+   * one before the handler began ({@code ran} null). The caller gets it as it is, and the audit
+   * records it as released; unless the gate fenced the key as unknown after the handler failed, and
+   * then the model is told the outcome is unknown (an {@code Error} is still thrown, not ours to
+   * swallow) and the audit records that.
+   */
+  private Decided failed(Throwable e, Auditor.Known known, ClaimContext ran) {
+    if (!fencedBy(ran)) {
+      String reason =
+          ran == null
+              ? "failed before the handler ran: " + e.getClass().getName()
+              : "the handler threw " + e.getClass().getName();
+      return Decided.threw(e, known, reason, ran);
+    }
+    // the gate fenced the key: the handler's failure says its outcome is unknown
+    LOG.warn("outcome unknown for tool {}: the handler failed with {}", tool.name(), e.toString());
+    if (e instanceof Error) {
+      return new Decided(
+          null, e, Auditor.Decision.of(known, AuditDecision.OUTCOME_UNKNOWN, e.toString(), ran));
+    }
+    return Decided.answered(
+        ModelMessages.outcomeUnknown(reconciles()),
+        known,
+        AuditDecision.OUTCOME_UNKNOWN,
+        e.toString(),
+        ran);
   }
 
   /**
