@@ -196,11 +196,25 @@ final class GatedTool {
 
     /**
      * The caller gets {@code thrown} (as it is) after the audit records it as released, with the
-     * attempt whose handler ran ({@code ran}), or none when no handler ran (null).
+     * attempt whose handler ran and threw it ({@code ran}).
      */
     static Decided threw(Throwable thrown, Auditor.Known known, String reason, ClaimContext ran) {
       return new Decided(
           null, thrown, Auditor.Decision.of(known, AuditDecision.RELEASED, reason, ran));
+    }
+
+    /**
+     * The caller gets {@code thrown} (as it is), a failure before any handler ran (a hook of the
+     * adapter's, or the gate itself, threw), after the audit records it as that: nothing ran.
+     */
+    static Decided failedBeforeAnyHandler(Throwable thrown, Auditor.Known known) {
+      return new Decided(
+          null,
+          thrown,
+          Auditor.Decision.of(
+              known,
+              AuditDecision.FAILED,
+              "failed before any handler ran: " + thrown.getClass().getName()));
     }
 
     CallToolResult answer() {
@@ -282,7 +296,7 @@ final class GatedTool {
       }
       return gated(request, invocation, arguments, call, known);
     } catch (RuntimeException | Error e) {
-      return Decided.threw(e, known, "the handler threw " + e.getClass().getName(), null);
+      return Decided.failedBeforeAnyHandler(e, known);
     }
   }
 
@@ -381,12 +395,11 @@ final class GatedTool {
    * swallow) and the audit records that.
    */
   private Decided failed(Throwable e, Auditor.Known known, ClaimContext ran) {
+    if (ran == null) {
+      return Decided.failedBeforeAnyHandler(e, known); // the handler did not run: nothing did
+    }
     if (!fencedBy(ran)) {
-      String reason =
-          ran == null
-              ? "failed before the handler ran: " + e.getClass().getName()
-              : "the handler threw " + e.getClass().getName();
-      return Decided.threw(e, known, reason, ran);
+      return Decided.threw(e, known, "the handler threw " + e.getClass().getName(), ran);
     }
     // the gate fenced the key: the handler's failure says its outcome is unknown
     LOG.warn("outcome unknown for tool {}: the handler failed with {}", tool.name(), e.toString());

@@ -115,4 +115,65 @@ class AuditAfterClaimTest {
     assertThat(rec.attempt()).as("the handler ran").isEqualTo(1);
     assertThat(rec.decision()).isEqualTo(AuditDecision.RELEASED);
   }
+
+  /** An authorizer that throws: nothing was claimed or run, so the audit must not say released. */
+  @Test
+  void anAuthorizerThatThrowsIsRecordedAsAFailureBeforeAnyHandlerRan() {
+    McpGate mcpGate =
+        McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
+            .audit(records::add)
+            .tenantResolver(TenantResolver.fromTransportContext("tenant"))
+            .authorizer(
+                (tenant, context, request) -> {
+                  throw new IllegalStateException("the policy service is down");
+                })
+            .build();
+    var spec =
+        mcpGate.gate(
+            new McpStatelessServerFeatures.SyncToolSpecification(
+                new TestTools().refundTool(),
+                (ctx, req) -> {
+                  runs.incrementAndGet();
+                  return CallToolResult.builder().addTextContent("refunded").build();
+                }),
+            ToolPolicy.defaults());
+
+    assertThatThrownBy(() -> call(spec, "k-auth")).hasMessage("the policy service is down");
+
+    assertThat(runs).hasValue(0);
+    AuditRecord rec = records.get(0);
+    assertThat(rec.decision()).isEqualTo(AuditDecision.FAILED);
+    assertThat(rec.attempt()).isZero();
+    assertThat(rec.reason())
+        .isEqualTo("failed before any handler ran: java.lang.IllegalStateException");
+  }
+
+  /** The gate itself refusing the call (it is closed): no handler ran, nothing was released. */
+  @Test
+  void aGateThatFailsBeforeTheHandlerIsRecordedAsAFailureBeforeAnyHandlerRan() {
+    IdempotencyGate gate = IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build();
+    McpGate mcpGate =
+        McpGate.builder(gate)
+            .audit(records::add)
+            .tenantResolver(TenantResolver.fromTransportContext("tenant"))
+            .build();
+    var spec =
+        mcpGate.gate(
+            new McpStatelessServerFeatures.SyncToolSpecification(
+                new TestTools().refundTool(),
+                (ctx, req) -> {
+                  runs.incrementAndGet();
+                  return CallToolResult.builder().addTextContent("refunded").build();
+                }),
+            ToolPolicy.defaults());
+    gate.close();
+
+    assertThatThrownBy(() -> call(spec, "k-closed")).isInstanceOf(IllegalStateException.class);
+
+    assertThat(runs).hasValue(0);
+    AuditRecord rec = records.get(0);
+    assertThat(rec.decision()).isEqualTo(AuditDecision.FAILED);
+    assertThat(rec.attempt()).isZero();
+    assertThat(rec.key()).isEqualTo("k-closed");
+  }
 }

@@ -6,7 +6,8 @@ import dev.mcpgate.core.RefusalReason;
 /**
  * What was decided about a call, as the audit trail records it. The gate's results map to it by
  * {@link #of(GateResult)}, its refusals by {@link #of(RefusalReason)}; the rest (a key or a tenant
- * refused, a store that failed) are the adapter's decisions before or around the gate.
+ * refused, a store that failed, a failure before any handler ran) are the adapter's decisions
+ * before or around the gate.
  */
 public enum AuditDecision {
   /** The action ran and its result is stored. */
@@ -34,7 +35,12 @@ public enum AuditDecision {
   /** The call's tenant was unknown or invalid, or the authorizer refused it; nothing ran. */
   TENANT_REFUSED,
   /** The store could not be reached, or a commit rolled back; see the reason. */
-  STORE_UNAVAILABLE;
+  STORE_UNAVAILABLE,
+  /**
+   * The call failed before any handler ran, and the caller got that failure: a hook of the
+   * adapter's (an authorizer, a key digest) or the gate itself threw; see the reason. Nothing ran.
+   */
+  FAILED;
 
   /**
    * @param reason why the gate refused a call
