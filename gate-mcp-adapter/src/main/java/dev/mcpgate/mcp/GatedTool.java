@@ -388,11 +388,11 @@ final class GatedTool {
   }
 
   /**
-   * A failure that is not one of the gate's answers: the handler's own (an {@link Error} too), or
-   * one before the handler began ({@code ran} null). The caller gets it as it is, and the audit
-   * records it as released; unless the gate fenced the key as unknown after the handler failed, and
-   * then the model is told the outcome is unknown (an {@code Error} is still thrown, not ours to
-   * swallow) and the audit records that.
+   * A failure that is not one of the gate's answers. Before any handler began ({@code ran} null),
+   * the caller gets it as it is and the audit records {@code FAILED}: nothing ran. The handler's
+   * own (an {@link Error} too): the caller gets it as it is and the audit records it as released;
+   * unless the gate fenced the key as unknown after it, and then the model is told the outcome is
+   * unknown (an {@code Error} is still thrown, not ours to swallow) and the audit records that.
    */
   private Decided failed(Throwable e, Auditor.Known known, ClaimContext ran) {
     if (ran == null) {
