@@ -6,6 +6,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
@@ -51,9 +52,9 @@ final class CountingStore extends ForwardingIdempotencyStore {
   }
 
   @Override
-  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+  public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
     calls.incrementAndGet();
-    return super.extendLeases(leases, lease);
+    return super.extendLeases(leases, lease, within);
   }
 
   @Override

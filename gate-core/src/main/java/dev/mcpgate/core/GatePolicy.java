@@ -13,14 +13,17 @@ import java.util.function.Predicate;
  *
  * @param retention how long a completed result is replayed (24 h by default; shorter for mail)
  * @param lease how long one attempt holds the key unless renewed, and so how soon another may take
- *     over after a crash (2 s by default). Never longer than retention.
+ *     over after a crash (5 s by default). Never longer than retention.
  * @param leaseRenewal how often {@link IdempotencyGate#execute} renews the lease while the action
- *     runs (a quarter of the lease by default, so 500 ms), on the gate's own renewal thread (never
+ *     runs (a quarter of the lease by default, so 1.25 s), on the gate's own renewal path (never
  *     the tools' threads or connection pool): one renewal of all the running actions of a store per
- *     period. A live action is not taken over however long it runs; the one exception is a pause of
- *     the whole process (a stop-the-world pause, a suspended VM) longer than the lease, and there
- *     the fence holds (docs/operations.md). At most half the lease. {@link Duration#ZERO} turns
- *     renewal off: the lease is then a hard limit on the action's run time. Shorter than the lease.
+ *     period. Each try has a deadline of a third of what the lease leaves after one period (1.25 s
+ *     by default) and a failed or late try is sent again at once, so one fault of the store or of a
+ *     connection costs at most a period and two deadlines, less than the lease (the budget in
+ *     docs/design.md). What is left is a pause of the whole process, or a store cut off from this
+ *     process only, longer than the lease; there the fence holds (docs/operations.md). At most half
+ *     the lease. {@link Duration#ZERO} turns renewal off: the lease is then a hard limit on the
+ *     action's run time. Shorter than the lease.
  * @param inFlightWait how long {@link IdempotencyGate#execute} waits on a call that another attempt
  *     is running, for its result, before refusing with retry-after (5 s by default; zero refuses at
  *     once)
@@ -149,7 +152,7 @@ public record GatePolicy(
   }
 
   /**
-   * @return the default policy: 24 h retention, a 2 s lease renewed every 500 ms, 5 s in-flight
+   * @return the default policy: 24 h retention, a 5 s lease renewed every 1.25 s, 5 s in-flight
    *     wait, release on failure, 256 KiB results
    */
   public static GatePolicy defaults() {
@@ -237,7 +240,7 @@ public record GatePolicy(
   /** A mutable builder; {@link #build()} checks every value and names the bad one. */
   public static final class Builder {
     private Duration retention = Duration.ofHours(24);
-    private Duration lease = Duration.ofSeconds(2);
+    private Duration lease = Duration.ofSeconds(5);
     private Duration leaseRenewal; // null: a quarter of the lease
     private Duration inFlightWait = Duration.ofSeconds(5);
     private FailureMode failureMode = FailureMode.RELEASE;

@@ -142,8 +142,8 @@ class IdempotencyGateTest {
   void policyDefaultsAreDocumented() {
     GatePolicy p = GatePolicy.defaults();
     assertThat(p.retention()).isEqualTo(Duration.ofHours(24));
-    assertThat(p.lease()).isEqualTo(Duration.ofSeconds(2));
-    assertThat(p.leaseRenewal()).isEqualTo(Duration.ofMillis(500));
+    assertThat(p.lease()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(p.leaseRenewal()).isEqualTo(Duration.ofMillis(1250));
     assertThat(p.inFlightWait()).isEqualTo(Duration.ofSeconds(5));
     assertThat(p.failureMode()).isEqualTo(GatePolicy.FailureMode.RELEASE);
     assertThat(p.maxResultBytes()).isEqualTo(256 * 1024);
@@ -492,7 +492,7 @@ class IdempotencyGateTest {
             GateResult.Refused.class,
             refused -> {
               assertThat(refused.reason()).isEqualTo(RefusalReason.IN_PROGRESS);
-              assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(2));
+              assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(5));
               assertThat(refused.message()).contains("same key");
             });
     assertThat(eventTypes()).containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.REFUSED);

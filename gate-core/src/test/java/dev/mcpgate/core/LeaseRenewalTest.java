@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -11,7 +12,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -49,12 +49,12 @@ class LeaseRenewalTest {
     }
 
     @Override
-    public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+    public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
       extensions.addAndGet(leases.size());
       if (unreachable.get()) {
         throw new StoreUnavailableException("the store is unreachable (test)", null);
       }
-      return super.extendLeases(leases, lease);
+      return super.extendLeases(leases, lease, within);
     }
   }
 
@@ -202,7 +202,10 @@ class LeaseRenewalTest {
     IdempotencyGate gate =
         gate(
             InMemoryIdempotencyStore.create(clock),
-            GatePolicy.builder().inFlightWait(Duration.ZERO).build()); // 2 s lease, 500 ms renewal
+            GatePolicy.builder()
+                .lease(Duration.ofSeconds(2))
+                .inFlightWait(Duration.ZERO)
+                .build()); // 2 s lease, 500 ms renewal
     ClaimOutcome.Acquired crashed = (ClaimOutcome.Acquired) gate.claim(call("k"));
 
     clock.advance(Duration.ofMillis(400)); // within a renewal period or two: running

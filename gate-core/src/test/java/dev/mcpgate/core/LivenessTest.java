@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -11,13 +12,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -52,7 +54,7 @@ class LivenessTest {
     }
 
     @Override
-    public Set<LeaseToken> extendLeases(List<HeldLease> held, Duration lease) {
+    public ExtendedLeases extendLeases(List<HeldLease> held, Duration lease, Duration within) {
       calls.incrementAndGet();
       leases.addAndGet(held.size());
       if (slowMillis > 0) {
@@ -62,7 +64,7 @@ class LivenessTest {
           Thread.currentThread().interrupt();
         }
       }
-      return super.extendLeases(held, lease);
+      return super.extendLeases(held, lease, within);
     }
   }
 
@@ -226,9 +228,18 @@ class LivenessTest {
   }
 
   @Test
-  void renewalsRunOnTheSchedulerTheCallerGivesAndClosingLeavesItRunning() throws Exception {
-    ScheduledExecutorService mine =
-        Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "callers-scheduler"));
+  void renewalsAreScheduledOnTheSchedulerTheCallerGivesAndClosingLeavesItRunning()
+      throws Exception {
+    AtomicInteger scheduledOnMine = new AtomicInteger();
+    ScheduledThreadPoolExecutor mine =
+        new ScheduledThreadPoolExecutor(1, r -> new Thread(r, "callers-scheduler")) {
+          @Override
+          protected <V> RunnableScheduledFuture<V> decorateTask(
+              Runnable runnable, RunnableScheduledFuture<V> task) {
+            scheduledOnMine.incrementAndGet();
+            return task;
+          }
+        };
     RenewalStore store = new RenewalStore(InMemoryIdempotencyStore.create());
     List<String> renewedOn = new CopyOnWriteArrayList<>();
     IdempotencyGate gate =
@@ -252,7 +263,12 @@ class LivenessTest {
           });
       gate.close();
 
-      assertThat(renewedOn).isNotEmpty().containsOnly("callers-scheduler");
+      assertThat(scheduledOnMine.get()).as("the period and each try's deadline").isPositive();
+      // the store is asked on a renewal thread, never the scheduler's: a store that hangs cannot
+      // hold up the deadline that gives its try up
+      assertThat(renewedOn)
+          .isNotEmpty()
+          .allMatch(name -> name.startsWith("mcpgate-lease-renewal-"));
       assertThat(mine.isShutdown()).isFalse();
     } finally {
       mine.shutdownNow();

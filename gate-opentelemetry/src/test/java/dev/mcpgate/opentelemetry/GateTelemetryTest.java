@@ -14,6 +14,7 @@ import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import io.opentelemetry.api.common.AttributeKey;
@@ -412,11 +413,11 @@ class GateTelemetryTest {
     }
 
     @Override
-    public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+    public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
       if (down.get()) {
         throw new StoreUnavailableException("the store is unreachable (test)", null);
       }
-      return super.extendLeases(leases, lease);
+      return super.extendLeases(leases, lease, within);
     }
   }
 

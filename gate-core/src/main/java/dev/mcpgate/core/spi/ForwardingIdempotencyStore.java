@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * A store that passes every call to another one: extend it and override the calls you want to watch
@@ -51,8 +50,8 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
-  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
-    return delegate.extendLeases(leases, lease);
+  public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
+    return delegate.extendLeases(leases, lease, within);
   }
 
   @Override

@@ -71,24 +71,43 @@ public interface IdempotencyStore {
    * Extends many leases at once, each by the rule of {@link #extendLease}: the gate's renewals of
    * every running attempt of this store in one call per renewal period, so that their cost does not
    * grow with the calls in flight. A store does it in as few round trips as it can (one statement,
-   * one script), on a path of its own where it has one (the JDBC store's own connection, not the
-   * pool the tools use). The default extends them one by one.
+   * one script), on a path of its own that the tools cannot exhaust (not the pool the tools use),
+   * and answers within {@code within}: every wait it makes (opening a connection, the network, a
+   * row lock, a slow node) is bounded by it. A lease it could not settle in that time is
+   * {@linkplain ExtendedLeases#undecided() undecided}, never reported lost. The gate stops waiting
+   * at {@code within} anyway and tries again at once, possibly while this call is still running: a
+   * store must take concurrent calls, and a call that runs late must not hold up the next one (a
+   * connection that timed out is not used again). The default extends the leases one by one, as
+   * long as time is left.
    *
    * @param leases the leases to extend; none twice
    * @param lease the new lease from the store's now, for each of them
-   * @return the tokens whose leases were extended; a token missing from it no longer holds an
-   *     in-progress row (its lease was taken over, or the row is gone or settled)
-   * @throws RuntimeException if the store could not be asked: whether any lease was extended is
-   *     then not known
+   * @param within how long the call may take: the gate's deadline for one renewal try
+   * @return which leases were extended, which are undecided; any other is no longer held (its lease
+   *     was taken over, or the row is gone or settled)
+   * @throws RuntimeException if the store could not be asked: every lease is then undecided
    */
-  default Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+  default ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
     Set<LeaseToken> extended = new HashSet<>();
+    Set<LeaseToken> undecided = new HashSet<>();
     for (HeldLease held : leases) {
-      if (extendLease(held.id(), held.token(), lease)) {
-        extended.add(held.token());
+      if (!undecided.isEmpty() || System.nanoTime() - deadline >= 0) {
+        undecided.add(held.token()); // out of time, or the store failed: tried again
+        continue;
+      }
+      try {
+        if (extendLease(held.id(), held.token(), lease)) {
+          extended.add(held.token());
+        }
+      } catch (RuntimeException e) {
+        if (extended.isEmpty() && undecided.isEmpty()) {
+          throw e;
+        }
+        undecided.add(held.token());
       }
     }
-    return extended;
+    return new ExtendedLeases(extended, undecided);
   }
 
   /**

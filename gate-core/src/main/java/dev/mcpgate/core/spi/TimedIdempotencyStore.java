@@ -5,7 +5,6 @@ import dev.mcpgate.core.LeaseToken;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -66,8 +65,8 @@ public abstract class TimedIdempotencyStore extends ForwardingIdempotencyStore {
   }
 
   @Override
-  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
-    return timed("extend_many", () -> super.extendLeases(leases, lease));
+  public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
+    return timed("extend_many", () -> super.extendLeases(leases, lease, within));
   }
 
   @Override

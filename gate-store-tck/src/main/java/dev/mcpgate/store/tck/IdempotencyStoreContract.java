@@ -17,6 +17,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
@@ -77,6 +78,12 @@ public abstract class IdempotencyStoreContract {
 
   /** A lease long enough that it never runs out by accident during a test. */
   protected static final Duration LONG = Duration.ofMinutes(10);
+
+  /**
+   * The deadline the suite gives one renewal call ({@code extendLeases}): generous, so that a store
+   * on a slow test machine settles every lease in it.
+   */
+  protected static final Duration RENEWAL_DEADLINE = Duration.ofSeconds(10);
 
   /** The store under test: what {@link #createStore()} returned for the current test. */
   protected IdempotencyStore store;
@@ -716,7 +723,7 @@ public abstract class IdempotencyStoreContract {
     ClaimRecord takenOverBefore = store.find(takenOver).orElseThrow();
 
     Instant before = store.now();
-    Set<LeaseToken> extended =
+    ExtendedLeases answer =
         store.extendLeases(
             List.of(
                 new dev.mcpgate.core.spi.HeldLease(held, heldToken),
@@ -724,9 +731,11 @@ public abstract class IdempotencyStoreContract {
                 new dev.mcpgate.core.spi.HeldLease(completed, completedToken),
                 new dev.mcpgate.core.spi.HeldLease(unknown, unknownToken),
                 new dev.mcpgate.core.spi.HeldLease(absent, absentToken)),
-            LONG);
+            LONG,
+            RENEWAL_DEADLINE);
 
-    assertThat(extended).containsExactly(heldToken);
+    assertThat(answer.extended()).containsExactly(heldToken);
+    assertThat(answer.undecided()).as("nothing is left undecided by a healthy store").isEmpty();
     assertThat(store.find(held).orElseThrow().leaseExpiresAt()).isAfterOrEqualTo(before.plus(LONG));
     assertThat(store.find(takenOver)).contains(takenOverBefore);
     assertThat(store.find(completed)).contains(completedBefore);
@@ -736,7 +745,7 @@ public abstract class IdempotencyStoreContract {
     assertThat(claim(held, "v1:a", LeaseToken.random(), LONG))
         .as("an extended lease is not taken over")
         .isInstanceOf(ClaimAttempt.Existing.class);
-    assertThat(store.extendLeases(List.of(), LONG)).isEmpty();
+    assertThat(store.extendLeases(List.of(), LONG, RENEWAL_DEADLINE).extended()).isEmpty();
   }
 
   @Test
@@ -748,8 +757,8 @@ public abstract class IdempotencyStoreContract {
       claim(id, "v1:a", token, shortLease());
       leases.add(new dev.mcpgate.core.spi.HeldLease(id, token));
     }
-    Set<LeaseToken> extended = store.extendLeases(leases, LONG);
-    assertThat(extended).hasSize(leases.size());
+    ExtendedLeases answer = store.extendLeases(leases, LONG, RENEWAL_DEADLINE);
+    assertThat(answer.extended()).hasSize(leases.size());
     elapse(shortLease());
     for (dev.mcpgate.core.spi.HeldLease lease : leases) {
       assertThat(claim(lease.id(), "v1:a", LeaseToken.random(), LONG))

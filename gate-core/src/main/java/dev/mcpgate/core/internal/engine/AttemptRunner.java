@@ -111,6 +111,12 @@ final class AttemptRunner {
     }
     try {
       T value;
+      LeaseRenewer.Held held = leases.confirmBeforeAction(renewal, policy);
+      if (held != LeaseRenewer.Held.YES) {
+        renewal.finishing();
+        rollbackQuietly(scope, resource, null);
+        throw notStarted(claim, held);
+      }
       try {
         value = action.run(resource, AttemptLease.context(steps, claim, renewal));
       } catch (Throwable t) {
@@ -222,6 +228,55 @@ final class AttemptRunner {
       return new GateResult.Executed<>(
           id, value, claim, storedAfterAll ? Completion.STORED : Completion.STORE_FAILED);
     }
+  }
+
+  /**
+   * An attempt whose lease ran out, by this process's clock, before its action could start (the
+   * process was paused, or the unit of work waited for a connection longer than the lease), and
+   * that the store did not confirm: the action is not started, since another attempt may hold the
+   * key and be running it.
+   */
+  private RuntimeException notStarted(ClaimOutcome.Acquired claim, LeaseRenewer.Held held) {
+    String why =
+        "the lease of "
+            + claim.id()
+            + " (attempt "
+            + claim.attempt()
+            + ") ran out before its action could start (this process was paused, or waited longer"
+            + " than the lease)";
+    if (held == LeaseRenewer.Held.NO) {
+      events.emit(
+          GateEvent.Type.LEASE_LOST,
+          claim,
+          "the lease was taken over before the action started; the action did not run",
+          null);
+      return new LeaseLostException(
+          why
+              + ", and another attempt has taken the key over: the action did not run here; a"
+              + " retry with the same key gets that attempt's result");
+    }
+    StoreUnavailableException unconfirmed =
+        new StoreUnavailableException(
+            why
+                + ", and the store did not confirm it in time: the action did not run; safe to"
+                + " retry with the same key",
+            null);
+    settle(
+        claim,
+        unconfirmed,
+        () -> {
+          if (store.release(claim.id(), claim.token())) {
+            events.emit(
+                GateEvent.Type.RELEASED,
+                claim,
+                "the lease could not be confirmed before the action; claim released, the action"
+                    + " did not run",
+                unconfirmed);
+          }
+        },
+        "the lease could not be confirmed before the action and the claim could not be released;"
+            + " the action did not run, and the key stays claimed until its lease expires");
+    return unconfirmed;
   }
 
   private static LeaseLostException leaseLost(ClaimOutcome.Acquired claim) {

@@ -4,7 +4,7 @@ import dev.mcpgate.core.ClaimContext;
 import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
-import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import java.time.Duration;
@@ -12,10 +12,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,7 +49,8 @@ final class LeaseRenewer implements AutoCloseable {
   private final Object lock = new Object();
   private final ConcurrentHashMap<Period, Group> groups = new ConcurrentHashMap<>();
   private final Set<Renewal> pending = ConcurrentHashMap.newKeySet(); // fences to write late
-  private ScheduledExecutorService own; // guarded by lock
+  private volatile ScheduledExecutorService own; // set under lock
+  private ExecutorService workers; // guarded by lock; runs the tries, which may hang in the store
   private ScheduledExecutorService fencer; // guarded by lock; writes late fences, never renewals
   private volatile boolean closed;
 
@@ -59,22 +64,44 @@ final class LeaseRenewer implements AutoCloseable {
   }
 
   /** One renewal cadence: the lease renewed to, and how often. */
-  private record Period(Duration lease, Duration every) {}
+  record Period(Duration lease, Duration every) {}
+
+  /**
+   * The longest a try waits past its deadline for the store's answer before it is given up: the
+   * store is asked to answer within the deadline, this covers a thread's wake-up.
+   */
+  private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+
+  /**
+   * The most tries of one group that may wait on the store at once: past it, a store that keeps no
+   * deadline of its own gets no more threads, and the leases are told they are not renewed.
+   */
+  private static final int MAX_TRIES_WAITING = 4;
 
   /** The running actions of one period, renewed together by one scheduled task. */
   private final class Group implements Runnable {
     final Period period;
+    final Duration within;
     final Set<Renewal> running = ConcurrentHashMap.newKeySet();
     volatile ScheduledFuture<?> task; // cancelled on close: a scheduler given to the gate lives on
+    private int waiting; // guarded by this: tries sent and not answered, given up ones included
+    private Try current; // guarded by this: the try not answered nor given up, if any
+    private int failedInARow; // guarded by this
 
     Group(Period period) {
       this.period = period;
+      this.within = deadline(period);
     }
 
+    /** The period's try: skipped while a try (a retry, say) is still within its deadline. */
     @Override
     public void run() {
       try {
-        renew();
+        synchronized (this) {
+          if (current == null) {
+            send();
+          }
+        }
       } catch (RuntimeException | Error e) {
         // a scheduled task that throws is never run again: keep renewing
         Renewal any = running.stream().findFirst().orElse(null);
@@ -88,7 +115,8 @@ final class LeaseRenewer implements AutoCloseable {
       }
     }
 
-    private void renew() {
+    /** Sends one try for every running action, on a worker, and gives it up at its deadline. */
+    private void send() {
       List<Renewal> batch = new ArrayList<>(running.size());
       List<HeldLease> leases = new ArrayList<>(running.size());
       for (Renewal r : running) {
@@ -100,24 +128,145 @@ final class LeaseRenewer implements AutoCloseable {
       if (batch.isEmpty()) {
         return;
       }
-      long sent = System.nanoTime();
-      Set<LeaseToken> extended;
-      try {
-        extended = store.extendLeases(leases, period.lease());
-      } catch (RuntimeException e) {
+      if (waiting >= MAX_TRIES_WAITING) {
+        RuntimeException stuck =
+            new IllegalStateException(
+                waiting + " renewal tries are still waiting on the store past their deadline");
         for (Renewal r : batch) {
-          r.failed(e, period);
+          r.failed(stuck, this);
         }
         return;
       }
-      for (Renewal r : batch) {
-        if (extended.contains(r.claim.token())) {
-          r.renewed(sent, period);
+      Try t = new Try(batch, System.nanoTime());
+      waiting++;
+      current = t;
+      try {
+        workers().execute(() -> t.ask(leases));
+        t.giveUp =
+            scheduler()
+                .schedule(() -> gaveUp(t), within.toNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        waiting--;
+        current = null;
+        for (Renewal r : batch) {
+          r.failed(e, this);
+        }
+      }
+    }
+
+    /** One try's answer, however late: extended leases only ever move forward. */
+    private synchronized void answered(Try t, ExtendedLeases answer, RuntimeException failure) {
+      waiting--;
+      boolean inTime = !t.givenUp;
+      if (current == t) {
+        current = null;
+      }
+      if (t.giveUp != null) {
+        t.giveUp.cancel(false);
+      }
+      boolean undecided = failure != null;
+      for (Renewal r : t.batch) {
+        if (failure != null) {
+          if (inTime) {
+            r.failed(failure, this);
+          }
+        } else if (answer.extended().contains(r.claim.token())) {
+          r.renewed(t.sentNanos, period);
+        } else if (answer.undecided().contains(r.claim.token())) {
+          undecided = true;
+          if (inTime) {
+            r.failed(
+                new IllegalStateException(
+                    "the store left the lease undecided (a locked row, a slow node)"),
+                this);
+          }
         } else {
           r.refused();
         }
       }
+      if (undecided && inTime) {
+        retry();
+      } else if (!undecided) {
+        failedInARow = 0;
+      }
     }
+
+    /** A try past its deadline: its leases are told, and a new try goes out at once. */
+    private synchronized void gaveUp(Try t) {
+      if (t.answered) {
+        return;
+      }
+      t.givenUp = true;
+      if (current == t) {
+        current = null;
+      }
+      RuntimeException late =
+          new IllegalStateException(
+              "the store did not answer the renewal within " + within.toMillis() + " ms");
+      for (Renewal r : t.batch) {
+        r.failed(late, this);
+      }
+      retry();
+    }
+
+    /**
+     * Tries again: at once after the first failure (the store gives the next try a fresh
+     * connection), then after a short pause that doubles up to the period, so that a store that is
+     * down is not asked in a loop.
+     */
+    private void retry() {
+      long pause =
+          failedInARow == 0
+              ? 0
+              : Math.min(
+                  period.every().toNanos(),
+                  TimeUnit.MILLISECONDS.toNanos(25) << Math.min(failedInARow - 1, 20));
+      failedInARow++;
+      try {
+        scheduler().schedule(this, pause, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closing) {
+        // the gate is closing: its leases are no longer renewed
+      }
+    }
+
+    /** One renewal try: the actions it renews, and when it was sent. */
+    private final class Try {
+      final List<Renewal> batch;
+      final long sentNanos;
+      volatile ScheduledFuture<?> giveUp;
+      boolean givenUp; // guarded by Group.this
+      volatile boolean answered;
+
+      Try(List<Renewal> batch, long sentNanos) {
+        this.batch = batch;
+        this.sentNanos = sentNanos;
+      }
+
+      /** Asks the store, on a worker thread. */
+      void ask(List<HeldLease> leases) {
+        ExtendedLeases answer = null;
+        RuntimeException failure = null;
+        try {
+          answer = store.extendLeases(leases, period.lease(), within);
+        } catch (RuntimeException e) {
+          failure = e;
+        } catch (Error e) {
+          failure = new IllegalStateException("the renewal failed: " + e, e);
+        }
+        answered = true;
+        answered(this, answer, failure);
+      }
+    }
+  }
+
+  /**
+   * How long one renewal try may take: a third of what the lease leaves after one period, so that a
+   * try that hangs and the retry sent at once after it both end before the lease does (period + two
+   * deadlines is the lease less one deadline). A quarter of the lease at the default period.
+   */
+  static Duration deadline(Period period) {
+    long left = period.lease().toNanos() - period.every().toNanos();
+    return Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), left / 3));
   }
 
   /**
@@ -167,6 +316,35 @@ final class LeaseRenewer implements AutoCloseable {
         groups.put(period, group);
       }
       return group;
+    }
+  }
+
+  /**
+   * The threads the tries run on, never the scheduler's: a try that hangs in the store must not
+   * hold up the deadline that gives it up, nor the retry. Daemons, ended after a minute idle and by
+   * {@link #close()}; at most {@link #MAX_TRIES_WAITING} per group wait on the store at once.
+   */
+  private Executor workers() {
+    synchronized (lock) {
+      if (closed) {
+        throw new RejectedExecutionException("the gate is closed");
+      }
+      if (workers == null) {
+        ThreadPoolExecutor pool =
+            new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                60,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
+                task -> {
+                  Thread t = new Thread(task, "mcpgate-lease-renewal-" + THREADS.incrementAndGet());
+                  t.setDaemon(true);
+                  return t;
+                });
+        workers = pool;
+      }
+      return workers;
     }
   }
 
@@ -252,6 +430,66 @@ final class LeaseRenewer implements AutoCloseable {
     return true;
   }
 
+  /** Whether an attempt holds its lease as its action is about to start. */
+  enum Held {
+    /** Confirmed by this process's clock, or by the store just now. */
+    YES,
+    /** The store says the token no longer holds the row: another attempt took the key over. */
+    NO,
+    /** The store did not answer within a try's deadline: nobody can say. */
+    UNKNOWN
+  }
+
+  /**
+   * Before an action starts: when its lease may have run out by this process's clock (the process
+   * was paused between the claim and the action, or the unit of work waited long for a connection),
+   * asks the store to extend it once, now, within a renewal try's deadline, and says whether the
+   * attempt still holds it. An action must not start unless it does: another attempt may have taken
+   * the key over meanwhile, and be running the action itself.
+   *
+   * @return {@link Held#YES} at once while the lease is confirmed by the clock
+   */
+  Held confirmBeforeAction(Renewal renewal, GatePolicy policy) {
+    if (renewal.events == null || !renewal.mayBeLost()) {
+      return Held.YES;
+    }
+    if (renewal.isLost()) {
+      return Held.NO;
+    }
+    Period period =
+        new Period(
+            policy.lease(),
+            policy.renewsLease() ? policy.leaseRenewal() : policy.lease().dividedBy(4));
+    Duration within = deadline(period);
+    long sent = System.nanoTime();
+    HeldLease held = new HeldLease(renewal.claim.id(), renewal.claim.token());
+    java.util.concurrent.FutureTask<ExtendedLeases> ask =
+        new java.util.concurrent.FutureTask<>(
+            () -> store.extendLeases(List.of(held), period.lease(), within));
+    try {
+      workers().execute(ask);
+      ExtendedLeases answer = ask.get(within.toNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS);
+      if (answer.extended().contains(held.token())) {
+        renewal.renewed(sent, period);
+        return Held.YES;
+      }
+      if (answer.undecided().contains(held.token())) {
+        return Held.UNKNOWN;
+      }
+      renewal.markLost();
+      return Held.NO;
+    } catch (java.util.concurrent.ExecutionException
+        | java.util.concurrent.TimeoutException
+        | RejectedExecutionException e) {
+      ask.cancel(true);
+      return Held.UNKNOWN;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      ask.cancel(true);
+      return Held.UNKNOWN;
+    }
+  }
+
   /**
    * @return how many attempts this renewer renews now
    */
@@ -304,6 +542,9 @@ final class LeaseRenewer implements AutoCloseable {
       }
       if (fencer != null) {
         fencer.shutdownNow();
+      }
+      if (workers != null) {
+        workers.shutdownNow();
       }
     }
   }
@@ -366,7 +607,8 @@ final class LeaseRenewer implements AutoCloseable {
     private final AtomicBoolean lapseTold = new AtomicBoolean();
     private volatile Group group;
     private volatile LeaseRenewer renewer; // set with a late fence
-    private volatile long confirmedUntilNanos;
+    private volatile long confirmedUntilNanos; // written under confirming
+    private final Object confirming = new Object();
     private volatile boolean stopped;
     private volatile boolean finishing;
     private volatile boolean lost;
@@ -386,7 +628,13 @@ final class LeaseRenewer implements AutoCloseable {
       if (stopped) {
         return; // the action ended meanwhile; what it writes next decides, not this answer
       }
-      confirmedUntilNanos = sentNanos + period.lease().toNanos();
+      long until = sentNanos + period.lease().toNanos();
+      synchronized (confirming) {
+        if (until - confirmedUntilNanos <= 0) {
+          return; // a late answer to an older try: the lease only moves forward
+        }
+        confirmedUntilNanos = until;
+      }
       lapseTold.set(false);
       events.emit(
           GateEvent.Type.LEASE_RENEWED,
@@ -408,7 +656,7 @@ final class LeaseRenewer implements AutoCloseable {
           null);
     }
 
-    private void failed(RuntimeException e, Period period) {
+    private void failed(RuntimeException e, Group group) {
       if (stopped) {
         return;
       }
@@ -425,10 +673,10 @@ final class LeaseRenewer implements AutoCloseable {
       events.emit(
           GateEvent.Type.LEASE_RENEWAL_FAILED,
           claim,
-          "could not renew the lease;"
-              + " the action goes on and renewal is tried again in "
-              + period.every().toMillis()
-              + " ms, but if the lease runs out first another attempt may take the key over",
+          "could not renew the lease (a try has "
+              + group.within.toMillis()
+              + " ms); the action goes on and renewal is tried again at once, but if the lease"
+              + " runs out first another attempt may take the key over",
           e);
     }
 
