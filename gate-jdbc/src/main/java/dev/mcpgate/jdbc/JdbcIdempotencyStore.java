@@ -10,6 +10,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimingScope;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
@@ -58,12 +59,14 @@ import org.slf4j.LoggerFactory;
  * Statements run in auto-commit mode (a connection handed out with auto-commit off is switched on
  * for the call and restored after).
  *
- * <p>Lease renewals ({@link #extendLeases}) are the exception: they run on one connection the store
- * keeps for them, so that they never wait for the pool, which tools running under the gate may hold
- * in full. By default that connection is taken from the data source at the store's setup (its first
- * use, or {@link #verify()}) and kept until {@link #close()}: size the pool one connection larger
- * than before, or give the store a source of its own with {@link
- * Builder#renewalConnections(DataSource)}. Close the store when the application stops.
+ * <p>Lease renewals ({@link #extendLeases}) are the exception: they never borrow from the pool,
+ * which tools running under the gate may hold in full. They run on a connection of their own,
+ * opened by the first renewal (a store that renews nothing holds nothing) and kept between
+ * renewals: from the source given to {@link Builder#renewalConnections(DataSource)}, or, for a
+ * HikariCP pool, from the driver with the pool's URL and credentials, or from a driver's unpooled
+ * data source itself. Only a pool the store cannot see past is borrowed from, which the store says
+ * at setup with the fix. Each renewal has the gate's deadline as its network timeout, and opens a
+ * new connection after a failure. Close the store when the application stops.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
@@ -85,8 +88,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     this.table = b.table;
     this.configuredDialect = b.dialect;
     this.createSchemaIfMissing = b.createSchemaIfMissing;
-    this.renewals =
-        new RenewalConnection(b.renewalConnections != null ? b.renewalConnections : b.dataSource);
+    this.renewals = new RenewalConnection(RenewalSource.choose(b.dataSource, b.renewalConnections));
     this.transactions =
         new JdbcTransactionScope(JdbcTransactionScope.pooled(dataSource), this::setup);
   }
@@ -95,7 +97,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
    * The dialect and the table, found on the first use, not when the store is built, so that a
    * service restarting during a database outage still builds its gate (and fails closed until the
    * database is back). A failed setup is tried again on the next use. The setup also takes the
-   * renewal connection, before the tools can hold the whole pool.
+   * renewals' source, said once in the log.
    */
   Setup setup() {
     Setup s = setup;
@@ -105,18 +107,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     synchronized (setupLock) {
       if (setup == null) {
         Setup found = connect();
-        openRenewalConnection(found);
+        sayWhatRenewalsUse();
         setup = found;
       }
       return setup;
     }
   }
 
-  private void openRenewalConnection(Setup s) {
-    try {
-      renewals.open();
-    } catch (SQLException e) {
-      throw s.failures().of("open the connection for lease renewals", e);
+  private void sayWhatRenewalsUse() {
+    RenewalSource source = renewals.source();
+    if (source.sharesPool()) {
+      LOG.warn("lease renewals of table {} use {}", table, source.description());
+    } else {
+      LOG.info(
+          "lease renewals of table {} use {}; the store takes nothing from the pool for them",
+          table,
+          source.description());
     }
   }
 
@@ -285,40 +291,47 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   }
 
   /**
-   * Extends every lease in one statement per 200 leases (on MariaDB/MySQL and H2, plus one SELECT
-   * of the same rows when some were not extended), on the store's own renewal connection, never one
-   * of the pool's: the gate calls this once per renewal period for all its running calls, so
-   * renewals cost one statement per store and period, however many calls are in flight, and go on
-   * while the tools hold every pooled connection. The connection waits at most about the lease on
-   * the network and on each statement; if it fails, it is closed, this call throws, and the next
-   * call opens another. Renewals are serialized on it.
+   * Extends every lease in one statement per 200 leases on PostgreSQL (one UPDATE that skips rows
+   * another transaction holds locked, plus one plain read when some were not extended), and in one
+   * batch of single-row UPDATEs on MariaDB/MySQL (with InnoDB's lock wait bounded), on the store's
+   * renewal connection, never one borrowed from the pool the tools use (see the class comment). The
+   * gate calls this once per renewal period for all its running calls, so renewals cost one round
+   * trip per store and period however many calls are in flight. {@code within} is the connection's
+   * network timeout and bounds each statement; a row locked by another transaction leaves its own
+   * lease undecided, not the others. A failed call closes its connection; a call made while another
+   * is still running gets a connection of its own.
    *
-   * @throws StoreUnavailableException if the statement failed or timed out: whether any lease was
+   * @throws StoreUnavailableException if the connection failed or timed out: whether any lease was
    *     extended is not known
    * @throws IllegalStateException if the store was {@linkplain #close() closed}
    */
   @Override
-  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+  public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
     notNull(leases, "leases");
     Checks.positiveMillis(lease, "lease");
+    Checks.positiveMillis(within, "within");
     if (leases.isEmpty()) {
-      return Set.of();
+      return ExtendedLeases.of(Set.of());
     }
     Setup s = setup();
     int timeoutSeconds =
-        (int) Math.max(1, Math.min(Integer.MAX_VALUE, (lease.toMillis() + 999) / 1000));
+        (int) Math.max(1, Math.min(Integer.MAX_VALUE, (within.toMillis() + 999) / 1000));
     try {
       return renewals.use(
-          lease,
+          within,
+          s.sql().renewalSession(within),
           c -> {
             Set<LeaseToken> extended = new HashSet<>();
+            Set<LeaseToken> undecided = new HashSet<>();
             for (int from = 0; from < leases.size(); from += SqlDialect.LEASES_PER_STATEMENT) {
               List<HeldLease> chunk =
                   leases.subList(
                       from, Math.min(leases.size(), from + SqlDialect.LEASES_PER_STATEMENT));
-              extended.addAll(s.sql().extendMany(c, chunk, lease, timeoutSeconds));
+              ExtendedLeases answer = s.sql().extendMany(c, chunk, lease, timeoutSeconds);
+              extended.addAll(answer.extended());
+              undecided.addAll(answer.undecided());
             }
-            return extended;
+            return new ExtendedLeases(extended, undecided);
           });
     } catch (SQLException e) {
       throw s.failures().of("extend " + leases.size() + " leases", e);
@@ -355,6 +368,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
    */
   boolean holdsRenewalConnection() {
     return renewals.isOpen();
+  }
+
+  /** Closes the kept renewal connection as a lost one would be; the next renewal opens one. */
+  void dropRenewalConnectionForTest() {
+    renewals.dropIdle();
   }
 
   @Override
@@ -478,12 +496,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     }
 
     /**
-     * Where the store takes its one renewal connection from, instead of the main data source: a
-     * source that does not go through the tools' pool (an unpooled {@code DataSource} of the
-     * driver, such as {@code PGSimpleDataSource} or {@code MariaDbDataSource}, to the same
-     * database). The store opens one connection from it at setup, keeps it, and opens a new one
-     * after a failure. By default the connection is taken once from the main data source, at setup,
-     * and kept, which takes one connection out of the pool for the store's lifetime.
+     * Where the store opens its renewal connection, instead of the one it finds for itself (see the
+     * class comment): a source that does not go through the tools' pool (an unpooled {@code
+     * DataSource} of the driver, such as {@code PGSimpleDataSource} or {@code MariaDbDataSource},
+     * to the same database), with its own connect and socket timeouts shorter than a quarter of the
+     * lease. The store opens a connection from it at the first renewal, keeps it between renewals,
+     * and opens a new one after a failure. Needed only for a pool other than HikariCP that wraps no
+     * unpooled data source; the store says at setup when it is.
      *
      * @param source a data source on the same database as the claims table
      * @return this builder

@@ -3,6 +3,8 @@ package dev.mcpgate.jdbc;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ExtendedLeases;
+import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.StoredResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -66,6 +68,30 @@ final class MySqlFamilySql extends SelectThenInsertSql {
         claimProcedure
             ? "CALL " + TableName.completeProcedureName(table) + "(?, ?, ?, ?, ?, ?, ?)"
             : null;
+  }
+
+  /**
+   * Each lease by its own UPDATE, in one batch ({@link #extendEach}), with InnoDB's lock wait
+   * bounded for the renewal connection ({@link #renewalSession}): a row another transaction holds
+   * locked fails its own statement after the wait, and leaves only its lease undecided. InnoDB has
+   * no {@code SKIP LOCKED} for an UPDATE, and one UPDATE of every lease would wait on that row with
+   * all of them.
+   */
+  @Override
+  ExtendedLeases extendMany(
+      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
+      throws SQLException {
+    return extendEach(c, leases, lease, timeoutSeconds);
+  }
+
+  /**
+   * {@code innodb_lock_wait_timeout}, in whole seconds and at least 1: a second, or half the try's
+   * deadline if that is longer, so that a locked row's statement gives up inside the deadline.
+   */
+  @Override
+  List<String> renewalSession(Duration within) {
+    long seconds = Math.max(1, within.toMillis() / 2000);
+    return List.of("SET SESSION innodb_lock_wait_timeout = " + seconds);
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.StoredResult;
 import java.sql.Connection;
@@ -11,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -187,25 +189,53 @@ final class PostgresSql extends SqlDialect {
     }
   }
 
-  /** One {@code UPDATE .. RETURNING lease_token}: the extended tokens come back with it. */
+  /**
+   * One {@code UPDATE .. RETURNING lease_token} over the rows it could lock at once ({@code FOR
+   * UPDATE SKIP LOCKED}): a row that another transaction holds locked is skipped, not waited for,
+   * so it cannot hold the other leases back. When fewer came back than were sent, a plain read of
+   * the others (which waits for no lock) tells a skipped row still held, left undecided and tried
+   * again, from one no longer held.
+   */
   @Override
-  Set<LeaseToken> extendMany(
+  ExtendedLeases extendMany(
       Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
       throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(extendManySql(leases.size()) + " RETURNING lease_token")) {
+    Set<LeaseToken> extended = new HashSet<>();
+    try (PreparedStatement ps = c.prepareStatement(extendSkippingLockedSql(leases.size()))) {
       ps.setQueryTimeout(timeoutSeconds);
       ps.setLong(1, lease.toMillis());
       ps.setLong(2, lease.toMillis());
       bindLeases(ps, 3, leases);
-      Set<LeaseToken> extended = new HashSet<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           extended.add(new LeaseToken(rs.getString(1)));
         }
       }
-      return extended;
     }
+    if (extended.size() >= leases.size()) {
+      return ExtendedLeases.of(extended);
+    }
+    List<HeldLease> others = new ArrayList<>();
+    for (HeldLease held : leases) {
+      if (!extended.contains(held.token())) {
+        others.add(held);
+      }
+    }
+    return new ExtendedLeases(extended, heldTokens(c, others, timeoutSeconds));
+  }
+
+  private String extendSkippingLockedSql(int n) {
+    return "UPDATE "
+        + table
+        + " SET lease_expires_at_ms = "
+        + nowMs
+        + " + ?, expires_at_ms = GREATEST(expires_at_ms, "
+        + nowMs
+        + " + ?) WHERE (tenant, tool, idem_key) IN (SELECT tenant, tool, idem_key FROM "
+        + table
+        + " WHERE "
+        + heldRows(n)
+        + " FOR UPDATE SKIP LOCKED) RETURNING lease_token";
   }
 
   /**

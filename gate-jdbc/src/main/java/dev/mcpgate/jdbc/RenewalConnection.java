@@ -3,118 +3,173 @@ package dev.mcpgate.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import javax.sql.DataSource;
 
 /**
- * The store's one connection for lease renewals, kept open between them so that a renewal never
- * waits for a connection of a pool that the tools may hold in full. It is taken once, at the
- * store's setup (by default from the store's own data source, before the tools can exhaust it), and
- * used by one renewal at a time. Each use has a deadline: a network timeout and a query timeout of
- * the order of the lease, so that a hung renewal gives up rather than outliving the lease it
- * renews. Any {@link SQLException} closes the connection; the next use opens a new one.
+ * The store's connection for lease renewals, from a {@link RenewalSource} (not the tools' pool
+ * where that can be helped). It is opened by the first renewal, not at setup (a store that renews
+ * nothing holds nothing), and kept idle between renewals. Each use takes it, or opens a new one
+ * when it is in use or gone, so a renewal that hangs never holds up the next try; each use has the
+ * try's deadline as its network timeout; any failure closes the connection it used, and the next
+ * use opens another.
  */
 final class RenewalConnection implements AutoCloseable {
   /** Runs the driver's abort work on the calling thread; drivers only use it on a timeout. */
   private static final Executor DIRECT = Runnable::run;
 
-  private final DataSource source;
-  private Connection connection; // guarded by this
-  private int networkTimeoutMillis; // guarded by this; what the connection was given
+  private final RenewalSource source;
+  private final Set<Connection> inUse = ConcurrentHashMap.newKeySet();
+  private Connection idle; // guarded by this
   private boolean closed; // guarded by this
 
   /**
-   * @param source where the connection comes from
+   * @param source where connections come from
    */
-  RenewalConnection(DataSource source) {
+  RenewalConnection(RenewalSource source) {
     this.source = source;
   }
 
-  /** Work on the renewal connection. */
+  /** Work on a renewal connection. */
   @FunctionalInterface
   interface Work<T> {
     T run(Connection c) throws SQLException;
   }
 
   /**
-   * Opens the connection now, unless it is open (or the store closed): called at the store's setup,
-   * to have it before the tools use the pool.
+   * Runs {@code work} on the idle connection, or a new one, with a deadline.
    *
-   * @throws SQLException if the data source gives none
-   */
-  synchronized void open() throws SQLException {
-    if (!closed && connection == null) {
-      connection = connect();
-    }
-  }
-
-  /**
-   * Runs {@code work} on the connection (opening one if there is none), alone, with a deadline.
-   *
-   * @param deadline how long the connection may wait on the network; at least 1 s is used
-   * @throws SQLException from the work or the data source; the connection is closed then
+   * @param within the try's deadline: the network timeout of the connection, and what opening one
+   *     is given
+   * @param session statements a new connection runs first
+   * @throws SQLException from the work or the source; the connection is closed then
    * @throws IllegalStateException if the store was closed
    */
-  synchronized <T> T use(Duration deadline, Work<T> work) throws SQLException {
-    if (closed) {
-      throw new IllegalStateException("the JDBC store was closed: it renews no more leases");
-    }
+  <T> T use(Duration within, List<String> session, Work<T> work) throws SQLException {
+    Connection c = take();
     try {
-      if (connection == null) {
-        connection = connect();
+      if (c == null) {
+        c = open(within, session);
       }
-      Connection c = connection;
-      int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1000, deadline.toMillis()));
-      if (millis != networkTimeoutMillis) {
-        setNetworkTimeout(c, millis);
-        networkTimeoutMillis = millis;
-      }
-      return work.run(c);
+      setNetworkTimeout(c, (int) Math.min(Integer.MAX_VALUE, Math.max(1, within.toMillis())));
+      T result = work.run(c);
+      giveBack(c);
+      return result;
     } catch (SQLException | RuntimeException | Error e) {
-      discard(e);
+      if (c != null) {
+        inUse.remove(c);
+        closeQuietly(c, e);
+      }
       throw e;
     }
   }
 
-  /** Closes the connection (giving it back to its pool); no later use opens another. */
-  @Override
-  public synchronized void close() throws SQLException {
-    closed = true;
-    Connection c = connection;
-    connection = null;
-    if (c != null) {
-      c.close();
+  private synchronized Connection take() {
+    if (closed) {
+      throw new IllegalStateException("the JDBC store was closed: it renews no more leases");
     }
+    Connection c = idle;
+    idle = null;
+    if (c != null) {
+      inUse.add(c);
+    }
+    return c;
   }
 
-  /**
-   * @return true while a connection is open (for tests)
-   */
-  synchronized boolean isOpen() {
-    return connection != null;
-  }
-
-  private Connection connect() throws SQLException {
-    Connection c = source.getConnection();
-    networkTimeoutMillis = -1;
+  private Connection open(Duration within, List<String> session) throws SQLException {
+    Connection c = source.open(within);
+    inUse.add(c);
     try {
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true);
       }
+      if (!session.isEmpty()) {
+        try (Statement s = c.createStatement()) {
+          for (String sql : session) {
+            s.execute(sql);
+          }
+        }
+      }
       return c;
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
+      inUse.remove(c);
       closeQuietly(c, e);
       throw e;
     }
   }
 
-  private void discard(Throwable cause) {
-    Connection c = connection;
-    connection = null;
-    if (c != null) {
-      closeQuietly(c, cause);
+  /** Keeps {@code c} for the next use, unless one is kept already or the store was closed. */
+  private void giveBack(Connection c) {
+    boolean keep;
+    synchronized (this) {
+      inUse.remove(c);
+      keep = !closed && idle == null;
+      if (keep) {
+        idle = c;
+      }
     }
+    if (!keep) {
+      closeQuietly(c, new IllegalStateException("a second renewal connection, not kept"));
+    }
+  }
+
+  /**
+   * Closes the kept connection and those in use (giving them back to their pool, when they came
+   * from one); no later use opens another.
+   */
+  @Override
+  public void close() throws SQLException {
+    Connection c;
+    synchronized (this) {
+      closed = true;
+      c = idle;
+      idle = null;
+    }
+    SQLException failure = null;
+    for (Connection open : inUse) {
+      inUse.remove(open);
+      try {
+        open.close();
+      } catch (SQLException e) {
+        failure = e;
+      }
+    }
+    if (c != null) {
+      c.close();
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Closes the kept connection, if any: the next use opens another (for tests). */
+  void dropIdle() {
+    Connection c;
+    synchronized (this) {
+      c = idle;
+      idle = null;
+    }
+    if (c != null) {
+      closeQuietly(c, new IllegalStateException("dropped"));
+    }
+  }
+
+  /**
+   * @return true while a renewal connection is open, kept or in use (for tests)
+   */
+  synchronized boolean isOpen() {
+    return idle != null || !inUse.isEmpty();
+  }
+
+  /**
+   * @return what the renewals use, for the setup's log line
+   */
+  RenewalSource source() {
+    return source;
   }
 
   private static void closeQuietly(Connection c, Throwable cause) {

@@ -6,6 +6,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
@@ -14,6 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
@@ -531,17 +533,28 @@ abstract class SqlDialect {
   }
 
   /**
+   * Statements the renewal connection runs once when it is opened: a bound on how long a renewal
+   * waits for a row lock, where the dialect needs one (see {@link #extendMany}). None by default.
+   *
+   * @param within the renewal try's deadline
+   */
+  List<String> renewalSession(Duration within) {
+    return List.of();
+  }
+
+  /**
    * Extends many leases, each by the rule of {@link #extend}, in one UPDATE; when it changed fewer
    * rows than it was given, one SELECT of the same rows says which tokens still hold an in-progress
    * row (the ones it extended: a row it extended cannot be taken over before its new lease runs
-   * out, and a row it did not extend cannot come to be held by a token already issued). PostgreSQL
-   * overrides this with one {@code UPDATE .. RETURNING}.
+   * out, and a row it did not extend cannot come to be held by a token already issued). A row
+   * locked by another transaction makes the UPDATE wait for it, up to the connection's deadline;
+   * PostgreSQL and MariaDB/MySQL override this so that it cannot hold the other leases back.
    *
    * @param leases at most {@link #LEASES_PER_STATEMENT}, at least one
    * @param timeoutSeconds the statements' query timeout
-   * @return the tokens whose leases were extended
+   * @return the tokens whose leases were extended; nothing is left undecided
    */
-  Set<LeaseToken> extendMany(
+  ExtendedLeases extendMany(
       Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
       throws SQLException {
     int updated;
@@ -555,11 +568,21 @@ abstract class SqlDialect {
     Set<LeaseToken> extended = new HashSet<>();
     if (updated >= leases.size()) {
       leases.forEach(held -> extended.add(held.token()));
-      return extended;
+      return ExtendedLeases.of(extended);
     }
     if (updated == 0) {
-      return extended;
+      return ExtendedLeases.of(extended);
     }
+    return ExtendedLeases.of(heldTokens(c, leases, timeoutSeconds));
+  }
+
+  /**
+   * @return the tokens of {@code leases} that hold an in-progress row, by a plain read (which waits
+   *     for no lock: a row another transaction has locked is read as last committed)
+   */
+  final Set<LeaseToken> heldTokens(Connection c, List<HeldLease> leases, int timeoutSeconds)
+      throws SQLException {
+    Set<LeaseToken> held = new HashSet<>();
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT lease_token FROM " + table + " WHERE " + heldRows(leases.size()))) {
@@ -567,11 +590,60 @@ abstract class SqlDialect {
       bindLeases(ps, 1, leases);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          extended.add(new LeaseToken(rs.getString(1)));
+          held.add(new LeaseToken(rs.getString(1)));
         }
       }
     }
-    return extended;
+    return held;
+  }
+
+  /**
+   * Extends each lease by its own UPDATE, all sent as one JDBC batch: a statement that fails (a
+   * lock wait that ran out) leaves its lease undecided and the others go on.
+   */
+  final ExtendedLeases extendEach(
+      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
+      throws SQLException {
+    int[] counts;
+    try (PreparedStatement ps = c.prepareStatement(extendSql)) {
+      ps.setQueryTimeout(timeoutSeconds);
+      for (HeldLease held : leases) {
+        ps.setLong(1, lease.toMillis());
+        ps.setLong(2, lease.toMillis());
+        int i = bindKey(ps, 3, held.id());
+        ps.setString(i, held.token().value());
+        ps.addBatch();
+      }
+      try {
+        counts = ps.executeBatch();
+      } catch (java.sql.BatchUpdateException partly) {
+        if (isConnectionLost(partly)) {
+          throw partly;
+        }
+        counts = partly.getUpdateCounts();
+      }
+    }
+    Set<LeaseToken> extended = new HashSet<>();
+    Set<LeaseToken> undecided = new HashSet<>();
+    for (int i = 0; i < leases.size(); i++) {
+      LeaseToken token = leases.get(i).token();
+      int count = counts == null || i >= counts.length ? Statement.EXECUTE_FAILED : counts[i];
+      if (count == Statement.EXECUTE_FAILED) {
+        undecided.add(token);
+      } else if (count >= 1 || count == Statement.SUCCESS_NO_INFO) {
+        extended.add(token);
+      }
+    }
+    return new ExtendedLeases(extended, undecided);
+  }
+
+  /**
+   * @return true when {@code e} says the connection itself failed (SQL state class 08): the whole
+   *     call fails, and the connection is not used again
+   */
+  static boolean isConnectionLost(SQLException e) {
+    String state = e.getSQLState();
+    return state == null || state.startsWith("08");
   }
 
   private static boolean updateHeld(Connection c, String sql, ClaimId id, LeaseToken token)

@@ -10,6 +10,7 @@ import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Liveness under a busy pool: a HikariCP pool of 10 shared by the store and the tools, the default
- * policy (2 s lease renewed every 500 ms), 40 calls with distinct keys at once, each action taking
+ * policy (5 s lease renewed every 1.25 s), 40 calls with distinct keys at once, each action taking
  * a pooled connection for a 3 s query, and each caller sending its call again after 2.5 s. The
  * tools hold the pool for about 12 s; renewals that waited for it would let the leases run out and
  * the retries take live actions over. With the store's own renewal connection, every key runs
@@ -184,14 +185,14 @@ abstract class BusyPoolLivenessContract {
   private static IdempotencyStore renewingViaPool(IdempotencyStore store) {
     return new ForwardingIdempotencyStore(store) {
       @Override
-      public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+      public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
         Set<LeaseToken> extended = new HashSet<>();
         for (HeldLease held : leases) {
           if (extendLease(held.id(), held.token(), lease)) {
             extended.add(held.token());
           }
         }
-        return extended;
+        return ExtendedLeases.of(extended);
       }
     };
   }

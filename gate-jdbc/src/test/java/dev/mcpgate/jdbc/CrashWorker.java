@@ -21,7 +21,7 @@ import java.util.Random;
 
 /**
  * A process to be killed at a random moment: runs refunds through a gate with the default policy (a
- * 2 s lease, renewed every 500 ms), one thread per key. Each refund writes a row in the same
+ * 5 s lease, renewed every 1.25 s), one thread per key. Each refund writes a row in the same
  * database transaction as its completion (the same-database effect) and appends a line carrying its
  * downstream key to a file (the external effect), with pauses between the phases. It tells its
  * progress on standard output, so that the test knows which phase each key was in when the process

@@ -1,0 +1,206 @@
+package dev.mcpgate.jdbc;
+
+import java.lang.reflect.Method;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * Where the store's renewal connections come from: never the tools' pool when that can be helped,
+ * since a pool the tools hold in full would make a reopened renewal connection wait, and every
+ * lease lapse meanwhile. In order:
+ *
+ * <ol>
+ *   <li>the source the builder was given ({@code renewalConnections});
+ *   <li>for a HikariCP pool, the driver itself, with the pool's URL, user, password and driver
+ *       properties (or the unpooled {@code DataSource} the pool wraps), and connect and socket
+ *       timeouts of the try's deadline;
+ *   <li>a data source that opens a new connection on every call (a driver's own, such as {@code
+ *       PGSimpleDataSource}): itself;
+ *   <li>otherwise the pool, which the store says at setup, with the fix.
+ * </ol>
+ *
+ * HikariCP is read through its public getters by reflection, so that gate-jdbc does not depend on
+ * it.
+ */
+final class RenewalSource {
+  private static final String HIKARI = "com.zaxxer.hikari.HikariDataSource";
+
+  /** Data sources that open a new physical connection on every call. */
+  private static final Set<String> UNPOOLED =
+      Set.of(
+          "org.postgresql.ds.PGSimpleDataSource",
+          "org.mariadb.jdbc.MariaDbDataSource",
+          "com.mysql.cj.jdbc.MysqlDataSource",
+          "org.h2.jdbcx.JdbcDataSource",
+          "org.springframework.jdbc.datasource.DriverManagerDataSource",
+          "org.springframework.jdbc.datasource.SimpleDriverDataSource");
+
+  /** Opens one connection for renewals. */
+  @FunctionalInterface
+  interface Opener {
+    /**
+     * @param within the try's deadline: opening should not take longer
+     */
+    Connection open(Duration within) throws SQLException;
+  }
+
+  private final Opener opener;
+  private final String description;
+  private final boolean sharesPool;
+
+  private RenewalSource(Opener opener, String description, boolean sharesPool) {
+    this.opener = opener;
+    this.description = description;
+    this.sharesPool = sharesPool;
+  }
+
+  /**
+   * @param pool the store's data source, which the tools use
+   * @param given the builder's {@code renewalConnections}, or null
+   */
+  static RenewalSource choose(DataSource pool, DataSource given) {
+    if (given != null) {
+      return new RenewalSource(
+          within -> given.getConnection(),
+          "their own data source (" + given.getClass().getName() + ")",
+          false);
+    }
+    if (isA(pool.getClass(), HIKARI)) {
+      RenewalSource fromHikari = fromHikari(pool);
+      if (fromHikari != null) {
+        return fromHikari;
+      }
+    }
+    if (UNPOOLED.contains(pool.getClass().getName())) {
+      return new RenewalSource(
+          within -> pool.getConnection(),
+          "the data source itself (" + pool.getClass().getName() + ", which does not pool)",
+          false);
+    }
+    return new RenewalSource(
+        within -> pool.getConnection(),
+        "the tools' data source ("
+            + pool.getClass().getName()
+            + "), a pool the store cannot see past: one connection is kept out of it while leases"
+            + " are renewed, and after a failure the next is borrowed from it, waiting while the"
+            + " tools hold every connection; give the store a source of its own with"
+            + " renewalConnections(..) (an unpooled DataSource of the driver)",
+        true);
+  }
+
+  Connection open(Duration within) throws SQLException {
+    return opener.open(within);
+  }
+
+  /**
+   * @return what the renewals use, for the setup's log line
+   */
+  String description() {
+    return description;
+  }
+
+  /**
+   * @return true when the renewals borrow from the tools' pool
+   */
+  boolean sharesPool() {
+    return sharesPool;
+  }
+
+  private static RenewalSource fromHikari(DataSource pool) {
+    try {
+      Object wrapped = getter(pool, "getDataSource");
+      if (wrapped instanceof DataSource raw) {
+        return new RenewalSource(
+            within -> raw.getConnection(),
+            "the unpooled data source the HikariCP pool wraps (" + raw.getClass().getName() + ")",
+            false);
+      }
+      String url = (String) getter(pool, "getJdbcUrl");
+      if (url == null) {
+        return null;
+      }
+      Properties base = new Properties();
+      Object props = getter(pool, "getDataSourceProperties");
+      if (props instanceof Properties p) {
+        base.putAll(p);
+      }
+      Object user = getter(pool, "getUsername");
+      Object password = getter(pool, "getPassword");
+      if (user != null) {
+        base.setProperty("user", user.toString());
+      }
+      if (password != null) {
+        base.setProperty("password", password.toString());
+      }
+      String driverClass = (String) getter(pool, "getDriverClassName");
+      ClassLoader loader = pool.getClass().getClassLoader();
+      return new RenewalSource(
+          within -> driver(url, driverClass, loader).connect(url, withDeadline(url, base, within)),
+          "the driver, with the HikariCP pool's URL and credentials (not the pool): " + redact(url),
+          false);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return null; // a HikariCP this code does not know: the pool, said at setup
+    }
+  }
+
+  /** The driver's own timeouts for connecting and reading, of the try's deadline. */
+  static Properties withDeadline(String url, Properties base, Duration within) {
+    Properties p = new Properties();
+    p.putAll(base);
+    long millis = Math.max(1, within.toMillis());
+    String seconds = Long.toString(Math.max(1, (millis + 999) / 1000));
+    if (url.startsWith("jdbc:postgresql:")) {
+      p.setProperty("connectTimeout", seconds);
+      p.setProperty("loginTimeout", seconds);
+      p.setProperty("socketTimeout", seconds);
+    } else if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
+      p.setProperty("connectTimeout", Long.toString(millis));
+      p.setProperty("socketTimeout", Long.toString(millis));
+    }
+    return p;
+  }
+
+  private static Driver driver(String url, String driverClass, ClassLoader loader)
+      throws SQLException {
+    try {
+      return DriverManager.getDriver(url);
+    } catch (SQLException notRegistered) {
+      if (driverClass == null) {
+        throw notRegistered;
+      }
+      try {
+        return (Driver)
+            Class.forName(driverClass, true, loader).getDeclaredConstructor().newInstance();
+      } catch (ReflectiveOperationException e) {
+        notRegistered.addSuppressed(e);
+        throw notRegistered;
+      }
+    }
+  }
+
+  private static Object getter(Object target, String name) throws ReflectiveOperationException {
+    Method m = target.getClass().getMethod(name);
+    return m.invoke(target);
+  }
+
+  private static boolean isA(Class<?> type, String name) {
+    for (Class<?> k = type; k != null; k = k.getSuperclass()) {
+      if (k.getName().equals(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The URL without its query, which may carry a password. */
+  private static String redact(String url) {
+    int query = url.indexOf('?');
+    return query < 0 ? url : url.substring(0, query) + "?…";
+  }
+}
