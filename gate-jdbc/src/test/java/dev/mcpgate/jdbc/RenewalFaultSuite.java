@@ -187,17 +187,19 @@ abstract class RenewalFaultSuite {
                           }));
         }
         assertThat(started.await(30, TimeUnit.SECONDS)).as("A's action started").isTrue();
-        List<Connection> held = new ArrayList<>();
+        List<Connection> held = new CopyOnWriteArrayList<>();
+        CountDownLatch toolsDone = new CountDownLatch(1);
         if (c.busyPool()) {
           while (poolA.getHikariPoolMXBean().getIdleConnections() > 0) {
             held.add(poolA.getConnection()); // all the pool has left
           }
-          for (int i = 0; i < 2; i++) { // more calls wait for the pool, as tools would
+          for (int i = 0; i < 2; i++) { // more calls wait for the pool, and keep what they get
             threads.submit(
                 () -> {
                   try (Connection waiting = poolA.getConnection()) {
-                    return null;
+                    toolsDone.await();
                   }
+                  return null;
                 });
           }
         }
@@ -221,6 +223,7 @@ abstract class RenewalFaultSuite {
         for (Connection h : held) {
           h.close(); // the tools give their connections back: A's completion needs one
         }
+        toolsDone.countDown();
         if (locker != null) {
           locker.rollback();
           locker.close();

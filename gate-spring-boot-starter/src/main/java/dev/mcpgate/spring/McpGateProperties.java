@@ -74,7 +74,7 @@ public class McpGateProperties {
   /** How long a completed result is replayed (24 h if unset). */
   private Duration retention;
 
-  /** How long an attempt holds its key unless renewed (2 s if unset). */
+  /** How long an attempt holds its key unless renewed (5 s if unset). */
   private Duration lease;
 
   /**

@@ -142,15 +142,20 @@ final class LeaseRenewer implements AutoCloseable {
       current = t;
       try {
         workers().execute(() -> t.ask(leases));
-        t.giveUp =
-            scheduler()
-                .schedule(() -> gaveUp(t), within.toNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException e) {
         waiting--;
         current = null;
         for (Renewal r : batch) {
           r.failed(e, this);
         }
+        return;
+      }
+      try {
+        t.giveUp =
+            scheduler()
+                .schedule(() -> gaveUp(t), within.toNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closing) {
+        // the scheduler was shut down (the gate is closing): the try still answers, unbounded
       }
     }
 
