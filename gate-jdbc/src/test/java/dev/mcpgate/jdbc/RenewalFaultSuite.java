@@ -109,12 +109,18 @@ abstract class RenewalFaultSuite {
       for (Case c : cases) {
         running.add(runner.submit(() -> run(c)));
       }
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
       for (int i = 0; i < running.size(); i++) {
         try {
-          outcomes.add(running.get(i).get(5, TimeUnit.MINUTES));
+          outcomes.add(
+              running.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
         } catch (java.util.concurrent.ExecutionException e) {
           outcomes.add(
               new Outcome(cases.get(i), -1, "-", "-", List.of("the case failed: " + e.getCause())));
+        } catch (java.util.concurrent.TimeoutException e) {
+          running.get(i).cancel(true);
+          outcomes.add(
+              new Outcome(cases.get(i), -1, "-", "-", List.of("the case did not end in time")));
         }
       }
     } finally {
