@@ -147,7 +147,8 @@ public enum JdbcDialect {
   SqlDialect sql(String table, boolean claimProcedure) {
     return switch (this) {
       case POSTGRESQL -> new PostgresSql(table);
-      case MARIADB, MYSQL -> new MySqlFamilySql(table, claimProcedure);
+      case MARIADB -> new MySqlFamilySql(table, claimProcedure, true);
+      case MYSQL -> new MySqlFamilySql(table, claimProcedure, false);
       case H2 -> new H2Sql(table);
     };
   }

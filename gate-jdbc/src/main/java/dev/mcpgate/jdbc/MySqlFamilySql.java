@@ -36,18 +36,21 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   private static final String NOT_COMMITTED = "mcpgate: not committed";
 
   private final String callSql;
+  private final boolean mariadb;
   private final String completeSql;
 
   /**
    * @param claimProcedure true when the table's claim procedure exists: claims call it
+   * @param mariadb true for MariaDB, whose InnoDB lock wait may be zero; MySQL's is at least 1 s
    */
-  MySqlFamilySql(String table, boolean claimProcedure) {
+  MySqlFamilySql(String table, boolean claimProcedure, boolean mariadb) {
     super(
         table,
         "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)",
         // InnoDB's consistent reads keep the transaction's first snapshot (REPEATABLE READ):
         // inside a transaction, read the latest committed row, waiting for an uncommitted one
         " LOCK IN SHARE MODE");
+    this.mariadb = mariadb;
     this.purgeSql =
         "DELETE FROM "
             + table
@@ -71,11 +74,10 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   }
 
   /**
-   * Each lease by its own UPDATE, in one batch ({@link #extendEach}), with InnoDB's lock wait
-   * bounded for the renewal connection ({@link #renewalSession}): a row another transaction holds
-   * locked fails its own statement after the wait, and leaves only its lease undecided. InnoDB has
-   * no {@code SKIP LOCKED} for an UPDATE, and one UPDATE of every lease would wait on that row with
-   * all of them.
+   * Each lease by its own UPDATE, in one batch ({@link #extendEach}), on a connection whose InnoDB
+   * lock wait is bounded ({@link #renewalSession}): a row another transaction holds locked fails
+   * its own statement and leaves only its lease undecided. InnoDB has no {@code SKIP LOCKED} for an
+   * UPDATE, and one UPDATE of every lease would wait on that row with all of them.
    */
   @Override
   ExtendedLeases extendMany(
@@ -85,13 +87,13 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   }
 
   /**
-   * {@code innodb_lock_wait_timeout}, in whole seconds and at least 1: a second, or half the try's
-   * deadline if that is longer, so that a locked row's statement gives up inside the deadline.
+   * {@code innodb_lock_wait_timeout} for the renewal connection: none on MariaDB (0: a locked row
+   * fails its statement at once, however many are locked); MySQL's least, 1 s, where each locked
+   * row costs a second (a limit of MySQL, said in docs/stores.md).
    */
   @Override
   List<String> renewalSession(Duration within) {
-    long seconds = Math.max(1, within.toMillis() / 2000);
-    return List.of("SET SESSION innodb_lock_wait_timeout = " + seconds);
+    return List.of("SET SESSION innodb_lock_wait_timeout = " + (mariadb ? 0 : 1));
   }
 
   @Override

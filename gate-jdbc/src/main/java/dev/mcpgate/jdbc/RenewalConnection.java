@@ -13,10 +13,11 @@ import java.util.concurrent.Executor;
 /**
  * The store's connection for lease renewals, from a {@link RenewalSource} (not the tools' pool
  * where that can be helped). It is opened by the first renewal, not at setup (a store that renews
- * nothing holds nothing), and kept idle between renewals. Each use takes it, or opens a new one
- * when it is in use or gone, so a renewal that hangs never holds up the next try; each use has the
- * try's deadline as its network timeout; any failure closes the connection it used, and the next
- * use opens another.
+ * nothing holds nothing), and kept idle between renewals. A connection borrowed from the tools'
+ * pool (the fallback) gets no session setting and its network timeout back before it returns. Each
+ * use takes it, or opens a new one when it is in use or gone, so a renewal that hangs never holds
+ * up the next try; each use has the try's deadline as its network timeout; any failure closes the
+ * connection it used, and the next use opens another.
  */
 final class RenewalConnection implements AutoCloseable {
   /** Runs the driver's abort work on the calling thread; drivers only use it on a timeout. */
@@ -24,6 +25,7 @@ final class RenewalConnection implements AutoCloseable {
 
   private final RenewalSource source;
   private final Set<Connection> inUse = ConcurrentHashMap.newKeySet();
+  private final java.util.Map<Connection, Integer> borrowedTimeouts = new ConcurrentHashMap<>();
   private Connection idle; // guarded by this
   private boolean closed; // guarded by this
 
@@ -62,10 +64,30 @@ final class RenewalConnection implements AutoCloseable {
     } catch (SQLException | RuntimeException | Error e) {
       if (c != null) {
         inUse.remove(c);
-        closeQuietly(c, e);
+        close(c, e);
       }
       throw e;
     }
+  }
+
+  /**
+   * Closes {@code c}; one borrowed from the tools' pool first gets back the network timeout it came
+   * with, since the pool hands it to a tool next.
+   */
+  private void close(Connection c, Throwable cause) {
+    if (source.sharesPool()) {
+      Integer before = borrowedTimeouts.remove(c);
+      if (before != null) {
+        try {
+          if (!c.isClosed()) {
+            setNetworkTimeout(c, before);
+          }
+        } catch (SQLException | RuntimeException restoring) {
+          cause.addSuppressed(restoring);
+        }
+      }
+    }
+    closeQuietly(c, cause);
   }
 
   private synchronized Connection take() {
@@ -84,6 +106,14 @@ final class RenewalConnection implements AutoCloseable {
     Connection c = source.open(within);
     inUse.add(c);
     try {
+      if (source.sharesPool()) {
+        // the pool hands it to a tool after: change no session setting it would keep
+        borrowedTimeouts.put(c, c.getNetworkTimeout());
+        if (!c.getAutoCommit()) {
+          c.setAutoCommit(true);
+        }
+        return c;
+      }
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true);
       }
@@ -97,23 +127,32 @@ final class RenewalConnection implements AutoCloseable {
       return c;
     } catch (SQLException | RuntimeException e) {
       inUse.remove(c);
-      closeQuietly(c, e);
+      close(c, e);
       throw e;
     }
   }
 
-  /** Keeps {@code c} for the next use, unless one is kept already or the store was closed. */
+  /**
+   * Keeps {@code c} for the next use, unless one is kept already, the store was closed, or the
+   * driver closed it (a statement it cancelled on a timeout).
+   */
   private void giveBack(Connection c) {
+    boolean open;
+    try {
+      open = !c.isClosed();
+    } catch (SQLException e) {
+      open = false;
+    }
     boolean keep;
     synchronized (this) {
       inUse.remove(c);
-      keep = !closed && idle == null;
+      keep = open && !closed && idle == null;
       if (keep) {
         idle = c;
       }
     }
     if (!keep) {
-      closeQuietly(c, new IllegalStateException("a second renewal connection, not kept"));
+      close(c, new IllegalStateException("a renewal connection not kept"));
     }
   }
 
@@ -132,14 +171,14 @@ final class RenewalConnection implements AutoCloseable {
     SQLException failure = null;
     for (Connection open : inUse) {
       inUse.remove(open);
-      try {
-        open.close();
-      } catch (SQLException e) {
-        failure = e;
+      SQLException closing = new SQLException("closing the store");
+      close(open, closing);
+      if (closing.getSuppressed().length > 0) {
+        failure = closing;
       }
     }
     if (c != null) {
-      c.close();
+      close(c, new IllegalStateException("closing the store"));
     }
     if (failure != null) {
       throw failure;
@@ -154,7 +193,7 @@ final class RenewalConnection implements AutoCloseable {
       idle = null;
     }
     if (c != null) {
-      closeQuietly(c, new IllegalStateException("dropped"));
+      close(c, new IllegalStateException("dropped"));
     }
   }
 

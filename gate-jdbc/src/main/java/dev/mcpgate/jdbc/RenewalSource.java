@@ -17,9 +17,9 @@ import javax.sql.DataSource;
  *
  * <ol>
  *   <li>the source the builder was given ({@code renewalConnections});
- *   <li>for a HikariCP pool, the driver itself, with the pool's URL, user, password and driver
- *       properties (or the unpooled {@code DataSource} the pool wraps), and connect and socket
- *       timeouts of the try's deadline;
+ *   <li>for a HikariCP pool, the driver itself, with the pool's URL, user, password, driver
+ *       properties, schema, catalog and connection init SQL (or the unpooled {@code DataSource} the
+ *       pool wraps), and connect and socket timeouts of the try's deadline;
  *   <li>a data source that opens a new connection on every call (a driver's own, such as {@code
  *       PGSimpleDataSource}): itself;
  *   <li>otherwise the pool, which the store says at setup, with the fix.
@@ -139,10 +139,43 @@ final class RenewalSource {
         base.setProperty("password", password.toString());
       }
       String driverClass = (String) getter(pool, "getDriverClassName");
+      // what the pool sets on each of its connections, so that the table resolves as it does
+      String schema = (String) getter(pool, "getSchema");
+      String catalog = (String) getter(pool, "getCatalog");
+      String initSql = (String) getter(pool, "getConnectionInitSql");
       ClassLoader loader = pool.getClass().getClassLoader();
       return new RenewalSource(
-          within -> driver(url, driverClass, loader).connect(url, withDeadline(url, base, within)),
-          "the driver, with the HikariCP pool's URL and credentials (not the pool): " + redact(url),
+          within -> {
+            Connection c =
+                driver(url, driverClass, loader).connect(url, withDeadline(url, base, within));
+            if (c == null) {
+              throw new SQLException("the driver does not take the pool's URL " + redact(url));
+            }
+            try {
+              if (catalog != null) {
+                c.setCatalog(catalog);
+              }
+              if (schema != null) {
+                c.setSchema(schema);
+              }
+              if (initSql != null) {
+                try (java.sql.Statement st = c.createStatement()) {
+                  st.execute(initSql);
+                }
+              }
+              return c;
+            } catch (SQLException | RuntimeException e) {
+              try {
+                c.close();
+              } catch (SQLException closing) {
+                e.addSuppressed(closing);
+              }
+              throw e;
+            }
+          },
+          "the driver, with the HikariCP pool's URL, credentials, schema and catalog (not the"
+              + " pool): "
+              + redact(url),
           false);
     } catch (ReflectiveOperationException | RuntimeException e) {
       return null; // a HikariCP this code does not know: the pool, said at setup

@@ -18,6 +18,7 @@ import java.sql.SQLTimeoutException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -625,14 +626,21 @@ abstract class SqlDialect {
     }
     Set<LeaseToken> extended = new HashSet<>();
     Set<LeaseToken> undecided = new HashSet<>();
+    List<HeldLease> uncounted = new ArrayList<>();
     for (int i = 0; i < leases.size(); i++) {
       LeaseToken token = leases.get(i).token();
       int count = counts == null || i >= counts.length ? Statement.EXECUTE_FAILED : counts[i];
       if (count == Statement.EXECUTE_FAILED) {
         undecided.add(token);
-      } else if (count >= 1 || count == Statement.SUCCESS_NO_INFO) {
+      } else if (count == Statement.SUCCESS_NO_INFO) {
+        uncounted.add(leases.get(i)); // ran, changed an unknown number of rows (bulk batches)
+      } else if (count >= 1) {
         extended.add(token);
       }
+    }
+    if (!uncounted.isEmpty()) {
+      // a statement that ran has extended its row exactly when the token still holds it
+      extended.addAll(heldTokens(c, uncounted, timeoutSeconds));
     }
     return new ExtendedLeases(extended, undecided);
   }

@@ -183,9 +183,9 @@ class RenewalReviewTest {
   /**
    * The same, end to end. Replica A is paused (its renewal scheduler and two holders, each between
    * its claim and its action) past the lease; replica B takes key 1 over and runs its action. When
-   * A resumes, its overdue renewal of both leases comes back "extended" from the bulk batch, so
-   * the check before key 1's action finds the lease confirmed by the clock and runs the action a
-   * second time. The check exists for exactly this pause.
+   * A resumes, its overdue renewal of both leases comes back "extended" from the bulk batch, so the
+   * check before key 1's action finds the lease confirmed by the clock and runs the action a second
+   * time. The check exists for exactly this pause.
    */
   @Test
   void mariaDbBulkBatchLetsAPausedHolderRunAnActionAnotherReplicaRan() throws Exception {
@@ -226,7 +226,8 @@ class RenewalReviewTest {
     cleanup.add(scope1.resume::countDown);
     cleanup.add(scope2.resume::countDown);
     Thread holder1 = holder(a, key, scope1, effects, aTold);
-    Thread holder2 = holder(a, "other-" + suffix, scope2, new AtomicInteger(), new AtomicReference<>());
+    Thread holder2 =
+        holder(a, "other-" + suffix, scope2, new AtomicInteger(), new AtomicReference<>());
     assertThat(scope1.entered.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(scope2.entered.await(10, TimeUnit.SECONDS)).isTrue();
     Thread.sleep(1_400); // A's leases have run out
@@ -336,9 +337,9 @@ class RenewalReviewTest {
   /**
    * A HikariCP pool with {@code setSchema}: the pool's connections resolve the table in that
    * schema, the renewal connection opened from the driver does not (it takes the URL and the
-   * credentials, not the schema). With a table of the same name on the default search path
-   * (another deployment's, an old one), every renewal updates nothing there and every running
-   * lease is reported lost.
+   * credentials, not the schema). With a table of the same name on the default search path (another
+   * deployment's, an old one), every renewal updates nothing there and every running lease is
+   * reported lost.
    */
   @Test
   void postgresRenewalsOfAPoolWithASchemaRenewThatSchemasRows() throws Exception {
@@ -427,8 +428,8 @@ class RenewalReviewTest {
    * A pool other than HikariCP (DBCP, Tomcat's, Agroal, UCP: the store's documented fallback) lends
    * the renewal connection; the store sets {@code innodb_lock_wait_timeout = 1} and a network
    * timeout of the deadline on it, and hands it back to the tools' pool that way. A tool's
-   * transaction that waits more than a second for a row lock, or a query that runs longer than
-   * 1.25 s, then fails on that connection.
+   * transaction that waits more than a second for a row lock, or a query that runs longer than 1.25
+   * s, then fails on that connection.
    */
   @Test
   void mariaDbAPooledRenewalConnectionGoesBackToTheToolsAsItCame() throws Exception {
@@ -439,8 +440,7 @@ class RenewalReviewTest {
     cleanup.add(pool);
     JdbcIdempotencyStore store = store(pool, table);
     HeldLease held = claim(store, new ClaimId("acme", "refund_order", "pool-1"), LONG);
-    assertThat(store.extendLeases(List.of(held), LONG, WITHIN).extended())
-        .contains(held.token());
+    assertThat(store.extendLeases(List.of(held), LONG, WITHIN).extended()).contains(held.token());
     store.dropRenewalConnectionForTest(); // as a failure would: the connection goes back
 
     String global;

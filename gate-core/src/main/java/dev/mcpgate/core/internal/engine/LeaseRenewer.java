@@ -455,7 +455,7 @@ final class LeaseRenewer implements AutoCloseable {
    * @return {@link Held#YES} at once while the lease is confirmed by the clock
    */
   Held confirmBeforeAction(Renewal renewal, GatePolicy policy) {
-    if (renewal.events == null || !renewal.mayBeLost()) {
+    if (renewal.events == null) {
       return Held.YES;
     }
     if (renewal.isLost()) {
@@ -466,6 +466,11 @@ final class LeaseRenewer implements AutoCloseable {
             policy.lease(),
             policy.renewsLease() ? policy.leaseRenewal() : policy.lease().dividedBy(4));
     Duration within = deadline(period);
+    // the group renews the lease within a period, and its try may take a deadline: a lease with
+    // less left than that (a claim answered late, a pause after it) is renewed before the action
+    if (renewal.confirmedLeftNanos() > period.every().toNanos() + within.toNanos()) {
+      return Held.YES;
+    }
     long sent = System.nanoTime();
     HeldLease held = new HeldLease(renewal.claim.id(), renewal.claim.token());
     java.util.concurrent.FutureTask<ExtendedLeases> ask =
@@ -710,6 +715,14 @@ final class LeaseRenewer implements AutoCloseable {
      */
     boolean mayBeLost() {
       return lost || hasLapsed();
+    }
+
+    /**
+     * @return how long the lease is confirmed for from now, by this process's clock (negative once
+     *     it has run out)
+     */
+    long confirmedLeftNanos() {
+      return confirmedUntilNanos - System.nanoTime();
     }
 
     private boolean hasLapsed() {
