@@ -16,6 +16,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
@@ -23,7 +24,6 @@ import dev.mcpgate.core.spi.Takeover;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,7 +60,11 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
  *       mark-unknown also on {@code state = IN_PROGRESS}.
  *   <li>The gate's renewals ({@link #extendLeases}) are one conditional {@code UpdateItem} per
  *       lease, sent concurrently by the store's own threads, through a client of their own if you
- *       give one ({@link Builder#renewalClient}); {@link #close()} stops the threads.
+ *       give one ({@link Builder#renewalClient}); {@link #close()} stops the threads. A renewal
+ *       answers within the deadline the gate gives it (each request's API call timeout is what is
+ *       left of it), per lease: a lease whose request failed or did not answer is undecided. It
+ *       never moves a lease end back (a renewal given up on that lands late finds the lease already
+ *       later, and leaves it).
  *   <li>Expiry is enforced in the condition and on read, never left to DynamoDB's TTL deletion,
  *       which is lazy (up to days). Each item carries an epoch-seconds {@code ttl} attribute so
  *       that DynamoDB removes it eventually.
@@ -270,18 +274,25 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
    * UpdateItem} (DynamoDB has no multi-item conditional write that reports per item), sent
    * concurrently by the store's renewal threads ({@link Builder#renewalConcurrency}) over the
    * renewal client ({@link Builder#renewalClient}, the main client by default): n leases cost n
-   * requests, in about n / concurrency request latencies.
+   * requests, in about n / concurrency request latencies. The call answers within {@code within},
+   * however many leases: every request carries what is left of it as its API call timeout, and a
+   * lease whose request failed or did not answer by then is undecided. A lease end only moves
+   * forward: each write is also conditional on the lease ending before the new end, and a lease
+   * found already ending at or after it is held, not lost (a renewal given up on that lands late
+   * cannot move a lease back; {@link LeaseWrites#extendForward}).
    *
-   * @throws StoreUnavailableException if any request failed, or the store was closed
+   * @throws StoreUnavailableException if the store was closed, or no lease was settled within
+   *     {@code within}
    */
   @Override
-  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+  public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
     notNull(leases, "leases");
     Checks.positiveMillis(lease, "lease");
+    Checks.positiveMillis(within, "within");
     if (leases.isEmpty()) {
-      return new HashSet<>();
+      return ExtendedLeases.of(Set.of());
     }
-    return renewals.extend(leases, clock.millis() + lease.toMillis(), lease.dividedBy(2));
+    return renewals.extend(leases, clock.millis() + lease.toMillis(), within);
   }
 
   /** The write of the second half of an extension, for the tests. */
@@ -441,8 +452,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     /**
      * @param client the client the gate's lease renewals ({@code extendLeases}) go through, so that
      *     they never wait behind the tools' requests for the main client's connections; by default
-     *     the main client. Give it its own HTTP client, connection pool and a short API call
-     *     timeout (below the lease renewal period). Yours to close.
+     *     the main client. Give it its own HTTP client and connection pool. Each renewal request
+     *     carries the gate's deadline for the try as its API call timeout (the client's own, when
+     *     shorter, applies). Yours to close.
      */
     public Builder renewalClient(DynamoDbClient client) {
       this.renewalClient = notNull(client, "client");
@@ -452,7 +464,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     /**
      * @param threads how many lease extensions a renewal sends at once (each lease is its own
      *     {@code UpdateItem}); 16 by default, 1 to 256. Keep it at or below the renewal client's
-     *     maximum connections.
+     *     maximum connections. Each renewal call has threads of its own, so two calls at once (a
+     *     retry while a late one still runs) send up to twice as many.
      */
     public Builder renewalConcurrency(int threads) {
       if (threads < 1 || threads > 256) {

@@ -2,48 +2,58 @@ package dev.mcpgate.dynamodb;
 
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The gate's batched renewals ({@code extendLeases}). DynamoDB has no multi-item conditional write
  * that reports per item ({@code TransactWriteItems} is all or nothing, and one lost lease would
  * fail every other), so each lease is extended by its own conditional {@code UpdateItem} ({@link
- * LeaseWrites}), sent concurrently by a small pool of threads owned by the store: a renewal of n
- * leases costs n requests, in about n / concurrency request latencies. Its threads are daemons, end
- * after a minute idle, and are shut down by {@link #close()}.
+ * LeaseWrites#extendForward}), sent concurrently: a renewal of n leases costs n requests, in about
+ * n / concurrency request latencies.
+ *
+ * <p>Every call, of one lease or many, has a deadline ({@code within}): each request carries what
+ * is left of it as its SDK API call timeout (which covers connecting, the SDK's retries and every
+ * read, and aborts the HTTP connection it times out on, so that connection is not used again), a
+ * lease not yet sent when it passes is not sent, and the call returns by then with what it knows: a
+ * lease whose request answered is extended or no longer held; one whose request failed or did not
+ * answer is undecided. Each call sends its leases on up to {@code concurrency} threads of its own
+ * (daemons from the store's pool, which end after a minute idle), so a call is never queued behind
+ * the requests of an earlier one that ran late. {@link #close()} stops the pool; later calls fail.
  */
 final class Renewals implements AutoCloseable {
   private static final AtomicInteger POOLS = new AtomicInteger();
 
   private final LeaseWrites writes;
   private final Requests requests;
+  private final int concurrency;
   private final ThreadPoolExecutor pool;
 
   Renewals(LeaseWrites writes, Requests requests, int concurrency) {
     this.writes = writes;
     this.requests = requests;
+    this.concurrency = concurrency;
     int poolNumber = POOLS.incrementAndGet();
     AtomicInteger threads = new AtomicInteger();
     this.pool =
         new ThreadPoolExecutor(
-            concurrency,
-            concurrency,
+            0,
+            Integer.MAX_VALUE,
             60,
             TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
+            new SynchronousQueue<>(),
             r -> {
               Thread t =
                   new Thread(
@@ -52,82 +62,101 @@ final class Renewals implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    pool.allowCoreThreadTimeOut(true);
   }
 
   /**
-   * Extends every lease to {@code leaseEndMs}, concurrently, waiting at most {@code within}.
+   * Extends every lease to {@code leaseEndMs} (never moving one back), concurrently, within {@code
+   * within}.
    *
-   * @return the tokens whose leases were extended
-   * @throws StoreUnavailableException if any request failed (after waiting for all of them), or the
-   *     store was closed: which leases were extended is then not told
+   * @return the leases extended (or already held past the end), and those undecided; any other is
+   *     no longer held
+   * @throws StoreUnavailableException if the store was closed, or no lease was settled in time (all
+   *     of them are then undecided)
    */
-  Set<LeaseToken> extend(List<HeldLease> leases, long leaseEndMs, Duration within) {
-    if (pool.isShutdown()) {
-      throw closed(null);
+  ExtendedLeases extend(List<HeldLease> leases, long leaseEndMs, Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    int n = leases.size();
+    AtomicReferenceArray<Object> outcomes = new AtomicReferenceArray<>(n); // Boolean or failure
+    ConcurrentLinkedQueue<Integer> unsent = new ConcurrentLinkedQueue<>();
+    for (int i = 0; i < n; i++) {
+      unsent.add(i);
     }
-    Set<LeaseToken> extended = new HashSet<>();
-    if (leases.size() == 1) {
-      HeldLease held = leases.get(0);
-      if (writes.extend(requests, held.id(), held.token(), leaseEndMs)) {
-        extended.add(held.token());
-      }
-      return extended;
-    }
-    List<Future<Boolean>> sent = new ArrayList<>(leases.size());
+    CountDownLatch settled = new CountDownLatch(n);
+    Runnable sender =
+        () -> {
+          Integer i;
+          while ((i = unsent.poll()) != null) {
+            HeldLease held = leases.get(i);
+            long left = deadline - System.nanoTime();
+            try {
+              if (left <= 0) {
+                continue; // out of time: not sent, undecided
+              }
+              outcomes.set(
+                  i,
+                  writes.extendForward(
+                      requests, held.id(), held.token(), leaseEndMs, Duration.ofNanos(left)));
+            } catch (RuntimeException e) {
+              outcomes.set(i, e);
+            } finally {
+              settled.countDown();
+            }
+          }
+        };
+    int started = 0;
     try {
-      for (HeldLease held : leases) {
-        sent.add(pool.submit(() -> writes.extend(requests, held.id(), held.token(), leaseEndMs)));
+      for (; started < Math.min(concurrency, n); started++) {
+        pool.execute(sender);
       }
     } catch (RejectedExecutionException rejected) {
-      sent.forEach(f -> f.cancel(false));
-      throw closed(rejected);
+      if (started == 0) {
+        throw closed(rejected);
+      }
+      // closed meanwhile: the senders already started send the rest
     }
-    StoreUnavailableException failure = null;
-    // a slow or throttled request must not hold the other leases' renewals past half a lease:
-    // they are all sent again next period
-    long deadline = System.nanoTime() + within.toNanos();
-    for (int i = 0; i < sent.size(); i++) {
-      try {
-        if (sent.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-          extended.add(leases.get(i).token());
+    try {
+      settled.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // what is settled is told, the rest is undecided
+    }
+    unsent.clear(); // a lease not sent by now is not sent
+    Set<LeaseToken> extended = new HashSet<>();
+    Set<LeaseToken> undecided = new HashSet<>();
+    RuntimeException failure = null;
+    boolean anySettled = false;
+    for (int i = 0; i < n; i++) {
+      Object outcome = outcomes.get(i);
+      LeaseToken token = leases.get(i).token();
+      if (outcome instanceof Boolean held) {
+        anySettled = true;
+        if (held) {
+          extended.add(token);
         }
-      } catch (ExecutionException e) {
-        Throwable cause = e.getCause();
-        if (failure == null) {
-          failure =
-              cause instanceof StoreUnavailableException s
-                  ? s
-                  : new StoreUnavailableException(
-                      "could not extend leases in DynamoDB table " + requests.table + ": " + cause,
-                      cause);
-        } else if (failure != cause) {
-          failure.addSuppressed(cause);
+      } else {
+        undecided.add(token);
+        if (outcome instanceof RuntimeException e) {
+          if (failure == null) {
+            failure = e;
+          } else if (failure != e) {
+            failure.addSuppressed(e);
+          }
         }
-      } catch (TimeoutException e) {
-        sent.forEach(f -> f.cancel(false));
-        throw new StoreUnavailableException(
-            "extending "
-                + leases.size()
-                + " leases in DynamoDB"
-                + " table "
-                + requests.table
-                + " took longer than "
-                + within.toMillis()
-                + " ms; they"
-                + " are renewed again next period",
-            e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        sent.forEach(f -> f.cancel(false));
-        throw new StoreUnavailableException(
-            "interrupted while extending leases in DynamoDB" + " table " + requests.table, e);
       }
     }
-    if (failure != null) {
-      throw failure;
+    if (!anySettled) {
+      throw new StoreUnavailableException(
+          "could not extend "
+              + n
+              + (n == 1 ? " lease" : " leases")
+              + " in DynamoDB table "
+              + requests.table
+              + " within "
+              + within.toMillis()
+              + " ms"
+              + (failure == null ? "" : ": " + failure.getMessage()),
+          failure);
     }
-    return extended;
+    return new ExtendedLeases(extended, undecided);
   }
 
   private StoreUnavailableException closed(Throwable cause) {
@@ -138,7 +167,7 @@ final class Renewals implements AutoCloseable {
         cause);
   }
 
-  /** Stops the threads; renewals still queued are not sent. */
+  /** Stops the threads; renewals not yet sent are not sent. */
   @Override
   public void close() {
     pool.shutdownNow();

@@ -1,6 +1,7 @@
 package dev.mcpgate.dynamodb;
 
 import dev.mcpgate.core.StoreUnavailableException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -9,6 +10,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 
 /**
  * Sends requests to one table and turns the SDK's failures into the gate's: a missing table or any
@@ -18,10 +20,32 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 final class Requests {
   final DynamoDbClient client;
   final String table;
+  private final Duration clientTimeout; // the client's own API call timeout, if it has one
 
   Requests(DynamoDbClient client, String table) {
     this.client = client;
     this.table = table;
+    this.clientTimeout = apiCallTimeout(client);
+  }
+
+  private static Duration apiCallTimeout(DynamoDbClient client) {
+    try {
+      return client
+          .serviceClientConfiguration()
+          .overrideConfiguration()
+          .apiCallTimeout()
+          .orElse(null);
+    } catch (RuntimeException notTold) {
+      return null; // a client that does not say (a test double, say): the request's bound alone
+    }
+  }
+
+  /**
+   * @return the API call timeout for a request that must end within {@code within}: that, or the
+   *     client's own when shorter
+   */
+  private Duration bounded(Duration within) {
+    return clientTimeout != null && clientTimeout.compareTo(within) < 0 ? clientTimeout : within;
   }
 
   <T> T call(String what, Supplier<T> request) {
@@ -77,6 +101,70 @@ final class Requests {
           .attributes();
     } catch (ConditionalCheckFailedException failed) {
       return null;
+    }
+  }
+
+  /**
+   * A strongly consistent GetItem that ends within {@code within}: its SDK API call timeout (which
+   * bounds connecting, retries and reading) is that, or the client's own when shorter.
+   *
+   * @return the item, or null when there is none
+   */
+  Map<String, AttributeValue> getWithin(
+      Map<String, AttributeValue> key, String what, Duration within) {
+    Duration timeout = bounded(within);
+    Map<String, AttributeValue> item =
+        call(
+                what,
+                () ->
+                    client.getItem(
+                        g ->
+                            g.tableName(table)
+                                .key(key)
+                                .consistentRead(true)
+                                .overrideConfiguration(o -> o.apiCallTimeout(timeout))))
+            .item();
+    return item == null || item.isEmpty() ? null : item;
+  }
+
+  /**
+   * What a conditional write did: written, or not, with the item as it was when the server returns
+   * it on a failed condition ({@code ReturnValuesOnConditionCheckFailure=ALL_OLD}; null where it
+   * does not, and where there was no item).
+   */
+  record Written(boolean written, Map<String, AttributeValue> old) {}
+
+  /**
+   * A conditional UpdateItem that ends within {@code within} (its SDK API call timeout, or the
+   * client's own when shorter) and asks for the old item on a failed condition.
+   */
+  Written updateWithin(
+      Map<String, AttributeValue> key,
+      Expression e,
+      String update,
+      String condition,
+      String what,
+      Duration within) {
+    Duration timeout = bounded(within);
+    try {
+      call(
+          what,
+          () ->
+              client.updateItem(
+                  u ->
+                      u.tableName(table)
+                          .key(key)
+                          .updateExpression(update)
+                          .conditionExpression(condition)
+                          .expressionAttributeNames(e.names())
+                          .expressionAttributeValues(e.values())
+                          .returnValuesOnConditionCheckFailure(
+                              ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                          .overrideConfiguration(o -> o.apiCallTimeout(timeout))));
+      return new Written(true, null);
+    } catch (ConditionalCheckFailedException failed) {
+      return new Written(
+          false, failed.hasItem() && !failed.item().isEmpty() ? failed.item() : null);
     }
   }
 

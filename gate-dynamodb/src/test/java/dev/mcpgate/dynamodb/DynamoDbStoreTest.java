@@ -14,6 +14,7 @@ import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.store.tck.IdempotencyStoreContract;
@@ -519,11 +520,13 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
     assertThat(dynamo.setLeaseAndRaiseExpiry(completed, token, leaseEnd)).isFalse();
     assertThat(dynamo.setLeaseAndRaiseExpiry(unknown, unknownToken, leaseEnd)).isFalse();
     assertThat(dynamo.extendLease(completed, token, Duration.ofMinutes(5))).isFalse();
-    assertThat(
-            dynamo.extendLeases(
-                List.of(new HeldLease(completed, token), new HeldLease(unknown, unknownToken)),
-                Duration.ofMinutes(5)))
-        .isEmpty();
+    ExtendedLeases answer =
+        dynamo.extendLeases(
+            List.of(new HeldLease(completed, token), new HeldLease(unknown, unknownToken)),
+            Duration.ofMinutes(5),
+            RENEWAL_DEADLINE);
+    assertThat(answer.extended()).isEmpty();
+    assertThat(answer.undecided()).as("no longer held, not undecided").isEmpty();
 
     assertThat(item(completed)).isEqualTo(completedBefore);
     assertThat(item(unknown)).isEqualTo(unknownBefore);
@@ -554,6 +557,59 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
     assertThat(ttlOf(shorter)).isEqualTo(ttlOf(raised));
   }
 
+  private static long leaseOf(Map<String, AttributeValue> item) {
+    return Long.parseLong(item.get("lease_expires_at").n());
+  }
+
+  @Test
+  void aRenewalNeverMovesALeaseBackAndALeaseAlreadyLaterIsHeldNotLost() {
+    DynamoDbIdempotencyStore dynamo = (DynamoDbIdempotencyStore) store;
+    ClaimId id = id("forward");
+    LeaseToken token = LeaseToken.random();
+    dynamo.claim(
+        new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(10), Duration.ofMinutes(1)));
+    long start = clock.millis();
+    List<HeldLease> held = List.of(new HeldLease(id, token));
+
+    // the renewal sent second (by this process's clock) lands first, raising the expiry with it
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(dynamo.extendLeases(held, Duration.ofMinutes(5), RENEWAL_DEADLINE).extended())
+        .containsExactly(token);
+    Map<String, AttributeValue> later = item(id);
+    long end = start + Duration.ofSeconds(1).plusMinutes(5).toMillis();
+    assertThat(leaseOf(later)).isEqualTo(end);
+    assertThat(expiresOf(later)).isEqualTo(end);
+
+    // the renewal sent first (the gate gave it up) lands after it, with the earlier end
+    clock.advance(Duration.ofSeconds(-1));
+    ExtendedLeases late = dynamo.extendLeases(held, Duration.ofMinutes(5), RENEWAL_DEADLINE);
+    assertThat(late.extended()).as("still held, not lost").containsExactly(token);
+    assertThat(late.undecided()).isEmpty();
+    assertThat(item(id)).as("the lease is not moved back").isEqualTo(later);
+
+    // so is a shorter lease
+    ExtendedLeases shorter = dynamo.extendLeases(held, Duration.ofSeconds(30), RENEWAL_DEADLINE);
+    assertThat(shorter.extended()).containsExactly(token);
+    assertThat(item(id)).isEqualTo(later);
+
+    // a later end moves it forward, the expiry with it
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(dynamo.extendLeases(held, Duration.ofMinutes(5), RENEWAL_DEADLINE).extended())
+        .containsExactly(token);
+    assertThat(leaseOf(item(id))).isEqualTo(clock.millis() + Duration.ofMinutes(5).toMillis());
+    assertThat(expiresOf(item(id))).isEqualTo(leaseOf(item(id)));
+
+    // and a lease taken over is lost, whatever its end
+    clock.advance(Duration.ofMinutes(10));
+    LeaseToken next = LeaseToken.random();
+    assertThat(dynamo.claim(new ClaimRequest(id, "v1:a", next, LONG, LONG)))
+        .isInstanceOf(ClaimAttempt.Acquired.class);
+    clock.advance(Duration.ofMinutes(-20));
+    ExtendedLeases lost = dynamo.extendLeases(held, Duration.ofMinutes(5), RENEWAL_DEADLINE);
+    assertThat(lost.isLost(token)).isTrue();
+    assertThat(item(id).get("lease_token").s()).isEqualTo(next.value());
+  }
+
   @Test
   void anExtensionCostsOneRequestPerLeaseOverTheRenewalClientOnly() {
     TestDynamo.RequestCounter renewalCounter = new TestDynamo.RequestCounter();
@@ -575,7 +631,8 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
       }
       counter.requests.set(0);
 
-      Set<LeaseToken> extended = dynamo.extendLeases(leases, Duration.ofMinutes(1));
+      Set<LeaseToken> extended =
+          dynamo.extendLeases(leases, Duration.ofMinutes(1), RENEWAL_DEADLINE).extended();
 
       assertThat(extended).hasSize(20);
       assertThat(renewalCounter.requests.get())
@@ -607,7 +664,9 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
     dynamo.close();
 
     assertThatThrownBy(
-            () -> dynamo.extendLeases(List.of(new HeldLease(id, token)), Duration.ofMinutes(1)))
+            () ->
+                dynamo.extendLeases(
+                    List.of(new HeldLease(id, token)), Duration.ofMinutes(1), RENEWAL_DEADLINE))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining("closed")
         .hasMessageContaining(TABLE);

@@ -77,8 +77,13 @@ final class TestDynamo {
   }
 
   static DynamoDbClient client(ExecutionInterceptor... interceptors) {
+    return client(URI.create(endpoint()), interceptors);
+  }
+
+  /** A client of {@code endpoint}, which may be no DynamoDB at all (a port that never answers). */
+  static DynamoDbClient client(URI endpoint, ExecutionInterceptor... interceptors) {
     return DynamoDbClient.builder()
-        .endpointOverride(URI.create(endpoint()))
+        .endpointOverride(endpoint)
         .region(Region.US_EAST_1)
         .credentialsProvider(
             StaticCredentialsProvider.create(AwsBasicCredentials.create("mcpgate", "mcpgate")))

@@ -5,8 +5,9 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
 
 /**
- * Opens the store's two connections on a Lettuce client: the main one (claims, completions, reads)
- * and the renewals' own. One implementation per kind of client.
+ * Opens the store's connections on a Lettuce client: the main one (claims, completions, reads) and
+ * the renewals' own (a new one whenever the renewal pipeline discards the last). One implementation
+ * per kind of client.
  */
 interface Connector {
 
@@ -16,9 +17,9 @@ interface Connector {
   RedisLink connect();
 
   /**
-   * @return the renewals' own connection
+   * @return a new connection of the renewals' own, named; blocking, on a renewal pipeline's thread
    */
-  RenewalPipeline connectRenewals();
+  RenewalPipeline.Link connectRenewals();
 
   /** Connections to one Redis server. */
   static Connector of(RedisClient client) {
@@ -29,8 +30,8 @@ interface Connector {
       }
 
       @Override
-      public RenewalPipeline connectRenewals() {
-        return RenewalPipeline.of(client.connect(ByteArrayCodec.INSTANCE));
+      public RenewalPipeline.Link connectRenewals() {
+        return RenewalPipeline.Link.of(client.connect(ByteArrayCodec.INSTANCE));
       }
     };
   }
@@ -44,8 +45,8 @@ interface Connector {
       }
 
       @Override
-      public RenewalPipeline connectRenewals() {
-        return RenewalPipeline.of(client.connect(ByteArrayCodec.INSTANCE));
+      public RenewalPipeline.Link connectRenewals() {
+        return RenewalPipeline.Link.of(client.connect(ByteArrayCodec.INSTANCE));
       }
     };
   }

@@ -10,6 +10,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
@@ -66,7 +67,9 @@ import org.slf4j.LoggerFactory;
  *       atomic on the server; complete and release are conditional on the lease token; the claim
  *       follows the SPI's one takeover rule.
  *   <li>The gate's renewals ({@link #extendLeases}) go over a connection of their own, one pipeline
- *       of per-key scripts: one round trip however many leases.
+ *       of per-key scripts: one round trip however many leases. Each call answers within the
+ *       deadline the gate gives it, per key; a connection that timed out is closed and the next
+ *       call opens a new one.
  *   <li>{@link #verify()} warns when the server's {@code maxmemory-policy} lets Redis evict claims
  *       (anything but {@code noeviction}).
  *   <li>The decision clock is the server's ({@code TIME} inside the script), not the JVM's.
@@ -94,7 +97,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private final AbstractRedisClient ownedClient;
   private final Object connecting = new Object();
   private volatile RedisLink link;
-  private volatile RenewalPipeline renewalLink;
+  private final RenewalPipeline renewals;
   private final ClaimKeys keys;
   private final byte[] graceMs;
   private final ScriptRunner.Script claim;
@@ -107,6 +110,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private RedisIdempotencyStore(
       Builder b, Connector connector, ClaimKeys keys, AbstractRedisClient owned) {
     this.connector = connector;
+    this.renewals = new RenewalPipeline(connector::connectRenewals);
     this.ownedClient = owned;
     this.keys = keys;
     this.graceMs = ascii(b.grace.toMillis());
@@ -137,28 +141,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         }
       }
       return link;
-    }
-  }
-
-  /**
-   * The renewals' own connection, opened by the first renewal: the gate's lease renewals never wait
-   * behind the tools' commands on the store's main connection.
-   */
-  private RenewalPipeline renewalLink() {
-    RenewalPipeline r = renewalLink;
-    if (r != null) {
-      return r;
-    }
-    synchronized (connecting) {
-      if (renewalLink == null) {
-        try {
-          renewalLink = connector.connectRenewals();
-        } catch (RedisException e) {
-          throw new StoreUnavailableException(
-              "could not connect to Redis for lease renewals: " + e.getMessage(), e);
-        }
-      }
-      return renewalLink;
     }
   }
 
@@ -402,14 +384,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * Extends every lease by the rule of {@link #extendLease}: one {@code EVALSHA} per key, all in
    * one pipeline on the renewals' own connection, so n leases cost one round trip (two after a
    * server that forgot the script). Each script touches one key, so it stays in that key's slot.
+   * Every wait is bounded by {@code within} (opening the connection included): a key that did not
+   * answer by then (a slow node of a cluster, say), or whose script failed, is undecided, and the
+   * keys that answered are told; a connection that timed out or failed is closed and the next call
+   * opens a fresh one ({@link RenewalPipeline}). Calls may run concurrently.
+   *
+   * @throws StoreUnavailableException if Redis could not be asked within {@code within}, or no key
+   *     answered: every lease is then undecided
    */
   @Override
-  public Set<LeaseToken> extendLeases(List<HeldLease> leases, Duration lease) {
+  public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
     notNull(leases, "leases");
     Checks.positiveMillis(lease, "lease");
-    Set<LeaseToken> extended = new HashSet<>();
+    Checks.positiveMillis(within, "within");
     if (leases.isEmpty()) {
-      return extended;
+      return ExtendedLeases.of(Set.of());
     }
     byte[] leaseMs = ascii(lease.toMillis());
     List<byte[]> claimKeys = new ArrayList<>(leases.size());
@@ -418,20 +407,24 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
       claimKeys.add(keys.of(held.id()));
       args.add(new byte[][] {utf8(held.token().value()), leaseMs, graceMs});
     }
-    List<Long> replies;
+    Long[] replies;
     try {
-      replies = renewalLink().run(extend, claimKeys, args, lease.dividedBy(2));
+      replies = renewals.run(extend, claimKeys, args, within);
     } catch (RedisException e) {
       throw new StoreUnavailableException(
           "could not extend " + leases.size() + " leases in Redis: " + e.getMessage(), e);
     }
+    Set<LeaseToken> extended = new HashSet<>();
+    Set<LeaseToken> undecided = new HashSet<>();
     for (int i = 0; i < leases.size(); i++) {
-      Long changed = replies.get(i);
-      if (changed != null && changed == 1L) {
+      Long changed = replies[i];
+      if (changed == null) {
+        undecided.add(leases.get(i).token());
+      } else if (changed == 1L) {
         extended.add(leases.get(i).token());
       }
     }
-    return extended;
+    return new ExtendedLeases(extended, undecided);
   }
 
   @Override
@@ -519,10 +512,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     if (l != null) {
       l.close();
     }
-    RenewalPipeline r = renewalLink;
-    if (r != null) {
-      r.close();
-    }
+    renewals.close();
     if (ownedClient != null) {
       ownedClient.shutdown();
     }

@@ -1,6 +1,9 @@
 package dev.mcpgate.redis;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -13,9 +16,16 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * The renewals' own connection, which no tool's command shares: it runs one script per key ({@code
@@ -26,125 +36,339 @@ import java.util.concurrent.TimeoutException;
  * that node's connection on demand, which a held-back flush could strand); the nodes answer in
  * parallel, so the batch still costs one round trip. A node that does not know the script yet (a
  * restart, a failover, {@code SCRIPT FLUSH}) is sent the keys it refused once more as {@code EVAL},
- * which runs and caches the script there: a second round trip. One batch at a time. The connection
- * names itself {@value #CLIENT_NAME} ({@code CLIENT SETNAME}; on a cluster, on every node
- * connection).
+ * which runs and caches the script there: a second round trip; so is a key whose command Lettuce
+ * rejected unsent while it was still connecting that node ({@link ScriptRunner#notSent}), once the
+ * connection's nodes are connected.
+ *
+ * <p>Every call has a deadline ({@code within}) that bounds every wait it makes: for the connection
+ * to be opened, and for the answers. A key that did not answer by then, or whose command failed, is
+ * left undecided (null) while the keys that did answer are returned: one slow node of a cluster
+ * does not hold the renewals of the others. A call whose answers did not all come in time, or whose
+ * connection failed, discards the connection (closes it): the next call opens a fresh one, never
+ * one whose pipeline may be stuck behind a hung server or a black-holed network path. Calls run
+ * concurrently, never one behind another: while a connection is good they share it; a new one is
+ * opened on a thread of this pipeline's (at most {@value #MAX_OPENING} at once), which the calls
+ * wait on only until their deadlines; a connection that is opened after every call waiting for it
+ * gave up is kept for the next call. The connection names itself {@value #CLIENT_NAME} ({@code
+ * CLIENT SETNAME}; on a cluster, on every node connection).
  */
 final class RenewalPipeline implements AutoCloseable {
-  private final StatefulConnection<byte[], byte[]> connection;
-  private final RedisScriptingAsyncCommands<byte[], byte[]> async;
-  private final boolean heldFlush;
 
   /** The name the renewal connection gives itself, for {@code CLIENT LIST}. */
   static final String CLIENT_NAME = "mcpgate-renewals";
 
-  private RenewalPipeline(
-      StatefulConnection<byte[], byte[]> connection,
-      RedisScriptingAsyncCommands<byte[], byte[]> async,
-      boolean heldFlush) {
-    this.connection = connection;
-    this.async = async;
-    this.heldFlush = heldFlush;
-    connection.setAutoFlushCommands(!heldFlush);
+  /** The most connections being opened at once (those a past call gave up on included). */
+  static final int MAX_OPENING = 4;
+
+  private static final AtomicInteger THREADS = new AtomicInteger();
+
+  private final Supplier<Link> opener;
+  private final ThreadPoolExecutor opening;
+  private final Object lock = new Object();
+  private Opening current; // guarded by lock: the connection in use, or being opened
+  private boolean closed; // guarded by lock
+
+  /**
+   * @param opener opens one renewal connection (blocking; Lettuce bounds it by its connect and
+   *     command timeouts); run on the pipeline's own threads
+   */
+  RenewalPipeline(Supplier<Link> opener) {
+    this.opener = opener;
+    this.opening =
+        new ThreadPoolExecutor(
+            0,
+            MAX_OPENING,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            r -> {
+              Thread t =
+                  new Thread(r, "mcpgate-redis-renewal-connect-" + THREADS.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
   }
 
-  /** A pipeline on one server's connection, flushed once per batch. */
-  static RenewalPipeline of(StatefulRedisConnection<byte[], byte[]> connection) {
-    name(() -> connection.sync().clientSetname(name()));
-    return new RenewalPipeline(connection, connection.async(), true);
+  /** One renewal connection and its commands. */
+  static final class Link {
+    private final StatefulConnection<byte[], byte[]> connection;
+    private final RedisScriptingAsyncCommands<byte[], byte[]> async;
+    private final boolean heldFlush;
+    private final CompletableFuture<Void> named; // never fails
+
+    private Link(
+        StatefulConnection<byte[], byte[]> connection,
+        RedisScriptingAsyncCommands<byte[], byte[]> async,
+        boolean heldFlush,
+        RedisFuture<String> setName) {
+      this.connection = connection;
+      this.async = async;
+      this.heldFlush = heldFlush;
+      this.named = setName.toCompletableFuture().handle((ok, refused) -> null);
+      connection.setAutoFlushCommands(!heldFlush);
+    }
+
+    /** A link on one server's connection, flushed once per batch. */
+    static Link of(StatefulRedisConnection<byte[], byte[]> connection) {
+      return new Link(
+          connection, connection.async(), true, connection.async().clientSetname(name()));
+    }
+
+    /**
+     * A link on a cluster connection: every script goes to the node of its key's slot. Naming it
+     * connects every node ({@code CLIENT SETNAME} goes to each), which is not waited for.
+     */
+    static Link of(StatefulRedisClusterConnection<byte[], byte[]> connection) {
+      return new Link(
+          connection, connection.async(), false, connection.async().clientSetname(name()));
+    }
+
+    private static byte[] name() {
+      return CLIENT_NAME.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Sends the script for the keys at {@code only} (all of them when null): {@code EVALSHA}, or
+     * {@code EVAL} when {@code eval}, which runs and caches the script on the node.
+     */
+    private List<RedisFuture<Long>> send(
+        ScriptRunner.Script script,
+        List<byte[]> keys,
+        List<byte[][]> args,
+        List<Integer> only,
+        boolean eval) {
+      List<RedisFuture<Long>> sent = new ArrayList<>();
+      try {
+        int n = only == null ? keys.size() : only.size();
+        for (int j = 0; j < n; j++) {
+          int i = only == null ? j : only.get(j);
+          byte[][] key = {keys.get(i)};
+          sent.add(
+              eval
+                  ? async.eval(script.body(), ScriptOutputType.INTEGER, key, args.get(i))
+                  : async.evalsha(script.sha(), ScriptOutputType.INTEGER, key, args.get(i)));
+        }
+      } finally {
+        if (heldFlush) {
+          connection.flushCommands();
+        }
+      }
+      return sent;
+    }
+
+    private boolean isOpen() {
+      return connection.isOpen();
+    }
+
+    private void close() {
+      connection.closeAsync();
+    }
   }
 
-  /** A pipeline on a cluster connection: every script goes to the node of its key's slot. */
-  static RenewalPipeline of(StatefulRedisClusterConnection<byte[], byte[]> connection) {
-    name(() -> connection.sync().clientSetname(name()));
-    return new RenewalPipeline(connection, connection.async(), false);
-  }
-
-  private static byte[] name() {
-    return CLIENT_NAME.getBytes(StandardCharsets.US_ASCII);
-  }
-
-  private static void name(Runnable setName) {
-    try {
-      setName.run();
-    } catch (RedisCommandExecutionException refused) {
-      // a server that refuses CLIENT SETNAME (an ACL) renews all the same, unnamed
+  /** A connection being opened, or opened: by a call whose deadline it was. */
+  private record Opening(CompletableFuture<Link> link, long deadlineNanos) {
+    boolean usable(long now) {
+      if (!link.isDone()) {
+        return now - deadlineNanos < 0; // past it, the call that asked gave up: open another
+      }
+      Link l = ready(link);
+      return l != null && l.isOpen();
     }
   }
 
   /**
-   * Runs {@code script} once per key, with that key's arguments, in one pipeline.
-   *
-   * @param within the longest wait for the answers (the connection's timeout if shorter): a renewal
-   *     late past half a lease is no use, and a slow node must not hold the renewals of the others
-   *     (they are sent again next period)
-   * @return each key's integer reply, in the keys' order
-   * @throws RedisException if the server could not be asked, a script failed or the answers did not
-   *     all come within the wait (then which scripts ran is not known)
+   * @return the link {@code f} opened, or null while it is being opened or when it failed
    */
-  synchronized List<Long> run(
-      ScriptRunner.Script script, List<byte[]> keys, List<byte[][]> args, Duration within) {
-    Duration wait = timeout().compareTo(within) < 0 ? timeout() : within;
-    long deadline = System.nanoTime() + wait.toNanos();
-    List<Long> replies = new ArrayList<>(keys.size());
-    List<Integer> unknownScript = new ArrayList<>();
-    List<RedisFuture<Long>> sent = send(script, keys, args, null);
-    for (int i = 0; i < sent.size(); i++) {
-      try {
-        replies.add(await(sent.get(i), deadline));
-      } catch (RedisNoScriptException notLoaded) {
-        replies.add(null);
-        unknownScript.add(i);
-      }
-    }
-    if (!unknownScript.isEmpty()) {
-      List<RedisFuture<Long>> again = send(script, keys, args, unknownScript);
-      for (int j = 0; j < again.size(); j++) {
-        replies.set(unknownScript.get(j), await(again.get(j), deadline));
-      }
-    }
-    return replies;
+  private static Link ready(CompletableFuture<Link> f) {
+    return f.isDone() && !f.isCompletedExceptionally() ? f.join() : null;
   }
 
-  private List<RedisFuture<Long>> send(
-      ScriptRunner.Script script, List<byte[]> keys, List<byte[][]> args, List<Integer> only) {
-    List<RedisFuture<Long>> sent = new ArrayList<>();
+  /**
+   * Runs {@code script} once per key, with that key's arguments, in one pipeline, within {@code
+   * within}.
+   *
+   * @return each key's integer reply, in the keys' order; null for a key that did not answer in
+   *     time, or whose command failed: which of those ran is not known
+   * @throws RedisException if nothing could be asked (no connection within the deadline, the
+   *     pipeline is closed), or no key answered
+   */
+  Long[] run(ScriptRunner.Script script, List<byte[]> keys, List<byte[][]> args, Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    Link link = link(deadline, within);
+    int n = keys.size();
+    Long[] replies = new Long[n];
+    List<RedisFuture<Long>> sent;
     try {
-      if (only == null) {
-        for (int i = 0; i < keys.size(); i++) {
-          sent.add(evalsha(script, keys.get(i), args.get(i)));
+      sent = link.send(script, keys, args, null, false);
+    } catch (RedisException e) {
+      discard(link);
+      throw e;
+    }
+    Answers answers = new Answers();
+    List<Integer> again = new ArrayList<>(); // not loaded there, or rejected unsent
+    boolean unsent = false;
+    for (int i = 0; i < n; i++) {
+      try {
+        replies[i] = await(sent.get(i), deadline);
+      } catch (RedisNoScriptException notLoaded) {
+        again.add(i);
+      } catch (RedisException e) {
+        if (ScriptRunner.notSent(e)) {
+          again.add(i);
+          unsent = true;
+        } else {
+          answers.failed(e);
         }
-      } else {
-        for (int i : only) {
-          sent.add(eval(script, keys.get(i), args.get(i))); // runs and caches it there
-        }
-      }
-    } finally {
-      if (heldFlush) {
-        connection.flushCommands();
       }
     }
-    return sent;
+    if (!again.isEmpty() && !answers.broken && System.nanoTime() - deadline < 0) {
+      if (unsent) {
+        awaitQuietly(link.named, deadline); // the cluster's node connections are being made
+      }
+      List<RedisFuture<Long>> resent;
+      try {
+        resent = link.send(script, keys, args, again, true); // runs and caches it there
+      } catch (RedisException e) {
+        answers.failed(e);
+        resent = List.of();
+      }
+      for (int j = 0; j < resent.size(); j++) {
+        try {
+          replies[again.get(j)] = await(resent.get(j), deadline);
+        } catch (RedisException e) {
+          answers.failed(e);
+        }
+      }
+    }
+    if (answers.broken) {
+      discard(link);
+    }
+    for (Long reply : replies) {
+      if (reply != null) {
+        return replies;
+      }
+    }
+    throw new RedisException(
+        "Redis answered none of "
+            + n
+            + " renewal scripts within "
+            + within.toMillis()
+            + " ms"
+            + (answers.first == null ? "" : ": " + answers.first.getMessage()),
+        answers.first);
   }
 
-  private RedisFuture<Long> evalsha(ScriptRunner.Script script, byte[] key, byte[][] args) {
-    byte[][] keys = {key};
-    return async.evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args);
+  /** What went wrong with the keys that did not answer. */
+  private static final class Answers {
+    RedisException first;
+    boolean broken; // the connection timed out or failed: not used again
+
+    void failed(RedisException e) {
+      if (first == null) {
+        first = e;
+      }
+      if (ScriptRunner.notSent(e)) {
+        return; // never sent: the connection is still being made, not stuck
+      }
+      // a server's error reply (a script error, BUSY, LOADING, OOM) leaves the connection usable;
+      // a timeout or a broken connection does not
+      if (!(e instanceof RedisCommandExecutionException)
+          && !(e instanceof RedisCommandInterruptedException)) {
+        broken = true;
+      }
+    }
   }
 
-  private RedisFuture<Long> eval(ScriptRunner.Script script, byte[] key, byte[][] args) {
-    byte[][] keys = {key};
-    return async.eval(script.body(), ScriptOutputType.INTEGER, keys, args);
+  /**
+   * The connection to use now: the current one while it is good, else the one being opened, else a
+   * new one; waits for it until the deadline.
+   */
+  private Link link(long deadline, Duration within) {
+    Opening o;
+    synchronized (lock) {
+      if (closed) {
+        throw new RedisException("the store is closed: its leases are no longer extended");
+      }
+      o = current;
+      if (o == null || !o.usable(System.nanoTime())) {
+        if (o != null && o.link.isDone()) {
+          o.link.thenAccept(Link::close); // closed under it (a client shut down, say)
+        } // one still being opened is kept if it opens while no other good one is in use
+        o = open(deadline);
+        current = o;
+      }
+    }
+    try {
+      Link l = o.link.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      synchronized (lock) {
+        // an opening given up on that opened meanwhile took its place: use that one
+        Link now = current == null || current == o ? null : ready(current.link);
+        return now != null && now.isOpen() ? now : l;
+      }
+    } catch (TimeoutException e) {
+      throw new RedisConnectionException(
+          "could not open a connection to Redis for lease renewals within "
+              + within.toMillis()
+              + " ms",
+          e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RedisException redis) {
+        throw redis;
+      }
+      throw new RedisConnectionException(
+          "could not open a connection to Redis for lease renewals: " + e.getCause(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RedisCommandInterruptedException(e);
+    }
   }
 
-  private Duration timeout() {
-    Duration timeout = connection.getTimeout();
-    return timeout == null || timeout.isZero() || timeout.isNegative()
-        ? Duration.ofSeconds(60)
-        : timeout;
+  /** Starts opening a connection, on the pipeline's own thread. Under the lock. */
+  private Opening open(long deadline) {
+    CompletableFuture<Link> link = new CompletableFuture<>();
+    Opening o = new Opening(link, deadline);
+    link.thenAccept(
+        opened -> {
+          boolean keep;
+          synchronized (lock) {
+            // a connection opened late is still fresh: kept unless a good one is in use already
+            Link inUse = current == null ? null : ready(current.link);
+            keep = !closed && (current == o || inUse == null || !inUse.isOpen());
+            if (keep) {
+              current = o;
+            }
+          }
+          if (!keep) {
+            opened.close();
+          }
+        });
+    try {
+      opening.execute(
+          () -> {
+            try {
+              link.complete(opener.get());
+            } catch (Throwable t) {
+              link.completeExceptionally(t);
+            }
+          });
+    } catch (RejectedExecutionException busy) {
+      throw new RedisConnectionException(
+          MAX_OPENING + " connections to Redis for lease renewals are still being opened", busy);
+    }
+    return o;
   }
 
-  private static <T> T await(RedisFuture<T> future, long deadlineNanos) {
+  /** Stops using {@code link}: the next call opens a fresh connection. */
+  private void discard(Link link) {
+    synchronized (lock) {
+      if (current != null && ready(current.link) == link) {
+        current = null;
+      }
+    }
+    link.close();
+  }
+
+  private static <T> T await(Future<T> future, long deadlineNanos) {
     try {
       return future.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
@@ -153,15 +377,33 @@ final class RenewalPipeline implements AutoCloseable {
       }
       throw new RedisException(e.getCause());
     } catch (TimeoutException e) {
-      throw new RedisException("the renewal pipeline timed out", e);
+      throw new RedisCommandTimeoutException("the renewal pipeline did not answer in time");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RedisException("interrupted while renewing leases", e);
+      throw new RedisCommandInterruptedException(e);
     }
   }
 
+  private static void awaitQuietly(Future<?> future, long deadlineNanos) {
+    try {
+      await(future, deadlineNanos);
+    } catch (RedisException notYet) {
+      // sent again all the same: what is still rejected stays undecided
+    }
+  }
+
+  /** Closes the connection, and one still being opened once it is. */
   @Override
   public void close() {
-    connection.close();
+    Opening o;
+    synchronized (lock) {
+      closed = true;
+      o = current;
+      current = null;
+    }
+    if (o != null) {
+      o.link.thenAccept(Link::close);
+    }
+    opening.shutdown();
   }
 }

@@ -2,11 +2,13 @@ package dev.mcpgate.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,10 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The busy-server scenario on Redis, with the default policy (a 2 s lease renewed every 500 ms): 40
- * calls arrive together, each action runs 3 s, and each client, hearing nothing, sends its call
- * again after 2.5 s. No action runs twice while its first attempt is alive: every retry is refused
- * as in progress or replays the first result.
+ * The busy-server scenario on Redis, with a 2 s lease renewed every 500 ms (each renewal try has
+ * 500 ms; the default lease, 5 s, would outlive the actions without a renewal): 40 calls arrive
+ * together, each action runs 3 s, and each client, hearing nothing, sends its call again after 2.5
+ * s, once the lease has run out but for its renewals. No action runs twice while its first attempt
+ * is alive: every retry is refused as in progress or replays the first result.
  */
 class BusyServerLivenessTest {
 
@@ -36,7 +39,14 @@ class BusyServerLivenessTest {
     ExecutorService pool = Executors.newFixedThreadPool(calls * 2);
     try (RedisIdempotencyStore store =
             RedisIdempotencyStore.builder(TestRedis.client()).keyPrefix("mcpgate-busy:").build();
-        IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+        IdempotencyGate gate =
+            IdempotencyGate.builder(store)
+                .policy(
+                    GatePolicy.builder()
+                        .lease(Duration.ofSeconds(2))
+                        .leaseRenewal(Duration.ofMillis(500))
+                        .build())
+                .build()) {
       CountDownLatch start = new CountDownLatch(1);
       List<Future<GateResult<String>>> firsts = new ArrayList<>();
       List<Future<GateResult<String>>> retries = new ArrayList<>();

@@ -176,13 +176,13 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
           .isInstanceOf(ClaimAttempt.Acquired.class);
       leases.add(new HeldLease(id, token));
     }
-    assertThat(clusterStore.extendLeases(leases, LONG)).hasSize(60);
+    assertThat(clusterStore.extendLeases(leases, LONG, RENEWAL_DEADLINE).extended()).hasSize(60);
     try (StatefulRedisClusterConnection<String, String> admin =
         TestRedisCluster.client().connect()) {
       admin.sync().scriptFlush(); // every master forgets the scripts
     }
 
-    assertThat(clusterStore.extendLeases(leases, LONG)).hasSize(60);
+    assertThat(clusterStore.extendLeases(leases, LONG, RENEWAL_DEADLINE).extended()).hasSize(60);
     elapse(shortLease());
     for (HeldLease held : leases) {
       assertThat(claim(held.id(), "v1:a", LeaseToken.random(), LONG))

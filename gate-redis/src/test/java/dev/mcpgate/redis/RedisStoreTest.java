@@ -291,11 +291,12 @@ class RedisStoreTest extends IdempotencyStoreContract {
             RedisIdempotencyStore.builder(counted).keyPrefix("mcpgate-test:").build();
         StatefulRedisConnection<String, String> admin = TestRedis.client().connect()) {
       List<HeldLease> leases = heldLeases(s, "pipelined-", 40);
-      s.extendLeases(leases.subList(0, 1), LONG); // opens the connection, caches the script
+      s.extendLeases(
+          leases.subList(0, 1), LONG, RENEWAL_DEADLINE); // opens the connection, caches the script
       Thread.sleep(200); // the listener hears of earlier answers a little after they complete
       sequence.events.clear();
 
-      Set<LeaseToken> extended = s.extendLeases(leases, LONG);
+      Set<LeaseToken> extended = s.extendLeases(leases, LONG, RENEWAL_DEADLINE).extended();
       // Lettuce reports an answer to listeners just after completing its future: wait for all
       long deadline = System.nanoTime() + 5_000_000_000L;
       while (sequence.events.size() < 80 && System.nanoTime() < deadline) {
@@ -321,12 +322,12 @@ class RedisStoreTest extends IdempotencyStoreContract {
   @Test
   void extendLeasesLoadsTheScriptOnceWhereTheServerForgotIt() throws Exception {
     List<HeldLease> leases = heldLeases(redisStore, "flushed-", 5);
-    redisStore.extendLeases(leases, LONG);
+    redisStore.extendLeases(leases, LONG, RENEWAL_DEADLINE);
     try (StatefulRedisConnection<String, String> admin = TestRedis.client().connect()) {
       admin.sync().scriptFlush();
     }
 
-    assertThat(redisStore.extendLeases(leases, LONG)).hasSize(5);
+    assertThat(redisStore.extendLeases(leases, LONG, RENEWAL_DEADLINE).extended()).hasSize(5);
     elapse(shortLease());
     for (HeldLease held : leases) {
       assertThat(claim(held.id(), "v1:a", LeaseToken.random(), LONG))

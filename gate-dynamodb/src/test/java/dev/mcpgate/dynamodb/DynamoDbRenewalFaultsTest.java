@@ -1,0 +1,277 @@
+package dev.mcpgate.dynamodb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ExtendedLeases;
+import dev.mcpgate.core.spi.HeldLease;
+import dev.mcpgate.core.spi.StoredResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.exception.AbortedException;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * The renewal path's deadline on a real DynamoDB-API server ({@code extendLeases(leases, lease,
+ * within)}): a renewal whose client cannot reach the service answers within about {@code within},
+ * one lease or many, and abandons its connections (they are not used again); a lease whose request
+ * fails or hangs is undecided while the others are told; and a renewal is never queued behind the
+ * requests of an earlier one that hangs. The faults are a port that accepts and never answers, and
+ * an SDK interceptor on the renewal client that fails or holds the request of one item.
+ */
+class DynamoDbRenewalFaultsTest {
+  private static final String TABLE = "mcpgate_renewal_faults_test";
+  private static final Duration LONG = Duration.ofMinutes(10);
+
+  /**
+   * What a deadline may overrun by on a loaded 2-core machine: a bound that the call answered by,
+   * not a timing.
+   */
+  private static final Duration SLACK = Duration.ofSeconds(2);
+
+  private final String tenant = "renewal-faults-" + UUID.randomUUID();
+
+  private static Duration since(long startNanos) {
+    return Duration.ofNanos(System.nanoTime() - startNanos);
+  }
+
+  private DynamoDbIdempotencyStore store(
+      DynamoDbClient main, DynamoDbClient renewals, int threads) {
+    return DynamoDbIdempotencyStore.builder(main)
+        .tableName(TABLE)
+        .createSchemaIfMissing(true)
+        .renewalClient(renewals)
+        .renewalConcurrency(threads)
+        .build();
+  }
+
+  private List<HeldLease> claimed(DynamoDbIdempotencyStore store, String prefix, int n) {
+    List<HeldLease> leases = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ClaimId id = new ClaimId(tenant, "refund_order", prefix + i);
+      LeaseToken token = LeaseToken.random();
+      assertThat(store.claim(new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(30), LONG)))
+          .isInstanceOf(ClaimAttempt.Acquired.class);
+      leases.add(new HeldLease(id, token));
+    }
+    return leases;
+  }
+
+  private static Set<LeaseToken> tokens(List<HeldLease> leases) {
+    Set<LeaseToken> tokens = new HashSet<>();
+    leases.forEach(l -> tokens.add(l.token()));
+    return tokens;
+  }
+
+  /** A port that accepts connections, never answers, and counts the ones the client closed. */
+  private static final class SilentServer implements AutoCloseable {
+    final ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    final List<Socket> accepted = new CopyOnWriteArrayList<>();
+    final AtomicInteger closedByClient = new AtomicInteger();
+
+    SilentServer() throws IOException {
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    Socket s = socket.accept();
+                    accepted.add(s);
+                    Thread reader = new Thread(() -> drain(s));
+                    reader.setDaemon(true);
+                    reader.start();
+                  }
+                } catch (IOException closed) {
+                  // the test is over
+                }
+              });
+      t.setDaemon(true);
+      t.start();
+    }
+
+    /** Reads and drops the request, never answering, until the client closes the connection. */
+    private void drain(Socket s) {
+      try (InputStream in = s.getInputStream()) {
+        byte[] buffer = new byte[8192];
+        while (in.read(buffer) >= 0) {
+          // read, and never a byte in reply
+        }
+      } catch (IOException reset) {
+        // closed by the client as well
+      }
+      closedByClient.incrementAndGet();
+    }
+
+    URI uri() {
+      return URI.create("http://127.0.0.1:" + socket.getLocalPort());
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+      for (Socket s : accepted) {
+        s.close();
+      }
+    }
+  }
+
+  @Test
+  void aRenewalThatCannotReachTheServiceAnswersWithinItsDeadlineAndAbandonsItsConnections()
+      throws Exception {
+    try (SilentServer silent = new SilentServer();
+        DynamoDbClient main = TestDynamo.client();
+        DynamoDbClient dead = TestDynamo.client(silent.uri());
+        DynamoDbIdempotencyStore store = store(main, dead, 16)) {
+      List<HeldLease> one = claimed(store, "silent-one-", 1);
+      List<HeldLease> many = claimed(store, "silent-many-", 8);
+      for (List<HeldLease> leases : List.of(one, many)) {
+        Duration within = Duration.ofMillis(500);
+        long sent = System.nanoTime();
+        assertThatThrownBy(() -> store.extendLeases(leases, LONG, within))
+            .isInstanceOf(StoreUnavailableException.class)
+            .hasMessageContaining("within 500 ms");
+        assertThat(since(sent))
+            .as("%d lease(s): answered by the deadline", leases.size())
+            .isLessThan(within.plus(SLACK));
+      }
+
+      long deadline = System.nanoTime() + SLACK.toNanos();
+      while (silent.closedByClient.get() < silent.accepted.size() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(silent.accepted).isNotEmpty();
+      assertThat(silent.closedByClient.get())
+          .as("every connection a timed-out request was on is closed, not kept for another")
+          .isEqualTo(silent.accepted.size());
+    }
+  }
+
+  /**
+   * Fails the renewal requests of one item at once and holds those of another until they are
+   * interrupted (the request's API call timeout) or released.
+   */
+  private static final class FaultyItems implements ExecutionInterceptor {
+    final Set<String> failing = new HashSet<>();
+    final Set<String> hanging = new HashSet<>();
+    final CountDownLatch release = new CountDownLatch(1);
+
+    @Override
+    public void beforeTransmission(
+        Context.BeforeTransmission context, ExecutionAttributes attributes) {
+      if (!(context.request() instanceof UpdateItemRequest update)) {
+        return;
+      }
+      String pk = update.key().get("pk").s();
+      if (failing.contains(pk)) {
+        throw SdkClientException.create("the network dropped this item's renewal");
+      }
+      if (hanging.contains(pk)) {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw AbortedException.create("the request timed out");
+        }
+      }
+    }
+  }
+
+  @Test
+  void aLeaseWhoseRequestFailsOrHangsIsUndecidedAndTheOthersAreTold() throws Exception {
+    FaultyItems faults = new FaultyItems();
+    try (DynamoDbClient main = TestDynamo.client();
+        DynamoDbClient renewals = TestDynamo.client(faults);
+        DynamoDbIdempotencyStore store = store(main, renewals, 4)) {
+      List<HeldLease> fine = claimed(store, "fine-", 6);
+      HeldLease failing = claimed(store, "failing-", 1).get(0);
+      HeldLease hanging = claimed(store, "hanging-", 1).get(0);
+      HeldLease completed = claimed(store, "completed-", 1).get(0);
+      assertThat(
+              store.complete(
+                  completed.id(),
+                  completed.token(),
+                  new StoredResult(
+                      StoredResult.Kind.VALUE, "done".getBytes(StandardCharsets.UTF_8)),
+                  LONG))
+          .isTrue();
+      faults.failing.add(store.partitionValue(failing.id()));
+      faults.hanging.add(store.partitionValue(hanging.id()));
+      List<HeldLease> all = new ArrayList<>(fine);
+      all.addAll(List.of(failing, hanging, completed));
+
+      Duration within = Duration.ofSeconds(1);
+      long sent = System.nanoTime();
+      ExtendedLeases answer = store.extendLeases(all, LONG, within);
+
+      assertThat(since(sent)).as("answered by the deadline").isLessThan(within.plus(SLACK));
+      assertThat(answer.extended()).isEqualTo(tokens(fine));
+      assertThat(answer.undecided()).containsExactlyInAnyOrder(failing.token(), hanging.token());
+      assertThat(answer.isLost(completed.token())).as("completed: no longer held").isTrue();
+    } finally {
+      faults.release.countDown();
+    }
+  }
+
+  @Test
+  void aRenewalIsNotQueuedBehindTheRequestsOfAnEarlierOneThatHangs() throws Exception {
+    FaultyItems faults = new FaultyItems();
+    try (DynamoDbClient main = TestDynamo.client();
+        DynamoDbClient renewals = TestDynamo.client(faults);
+        DynamoDbIdempotencyStore store = store(main, renewals, 1)) {
+      List<HeldLease> stuck = claimed(store, "stuck-", 2);
+      List<HeldLease> fine = claimed(store, "next-", 2);
+      stuck.forEach(l -> faults.hanging.add(store.partitionValue(l.id())));
+
+      CompletableFuture<Object> first =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return store.extendLeases(stuck, LONG, Duration.ofSeconds(5));
+                } catch (StoreUnavailableException e) {
+                  return e;
+                }
+              });
+      Thread.sleep(200); // its one sender waits on the hanging request
+
+      long sent = System.nanoTime();
+      ExtendedLeases next = store.extendLeases(fine, LONG, Duration.ofSeconds(3));
+      assertThat(next.extended())
+          .as("sent on threads of its own, not after the first call's")
+          .isEqualTo(tokens(fine));
+      assertThat(since(sent)).isLessThan(Duration.ofSeconds(3));
+
+      assertThat(first.get(5 + SLACK.toSeconds(), TimeUnit.SECONDS))
+          .as("the first call gives up at its deadline")
+          .isInstanceOf(StoreUnavailableException.class);
+    } finally {
+      faults.release.countDown();
+    }
+  }
+}
