@@ -5,8 +5,8 @@ import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
-import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.core.spi.ExtendedLeases;
+import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts every call that reaches the store under the cache. */
