@@ -11,11 +11,8 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.StoredResult;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
+import dev.mcpgate.store.tck.fault.FaultProxy;
+import dev.mcpgate.store.tck.fault.Link;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -25,10 +22,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -43,8 +38,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * within)}): a renewal whose client cannot reach the service answers within about {@code within},
  * one lease or many, and abandons its connections (they are not used again); a lease whose request
  * fails or hangs is undecided while the others are told; and a renewal is never queued behind the
- * requests of an earlier one that hangs. The faults are a port that accepts and never answers, and
- * an SDK interceptor on the renewal client that fails or holds the request of one item.
+ * requests of an earlier one that hangs. The faults are {@code gate-store-tck}'s {@link FaultProxy}
+ * with every connection black-holed from the start (accepted, and never answered), and an SDK
+ * interceptor on the renewal client that fails or holds the request of one item.
  */
 class DynamoDbRenewalFaultsTest {
   private static final String TABLE = "mcpgate_renewal_faults_test";
@@ -90,86 +86,38 @@ class DynamoDbRenewalFaultsTest {
     return tokens;
   }
 
-  /** A port that accepts connections, never answers, and counts the ones the client closed. */
-  private static final class SilentServer implements AutoCloseable {
-    final ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    final List<Socket> accepted = new CopyOnWriteArrayList<>();
-    final AtomicInteger closedByClient = new AtomicInteger();
-
-    SilentServer() throws IOException {
-      Thread t =
-          new Thread(
-              () -> {
-                try {
-                  while (true) {
-                    Socket s = socket.accept();
-                    accepted.add(s);
-                    Thread reader = new Thread(() -> drain(s));
-                    reader.setDaemon(true);
-                    reader.start();
-                  }
-                } catch (IOException closed) {
-                  // the test is over
-                }
-              });
-      t.setDaemon(true);
-      t.start();
-    }
-
-    /** Reads and drops the request, never answering, until the client closes the connection. */
-    private void drain(Socket s) {
-      try (InputStream in = s.getInputStream()) {
-        byte[] buffer = new byte[8192];
-        while (in.read(buffer) >= 0) {
-          // read, and never a byte in reply
-        }
-      } catch (IOException reset) {
-        // closed by the client as well
-      }
-      closedByClient.incrementAndGet();
-    }
-
-    URI uri() {
-      return URI.create("http://127.0.0.1:" + socket.getLocalPort());
-    }
-
-    @Override
-    public void close() throws IOException {
-      socket.close();
-      for (Socket s : accepted) {
-        s.close();
-      }
-    }
-  }
-
   @Test
   void aRenewalThatCannotReachTheServiceAnswersWithinItsDeadlineAndAbandonsItsConnections()
       throws Exception {
-    try (SilentServer silent = new SilentServer();
-        DynamoDbClient main = TestDynamo.client();
-        DynamoDbClient dead = TestDynamo.client(silent.uri());
-        DynamoDbIdempotencyStore store = store(main, dead, 16)) {
-      List<HeldLease> one = claimed(store, "silent-one-", 1);
-      List<HeldLease> many = claimed(store, "silent-many-", 8);
-      for (List<HeldLease> leases : List.of(one, many)) {
-        Duration within = Duration.ofMillis(500);
-        long sent = System.nanoTime();
-        assertThatThrownBy(() -> store.extendLeases(leases, LONG, within))
-            .isInstanceOf(StoreUnavailableException.class)
-            .hasMessageContaining("within 500 ms");
-        assertThat(since(sent))
-            .as("%d lease(s): answered by the deadline", leases.size())
-            .isLessThan(within.plus(SLACK));
-      }
+    try (FaultProxy proxy = FaultProxy.to(URI.create(TestDynamo.endpoint()))) {
+      proxy.blackholeNew(true); // every connection is accepted, and never a byte in reply
+      try (DynamoDbClient main = TestDynamo.client();
+          DynamoDbClient dead =
+              TestDynamo.client(proxy.relayed(URI.create(TestDynamo.endpoint())));
+          DynamoDbIdempotencyStore store = store(main, dead, 16)) {
+        List<HeldLease> one = claimed(store, "silent-one-", 1);
+        List<HeldLease> many = claimed(store, "silent-many-", 8);
+        for (List<HeldLease> leases : List.of(one, many)) {
+          Duration within = Duration.ofMillis(500);
+          long sent = System.nanoTime();
+          assertThatThrownBy(() -> store.extendLeases(leases, LONG, within))
+              .isInstanceOf(StoreUnavailableException.class)
+              .hasMessageContaining("within 500 ms");
+          assertThat(since(sent))
+              .as("%d lease(s): answered by the deadline", leases.size())
+              .isLessThan(within.plus(SLACK));
+        }
 
-      long deadline = System.nanoTime() + SLACK.toNanos();
-      while (silent.closedByClient.get() < silent.accepted.size() && System.nanoTime() < deadline) {
-        Thread.sleep(20);
+        long deadline = System.nanoTime() + SLACK.toNanos();
+        while (!proxy.links().stream().allMatch(Link::clientClosed)
+            && System.nanoTime() < deadline) {
+          Thread.sleep(20);
+        }
+        assertThat(proxy.links()).isNotEmpty();
+        assertThat(proxy.links())
+            .as("every connection a timed-out request was on is closed, not kept for another")
+            .allMatch(Link::clientClosed);
       }
-      assertThat(silent.accepted).isNotEmpty();
-      assertThat(silent.closedByClient.get())
-          .as("every connection a timed-out request was on is closed, not kept for another")
-          .isEqualTo(silent.accepted.size());
     }
   }
 

@@ -10,6 +10,8 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
+import dev.mcpgate.store.tck.fault.FaultProxy;
+import dev.mcpgate.store.tck.fault.Link;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -20,10 +22,7 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.internal.HostAndPort;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.MappingSocketAddressResolver;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,7 +30,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.Assumptions;
@@ -42,9 +40,9 @@ import org.junit.jupiter.api.Test;
  * renewal that cannot reach Redis answers within about {@code within}; a connection that timed out
  * is not used again, so the next renewal reaches Redis as soon as Redis can answer; a renewal is
  * not held up by an earlier one that hangs; and a cluster node that does not answer leaves its keys
- * undecided while the other nodes' keys are told. The faults are a proxy that black-holes the
- * connections open through it ({@link FreezingProxy}) and {@code CLIENT PAUSE} on a private server,
- * so no shared server is disturbed.
+ * undecided while the other nodes' keys are told. The faults are {@code gate-store-tck}'s {@link
+ * FaultProxy} (the connections open through it black-holed, or every new one black-holed from the
+ * start) and {@code CLIENT PAUSE} on a private server, so no shared server is disturbed.
  */
 class RedisRenewalFaultsTest {
   private static final String PREFIX = "mcpgate-test:";
@@ -81,29 +79,37 @@ class RedisRenewalFaultsTest {
   }
 
   /** A store on its own client, through {@code proxy}, whose commands time out only after 30 s. */
-  private static RedisIdempotencyStore storeThrough(FreezingProxy proxy) {
-    return RedisIdempotencyStore.builder(RedisURI.create("redis://127.0.0.1:" + proxy.port()))
+  private static RedisIdempotencyStore storeThrough(FaultProxy proxy) {
+    return RedisIdempotencyStore.builder(
+            RedisURI.create(proxy.relayed(URI.create(TestRedis.url())).toString()))
         .keyPrefix(PREFIX)
         .commandTimeout(Duration.ofSeconds(30))
         .build();
   }
 
-  private static FreezingProxy proxyToTestRedis() throws Exception {
-    RedisURI redis = RedisURI.create(TestRedis.url());
-    return FreezingProxy.to(redis.getHost(), redis.getPort());
+  private static FaultProxy proxyToTestRedis() {
+    return FaultProxy.to(URI.create(TestRedis.url()));
+  }
+
+  /**
+   * Black-holes every connection open through {@code proxy} now: it stays open, what either side
+   * sends is dropped (a network path gone dead without a reset); connections made later pass.
+   */
+  private static void freeze(FaultProxy proxy) {
+    proxy.links().forEach(Link::blackhole);
   }
 
   @Test
   void aRenewalThatCannotReachRedisAnswersWithinItsDeadlineAndTheNextOneUsesAFreshConnection()
       throws Exception {
-    try (FreezingProxy proxy = proxyToTestRedis();
+    try (FaultProxy proxy = proxyToTestRedis();
         RedisIdempotencyStore store = storeThrough(proxy)) {
       List<HeldLease> leases = claimed(store, "frozen-", 20);
       assertThat(store.extendLeases(leases, LONG, Duration.ofSeconds(5)).extended())
           .isEqualTo(tokens(leases));
-      int before = proxy.accepted();
+      int before = proxy.links().size();
 
-      proxy.freeze(); // the renewal connection (and the main one) go dead, without a reset
+      freeze(proxy); // the renewal connection (and the main one) go dead, without a reset
       Duration within = Duration.ofMillis(500);
       long sent = System.nanoTime();
       assertThatThrownBy(() -> store.extendLeases(leases, LONG, within))
@@ -117,32 +123,15 @@ class RedisRenewalFaultsTest {
       assertThat(next.extended()).isEqualTo(tokens(leases));
       assertThat(next.undecided()).isEmpty();
       assertThat(since(sent)).isLessThan(Duration.ofSeconds(5));
-      assertThat(proxy.accepted()).as("a fresh renewal connection").isGreaterThan(before);
+      assertThat(proxy.links().size()).as("a fresh renewal connection").isGreaterThan(before);
     }
   }
 
   @Test
   void aRenewalGivesUpOpeningAConnectionToAServerThatNeverAnswersAtItsDeadline() throws Exception {
-    List<Socket> held = new CopyOnWriteArrayList<>();
-    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      Thread accepting =
-          new Thread(
-              () -> {
-                try {
-                  while (true) {
-                    held.add(silent.accept()); // accepted, and never a byte in reply
-                  }
-                } catch (IOException closed) {
-                  // the test is over
-                }
-              });
-      accepting.setDaemon(true);
-      accepting.start();
-      try (RedisIdempotencyStore store =
-          RedisIdempotencyStore.builder(
-                  RedisURI.create("redis://127.0.0.1:" + silent.getLocalPort()))
-              .commandTimeout(Duration.ofSeconds(30))
-              .build()) {
+    try (FaultProxy proxy = proxyToTestRedis()) {
+      proxy.blackholeNew(true); // every connection is accepted, and never a byte in reply
+      try (RedisIdempotencyStore store = storeThrough(proxy)) {
         List<HeldLease> leases =
             List.of(
                 new HeldLease(new ClaimId(tenant, "refund_order", "silent"), LeaseToken.random()));
@@ -155,20 +144,16 @@ class RedisRenewalFaultsTest {
           assertThat(since(sent)).as("answered by its deadline").isLessThan(within.plus(SLACK));
         }
       }
-    } finally {
-      for (Socket s : held) {
-        s.close();
-      }
     }
   }
 
   @Test
   void aRenewalIsNotHeldUpByAnEarlierOneThatHangs() throws Exception {
-    try (FreezingProxy proxy = proxyToTestRedis();
+    try (FaultProxy proxy = proxyToTestRedis();
         RedisIdempotencyStore store = storeThrough(proxy)) {
       List<HeldLease> leases = claimed(store, "concurrent-", 5);
       assertThat(store.extendLeases(leases, LONG, Duration.ofSeconds(5)).extended()).hasSize(5);
-      proxy.freeze();
+      freeze(proxy);
 
       long first = System.nanoTime();
       CompletableFuture<Object> hanging =
@@ -243,7 +228,7 @@ class RedisRenewalFaultsTest {
             .findFirst()
             .orElseThrow();
     HostAndPort slowAt = HostAndPort.of(slow.getUri().getHost(), slow.getUri().getPort());
-    try (FreezingProxy proxy = FreezingProxy.to(slowAt.getHostText(), slowAt.getPort())) {
+    try (FaultProxy proxy = FaultProxy.to(slowAt.getHostText(), slowAt.getPort())) {
       // every connection to that master goes through the proxy, by the client's address resolver
       ClientResources resources =
           ClientResources.builder()
@@ -268,7 +253,7 @@ class RedisRenewalFaultsTest {
         assertThat(store.extendLeases(leases, LONG, Duration.ofSeconds(5)).extended())
             .isEqualTo(tokens(leases));
 
-        proxy.freeze(); // that master stops answering this client; the others answer
+        freeze(proxy); // that master stops answering this client; the others answer
         Duration within = Duration.ofSeconds(1);
         long sent = System.nanoTime();
         ExtendedLeases partial = store.extendLeases(leases, LONG, within);

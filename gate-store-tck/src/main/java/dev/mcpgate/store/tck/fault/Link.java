@@ -90,6 +90,18 @@ public final class Link {
   }
 
   /**
+   * Whether the client closed its connection to the proxy: its stream ended, or it reset the
+   * connection. Known even while the link is blackholed, when the server is never told; not set
+   * when the link was closed by the proxy ({@link #reset()}, the proxy's close, a failure of the
+   * server's side). To check that a client abandons a connection it gave up on.
+   *
+   * @return whether the client closed its end
+   */
+  public boolean clientClosed() {
+    return toServer.sourceEnded();
+  }
+
+  /**
    * @return the bytes written to the server so far (not those swallowed by a black hole)
    */
   public long bytesToServer() {

@@ -29,6 +29,7 @@ final class Pump {
   private final Socket to;
   private final BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>(MAX_QUEUED_CHUNKS);
   private final AtomicLong forwarded = new AtomicLong();
+  private volatile boolean sourceEnded;
   private final Thread reader;
   private final Thread writer;
 
@@ -63,12 +64,23 @@ final class Pump {
     return forwarded.get();
   }
 
+  /**
+   * @return whether the socket read from ended its stream or was reset by its peer, forwarded or
+   *     swallowed by a black hole; not when the link itself closed the socket
+   */
+  boolean sourceEnded() {
+    return sourceEnded;
+  }
+
   private void read() {
     byte[] buffer = new byte[CHUNK_SIZE];
     try {
       InputStream in = from.getInputStream();
       while (true) {
         int n = in.read(buffer);
+        if (n < 0) {
+          sourceEnded = true;
+        }
         if (link.isBlackholed()) {
           if (n < 0) {
             return;
@@ -83,6 +95,9 @@ final class Pump {
         queue.put(new Chunk(Arrays.copyOf(buffer, n), due));
       }
     } catch (IOException e) {
+      if (link.isOpen()) {
+        sourceEnded = true; // reset by the peer, not closed by the link
+      }
       if (!link.isBlackholed()) {
         link.abort();
       }

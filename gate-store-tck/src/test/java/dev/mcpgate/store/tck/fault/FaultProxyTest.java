@@ -146,6 +146,30 @@ class FaultProxyTest {
   }
 
   @Test
+  void clientClosedIsKnownEvenThroughABlackholeButNotForTheProxysOwnReset() throws Exception {
+    proxy.blackholeNew(true);
+    Socket closing = connect();
+    Socket resetting = connect();
+    Socket kept = connect();
+    assertThat(proxy.awaitLinks(3, WAIT)).isTrue();
+    List<Link> links = proxy.links();
+    assertThat(links).noneMatch(Link::clientClosed);
+
+    closing.close();
+    resetting.setSoLinger(true, 0);
+    resetting.close();
+
+    eventually(() -> links.get(0).clientClosed() && links.get(1).clientClosed());
+    assertThat(links.get(0).clientClosed()).as("its stream ended").isTrue();
+    assertThat(links.get(1).clientClosed()).as("it reset").isTrue();
+    assertThat(links.get(0).isOpen()).as("the server was never told").isTrue();
+    links.get(2).reset();
+    Thread.sleep(SILENCE.toMillis());
+    assertThat(links.get(2).clientClosed()).as("the proxy reset it, not the client").isFalse();
+    assertThat(read(kept, WAIT)).isEqualTo(ReadOutcome.RESET);
+  }
+
+  @Test
   void refuseNewResetsNewConnectionsWhileOpenOnesWork() throws Exception {
     Socket before = connect();
     assertThat(roundTrip(before, 1)).isEqualTo(1);
