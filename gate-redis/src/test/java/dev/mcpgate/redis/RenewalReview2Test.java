@@ -171,4 +171,135 @@ class RenewalReview2Test {
       }
     }
   }
+
+  /**
+   * A TCP proxy whose target can be switched for new connections, the open ones staying where they
+   * are: a DNS name (a managed Redis's primary endpoint) moved to the new master after a failover.
+   */
+  private static final class SwitchingProxy implements AutoCloseable {
+    final java.net.ServerSocket listener =
+        new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+    final List<java.net.Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
+    volatile int target;
+
+    SwitchingProxy(int target) throws java.io.IOException {
+      this.target = target;
+      daemon(
+          () -> {
+            try {
+              while (true) {
+                java.net.Socket in = listener.accept();
+                java.net.Socket out = new java.net.Socket("127.0.0.1", this.target);
+                sockets.add(in);
+                sockets.add(out);
+                daemon(() -> pump(in, out));
+                daemon(() -> pump(out, in));
+              }
+            } catch (java.io.IOException closed) {
+              // the test is over
+            }
+          });
+    }
+
+    private static void daemon(Runnable r) {
+      Thread t = new Thread(r);
+      t.setDaemon(true);
+      t.start();
+    }
+
+    private static void pump(java.net.Socket from, java.net.Socket to) {
+      try {
+        from.getInputStream().transferTo(to.getOutputStream());
+      } catch (java.io.IOException closed) {
+        // one side went away
+      }
+      try {
+        from.close();
+        to.close();
+      } catch (java.io.IOException ignored) {
+        // closed already
+      }
+    }
+
+    int port() {
+      return listener.getLocalPort();
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      listener.close();
+      for (java.net.Socket s : sockets) {
+        s.close();
+      }
+    }
+  }
+
+  /**
+   * A failover of one Redis with a replica (Sentinel, a managed Redis): the old master is demoted
+   * to a replica and keeps its client connections, answering every write {@code READONLY}; the
+   * address now leads to the new master. The renewal connection answered {@code READONLY} must not
+   * be kept: the next try must reach the new master, which holds the leases.
+   */
+  @Test
+  void aRenewalConnectionOnADemotedMasterIsNotKeptForever() throws Exception {
+    try (TestRedis.PrivateRedis old = TestRedis.PrivateRedis.start(TestRedis.freePort());
+        TestRedis.PrivateRedis next = TestRedis.PrivateRedis.start(TestRedis.freePort());
+        SwitchingProxy proxy = new SwitchingProxy(old.port())) {
+      io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create();
+      try (var toOld = admin.connect(RedisURI.create("redis://127.0.0.1:" + old.port()));
+          var toNext = admin.connect(RedisURI.create("redis://127.0.0.1:" + next.port()))) {
+        toNext.sync().replicaof("127.0.0.1", old.port());
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (!toNext.sync().info("replication").contains("master_link_status:up")) {
+          assertThat(System.nanoTime()).isLessThan(until);
+          Thread.sleep(50);
+        }
+        try (RedisIdempotencyStore store =
+            RedisIdempotencyStore.builder(RedisURI.create("redis://127.0.0.1:" + proxy.port()))
+                .keyPrefix(PREFIX)
+                .build()) {
+          List<HeldLease> leases = new ArrayList<>();
+          for (int i = 0; i < 5; i++) {
+            ClaimId id = new ClaimId(tenant, "refund_order", "demoted-" + i);
+            LeaseToken token = LeaseToken.random();
+            assertThat(
+                    store.claim(new ClaimRequest(id, "v1:a", token, Duration.ofSeconds(30), LONG)))
+                .isInstanceOf(ClaimAttempt.Acquired.class);
+            leases.add(new HeldLease(id, token));
+          }
+          Set<LeaseToken> all = new HashSet<>();
+          leases.forEach(l -> all.add(l.token()));
+          assertThat(store.extendLeases(leases, LONG, Duration.ofSeconds(5)).extended())
+              .isEqualTo(all);
+          assertThat(toOld.sync().waitForReplication(1, 5_000)).isEqualTo(1L);
+
+          // the failover: the replica becomes master, the old master its replica, the address moves
+          toNext.sync().replicaofNoOne();
+          toOld.sync().replicaof("127.0.0.1", next.port());
+          proxy.target = next.port();
+
+          List<String> seen = new ArrayList<>();
+          boolean renewed = false;
+          for (int call = 0; call < 4 && !renewed; call++) {
+            try {
+              ExtendedLeases a = store.extendLeases(leases, LONG, Duration.ofMillis(1250));
+              assertThat(a.extended().size() + a.undecided().size())
+                  .as("no lease reported lost")
+                  .isEqualTo(leases.size());
+              seen.add("extended " + a.extended().size() + ", undecided " + a.undecided().size());
+              renewed = a.extended().equals(all);
+            } catch (StoreUnavailableException e) {
+              seen.add("threw: " + e.getMessage());
+            }
+          }
+          System.err.println("[review2] demoted: " + seen);
+          assertThat(renewed)
+              .as("the new master holds every lease; a renewal reaches it within 4 tries: %s", seen)
+              .isTrue();
+        }
+      } finally {
+        admin.shutdown();
+      }
+    }
+  }
 }
