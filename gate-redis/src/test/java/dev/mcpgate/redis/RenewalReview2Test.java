@@ -248,6 +248,9 @@ class RenewalReview2Test {
       io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create();
       try (var toOld = admin.connect(RedisURI.create("redis://127.0.0.1:" + old.port()));
           var toNext = admin.connect(RedisURI.create("redis://127.0.0.1:" + next.port()))) {
+        String tmp = System.getProperty("java.io.tmpdir"); // a replica's full sync writes an RDB
+        toOld.sync().configSet("dir", tmp);
+        toNext.sync().configSet("dir", tmp);
         toNext.sync().replicaof("127.0.0.1", old.port());
         long until = System.nanoTime() + 10_000_000_000L;
         while (!toNext.sync().info("replication").contains("master_link_status:up")) {
