@@ -234,6 +234,39 @@ class RenewalReview2Test {
     }
   }
 
+  /** A private redis-server whose files (a replica's RDB) go to {@code dir}, not the cwd. */
+  private static TestRedis.PrivateRedis startIn(java.nio.file.Path dir) throws Exception {
+    int port = TestRedis.freePort();
+    Process p =
+        new ProcessBuilder(
+                TestRedis.redisServerBinary(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    long until = System.nanoTime() + 10_000_000_000L;
+    while (true) {
+      try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+        return new TestRedis.PrivateRedis(p, port);
+      } catch (java.io.IOException notYet) {
+        if (System.nanoTime() > until) {
+          p.destroyForcibly();
+          throw notYet;
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
   /**
    * A failover of one Redis with a replica (Sentinel, a managed Redis): the old master is demoted
    * to a replica and keeps its client connections, answering every write {@code READONLY}; the
@@ -242,15 +275,13 @@ class RenewalReview2Test {
    */
   @Test
   void aRenewalConnectionOnADemotedMasterIsNotKeptForever() throws Exception {
-    try (TestRedis.PrivateRedis old = TestRedis.PrivateRedis.start(TestRedis.freePort());
-        TestRedis.PrivateRedis next = TestRedis.PrivateRedis.start(TestRedis.freePort());
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("review2-redis");
+    try (TestRedis.PrivateRedis old = startIn(dir);
+        TestRedis.PrivateRedis next = startIn(dir);
         SwitchingProxy proxy = new SwitchingProxy(old.port())) {
       io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create();
       try (var toOld = admin.connect(RedisURI.create("redis://127.0.0.1:" + old.port()));
           var toNext = admin.connect(RedisURI.create("redis://127.0.0.1:" + next.port()))) {
-        String tmp = System.getProperty("java.io.tmpdir"); // a replica's full sync writes an RDB
-        toOld.sync().configSet("dir", tmp);
-        toNext.sync().configSet("dir", tmp);
         toNext.sync().replicaof("127.0.0.1", old.port());
         long until = System.nanoTime() + 10_000_000_000L;
         while (!toNext.sync().info("replication").contains("master_link_status:up")) {
