@@ -89,6 +89,9 @@ final class RenewalPipeline implements AutoCloseable {
             });
   }
 
+  /** How long a round of resending waits for node connections that a cluster client is making. */
+  private static final long RESEND_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
   /** One renewal connection and its commands. */
   static final class Link {
     private final StatefulConnection<byte[], byte[]> connection;
@@ -221,21 +224,32 @@ final class RenewalPipeline implements AutoCloseable {
         }
       }
     }
-    if (!again.isEmpty() && !answers.broken && System.nanoTime() - deadline < 0) {
+    // sent again, as EVAL, until the deadline: a node that did not know the script, and a node
+    // whose connection a cluster client was still making when it rejected the command unsent. The
+    // pause between rounds is short and waits for no node in particular: one silent node must
+    // not hold back the others' keys (their connections are made within milliseconds).
+    while (!again.isEmpty() && !answers.broken && System.nanoTime() - deadline < 0) {
       if (unsent) {
-        awaitQuietly(link.named, deadline); // the cluster's node connections are being made
+        awaitQuietly(link.named, Math.min(deadline, System.nanoTime() + RESEND_PAUSE_NANOS));
       }
+      List<Integer> round = again;
+      again = new ArrayList<>();
+      unsent = false;
       List<RedisFuture<Long>> resent;
       try {
-        resent = link.send(script, keys, args, again, true); // runs and caches it there
+        resent = link.send(script, keys, args, round, true); // runs and caches it there
       } catch (RedisException e) {
         answers.failed(e);
-        resent = List.of();
+        break;
       }
       for (int j = 0; j < resent.size(); j++) {
         try {
-          replies[again.get(j)] = await(resent.get(j), deadline);
+          replies[round.get(j)] = await(resent.get(j), deadline);
         } catch (RedisException e) {
+          if (ScriptRunner.notSent(e)) {
+            again.add(round.get(j));
+            unsent = true;
+          }
           answers.failed(e);
         }
       }
@@ -271,9 +285,13 @@ final class RenewalPipeline implements AutoCloseable {
         return; // never sent: the connection is still being made, not stuck
       }
       // a server's error reply (a script error, BUSY, LOADING, OOM) leaves the connection usable;
-      // a timeout or a broken connection does not
+      // a timeout or a broken connection does not, nor a connection to a master that became a
+      // replica (READONLY: after a fail-over, the master is elsewhere and a new connection finds
+      // it)
       if (!(e instanceof RedisCommandExecutionException)
           && !(e instanceof RedisCommandInterruptedException)) {
+        broken = true;
+      } else if (e.getMessage() != null && e.getMessage().startsWith("READONLY")) {
         broken = true;
       }
     }
