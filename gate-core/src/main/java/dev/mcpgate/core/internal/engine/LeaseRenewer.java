@@ -252,7 +252,18 @@ final class LeaseRenewer implements AutoCloseable {
         ExtendedLeases answer = null;
         RuntimeException failure = null;
         try {
-          answer = store.extendLeases(leases, period.lease(), within);
+          // the leases of attempts that ended since the try was sent are not renewed: their
+          // own writes settle them now
+          List<HeldLease> live = new ArrayList<>(leases.size());
+          for (int i = 0; i < batch.size(); i++) {
+            if (!batch.get(i).stopped) {
+              live.add(leases.get(i));
+            }
+          }
+          answer =
+              live.isEmpty()
+                  ? ExtendedLeases.of(Set.of())
+                  : store.extendLeases(live, period.lease(), within);
         } catch (RuntimeException e) {
           failure = e;
         } catch (Error e) {
@@ -471,32 +482,37 @@ final class LeaseRenewer implements AutoCloseable {
     if (renewal.confirmedLeftNanos() > period.every().toNanos() + within.toNanos()) {
       return Held.YES;
     }
-    long sent = System.nanoTime();
     HeldLease held = new HeldLease(renewal.claim.id(), renewal.claim.token());
-    java.util.concurrent.FutureTask<ExtendedLeases> ask =
-        new java.util.concurrent.FutureTask<>(
-            () -> store.extendLeases(List.of(held), period.lease(), within));
-    try {
-      workers().execute(ask);
-      ExtendedLeases answer = ask.get(within.toNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS);
-      if (answer.extended().contains(held.token())) {
-        renewal.renewed(sent, period);
-        return Held.YES;
-      }
-      if (answer.undecided().contains(held.token())) {
+    // asked again while the lease has time left by the clock: a store slow to answer once (a
+    // renewal connection being opened on a loaded machine) must not refuse a call whose lease holds
+    while (true) {
+      long sent = System.nanoTime();
+      java.util.concurrent.FutureTask<ExtendedLeases> ask =
+          new java.util.concurrent.FutureTask<>(
+              () -> store.extendLeases(List.of(held), period.lease(), within));
+      try {
+        workers().execute(ask);
+        ExtendedLeases answer = ask.get(within.toNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS);
+        if (answer.extended().contains(held.token())) {
+          renewal.renewed(sent, period);
+          return Held.YES;
+        }
+        if (!answer.undecided().contains(held.token())) {
+          renewal.markLost();
+          return Held.NO;
+        }
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        ask.cancel(true);
+      } catch (RejectedExecutionException closed) {
+        return Held.UNKNOWN; // the gate is closing
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        ask.cancel(true);
         return Held.UNKNOWN;
       }
-      renewal.markLost();
-      return Held.NO;
-    } catch (java.util.concurrent.ExecutionException
-        | java.util.concurrent.TimeoutException
-        | RejectedExecutionException e) {
-      ask.cancel(true);
-      return Held.UNKNOWN;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      ask.cancel(true);
-      return Held.UNKNOWN;
+      if (renewal.mayBeLost()) {
+        return Held.UNKNOWN; // the lease may have run out, and the store has not said it holds
+      }
     }
   }
 
