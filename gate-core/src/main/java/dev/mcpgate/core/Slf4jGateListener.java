@@ -4,12 +4,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Logs every decision through SLF4J, to the logger {@code dev.mcpgate.gate}: DEBUG for the routine
- * ones (acquired, replayed, completed, released), INFO for takeovers and refusals, WARN for unknown
- * outcomes, lost leases and results not stored, ERROR for failed store writes.
+ * Logs every decision through SLF4J, to the gate's logger ({@code
+ * dev.mcpgate.core.IdempotencyGate}, where the gate's own warnings and errors go too, so that one
+ * call's lines are under one logger): DEBUG for the routine ones (acquired, replayed, completed,
+ * released), INFO for takeovers and refusals, WARN for unknown outcomes, lost leases and results
+ * not stored, ERROR for failed store writes.
  */
 public final class Slf4jGateListener implements GateListener {
-  private static final Logger LOG = LoggerFactory.getLogger("dev.mcpgate.gate");
+  private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
 
   @Override
   public void onEvent(GateEvent e) {

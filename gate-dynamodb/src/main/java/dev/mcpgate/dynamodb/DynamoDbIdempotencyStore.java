@@ -1,17 +1,16 @@
 package dev.mcpgate.dynamodb;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
 import static dev.mcpgate.dynamodb.ClaimItems.ATTEMPT;
 import static dev.mcpgate.dynamodb.ClaimItems.EXPIRES;
 import static dev.mcpgate.dynamodb.ClaimItems.STATE;
 import static dev.mcpgate.dynamodb.ClaimItems.TOKEN;
 import static dev.mcpgate.dynamodb.ClaimItems.n;
 import static dev.mcpgate.dynamodb.ClaimItems.s;
+import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.StoreUnavailableException;
-import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
@@ -19,6 +18,7 @@ import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoreArguments;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
 import java.time.Duration;
@@ -121,7 +121,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
    * @return a builder
    */
   public static Builder builder(DynamoDbClient client) {
-    return new Builder(notNull(client, "client"));
+    return new Builder(requireNonNull(client, "client must not be null"));
   }
 
   /**
@@ -153,7 +153,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
    */
   @Override
   public ClaimAttempt claim(ClaimRequest r) {
-    notNull(r, "request");
+    requireNonNull(r, "request must not be null");
     for (int round = 0; round < CLAIM_ROUNDS; round++) {
       long now = clock.millis();
       // the row and the lease count as over only the safety margin after their recorded end
@@ -235,8 +235,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
 
   @Override
   public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
-    notNull(result, "result");
-    Checks.positiveMillis(retention, "retention");
+    requireNonNull(result, "result must not be null");
+    StoreArguments.atLeastOneMs(retention, "retention");
     Expression e = new Expression();
     String update = items.completion(e, id, result, clock.millis(), retention);
     return requests.update(
@@ -263,9 +263,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
    */
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
-    notNull(id, "id");
-    notNull(token, "token");
-    Checks.positiveMillis(lease, "lease");
+    requireNonNull(id, "id must not be null");
+    requireNonNull(token, "token must not be null");
+    StoreArguments.atLeastOneMs(lease, "lease");
     return leaseWrites.extend(requests, id, token, clock.millis() + lease.toMillis());
   }
 
@@ -286,9 +286,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
    */
   @Override
   public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
-    notNull(leases, "leases");
-    Checks.positiveMillis(lease, "lease");
-    Checks.positiveMillis(within, "within");
+    requireNonNull(leases, "leases must not be null");
+    StoreArguments.atLeastOneMs(lease, "lease");
+    StoreArguments.atLeastOneMs(within, "within");
     if (leases.isEmpty()) {
       return ExtendedLeases.of(Set.of());
     }
@@ -306,9 +306,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
    */
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
-    notNull(id, "id");
-    notNull(token, "token");
-    Checks.positiveMillis(fence, "fence");
+    requireNonNull(id, "id must not be null");
+    requireNonNull(token, "token must not be null");
+    StoreArguments.atLeastOneMs(fence, "fence");
     long expires = clock.millis() + fence.toMillis();
     Expression e = new Expression();
     String update =
@@ -329,7 +329,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
 
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
-    notNull(id, "id");
+    requireNonNull(id, "id must not be null");
     return Optional.ofNullable(requests.get(items.key(id), "read " + id)).map(items::read);
   }
 
@@ -401,7 +401,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
      * that claims live beside other items.
      */
     public Builder partitionKeyPrefix(String prefix) {
-      this.partitionPrefix = notNull(prefix, "prefix");
+      this.partitionPrefix = requireNonNull(prefix, "prefix must not be null");
       return this;
     }
 
@@ -428,7 +428,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
      * @param clock the clock for expiry and lease decisions; the system clock by default
      */
     public Builder clock(InstantSource clock) {
-      this.clock = notNull(clock, "clock");
+      this.clock = requireNonNull(clock, "clock must not be null");
       return this;
     }
 
@@ -437,7 +437,10 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
      *     tolerate clock skew between servers; 1 s by default, zero or more
      */
     public Builder leaseSafetyMargin(Duration margin) {
-      this.margin = Checks.notNegative(margin, "margin");
+      if (requireNonNull(margin, "margin must not be null").isNegative()) {
+        throw new IllegalArgumentException("margin must not be negative, was " + margin);
+      }
+      this.margin = margin;
       return this;
     }
 
@@ -457,7 +460,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
      *     shorter, applies). Yours to close.
      */
     public Builder renewalClient(DynamoDbClient client) {
-      this.renewalClient = notNull(client, "client");
+      this.renewalClient = requireNonNull(client, "client must not be null");
       return this;
     }
 
@@ -506,8 +509,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     }
 
     private static String nonBlank(String value, String name) {
-      notNull(value, name);
-      if (value.isBlank()) {
+      if (requireNonNull(value, () -> name + " must not be null").isBlank()) {
         throw new IllegalArgumentException(name + " must not be blank");
       }
       return value;

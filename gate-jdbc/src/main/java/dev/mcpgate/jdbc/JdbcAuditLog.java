@@ -1,6 +1,6 @@
 package dev.mcpgate.jdbc;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.audit.AuditDecision;
 import dev.mcpgate.core.audit.AuditRecord;
@@ -37,7 +37,8 @@ public final class JdbcAuditLog {
    * @return a reader
    */
   public static JdbcAuditLog of(DataSource dataSource, String table) {
-    return new JdbcAuditLog(notNull(dataSource, "dataSource"), TableName.check(table));
+    return new JdbcAuditLog(
+        requireNonNull(dataSource, "dataSource must not be null"), TableName.check(table));
   }
 
   /**
@@ -51,9 +52,9 @@ public final class JdbcAuditLog {
             + table
             + " WHERE tenant = ? AND tool = ? AND idem_key = ? ORDER BY id",
         0,
-        notNull(tenant, "tenant"),
-        notNull(tool, "tool"),
-        notNull(key, "key"));
+        requireNonNull(tenant, "tenant must not be null"),
+        requireNonNull(tool, "tool must not be null"),
+        requireNonNull(key, "key must not be null"));
   }
 
   /**
@@ -65,7 +66,11 @@ public final class JdbcAuditLog {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, was " + limit);
     }
-    String escaped = notNull(text, "text").replace("!", "!!").replace("%", "!%").replace("_", "!_");
+    String escaped =
+        requireNonNull(text, "text must not be null")
+            .replace("!", "!!")
+            .replace("%", "!%")
+            .replace("_", "!_");
     return query(
         "SELECT "
             + COLUMNS
@@ -73,7 +78,7 @@ public final class JdbcAuditLog {
             + table
             + " WHERE tenant = ? AND arguments LIKE ? ESCAPE '!' ORDER BY id DESC",
         limit,
-        notNull(tenant, "tenant"),
+        requireNonNull(tenant, "tenant must not be null"),
         "%" + escaped + "%");
   }
 

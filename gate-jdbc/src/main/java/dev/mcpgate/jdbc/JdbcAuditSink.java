@@ -1,6 +1,6 @@
 package dev.mcpgate.jdbc;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.audit.AuditRecord;
 import dev.mcpgate.core.audit.AuditSink;
@@ -64,7 +64,7 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
    * @return a builder
    */
   public static Builder builder(DataSource dataSource) {
-    return new Builder(notNull(dataSource, "dataSource"));
+    return new Builder(requireNonNull(dataSource, "dataSource must not be null"));
   }
 
   /** Queues the record; never blocks, never throws. */

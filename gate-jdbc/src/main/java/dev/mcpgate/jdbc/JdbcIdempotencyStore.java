@@ -1,11 +1,10 @@
 package dev.mcpgate.jdbc;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.StoreUnavailableException;
-import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
@@ -13,6 +12,7 @@ import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoreArguments;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
 import java.sql.Connection;
@@ -213,7 +213,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
    * @return a builder
    */
   public static Builder builder(DataSource dataSource) {
-    return new Builder(notNull(dataSource, "dataSource"));
+    return new Builder(requireNonNull(dataSource, "dataSource must not be null"));
   }
 
   /**
@@ -266,14 +266,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
   @Override
   public ClaimAttempt claim(ClaimRequest request) {
-    notNull(request, "request");
+    requireNonNull(request, "request must not be null");
     return withConnection("claim", request.id(), c -> setup().sql().claim(c, request));
   }
 
   @Override
   public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
-    notNull(result, "result");
-    Checks.positiveMillis(retention, "retention");
+    requireNonNull(result, "result must not be null");
+    StoreArguments.atLeastOneMs(retention, "retention");
     return withConnection(
         "complete", id, c -> setup().sql().complete(c, id, token, result, retention));
   }
@@ -285,7 +285,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
-    Checks.positiveMillis(lease, "lease");
+    StoreArguments.atLeastOneMs(lease, "lease");
     return withConnection(
         "extend the lease of", id, c -> setup().sql().extend(c, id, token, lease));
   }
@@ -307,9 +307,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
    */
   @Override
   public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
-    notNull(leases, "leases");
-    Checks.positiveMillis(lease, "lease");
-    Checks.positiveMillis(within, "within");
+    requireNonNull(leases, "leases must not be null");
+    StoreArguments.atLeastOneMs(lease, "lease");
+    StoreArguments.atLeastOneMs(within, "within");
     if (leases.isEmpty()) {
       return ExtendedLeases.of(Set.of());
     }
@@ -340,7 +340,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
-    Checks.positiveMillis(fence, "fence");
+    StoreArguments.atLeastOneMs(fence, "fence");
     return withConnection("mark unknown", id, c -> setup().sql().markUnknown(c, id, token, fence));
   }
 
@@ -377,7 +377,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
-    notNull(id, "id");
+    requireNonNull(id, "id must not be null");
     return withConnection("find", id, c -> Optional.ofNullable(setup().sql().find(c, id)));
   }
 
@@ -454,7 +454,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
    */
   public ClaimingScope<Connection> singleCommit(Connection connection) {
     return new JdbcTransactionScope(
-        JdbcTransactionScope.callers(notNull(connection, "connection")), this::setup);
+        JdbcTransactionScope.callers(requireNonNull(connection, "connection must not be null")),
+        this::setup);
   }
 
   /** Builds a JDBC store; {@link #build()} does not connect. */
@@ -483,7 +484,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
      * @param dialect the dialect to use instead of detecting it from the connection
      */
     public Builder dialect(JdbcDialect dialect) {
-      this.dialect = notNull(dialect, "dialect");
+      this.dialect = requireNonNull(dialect, "dialect must not be null");
       return this;
     }
 
@@ -508,7 +509,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
      * @return this builder
      */
     public Builder renewalConnections(DataSource source) {
-      this.renewalConnections = notNull(source, "renewalConnections");
+      this.renewalConnections = requireNonNull(source, "renewalConnections must not be null");
       return this;
     }
 

@@ -1,6 +1,6 @@
 package dev.mcpgate.mcp;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import java.lang.annotation.Annotation;
@@ -30,7 +30,7 @@ final class AnnotatedTools {
       Object[] beans,
       Function<S, McpSchema.Tool> tool,
       BiFunction<S, ToolPolicy, S> wrap) {
-    notNull(specs, "specs");
+    requireNonNull(specs, "specs must not be null");
     Map<String, ToolPolicy> policies = policies(beans);
     List<S> out = new ArrayList<>(specs.size());
     Map<String, ToolPolicy> unmatched = new LinkedHashMap<>(policies);
@@ -58,10 +58,10 @@ final class AnnotatedTools {
    *     tool
    */
   static Map<String, ToolPolicy> policies(Object... beans) {
-    notNull(beans, "beans");
+    requireNonNull(beans, "beans must not be null");
     Class<?>[] types = new Class<?>[beans.length];
     for (int i = 0; i < beans.length; i++) {
-      types[i] = notNull(beans[i], "bean").getClass();
+      types[i] = requireNonNull(beans[i], "bean must not be null").getClass();
     }
     return policiesOf(types);
   }
@@ -69,8 +69,9 @@ final class AnnotatedTools {
   /** Like {@link #policies(Object...)}, by class. */
   static Map<String, ToolPolicy> policiesOf(Class<?>... types) {
     Map<String, ToolPolicy> policies = new LinkedHashMap<>();
-    for (Class<?> type : notNull(types, "types")) {
-      Map<String, Method> annotated = annotatedMethods(notNull(type, "type"));
+    for (Class<?> type : requireNonNull(types, "types must not be null")) {
+      Map<String, Method> annotated =
+          annotatedMethods(requireNonNull(type, "type must not be null"));
       if (annotated.isEmpty()) {
         throw new IllegalArgumentException(
             "no @Idempotent method was found on "

@@ -1,7 +1,8 @@
 package dev.mcpgate.mcp;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.mcpgate.core.ResultMapper;
-import dev.mcpgate.core.internal.Checks;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -31,7 +32,9 @@ public final class JsonResultMapper<T> implements ResultMapper<T> {
    * @return a mapper that stores results of {@code type} as JSON
    */
   public static <T> JsonResultMapper<T> of(McpJsonMapper mapper, Class<T> type) {
-    return new JsonResultMapper<>(Checks.notNull(mapper, "mapper"), Checks.notNull(type, "type"));
+    return new JsonResultMapper<>(
+        requireNonNull(mapper, "mapper must not be null"),
+        requireNonNull(type, "type must not be null"));
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.mcpgate.mcp;
 
-import dev.mcpgate.core.internal.Checks;
+import static java.util.Objects.requireNonNull;
+
 import java.util.Map;
 
 /**
@@ -27,7 +28,7 @@ public final class JsonTrees {
    *     no JSON value (binary, a POJO, a missing node), naming its path
    */
   public static Object toPlain(Object tree) {
-    Checks.notNull(tree, "tree");
+    requireNonNull(tree, "tree must not be null");
     if (isA(tree.getClass(), JACKSON2)) {
       return Jackson2Trees.plain(tree);
     }

@@ -1,6 +1,6 @@
 package dev.mcpgate.mcp;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.KeyDigest;
@@ -97,7 +97,7 @@ public final class McpGate {
    * @return a builder; a tenant resolver is required
    */
   public static Builder builder(IdempotencyGate gate) {
-    return new Builder(notNull(gate, "gate"));
+    return new Builder(requireNonNull(gate, "gate must not be null"));
   }
 
   /**
@@ -107,7 +107,7 @@ public final class McpGate {
    */
   public McpServerFeatures.SyncToolSpecification gate(
       McpServerFeatures.SyncToolSpecification spec, ToolPolicy policy) {
-    GatedTool g = gated(notNull(spec, "spec").tool(), policy);
+    GatedTool g = gated(requireNonNull(spec, "spec must not be null").tool(), policy);
     if (g == null) {
       return spec;
     }
@@ -127,7 +127,7 @@ public final class McpGate {
    */
   public McpServerFeatures.AsyncToolSpecification gate(
       McpServerFeatures.AsyncToolSpecification spec, ToolPolicy policy) {
-    GatedTool g = gated(notNull(spec, "spec").tool(), policy);
+    GatedTool g = gated(requireNonNull(spec, "spec must not be null").tool(), policy);
     if (g == null) {
       return spec;
     }
@@ -152,7 +152,7 @@ public final class McpGate {
    */
   public McpStatelessServerFeatures.SyncToolSpecification gate(
       McpStatelessServerFeatures.SyncToolSpecification spec, ToolPolicy policy) {
-    GatedTool g = gated(notNull(spec, "spec").tool(), policy);
+    GatedTool g = gated(requireNonNull(spec, "spec must not be null").tool(), policy);
     if (g == null) {
       return spec;
     }
@@ -169,7 +169,7 @@ public final class McpGate {
    */
   public McpStatelessServerFeatures.AsyncToolSpecification gate(
       McpStatelessServerFeatures.AsyncToolSpecification spec, ToolPolicy policy) {
-    GatedTool g = gated(notNull(spec, "spec").tool(), policy);
+    GatedTool g = gated(requireNonNull(spec, "spec must not be null").tool(), policy);
     if (g == null) {
       return spec;
     }
@@ -222,8 +222,8 @@ public final class McpGate {
       ToolPolicy policy,
       TransactionScope<R> scope,
       TransactionalHandler<R> handler) {
-    notNull(scope, "scope");
-    notNull(handler, "handler");
+    requireNonNull(scope, "scope must not be null");
+    requireNonNull(handler, "handler must not be null");
     return writeTool(
         tool,
         policy,
@@ -248,8 +248,8 @@ public final class McpGate {
       ToolPolicy policy,
       ClaimingScope<R> scope,
       TransactionalHandler<R> handler) {
-    notNull(scope, "scope");
-    notNull(handler, "handler");
+    requireNonNull(scope, "scope must not be null");
+    requireNonNull(handler, "handler must not be null");
     return writeTool(
         tool,
         policy,
@@ -338,7 +338,7 @@ public final class McpGate {
    * @return true when it, a superclass or an interface has an {@link Idempotent} method
    */
   public static boolean hasIdempotentMethods(Class<?> type) {
-    return AnnotatedTools.hasAnnotatedMethods(notNull(type, "type"));
+    return AnnotatedTools.hasAnnotatedMethods(requireNonNull(type, "type must not be null"));
   }
 
   /** Like {@link #gateAnnotated(List, Object...)}, for async specifications. */
@@ -352,8 +352,8 @@ public final class McpGate {
    * @return the gated tool, or null for a tool annotated read-only (passed through ungated)
    */
   private GatedTool gated(McpSchema.Tool tool, ToolPolicy policy) {
-    notNull(tool, "tool");
-    notNull(policy, "policy");
+    requireNonNull(tool, "tool must not be null");
+    requireNonNull(policy, "policy must not be null");
     if (tool.annotations() != null && Boolean.TRUE.equals(tool.annotations().readOnlyHint())) {
       LOG.warn(
           "tool {} is annotated read-only (readOnlyHint=true): passed through ungated",
@@ -400,7 +400,7 @@ public final class McpGate {
      *     KeyDigest#digested(dev.mcpgate.core.ClaimId)}.
      */
     public Builder keyDigest(KeyDigest digest) {
-      this.keyDigest = notNull(digest, "digest");
+      this.keyDigest = requireNonNull(digest, "digest must not be null");
       return this;
     }
 
@@ -419,7 +419,7 @@ public final class McpGate {
      *     none by default
      */
     public Builder audit(AuditSink sink) {
-      this.audit = notNull(sink, "sink");
+      this.audit = requireNonNull(sink, "sink must not be null");
       return this;
     }
 
@@ -427,7 +427,7 @@ public final class McpGate {
      * @param redaction what of the arguments the audit records keep; their names by default
      */
     public Builder auditRedaction(Redaction redaction) {
-      this.redaction = notNull(redaction, "redaction");
+      this.redaction = requireNonNull(redaction, "redaction must not be null");
       return this;
     }
 
@@ -435,7 +435,7 @@ public final class McpGate {
      * @param summary what the audit records keep of a result (an id, a status); nothing by default
      */
     public Builder auditResultSummary(Function<CallToolResult, String> summary) {
-      this.resultSummary = notNull(summary, "summary");
+      this.resultSummary = requireNonNull(summary, "summary must not be null");
       return this;
     }
 
@@ -443,7 +443,7 @@ public final class McpGate {
      * @param resolver tells each call's tenant from the server side (required)
      */
     public Builder tenantResolver(TenantResolver resolver) {
-      this.tenants = notNull(resolver, "resolver");
+      this.tenants = requireNonNull(resolver, "resolver must not be null");
       return this;
     }
 
@@ -452,7 +452,7 @@ public final class McpGate {
      *     is claimed (none by default)
      */
     public Builder authorizer(CallAuthorizer authorizer) {
-      this.authorizer = notNull(authorizer, "authorizer");
+      this.authorizer = requireNonNull(authorizer, "authorizer must not be null");
       return this;
     }
 
@@ -461,7 +461,7 @@ public final class McpGate {
      *     numbers); the SDK's default one otherwise
      */
     public Builder jsonMapper(McpJsonMapper mapper) {
-      this.json = notNull(mapper, "mapper");
+      this.json = requireNonNull(mapper, "mapper must not be null");
       return this;
     }
 

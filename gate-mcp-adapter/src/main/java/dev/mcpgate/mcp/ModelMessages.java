@@ -1,7 +1,5 @@
 package dev.mcpgate.mcp;
 
-import static dev.mcpgate.core.internal.Checks.quote;
-
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.InvalidArgumentsException;
@@ -104,7 +102,18 @@ final class ModelMessages {
   static String keyOf(ClaimId id) {
     return KeyDigest.looksDigested(id.key())
         ? "same key (made from its arguments)"
-        : "idempotency key " + quote(id.key());
+        : "idempotency key " + quoted(id.key());
+  }
+
+  /**
+   * @return a valid key (one {@link ClaimId} took: no control characters) as gate-core's messages
+   *     and {@link ClaimId#toString} quote it: in double quotes, with {@code "} and {@code \}
+   *     escaped, cut after 80 chars
+   */
+  static String quoted(String key) {
+    int n = Math.min(key.length(), 80);
+    String shown = key.substring(0, n).replace("\\", "\\\\").replace("\"", "\\\"");
+    return "\"" + shown + "\"" + (key.length() > n ? "... (" + key.length() + " chars)" : "");
   }
 
   /**

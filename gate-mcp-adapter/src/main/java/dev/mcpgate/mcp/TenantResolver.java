@@ -1,7 +1,8 @@
 package dev.mcpgate.mcp;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.mcpgate.core.ClaimId;
-import dev.mcpgate.core.internal.Checks;
 import io.modelcontextprotocol.common.McpTransportContext;
 import reactor.core.publisher.Mono;
 
@@ -49,7 +50,7 @@ public interface TenantResolver {
    * @return a resolver that reads it (as a string)
    */
   static TenantResolver fromTransportContext(String key) {
-    Checks.notNull(key, "key");
+    requireNonNull(key, "key must not be null");
     return context -> {
       Object value = context == null ? null : context.get(key);
       return value == null ? null : value.toString();

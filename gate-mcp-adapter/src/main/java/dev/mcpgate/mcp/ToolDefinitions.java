@@ -1,6 +1,6 @@
 package dev.mcpgate.mcp;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.ClaimId;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -20,8 +20,8 @@ final class ToolDefinitions {
   private ToolDefinitions() {}
 
   static McpSchema.Tool gated(McpSchema.Tool tool, ToolPolicy policy) {
-    notNull(tool, "tool");
-    notNull(policy, "policy");
+    requireNonNull(tool, "tool must not be null");
+    requireNonNull(policy, "policy must not be null");
     Map<String, Object> schema =
         tool.inputSchema() == null
             ? new LinkedHashMap<>(Map.of("type", "object"))

@@ -1,6 +1,6 @@
 package dev.mcpgate.mcp;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateSettings;
@@ -48,7 +48,7 @@ public record ToolPolicy(
    * @throws IllegalArgumentException naming the component that is wrong
    */
   public ToolPolicy {
-    notNull(keySources, "keySources");
+    requireNonNull(keySources, "keySources must not be null");
     if (keySources.isEmpty()) {
       throw new IllegalArgumentException("keySources must name at least one source");
     }
@@ -56,11 +56,11 @@ public record ToolPolicy(
     if (keySources.size() != Set.copyOf(keySources).size()) {
       throw new IllegalArgumentException("keySources must not repeat a source: " + keySources);
     }
-    notNull(keyArgument, "keyArgument");
+    requireNonNull(keyArgument, "keyArgument must not be null");
     if (keyArgument.isBlank()) {
       throw new IllegalArgumentException("keyArgument must not be blank");
     }
-    naturalKey = List.copyOf(notNull(naturalKey, "naturalKey"));
+    naturalKey = List.copyOf(requireNonNull(naturalKey, "naturalKey must not be null"));
     if (keySources.contains(KeySource.NATURAL) && naturalKey.isEmpty()) {
       throw new IllegalArgumentException(
           "keySources include NATURAL, so naturalKey must name at least one argument");
@@ -73,12 +73,12 @@ public record ToolPolicy(
               + keySources
               + " do not include NATURAL");
     }
-    notNull(settings, "settings");
+    requireNonNull(settings, "settings must not be null");
     if (keyDescription != null && keyDescription.isBlank()) {
       throw new IllegalArgumentException(
           "keyDescription must not be blank; leave it null for" + " the default");
     }
-    notNull(inFlight, "inFlight");
+    requireNonNull(inFlight, "inFlight must not be null");
     if (inFlight == InFlight.REFUSE
         && settings.inFlightWait() != null
         && !settings.inFlightWait().isZero()) {
@@ -230,7 +230,7 @@ public record ToolPolicy(
      * @param sources where the key comes from, in order of precedence
      */
     public Builder keySources(KeySource... sources) {
-      this.keySources = List.of(notNull(sources, "sources"));
+      this.keySources = List.of(requireNonNull(sources, "sources must not be null"));
       return this;
     }
 
@@ -238,7 +238,7 @@ public record ToolPolicy(
      * @param name the key argument's name
      */
     public Builder keyArgument(String name) {
-      this.keyArgument = notNull(name, "name");
+      this.keyArgument = requireNonNull(name, "name must not be null");
       return this;
     }
 
@@ -248,7 +248,7 @@ public record ToolPolicy(
      * @param argumentNames the arguments whose values identify the intent
      */
     public Builder naturalKey(String... argumentNames) {
-      this.naturalKey = List.of(notNull(argumentNames, "argumentNames"));
+      this.naturalKey = List.of(requireNonNull(argumentNames, "argumentNames must not be null"));
       if (argumentNames.length > 0 && !keySources.contains(KeySource.NATURAL)) {
         List<KeySource> withNatural = new java.util.ArrayList<>(keySources);
         withNatural.add(KeySource.NATURAL);
@@ -279,7 +279,7 @@ public record ToolPolicy(
      *     GateSettings.builder().retention(Duration.ofHours(2)).build()}
      */
     public Builder settings(GateSettings settings) {
-      this.settings = notNull(settings, "settings");
+      this.settings = requireNonNull(settings, "settings must not be null");
       return this;
     }
 
@@ -288,7 +288,7 @@ public record ToolPolicy(
      *     {@link ToolPolicy#keyDescription()})
      */
     public Builder keyDescription(String description) {
-      this.keyDescription = notNull(description, "description");
+      this.keyDescription = requireNonNull(description, "description must not be null");
       return this;
     }
 
@@ -298,7 +298,7 @@ public record ToolPolicy(
      *     for its result
      */
     public Builder inFlight(InFlight inFlight) {
-      this.inFlight = notNull(inFlight, "inFlight");
+      this.inFlight = requireNonNull(inFlight, "inFlight must not be null");
       return this;
     }
 

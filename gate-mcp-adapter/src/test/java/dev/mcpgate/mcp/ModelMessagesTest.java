@@ -156,4 +156,25 @@ class ModelMessagesTest {
     assertThat(text(result))
         .contains("may have taken effect", "same key", "returns the first result");
   }
+
+  /** A key reads the same to the model as in gate-core's messages ({@link ClaimId#toString}). */
+  @Test
+  void aKeyIsQuotedAsGateCoreQuotesIt() {
+    String prefix = "(\"t\", \"x\", ";
+    for (String key :
+        List.of(
+            "k1",
+            "a\"b\\c",
+            "x".repeat(80),
+            "y".repeat(81) + "\"",
+            "\u00e9t\u00e9 \ud83d\ude00",
+            "z".repeat(ClaimId.MAX_LENGTH))) {
+      String core = new ClaimId("t", "x", key).toString();
+      assertThat(core).startsWith(prefix).endsWith(")");
+      assertThat(ModelMessages.quoted(key))
+          .as(key)
+          .isEqualTo(core.substring(prefix.length(), core.length() - 1));
+    }
+    assertThat(ModelMessages.keyOf(ID)).isEqualTo("idempotency key \"k-1\"");
+  }
 }

@@ -1,8 +1,9 @@
 package dev.mcpgate.micrometer;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GateListener;
-import dev.mcpgate.core.internal.Checks;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -50,7 +51,9 @@ public final class GateMetrics implements GateListener {
    * @return the listener
    */
   public static GateMetrics of(MeterRegistry registry, String store) {
-    return new GateMetrics(Checks.notNull(registry, "registry"), Checks.notNull(store, "store"));
+    return new GateMetrics(
+        requireNonNull(registry, "registry must not be null"),
+        requireNonNull(store, "store must not be null"));
   }
 
   @Override

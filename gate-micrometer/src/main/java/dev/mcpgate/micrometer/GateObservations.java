@@ -1,8 +1,9 @@
 package dev.mcpgate.micrometer;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GateListener;
-import dev.mcpgate.core.internal.Checks;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -39,7 +40,8 @@ public final class GateObservations implements GateListener {
    */
   public static GateObservations of(ObservationRegistry registry, String store) {
     return new GateObservations(
-        Checks.notNull(registry, "registry"), Checks.notNull(store, "store"));
+        requireNonNull(registry, "registry must not be null"),
+        requireNonNull(store, "store must not be null"));
   }
 
   @Override

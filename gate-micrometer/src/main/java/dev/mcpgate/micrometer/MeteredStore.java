@@ -1,6 +1,7 @@
 package dev.mcpgate.micrometer;
 
-import dev.mcpgate.core.internal.Checks;
+import static java.util.Objects.requireNonNull;
+
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.TimedIdempotencyStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,9 +33,9 @@ public final class MeteredStore extends TimedIdempotencyStore {
    */
   public static MeteredStore of(IdempotencyStore delegate, MeterRegistry registry, String store) {
     return new MeteredStore(
-        Checks.notNull(delegate, "delegate"),
-        Checks.notNull(registry, "registry"),
-        Checks.notNull(store, "store"));
+        requireNonNull(delegate, "delegate must not be null"),
+        requireNonNull(registry, "registry must not be null"),
+        requireNonNull(store, "store must not be null"));
   }
 
   @Override

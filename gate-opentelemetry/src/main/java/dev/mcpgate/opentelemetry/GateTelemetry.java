@@ -1,7 +1,8 @@
 package dev.mcpgate.opentelemetry;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.mcpgate.core.GateListener;
-import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import io.opentelemetry.api.OpenTelemetry;
 
@@ -70,7 +71,8 @@ public final class GateTelemetry {
    */
   public static GateListener listener(OpenTelemetry openTelemetry, String store) {
     return new TelemetryListener(
-        Checks.notNull(openTelemetry, "openTelemetry"), Checks.notNull(store, "store"));
+        requireNonNull(openTelemetry, "openTelemetry must not be null"),
+        requireNonNull(store, "store must not be null"));
   }
 
   /**
@@ -83,8 +85,8 @@ public final class GateTelemetry {
   public static IdempotencyStore store(
       IdempotencyStore delegate, OpenTelemetry openTelemetry, String store) {
     return new TimedStore(
-        Checks.notNull(delegate, "delegate"),
-        Checks.notNull(openTelemetry, "openTelemetry"),
-        Checks.notNull(store, "store"));
+        requireNonNull(delegate, "delegate must not be null"),
+        requireNonNull(openTelemetry, "openTelemetry must not be null"),
+        requireNonNull(store, "store must not be null"));
   }
 }

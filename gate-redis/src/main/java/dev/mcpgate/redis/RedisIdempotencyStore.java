@@ -1,11 +1,10 @@
 package dev.mcpgate.redis;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.StoreUnavailableException;
-import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
@@ -13,6 +12,7 @@ import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.core.spi.StoreArguments;
 import dev.mcpgate.core.spi.StoredResult;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
@@ -226,7 +226,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * @return a builder
    */
   public static Builder builder(RedisURI uri) {
-    return new Builder(notNull(uri, "uri"), null, null, null);
+    return new Builder(requireNonNull(uri, "uri must not be null"), null, null, null);
   }
 
   /**
@@ -237,7 +237,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * @return a builder
    */
   public static Builder builder(RedisClient client) {
-    return new Builder(null, notNull(client, "client"), null, null);
+    return new Builder(null, requireNonNull(client, "client must not be null"), null, null);
   }
 
   /**
@@ -250,7 +250,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * @return a builder
    */
   public static Builder builder(RedisClusterClient client) {
-    return new Builder(null, null, null, notNull(client, "client"));
+    return new Builder(null, null, null, requireNonNull(client, "client must not be null"));
   }
 
   /**
@@ -265,9 +265,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * @throws IllegalArgumentException when {@code seeds} is empty
    */
   public static Builder clusterBuilder(Iterable<RedisURI> seeds) {
-    notNull(seeds, "seeds");
+    requireNonNull(seeds, "seeds must not be null");
     List<RedisURI> list = new ArrayList<>();
-    seeds.forEach(u -> list.add(notNull(u, "seed")));
+    seeds.forEach(u -> list.add(requireNonNull(u, "seed must not be null")));
     if (list.isEmpty()) {
       throw new IllegalArgumentException("clusterBuilder needs at least one seed node, was none");
     }
@@ -308,7 +308,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   @Override
   public ClaimAttempt claim(ClaimRequest r) {
-    notNull(r, "request");
+    requireNonNull(r, "request must not be null");
     List<Object> reply =
         call(
             "claim " + r.id(),
@@ -355,8 +355,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   @Override
   public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
-    notNull(result, "result");
-    Checks.positiveMillis(retention, "retention");
+    requireNonNull(result, "result must not be null");
+    StoreArguments.atLeastOneMs(retention, "retention");
     return held(
         "complete",
         complete,
@@ -375,7 +375,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
-    Checks.positiveMillis(lease, "lease");
+    StoreArguments.atLeastOneMs(lease, "lease");
     return held(
         "extend the lease of", extend, id, utf8(token.value()), ascii(lease.toMillis()), graceMs);
   }
@@ -394,9 +394,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    */
   @Override
   public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
-    notNull(leases, "leases");
-    Checks.positiveMillis(lease, "lease");
-    Checks.positiveMillis(within, "within");
+    requireNonNull(leases, "leases must not be null");
+    StoreArguments.atLeastOneMs(lease, "lease");
+    StoreArguments.atLeastOneMs(within, "within");
     if (leases.isEmpty()) {
       return ExtendedLeases.of(Set.of());
     }
@@ -429,14 +429,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
-    Checks.positiveMillis(fence, "fence");
+    StoreArguments.atLeastOneMs(fence, "fence");
     return held(
         "mark unknown", markUnknown, id, utf8(token.value()), ascii(fence.toMillis()), graceMs);
   }
 
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
-    notNull(id, "id");
+    requireNonNull(id, "id must not be null");
     List<Object> fields =
         call(
             "read " + id,
@@ -545,7 +545,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
      *     slot): {@link #build()} refuses it
      */
     public Builder keyPrefix(String prefix) {
-      notNull(prefix, "prefix");
+      requireNonNull(prefix, "prefix must not be null");
       if (prefix.isEmpty()) {
         throw new IllegalArgumentException(
             "keyPrefix must not be empty: the store's keys must"
@@ -561,7 +561,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
      *     operators and {@link #purgeExpired}); 1 minute by default, zero or more
      */
     public Builder expiryGrace(Duration grace) {
-      this.grace = Checks.notNegative(grace, "grace");
+      if (requireNonNull(grace, "grace must not be null").isNegative()) {
+        throw new IllegalArgumentException("grace must not be negative, was " + grace);
+      }
+      this.grace = grace;
       return this;
     }
 
@@ -571,7 +574,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
      *     RedisIdempotencyStore#clusterBuilder})
      */
     public Builder commandTimeout(Duration timeout) {
-      this.timeout = Checks.positiveMillis(timeout, "timeout");
+      this.timeout = StoreArguments.atLeastOneMs(timeout, "timeout");
       return this;
     }
 

@@ -1,6 +1,6 @@
 package dev.mcpgate.testkit;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -40,11 +40,11 @@ public final class ArrivalOrderCheck {
       Function<S, CallToolRequest> first,
       Function<S, CallToolRequest> second,
       Function<S, ?> state) {
-    notNull(client, "client");
-    notNull(fresh, "fresh");
-    notNull(first, "first");
-    notNull(second, "second");
-    notNull(state, "state");
+    requireNonNull(client, "client must not be null");
+    requireNonNull(fresh, "fresh must not be null");
+    requireNonNull(first, "first must not be null");
+    requireNonNull(second, "second must not be null");
+    requireNonNull(state, "state must not be null");
     S one = fresh.get();
     client.callTool(first.apply(one));
     client.callTool(second.apply(one));

@@ -1,6 +1,6 @@
 package dev.mcpgate.testkit;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.mcp.McpGateErrors;
 import dev.mcpgate.mcp.ToolPolicy;
@@ -82,7 +82,7 @@ public final class GateChecks {
    * @param client an initialized client of the server under test
    */
   public static GateChecks of(McpSyncClient client) {
-    return new GateChecks(notNull(client, "client"));
+    return new GateChecks(requireNonNull(client, "client must not be null"));
   }
 
   /**
@@ -96,7 +96,7 @@ public final class GateChecks {
    * @return the settings of one tool, made on first use
    */
   public Tool tool(String name) {
-    return tools.computeIfAbsent(notNull(name, "name"), Tool::new);
+    return tools.computeIfAbsent(requireNonNull(name, "name must not be null"), Tool::new);
   }
 
   /**
@@ -105,7 +105,7 @@ public final class GateChecks {
    * which need a probe to pass.
    */
   public GateChecks safeTools(Collection<String> names) {
-    safeTools.addAll(notNull(names, "names"));
+    safeTools.addAll(requireNonNull(names, "names must not be null"));
     return this;
   }
 
@@ -356,7 +356,7 @@ public final class GateChecks {
      *     the idempotency key
      */
     public Tool arguments(Function<String, Map<String, Object>> arguments) {
-      this.arguments = notNull(arguments, "arguments");
+      this.arguments = requireNonNull(arguments, "arguments must not be null");
       return this;
     }
 
@@ -364,7 +364,9 @@ public final class GateChecks {
      * @see RetryCheck#probe(String, Supplier)
      */
     public Tool probe(String probeName, Supplier<?> probe) {
-      probes.put(notNull(probeName, "probeName"), notNull(probe, "probe"));
+      probes.put(
+          requireNonNull(probeName, "probeName must not be null"),
+          requireNonNull(probe, "probe must not be null"));
       return this;
     }
 
@@ -388,10 +390,10 @@ public final class GateChecks {
         Function<S, CallToolRequest> first,
         Function<S, CallToolRequest> second,
         Function<S, ?> state) {
-      notNull(fresh, "fresh");
-      notNull(first, "first");
-      notNull(second, "second");
-      notNull(state, "state");
+      requireNonNull(fresh, "fresh must not be null");
+      requireNonNull(first, "first must not be null");
+      requireNonNull(second, "second must not be null");
+      requireNonNull(state, "state must not be null");
       this.arrivalOrder =
           () -> ArrivalOrderCheck.assertSameEndState(client, fresh, first, second, state);
       return this;
@@ -399,7 +401,7 @@ public final class GateChecks {
 
     /** Leaves the tool out of the checks (they show as skipped, with the reason). */
     public Tool skip(String reason) {
-      this.skipReason = "skipped: " + notNull(reason, "reason");
+      this.skipReason = "skipped: " + requireNonNull(reason, "reason must not be null");
       return this;
     }
 

@@ -1,6 +1,6 @@
 package dev.mcpgate.testkit;
 
-import static dev.mcpgate.core.internal.Checks.notNull;
+import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -55,7 +55,7 @@ public final class RetryCheck {
    * @param client an initialized client of the server under test
    */
   public static RetryCheck of(McpSyncClient client) {
-    return new RetryCheck(notNull(client, "client"));
+    return new RetryCheck(requireNonNull(client, "client must not be null"));
   }
 
   /**
@@ -63,7 +63,9 @@ public final class RetryCheck {
    * @param probe reads the state a duplicate would change; compared with {@code equals}
    */
   public RetryCheck probe(String name, Supplier<?> probe) {
-    probes.put(notNull(name, "name"), notNull(probe, "probe"));
+    probes.put(
+        requireNonNull(name, "name must not be null"),
+        requireNonNull(probe, "probe must not be null"));
     return this;
   }
 
@@ -227,7 +229,7 @@ public final class RetryCheck {
    * @return this, to chain more checks
    */
   public RetryCheck assertSafeToRetry(CallToolRequest call) {
-    notNull(call, "call");
+    requireNonNull(call, "call must not be null");
     String tool = call.name();
     Map<String, Object> before = read();
     CallToolResult first = call(call);
@@ -272,7 +274,7 @@ public final class RetryCheck {
    * @return this, to chain more checks
    */
   public RetryCheck assertConcurrentFirstCallsRunOnce(CallToolRequest freshCall) {
-    notNull(freshCall, "freshCall");
+    requireNonNull(freshCall, "freshCall must not be null");
     String tool = freshCall.name();
     Map<String, Object> before = read();
     List<CallToolResult> results = concurrently(freshCall);
@@ -317,8 +319,8 @@ public final class RetryCheck {
    */
   public RetryCheck assertConflictRefused(
       CallToolRequest call, CallToolRequest sameKeyOtherArguments) {
-    notNull(call, "call");
-    notNull(sameKeyOtherArguments, "sameKeyOtherArguments");
+    requireNonNull(call, "call must not be null");
+    requireNonNull(sameKeyOtherArguments, "sameKeyOtherArguments must not be null");
     String tool = sameKeyOtherArguments.name();
     call(call);
     Map<String, Object> before = read();

@@ -1,6 +1,7 @@
 package dev.mcpgate.testkit;
 
-import dev.mcpgate.core.internal.Checks;
+import static java.util.Objects.requireNonNull;
+
 import dev.mcpgate.mcp.McpGateErrors;
 import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -62,7 +63,7 @@ public final class ToolSurvey {
    * @return the survey of every tool {@code tools/list} returns (all pages)
    */
   public static ToolSurvey of(McpSyncClient client) {
-    Checks.notNull(client, "client");
+    requireNonNull(client, "client must not be null");
     List<McpSchema.Tool> tools = new ArrayList<>();
     String cursor = null;
     do {
@@ -78,7 +79,7 @@ public final class ToolSurvey {
    * @return the survey of these specifications' tools
    */
   public static ToolSurvey ofSpecifications(List<McpServerFeatures.SyncToolSpecification> specs) {
-    Checks.notNull(specs, "specs");
+    requireNonNull(specs, "specs must not be null");
     return ofTools(specs.stream().map(McpServerFeatures.SyncToolSpecification::tool).toList());
   }
 
@@ -86,7 +87,7 @@ public final class ToolSurvey {
    * @return the survey of these tool definitions
    */
   public static ToolSurvey ofTools(List<McpSchema.Tool> tools) {
-    Checks.notNull(tools, "tools");
+    requireNonNull(tools, "tools must not be null");
     List<Entry> entries = new ArrayList<>();
     for (McpSchema.Tool tool : tools) {
       entries.add(classify(tool));

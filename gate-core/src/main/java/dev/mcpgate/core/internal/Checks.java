@@ -1,10 +1,12 @@
 package dev.mcpgate.core.internal;
 
+import dev.mcpgate.core.spi.StoreArguments;
 import java.time.Duration;
 
 /**
- * Argument checks that name the argument in their message. Shared by MCP Gate's own modules; not
- * API (see the package).
+ * Argument checks that name the argument in their message, for gate-core's own classes; not API
+ * (see the package). The other modules use the JDK ({@code Objects.requireNonNull(value, "value
+ * must not be null")}) and, for a store's durations, {@link StoreArguments}.
  */
 public final class Checks {
   private Checks() {}
@@ -21,15 +23,12 @@ public final class Checks {
   }
 
   /**
-   * @return duration, when it is at least one millisecond
+   * @return duration, when it is at least one millisecond; the same check as the SPI's {@link
+   *     StoreArguments#atLeastOneMs}
    * @throws IllegalArgumentException naming {@code name} and the value
    */
   public static Duration positiveMillis(Duration duration, String name) {
-    notNull(duration, name);
-    if (duration.toMillis() < 1) {
-      throw new IllegalArgumentException(name + " must be at least 1 ms, was " + duration);
-    }
-    return duration;
+    return StoreArguments.atLeastOneMs(duration, name);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.mcpgate.testkit.spring;
 
-import dev.mcpgate.core.internal.Checks;
+import static java.util.Objects.requireNonNull;
+
 import dev.mcpgate.testkit.GateChecks;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -28,7 +29,7 @@ public final class SpringGateChecks {
    * @return checks through a new client, which the caller closes ({@code checks.client()})
    */
   public static GateChecks of(ApplicationContext context, String tenant) {
-    Checks.notNull(context, "context");
+    requireNonNull(context, "context must not be null");
     return GateChecks.of(connect(context, tenant)).safeTools(safeTools(context.getEnvironment()));
   }
 

@@ -16,7 +16,10 @@ import org.slf4j.LoggerFactory;
 final class Events {
   /**
    * The one logger of the engine, named after the gate (as it always was), so that a log setting
-   * for {@code dev.mcpgate.core.IdempotencyGate} covers every class of the engine.
+   * for {@code dev.mcpgate.core.IdempotencyGate} covers every class of the engine, and the
+   * decisions {@code Slf4jGateListener} logs with {@code getLogger(IdempotencyGate.class)}. A
+   * string, because the engine does not depend on the facade (EngineBoundariesTest);
+   * EngineLoggerTest checks it is the facade's name.
    */
   static final String LOGGER = "dev.mcpgate.core.IdempotencyGate";
 
