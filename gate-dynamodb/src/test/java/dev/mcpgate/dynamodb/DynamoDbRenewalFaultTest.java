@@ -1,5 +1,7 @@
 package dev.mcpgate.dynamodb;
 
+import static dev.mcpgate.store.tck.fault.RenewalFaultChecks.summary;
+import static dev.mcpgate.store.tck.fault.RenewalFaultChecks.told;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.ClaimId;
@@ -12,23 +14,23 @@ import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.store.tck.fault.FaultProxy;
 import dev.mcpgate.store.tck.fault.Link;
+import dev.mcpgate.store.tck.fault.RenewalFaultChecks;
+import dev.mcpgate.store.tck.fault.RenewalFaultChecks.Outcome;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -94,28 +96,6 @@ class DynamoDbRenewalFaultTest {
     }
   }
 
-  /** What a case found. */
-  record Outcome(
-      Case kase,
-      int effects,
-      int connections,
-      int failedTries,
-      String aTold,
-      String bTold,
-      List<String> wrong) {
-    String line() {
-      return String.format(
-          "%-36s effects=%d  renewal connections=%-2d  failed tries=%d  A: %-22s B: %-40s %s",
-          kase,
-          effects,
-          connections,
-          failedTries,
-          aTold,
-          bTold,
-          wrong.isEmpty() ? "ok" : "WRONG: " + String.join("; ", wrong));
-    }
-  }
-
   @Test
   void everyRenewalFaultCostsNoLeaseAndEveryAnswerIsTrue() throws Exception {
     try (DynamoDbClient client = TestDynamo.client()) { // skipped (or failed) without a server
@@ -130,37 +110,15 @@ class DynamoDbRenewalFaultTest {
       cases.add(new Case(fault, false));
       cases.add(new Case(fault, true));
     }
-    ExecutorService runner = Executors.newFixedThreadPool(cases.size());
-    List<Outcome> outcomes = new ArrayList<>();
-    try {
-      List<Future<Outcome>> running = new ArrayList<>();
-      for (Case c : cases) {
-        running.add(runner.submit(() -> run(c)));
-      }
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-      for (int i = 0; i < running.size(); i++) {
-        try {
-          outcomes.add(
-              running.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-        } catch (ExecutionException e) {
-          outcomes.add(
-              new Outcome(
-                  cases.get(i), -1, -1, -1, "-", "-", List.of("the case failed: " + e.getCause())));
-        } catch (TimeoutException e) {
-          running.get(i).cancel(true);
-          outcomes.add(
-              new Outcome(
-                  cases.get(i), -1, -1, -1, "-", "-", List.of("the case did not end in time")));
-        }
-      }
-    } finally {
-      runner.shutdownNow();
+    Map<String, Callable<Outcome>> runs = new LinkedHashMap<>();
+    for (Case c : cases) {
+      runs.put(c.toString(), () -> run(c));
     }
-    StringBuilder report =
-        new StringBuilder("renewal fault suite on DynamoDB " + TestDynamo.endpoint() + ":\n");
-    outcomes.forEach(o -> report.append("  ").append(o.line()).append('\n'));
-    System.err.print(report);
-    assertThat(outcomes).allSatisfy(o -> assertThat(o.wrong()).as(o.line()).isEmpty());
+    RenewalFaultChecks.runAll(
+        "renewal fault suite on DynamoDB " + TestDynamo.endpoint(),
+        runs,
+        cases.size(),
+        Duration.ofMinutes(2));
   }
 
   private Outcome run(Case c) throws Exception {
@@ -208,12 +166,8 @@ class DynamoDbRenewalFaultTest {
                     gateA.execute(
                         call,
                         ResultMapper.utf8(),
-                        ctx -> {
-                          effects.incrementAndGet();
-                          started.countDown();
-                          Thread.sleep(ACTION.toMillis());
-                          return "by-A";
-                        }));
+                        RenewalFaultChecks.liveAction(
+                            effects, started, ACTION, RenewalFaultChecks.A_RESULT)));
         Map<String, Future<GateResult<String>>> others = new LinkedHashMap<>();
         if (c.others()) {
           for (int i = 0; i < OTHERS; i++) {
@@ -226,14 +180,11 @@ class DynamoDbRenewalFaultTest {
                         gateA.execute(
                             other,
                             ResultMapper.utf8(),
-                            ctx -> {
-                              otherEffects
-                                  .computeIfAbsent(key, k -> new AtomicInteger())
-                                  .incrementAndGet();
-                              started.countDown();
-                              Thread.sleep(ACTION.toMillis());
-                              return key;
-                            })));
+                            RenewalFaultChecks.liveAction(
+                                otherEffects.computeIfAbsent(key, k -> new AtomicInteger()),
+                                started,
+                                ACTION,
+                                key))));
           }
         }
         assertThat(started.await(30, TimeUnit.SECONDS)).as("A's actions started").isTrue();
@@ -242,64 +193,37 @@ class DynamoDbRenewalFaultTest {
         Future<?> faulting = // B retries meanwhile
             threads.submit(() -> fault(c.fault(), proxy, renewalProxy));
 
-        long deadline = System.nanoTime() + ACTION.toNanos() + TimeUnit.SECONDS.toNanos(2);
-        while (!a.isDone() && System.nanoTime() < deadline) {
-          bAnswers.add(
-              told(
-                  gateB.execute(
-                      call,
-                      ResultMapper.utf8(),
-                      ctx -> {
-                        effects.incrementAndGet();
-                        return "by-B";
-                      })));
-          Thread.sleep(200);
-        }
+        RenewalFaultChecks.retryWhileRunning(
+            gateB, call, effects, a, ACTION.plusSeconds(2), bAnswers);
         faulting.get(60, TimeUnit.SECONDS);
         GateResult<String> resultA = a.get(60, TimeUnit.SECONDS);
-        GateResult<String> after =
-            gateB.execute(call, ResultMapper.utf8(), ctx -> "by-B after A ended");
-        bAnswers.add(told(after));
+        String after = RenewalFaultChecks.lastTry(gateB, call);
+        bAnswers.add(after);
 
         String aTold = told(resultA);
-        if (effects.get() != 1) {
-          wrong.add("the action ran " + effects.get() + " times");
-        }
-        if (bAnswers.stream().anyMatch(s -> s.startsWith("executed"))) {
-          wrong.add("B ran the action");
-        }
         ClaimState state = storeB.find(id).map(ClaimRecord::state).orElse(null);
-        checkTold(c.fault(), "A", aTold, state, wrong);
-        if (aTold.equals("executed STORED") && !told(after).equals("replayed by-A")) {
-          wrong.add("B was finally told " + told(after) + ", not A's result");
-        } else if (aTold.equals("executed STORE_FAILED")
-            && !told(after).equals("refused OUTCOME_UNKNOWN")) {
-          wrong.add("B was finally told " + told(after) + " for a key fenced as unknown");
-        }
-        Map<String, Integer> otherTold = new HashMap<>();
-        for (Map.Entry<String, Future<GateResult<String>>> o : others.entrySet()) {
-          String key = o.getKey();
-          int ran = otherEffects.getOrDefault(key, new AtomicInteger()).get();
-          if (ran != 1) {
-            wrong.add("the action of " + key + " ran " + ran + " times");
-          }
-          String told = told(o.getValue().get(60, TimeUnit.SECONDS));
-          otherTold.merge(told, 1, Integer::sum);
-          ClaimState otherState =
-              storeB
-                  .find(new ClaimId(tenant, "refund_order", key))
-                  .map(ClaimRecord::state)
-                  .orElse(null);
-          checkTold(c.fault(), key, told, otherState, wrong);
-        }
+        RenewalFaultChecks.checkAnswers(
+            effects.get(), bAnswers, aTold, state, after, c.fault() == Fault.FAILOVER, wrong);
+        Map<String, Integer> otherTold =
+            RenewalFaultChecks.checkOthers(
+                others,
+                otherEffects,
+                key ->
+                    storeB
+                        .find(new ClaimId(tenant, "refund_order", key))
+                        .map(ClaimRecord::state)
+                        .orElse(null),
+                c.fault() == Fault.FAILOVER,
+                wrong);
         if (!otherTold.isEmpty() && !otherTold.equals(Map.of("executed STORED", OTHERS))) {
           aTold += " " + otherTold; // how the others ended, when not all stored
         }
         return new Outcome(
-            c,
+            c.toString(),
             effects.get(),
-            renewalProxy.links().size(),
-            failedTries.get(),
+            String.format(
+                "renewal connections=%-2d  failed tries=%d",
+                renewalProxy.links().size(), failedTries.get()),
             aTold,
             summary(bAnswers),
             wrong);
@@ -309,25 +233,6 @@ class DynamoDbRenewalFaultTest {
       }
     } finally {
       threads.shutdownNow();
-    }
-  }
-
-  /**
-   * What an attempt of A may be told, and the row that goes with it: its result stored (the row
-   * completed), or, after a fail-over only, its result not stored (the row fenced as unknown).
-   */
-  private static void checkTold(
-      Fault fault, String who, String told, ClaimState state, List<String> wrong) {
-    if (told.equals("executed STORED")) {
-      if (state != ClaimState.COMPLETED) {
-        wrong.add(who + " was told its result is stored, but the row is " + state);
-      }
-    } else if (told.equals("executed STORE_FAILED") && fault == Fault.FAILOVER) {
-      if (state != ClaimState.UNKNOWN) {
-        wrong.add(who + " was told its result is not stored, but the row is " + state);
-      }
-    } else {
-      wrong.add(who + " was told " + told);
     }
   }
 
@@ -369,21 +274,5 @@ class DynamoDbRenewalFaultTest {
       default -> throw new IllegalArgumentException(fault.name());
     }
     return null;
-  }
-
-  private static String told(GateResult<String> r) {
-    return r.fold(
-        executed -> "executed " + executed.completion(),
-        replayed -> "replayed " + replayed.value(),
-        refused -> "refused " + refused.reason());
-  }
-
-  /** The distinct answers in order, each with its count. */
-  private static String summary(List<String> answers) {
-    Map<String, Integer> counts = new LinkedHashMap<>();
-    answers.forEach(s -> counts.merge(s, 1, Integer::sum));
-    List<String> parts = new ArrayList<>();
-    counts.forEach((s, n) -> parts.add(n + "x " + s));
-    return String.join(", ", parts);
   }
 }

@@ -1,5 +1,7 @@
 package dev.mcpgate.jdbc;
 
+import static dev.mcpgate.store.tck.fault.RenewalFaultChecks.summary;
+import static dev.mcpgate.store.tck.fault.RenewalFaultChecks.told;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -14,14 +16,18 @@ import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.store.tck.fault.FaultProxy;
 import dev.mcpgate.store.tck.fault.Link;
+import dev.mcpgate.store.tck.fault.RenewalFaultChecks;
+import dev.mcpgate.store.tck.fault.RenewalFaultChecks.Outcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -37,8 +43,10 @@ import org.junit.jupiter.api.Test;
  * default policy. A runs a live action longer than the lease; the fault hits A's renewal path
  * shortly after it starts; B retries the same key all along. The action must run once, A must be
  * told its result is stored, and B must only ever be told "in progress" and then be given A's
- * result. Each fault runs with A's pool idle and with A's pool held in full by the tools and more
- * calls waiting for it. One line per case is printed.
+ * result. A fail-over may also fail A's completion: then A must be told its result is not stored,
+ * the key must stay fenced as unknown, and B must be told so. Each fault runs with A's pool idle
+ * and with A's pool held in full by the tools and more calls waiting for it. The checks, B's
+ * retries and the table are {@link RenewalFaultChecks}'s. One line per case is printed.
  */
 abstract class RenewalFaultSuite {
   /** Longer than the default lease (5 s), so that a lost lease would be taken over. */
@@ -75,19 +83,6 @@ abstract class RenewalFaultSuite {
     }
   }
 
-  /** What a case found. */
-  record Outcome(Case kase, int effects, String aTold, String bTold, List<String> wrong) {
-    String line() {
-      return String.format(
-          "%-34s effects=%d  A: %-18s B: %-40s %s",
-          kase,
-          effects,
-          aTold,
-          bTold,
-          wrong.isEmpty() ? "ok" : "WRONG: " + String.join("; ", wrong));
-    }
-  }
-
   abstract TestDatabases.Target target();
 
   /** Ends the server session of the client connected from {@code clientPort}. */
@@ -101,35 +96,13 @@ abstract class RenewalFaultSuite {
       cases.add(new Case(fault, false));
       cases.add(new Case(fault, true));
     }
-    // half of the cases at a time: each case holds about six connections of the server
-    ExecutorService runner = Executors.newFixedThreadPool(cases.size() / 2);
-    List<Outcome> outcomes = new ArrayList<>();
-    try {
-      List<Future<Outcome>> running = new ArrayList<>();
-      for (Case c : cases) {
-        running.add(runner.submit(() -> run(c)));
-      }
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
-      for (int i = 0; i < running.size(); i++) {
-        try {
-          outcomes.add(
-              running.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-        } catch (java.util.concurrent.ExecutionException e) {
-          outcomes.add(
-              new Outcome(cases.get(i), -1, "-", "-", List.of("the case failed: " + e.getCause())));
-        } catch (java.util.concurrent.TimeoutException e) {
-          running.get(i).cancel(true);
-          outcomes.add(
-              new Outcome(cases.get(i), -1, "-", "-", List.of("the case did not end in time")));
-        }
-      }
-    } finally {
-      runner.shutdownNow();
+    Map<String, Callable<Outcome>> runs = new LinkedHashMap<>();
+    for (Case c : cases) {
+      runs.put(c.toString(), () -> run(c));
     }
-    StringBuilder report = new StringBuilder("renewal fault suite on " + target().how() + ":\n");
-    outcomes.forEach(o -> report.append("  ").append(o.line()).append('\n'));
-    System.err.print(report);
-    assertThat(outcomes).allSatisfy(o -> assertThat(o.wrong()).as(o.line()).isEmpty());
+    // half of the cases at a time: each case holds about six connections of the server
+    RenewalFaultChecks.runAll(
+        "renewal fault suite on " + target().how(), runs, cases.size() / 2, Duration.ofMinutes(4));
   }
 
   private void createTable() {
@@ -173,12 +146,8 @@ abstract class RenewalFaultSuite {
                     gateA.execute(
                         call,
                         ResultMapper.utf8(),
-                        ctx -> {
-                          effects.incrementAndGet();
-                          started.countDown();
-                          Thread.sleep(ACTION.toMillis());
-                          return "by-A";
-                        }));
+                        RenewalFaultChecks.liveAction(
+                            effects, started, ACTION, RenewalFaultChecks.A_RESULT)));
         Future<GateResult<String>> a2 = null;
         if (c.fault() == Fault.OTHER_ROW_LOCKED) {
           a2 =
@@ -213,19 +182,8 @@ abstract class RenewalFaultSuite {
         int renewalLink = renewalLink(proxy, renewals);
         Connection locker = fault(c.fault(), proxy, renewalLink, tenant);
 
-        long deadline = System.nanoTime() + ACTION.toNanos() + TimeUnit.SECONDS.toNanos(2);
-        while (!a.isDone() && System.nanoTime() < deadline) {
-          bAnswers.add(
-              told(
-                  gateB.execute(
-                      call,
-                      ResultMapper.utf8(),
-                      ctx -> {
-                        effects.incrementAndGet();
-                        return "by-B";
-                      })));
-          Thread.sleep(200);
-        }
+        RenewalFaultChecks.retryWhileRunning(
+            gateB, call, effects, a, ACTION.plusSeconds(2), bAnswers);
         for (Connection h : held) {
           h.close(); // the tools give their connections back: A's completion needs one
         }
@@ -238,39 +196,15 @@ abstract class RenewalFaultSuite {
         if (a2 != null) {
           a2.get(60, TimeUnit.SECONDS);
         }
-        GateResult<String> after =
-            gateB.execute(call, ResultMapper.utf8(), ctx -> "by-B after A ended");
-        bAnswers.add(told(after));
+        String after = RenewalFaultChecks.lastTry(gateB, call);
+        bAnswers.add(after);
 
         String aTold = told(resultA);
-        if (effects.get() != 1) {
-          wrong.add("the action ran " + effects.get() + " times");
-        }
-        if (bAnswers.stream().anyMatch(s -> s.startsWith("executed"))) {
-          wrong.add("B ran the action");
-        }
         ClaimRecord row = storeB.find(new ClaimId(tenant, "refund_order", "k")).orElse(null);
         ClaimState state = row == null ? null : row.state();
-        if (aTold.equals("executed STORED")) {
-          // the result is stored: the row holds it, and a retry is given it
-          if (state != ClaimState.COMPLETED) {
-            wrong.add("A was told its result is stored, but the row is " + state);
-          }
-          if (!told(after).equals("replayed by-A")) {
-            wrong.add("B was finally told " + told(after) + ", not A's result");
-          }
-        } else if (aTold.equals("executed STORE_FAILED")) {
-          // a fail-over can fail the completion itself: then the key must stay fenced
-          if (state != ClaimState.UNKNOWN) {
-            wrong.add("A was told its result is not stored, but the row is " + state);
-          }
-          if (!told(after).equals("refused OUTCOME_UNKNOWN")) {
-            wrong.add("B was finally told " + told(after) + " for a key fenced as unknown");
-          }
-        } else {
-          wrong.add("A was told " + aTold);
-        }
-        return new Outcome(c, effects.get(), aTold, summary(bAnswers), wrong);
+        RenewalFaultChecks.checkAnswers(
+            effects.get(), bAnswers, aTold, state, after, c.fault() == Fault.FAILOVER, wrong);
+        return new Outcome(c.toString(), effects.get(), "", aTold, summary(bAnswers), wrong);
       } finally {
         gateA.close();
         gateB.close();
@@ -361,22 +295,6 @@ abstract class RenewalFaultSuite {
       default:
         throw new IllegalArgumentException(fault.name());
     }
-  }
-
-  private static String told(GateResult<String> r) {
-    return r.fold(
-        executed -> "executed " + executed.completion(),
-        replayed -> "replayed " + replayed.value(),
-        refused -> "refused " + refused.reason());
-  }
-
-  /** The distinct answers in order, each with its count. */
-  private static String summary(List<String> answers) {
-    Map<String, Integer> counts = new java.util.LinkedHashMap<>();
-    answers.forEach(s -> counts.merge(s, 1, Integer::sum));
-    List<String> parts = new ArrayList<>();
-    counts.forEach((s, n) -> parts.add(n + "x " + s));
-    return String.join(", ", parts);
   }
 
   private HikariDataSource pool(String url, int size) {
