@@ -44,13 +44,18 @@ import java.util.function.Supplier;
  * to be opened, and for the answers. A key that did not answer by then, or whose command failed, is
  * left undecided (null) while the keys that did answer are returned: one slow node of a cluster
  * does not hold the renewals of the others. A call whose answers did not all come in time, or whose
- * connection failed, discards the connection (closes it): the next call opens a fresh one, never
- * one whose pipeline may be stuck behind a hung server or a black-holed network path. Calls run
- * concurrently, never one behind another: while a connection is good they share it; a new one is
- * opened on a thread of this pipeline's (at most {@value #MAX_OPENING} at once), which the calls
- * wait on only until their deadlines; a connection that is opened after every call waiting for it
- * gave up is kept for the next call. The connection names itself {@value #CLIENT_NAME} ({@code
- * CLIENT SETNAME}; on a cluster, on every node connection).
+ * connection failed, marks the connection failed; the next call uses a fresh one, never one whose
+ * pipeline may be stuck behind a hung server or a black-holed network path. On one server the
+ * failed connection is dropped at once. A cluster connection is replaced only once its successor
+ * has opened: opening one reads the topology from the nodes, which can take longer than a call's
+ * deadline while one of them is silent (a seed, or every node on a client that refreshes from all
+ * of them), so meanwhile a call waits for the successor half its time and then uses the failed
+ * connection, whose other nodes still answer. Calls run concurrently, never one behind another:
+ * while a connection is good they share it; a new one is opened on a thread of this pipeline's (at
+ * most {@value #MAX_OPENING} at once), which the calls wait on only until their deadlines; a
+ * connection that is opened after every call waiting for it gave up is kept for the next call. A
+ * connection replaced or dropped is closed once no call uses it. The connection names itself
+ * {@value #CLIENT_NAME} ({@code CLIENT SETNAME}; on a cluster, on every node connection).
  */
 final class RenewalPipeline implements AutoCloseable {
 
@@ -65,7 +70,9 @@ final class RenewalPipeline implements AutoCloseable {
   private final Supplier<Link> opener;
   private final ThreadPoolExecutor opening;
   private final Object lock = new Object();
-  private Opening current; // guarded by lock: the connection in use, or being opened
+  private Link inUse; // guarded by lock: the connection the calls use, or null
+  private boolean stale; // guarded by lock: a call failed on inUse (a cluster's): replace it
+  private Opening pending; // guarded by lock: a connection being opened, or null
   private boolean closed; // guarded by lock
 
   /**
@@ -96,8 +103,10 @@ final class RenewalPipeline implements AutoCloseable {
   static final class Link {
     private final StatefulConnection<byte[], byte[]> connection;
     private final RedisScriptingAsyncCommands<byte[], byte[]> async;
-    private final boolean heldFlush;
+    private final boolean heldFlush; // one server's connection; else a cluster's
     private final CompletableFuture<Void> named; // never fails
+    private int users; // guarded by the pipeline's lock: calls using it now
+    private boolean retired; // guarded by the pipeline's lock: closed when its last user is done
 
     private Link(
         StatefulConnection<byte[], byte[]> connection,
@@ -168,14 +177,14 @@ final class RenewalPipeline implements AutoCloseable {
     }
   }
 
-  /** A connection being opened, or opened: by a call whose deadline it was. */
-  private record Opening(CompletableFuture<Link> link, long deadlineNanos) {
-    boolean usable(long now) {
-      if (!link.isDone()) {
-        return now - deadlineNanos < 0; // past it, the call that asked gave up: open another
-      }
-      Link l = ready(link);
-      return l != null && l.isOpen();
+  /** A connection being opened, for a call whose deadline it was. */
+  private static final class Opening {
+    final CompletableFuture<Link> link = new CompletableFuture<>();
+    final long deadlineNanos;
+    boolean settled; // guarded by lock: its outcome was acted on
+
+    Opening(long deadlineNanos) {
+      this.deadlineNanos = deadlineNanos;
     }
   }
 
@@ -197,14 +206,28 @@ final class RenewalPipeline implements AutoCloseable {
    */
   Long[] run(ScriptRunner.Script script, List<byte[]> keys, List<byte[][]> args, Duration within) {
     long deadline = System.nanoTime() + within.toNanos();
-    Link link = link(deadline, within);
+    Link link = acquire(deadline, within);
+    try {
+      return run(link, script, keys, args, deadline, within);
+    } finally {
+      release(link);
+    }
+  }
+
+  private Long[] run(
+      Link link,
+      ScriptRunner.Script script,
+      List<byte[]> keys,
+      List<byte[][]> args,
+      long deadline,
+      Duration within) {
     int n = keys.size();
     Long[] replies = new Long[n];
     List<RedisFuture<Long>> sent;
     try {
       sent = link.send(script, keys, args, null, false);
     } catch (RedisException e) {
-      discard(link);
+      failed(link);
       throw e;
     }
     Answers answers = new Answers();
@@ -255,7 +278,7 @@ final class RenewalPipeline implements AutoCloseable {
       }
     }
     if (answers.broken) {
-      discard(link);
+      failed(link);
     }
     for (Long reply : replies) {
       if (reply != null) {
@@ -298,75 +321,168 @@ final class RenewalPipeline implements AutoCloseable {
   }
 
   /**
-   * The connection to use now: the current one while it is good, else the one being opened, else a
-   * new one; waits for it until the deadline.
+   * The connection to use now, counted as used until {@link #release}: the one in use while it is
+   * good, else a fresh one, opened on the pipeline's thread and waited for until the deadline.
+   * While a fresh one is opened to replace a cluster connection that failed a call (one node
+   * silent), a call waits for it half the time left and then uses the old one: its other nodes
+   * still answer.
    */
-  private Link link(long deadline, Duration within) {
-    Opening o;
+  private Link acquire(long deadline, Duration within) {
+    Opening wait;
+    boolean fallback;
+    long now = System.nanoTime();
     synchronized (lock) {
       if (closed) {
         throw new RedisException("the store is closed: its leases are no longer extended");
       }
-      o = current;
-      if (o == null || !o.usable(System.nanoTime())) {
-        if (o != null && o.link.isDone()) {
-          o.link.thenAccept(Link::close); // closed under it (a client shut down, say)
-        } // one still being opened is kept if it opens while no other good one is in use
-        o = open(deadline);
-        current = o;
+      if (inUse != null && !inUse.isOpen()) {
+        drop(); // closed under it (a client shut down, say)
       }
+      if (inUse != null && !stale) {
+        inUse.users++;
+        return inUse;
+      }
+      fallback = inUse != null;
+      // an opening past the deadline of the call that asked for it may hang: when there is nothing
+      // to fall back on, another is started (at most MAX_OPENING at once), the late one is kept if
+      // it opens first
+      if (pending == null || (!fallback && now - pending.deadlineNanos > 0)) {
+        try {
+          pending = open(deadline);
+        } catch (RedisConnectionException busy) {
+          if (!fallback) {
+            throw busy;
+          }
+          inUse.users++;
+          return inUse; // the failed cluster connection, its other nodes still answering
+        }
+      }
+      wait = pending;
     }
+    long until = fallback ? now + (deadline - now) / 2 : deadline;
+    Throwable why = null;
     try {
-      Link l = o.link.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      synchronized (lock) {
-        // an opening given up on that opened meanwhile took its place: use that one
-        Link now = current == null || current == o ? null : ready(current.link);
-        return now != null && now.isOpen() ? now : l;
-      }
+      wait.link.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      throw new RedisConnectionException(
-          "could not open a connection to Redis for lease renewals within "
-              + within.toMillis()
-              + " ms",
-          e);
+      why = e;
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof RedisException redis) {
-        throw redis;
-      }
-      throw new RedisConnectionException(
-          "could not open a connection to Redis for lease renewals: " + e.getCause(), e.getCause());
+      why = e.getCause();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RedisCommandInterruptedException(e);
     }
+    synchronized (lock) {
+      settle(wait);
+      if (closed) {
+        throw new RedisException("the store is closed: its leases are no longer extended");
+      }
+      if (inUse != null && inUse.isOpen()) {
+        inUse.users++;
+        return inUse; // the fresh one, or the failed cluster connection while it is opened
+      }
+    }
+    if (why instanceof RedisException redis) {
+      throw redis;
+    }
+    if (why instanceof TimeoutException) {
+      throw new RedisConnectionException(
+          "could not open a connection to Redis for lease renewals within "
+              + within.toMillis()
+              + " ms",
+          why);
+    }
+    throw new RedisConnectionException(
+        "could not open a connection to Redis for lease renewals: " + why, why);
+  }
+
+  /** A call is done with {@code link}: closed now if it was retired meanwhile. */
+  private void release(Link link) {
+    synchronized (lock) {
+      link.users--;
+      if (link.retired && link.users == 0) {
+        link.close();
+      }
+    }
+  }
+
+  /**
+   * A call on {@code link} timed out or failed. One server's connection is dropped: the next call
+   * opens a fresh one. A cluster connection is kept until a fresh one has opened: a node that does
+   * not answer leaves only its own keys undecided, and opening a cluster connection asks the nodes
+   * for the topology, which can take longer than a call's deadline while one of them is silent.
+   */
+  private void failed(Link link) {
+    synchronized (lock) {
+      if (link != inUse) {
+        return; // replaced or dropped already
+      }
+      if (!link.heldFlush && link.isOpen()) {
+        stale = true;
+      } else {
+        drop();
+      }
+    }
+  }
+
+  /** Stops using the connection in use. Under the lock. */
+  private void drop() {
+    Link l = inUse;
+    inUse = null;
+    stale = false;
+    retire(l);
+  }
+
+  /** Closes {@code link} once no call uses it. Under the lock. */
+  private static void retire(Link link) {
+    link.retired = true;
+    if (link.users == 0) {
+      link.close();
+    }
+  }
+
+  /**
+   * Acts once on the outcome of {@code o}, if it has one: a connection that opened replaces one
+   * that is gone or failed a call; one opened late while a good one is in use is closed. Under the
+   * lock.
+   */
+  private void settle(Opening o) {
+    if (o.settled || !o.link.isDone()) {
+      return;
+    }
+    o.settled = true;
+    if (pending == o) {
+      pending = null;
+    }
+    Link opened = ready(o.link);
+    if (opened == null) {
+      return; // it failed: the next call that needs one starts another
+    }
+    if (closed || (inUse != null && !stale && inUse.isOpen())) {
+      opened.close();
+      return;
+    }
+    if (inUse != null) {
+      drop();
+    }
+    inUse = opened;
   }
 
   /** Starts opening a connection, on the pipeline's own thread. Under the lock. */
   private Opening open(long deadline) {
-    CompletableFuture<Link> link = new CompletableFuture<>();
-    Opening o = new Opening(link, deadline);
-    link.thenAccept(
-        opened -> {
-          boolean keep;
+    Opening o = new Opening(deadline);
+    o.link.whenComplete(
+        (opened, failed) -> {
           synchronized (lock) {
-            // a connection opened late is still fresh: kept unless a good one is in use already
-            Link inUse = current == null ? null : ready(current.link);
-            keep = !closed && (current == o || inUse == null || !inUse.isOpen());
-            if (keep) {
-              current = o;
-            }
-          }
-          if (!keep) {
-            opened.close();
+            settle(o);
           }
         });
     try {
       opening.execute(
           () -> {
             try {
-              link.complete(opener.get());
+              o.link.complete(opener.get());
             } catch (Throwable t) {
-              link.completeExceptionally(t);
+              o.link.completeExceptionally(t);
             }
           });
     } catch (RejectedExecutionException busy) {
@@ -374,16 +490,6 @@ final class RenewalPipeline implements AutoCloseable {
           MAX_OPENING + " connections to Redis for lease renewals are still being opened", busy);
     }
     return o;
-  }
-
-  /** Stops using {@code link}: the next call opens a fresh connection. */
-  private void discard(Link link) {
-    synchronized (lock) {
-      if (current != null && ready(current.link) == link) {
-        current = null;
-      }
-    }
-    link.close();
   }
 
   private static <T> T await(Future<T> future, long deadlineNanos) {
@@ -413,14 +519,13 @@ final class RenewalPipeline implements AutoCloseable {
   /** Closes the connection, and one still being opened once it is. */
   @Override
   public void close() {
-    Opening o;
     synchronized (lock) {
       closed = true;
-      o = current;
-      current = null;
-    }
-    if (o != null) {
-      o.link.thenAccept(Link::close);
+      if (inUse != null) {
+        inUse.close();
+        inUse = null;
+      }
+      // one being opened is closed by settle, which sees closed
     }
     opening.shutdown();
   }

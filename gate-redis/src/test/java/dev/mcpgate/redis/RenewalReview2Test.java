@@ -64,10 +64,20 @@ class RenewalReview2Test {
     silentMaster(storesOwnClientOptions(), false);
   }
 
-  // Not yet held, so not tested here: after the try on which a master goes silent, the cluster
-  // connection is opened anew, and when the silent master is a seed (or on a client whose topology
-  // refresh asks every node) opening it can take longer than a try's deadline; the other masters'
-  // keys then go unrenewed while the master is silent (docs/design.md, the renewal budget).
+  @Test
+  void theFirstSeedSilentLeavesOnlyItsOwnKeysUndecidedOnEveryRenewal() throws Exception {
+    silentMaster(storesOwnClientOptions(), true);
+  }
+
+  @Test
+  void aSilentMasterLeavesOnlyItsOwnKeysUndecidedOnEveryRenewalOnADefaultClient() throws Exception {
+    silentMaster(
+        ClusterClientOptions.builder()
+            .topologyRefreshOptions(
+                ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build())
+            .build(),
+        false);
+  }
 
   private void silentMaster(ClusterClientOptions options, boolean firstSeed) throws Exception {
     List<RedisURI> seeds = TestRedisCluster.seeds();
