@@ -16,7 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -53,9 +55,13 @@ import java.util.function.Supplier;
  * connection, whose other nodes still answer. Calls run concurrently, never one behind another:
  * while a connection is good they share it; a new one is opened on a thread of this pipeline's (at
  * most {@value #MAX_OPENING} at once), which the calls wait on only until their deadlines; a
- * connection that is opened after every call waiting for it gave up is kept for the next call. A
- * connection replaced or dropped is closed once no call uses it. The connection names itself
- * {@value #CLIENT_NAME} ({@code CLIENT SETNAME}; on a cluster, on every node connection).
+ * connection that is opened after every call waiting for it gave up is kept, and taken at once by
+ * the calls waiting then (for another opening), or by the next call. An opening past its call's
+ * deadline may hang: the next call starts another, whether or not it has a failed connection to
+ * fall back on. A call whose deadline has passed takes no connection (it would only time out on it
+ * and mark it failed). A connection replaced or dropped is closed once no call uses it. The
+ * connection names itself {@value #CLIENT_NAME} ({@code CLIENT SETNAME}; on a cluster, on every
+ * node connection).
  */
 final class RenewalPipeline implements AutoCloseable {
 
@@ -322,14 +328,13 @@ final class RenewalPipeline implements AutoCloseable {
 
   /**
    * The connection to use now, counted as used until {@link #release}: the one in use while it is
-   * good, else a fresh one, opened on the pipeline's thread and waited for until the deadline.
-   * While a fresh one is opened to replace a cluster connection that failed a call (one node
-   * silent), a call waits for it half the time left and then uses the old one: its other nodes
-   * still answer.
+   * good, else a fresh one, opened on the pipeline's thread and waited for until the deadline; any
+   * connection that opens meanwhile (one opened for an earlier call) is taken at once. While a
+   * fresh one is opened to replace a cluster connection that failed a call (one node silent), a
+   * call waits for it half the time left and then uses the old one: its other nodes still answer.
    */
   private Link acquire(long deadline, Duration within) {
     Opening wait;
-    boolean fallback;
     long now = System.nanoTime();
     synchronized (lock) {
       if (closed) {
@@ -342,11 +347,12 @@ final class RenewalPipeline implements AutoCloseable {
         inUse.users++;
         return inUse;
       }
-      fallback = inUse != null;
-      // an opening past the deadline of the call that asked for it may hang: when there is nothing
-      // to fall back on, another is started (at most MAX_OPENING at once), the late one is kept if
-      // it opens first
-      if (pending == null || (!fallback && now - pending.deadlineNanos > 0)) {
+      boolean fallback = inUse != null;
+      // an opening past the deadline of the call that asked for it may hang (its handshake sent
+      // into a black hole that new connections no longer meet): another is started (at most
+      // MAX_OPENING at once), with a failed connection to fall back on or without; the late one is
+      // kept if it opens first
+      if (pending == null || now - pending.deadlineNanos > 0) {
         try {
           pending = open(deadline);
         } catch (RedisConnectionException busy) {
@@ -358,38 +364,52 @@ final class RenewalPipeline implements AutoCloseable {
         }
       }
       wait = pending;
-    }
-    long until = fallback ? now + (deadline - now) / 2 : deadline;
-    Throwable why = null;
-    try {
-      wait.link.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      why = e;
-    } catch (ExecutionException e) {
-      why = e.getCause();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RedisCommandInterruptedException(e);
-    }
-    synchronized (lock) {
-      settle(wait);
-      if (closed) {
-        throw new RedisException("the store is closed: its leases are no longer extended");
+      long until = fallback ? now + (deadline - now) / 2 : deadline;
+      // waits for a good connection: the one this call opens, or any other that opens meanwhile
+      // (one opened for an earlier call that gave up on it); settle wakes the waiting calls
+      while (true) {
+        settle(wait);
+        if (closed) {
+          throw new RedisException("the store is closed: its leases are no longer extended");
+        }
+        long t = System.nanoTime();
+        boolean waited = wait.link.isDone() || t - until >= 0;
+        if (t - deadline >= 0) {
+          break; // no time left to ask anything: a connection taken now would be marked failed
+        }
+        if (inUse != null && inUse.isOpen() && (!stale || waited)) {
+          inUse.users++;
+          return inUse; // the fresh one, or the failed cluster connection while it is opened
+        }
+        if (waited) {
+          break;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(lock, until - t);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new RedisCommandInterruptedException(e);
+        }
       }
-      if (inUse != null && inUse.isOpen()) {
-        inUse.users++;
-        return inUse; // the fresh one, or the failed cluster connection while it is opened
+    }
+    Throwable why = null;
+    if (wait.link.isCompletedExceptionally()) {
+      try {
+        wait.link.join();
+      } catch (CompletionException e) {
+        why = e.getCause();
+      } catch (CancellationException e) {
+        why = e;
       }
     }
     if (why instanceof RedisException redis) {
       throw redis;
     }
-    if (why instanceof TimeoutException) {
+    if (why == null) {
       throw new RedisConnectionException(
           "could not open a connection to Redis for lease renewals within "
               + within.toMillis()
-              + " ms",
-          why);
+              + " ms");
     }
     throw new RedisConnectionException(
         "could not open a connection to Redis for lease renewals: " + why, why);
@@ -450,6 +470,7 @@ final class RenewalPipeline implements AutoCloseable {
       return;
     }
     o.settled = true;
+    lock.notifyAll(); // the calls waiting for a connection look again
     if (pending == o) {
       pending = null;
     }
@@ -526,6 +547,7 @@ final class RenewalPipeline implements AutoCloseable {
         inUse = null;
       }
       // one being opened is closed by settle, which sees closed
+      lock.notifyAll(); // the calls waiting for a connection give up at once
     }
     opening.shutdown();
   }
