@@ -28,6 +28,11 @@ final class FaultyFenceStore extends ForwardingIdempotencyStore {
   /** When above zero: every fence after the first takes this long, then times out. */
   volatile long lateFenceTakesMs;
 
+  /** Fences being written now, and the most that ever were at once. */
+  final AtomicInteger fencesOut = new AtomicInteger();
+
+  final AtomicInteger mostFencesOut = new AtomicInteger();
+
   FaultyFenceStore(IdempotencyStore delegate) {
     super(delegate);
   }
@@ -46,6 +51,15 @@ final class FaultyFenceStore extends ForwardingIdempotencyStore {
 
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+    mostFencesOut.accumulateAndGet(fencesOut.incrementAndGet(), Math::max);
+    try {
+      return fence(id, token, fence);
+    } finally {
+      fencesOut.decrementAndGet();
+    }
+  }
+
+  private boolean fence(ClaimId id, LeaseToken token, Duration fence) {
     int n = fenceTries.incrementAndGet();
     if (n > 1 && lateFenceTakesMs > 0) {
       try {

@@ -81,6 +81,49 @@ class LateFenceTest {
   }
 
   @Test
+  void aLateFenceThatHangsInTheStoreHoldsUpNoRenewalOnAOneThreadSchedulerAndIsNotSentTwice()
+      throws Exception {
+    java.util.concurrent.ScheduledExecutorService one =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    AtomicInteger tryingFences = new AtomicInteger();
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(
+                GatePolicy.builder()
+                    .lease(LEASE)
+                    .leaseRenewal(Duration.ofMillis(100))
+                    .inFlightWait(Duration.ZERO)
+                    .build())
+            .scheduler(one)
+            .listener(events::add)
+            .build()) {
+      store.refusing.set(true);
+      gate.execute(call("f"), MAPPER, ctx -> "refund"); // its fence refused: written late
+      store.refusing.set(false);
+      store.lateFenceTakesMs = 2_000; // each late try of it hangs in the store for five leases
+      GateResult<String> other =
+          gate.execute(
+              call("g"),
+              MAPPER,
+              ctx -> {
+                Thread.sleep(LEASE.multipliedBy(4).toMillis());
+                tryingFences.set(threadsIn("tryOnce"));
+                return ctx.mayHaveLostLease() ? "lease lapsed" : "lease held";
+              });
+      assertThat(other)
+          .as("the late fence's tries run on the renewer's workers, never on the scheduler")
+          .isInstanceOfSatisfying(
+              GateResult.Executed.class, e -> assertThat(e.value()).isEqualTo("lease held"));
+      assertThat(store.mostFencesOut).as("one try of a fence in the store at a time").hasValue(1);
+      assertThat(tryingFences.get())
+          .as("a late fence's try still out in the store is not sent again (threads on it)")
+          .isEqualTo(1);
+    } finally {
+      one.shutdownNow();
+    }
+  }
+
+  @Test
   void anActionWhoseOutcomeIsUnknownIsFencedLateToo() throws Exception {
     AtomicInteger runs = new AtomicInteger();
     try (IdempotencyGate gate = gate()) {
@@ -199,6 +242,20 @@ class LateFenceTest {
     store.refusing.set(false);
     assertThat(memory.find(new ClaimId("acme", "refund_order", "c")).orElseThrow().state())
         .isEqualTo(ClaimState.IN_PROGRESS);
+  }
+
+  /** How many threads are in a method of that name now. */
+  private static int threadsIn(String method) {
+    int n = 0;
+    for (StackTraceElement[] stack : Thread.getAllStackTraces().values()) {
+      for (StackTraceElement frame : stack) {
+        if (frame.getMethodName().equals(method)) {
+          n++;
+          break;
+        }
+      }
+    }
+    return n;
   }
 
   private static void awaitState(IdempotencyGate gate, String key, ClaimState state)

@@ -12,10 +12,9 @@ import java.time.Duration;
 final class AttemptLease implements ClaimContext.Lease {
   private final ClaimSteps steps;
   private final ClaimOutcome.Acquired claim;
-  private final LeaseRenewer.Renewal renewal;
+  private final Renewal renewal;
 
-  private AttemptLease(
-      ClaimSteps steps, ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal) {
+  private AttemptLease(ClaimSteps steps, ClaimOutcome.Acquired claim, Renewal renewal) {
     this.steps = steps;
     this.claim = claim;
     this.renewal = renewal;
@@ -25,8 +24,7 @@ final class AttemptLease implements ClaimContext.Lease {
    * @return the context of an action that runs under {@code claim}, whose lease {@code renewal}
    *     keeps and {@code steps} extends
    */
-  static ClaimContext context(
-      ClaimSteps steps, ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal) {
+  static ClaimContext context(ClaimSteps steps, ClaimOutcome.Acquired claim, Renewal renewal) {
     return new ClaimContext(claim, new AttemptLease(steps, claim, renewal));
   }
 

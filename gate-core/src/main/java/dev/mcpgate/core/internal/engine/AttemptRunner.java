@@ -43,6 +43,7 @@ final class AttemptRunner {
   private final Events events;
   private final DirectScope direct;
   private final LeaseRenewer leases;
+  private final LateFencer fencer;
 
   AttemptRunner(
       ClaimSteps steps,
@@ -51,8 +52,10 @@ final class AttemptRunner {
       ResultWriter writer,
       Events events,
       DirectScope direct,
-      LeaseRenewer leases) {
+      LeaseRenewer leases,
+      LateFencer fencer) {
     this.leases = leases;
+    this.fencer = fencer;
     this.steps = steps;
     this.store = store;
     this.policy = policy;
@@ -75,7 +78,7 @@ final class AttemptRunner {
     ClaimId id = claim.id();
     // renew from the start: a unit of work that waits for a pooled connection, and every write
     // after the action in the plain path, must not let the lease run out meanwhile
-    LeaseRenewer.Renewal renewal;
+    Renewal renewal;
     try {
       renewal = leases.start(claim, policy, events, sentNanos);
     } catch (RuntimeException e) {
@@ -93,7 +96,7 @@ final class AttemptRunner {
 
   private <T, R> GateResult.Executed<T> runRenewed(
       ClaimOutcome.Acquired claim,
-      LeaseRenewer.Renewal renewal,
+      Renewal renewal,
       ResultMapper<T> mapper,
       TransactionScope<R> scope,
       ScopedAction<T, R> action,
@@ -148,7 +151,7 @@ final class AttemptRunner {
   /** After the action returned: store or release its result, and commit, per the rules. */
   private <T, R> GateResult.Executed<T> settleResult(
       ClaimOutcome.Acquired claim,
-      LeaseRenewer.Renewal renewal,
+      Renewal renewal,
       T value,
       ResultMapper<T> mapper,
       TransactionScope<R> scope,
@@ -403,8 +406,7 @@ final class AttemptRunner {
    * {@link CancellationException} among the causes) may have had its effect: it is fenced as
    * unknown, never released.
    */
-  private void settleFailure(
-      ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal, Throwable failure) {
+  private void settleFailure(ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure) {
     if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {
       fence(
           claim,
@@ -438,8 +440,7 @@ final class AttemptRunner {
   }
 
   /** The action ran but its result could not be stored: fence the key, the effect happened. */
-  private boolean fenceUnstored(
-      ClaimOutcome.Acquired claim, LeaseRenewer.Renewal renewal, Throwable failure) {
+  private boolean fenceUnstored(ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure) {
     events.emit(
         GateEvent.Type.STORE_FAILED,
         claim,
@@ -458,29 +459,25 @@ final class AttemptRunner {
   /**
    * Fences the key as unknown: the action ran, or may have. When the store cannot take the fence
    * now, the attempt's lease stays renewed (so that no retry takes the key over and runs the action
-   * again) and the fence is written as soon as the store takes it ({@link
-   * LeaseRenewer#fenceLater}).
+   * again) and the fence is written as soon as the store takes it ({@link LateFencer#fenceLater}).
    *
    * @return true when the fence found this attempt's result stored after all (a completion whose
    *     answer was lost): nothing to fence
    */
   private boolean fence(
-      ClaimOutcome.Acquired claim,
-      LeaseRenewer.Renewal renewal,
-      Throwable failure,
-      String message) {
+      ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure, String message) {
     boolean wasInterrupted = Thread.interrupted();
     try {
-      Fence written = writeFence(store, events, policy, claim, message, failure);
-      if (written == Fence.WRITTEN) {
+      FenceWriter.Fence written = FenceWriter.write(store, events, policy, claim, message, failure);
+      if (written == FenceWriter.Fence.WRITTEN) {
         renewal.fenced();
       }
-      return written == Fence.STORED;
+      return written == FenceWriter.Fence.STORED;
     } catch (RuntimeException e) {
       failure.addSuppressed(e);
       boolean kept;
       try {
-        kept = leases.fenceLater(renewal, policy, message, failure); // marks it fenced when kept
+        kept = fencer.fenceLater(renewal, policy, message, failure); // marks it fenced when kept
       } catch (RuntimeException cannotKeep) {
         failure.addSuppressed(cannotKeep); // a scheduler that refuses: the lease is not kept
         kept = false;
@@ -501,63 +498,6 @@ final class AttemptRunner {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  /** What a fence's write found. */
-  enum Fence {
-    /** The key is fenced as unknown by this attempt (now, or by an earlier try). */
-    WRITTEN,
-    /** This attempt's result was stored after all: the completion's answer had been lost. */
-    STORED,
-    /** Another attempt had taken the key over: it decides. */
-    TAKEN_OVER
-  }
-
-  /**
-   * Writes the fence, token-checked, and tells the listeners what it found.
-   *
-   * @return what it found
-   * @throws RuntimeException when the store cannot take it
-   */
-  static Fence writeFence(
-      IdempotencyStore store,
-      Events events,
-      GatePolicy policy,
-      ClaimOutcome.Acquired claim,
-      String message,
-      Throwable failure) {
-    if (store.markUnknown(claim.id(), claim.token(), policy.unknownFence())) {
-      events.emit(GateEvent.Type.MARKED_UNKNOWN, claim, message, failure);
-      return Fence.WRITTEN;
-    }
-    // refused: read what the row holds rather than guess (an earlier try whose answer was lost
-    // may have written this very fence, or the completion whose answer was lost landed)
-    Optional<ClaimRecord> row = store.find(claim.id());
-    boolean ours = row.isPresent() && row.get().token().equals(claim.token());
-    if (ours && row.get().state() == ClaimState.UNKNOWN) {
-      events.emit(
-          GateEvent.Type.MARKED_UNKNOWN,
-          claim,
-          message + " (an earlier try, whose answer was lost, had written it)",
-          failure);
-      return Fence.WRITTEN;
-    }
-    if (ours && row.get().state() == ClaimState.COMPLETED) {
-      events.emit(
-          GateEvent.Type.COMPLETED,
-          claim,
-          "the result was stored after all (the completion's answer had been lost); no fence"
-              + " needed",
-          failure);
-      return Fence.STORED;
-    }
-    events.emit(
-        GateEvent.Type.LEASE_LOST,
-        claim,
-        "outcome unknown, and the lease had been taken over before the key could be fenced:"
-            + " the other attempt decides",
-        failure);
-    return Fence.TAKEN_OVER;
   }
 
   private void release(ClaimOutcome.Acquired claim, Throwable failure) {

@@ -38,6 +38,7 @@ public final class GateEngine {
   private final List<GateListener> listeners;
   private final InstantSource clock;
   private final LeaseRenewer renewer;
+  private final LateFencer fencer;
   private final Claimer claimer;
   private final ClaimSteps steps;
   private final AttemptRunner runner;
@@ -66,18 +67,30 @@ public final class GateEngine {
       List<GateListener> listeners,
       InstantSource clock,
       LeaseRenewer renewer) {
+    this(store, policy, codec, listeners, clock, renewer, new LateFencer(store, renewer));
+  }
+
+  private GateEngine(
+      IdempotencyStore store,
+      GatePolicy policy,
+      ResultCodec codec,
+      List<GateListener> listeners,
+      InstantSource clock,
+      LeaseRenewer renewer,
+      LateFencer fencer) {
     this.store = store;
     this.policy = policy;
     this.codec = codec;
     this.listeners = listeners;
     this.clock = clock;
     this.renewer = renewer;
+    this.fencer = fencer;
     Events events = new Events(listeners, clock);
     this.direct = new DirectScope(store);
     this.claimer = new Claimer(store, policy, codec, events);
     ResultWriter writer = new ResultWriter(policy, codec, events);
     this.steps = new ClaimSteps(store, policy, codec, events, writer, direct);
-    this.runner = new AttemptRunner(steps, store, policy, writer, events, direct, renewer);
+    this.runner = new AttemptRunner(steps, store, policy, writer, events, direct, renewer, fencer);
     this.singleCommit = new SingleCommitRunner(steps, policy, claimer, writer, events);
   }
 
@@ -85,7 +98,7 @@ public final class GateEngine {
    * @return an engine over the same store, codec, listeners and lease renewer with another policy
    */
   public GateEngine withPolicy(GatePolicy policy) {
-    return new GateEngine(store, policy, codec, listeners, clock, renewer);
+    return new GateEngine(store, policy, codec, listeners, clock, renewer, fencer);
   }
 
   /**
@@ -97,7 +110,11 @@ public final class GateEngine {
 
   /** Stops renewing leases, for this engine and every one {@link #withPolicy} made from it. */
   public void close() {
-    renewer.close();
+    try {
+      fencer.close(); // the fences still to be written get a last try while leases are renewed
+    } finally {
+      renewer.close();
+    }
   }
 
   /**
@@ -231,6 +248,6 @@ public final class GateEngine {
    *     #extendLease}
    */
   public ClaimContext context(ClaimOutcome.Acquired claim) {
-    return AttemptLease.context(steps, claim, LeaseRenewer.none(claim));
+    return AttemptLease.context(steps, claim, Renewal.none(claim));
   }
 }

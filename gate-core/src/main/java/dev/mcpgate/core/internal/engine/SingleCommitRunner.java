@@ -206,7 +206,7 @@ final class SingleCommitRunner {
     ClaimId id = claim.id();
     T value;
     try {
-      value = action.run(resource, AttemptLease.context(steps, claim, LeaseRenewer.none(claim)));
+      value = action.run(resource, AttemptLease.context(steps, claim, Renewal.none(claim)));
     } catch (Throwable t) {
       rollbackQuietly(scope, resource, t);
       events.emit(

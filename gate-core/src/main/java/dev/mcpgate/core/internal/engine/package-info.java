@@ -17,8 +17,12 @@
  *       SingleCommitRunner} does the same with the claim inside the action's transaction.
  *   <li>{@code ResultWriter}: encodes a result, enforces the size limit, and writes the
  *       token-checked completion.
- *   <li>{@code LeaseRenewer}: renews running actions' leases on a thread of its own; {@code
- *       AttemptLease} is a running action's view of its lease.
+ *   <li>{@code LeaseRenewer}: renews running actions' leases, on a scheduler that times the tries
+ *       and worker threads that run them; {@code Renewal} is one attempt's lease and phase, {@code
+ *       AttemptLease} a running action's view of it.
+ *   <li>{@code LateFencer}: writes the fences the store could not take when their attempts ended,
+ *       on the renewer's scheduler and workers, while their leases stay renewed; {@code
+ *       FenceWriter} writes one fence, for the attempt and for the late fencer.
  *   <li>{@code ClaimSteps}: the token-checked steps of the step-by-step API.
  *   <li>{@code Events}: tells the listeners, never letting one fail a call.
  * </ul>
