@@ -13,6 +13,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -288,6 +289,7 @@ public final class IdempotencyGate implements AutoCloseable {
     private final List<GateListener> listeners = new ArrayList<>();
     private InstantSource clock = InstantSource.system();
     private ScheduledExecutorService scheduler;
+    private Executor executor;
 
     private Builder(IdempotencyStore store) {
       this.store = store;
@@ -329,19 +331,32 @@ public final class IdempotencyGate implements AutoCloseable {
     }
 
     /**
-     * @param scheduler where the gate renews the leases of running actions: one task per lease
-     *     setting, each renewing every running action of the store in one call per period. By
-     *     default the gate starts one daemon thread of its own on first use, which {@link
-     *     IdempotencyGate#close()} stops; a scheduler given here is the caller's to stop. Give it
-     *     no work of the tools': a renewal must never wait behind them. Do not share one scheduler
-     *     thread between gates over different stores either: a store that hangs would hold up the
-     *     other stores' renewals. A fence the store refused (see {@link
-     *     GateEvent.Type#STORE_FAILED}) is retried on a daemon thread the gate starts for it
-     *     ({@code mcpgate-fencer-N}) either way, since such a write may wait for a pooled
-     *     connection; {@code close()} stops it.
+     * @param scheduler where the gate times its own work: one renewal task per lease setting (each
+     *     renewing every running action of the store in one call per period), the deadline of each
+     *     renewal try, and the tries of a fence the store refused (see {@link
+     *     GateEvent.Type#STORE_FAILED}). The store calls themselves run on the {@linkplain
+     *     #executor executor}, never here, so one thread is enough. By default the gate starts one
+     *     daemon thread of its own on first use, which {@link IdempotencyGate#close()} stops; a
+     *     scheduler given here is the caller's to stop. Give it no work of the tools': a renewal
+     *     must never wait behind them.
      */
     public Builder scheduler(ScheduledExecutorService scheduler) {
       this.scheduler = notNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * @param executor where the gate's own store calls run: renewal tries, the check of a lease
+     *     before an action starts, and a refused fence's tries. Each may block up to a renewal
+     *     try's deadline (longer on a store that keeps none: at most four tries of one lease
+     *     setting wait at once), so give it threads enough and no work of the tools'; one that
+     *     refuses a task leaves that lease unrenewed for the moment, as a store that does not
+     *     answer would. By default the gate uses a pool of daemon threads of its own ({@code
+     *     mcpgate-lease-renewal-N}, ended after a minute idle), which {@link
+     *     IdempotencyGate#close()} stops; an executor given here is the caller's to stop.
+     */
+    public Builder executor(Executor executor) {
+      this.executor = notNull(executor, "executor");
       return this;
     }
 
@@ -350,7 +365,7 @@ public final class IdempotencyGate implements AutoCloseable {
      */
     public IdempotencyGate build() {
       return new IdempotencyGate(
-          new GateEngine(store, policy, codec, List.copyOf(listeners), clock, scheduler));
+          new GateEngine(store, policy, codec, List.copyOf(listeners), clock, scheduler, executor));
     }
   }
 }

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -111,7 +112,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
         new Renewals(
             leaseWrites,
             b.renewalClient == null ? requests : new Requests(b.renewalClient, b.table),
-            b.renewalConcurrency);
+            b.renewalConcurrency,
+            b.renewalExecutor);
     this.clock = b.clock;
     this.marginMs = b.margin.toMillis();
   }
@@ -374,6 +376,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     private boolean compress;
     private DynamoDbClient renewalClient;
     private int renewalConcurrency = 16;
+    private Executor renewalExecutor;
     private boolean createSchemaIfMissing;
 
     private Builder(DynamoDbClient client) {
@@ -475,6 +478,19 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
         throw new IllegalArgumentException("renewalConcurrency must be 1 to 256, was " + threads);
       }
       this.renewalConcurrency = threads;
+      return this;
+    }
+
+    /**
+     * @param executor where the lease extensions are sent from: up to {@link #renewalConcurrency}
+     *     tasks per renewal call, each blocking on DynamoDB up to the call's deadline; give it
+     *     threads enough and no work that must not wait. The caller's to stop; by default daemon
+     *     threads of the store's own ({@code mcpgate-dynamodb-renewal-N}, ended after a minute
+     *     idle), which {@link DynamoDbIdempotencyStore#close()} stops. An executor that refuses a
+     *     task leaves that call's leases undecided, or fails the call when it refuses them all.
+     */
+    public Builder renewalExecutor(Executor executor) {
+      this.renewalExecutor = requireNonNull(executor, "executor must not be null");
       return this;
     }
 

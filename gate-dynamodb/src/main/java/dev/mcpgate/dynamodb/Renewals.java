@@ -2,6 +2,7 @@ package dev.mcpgate.dynamodb;
 
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.spi.DaemonThreads;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import java.time.Duration;
@@ -10,11 +11,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -30,38 +31,37 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * lease not yet sent when it passes is not sent, and the call returns by then with what it knows: a
  * lease whose request answered is extended or no longer held; one whose request failed or did not
  * answer is undecided. Each call sends its leases on up to {@code concurrency} threads of its own
- * (daemons from the store's pool, which end after a minute idle), so a call is never queued behind
- * the requests of an earlier one that ran late. {@link #close()} stops the pool; later calls fail.
+ * (the caller's executor, or daemons from the store's pool, which end after a minute idle), so a
+ * call is never queued behind the requests of an earlier one that ran late. {@link #close()} stops
+ * the store's pool; later calls fail.
  */
 final class Renewals implements AutoCloseable {
-  private static final AtomicInteger POOLS = new AtomicInteger();
-
   private final LeaseWrites writes;
   private final Requests requests;
   private final int concurrency;
-  private final ThreadPoolExecutor pool;
+  private final Executor pool;
+  private final ThreadPoolExecutor own; // null when the caller gave the executor
+  private volatile boolean closed;
 
-  Renewals(LeaseWrites writes, Requests requests, int concurrency) {
+  /**
+   * @param executor the caller's, which {@link #close()} does not stop; null for daemon threads of
+   *     the store's own
+   */
+  Renewals(LeaseWrites writes, Requests requests, int concurrency, Executor executor) {
     this.writes = writes;
     this.requests = requests;
     this.concurrency = concurrency;
-    int poolNumber = POOLS.incrementAndGet();
-    AtomicInteger threads = new AtomicInteger();
-    this.pool =
-        new ThreadPoolExecutor(
-            0,
-            Integer.MAX_VALUE,
-            60,
-            TimeUnit.SECONDS,
-            new SynchronousQueue<>(),
-            r -> {
-              Thread t =
-                  new Thread(
-                      r,
-                      "mcpgate-dynamodb-renewal-" + poolNumber + "-" + threads.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+    this.own =
+        executor != null
+            ? null
+            : new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                60,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
+                DaemonThreads.named("mcpgate-dynamodb-renewal"));
+    this.pool = executor != null ? executor : own;
   }
 
   /**
@@ -103,6 +103,9 @@ final class Renewals implements AutoCloseable {
             }
           }
         };
+    if (closed) {
+      throw closed(null);
+    }
     int started = 0;
     try {
       for (; started < Math.min(concurrency, n); started++) {
@@ -110,7 +113,13 @@ final class Renewals implements AutoCloseable {
       }
     } catch (RejectedExecutionException rejected) {
       if (started == 0) {
-        throw closed(rejected);
+        throw closed || own != null
+            ? closed(rejected)
+            : new StoreUnavailableException(
+                "the renewal executor refused the lease extensions of table "
+                    + requests.table
+                    + ": nothing was sent, the leases are not extended",
+                rejected);
       }
       // closed meanwhile: the senders already started send the rest
     }
@@ -170,6 +179,9 @@ final class Renewals implements AutoCloseable {
   /** Stops the threads; renewals not yet sent are not sent. */
   @Override
   public void close() {
-    pool.shutdownNow();
+    closed = true;
+    if (own != null) {
+      own.shutdownNow();
+    }
   }
 }

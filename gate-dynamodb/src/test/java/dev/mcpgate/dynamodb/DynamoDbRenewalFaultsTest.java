@@ -87,6 +87,48 @@ class DynamoDbRenewalFaultsTest {
   }
 
   @Test
+  void extensionsRunOnTheCallersRenewalExecutorAndOneThatRefusesIsToldAsSuch() {
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newCachedThreadPool(
+            dev.mcpgate.core.spi.DaemonThreads.named("users-renewals"));
+    Set<String> ranOn = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.atomic.AtomicBoolean refusing =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    DynamoDbClient client = TestDynamo.client();
+    try (DynamoDbIdempotencyStore store =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(TABLE)
+            .createSchemaIfMissing(true)
+            .renewalConcurrency(4)
+            .renewalExecutor(
+                task -> {
+                  if (refusing.get()) {
+                    throw new java.util.concurrent.RejectedExecutionException("full (test)");
+                  }
+                  pool.execute(
+                      () -> {
+                        ranOn.add(Thread.currentThread().getName());
+                        task.run();
+                      });
+                })
+            .build()) {
+      List<HeldLease> leases = claimed(store, "exec", 8);
+      assertThat(store.extendLeases(leases, LONG, Duration.ofSeconds(10)).extended())
+          .containsExactlyInAnyOrderElementsOf(tokens(leases));
+      assertThat(ranOn).isNotEmpty().allMatch(n -> n.startsWith("users-renewals-"));
+
+      refusing.set(true);
+      assertThatThrownBy(() -> store.extendLeases(leases, LONG, Duration.ofSeconds(10)))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("renewal executor refused")
+          .hasMessageContaining("nothing was sent");
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(pool.isShutdown()).isTrue(); // closed by the test, not by the store
+  }
+
+  @Test
   void aRenewalThatCannotReachTheServiceAnswersWithinItsDeadlineAndAbandonsItsConnections()
       throws Exception {
     try (FaultProxy proxy = FaultProxy.to(URI.create(TestDynamo.endpoint()))) {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.audit.AuditRecord;
 import dev.mcpgate.core.audit.AuditSink;
+import dev.mcpgate.core.spi.DaemonThreads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -13,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -41,7 +44,8 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
   private final String table;
   private final boolean createTable;
   private final BlockingQueue<AuditRecord> queue;
-  private final Thread writer;
+  private final CountDownLatch drained = new CountDownLatch(1);
+  private volatile Thread writer; // the thread draining the queue, once it runs
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
@@ -54,9 +58,11 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     this.table = b.table;
     this.createTable = b.createTable;
     this.queue = new ArrayBlockingQueue<>(b.capacity);
-    this.writer = new Thread(this::drain, "mcpgate-audit-writer");
-    this.writer.setDaemon(true);
-    this.writer.start();
+    Executor runner =
+        b.executor != null
+            ? b.executor
+            : task -> DaemonThreads.named("mcpgate-audit-writer").newThread(task).start();
+    runner.execute(this::drain);
   }
 
   /**
@@ -89,6 +95,16 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
   }
 
   private void drain() {
+    writer = Thread.currentThread();
+    try {
+      drainQueue();
+    } finally {
+      writer = null;
+      drained.countDown();
+    }
+  }
+
+  private void drainQueue() {
     List<AuditRecord> batch = new ArrayList<>(BATCH);
     while (!closed || !queue.isEmpty()) {
       try {
@@ -286,12 +302,14 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
   public void close() {
     closed = true;
     try {
-      writer.join(5_000);
+      if (!drained.await(5, TimeUnit.SECONDS)) {
+        Thread w = writer;
+        if (w != null) {
+          w.interrupt();
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-    if (writer.isAlive()) {
-      writer.interrupt();
     }
   }
 
@@ -301,6 +319,7 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     private String table = "mcpgate_audit";
     private boolean createTable;
     private int capacity = 10_000;
+    private Executor executor;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -333,6 +352,16 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
         throw new IllegalArgumentException("queueCapacity must be at least 1, was " + capacity);
       }
       this.capacity = capacity;
+      return this;
+    }
+
+    /**
+     * @param executor where the writer runs: one task that drains the queue until {@link
+     *     JdbcAuditSink#close()}, holding one of its threads all that time, and the caller's to
+     *     stop; by default a daemon thread of the sink's own ({@code mcpgate-audit-writer-1})
+     */
+    public Builder executor(Executor executor) {
+      this.executor = requireNonNull(executor, "executor must not be null");
       return this;
     }
 

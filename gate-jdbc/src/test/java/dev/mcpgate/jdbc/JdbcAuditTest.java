@@ -109,6 +109,45 @@ class JdbcAuditTest {
     assertThat(log.search("acme", "%", 10)).isEmpty(); // literal, not a wildcard
   }
 
+  @org.junit.jupiter.api.Test
+  void theWriterRunsOnAnExecutorOfTheCallersAndItsCloseEndsTheWriterNotTheExecutor()
+      throws Exception {
+    DataSource ds = TestDatabases.pool(TestDatabases.h2(), "audit-h2-executor", 2);
+    String table = freshTable(ds, "mcpgate_audit_exec");
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newCachedThreadPool(
+            dev.mcpgate.core.spi.DaemonThreads.named("users-audit"));
+    java.util.concurrent.atomic.AtomicReference<String> ranOn =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean ended =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    try {
+      try (JdbcAuditSink sink =
+          JdbcAuditSink.builder(ds)
+              .tableName(table)
+              .createSchemaIfMissing(true)
+              .executor(
+                  task ->
+                      pool.execute(
+                          () -> {
+                            ranOn.set(Thread.currentThread().getName());
+                            task.run();
+                            ended.set(true);
+                          }))
+              .build()) {
+        sink.record(record("k", AuditDecision.EXECUTED, 1));
+        assertThat(sink.flush(Duration.ofSeconds(30))).isTrue();
+        assertThat(sink.written()).isEqualTo(1);
+      }
+      assertThat(ranOn.get()).startsWith("users-audit-");
+      assertThat(ended).as("close ends the writer's task").isTrue();
+      assertThat(pool.isShutdown()).as("the caller's executor is the caller's").isFalse();
+    } finally {
+      pool.shutdownNow();
+      ((HikariDataSource) ds).close();
+    }
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("databases")
   void manyThreadsLoseNothing(String db, java.util.function.Supplier<HikariDataSource> pool)

@@ -1,5 +1,6 @@
 package dev.mcpgate.redis;
 
+import dev.mcpgate.core.spi.DaemonThreads;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -26,7 +27,6 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -71,8 +71,6 @@ final class RenewalPipeline implements AutoCloseable {
   /** The most connections being opened at once (those a past call gave up on included). */
   static final int MAX_OPENING = 4;
 
-  private static final AtomicInteger THREADS = new AtomicInteger();
-
   private final Supplier<Link> opener;
   private final ThreadPoolExecutor opening;
   private final Object lock = new Object();
@@ -94,12 +92,7 @@ final class RenewalPipeline implements AutoCloseable {
             30,
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
-            r -> {
-              Thread t =
-                  new Thread(r, "mcpgate-redis-renewal-connect-" + THREADS.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+            DaemonThreads.named("mcpgate-redis-renewal-connect"));
   }
 
   /** How long a round of resending waits for node connections that a cluster client is making. */

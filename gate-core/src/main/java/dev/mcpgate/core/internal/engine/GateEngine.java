@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -49,6 +50,8 @@ public final class GateEngine {
    * @param listeners told of every decision (copied)
    * @param clock stamps events
    * @param scheduler where leases are renewed; null for a daemon thread of the engine's own
+   * @param executor where the engine's own store calls run (renewal tries, late fences); null for
+   *     daemon threads of the engine's own
    */
   public GateEngine(
       IdempotencyStore store,
@@ -56,8 +59,15 @@ public final class GateEngine {
       ResultCodec codec,
       List<GateListener> listeners,
       InstantSource clock,
-      ScheduledExecutorService scheduler) {
-    this(store, policy, codec, List.copyOf(listeners), clock, new LeaseRenewer(store, scheduler));
+      ScheduledExecutorService scheduler,
+      Executor executor) {
+    this(
+        store,
+        policy,
+        codec,
+        List.copyOf(listeners),
+        clock,
+        new LeaseRenewer(store, scheduler, executor));
   }
 
   private GateEngine(

@@ -3,6 +3,7 @@ package dev.mcpgate.core.internal.engine;
 import dev.mcpgate.core.ClaimContext;
 import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.spi.DaemonThreads;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -18,7 +19,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Renews the leases of one gate's running actions, on a path of its own: its own scheduler thread
@@ -35,10 +35,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * renewal means the key was taken over: {@link ClaimContext#isLeaseLost()}.
  */
 final class LeaseRenewer implements AutoCloseable {
-  private static final AtomicInteger THREADS = new AtomicInteger();
 
   private final IdempotencyStore store;
   private final ScheduledExecutorService given;
+  private final Executor givenWorkers;
   private final Object lock = new Object();
   private final ConcurrentHashMap<Period, RenewalGroup> groups = new ConcurrentHashMap<>();
   private volatile ScheduledExecutorService own; // set under lock
@@ -48,10 +48,14 @@ final class LeaseRenewer implements AutoCloseable {
   /**
    * @param scheduler the user's scheduler, which closing does not stop; null to start a daemon
    *     thread of the renewer's own on first use, which closing stops
+   * @param workers the user's executor for the tries (which may block on the store up to their
+   *     deadline, or longer on a store that keeps none), which closing does not stop; null for a
+   *     pool of daemon threads of the renewer's own, which closing stops
    */
-  LeaseRenewer(IdempotencyStore store, ScheduledExecutorService scheduler) {
+  LeaseRenewer(IdempotencyStore store, ScheduledExecutorService scheduler, Executor workers) {
     this.store = store;
     this.given = scheduler;
+    this.givenWorkers = workers;
   }
 
   /** One renewal cadence: the lease renewed to, and how often. */
@@ -131,28 +135,27 @@ final class LeaseRenewer implements AutoCloseable {
 
   /**
    * The threads the tries run on, never the scheduler's: a try that hangs in the store must not
-   * hold up the deadline that gives it up, nor the retry. Daemons, ended after a minute idle and by
-   * {@link #close()}; at most {@link #MAX_TRIES_WAITING} per group wait on the store at once.
+   * hold up the deadline that gives it up, nor the retry. The user's executor, or daemons of the
+   * renewer's own, ended after a minute idle and by {@link #close()}; at most {@link
+   * #MAX_TRIES_WAITING} per group wait on the store at once.
    */
   Executor workers() {
     synchronized (lock) {
       if (closed) {
         throw new RejectedExecutionException("the gate is closed");
       }
+      if (givenWorkers != null) {
+        return givenWorkers;
+      }
       if (workers == null) {
-        ThreadPoolExecutor pool =
+        workers =
             new ThreadPoolExecutor(
                 0,
                 Integer.MAX_VALUE,
                 60,
                 TimeUnit.SECONDS,
                 new SynchronousQueue<>(),
-                task -> {
-                  Thread t = new Thread(task, "mcpgate-lease-renewal-" + THREADS.incrementAndGet());
-                  t.setDaemon(true);
-                  return t;
-                });
-        workers = pool;
+                DaemonThreads.named("mcpgate-lease-renewal"));
       }
       return workers;
     }
@@ -166,11 +169,7 @@ final class LeaseRenewer implements AutoCloseable {
       if (own == null) {
         own =
             Executors.newSingleThreadScheduledExecutor(
-                task -> {
-                  Thread t = new Thread(task, "mcpgate-lease-renewer-" + THREADS.incrementAndGet());
-                  t.setDaemon(true);
-                  return t;
-                });
+                DaemonThreads.named("mcpgate-lease-renewer"));
       }
     }
     return own;
