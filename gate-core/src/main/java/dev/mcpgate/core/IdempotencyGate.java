@@ -51,9 +51,15 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public final class IdempotencyGate implements AutoCloseable {
   private final GateEngine engine;
+  private final GatePolicy policy;
 
-  private IdempotencyGate(GateEngine engine) {
+  /**
+   * @param engine wired once by the builder, and shared by every gate {@link #withPolicy} makes
+   * @param policy this gate's, passed to the engine with each call
+   */
+  private IdempotencyGate(GateEngine engine, GatePolicy policy) {
     this.engine = engine;
+    this.policy = policy;
   }
 
   /**
@@ -66,10 +72,11 @@ public final class IdempotencyGate implements AutoCloseable {
 
   /**
    * @param policy the policy for the new gate
-   * @return a gate over the same store, codec and listeners with another policy
+   * @return a gate over the same store, codec and listeners with another policy; it shares this
+   *     gate's engine (nothing is wired anew), so it is cheap to make one per tool
    */
   public IdempotencyGate withPolicy(GatePolicy policy) {
-    return new IdempotencyGate(engine.withPolicy(notNull(policy, "policy")));
+    return new IdempotencyGate(engine, notNull(policy, "policy"));
   }
 
   /**
@@ -102,7 +109,7 @@ public final class IdempotencyGate implements AutoCloseable {
    * @return this gate's policy
    */
   public GatePolicy policy() {
-    return engine.policy();
+    return policy;
   }
 
   /**
@@ -133,7 +140,7 @@ public final class IdempotencyGate implements AutoCloseable {
     notNull(action, "action");
     notNull(call, "call");
     notNull(mapper, "mapper");
-    return engine.execute(call, mapper, action);
+    return engine.execute(policy, call, mapper, action);
   }
 
   /**
@@ -152,7 +159,7 @@ public final class IdempotencyGate implements AutoCloseable {
     notNull(mapper, "mapper");
     notNull(scope, "scope");
     notNull(action, "action");
-    return engine.execute(call, mapper, scope, action);
+    return engine.execute(policy, call, mapper, scope, action);
   }
 
   /**
@@ -176,7 +183,7 @@ public final class IdempotencyGate implements AutoCloseable {
     notNull(mapper, "mapper");
     notNull(scope, "scope");
     notNull(action, "action");
-    return engine.executeSingleCommit(call, mapper, scope, action);
+    return engine.executeSingleCommit(policy, call, mapper, scope, action);
   }
 
   /**
@@ -190,7 +197,7 @@ public final class IdempotencyGate implements AutoCloseable {
    */
   public ClaimOutcome claim(ToolCall call) {
     notNull(call, "call");
-    return engine.claim(call);
+    return engine.claim(policy, call);
   }
 
   /**
@@ -207,7 +214,7 @@ public final class IdempotencyGate implements AutoCloseable {
   public boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
     notNull(claim, "claim");
     notNull(result, "result");
-    return engine.complete(claim, result, failure);
+    return engine.complete(policy, claim, result, failure);
   }
 
   /**
@@ -242,7 +249,7 @@ public final class IdempotencyGate implements AutoCloseable {
    */
   public boolean markUnknown(ClaimOutcome.Acquired claim) {
     notNull(claim, "claim");
-    return engine.markUnknown(claim);
+    return engine.markUnknown(policy, claim);
   }
 
   /**
@@ -269,7 +276,7 @@ public final class IdempotencyGate implements AutoCloseable {
       throw new IllegalArgumentException(
           "verdict must be happened or notHappened to settle " + id + ", was stillUnknown");
     }
-    return engine.resolveUnknown(id, verdict);
+    return engine.resolveUnknown(policy, id, verdict);
   }
 
   /**
@@ -365,7 +372,7 @@ public final class IdempotencyGate implements AutoCloseable {
      */
     public IdempotencyGate build() {
       return new IdempotencyGate(
-          new GateEngine(store, policy, codec, List.copyOf(listeners), clock, scheduler, executor));
+          new GateEngine(store, codec, List.copyOf(listeners), clock, scheduler, executor), policy);
     }
   }
 }

@@ -111,6 +111,28 @@ class IdempotencyGateTest {
         .hasMessageContaining("tool");
   }
 
+  // ---------------------------------------------------------------- gates made by withPolicy
+
+  @Test
+  void gatesMadeByWithPolicyShareOneEngineAndEachCallTakesItsGatesPolicy() {
+    IdempotencyGate base = gate(memory, GatePolicy.defaults());
+    IdempotencyGate small =
+        base.withPolicy(GatePolicy.defaults().toBuilder().maxResultBytes(4).build());
+    assertThat(small.policy().maxResultBytes()).isEqualTo(4);
+    assertThat(base.policy().maxResultBytes()).isEqualTo(256 * 1024);
+    assertThatThrownBy(() -> small.execute(call("k1"), ResultMapper.utf8(), ctx -> "12345"))
+        .isInstanceOf(ResultTooLargeException.class);
+    assertThat(base.execute(call("k2"), ResultMapper.utf8(), ctx -> "12345"))
+        .isInstanceOf(GateResult.Executed.class);
+    assertThatThrownBy(() -> small.execute(call("k3"), ResultMapper.utf8(), ctx -> "12345"))
+        .as("the base gate's call left no policy behind in the shared engine")
+        .isInstanceOf(ResultTooLargeException.class);
+    base.close();
+    assertThatThrownBy(() -> small.execute(call("k4"), ResultMapper.utf8(), ctx -> "x"))
+        .as("closing the base gate closes the engine they share")
+        .isInstanceOf(IllegalStateException.class);
+  }
+
   // ---------------------------------------------------------------- policy validation
 
   @Test

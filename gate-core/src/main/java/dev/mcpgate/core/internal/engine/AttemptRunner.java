@@ -31,14 +31,14 @@ import org.slf4j.LoggerFactory;
  * failure rules: a result is stored (or, for a failure result, stored or released per policy); an
  * exception releases the claim, or fences it as unknown when the policy says the outcome is
  * unknown. Plain and transactional actions take this one path: a plain action runs in the {@link
- * DirectScope}, which has nothing to commit.
+ * DirectScope}, which has nothing to commit. The rules are the calling gate's policy's, passed with
+ * each attempt.
  */
 final class AttemptRunner {
   private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
 
   private final ClaimSteps steps;
   private final IdempotencyStore store;
-  private final GatePolicy policy;
   private final ResultWriter writer;
   private final Events events;
   private final DirectScope direct;
@@ -48,7 +48,6 @@ final class AttemptRunner {
   AttemptRunner(
       ClaimSteps steps,
       IdempotencyStore store,
-      GatePolicy policy,
       ResultWriter writer,
       Events events,
       DirectScope direct,
@@ -58,7 +57,6 @@ final class AttemptRunner {
     this.fencer = fencer;
     this.steps = steps;
     this.store = store;
-    this.policy = policy;
     this.writer = writer;
     this.events = events;
     this.direct = direct;
@@ -69,6 +67,7 @@ final class AttemptRunner {
    *     from there
    */
   <T, R> GateResult.Executed<T> run(
+      GatePolicy policy,
       ClaimOutcome.Acquired claim,
       long sentNanos,
       ResultMapper<T> mapper,
@@ -88,13 +87,14 @@ final class AttemptRunner {
           e);
     }
     try {
-      return runRenewed(claim, renewal, mapper, scope, action, transactional);
+      return runRenewed(policy, claim, renewal, mapper, scope, action, transactional);
     } finally {
       renewal.attemptEnded(); // a fence still to be written keeps its lease renewed
     }
   }
 
   private <T, R> GateResult.Executed<T> runRenewed(
+      GatePolicy policy,
       ClaimOutcome.Acquired claim,
       Renewal renewal,
       ResultMapper<T> mapper,
@@ -125,7 +125,7 @@ final class AttemptRunner {
       } catch (Throwable t) {
         renewal.finishing();
         rollbackQuietly(scope, resource, t); // the transaction ends: it holds no row lock now
-        settleFailure(claim, renewal, t); // renewed until settled
+        settleFailure(policy, claim, renewal, t); // renewed until settled
         throw rethrow(id, t);
       }
       renewal.finishing(); // the writes below decide by their token, not a renewal's answer
@@ -133,7 +133,7 @@ final class AttemptRunner {
       // returned) still has its result stored: the flag would make a pool refuse the connection
       boolean wasInterrupted = Thread.interrupted();
       try {
-        return settleResult(claim, renewal, value, mapper, scope, resource, transactional);
+        return settleResult(policy, claim, renewal, value, mapper, scope, resource, transactional);
       } finally {
         if (wasInterrupted) {
           Thread.currentThread().interrupt();
@@ -150,6 +150,7 @@ final class AttemptRunner {
 
   /** After the action returned: store or release its result, and commit, per the rules. */
   private <T, R> GateResult.Executed<T> settleResult(
+      GatePolicy policy,
       ClaimOutcome.Acquired claim,
       Renewal renewal,
       T value,
@@ -163,7 +164,7 @@ final class AttemptRunner {
       boolean releasing = failure && policy.failureMode() == GatePolicy.FailureMode.RELEASE;
       // the mapper and the codec (which may call a key service) run while the lease is renewed
       ResultWriter.Prepared prepared =
-          releasing ? null : writer.prepare(id, mapper.toBytes(value), failure);
+          releasing ? null : writer.prepare(policy, id, mapper.toBytes(value), failure);
       if (transactional) {
         // the completion locks the row in the action's transaction: a renewal would wait on it
         renewal.stop();
@@ -224,7 +225,7 @@ final class AttemptRunner {
                 + "; its transaction was rolled back, nothing took effect; safe to retry",
             e);
       }
-      boolean storedAfterAll = fenceUnstored(claim, renewal, e);
+      boolean storedAfterAll = fenceUnstored(policy, claim, renewal, e);
       if (e instanceof Error error) {
         throw error;
       }
@@ -406,9 +407,11 @@ final class AttemptRunner {
    * {@link CancellationException} among the causes) may have had its effect: it is fenced as
    * unknown, never released.
    */
-  private void settleFailure(ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure) {
+  private void settleFailure(
+      GatePolicy policy, ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure) {
     if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {
       fence(
+          policy,
           claim,
           renewal,
           failure,
@@ -440,13 +443,15 @@ final class AttemptRunner {
   }
 
   /** The action ran but its result could not be stored: fence the key, the effect happened. */
-  private boolean fenceUnstored(ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure) {
+  private boolean fenceUnstored(
+      GatePolicy policy, ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure) {
     events.emit(
         GateEvent.Type.STORE_FAILED,
         claim,
         "the action ran but its result could not be stored",
         failure);
     return fence(
+        policy,
         claim,
         renewal,
         failure,
@@ -465,7 +470,11 @@ final class AttemptRunner {
    *     answer was lost): nothing to fence
    */
   private boolean fence(
-      ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure, String message) {
+      GatePolicy policy,
+      ClaimOutcome.Acquired claim,
+      Renewal renewal,
+      Throwable failure,
+      String message) {
     boolean wasInterrupted = Thread.interrupted();
     try {
       FenceWriter.Fence written = FenceWriter.write(store, events, policy, claim, message, failure);

@@ -22,11 +22,10 @@ import java.util.function.BooleanSupplier;
  * extend the lease, mark unknown) and for an operator who settles an unknown outcome. Each write is
  * conditional on the claim's lease token, so an attempt whose lease was taken over changes nothing;
  * a store that throws is reported as {@link StoreUnavailableException}. A running action that
- * extends its lease does it through here too.
+ * extends its lease does it through here too. The steps that need a policy take the calling gate's.
  */
 final class ClaimSteps {
   private final IdempotencyStore store;
-  private final GatePolicy policy;
   private final ResultCodec codec;
   private final Events events;
   private final ResultWriter writer;
@@ -34,13 +33,11 @@ final class ClaimSteps {
 
   ClaimSteps(
       IdempotencyStore store,
-      GatePolicy policy,
       ResultCodec codec,
       Events events,
       ResultWriter writer,
       DirectScope direct) {
     this.store = store;
-    this.policy = policy;
     this.codec = codec;
     this.events = events;
     this.writer = writer;
@@ -50,9 +47,9 @@ final class ClaimSteps {
   /**
    * @return false when another attempt took the lease over: nothing was stored
    */
-  boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
+  boolean complete(GatePolicy policy, ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
     try {
-      return writer.store(direct, DirectScope.RESOURCE, claim, result, failure);
+      return writer.store(policy, direct, DirectScope.RESOURCE, claim, result, failure);
     } catch (IdempotencyException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -94,7 +91,7 @@ final class ClaimSteps {
   /**
    * @return false when another attempt took the lease over
    */
-  boolean markUnknown(ClaimOutcome.Acquired claim) {
+  boolean markUnknown(GatePolicy policy, ClaimOutcome.Acquired claim) {
     boolean marked =
         write(
             () -> store.markUnknown(claim.id(), claim.token(), policy.unknownFence()),
@@ -114,7 +111,7 @@ final class ClaimSteps {
    * @param verdict happened or not happened (the caller refused still unknown)
    * @return false when there is no row whose outcome is unknown at {@code id}
    */
-  boolean resolveUnknown(ClaimId id, Reconciler.Verdict verdict) {
+  boolean resolveUnknown(GatePolicy policy, ClaimId id, Reconciler.Verdict verdict) {
     Optional<ClaimRecord> found;
     try {
       found = store.find(id);

@@ -25,23 +25,22 @@ import java.util.function.Supplier;
  * Claims a call in the store and turns the store's answer into a {@link ClaimOutcome}: acquired,
  * replayed, or refused for a reason. Waits a bounded time on a call that another attempt is
  * running, and hands rows whose outcome is unknown to the {@link Reconciliation}. Every refusal
- * that reaches the caller is told to the listeners once.
+ * that reaches the caller is told to the listeners once. The policy (lease, retention, in-flight
+ * wait, reconciler) is the calling gate's, passed with each call.
  */
 final class Claimer {
   private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(5);
 
   private final IdempotencyStore store;
-  private final GatePolicy policy;
   private final ResultCodec codec;
   private final Events events;
   private final Reconciliation reconciliation;
 
-  Claimer(IdempotencyStore store, GatePolicy policy, ResultCodec codec, Events events) {
+  Claimer(IdempotencyStore store, ResultCodec codec, Events events, Reconciliation reconciliation) {
     this.store = store;
-    this.policy = policy;
     this.codec = codec;
     this.events = events;
-    this.reconciliation = new Reconciliation(store, policy, codec, events);
+    this.reconciliation = reconciliation;
   }
 
   /**
@@ -116,21 +115,21 @@ final class Claimer {
   record Claimed(ClaimOutcome outcome, long sentNanos, Duration waited) {}
 
   /** Claims once, without waiting. */
-  ClaimOutcome claim(ToolCall call, String hash) {
+  ClaimOutcome claim(GatePolicy policy, ToolCall call, String hash) {
     Arrival arrival = Arrival.of(call);
-    return told(claimOnce(call, hash, 0, arrival), arrival);
+    return told(claimOnce(policy, call, hash, 0, arrival), arrival);
   }
 
   /**
    * Claims, and while another attempt holds the key, claims again with a growing back-off until the
    * policy's in-flight wait runs out (or the thread is interrupted).
    */
-  Claimed claimWaiting(ToolCall call, String hash) {
+  Claimed claimWaiting(GatePolicy policy, ToolCall call, String hash) {
     Arrival arrival = Arrival.of(call);
     long deadline = arrival.startNanos() + policy.inFlightWait().toNanos();
     long backoffMs = FIRST_BACKOFF_MS;
     while (true) {
-      ClaimOutcome outcome = claimOnce(call, hash, 0, arrival);
+      ClaimOutcome outcome = claimOnce(policy, call, hash, 0, arrival);
       if (!(outcome instanceof ClaimOutcome.Refused refused)
           || (refused.reason() != RefusalReason.IN_PROGRESS
               && refused.reason() != RefusalReason.HOLDER_UNRESPONSIVE)) {
@@ -193,7 +192,8 @@ final class Claimer {
     return outcome;
   }
 
-  private ClaimOutcome claimOnce(ToolCall call, String hash, int reconciliations, Arrival arrival) {
+  private ClaimOutcome claimOnce(
+      GatePolicy policy, ToolCall call, String hash, int reconciliations, Arrival arrival) {
     ClaimId id = call.id();
     LeaseToken token = LeaseToken.random();
     arrival.sending();
@@ -202,7 +202,7 @@ final class Claimer {
     if (attempt instanceof ClaimAttempt.Acquired) {
       return acquired(attempt.record(), token, arrival);
     }
-    return classify(call, hash, attempt, reconciliations, arrival);
+    return classify(policy, call, hash, attempt, reconciliations, arrival);
   }
 
   /**
@@ -223,25 +223,36 @@ final class Claimer {
    * #CLAIM_AGAIN}: the caller claims again in a new transaction.
    */
   ClaimOutcome existing(
-      ToolCall call, String hash, ClaimAttempt.Existing existing, int reconciliations) {
+      GatePolicy policy,
+      ToolCall call,
+      String hash,
+      ClaimAttempt.Existing existing,
+      int reconciliations) {
     Arrival arrival = Arrival.of(call);
     ClaimOutcome outcome =
-        classify(call, hash, existing, reconciliations, arrival, () -> CLAIM_AGAIN);
+        classify(policy, call, hash, existing, reconciliations, arrival, () -> CLAIM_AGAIN);
     return outcome == CLAIM_AGAIN ? outcome : told(outcome, arrival);
   }
 
   private ClaimOutcome classify(
-      ToolCall call, String hash, ClaimAttempt attempt, int reconciliations, Arrival arrival) {
+      GatePolicy policy,
+      ToolCall call,
+      String hash,
+      ClaimAttempt attempt,
+      int reconciliations,
+      Arrival arrival) {
     return classify(
+        policy,
         call,
         hash,
         attempt,
         reconciliations,
         arrival,
-        () -> claimOnce(call, hash, reconciliations + 1, arrival));
+        () -> claimOnce(policy, call, hash, reconciliations + 1, arrival));
   }
 
   private ClaimOutcome classify(
+      GatePolicy policy,
       ToolCall call,
       String hash,
       ClaimAttempt attempt,
@@ -269,10 +280,10 @@ final class Claimer {
     Duration leaseLeft = Duration.between(attempt.storeNow(), row.leaseExpiresAt());
     return switch (row.state()) {
       case COMPLETED -> replayed(row, arrival);
-      case IN_PROGRESS -> held(row, leaseLeft);
+      case IN_PROGRESS -> held(policy, row, leaseLeft);
       case UNKNOWN -> {
         ClaimOutcome reconciled =
-            reconciliation.reconcile(id, row, attempt.storeNow(), reconciliations, again);
+            reconciliation.reconcile(policy, id, row, attempt.storeNow(), reconciliations, again);
         if (reconciled != null) {
           yield reconciled;
         }
@@ -299,7 +310,7 @@ final class Claimer {
    * {@link GatePolicy#lease()} (this gate's, so processes sharing keys should share the setting),
    * so a lease shorter than a full one by more than two renewal periods means renewals stopped.
    */
-  private ClaimOutcome held(ClaimRecord row, Duration leaseLeft) {
+  private ClaimOutcome held(GatePolicy policy, ClaimRecord row, Duration leaseLeft) {
     ClaimId id = row.id();
     Duration left = leaseLeft.isNegative() ? Duration.ZERO : leaseLeft;
     Duration sinceRenewal = policy.lease().minus(left);

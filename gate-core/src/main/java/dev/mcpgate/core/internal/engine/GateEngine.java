@@ -27,17 +27,15 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * The engine behind one {@code IdempotencyGate}: its parts, wired once per policy, and the path of
- * a call through them (hash the arguments, claim, then run the attempt, replay, or refuse). The
- * gate checks the arguments of each call and hands it here; nothing in this package knows the gate.
- * Not API: the gate is what users call.
+ * The engine behind one {@code IdempotencyGate} and every gate its {@code withPolicy} makes: its
+ * parts, wired once when the gate is built, and the path of a call through them (hash the
+ * arguments, claim, then run the attempt, replay, or refuse). No part holds a policy: each call
+ * brings the policy of the gate it came through, and it is passed down to the parts that use it.
+ * The gate checks the arguments of each call and hands it here; nothing in this package knows the
+ * gate. Not API: the gate is what users call.
  */
 public final class GateEngine {
   private final IdempotencyStore store;
-  private final GatePolicy policy;
-  private final ResultCodec codec;
-  private final List<GateListener> listeners;
-  private final InstantSource clock;
   private final LeaseRenewer renewer;
   private final LateFencer fencer;
   private final Claimer claimer;
@@ -55,70 +53,24 @@ public final class GateEngine {
    */
   public GateEngine(
       IdempotencyStore store,
-      GatePolicy policy,
       ResultCodec codec,
       List<GateListener> listeners,
       InstantSource clock,
       ScheduledExecutorService scheduler,
       Executor executor) {
-    this(
-        store,
-        policy,
-        codec,
-        List.copyOf(listeners),
-        clock,
-        new LeaseRenewer(store, scheduler, executor));
-  }
-
-  private GateEngine(
-      IdempotencyStore store,
-      GatePolicy policy,
-      ResultCodec codec,
-      List<GateListener> listeners,
-      InstantSource clock,
-      LeaseRenewer renewer) {
-    this(store, policy, codec, listeners, clock, renewer, new LateFencer(store, renewer));
-  }
-
-  private GateEngine(
-      IdempotencyStore store,
-      GatePolicy policy,
-      ResultCodec codec,
-      List<GateListener> listeners,
-      InstantSource clock,
-      LeaseRenewer renewer,
-      LateFencer fencer) {
     this.store = store;
-    this.policy = policy;
-    this.codec = codec;
-    this.listeners = listeners;
-    this.clock = clock;
-    this.renewer = renewer;
-    this.fencer = fencer;
-    Events events = new Events(listeners, clock);
+    this.renewer = new LeaseRenewer(store, scheduler, executor);
+    this.fencer = new LateFencer(store, renewer);
+    Events events = new Events(List.copyOf(listeners), clock);
     this.direct = new DirectScope(store);
-    this.claimer = new Claimer(store, policy, codec, events);
-    ResultWriter writer = new ResultWriter(policy, codec, events);
-    this.steps = new ClaimSteps(store, policy, codec, events, writer, direct);
-    this.runner = new AttemptRunner(steps, store, policy, writer, events, direct, renewer, fencer);
-    this.singleCommit = new SingleCommitRunner(steps, policy, claimer, writer, events);
+    this.claimer = new Claimer(store, codec, events, new Reconciliation(store, codec, events));
+    ResultWriter writer = new ResultWriter(codec, events);
+    this.steps = new ClaimSteps(store, codec, events, writer, direct);
+    this.runner = new AttemptRunner(steps, store, writer, events, direct, renewer, fencer);
+    this.singleCommit = new SingleCommitRunner(steps, claimer, writer, events);
   }
 
-  /**
-   * @return an engine over the same store, codec, listeners and lease renewer with another policy
-   */
-  public GateEngine withPolicy(GatePolicy policy) {
-    return new GateEngine(store, policy, codec, listeners, clock, renewer, fencer);
-  }
-
-  /**
-   * @return the policy this engine was wired for
-   */
-  public GatePolicy policy() {
-    return policy;
-  }
-
-  /** Stops renewing leases, for this engine and every one {@link #withPolicy} made from it. */
+  /** Stops renewing leases, for every gate over this engine. */
   public void close() {
     try {
       fencer.close(); // the fences still to be written get a last try while leases are renewed
@@ -141,22 +93,27 @@ public final class GateEngine {
   }
 
   /** A plain action: it runs in the {@link DirectScope}, which has nothing to commit. */
-  public <T> GateResult<T> execute(ToolCall call, ResultMapper<T> mapper, GateAction<T> action) {
-    return execute(call, mapper, direct, (resource, ctx) -> action.run(ctx));
+  public <T> GateResult<T> execute(
+      GatePolicy policy, ToolCall call, ResultMapper<T> mapper, GateAction<T> action) {
+    return execute(policy, call, mapper, direct, (resource, ctx) -> action.run(ctx));
   }
 
   /** Claims (waiting on another attempt), then runs the attempt, replays, or refuses. */
   public <T, R> GateResult<T> execute(
-      ToolCall call, ResultMapper<T> mapper, TransactionScope<R> scope, ScopedAction<T, R> action) {
+      GatePolicy policy,
+      ToolCall call,
+      ResultMapper<T> mapper,
+      TransactionScope<R> scope,
+      ScopedAction<T, R> action) {
     checkOpen();
-    String hash = hash(call);
-    Claimer.Claimed claimed = claimer.claimWaiting(call, hash);
+    String hash = hash(policy, call);
+    Claimer.Claimed claimed = claimer.claimWaiting(policy, call, hash);
     return claimed
         .outcome()
         .fold(
             acquired ->
                 Results.decided(
-                    runner.run(acquired, claimed.sentNanos(), mapper, scope, action),
+                    runner.run(policy, acquired, claimed.sentNanos(), mapper, scope, action),
                     hash,
                     call.keySource(),
                     claimed.waited()),
@@ -166,11 +123,16 @@ public final class GateEngine {
 
   /** Single-commit mode: claim, action and completion in one transaction of {@code scope}. */
   public <T, R> GateResult<T> executeSingleCommit(
-      ToolCall call, ResultMapper<T> mapper, ClaimingScope<R> scope, ScopedAction<T, R> action) {
+      GatePolicy policy,
+      ToolCall call,
+      ResultMapper<T> mapper,
+      ClaimingScope<R> scope,
+      ScopedAction<T, R> action) {
     checkOpen();
-    String hash = hash(call);
+    String hash = hash(policy, call);
     // one transaction's claim does not wait: its decision events say zero
     return singleCommit.run(
+        policy,
         call,
         hash,
         mapper,
@@ -179,7 +141,7 @@ public final class GateEngine {
         r -> readBack(r, mapper, hash, call.keySource(), Duration.ZERO));
   }
 
-  private String hash(ToolCall call) {
+  private static String hash(GatePolicy policy, ToolCall call) {
     return ArgumentHasher.hash(call.arguments(), policy.ignoredArguments());
   }
 
@@ -216,13 +178,14 @@ public final class GateEngine {
   }
 
   /** Claims once, without waiting. */
-  public ClaimOutcome claim(ToolCall call) {
-    return claimer.claim(call, hash(call));
+  public ClaimOutcome claim(GatePolicy policy, ToolCall call) {
+    return claimer.claim(policy, call, hash(policy, call));
   }
 
   /** The step-by-step API's completion; see {@link ClaimSteps#complete}. */
-  public boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
-    return steps.complete(claim, result, failure);
+  public boolean complete(
+      GatePolicy policy, ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
+    return steps.complete(policy, claim, result, failure);
   }
 
   /** The step-by-step API's release; see {@link ClaimSteps#release}. */
@@ -236,13 +199,13 @@ public final class GateEngine {
   }
 
   /** The step-by-step API's fence as unknown; see {@link ClaimSteps#markUnknown}. */
-  public boolean markUnknown(ClaimOutcome.Acquired claim) {
-    return steps.markUnknown(claim);
+  public boolean markUnknown(GatePolicy policy, ClaimOutcome.Acquired claim) {
+    return steps.markUnknown(policy, claim);
   }
 
   /** An operator's settlement of an unknown outcome; see {@link ClaimSteps#resolveUnknown}. */
-  public boolean resolveUnknown(ClaimId id, Reconciler.Verdict verdict) {
-    return steps.resolveUnknown(id, verdict);
+  public boolean resolveUnknown(GatePolicy policy, ClaimId id, Reconciler.Verdict verdict) {
+    return steps.resolveUnknown(policy, id, verdict);
   }
 
   /**

@@ -26,23 +26,23 @@ final class Reconciliation {
   private static final int MAX_ROUNDS = 3;
 
   private final IdempotencyStore store;
-  private final GatePolicy policy;
   private final ResultCodec codec;
   private final Events events;
 
-  Reconciliation(IdempotencyStore store, GatePolicy policy, ResultCodec codec, Events events) {
+  Reconciliation(IdempotencyStore store, ResultCodec codec, Events events) {
     this.store = store;
-    this.policy = policy;
     this.codec = codec;
     this.events = events;
   }
 
   /**
+   * @param policy the calling gate's: its reconciler, result limit and retention
    * @param rounds how often this call reconciled already
    * @param claimAgain claims the call anew, for when the row changed or the fence was lifted
    * @return the outcome, or null to refuse the call as unknown
    */
   ClaimOutcome reconcile(
+      GatePolicy policy,
       ClaimId id,
       ClaimRecord row,
       Instant storeNow,
@@ -60,7 +60,7 @@ final class Reconciliation {
       return null;
     }
     try {
-      return apply(id, row, storeNow, verdict, claimAgain);
+      return apply(policy, id, row, storeNow, verdict, claimAgain);
     } catch (RuntimeException e) {
       LOG.warn("could not apply the reconciler's verdict for {}; the outcome stays unknown", id, e);
       return null;
@@ -68,6 +68,7 @@ final class Reconciliation {
   }
 
   private ClaimOutcome apply(
+      GatePolicy policy,
       ClaimId id,
       ClaimRecord row,
       Instant storeNow,

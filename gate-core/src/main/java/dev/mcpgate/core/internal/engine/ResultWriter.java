@@ -17,15 +17,14 @@ import java.time.Duration;
  * Stores an acquired claim's result: encodes it with the codec, enforces the size limit, and writes
  * the token-checked completion through a unit of work. A result over the limit (the gate's, or the
  * store's own) is not stored, and the key is fenced with a not-stored marker instead of being
- * freed: the effect happened.
+ * freed: the effect happened. The limit and the retention are the calling gate's policy's, taken
+ * when the result is prepared.
  */
 final class ResultWriter {
-  private final GatePolicy policy;
   private final ResultCodec codec;
   private final Events events;
 
-  ResultWriter(GatePolicy policy, ResultCodec codec, Events events) {
-    this.policy = policy;
+  ResultWriter(ResultCodec codec, Events events) {
     this.codec = codec;
     this.events = events;
   }
@@ -37,11 +36,12 @@ final class ResultWriter {
    *
    * @param result the result to store, or null when it is too large
    * @param tooLarge why it is not stored, or null
+   * @param retention how long the store keeps the row once written (the policy's)
    */
-  record Prepared(StoredResult result, ResultTooLargeException tooLarge) {}
+  record Prepared(StoredResult result, ResultTooLargeException tooLarge, Duration retention) {}
 
-  /** Encodes and checks a result; writes nothing. */
-  Prepared prepare(ClaimId id, byte[] plain, boolean failure) {
+  /** Encodes and checks a result against {@code policy}'s limit; writes nothing. */
+  Prepared prepare(GatePolicy policy, ClaimId id, byte[] plain, boolean failure) {
     byte[] encoded = codec.encode(id, plain);
     if (encoded.length > policy.maxResultBytes()) {
       return new Prepared(
@@ -56,11 +56,13 @@ final class ResultWriter {
                   + " bytes; it was not stored, and the key stays claimed: retries are refused, not"
                   + " run again",
               encoded.length,
-              policy.maxResultBytes()));
+              policy.maxResultBytes()),
+          policy.retention());
     }
     return new Prepared(
         new StoredResult(failure ? StoredResult.Kind.FAILURE : StoredResult.Kind.VALUE, encoded),
-        null);
+        null,
+        policy.retention());
   }
 
   /**
@@ -68,12 +70,13 @@ final class ResultWriter {
    * @throws ResultTooLargeException after fencing the key (and committing the scope)
    */
   <R> boolean store(
+      GatePolicy policy,
       TransactionScope<R> scope,
       R resource,
       ClaimOutcome.Acquired claim,
       byte[] plain,
       boolean failure) {
-    return store(scope, resource, claim, prepare(claim.id(), plain, failure));
+    return store(scope, resource, claim, prepare(policy, claim.id(), plain, failure));
   }
 
   /**
@@ -88,7 +91,8 @@ final class ResultWriter {
             resource,
             claim,
             prepared,
-            result -> scope.complete(resource, claim.id(), claim.token(), result, retention()));
+            result ->
+                scope.complete(resource, claim.id(), claim.token(), result, prepared.retention()));
     if (!stored) {
       events.emit(
           GateEvent.Type.LEASE_LOST,
@@ -115,11 +119,8 @@ final class ResultWriter {
         claim,
         prepared,
         result ->
-            scope.completeAndCommit(resource, claim.id(), claim.token(), result, retention()));
-  }
-
-  private Duration retention() {
-    return policy.retention();
+            scope.completeAndCommit(
+                resource, claim.id(), claim.token(), result, prepared.retention()));
   }
 
   /** How a prepared result is written: the completion, or the completion with the commit. */
@@ -135,14 +136,14 @@ final class ResultWriter {
       Prepared prepared,
       Completion completion) {
     if (prepared.tooLarge() != null) {
-      throw fence(scope, resource, claim, prepared.tooLarge());
+      throw fence(scope, resource, claim, prepared, prepared.tooLarge());
     }
     StoredResult result = prepared.result();
     boolean stored;
     try {
       stored = completion.write(result);
     } catch (ResultTooLargeException storeLimit) {
-      throw fence(scope, resource, claim, storeLimit);
+      throw fence(scope, resource, claim, prepared, storeLimit);
     }
     if (stored) {
       events.emit(
@@ -161,10 +162,11 @@ final class ResultWriter {
       TransactionScope<R> scope,
       R resource,
       ClaimOutcome.Acquired claim,
+      Prepared prepared,
       ResultTooLargeException tooLarge) {
     boolean marked =
         scope.complete(
-            resource, claim.id(), claim.token(), StoredResult.notStored(), policy.retention());
+            resource, claim.id(), claim.token(), StoredResult.notStored(), prepared.retention());
     if (!marked && !(scope instanceof DirectScope)) {
       // the lease was taken over: this attempt's unit of work must not commit
       scope.rollback(resource);

@@ -33,21 +33,19 @@ import org.slf4j.LoggerFactory;
  * database: it rolls back, gives its connection back, sleeps a growing back-off and claims again
  * (for at most the in-flight wait; zero refuses at once), then finds the committed row and replays
  * it, or finds none and runs. No connection is held while it sleeps. An action that throws rolls
- * the whole transaction back, claim included: the key is free at once.
+ * the whole transaction back, claim included: the key is free at once. The policy is the calling
+ * gate's, passed with each call.
  */
 final class SingleCommitRunner {
   private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
 
   private final ClaimSteps steps;
-  private final GatePolicy policy;
   private final Claimer claimer;
   private final ResultWriter writer;
   private final Events events;
 
-  SingleCommitRunner(
-      ClaimSteps steps, GatePolicy policy, Claimer claimer, ResultWriter writer, Events events) {
+  SingleCommitRunner(ClaimSteps steps, Claimer claimer, ResultWriter writer, Events events) {
     this.steps = steps;
-    this.policy = policy;
     this.claimer = claimer;
     this.writer = writer;
     this.events = events;
@@ -57,6 +55,7 @@ final class SingleCommitRunner {
    * @param replay reads a replayed result back through the mapper
    */
   <T, R> GateResult<T> run(
+      GatePolicy policy,
       ToolCall call,
       String hash,
       ResultMapper<T> mapper,
@@ -68,7 +67,7 @@ final class SingleCommitRunner {
     long backoffMs = Claimer.FIRST_BACKOFF_MS;
     int reconciliations = 0;
     while (true) {
-      Round<T> round = once(call, hash, mapper, scope, action, replay, reconciliations);
+      Round<T> round = once(policy, call, hash, mapper, scope, action, replay, reconciliations);
       if (round.result() != null) {
         return round.result();
       }
@@ -123,6 +122,7 @@ final class SingleCommitRunner {
   }
 
   private <T, R> Round<T> once(
+      GatePolicy policy,
       ToolCall call,
       String hash,
       ResultMapper<T> mapper,
@@ -165,7 +165,7 @@ final class SingleCommitRunner {
       }
       if (attempt instanceof ClaimAttempt.Existing existing) {
         rollbackQuietly(scope, resource, null);
-        ClaimOutcome outcome = claimer.existing(call, hash, existing, reconciliations);
+        ClaimOutcome outcome = claimer.existing(policy, call, hash, existing, reconciliations);
         if (outcome == Claimer.CLAIM_AGAIN) {
           return new Round<>(null, true);
         }
@@ -183,7 +183,7 @@ final class SingleCommitRunner {
       ClaimOutcome.Acquired claim = claimer.acquired(attempt.record(), token, call);
       return new Round<>(
           Results.decided(
-              runAcquired(claim, mapper, scope, resource, action),
+              runAcquired(policy, claim, mapper, scope, resource, action),
               hash,
               call.keySource(),
               Duration.ZERO),
@@ -198,6 +198,7 @@ final class SingleCommitRunner {
   }
 
   private <T, R> GateResult.Executed<T> runAcquired(
+      GatePolicy policy,
       ClaimOutcome.Acquired claim,
       ResultMapper<T> mapper,
       ClaimingScope<R> scope,
@@ -229,7 +230,7 @@ final class SingleCommitRunner {
             null);
         return new GateResult.Executed<>(id, value, claim, Completion.RELEASED);
       }
-      ResultWriter.Prepared prepared = writer.prepare(id, mapper.toBytes(value), failure);
+      ResultWriter.Prepared prepared = writer.prepare(policy, id, mapper.toBytes(value), failure);
       if (!writer.storeAndCommit(scope, resource, claim, prepared)) {
         throw new IllegalStateException(
             "the uncommitted claim of "
