@@ -78,7 +78,7 @@ final class LateFencer implements AutoCloseable {
             renewer.scheduler().scheduleWithFixedDelay(fence, every, every, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException e) {
         pending.remove(fence);
-        renewal.stop();
+        renewal.notFenced(); // not kept: the caller is told the key stays claimed, not fenced
         throw new IllegalStateException(
             "the lease renewal scheduler refused the fence's tries (was it shut down?)", e);
       }
@@ -143,10 +143,11 @@ final class LateFencer implements AutoCloseable {
         if (found == FenceWriter.Fence.WRITTEN) {
           renewal.fenced();
         } else {
-          renewal.stop(); // stored after all, or another attempt took the key over: not fenced
+          renewal.notFenced(); // stored after all, or another attempt took the key over
         }
       } catch (RuntimeException stillFailing) {
         if (System.nanoTime() - givesUpAtNanos >= 0) {
+          renewal.stop(); // first: a listener that fails on the event must not keep the lease
           renewal.events.emit(
               GateEvent.Type.STORE_FAILED,
               renewal.claim,
@@ -154,7 +155,6 @@ final class LateFencer implements AutoCloseable {
                   + policy.unknownFence()
                   + "); the lease is no longer kept and runs out",
               stillFailing);
-          renewal.stop();
         } // else tried again next period, the lease renewed meanwhile
       } catch (Error e) {
         renewal.stop(); // renew nothing for a fence nobody tries any more

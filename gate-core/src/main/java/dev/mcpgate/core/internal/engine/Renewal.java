@@ -47,6 +47,9 @@ final class Renewal {
   private volatile long confirmedUntilNanos; // written under confirming
   private volatile RenewalGroup group; // the renewals it is part of, if any
   private volatile Runnable onEnd; // the late fence's cancellation, if one is pending
+  // the gate decided to fence the key and kept the fence to be written: told by isFenced() after
+  // the renewal ends too (a close, a give-up), unless the late fence found it needless
+  private volatile boolean fenceKept;
 
   Renewal(ClaimOutcome.Acquired claim, Events events, long confirmedUntilNanos) {
     this.claim = claim;
@@ -165,16 +168,32 @@ final class Renewal {
    * @return false when the renewal had ended already (nothing to keep)
    */
   boolean fencePending() {
-    return phase.compareAndSet(Phase.FINISHING, Phase.FENCE_PENDING)
-        || phase.compareAndSet(Phase.RUNNING, Phase.FENCE_PENDING);
+    boolean kept =
+        phase.compareAndSet(Phase.FINISHING, Phase.FENCE_PENDING)
+            || phase.compareAndSet(Phase.RUNNING, Phase.FENCE_PENDING);
+    if (kept) {
+      fenceKept = true;
+    }
+    return kept;
   }
 
   /**
-   * @return true once the key is fenced as unknown by this attempt, or its fence is pending
+   * The key is not fenced by this attempt after all: the late fence found the result stored or the
+   * key taken over, or the fence could not be kept. Nothing more is renewed.
+   */
+  void notFenced() {
+    fenceKept = false;
+    stop();
+  }
+
+  /**
+   * @return true once the key is fenced as unknown by this attempt, or its fence was kept to be
+   *     written: the gate's decision, which the renewal's end (the gate closed, the fence given up)
+   *     does not change; false again only once it is {@linkplain #notFenced() not fenced} after all
    */
   boolean isFenced() {
     Phase p = phase.get();
-    return p == Phase.FENCED || p == Phase.FENCE_PENDING;
+    return p == Phase.FENCED || p == Phase.FENCE_PENDING || fenceKept;
   }
 
   /**
