@@ -94,6 +94,89 @@ class GateThreadsTest {
   }
 
   @Test
+  void anExecutorThatCannotMakeAThreadForATryLeavesTheNextPeriodsTriesToRenew() throws Exception {
+    ExecutorService pool = Executors.newCachedThreadPool(DaemonThreads.named("users-pool"));
+    AtomicInteger refusals = new AtomicInteger(2);
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(InMemoryIdempotencyStore.create())
+            .policy(
+                GatePolicy.builder()
+                    .lease(Duration.ofMillis(600))
+                    .leaseRenewal(Duration.ofMillis(100))
+                    .build())
+            .executor(
+                task -> {
+                  if (refusals.getAndDecrement() > 0) {
+                    throw new OutOfMemoryError("unable to create native thread (test)");
+                  }
+                  pool.execute(task);
+                })
+            .build()) {
+      GateResult<String> result =
+          gate.execute(
+              ToolCall.of("acme", "refund_order", "oom", Map.of("order_id", "ord_3")),
+              MAPPER,
+              ctx -> {
+                Thread.sleep(1_500); // two and a half leases
+                return ctx.mayHaveLostLease() ? "lapsed" : "held";
+              });
+      assertThat(result)
+          .as("the tries after the two that could not be sent renew the lease")
+          .isInstanceOfSatisfying(
+              GateResult.Executed.class, e -> assertThat(e.value()).isEqualTo("held"));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aLateFenceWhoseTryCouldNotGetAThreadIsTriedAgainAndWritten() throws Exception {
+    ExecutorService pool = Executors.newCachedThreadPool(DaemonThreads.named("users-pool"));
+    java.util.concurrent.atomic.AtomicBoolean noThreads =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create();
+    FaultyFenceStore store = new FaultyFenceStore(memory);
+    ToolCall call = ToolCall.of("acme", "refund_order", "late", Map.of("order_id", "ord_4"));
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(store)
+            .policy(
+                GatePolicy.builder()
+                    .lease(Duration.ofMillis(400))
+                    .leaseRenewal(Duration.ofMillis(100))
+                    .build())
+            .executor(
+                task -> {
+                  if (noThreads.get() && Thread.currentThread().getName().startsWith("mcpgate-")) {
+                    throw new OutOfMemoryError("unable to create native thread (test)");
+                  }
+                  pool.execute(task);
+                })
+            .build()) {
+      store.refusing.set(true); // the result and the fence refused: the fence is kept
+      gate.execute(call, MAPPER, ctx -> "refund");
+      noThreads.set(true); // the next tries cannot get a thread
+      Thread.sleep(300);
+      store.refusing.set(false);
+      noThreads.set(false);
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (memory
+              .find(call.id())
+              .map(r -> r.state())
+              .filter(st -> st == dev.mcpgate.core.spi.ClaimState.UNKNOWN)
+              .isEmpty()
+          && System.nanoTime() < until) {
+        Thread.sleep(20);
+      }
+      assertThat(memory.find(call.id()))
+          .as("the fence is written once threads can be had again")
+          .hasValueSatisfying(
+              r -> assertThat(r.state()).isEqualTo(dev.mcpgate.core.spi.ClaimState.UNKNOWN));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void aPurgerGivenASchedulerPurgesThereAndItsCloseLeavesTheSchedulerRunning() throws Exception {
     ScheduledExecutorService scheduler =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("users-purge"));

@@ -117,7 +117,9 @@ final class LateFencer implements AutoCloseable {
       }
       try {
         renewer.workers().execute(this::tryOnce);
-      } catch (RejectedExecutionException closing) {
+      } catch (RuntimeException | Error notSent) {
+        // refused (the gate is closing), or no thread could be made: tried again next period; a
+        // scheduled task that throws would never run again, and the lease would be kept forever
         out.set(false);
       }
     }

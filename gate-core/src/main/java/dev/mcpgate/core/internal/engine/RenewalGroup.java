@@ -86,11 +86,17 @@ final class RenewalGroup implements Runnable {
     current = t;
     try {
       renewer.workers().execute(() -> t.ask(leases));
-    } catch (RejectedExecutionException e) {
+    } catch (RuntimeException | Error e) {
+      // refused, or no thread could be made (OutOfMemoryError: unable to create native thread):
+      // nothing was sent, so the next period sends again
       waiting--;
       current = null;
+      RuntimeException told =
+          e instanceof RuntimeException re
+              ? re
+              : new IllegalStateException("the renewal could not be sent: " + e, e);
       for (Renewal r : batch) {
-        r.failed(e, within.toMillis());
+        r.failed(told, within.toMillis());
       }
       return;
     }
