@@ -66,7 +66,16 @@ public final class GateEngine {
     this.claimer = new Claimer(store, codec, events, new Reconciliation(store, codec, events));
     ResultWriter writer = new ResultWriter(codec, events);
     this.steps = new ClaimSteps(store, codec, events, writer, direct);
-    this.runner = new AttemptRunner(steps, store, writer, events, direct, renewer, fencer);
+    this.runner =
+        new AttemptRunner(
+            steps,
+            store,
+            writer,
+            events,
+            direct,
+            renewer,
+            new FailureSettler(store, events, fencer),
+            new CommitResolver(store, events));
     this.singleCommit = new SingleCommitRunner(steps, claimer, writer, events);
   }
 

@@ -116,6 +116,8 @@ class OneEnginePerGateTest {
             ResultWriter.class.getName(),
             ClaimSteps.class.getName(),
             AttemptRunner.class.getName(),
+            FailureSettler.class.getName(),
+            CommitResolver.class.getName(),
             SingleCommitRunner.class.getName());
   }
 

@@ -1,0 +1,229 @@
+package dev.mcpgate.core.internal.engine;
+
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.LeaseLostException;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import java.io.InterruptedIOException;
+import java.nio.channels.ClosedByInterruptException;
+import java.util.concurrent.CancellationException;
+
+/**
+ * Settles an attempt that did not end with a stored result: an action that failed (released, or
+ * fenced as unknown per the policy), a result the store could not take (fenced: the effect
+ * happened), and an action that must not start (its lease could not be confirmed). Every write is
+ * token-checked and made with the thread's interrupt flag cleared; a fence the store refuses goes
+ * to the {@link LateFencer}.
+ */
+final class FailureSettler {
+  private final IdempotencyStore store;
+  private final Events events;
+  private final LateFencer fencer;
+
+  FailureSettler(IdempotencyStore store, Events events, LateFencer fencer) {
+    this.store = store;
+    this.events = events;
+    this.fencer = fencer;
+  }
+
+  /**
+   * An attempt whose lease ran out, by this process's clock, before its action could start (the
+   * process was paused, or the unit of work waited for a connection longer than the lease), and
+   * that the store did not confirm: the action is not started, since another attempt may hold the
+   * key and be running it.
+   */
+  RuntimeException notStarted(ClaimOutcome.Acquired claim, LeaseRenewer.Held held) {
+    String why =
+        "the lease of "
+            + claim.id()
+            + " (attempt "
+            + claim.attempt()
+            + ") ran out before its action could start (this process was paused, or waited longer"
+            + " than the lease)";
+    if (held == LeaseRenewer.Held.NO) {
+      events.emit(
+          GateEvent.Type.LEASE_LOST,
+          claim,
+          "the lease was taken over before the action started; the action did not run",
+          null);
+      return new LeaseLostException(
+          why
+              + ", and another attempt has taken the key over: the action did not run here; a"
+              + " retry with the same key gets that attempt's result");
+    }
+    StoreUnavailableException unconfirmed =
+        new StoreUnavailableException(
+            why
+                + ", and the store did not confirm it in time: the action did not run; safe to"
+                + " retry with the same key",
+            null);
+    settle(
+        claim,
+        unconfirmed,
+        () -> {
+          if (store.release(claim.id(), claim.token())) {
+            events.emit(
+                GateEvent.Type.RELEASED,
+                claim,
+                "the lease could not be confirmed before the action; claim released, the action"
+                    + " did not run",
+                unconfirmed);
+          }
+        },
+        "the lease could not be confirmed before the action and the claim could not be released;"
+            + " the action did not run, and the key stays claimed until its lease expires");
+    return unconfirmed;
+  }
+
+  /**
+   * After the action failed: fence the key as unknown, or release it, per policy. An action that
+   * was interrupted or cancelled (its thread interrupted, an {@link InterruptedException} or a
+   * {@link CancellationException} among the causes) may have had its effect: it is fenced as
+   * unknown, never released.
+   */
+  void settleFailure(
+      GatePolicy policy, ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure) {
+    if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {
+      fence(
+          policy,
+          claim,
+          renewal,
+          failure,
+          "outcome unknown; the key is fenced until it is settled or its"
+              + " fence of "
+              + policy.unknownFence()
+              + " runs out");
+    } else {
+      release(claim, failure);
+    }
+  }
+
+  /**
+   * @return true when the failure says the action was interrupted or cancelled midway
+   */
+  static boolean interrupted(Throwable failure) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof InterruptedException
+          || t instanceof CancellationException
+          || t instanceof InterruptedIOException
+          || t instanceof ClosedByInterruptException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The action ran but its result could not be stored: fence the key, the effect happened. */
+  boolean fenceUnstored(
+      GatePolicy policy, ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure) {
+    events.emit(
+        GateEvent.Type.STORE_FAILED,
+        claim,
+        "the action ran but its result could not be stored",
+        failure);
+    return fence(
+        policy,
+        claim,
+        renewal,
+        failure,
+        "the action ran but its result could not be stored; the key is fenced"
+            + " as unknown until it is settled or its fence of "
+            + policy.unknownFence()
+            + " runs out");
+  }
+
+  /**
+   * Fences the key as unknown: the action ran, or may have. When the store cannot take the fence
+   * now, the attempt's lease stays renewed (so that no retry takes the key over and runs the action
+   * again) and the fence is written as soon as the store takes it ({@link LateFencer#fenceLater}).
+   *
+   * @return true when the fence found this attempt's result stored after all (a completion whose
+   *     answer was lost): nothing to fence
+   */
+  private boolean fence(
+      GatePolicy policy,
+      ClaimOutcome.Acquired claim,
+      Renewal renewal,
+      Throwable failure,
+      String message) {
+    boolean wasInterrupted = Thread.interrupted();
+    try {
+      FenceWriter.Fence written = FenceWriter.write(store, events, policy, claim, message, failure);
+      if (written == FenceWriter.Fence.WRITTEN) {
+        renewal.fenced();
+      }
+      return written == FenceWriter.Fence.STORED;
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+      boolean kept;
+      try {
+        kept = fencer.fenceLater(renewal, policy, message, failure); // marks it fenced when kept
+      } catch (RuntimeException cannotKeep) {
+        failure.addSuppressed(cannotKeep); // a scheduler that refuses: the lease is not kept
+        kept = false;
+      }
+      events.emit(
+          GateEvent.Type.STORE_FAILED,
+          claim,
+          kept
+              ? "the outcome is unknown and the key could not be fenced as such yet; its lease is"
+                  + " kept renewed, so no retry runs the action meanwhile, and the fence is"
+                  + " written as soon as the store takes it"
+              : "the outcome is unknown and the key could not be fenced as such; it stays claimed"
+                  + " until its lease expires",
+          e);
+      return false;
+    } finally {
+      if (wasInterrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  void release(ClaimOutcome.Acquired claim, Throwable failure) {
+    settle(
+        claim,
+        failure,
+        () -> {
+          if (store.release(claim.id(), claim.token())) {
+            events.emit(
+                GateEvent.Type.RELEASED,
+                claim,
+                "the action failed; claim released, a retry runs again",
+                failure);
+          } else {
+            events.emit(
+                GateEvent.Type.LEASE_LOST,
+                claim,
+                "the action failed, and the lease had been taken over",
+                failure);
+          }
+        },
+        "the action failed and the claim could not be released; the key stays claimed until"
+            + " its lease expires");
+  }
+
+  /**
+   * Writes a settlement with the thread's interrupt flag cleared (an interrupted thread cannot
+   * borrow a pooled connection), and restores it after.
+   */
+  private void settle(
+      ClaimOutcome.Acquired claim, Throwable failure, Runnable write, String ifFailed) {
+    boolean wasInterrupted = Thread.interrupted();
+    try {
+      write.run();
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+      events.emit(GateEvent.Type.STORE_FAILED, claim, ifFailed, e);
+    } finally {
+      if (wasInterrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
