@@ -44,68 +44,6 @@ final class Claimer {
   }
 
   /**
-   * One arrival of a call, for the events of its decision: where its key came from, whether (and
-   * since when) it waited on another attempt, and when its last claim was sent (by {@link
-   * System#nanoTime()}), from which an acquired lease is counted.
-   */
-  static final class Arrival {
-    private final String keySource;
-    private final long startNanos;
-    private boolean waited;
-    private long sentNanos;
-    private Duration told = Duration.ZERO;
-
-    private Arrival(String keySource, long startNanos) {
-      this.keySource = keySource;
-      this.startNanos = startNanos;
-      this.sentNanos = startNanos;
-    }
-
-    static Arrival of(ToolCall call) {
-      return new Arrival(call.keySource(), System.nanoTime());
-    }
-
-    String keySource() {
-      return keySource;
-    }
-
-    long startNanos() {
-      return startNanos;
-    }
-
-    /**
-     * @return {@link System#nanoTime()} just before the last claim of this arrival was sent
-     */
-    long sentNanos() {
-      return sentNanos;
-    }
-
-    void waiting() {
-      waited = true;
-    }
-
-    void sending() {
-      sentNanos = System.nanoTime();
-    }
-
-    /**
-     * @return how long it waited on another attempt; zero when it did not (kept as what its
-     *     decision was told with, for the call's result)
-     */
-    Duration waitedFor() {
-      told = waited ? Duration.ofNanos(System.nanoTime() - startNanos) : Duration.ZERO;
-      return told;
-    }
-
-    /**
-     * @return the wait the last decision event of this arrival was told with; zero before one
-     */
-    Duration told() {
-      return told;
-    }
-  }
-
-  /**
    * What a waiting claim ended with.
    *
    * @param outcome acquired, replayed or refused
