@@ -3,7 +3,6 @@ package dev.mcpgate.testkit;
 import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.mcp.McpGateErrors;
-import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -189,7 +188,10 @@ public final class GateChecks {
               new Planned(
                   name,
                   RETRY,
-                  () -> t.retryCheck().assertSafeToRetry(call(definition, t, token())),
+                  () ->
+                      t.retryCheck()
+                          .assertSafeToRetry(
+                              SampleCall.of(definition, t.name, t.arguments, token())),
                   null)));
       plan.add(
           recorded(
@@ -198,7 +200,8 @@ public final class GateChecks {
                   CONCURRENT,
                   () ->
                       t.retryCheck()
-                          .assertConcurrentFirstCallsRunOnce(call(definition, t, token())),
+                          .assertConcurrentFirstCallsRunOnce(
+                              SampleCall.of(definition, t.name, t.arguments, token())),
                   null)));
       plan.add(
           recorded(
@@ -299,42 +302,6 @@ public final class GateChecks {
 
   private static String token() {
     return "mcpgate-check-" + UUID.randomUUID();
-  }
-
-  /** The call: the tool's arguments for this token, with the key where the gate reads it. */
-  static CallToolRequest call(McpSchema.Tool definition, Tool t, String token) {
-    Map<String, Object> gating =
-        definition != null
-                && definition.meta() != null
-                && definition.meta().get(McpGateErrors.META_TOOL) instanceof Map<?, ?> g
-            ? castMap(g)
-            : null;
-    List<?> naturalKey =
-        gating != null && gating.get("natural_key") instanceof List<?> n ? n : List.of();
-    Map<String, Object> arguments =
-        new LinkedHashMap<>(
-            t.arguments != null
-                ? t.arguments.apply(token)
-                : SampleArguments.of(definition, naturalKey, token));
-    Map<String, Object> meta = null;
-    if (gating != null) {
-      Object keyArgument = gating.get("key_argument");
-      List<?> sources = gating.get("key_sources") instanceof List<?> s ? s : List.of();
-      if (keyArgument != null) {
-        arguments.putIfAbsent(keyArgument.toString(), token);
-      } else if (sources.contains("meta")) {
-        meta = Map.of(McpGateErrors.META_KEY, token);
-      }
-    } else if (SampleArguments.properties(definition)
-        .containsKey(ToolPolicy.DEFAULT_KEY_ARGUMENT)) {
-      arguments.putIfAbsent(ToolPolicy.DEFAULT_KEY_ARGUMENT, token);
-    }
-    return new CallToolRequest(t.name, arguments, meta);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> castMap(Map<?, ?> m) {
-    return (Map<String, Object>) m;
   }
 
   /** The settings of one tool. */

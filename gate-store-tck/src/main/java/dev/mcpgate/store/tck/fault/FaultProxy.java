@@ -10,12 +10,9 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A TCP proxy on 127.0.0.1 that forwards each connection it accepts to one server and breaks
@@ -31,10 +28,6 @@ import java.util.regex.Pattern;
 public final class FaultProxy implements Closeable {
   private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
   private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
-  private static final Pattern JDBC_URL =
-      Pattern.compile("(jdbc:(postgresql|mariadb|mysql)://)([^/?#]*)(.*)", Pattern.DOTALL);
-  private static final Pattern HOST_PORT =
-      Pattern.compile("(\\[[^\\]]+\\]|[^:\\[\\],@()\\s]+)(?::(\\d+))?");
 
   private final String host;
   private final int targetPort;
@@ -93,9 +86,8 @@ public final class FaultProxy implements Closeable {
    * @throws IllegalArgumentException if the URL is not one of those, or names several hosts
    */
   public static FaultProxy to(String jdbcUrl) {
-    Matcher url = matchJdbcUrl(jdbcUrl);
-    Matcher hostPort = matchHostPort(url.group(3), jdbcUrl);
-    return to(hostPort.group(1), portOr(hostPort.group(2), url.group(2)));
+    Addresses.HostPort target = Addresses.ofJdbcUrl(jdbcUrl);
+    return to(target.host(), target.port());
   }
 
   /**
@@ -107,11 +99,8 @@ public final class FaultProxy implements Closeable {
    * @throws IllegalArgumentException if the URI has no host, or no port and no known scheme
    */
   public static FaultProxy to(URI uri) {
-    String uriHost = requireHost(uri);
-    if (uri.getPort() != -1) {
-      return to(uriHost, uri.getPort());
-    }
-    return to(uriHost, portOr(null, String.valueOf(uri.getScheme())));
+    Addresses.HostPort target = Addresses.ofUri(uri);
+    return to(target.host(), target.port());
   }
 
   /**
@@ -138,9 +127,7 @@ public final class FaultProxy implements Closeable {
    * @throws IllegalArgumentException if the URL is not one of those, or names several hosts
    */
   public String relayedJdbcUrl(String jdbcUrl) {
-    Matcher url = matchJdbcUrl(jdbcUrl);
-    matchHostPort(url.group(3), jdbcUrl);
-    return url.group(1) + "127.0.0.1:" + port() + url.group(4);
+    return Addresses.relayedJdbcUrl(jdbcUrl, port());
   }
 
   /**
@@ -153,22 +140,7 @@ public final class FaultProxy implements Closeable {
    * @throws IllegalArgumentException if the URI has no host
    */
   public URI relayed(URI uri) {
-    requireHost(uri);
-    StringBuilder relayed = new StringBuilder(uri.getScheme()).append("://");
-    if (uri.getRawUserInfo() != null) {
-      relayed.append(uri.getRawUserInfo()).append('@');
-    }
-    relayed.append("127.0.0.1:").append(port());
-    if (uri.getRawPath() != null) {
-      relayed.append(uri.getRawPath());
-    }
-    if (uri.getRawQuery() != null) {
-      relayed.append('?').append(uri.getRawQuery());
-    }
-    if (uri.getRawFragment() != null) {
-      relayed.append('#').append(uri.getRawFragment());
-    }
-    return URI.create(relayed.toString());
+    return Addresses.relayed(uri, port());
   }
 
   /**
@@ -381,43 +353,5 @@ public final class FaultProxy implements Closeable {
     } catch (IOException e) {
       // closing anyway
     }
-  }
-
-  private static Matcher matchJdbcUrl(String jdbcUrl) {
-    Matcher url = JDBC_URL.matcher(jdbcUrl);
-    if (!url.matches()) {
-      throw new IllegalArgumentException(
-          "not a jdbc:postgresql://, jdbc:mariadb:// or jdbc:mysql:// URL: " + jdbcUrl);
-    }
-    return url;
-  }
-
-  private static Matcher matchHostPort(String authority, String url) {
-    Matcher hostPort = HOST_PORT.matcher(authority);
-    if (!hostPort.matches()) {
-      throw new IllegalArgumentException("not one host[:port]: " + url);
-    }
-    return hostPort;
-  }
-
-  private static int portOr(String port, String scheme) {
-    if (port != null) {
-      return Integer.parseInt(port);
-    }
-    return switch (scheme.toLowerCase(Locale.ROOT)) {
-      case "postgresql" -> 5432;
-      case "mariadb", "mysql" -> 3306;
-      case "redis", "rediss" -> 6379;
-      case "http" -> 80;
-      case "https" -> 443;
-      default -> throw new IllegalArgumentException("no port, and no default port for " + scheme);
-    };
-  }
-
-  private static String requireHost(URI uri) {
-    if (uri.getHost() == null) {
-      throw new IllegalArgumentException("no host in " + uri);
-    }
-    return uri.getHost();
   }
 }
