@@ -25,6 +25,14 @@ import org.junit.jupiter.api.Test;
 class GateThreadsTest {
   private static final ResultMapper<String> MAPPER = ResultMapper.utf8();
 
+  /** A lease of {@code ms}, renewed every 100 ms. */
+  private static GatePolicy leases(long ms) {
+    return GatePolicy.builder()
+        .lease(Duration.ofMillis(ms))
+        .leaseRenewal(Duration.ofMillis(100))
+        .build();
+  }
+
   /** The live threads named as MCP Gate names its own, by identity (names repeat per factory). */
   private static Set<Thread> gateThreads() {
     return Thread.getAllStackTraces().keySet().stream()
@@ -44,11 +52,7 @@ class GateThreadsTest {
     Set<Thread> before = gateThreads();
     try (IdempotencyGate gate =
         IdempotencyGate.builder(store)
-            .policy(
-                GatePolicy.builder()
-                    .lease(Duration.ofMillis(400))
-                    .leaseRenewal(Duration.ofMillis(100))
-                    .build())
+            .policy(leases(400))
             .scheduler(scheduler)
             .executor(
                 task ->
@@ -99,11 +103,7 @@ class GateThreadsTest {
     AtomicInteger refusals = new AtomicInteger(2);
     try (IdempotencyGate gate =
         IdempotencyGate.builder(InMemoryIdempotencyStore.create())
-            .policy(
-                GatePolicy.builder()
-                    .lease(Duration.ofMillis(600))
-                    .leaseRenewal(Duration.ofMillis(100))
-                    .build())
+            .policy(leases(600))
             .executor(
                 task -> {
                   if (refusals.getAndDecrement() > 0) {
@@ -139,11 +139,7 @@ class GateThreadsTest {
     ToolCall call = ToolCall.of("acme", "refund_order", "late", Map.of("order_id", "ord_4"));
     try (IdempotencyGate gate =
         IdempotencyGate.builder(store)
-            .policy(
-                GatePolicy.builder()
-                    .lease(Duration.ofMillis(400))
-                    .leaseRenewal(Duration.ofMillis(100))
-                    .build())
+            .policy(leases(400))
             .executor(
                 task -> {
                   if (noThreads.get() && Thread.currentThread().getName().startsWith("mcpgate-")) {

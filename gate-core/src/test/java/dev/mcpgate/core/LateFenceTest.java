@@ -28,6 +28,10 @@ class LateFenceTest {
   private final List<GateEvent> events = new CopyOnWriteArrayList<>();
 
   private IdempotencyGate gate() {
+    return builder().build();
+  }
+
+  private IdempotencyGate.Builder builder() {
     return IdempotencyGate.builder(store)
         .policy(
             GatePolicy.builder()
@@ -35,8 +39,7 @@ class LateFenceTest {
                 .leaseRenewal(Duration.ofMillis(100))
                 .inFlightWait(Duration.ZERO)
                 .build())
-        .listener(events::add)
-        .build();
+        .listener(events::add);
   }
 
   private static ToolCall call(String key) {
@@ -86,17 +89,7 @@ class LateFenceTest {
     java.util.concurrent.ScheduledExecutorService one =
         java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
     AtomicInteger tryingFences = new AtomicInteger();
-    try (IdempotencyGate gate =
-        IdempotencyGate.builder(store)
-            .policy(
-                GatePolicy.builder()
-                    .lease(LEASE)
-                    .leaseRenewal(Duration.ofMillis(100))
-                    .inFlightWait(Duration.ZERO)
-                    .build())
-            .scheduler(one)
-            .listener(events::add)
-            .build()) {
+    try (IdempotencyGate gate = builder().scheduler(one).build()) {
       store.refusing.set(true);
       gate.execute(call("f"), MAPPER, ctx -> "refund"); // its fence refused: written late
       store.refusing.set(false);
