@@ -39,6 +39,24 @@ public record ClaimId(String tenant, String tool, String key) {
    * @throws InvalidIdempotencyKeyException naming the value and the rule it breaks
    */
   public static String validate(String value, String what) {
+    return validate(value, what, true);
+  }
+
+  /**
+   * Checks a value against the same rules as {@link #validate(String, String)}, with a message that
+   * names the rule and never the value (nor any part of it): for a key that is kept only as its
+   * digest ({@link KeyDigest}), whose clear value may be personal data.
+   *
+   * @param value the value to check
+   * @param what what the value is, for the message ("idempotency key")
+   * @return value, unchanged
+   * @throws InvalidIdempotencyKeyException naming the rule it breaks, not the value
+   */
+  public static String validateWithoutEcho(String value, String what) {
+    return validate(value, what, false);
+  }
+
+  private static String validate(String value, String what, boolean echo) {
     if (value == null) {
       throw new InvalidIdempotencyKeyException(what + " is required but was not given", true);
     }
@@ -53,8 +71,7 @@ public record ClaimId(String tenant, String tool, String key) {
               + MAX_LENGTH
               + " characters, was "
               + codePoints
-              + ": "
-              + quote(value),
+              + echoed(value, echo),
           false);
     }
     for (int i = 0; i < value.length(); i++) {
@@ -66,8 +83,8 @@ public record ClaimId(String tenant, String tool, String key) {
                 + String.format("%04X", (int) c)
                 + " at index "
                 + i
-                + "): "
-                + quote(value),
+                + ")"
+                + echoed(value, echo),
             false);
       }
       if (Character.isHighSurrogate(c)
@@ -81,15 +98,20 @@ public record ClaimId(String tenant, String tool, String key) {
                 + String.format("%04X", (int) c)
                 + " at index "
                 + i
-                + "): "
-                + quote(value),
+                + ")"
+                + echoed(value, echo),
             false);
       }
     }
     if (value.isBlank()) {
-      throw new InvalidIdempotencyKeyException(what + " must not be blank: " + quote(value), false);
+      throw new InvalidIdempotencyKeyException(
+          what + " must not be blank" + echoed(value, echo), false);
     }
     return value;
+  }
+
+  private static String echoed(String value, boolean echo) {
+    return echo ? ": " + quote(value) : "";
   }
 
   @Override

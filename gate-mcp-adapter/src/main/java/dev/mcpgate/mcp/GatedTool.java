@@ -268,10 +268,7 @@ final class GatedTool {
         // a natural key (argument values in clear) is stored, logged and sent as its digest
         String key =
             keys.protect(
-                tenant,
-                tool.name(),
-                ClaimId.validate(found.key(), "idempotency key"),
-                found.source());
+                tenant, tool.name(), keys.validated(found.key(), found.source()), found.source());
         known = known.withKey(key);
         call =
             ToolCall.of(tenant, tool.name(), key, arguments) // checks the key, once

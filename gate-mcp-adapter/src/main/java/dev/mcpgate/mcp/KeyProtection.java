@@ -1,5 +1,6 @@
 package dev.mcpgate.mcp;
 
+import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.KeyDigest;
 
 /**
@@ -15,6 +16,21 @@ record KeyProtection(KeyDigest digest, boolean allKeys) {
    * @return the key the gate stores, logs and sends to the store for a key from {@code source}
    */
   String protect(String tenant, String tool, String rawKey, KeySource source) {
-    return source == KeySource.NATURAL || allKeys ? digest.digest(tenant, tool, rawKey) : rawKey;
+    return digests(source) ? digest.digest(tenant, tool, rawKey) : rawKey;
+  }
+
+  /**
+   * @return the raw key from {@code source}, checked against the key rules; when it will be
+   *     digested, a broken rule is told without the key (which may be personal data)
+   * @throws dev.mcpgate.core.InvalidIdempotencyKeyException naming the rule it breaks
+   */
+  String validated(String rawKey, KeySource source) {
+    return digests(source)
+        ? ClaimId.validateWithoutEcho(rawKey, "idempotency key")
+        : ClaimId.validate(rawKey, "idempotency key");
+  }
+
+  private boolean digests(KeySource source) {
+    return source == KeySource.NATURAL || allKeys;
   }
 }

@@ -130,6 +130,45 @@ class NaturalKeyPrivacyTest {
   }
 
   @Test
+  void anInvalidKeyThatWouldBeDigestedIsRefusedWithoutQuotingAnyOfIt() {
+    String tooLong = "refund-for-bob.smith@example.com-card-4111111111111111-" + "x".repeat(250);
+    String withTab = "ssn\u0009078-05-1120";
+    McpStatelessServerFeaturesSync everyKeyDigested =
+        gated(McpGate.builder(gate).digestAllKeys(true), ToolPolicy.defaults());
+    List<CallToolResult> answers = new java.util.ArrayList<>();
+    for (String key : List.of(tooLong, withTab)) {
+      answers.add(
+          everyKeyDigested.call(
+              new CallToolRequest("send_reset", Map.of("email", EMAIL, "idempotency_key", key))));
+    }
+    // (a natural key never breaks a rule: canonical JSON, and hashed past 255 characters)
+    assertThat(sent).as("refused before the handler").hasValue(0);
+    assertThat(answers).allSatisfy(a -> assertThat(a.isError()).isTrue());
+    String told =
+        everything(
+            answers.stream().map(CallToolResult::content).toList(),
+            answers.stream().map(CallToolResult::structuredContent).toList(),
+            audit.stream().map(a -> a.key() + " " + a.reason()).toList());
+    assertThat(told)
+        .as("the rule is named")
+        .contains("at most 255 characters")
+        .contains("control characters");
+    for (String part : List.of("bob", "smith", "4111", "078-05", "ssn", "alice", "example")) {
+      assertThat(told).as("no part of the key: %s", part).doesNotContain(part);
+    }
+  }
+
+  @Test
+  void anInvalidKeyKeptInClearIsQuotedSoTheClientCanFindIt() {
+    CallToolResult answer =
+        gated(McpGate.builder(gate), ToolPolicy.defaults())
+            .call(
+                new CallToolRequest(
+                    "send_reset", Map.of("email", EMAIL, "idempotency_key", "order\u00097")));
+    assertThat(everything(answer.content())).contains("order");
+  }
+
+  @Test
   void aClientsKeyIsKeptRawUnlessEveryKeyIsDigested() {
     CallToolRequest withKey =
         new CallToolRequest(
