@@ -9,12 +9,15 @@
  * dev.mcpgate.core.ClaimContext.Lease}, which {@code AttemptLease} implements here.
  *
  * <ul>
- *   <li>{@code GateEngine}: the parts, wired once per policy; the path of one call.
+ *   <li>{@code GateEngine}: the parts, wired once per gate; the path of one call, with the calling
+ *       gate's policy.
  *   <li>{@code Claimer}: the claim, the bounded wait on another attempt, and the refusals; {@code
  *       Reconciliation} asks the policy's reconciler about an unknown outcome.
  *   <li>{@code AttemptRunner}: runs an acquired claim's action in a unit of work ({@code
- *       DirectScope} for a plain action) and settles the claim by the failure rules; {@code
- *       SingleCommitRunner} does the same with the claim inside the action's transaction.
+ *       DirectScope} for a plain action) and stores its result; {@code FailureSettler} releases or
+ *       fences what did not end stored, by the failure rules; {@code CommitResolver} commits, and
+ *       asks the store what a commit that threw did; {@code SingleCommitRunner} runs the action
+ *       with the claim inside its transaction.
  *   <li>{@code ResultWriter}: encodes a result, enforces the size limit, and writes the
  *       token-checked completion.
  *   <li>{@code LeaseRenewer}: renews running actions' leases, on a scheduler that times the tries
