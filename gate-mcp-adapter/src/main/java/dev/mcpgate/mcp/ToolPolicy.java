@@ -113,7 +113,7 @@ public record ToolPolicy(
     b.naturalKey = naturalKey;
     b.required = required;
     b.keepKeyArgument = keepKeyArgument;
-    b.settings = settings;
+    b.settings(settings);
     b.keyDescription = keyDescription;
     b.inFlight = inFlight;
     return b;
@@ -213,14 +213,18 @@ public record ToolPolicy(
     return required && keySources.equals(List.of(KeySource.ARGUMENT));
   }
 
-  /** A mutable builder; {@link #build()} checks the values and names the bad one. */
-  public static final class Builder {
+  /**
+   * A mutable builder; {@link #build()} checks the values and names the bad one. The setters of the
+   * gate's values ({@code retention(Duration)}, {@code lease(Duration)}, ...) are {@link
+   * GateSettings.Setters}'s, the same as {@code GateSettings.builder()}'s; a value left unset is
+   * the gate's.
+   */
+  public static final class Builder extends GateSettings.Setters<Builder> {
     private List<KeySource> keySources = List.of(KeySource.ARGUMENT, KeySource.META);
     private String keyArgument = DEFAULT_KEY_ARGUMENT;
     private List<String> naturalKey = List.of();
     private boolean required = true;
     private boolean keepKeyArgument;
-    private GateSettings settings = GateSettings.inherited();
     private String keyDescription;
     private InFlight inFlight = InFlight.WAIT;
 
@@ -274,16 +278,6 @@ public record ToolPolicy(
     }
 
     /**
-     * @param settings what this tool sets of its gate's policy (the values it leaves null are the
-     *     gate's), for example {@code
-     *     GateSettings.builder().retention(Duration.ofHours(2)).build()}
-     */
-    public Builder settings(GateSettings settings) {
-      this.settings = requireNonNull(settings, "settings must not be null");
-      return this;
-    }
-
-    /**
      * @param description what the key argument means, when it is not a fresh value per request (see
      *     {@link ToolPolicy#keyDescription()})
      */
@@ -312,7 +306,7 @@ public record ToolPolicy(
           naturalKey,
           required,
           keepKeyArgument,
-          settings,
+          settingsSet(),
           keyDescription,
           inFlight);
     }

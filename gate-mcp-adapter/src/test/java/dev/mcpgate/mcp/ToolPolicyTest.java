@@ -50,6 +50,30 @@ class ToolPolicyTest {
   }
 
   @Test
+  void theBuilderSetsEachSettingItselfAsGateSettingsBuilderDoes() {
+    ToolPolicy direct =
+        ToolPolicy.builder()
+            .retention(Duration.ofHours(2))
+            .ignoredArguments(Set.of("trace_id"))
+            .keyArgument("op_id")
+            .build();
+    GateSettings same =
+        GateSettings.builder()
+            .retention(Duration.ofHours(2))
+            .ignoredArguments(Set.of("trace_id"))
+            .build();
+
+    assertThat(direct.settings()).isEqualTo(same);
+    assertThat(direct.toBuilder().build()).isEqualTo(direct);
+    assertThat(ToolPolicy.builder().lease(Duration.ofSeconds(9)).settings(same).build().settings())
+        .as("settings(...) sets every value")
+        .isEqualTo(same);
+    assertThatThrownBy(() -> ToolPolicy.builder().maxResultBytes(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxResultBytes must be at least 1, was 0");
+  }
+
+  @Test
   void inFlightRefuseIsAZeroInFlightWaitAndWaitKeepsTheGates() {
     GatePolicy base = GatePolicy.builder().inFlightWait(Duration.ofSeconds(7)).build();
 

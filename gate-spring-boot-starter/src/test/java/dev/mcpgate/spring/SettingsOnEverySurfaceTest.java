@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.GateSettings;
 import dev.mcpgate.mcp.Idempotent;
+import dev.mcpgate.mcp.ToolPolicy;
 import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
@@ -52,6 +53,19 @@ class SettingsOnEverySurfaceTest {
     assertThat(names(Arrays.asList(Idempotent.class.getDeclaredMethods())))
         .as("@Idempotent's attributes")
         .containsAll(settingsOn("@Idempotent"));
+  }
+
+  @Test
+  void toolPolicysBuilderHasASetterOfEachSettingsName() {
+    for (RecordComponent c : GateSettings.class.getRecordComponents()) {
+      if (settingsOn("ToolPolicy.Builder").contains(c.getName())) {
+        assertThat(
+                Arrays.stream(ToolPolicy.Builder.class.getMethods())
+                    .filter(m -> m.getName().equals(c.getName()) && m.getParameterCount() == 1))
+            .as("ToolPolicy.Builder.%s(...)", c.getName())
+            .isNotEmpty();
+      }
+    }
   }
 
   @Test
