@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateSettings;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.HashSet;
@@ -140,38 +142,44 @@ public record ToolPolicy(
     return b.build();
   }
 
-  /** What the annotation sets of the gate's policy: its empty attributes inherit. */
+  /**
+   * What the annotation sets of the gate's policy: for each {@link GateSettings} component, the
+   * attribute of its name, so that no setting is named here. An empty attribute inherits (an empty
+   * duration or array, {@link Idempotent#INHERIT}); a string is an ISO-8601 duration.
+   */
   private static GateSettings settingsOf(Idempotent idempotent) {
-    GateSettings.Builder s =
-        GateSettings.builder().ignoredArguments(Set.of(idempotent.ignoredArguments()));
-    if (idempotent.failureMode().length > 1) {
-      throw new IllegalArgumentException(
-          "@Idempotent(failureMode = "
-              + List.of(idempotent.failureMode())
-              + ") names more than one failure mode");
+    RecordComponent[] components = GateSettings.class.getRecordComponents();
+    Class<?>[] types = new Class<?>[components.length];
+    Object[] values = new Object[components.length];
+    try {
+      for (int i = 0; i < components.length; i++) {
+        types[i] = components[i].getType();
+        String name = components[i].getName();
+        values[i] = setOrInherited(name, Idempotent.class.getMethod(name).invoke(idempotent));
+      }
+      return GateSettings.class.getConstructor(types).newInstance(values);
+    } catch (InvocationTargetException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("@Idempotent lacks an attribute of a GateSettings value", e);
     }
-    if (idempotent.failureMode().length == 1) {
-      s.failureMode(idempotent.failureMode()[0]);
+  }
+
+  private static Object setOrInherited(String name, Object value) {
+    if (value instanceof String text) {
+      return text.isEmpty() ? null : parse(text, name);
+    } else if (value instanceof Integer n) {
+      return n == Idempotent.INHERIT ? null : n;
+    } else if (value instanceof String[] names) {
+      return Set.of(names);
+    } else if (value instanceof Object[] one) { // an enum: empty, or one value
+      if (one.length > 1) {
+        throw new IllegalArgumentException(
+            "@Idempotent(" + name + " = " + List.of(one) + ") names more than one value");
+      }
+      return one.length == 0 ? null : one[0];
     }
-    if (!idempotent.retention().isEmpty()) {
-      s.retention(parse(idempotent.retention(), "retention"));
-    }
-    if (!idempotent.lease().isEmpty()) {
-      s.lease(parse(idempotent.lease(), "lease"));
-    }
-    if (!idempotent.leaseRenewal().isEmpty()) {
-      s.leaseRenewal(parse(idempotent.leaseRenewal(), "leaseRenewal"));
-    }
-    if (!idempotent.inFlightWait().isEmpty()) {
-      s.inFlightWait(parse(idempotent.inFlightWait(), "inFlightWait"));
-    }
-    if (idempotent.maxResultBytes() != Idempotent.INHERIT) {
-      s.maxResultBytes(idempotent.maxResultBytes());
-    }
-    if (!idempotent.unknownFence().isEmpty()) {
-      s.unknownFence(parse(idempotent.unknownFence(), "unknownFence"));
-    }
-    return s.build();
+    throw new IllegalStateException("@Idempotent(" + name + ") has no inherited form: " + value);
   }
 
   private static Duration parse(String text, String name) {

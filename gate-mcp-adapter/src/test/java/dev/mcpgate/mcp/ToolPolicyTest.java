@@ -95,17 +95,6 @@ class ToolPolicyTest {
         .isEqualTo(InFlight.REFUSE);
   }
 
-  @Test
-  void theAnnotationHasAnAttributeOfTheSameNameForEverySetting() {
-    Set<String> attributes =
-        java.util.Arrays.stream(Idempotent.class.getDeclaredMethods())
-            .map(java.lang.reflect.Method::getName)
-            .collect(java.util.stream.Collectors.toSet());
-    for (var component : GateSettings.class.getRecordComponents()) {
-      assertThat(attributes).as("@Idempotent attributes").contains(component.getName());
-    }
-  }
-
   static class SetEverything {
     @Idempotent(
         retention = "PT3H",
