@@ -161,7 +161,8 @@ public record ToolPolicy(
     } catch (InvocationTargetException e) {
       throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e);
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("@Idempotent lacks an attribute of a GateSettings value", e);
+      throw new IllegalStateException(
+          "@Idempotent lacks a GateSettings value: " + e.getMessage(), e);
     }
   }
 
