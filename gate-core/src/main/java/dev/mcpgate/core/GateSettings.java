@@ -88,20 +88,29 @@ public record GateSettings(
    * @return a builder that starts from these settings
    */
   public Builder toBuilder() {
-    Builder b = new Builder();
-    b.retention = retention;
-    b.lease = lease;
-    b.leaseRenewal = leaseRenewal;
-    b.inFlightWait = inFlightWait;
-    b.failureMode = failureMode;
-    b.maxResultBytes = maxResultBytes;
-    b.ignoredArguments = ignoredArguments;
-    b.unknownFence = unknownFence;
-    return b;
+    return new Builder().settings(this);
   }
 
   /** A mutable builder; each setter checks its value and names it when it is wrong. */
-  public static final class Builder {
+  public static final class Builder extends Setters<Builder> {
+    private Builder() {}
+
+    /**
+     * @return the settings
+     */
+    public GateSettings build() {
+      return settingsSet();
+    }
+  }
+
+  /**
+   * The one setter of each value, for {@link Builder} and for the builder of any scope that carries
+   * settings (the MCP adapter's {@code ToolPolicy.Builder} extends it), so that a setting is
+   * declared here once and every builder has it.
+   *
+   * @param <B> the extending builder, returned by each setter
+   */
+  public abstract static class Setters<B extends Setters<B>> {
     private Duration retention;
     private Duration lease;
     private Duration leaseRenewal;
@@ -111,79 +120,101 @@ public record GateSettings(
     private Set<String> ignoredArguments = Set.of();
     private Duration unknownFence;
 
-    private Builder() {}
+    /** For the extending builder. */
+    protected Setters() {}
+
+    @SuppressWarnings("unchecked")
+    private B self() {
+      return (B) this;
+    }
+
+    /**
+     * @param settings the values to set, every one (an inherited one as inherited)
+     */
+    public B settings(GateSettings settings) {
+      notNull(settings, "settings");
+      retention = settings.retention;
+      lease = settings.lease;
+      leaseRenewal = settings.leaseRenewal;
+      inFlightWait = settings.inFlightWait;
+      failureMode = settings.failureMode;
+      maxResultBytes = settings.maxResultBytes;
+      ignoredArguments = settings.ignoredArguments;
+      unknownFence = settings.unknownFence;
+      return self();
+    }
 
     /**
      * @param retention how long a completed result is replayed ({@link GatePolicy#retention()})
      */
-    public Builder retention(Duration retention) {
+    public B retention(Duration retention) {
       this.retention = GatePolicy.checkLong(retention, "retention");
-      return this;
+      return self();
     }
 
     /**
      * @param lease how long an attempt holds the key unless renewed ({@link GatePolicy#lease()})
      */
-    public Builder lease(Duration lease) {
+    public B lease(Duration lease) {
       this.lease = GatePolicy.checkLong(lease, "lease");
-      return this;
+      return self();
     }
 
     /**
      * @param every how often a running action's lease is renewed, or zero for never ({@link
      *     GatePolicy#leaseRenewal()})
      */
-    public Builder leaseRenewal(Duration every) {
+    public B leaseRenewal(Duration every) {
       this.leaseRenewal = Checks.notNegative(every, "leaseRenewal");
-      return this;
+      return self();
     }
 
     /**
      * @param inFlightWait how long a duplicate waits on a running attempt ({@link
      *     GatePolicy#inFlightWait()})
      */
-    public Builder inFlightWait(Duration inFlightWait) {
+    public B inFlightWait(Duration inFlightWait) {
       this.inFlightWait = GatePolicy.checkInFlightWait(inFlightWait);
-      return this;
+      return self();
     }
 
     /**
      * @param failureMode what a failure result does to the claim ({@link GatePolicy#failureMode()})
      */
-    public Builder failureMode(GatePolicy.FailureMode failureMode) {
+    public B failureMode(GatePolicy.FailureMode failureMode) {
       this.failureMode = notNull(failureMode, "failureMode");
-      return this;
+      return self();
     }
 
     /**
      * @param maxResultBytes the largest encoded result stored ({@link GatePolicy#maxResultBytes()})
      */
-    public Builder maxResultBytes(int maxResultBytes) {
+    public B maxResultBytes(int maxResultBytes) {
       this.maxResultBytes = GatePolicy.checkMaxResultBytes(maxResultBytes);
-      return this;
+      return self();
     }
 
     /**
      * @param names argument names left out of the hash in addition to the inherited ones
      */
-    public Builder ignoredArguments(Set<String> names) {
+    public B ignoredArguments(Set<String> names) {
       this.ignoredArguments = GatePolicy.checkIgnoredArguments(names);
-      return this;
+      return self();
     }
 
     /**
      * @param fence how long a key whose outcome is unknown stays fenced ({@link
      *     GatePolicy#unknownFence()})
      */
-    public Builder unknownFence(Duration fence) {
+    public B unknownFence(Duration fence) {
       this.unknownFence = GatePolicy.checkLong(fence, "unknownFence");
-      return this;
+      return self();
     }
 
     /**
-     * @return the settings
+     * @return the settings set so far
      */
-    public GateSettings build() {
+    protected final GateSettings settingsSet() {
       return new GateSettings(
           retention,
           lease,

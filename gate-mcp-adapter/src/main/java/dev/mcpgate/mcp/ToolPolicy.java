@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateSettings;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.HashSet;
@@ -113,7 +115,7 @@ public record ToolPolicy(
     b.naturalKey = naturalKey;
     b.required = required;
     b.keepKeyArgument = keepKeyArgument;
-    b.settings = settings;
+    b.settings(settings);
     b.keyDescription = keyDescription;
     b.inFlight = inFlight;
     return b;
@@ -140,38 +142,45 @@ public record ToolPolicy(
     return b.build();
   }
 
-  /** What the annotation sets of the gate's policy: its empty attributes inherit. */
+  /**
+   * What the annotation sets of the gate's policy: for each {@link GateSettings} component, the
+   * attribute of its name, so that no setting is named here. An empty attribute inherits (an empty
+   * duration or array, {@link Idempotent#INHERIT}); a string is an ISO-8601 duration.
+   */
   private static GateSettings settingsOf(Idempotent idempotent) {
-    GateSettings.Builder s =
-        GateSettings.builder().ignoredArguments(Set.of(idempotent.ignoredArguments()));
-    if (idempotent.failureMode().length > 1) {
-      throw new IllegalArgumentException(
-          "@Idempotent(failureMode = "
-              + List.of(idempotent.failureMode())
-              + ") names more than one failure mode");
+    RecordComponent[] components = GateSettings.class.getRecordComponents();
+    Class<?>[] types = new Class<?>[components.length];
+    Object[] values = new Object[components.length];
+    try {
+      for (int i = 0; i < components.length; i++) {
+        types[i] = components[i].getType();
+        String name = components[i].getName();
+        values[i] = setOrInherited(name, Idempotent.class.getMethod(name).invoke(idempotent));
+      }
+      return GateSettings.class.getConstructor(types).newInstance(values);
+    } catch (InvocationTargetException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "@Idempotent lacks a GateSettings value: " + e.getMessage(), e);
     }
-    if (idempotent.failureMode().length == 1) {
-      s.failureMode(idempotent.failureMode()[0]);
+  }
+
+  private static Object setOrInherited(String name, Object value) {
+    if (value instanceof String text) {
+      return text.isEmpty() ? null : parse(text, name);
+    } else if (value instanceof Integer n) {
+      return n == Idempotent.INHERIT ? null : n;
+    } else if (value instanceof String[] names) {
+      return Set.of(names);
+    } else if (value instanceof Object[] one) { // an enum: empty, or one value
+      if (one.length > 1) {
+        throw new IllegalArgumentException(
+            "@Idempotent(" + name + " = " + List.of(one) + ") names more than one value");
+      }
+      return one.length == 0 ? null : one[0];
     }
-    if (!idempotent.retention().isEmpty()) {
-      s.retention(parse(idempotent.retention(), "retention"));
-    }
-    if (!idempotent.lease().isEmpty()) {
-      s.lease(parse(idempotent.lease(), "lease"));
-    }
-    if (!idempotent.leaseRenewal().isEmpty()) {
-      s.leaseRenewal(parse(idempotent.leaseRenewal(), "leaseRenewal"));
-    }
-    if (!idempotent.inFlightWait().isEmpty()) {
-      s.inFlightWait(parse(idempotent.inFlightWait(), "inFlightWait"));
-    }
-    if (idempotent.maxResultBytes() != Idempotent.INHERIT) {
-      s.maxResultBytes(idempotent.maxResultBytes());
-    }
-    if (!idempotent.unknownFence().isEmpty()) {
-      s.unknownFence(parse(idempotent.unknownFence(), "unknownFence"));
-    }
-    return s.build();
+    throw new IllegalStateException("@Idempotent(" + name + ") has no inherited form: " + value);
   }
 
   private static Duration parse(String text, String name) {
@@ -213,14 +222,18 @@ public record ToolPolicy(
     return required && keySources.equals(List.of(KeySource.ARGUMENT));
   }
 
-  /** A mutable builder; {@link #build()} checks the values and names the bad one. */
-  public static final class Builder {
+  /**
+   * A mutable builder; {@link #build()} checks the values and names the bad one. The setters of the
+   * gate's values ({@code retention(Duration)}, {@code lease(Duration)}, ...) are {@link
+   * GateSettings.Setters}'s, the same as {@code GateSettings.builder()}'s; a value left unset is
+   * the gate's.
+   */
+  public static final class Builder extends GateSettings.Setters<Builder> {
     private List<KeySource> keySources = List.of(KeySource.ARGUMENT, KeySource.META);
     private String keyArgument = DEFAULT_KEY_ARGUMENT;
     private List<String> naturalKey = List.of();
     private boolean required = true;
     private boolean keepKeyArgument;
-    private GateSettings settings = GateSettings.inherited();
     private String keyDescription;
     private InFlight inFlight = InFlight.WAIT;
 
@@ -274,16 +287,6 @@ public record ToolPolicy(
     }
 
     /**
-     * @param settings what this tool sets of its gate's policy (the values it leaves null are the
-     *     gate's), for example {@code
-     *     GateSettings.builder().retention(Duration.ofHours(2)).build()}
-     */
-    public Builder settings(GateSettings settings) {
-      this.settings = requireNonNull(settings, "settings must not be null");
-      return this;
-    }
-
-    /**
      * @param description what the key argument means, when it is not a fresh value per request (see
      *     {@link ToolPolicy#keyDescription()})
      */
@@ -312,7 +315,7 @@ public record ToolPolicy(
           naturalKey,
           required,
           keepKeyArgument,
-          settings,
+          settingsSet(),
           keyDescription,
           inFlight);
     }

@@ -50,6 +50,30 @@ class ToolPolicyTest {
   }
 
   @Test
+  void theBuilderSetsEachSettingItselfAsGateSettingsBuilderDoes() {
+    ToolPolicy direct =
+        ToolPolicy.builder()
+            .retention(Duration.ofHours(2))
+            .ignoredArguments(Set.of("trace_id"))
+            .keyArgument("op_id")
+            .build();
+    GateSettings same =
+        GateSettings.builder()
+            .retention(Duration.ofHours(2))
+            .ignoredArguments(Set.of("trace_id"))
+            .build();
+
+    assertThat(direct.settings()).isEqualTo(same);
+    assertThat(direct.toBuilder().build()).isEqualTo(direct);
+    assertThat(ToolPolicy.builder().lease(Duration.ofSeconds(9)).settings(same).build().settings())
+        .as("settings(...) sets every value")
+        .isEqualTo(same);
+    assertThatThrownBy(() -> ToolPolicy.builder().maxResultBytes(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxResultBytes must be at least 1, was 0");
+  }
+
+  @Test
   void inFlightRefuseIsAZeroInFlightWaitAndWaitKeepsTheGates() {
     GatePolicy base = GatePolicy.builder().inFlightWait(Duration.ofSeconds(7)).build();
 
@@ -69,17 +93,6 @@ class ToolPolicyTest {
     GateSettings zero = GateSettings.builder().inFlightWait(Duration.ZERO).build();
     assertThat(ToolPolicy.builder().inFlight(InFlight.REFUSE).settings(zero).build().inFlight())
         .isEqualTo(InFlight.REFUSE);
-  }
-
-  @Test
-  void theAnnotationHasAnAttributeOfTheSameNameForEverySetting() {
-    Set<String> attributes =
-        java.util.Arrays.stream(Idempotent.class.getDeclaredMethods())
-            .map(java.lang.reflect.Method::getName)
-            .collect(java.util.stream.Collectors.toSet());
-    for (var component : GateSettings.class.getRecordComponents()) {
-      assertThat(attributes).as("@Idempotent attributes").contains(component.getName());
-    }
   }
 
   static class SetEverything {

@@ -16,7 +16,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -59,13 +61,13 @@ public class McpGateAutoConfiguration {
   @ConditionalOnMissingBean
   public IdempotencyGate mcpIdempotencyGate(
       IdempotencyStore store,
-      McpGateProperties props,
+      Environment environment,
       ObjectProvider<GateListener> listeners,
       ListableBeanFactory beans) {
     boolean micrometer = micrometer();
     IdempotencyGate.Builder b =
         IdempotencyGate.builder(micrometer ? MicrometerListeners.timed(store, beans) : store)
-            .policy(props.toPolicy())
+            .policy(McpGateProperties.policy(Binder.get(environment)))
             .listener(new Slf4jGateListener());
     listeners.orderedStream().forEach(b::listener);
     if (micrometer) {

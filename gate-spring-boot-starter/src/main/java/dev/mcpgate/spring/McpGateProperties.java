@@ -1,17 +1,19 @@
 package dev.mcpgate.spring;
 
+import static org.springframework.core.NestedExceptionUtils.getMostSpecificCause;
+
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateSettings;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Binder;
 
 /**
  * The mcpgate.* properties. Every one has a default; a Spring AI MCP server with the starter and a
- * DataSource needs none of them.
+ * DataSource needs none of them. The gate's settings are {@link GateSettings}'s ({@link #policy}).
  */
 @ConfigurationProperties(prefix = "mcpgate")
 public class McpGateProperties {
@@ -67,38 +69,6 @@ public class McpGateProperties {
    * BigDecimal parameter gets the exact value.
    */
   private boolean exactNumbers = false;
-
-  // The gate's settings: one property per GateSettings value, each unset (null) by default and
-  // then GatePolicy.defaults()'s; resolved by GatePolicy.with, as a tool's settings are.
-
-  /** How long a completed result is replayed (24 h if unset). */
-  private Duration retention;
-
-  /** How long an attempt holds its key unless renewed (5 s if unset). */
-  private Duration lease;
-
-  /**
-   * How often a running action's lease is renewed (zero: never); a quarter of the lease if unset.
-   */
-  private Duration leaseRenewal;
-
-  /** How long a call waits for another attempt with the same key (5 s if unset). */
-  private Duration inFlightWait;
-
-  /** What a failure result (isError) does to the claim (release if unset). */
-  private GatePolicy.FailureMode failureMode;
-
-  /** The largest encoded result stored, in bytes (256 KiB if unset). */
-  private Integer maxResultBytes;
-
-  /** Top-level argument names left out of every tool's argument hash (none if unset). */
-  private Set<String> ignoredArguments = new LinkedHashSet<>();
-
-  /**
-   * How long a key whose outcome is unknown stays fenced when nobody settles it (the retention if
-   * unset).
-   */
-  private Duration unknownFence;
 
   /** Fail at startup when a write tool is neither gated nor listed in mcpgate.safe-tools. */
   private boolean requireGatedWrites = false;
@@ -319,35 +289,17 @@ public class McpGateProperties {
   }
 
   /**
-   * @return the gate's settings these properties set (the unset ones inherited)
-   * @throws IllegalArgumentException naming the property whose value is out of range
+   * @param binder the application's ({@code Binder.get(environment)})
+   * @return {@link GatePolicy#defaults()} with the {@link GateSettings} record bound at {@code
+   *     mcpgate}: each component is the property of its name, none named here; unset, inherited
+   * @throws IllegalArgumentException naming the property out of range, or two that disagree
    */
-  public GateSettings toSettings() {
+  public static GatePolicy policy(Binder binder) {
     try {
-      // the record checks each value that is set; the unset (null) ones are inherited
-      return new GateSettings(
-          retention,
-          lease,
-          leaseRenewal,
-          inFlightWait,
-          failureMode,
-          maxResultBytes,
-          ignoredArguments,
-          unknownFence);
-    } catch (IllegalArgumentException | NullPointerException e) {
-      throw new IllegalArgumentException("mcpgate.* property out of range: " + e.getMessage(), e);
-    }
-  }
-
-  /**
-   * @return the gate policy these properties give: {@link GatePolicy#defaults()} with {@link
-   *     #toSettings()}
-   * @throws IllegalArgumentException naming what is out of range
-   */
-  public GatePolicy toPolicy() {
-    GateSettings settings = toSettings();
-    try {
-      return GatePolicy.defaults().with(settings);
+      return GatePolicy.defaults().with(binder.bindOrCreate("mcpgate", GateSettings.class));
+    } catch (BindException e) {
+      throw new IllegalArgumentException(
+          "mcpgate.* property out of range: " + getMostSpecificCause(e).getMessage(), e);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("mcpgate.* properties disagree: " + e.getMessage(), e);
     }
@@ -415,70 +367,6 @@ public class McpGateProperties {
 
   public void setCreateSchemaIfMissing(boolean createSchemaIfMissing) {
     this.createSchemaIfMissing = createSchemaIfMissing;
-  }
-
-  public Duration getRetention() {
-    return retention;
-  }
-
-  public void setRetention(Duration retention) {
-    this.retention = retention;
-  }
-
-  public Duration getLease() {
-    return lease;
-  }
-
-  public void setLease(Duration lease) {
-    this.lease = lease;
-  }
-
-  public Duration getLeaseRenewal() {
-    return leaseRenewal;
-  }
-
-  public void setLeaseRenewal(Duration leaseRenewal) {
-    this.leaseRenewal = leaseRenewal;
-  }
-
-  public Duration getInFlightWait() {
-    return inFlightWait;
-  }
-
-  public void setInFlightWait(Duration inFlightWait) {
-    this.inFlightWait = inFlightWait;
-  }
-
-  public GatePolicy.FailureMode getFailureMode() {
-    return failureMode;
-  }
-
-  public void setFailureMode(GatePolicy.FailureMode failureMode) {
-    this.failureMode = failureMode;
-  }
-
-  public Integer getMaxResultBytes() {
-    return maxResultBytes;
-  }
-
-  public void setMaxResultBytes(Integer maxResultBytes) {
-    this.maxResultBytes = maxResultBytes;
-  }
-
-  public Set<String> getIgnoredArguments() {
-    return ignoredArguments;
-  }
-
-  public void setIgnoredArguments(Set<String> ignoredArguments) {
-    this.ignoredArguments = ignoredArguments;
-  }
-
-  public Duration getUnknownFence() {
-    return unknownFence;
-  }
-
-  public void setUnknownFence(Duration unknownFence) {
-    this.unknownFence = unknownFence;
   }
 
   public boolean isRequireGatedWrites() {
