@@ -1,11 +1,5 @@
 package dev.mcpgate.dynamodb;
 
-import static dev.mcpgate.dynamodb.ClaimItems.ATTEMPT;
-import static dev.mcpgate.dynamodb.ClaimItems.EXPIRES;
-import static dev.mcpgate.dynamodb.ClaimItems.STATE;
-import static dev.mcpgate.dynamodb.ClaimItems.TOKEN;
-import static dev.mcpgate.dynamodb.ClaimItems.n;
-import static dev.mcpgate.dynamodb.ClaimItems.s;
 import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.ClaimId;
@@ -14,28 +8,19 @@ import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
-import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoreArguments;
 import dev.mcpgate.core.spi.StoredResult;
-import dev.mcpgate.core.spi.Takeover;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 
 /**
  * The DynamoDB store: one item per claim, claimed with one conditional {@code PutItem}.
@@ -84,17 +69,14 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   /** The largest stored result (after compression) that fits an item with room to spare. */
   public static final int MAX_RESULT_BYTES = ClaimItems.MAX_RESULT_BYTES;
 
-  private static final Logger LOG = LoggerFactory.getLogger(DynamoDbIdempotencyStore.class);
-  private static final int CLAIM_ROUNDS = 5;
-
   private final Requests requests;
   private final ClaimItems items;
   private final TableAdmin admin;
   private final LeaseWrites leaseWrites;
+  private final ClaimWrites writes;
   private final Renewals renewals;
   private final InstantSource clock;
   private final long marginMs;
-  private volatile boolean oldItemOnFailure = true;
 
   private DynamoDbIdempotencyStore(Builder b) {
     this.requests = new Requests(b.client, b.table);
@@ -116,6 +98,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
             b.renewalExecutor);
     this.clock = b.clock;
     this.marginMs = b.margin.toMillis();
+    this.writes = new ClaimWrites(requests, items, clock, marginMs);
   }
 
   /**
@@ -137,124 +120,26 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
    * @return whether the server returned the old item on a failed condition so far (test hook)
    */
   boolean returnsOldItemOnConditionFailure() {
-    return oldItemOnFailure;
+    return writes.returnsOldItemOnConditionFailure();
   }
 
   String partitionValue(ClaimId id) {
     return items.partitionValue(id);
   }
 
-  // ------------------------------------------------------------------ the claim
-
-  /**
-   * Claims in one conditional write: a {@code PutItem} when the key is absent or expired (attempt
-   * 1, one request); otherwise the item found decides, by the one takeover rule, and a live item
-   * whose lease may be taken over is taken by one {@code UpdateItem} conditional on the token read
-   * and on the rule (attempt + 1). Either write takes the key whole or not at all, so a failure
-   * never leaves the key held by a claim the caller was told did not happen.
-   */
   @Override
   public ClaimAttempt claim(ClaimRequest r) {
-    requireNonNull(r, "request must not be null");
-    for (int round = 0; round < CLAIM_ROUNDS; round++) {
-      long now = clock.millis();
-      // the row and the lease count as over only the safety margin after their recorded end
-      long cutoffMs = now - marginMs;
-      Map<String, AttributeValue> item = items.newClaim(r, now);
-      Expression e = new Expression();
-      String condition =
-          "attribute_not_exists("
-              + e.name(items.partitionKey)
-              + ") OR "
-              + e.name(EXPIRES)
-              + " <= "
-              + e.value(n(cutoffMs));
-      PutItemRequest.Builder put =
-          PutItemRequest.builder()
-              .tableName(requests.table)
-              .item(item)
-              .conditionExpression(condition)
-              .expressionAttributeNames(e.names())
-              .expressionAttributeValues(e.values());
-      if (oldItemOnFailure) {
-        put.returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
-      }
-      Map<String, AttributeValue> existing;
-      try {
-        requests.call("claim " + r.id(), () -> requests.client.putItem(put.build()));
-        return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
-      } catch (ConditionalCheckFailedException failed) {
-        existing = failed.hasItem() ? failed.item() : null;
-      }
-      if (existing == null || existing.isEmpty()) {
-        noticeNoOldItem();
-        existing = requests.get(items.key(r.id()), "read " + r.id());
-        if (existing == null) {
-          continue; // released or purged since: claim again
-        }
-      }
-      ClaimRecord row = items.read(existing);
-      Instant cutoff = Instant.ofEpochMilli(cutoffMs);
-      if (!Takeover.allowed(row, r.argsHash(), cutoff)) {
-        return new ClaimAttempt.Existing(row, Instant.ofEpochMilli(now));
-      }
-      int attempt = Takeover.nextAttempt(row, cutoff);
-      Expression u = new Expression();
-      String update = items.takeover(u, r, attempt, now);
-      String held =
-          u.equals(TOKEN, s(row.token().value()))
-              + " AND "
-              + Conditions.takeoverAllowed(u, u.value(n(cutoffMs)), u.value(s(r.argsHash())));
-      if (requests.update(items.key(r.id()), u, update, held, "take over " + r.id()) != null) {
-        item.put(ATTEMPT, n(attempt));
-        return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
-      }
-      // another attempt changed the item since it was read: claim again
-    }
-    throw new StoreUnavailableException(
-        "claim of "
-            + r.id()
-            + " in DynamoDB table "
-            + requests.table
-            + " found neither a free key nor an item in "
-            + CLAIM_ROUNDS
-            + " rounds",
-        null);
+    return writes.claim(r);
   }
-
-  /** The server did not return the old item on a failed condition: read it with a GetItem. */
-  private void noticeNoOldItem() {
-    if (oldItemOnFailure) {
-      oldItemOnFailure = false;
-      LOG.info(
-          "DynamoDB server at table {} did not return the old item on a failed condition;"
-              + " replays will cost a GetItem more",
-          requests.table);
-    }
-  }
-
-  // ------------------------------------------------------------------ token-checked writes
 
   @Override
   public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
-    requireNonNull(result, "result must not be null");
-    StoreArguments.atLeastOneMs(retention, "retention");
-    Expression e = new Expression();
-    String update = items.completion(e, id, result, clock.millis(), retention);
-    return requests.update(
-            items.key(id),
-            e,
-            update,
-            Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED),
-            "complete " + id)
-        != null;
+    return writes.complete(id, token, result, retention);
   }
 
   @Override
   public boolean release(ClaimId id, LeaseToken token) {
-    Expression e = new Expression();
-    return requests.delete(
-        items.key(id), e, Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED), "release " + id);
+    return writes.release(id, token);
   }
 
   /**
@@ -302,31 +187,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     return leaseWrites.setLeaseAndRaiseExpiry(requests, id, token, leaseEndMs);
   }
 
-  /**
-   * Marks the item unknown and sets its expiry (and TTL) {@code fence} after now, in one {@code
-   * UpdateItem} conditional on the token and {@code state = IN_PROGRESS}.
-   */
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
-    requireNonNull(id, "id must not be null");
-    requireNonNull(token, "token must not be null");
-    StoreArguments.atLeastOneMs(fence, "fence");
-    long expires = clock.millis() + fence.toMillis();
-    Expression e = new Expression();
-    String update =
-        "SET "
-            + e.equals(STATE, s(ClaimState.UNKNOWN.name()))
-            + ", "
-            + e.equals(EXPIRES, n(expires))
-            + ", "
-            + e.equals(items.ttlAttribute, n(ClaimItems.ttlSeconds(expires)));
-    return requests.update(
-            items.key(id),
-            e,
-            update,
-            Conditions.heldBy(e, token, "=", ClaimState.IN_PROGRESS),
-            "mark unknown " + id)
-        != null;
+    return writes.markUnknown(id, token, fence);
   }
 
   @Override

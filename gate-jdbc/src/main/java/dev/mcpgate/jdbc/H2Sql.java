@@ -42,7 +42,7 @@ final class H2Sql extends SelectThenInsertSql {
   int bindLeases(PreparedStatement ps, int index, List<HeldLease> leases) throws SQLException {
     int i = index;
     for (HeldLease held : leases) {
-      i = bindKey(ps, i, held.id());
+      i = ClaimRows.bindKey(ps, i, held.id());
     }
     return super.bindLeases(ps, i, leases);
   }

@@ -19,13 +19,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The JDBC store: claims live in one table with a primary key on (tenant, tool, idem_key), on
@@ -69,118 +66,25 @@ import org.slf4j.LoggerFactory;
  * new connection after a failure. Close the store when the application stops.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
-
   private final DataSource dataSource;
   private final RenewalConnection renewals;
   private final String table;
-  private final JdbcDialect configuredDialect;
-  private final boolean createSchemaIfMissing;
+  private final ClaimTable claims;
   private final JdbcTransactionScope transactions;
-  private final Object setupLock = new Object();
-  private volatile Setup setup;
-
-  /** What the first connection found: the dialect, and its statements. */
-  record Setup(JdbcDialect dialect, SqlDialect sql, SqlFailures failures) {}
 
   private JdbcIdempotencyStore(Builder b) {
     this.dataSource = b.dataSource;
     this.table = b.table;
-    this.configuredDialect = b.dialect;
-    this.createSchemaIfMissing = b.createSchemaIfMissing;
     this.renewals = new RenewalConnection(RenewalSource.choose(b.dataSource, b.renewalConnections));
+    this.claims =
+        new ClaimTable(dataSource, table, b.dialect, b.createSchemaIfMissing, renewals.source());
     this.transactions =
         new JdbcTransactionScope(JdbcTransactionScope.pooled(dataSource), this::setup);
   }
 
-  /**
-   * The dialect and the table, found on the first use, not when the store is built, so that a
-   * service restarting during a database outage still builds its gate (and fails closed until the
-   * database is back). A failed setup is tried again on the next use. The setup also takes the
-   * renewals' source, said once in the log.
-   */
-  Setup setup() {
-    Setup s = setup;
-    if (s != null) {
-      return s;
-    }
-    synchronized (setupLock) {
-      if (setup == null) {
-        Setup found = connect();
-        sayWhatRenewalsUse();
-        setup = found;
-      }
-      return setup;
-    }
-  }
-
-  private void sayWhatRenewalsUse() {
-    RenewalSource source = renewals.source();
-    if (source.sharesPool()) {
-      LOG.warn("lease renewals of table {} use {}", table, source.description());
-    } else {
-      LOG.info(
-          "lease renewals of table {} use {}; the store takes nothing from the pool for them",
-          table,
-          source.description());
-    }
-  }
-
-  private Setup connect() {
-    try (Connection c = dataSource.getConnection()) {
-      JdbcDialect d =
-          configuredDialect != null ? configuredDialect : JdbcDialect.detect(c.getMetaData());
-      if (createSchemaIfMissing) {
-        Schema.create(c, d, table);
-      } else if (!Schema.tableExists(c, table)) {
-        throw new StoreUnavailableException(
-            "the claims table "
-                + table
-                + " does not exist;"
-                + " create it with:\n"
-                + d.ddl(table)
-                + "\nor build the store with createSchemaIfMissing(true)",
-            null);
-      }
-      return new Setup(d, d.sql(table, claimProcedure(c, d)), new SqlFailures(d, table));
-    } catch (SQLException e) {
-      throw new StoreUnavailableException(
-          "could not connect to set up the JDBC store for table "
-              + table
-              + ": "
-              + e.getMessage()
-              + " (SQLState "
-              + e.getSQLState()
-              + ")",
-          e);
-    }
-  }
-
-  /**
-   * @return true when single-commit claims and completions can call the table's procedures
-   *     (MariaDB/MySQL): they exist, or were created now with the table; without them, each costs
-   *     more round trips, said once in the log with the script that creates them
-   */
-  private boolean claimProcedure(Connection c, JdbcDialect d) throws SQLException {
-    List<String> procedures = d.procedures(table);
-    if (procedures.isEmpty()) {
-      return false;
-    }
-    if (Schema.proceduresExist(c, table)) {
-      return true;
-    }
-    if (createSchemaIfMissing) {
-      Schema.createProcedures(c, procedures);
-      return true;
-    }
-    LOG.warn(
-        "the procedures {} and {} of table {} do not exist: single-commit claims and completions"
-            + " cost more round trips; create them with the mariadb or mysql client:\n{}",
-        TableName.claimProcedureName(table),
-        TableName.completeProcedureName(table),
-        table,
-        d.claimProcedureDdl(table).orElseThrow());
-    return false;
+  /** The dialect and the table, found on the first use (see {@link ClaimTable}). */
+  ClaimTable.Setup setup() {
+    return claims.get();
   }
 
   /**
@@ -192,20 +96,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
    *     (naming it and the DDL that creates it)
    */
   public void verify() {
-    Setup s = setup();
-    try (Connection c = dataSource.getConnection()) {
-      if (!Schema.tableExists(c, table)) {
-        throw new StoreUnavailableException(
-            "the claims table "
-                + table
-                + " does not exist;"
-                + " create it with:\n"
-                + s.dialect().ddl(table),
-            null);
-      }
-    } catch (SQLException e) {
-      throw s.failures().of("verify the table", e);
-    }
+    claims.verify();
   }
 
   /**
@@ -231,63 +122,28 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     return table;
   }
 
-  @FunctionalInterface
-  private interface Work<T> {
-    T run(Connection c) throws SQLException;
-  }
-
-  private <T> T withConnection(String what, Work<T> work) {
-    return withConnection(what, null, work);
-  }
-
-  /**
-   * @param what what is done, for the failure's message
-   * @param id the claim it is done to, or null; named in the message only on failure (a claim's
-   *     text is not built on the way of every call)
-   */
-  private <T> T withConnection(String what, ClaimId id, Work<T> work) {
-    Setup s = setup(); // before taking a connection: the setup needs one of its own
-    try (Connection c = dataSource.getConnection()) {
-      boolean autoCommit = c.getAutoCommit();
-      if (!autoCommit) {
-        c.setAutoCommit(true);
-      }
-      try {
-        return work.run(c);
-      } finally {
-        if (!autoCommit) {
-          c.setAutoCommit(false);
-        }
-      }
-    } catch (SQLException e) {
-      throw s.failures().of(id == null ? what : what + " " + id, e);
-    }
-  }
-
   @Override
   public ClaimAttempt claim(ClaimRequest request) {
     requireNonNull(request, "request must not be null");
-    return withConnection("claim", request.id(), c -> setup().sql().claim(c, request));
+    return claims.run("claim", request.id(), (c, sql) -> sql.claim(c, request));
   }
 
   @Override
   public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     requireNonNull(result, "result must not be null");
     StoreArguments.atLeastOneMs(retention, "retention");
-    return withConnection(
-        "complete", id, c -> setup().sql().complete(c, id, token, result, retention));
+    return claims.run("complete", id, (c, sql) -> sql.complete(c, id, token, result, retention));
   }
 
   @Override
   public boolean release(ClaimId id, LeaseToken token) {
-    return withConnection("release", id, c -> setup().sql().release(c, id, token));
+    return claims.run("release", id, (c, sql) -> sql.release(c, id, token));
   }
 
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
     StoreArguments.atLeastOneMs(lease, "lease");
-    return withConnection(
-        "extend the lease of", id, c -> setup().sql().extend(c, id, token, lease));
+    return claims.run("extend the lease of", id, (c, sql) -> sql.extend(c, id, token, lease));
   }
 
   /**
@@ -313,26 +169,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     if (leases.isEmpty()) {
       return ExtendedLeases.of(Set.of());
     }
-    Setup s = setup();
+    ClaimTable.Setup s = setup();
     int timeoutSeconds =
         (int) Math.max(1, Math.min(Integer.MAX_VALUE, (within.toMillis() + 999) / 1000));
     try {
       return renewals.use(
           within,
           s.sql().renewalSession(within),
-          c -> {
-            Set<LeaseToken> extended = new HashSet<>();
-            Set<LeaseToken> undecided = new HashSet<>();
-            for (int from = 0; from < leases.size(); from += SqlDialect.LEASES_PER_STATEMENT) {
-              List<HeldLease> chunk =
-                  leases.subList(
-                      from, Math.min(leases.size(), from + SqlDialect.LEASES_PER_STATEMENT));
-              ExtendedLeases answer = s.sql().extendMany(c, chunk, lease, timeoutSeconds);
-              extended.addAll(answer.extended());
-              undecided.addAll(answer.undecided());
-            }
-            return new ExtendedLeases(extended, undecided);
-          });
+          c -> s.sql().extendAll(c, leases, lease, timeoutSeconds));
     } catch (SQLException e) {
       throw s.failures().of("extend " + leases.size() + " leases", e);
     }
@@ -341,7 +185,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
     StoreArguments.atLeastOneMs(fence, "fence");
-    return withConnection("mark unknown", id, c -> setup().sql().markUnknown(c, id, token, fence));
+    return claims.run("mark unknown", id, (c, sql) -> sql.markUnknown(c, id, token, fence));
   }
 
   /**
@@ -354,7 +198,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     try {
       renewals.close();
     } catch (SQLException e) {
-      Setup s = setup;
+      ClaimTable.Setup s = claims.madeOrNull();
       throw s != null
           ? s.failures().of("close the renewal connection", e)
           : new StoreUnavailableException(
@@ -378,7 +222,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
     requireNonNull(id, "id must not be null");
-    return withConnection("find", id, c -> Optional.ofNullable(setup().sql().find(c, id)));
+    return claims.run("find", id, (c, sql) -> Optional.ofNullable(sql.find(c, id)));
   }
 
   @Override
@@ -386,12 +230,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, was " + limit);
     }
-    return withConnection("purge expired rows", c -> setup().sql().purge(c, limit));
+    return claims.run("purge expired rows", (c, sql) -> sql.purge(c, limit));
   }
 
   @Override
   public Instant now() {
-    return withConnection("read the clock", c -> Instant.ofEpochMilli(setup().sql().now(c)));
+    return claims.run("read the clock", (c, sql) -> Instant.ofEpochMilli(sql.now(c)));
   }
 
   /**

@@ -21,7 +21,7 @@ import javax.sql.DataSource;
  */
 final class JdbcTransactionScope implements ClaimingScope<Connection> {
   private final Connections connections;
-  private final Supplier<JdbcIdempotencyStore.Setup> setup;
+  private final Supplier<ClaimTable.Setup> setup;
 
   /** Where the scope's connection comes from, and what giving it back means. */
   interface Connections {
@@ -30,7 +30,7 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
     void giveBack(Connection c) throws SQLException;
   }
 
-  JdbcTransactionScope(Connections connections, Supplier<JdbcIdempotencyStore.Setup> setup) {
+  JdbcTransactionScope(Connections connections, Supplier<ClaimTable.Setup> setup) {
     this.connections = connections;
     this.setup = setup;
   }

@@ -10,9 +10,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * MariaDB and MySQL. A claim in auto-commit mode is a consistent SELECT (InnoDB takes no lock for
@@ -109,7 +112,7 @@ final class MySqlFamilySql extends SelectThenInsertSql {
     }
     try (PreparedStatement ps = c.prepareStatement(callSql)) {
       ps.setQueryTimeout(timeoutSeconds);
-      int i = bindKey(ps, 1, r.id());
+      int i = ClaimRows.bindKey(ps, 1, r.id());
       ps.setString(i++, r.argsHash());
       ps.setString(i++, r.token().value());
       ps.setLong(i++, r.lease().toMillis());
@@ -122,10 +125,10 @@ final class MySqlFamilySql extends SelectThenInsertSql {
         }
         long nowMs = rs.getLong("now_ms");
         if (rs.getBoolean("inserted")) {
-          return new Read(newRow(r, 1, nowMs), nowMs, true, true);
+          return new Read(ClaimRows.newRow(r, 1, nowMs), nowMs, true, true);
         }
         // no row and not inserted: a racing claim inserted the key first; read again
-        return new Read(readRow(rs), nowMs, false, true);
+        return new Read(ClaimRows.readRow(rs), nowMs, false, true);
       }
     }
   }
@@ -141,7 +144,7 @@ final class MySqlFamilySql extends SelectThenInsertSql {
       Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(completeSql)) {
-      int i = bindKey(ps, 1, id);
+      int i = ClaimRows.bindKey(ps, 1, id);
       ps.setString(i++, token.value());
       ps.setLong(i++, retention.toMillis());
       ps.setString(i++, result.kind().name());
@@ -233,5 +236,58 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   @Override
   String purgeSql() {
     return purgeSql;
+  }
+
+  /**
+   * Extends each lease by its own UPDATE, all sent as one JDBC batch: a statement that fails (a
+   * lock wait that ran out) leaves its lease undecided and the others go on.
+   */
+  private ExtendedLeases extendEach(
+      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
+      throws SQLException {
+    int[] counts;
+    try (PreparedStatement ps = c.prepareStatement(extendSql)) {
+      ps.setQueryTimeout(timeoutSeconds);
+      for (HeldLease held : leases) {
+        bindHeld(ps, held.id(), held.token(), lease.toMillis(), lease.toMillis());
+        ps.addBatch();
+      }
+      try {
+        counts = ps.executeBatch();
+      } catch (java.sql.BatchUpdateException partly) {
+        if (isConnectionLost(partly)) {
+          throw partly;
+        }
+        counts = partly.getUpdateCounts();
+      }
+    }
+    Set<LeaseToken> extended = new HashSet<>();
+    Set<LeaseToken> undecided = new HashSet<>();
+    List<HeldLease> uncounted = new ArrayList<>();
+    for (int i = 0; i < leases.size(); i++) {
+      LeaseToken token = leases.get(i).token();
+      int count = counts == null || i >= counts.length ? Statement.EXECUTE_FAILED : counts[i];
+      if (count == Statement.EXECUTE_FAILED) {
+        undecided.add(token);
+      } else if (count == Statement.SUCCESS_NO_INFO) {
+        uncounted.add(leases.get(i)); // ran, changed an unknown number of rows (bulk batches)
+      } else if (count >= 1) {
+        extended.add(token);
+      }
+    }
+    if (!uncounted.isEmpty()) {
+      // a statement that ran has extended its row exactly when the token still holds it
+      extended.addAll(heldTokens(c, uncounted, timeoutSeconds));
+    }
+    return new ExtendedLeases(extended, undecided);
+  }
+
+  /**
+   * @return true when {@code e} says the connection itself failed (SQL state class 08): the whole
+   *     call fails, and the connection is not used again
+   */
+  static boolean isConnectionLost(SQLException e) {
+    String state = e.getSQLState();
+    return state == null || state.startsWith("08");
   }
 }

@@ -56,7 +56,7 @@ final class PostgresSql extends SqlDialect {
         )
         """;
     this.readSql =
-        claim.formatted(table, nowMs, COLUMNS, "", "")
+        claim.formatted(table, nowMs, ClaimRows.COLUMNS, "", "")
             + """
             SELECT ins.*, now.ms AS now_ms, TRUE AS inserted FROM ins, now
             UNION ALL
@@ -69,7 +69,7 @@ final class PostgresSql extends SqlDialect {
         claim.formatted(
                 table,
                 nowMs,
-                COLUMNS,
+                ClaimRows.COLUMNS,
                 "cfg AS MATERIALIZED (SELECT current_setting('lock_timeout') AS previous,"
                     + " set_config('lock_timeout', '1ms', true) AS applied),\n",
                 ", cfg")
@@ -84,15 +84,9 @@ final class PostgresSql extends SqlDialect {
             FROM cfg CROSS JOIN now LEFT JOIN result ON TRUE
             """;
     this.completeAndCommitSql =
-        "WITH done AS (UPDATE "
-            + table
-            + " SET state = 'COMPLETED', completed_at_ms = "
-            + nowMs
-            + ", expires_at_ms = "
-            + nowMs
-            + " + ?, result_kind = ?, result = ? WHERE "
-            + KEY
-            + " AND lease_token = ? AND state <> 'COMPLETED' RETURNING 1)"
+        "WITH done AS ("
+            + completeSql
+            + " RETURNING 1)"
             + " SELECT CASE WHEN n = 1 THEN n ELSE CAST('"
             + NO_CLAIM_ROW
             + " ' || n AS bigint) END"
@@ -173,8 +167,8 @@ final class PostgresSql extends SqlDialect {
     // transaction too; the INSERT waits for another transaction's uncommitted row of the key
     try (PreparedStatement ps = c.prepareStatement(noWait ? readNoWaitSql : readSql)) {
       ps.setQueryTimeout(timeoutSeconds);
-      int i = bindKey(ps, 1, r.id());
-      i = bindKey(ps, i, r.id());
+      int i = ClaimRows.bindKey(ps, 1, r.id());
+      i = ClaimRows.bindKey(ps, i, r.id());
       ps.setString(i++, r.argsHash());
       ps.setString(i++, r.token().value());
       ps.setLong(i++, r.lease().toMillis());
@@ -183,7 +177,7 @@ final class PostgresSql extends SqlDialect {
         if (!rs.next()) {
           return new Read(null, 0, false, true);
         }
-        ClaimRecord row = readRow(rs);
+        ClaimRecord row = ClaimRows.readRow(rs);
         return new Read(row, rs.getLong("now_ms"), row != null && rs.getBoolean("inserted"), true);
       }
     }
@@ -225,13 +219,8 @@ final class PostgresSql extends SqlDialect {
   }
 
   private String extendSkippingLockedSql(int n) {
-    return "UPDATE "
-        + table
-        + " SET lease_expires_at_ms = "
-        + nowMs
-        + " + ?, expires_at_ms = GREATEST(expires_at_ms, "
-        + nowMs
-        + " + ?) WHERE (tenant, tool, idem_key) IN (SELECT tenant, tool, idem_key FROM "
+    return extendSet
+        + "(tenant, tool, idem_key) IN (SELECT tenant, tool, idem_key FROM "
         + table
         + " WHERE "
         + heldRows(n)

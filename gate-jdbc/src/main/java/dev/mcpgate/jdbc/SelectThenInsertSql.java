@@ -38,7 +38,7 @@ abstract class SelectThenInsertSql extends SqlDialect {
         "INSERT INTO "
             + table
             + " ("
-            + COLUMNS
+            + ClaimRows.COLUMNS
             + ") VALUES"
             + " (?, ?, ?, ?, 'IN_PROGRESS', ?, 1, ?, ?, ?, NULL, NULL, NULL)";
   }
@@ -48,10 +48,10 @@ abstract class SelectThenInsertSql extends SqlDialect {
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(latest ? readLatestSql : readSql)) {
       ps.setQueryTimeout(timeoutSeconds);
-      bindKey(ps, 1, r.id());
+      ClaimRows.bindKey(ps, 1, r.id());
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new Read(readRow(rs), rs.getLong("now_ms"), false, false);
+        return new Read(ClaimRows.readRow(rs), rs.getLong("now_ms"), false, false);
       }
     }
   }
@@ -60,7 +60,7 @@ abstract class SelectThenInsertSql extends SqlDialect {
   boolean insert(Connection c, ClaimRequest r, long nowMs, int timeoutSeconds) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(insertSql)) {
       ps.setQueryTimeout(timeoutSeconds);
-      int i = bindKey(ps, 1, r.id());
+      int i = ClaimRows.bindKey(ps, 1, r.id());
       ps.setString(i++, r.argsHash());
       ps.setString(i++, r.token().value());
       ps.setLong(i++, nowMs);

@@ -29,18 +29,14 @@ final class SqlFailures {
           e);
     }
     return new StoreUnavailableException(
-        "could not "
-            + what
-            + " in "
-            + dialect
-            + " table "
-            + table
-            + ": "
-            + e.getMessage()
-            + " (SQLState "
-            + e.getSQLState()
-            + ")",
-        e);
+        "could not " + what + " in " + dialect + " table " + table + detail(e), e);
+  }
+
+  /**
+   * @return the driver's message and SQL state, as a failure's message ends
+   */
+  static String detail(SQLException e) {
+    return ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")";
   }
 
   /** PostgreSQL 42P01, MySQL/MariaDB 42S02 (1146), H2 42S04/42102. */

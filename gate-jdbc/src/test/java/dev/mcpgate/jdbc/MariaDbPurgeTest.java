@@ -72,7 +72,7 @@ class MariaDbPurgeTest {
             holder.prepareStatement(
                 "SELECT * FROM mcpgate_purge_claims"
                     + " WHERE tenant = ? AND tool = ? AND idem_key = ? FOR UPDATE")) {
-          SqlDialect.bindKey(lock, 1, live);
+          ClaimRows.bindKey(lock, 1, live);
           lock.executeQuery().close();
         }
         List<Future<ClaimAttempt>> claims = new ArrayList<>();

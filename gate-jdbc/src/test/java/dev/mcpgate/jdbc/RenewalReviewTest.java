@@ -310,7 +310,7 @@ class RenewalReviewTest {
               "SELECT * FROM "
                   + table
                   + " WHERE tenant = ? AND tool = ? AND idem_key = ? FOR UPDATE")) {
-        SqlDialect.bindKey(ps, 1, held.get(i).id());
+        ClaimRows.bindKey(ps, 1, held.get(i).id());
         ps.executeQuery().close();
       }
     }

@@ -134,7 +134,7 @@ interface TransactionEndTests {
                               "DELETE FROM "
                                   + jdbcStore().tableName()
                                   + " WHERE tenant = ? AND tool = ? AND idem_key = ?")) {
-                        SqlDialect.bindKey(ps, 1, call.id());
+                        ClaimRows.bindKey(ps, 1, call.id());
                         ps.executeUpdate();
                       }
                       return "done";

@@ -19,7 +19,7 @@ interface Connector {
   /**
    * @return a new connection of the renewals' own, named; blocking, on a renewal pipeline's thread
    */
-  RenewalPipeline.Link connectRenewals();
+  RenewalLink connectRenewals();
 
   /** Connections to one Redis server. */
   static Connector of(RedisClient client) {
@@ -30,8 +30,8 @@ interface Connector {
       }
 
       @Override
-      public RenewalPipeline.Link connectRenewals() {
-        return RenewalPipeline.Link.of(client.connect(ByteArrayCodec.INSTANCE));
+      public RenewalLink connectRenewals() {
+        return RenewalLink.of(client.connect(ByteArrayCodec.INSTANCE));
       }
     };
   }
@@ -45,8 +45,8 @@ interface Connector {
       }
 
       @Override
-      public RenewalPipeline.Link connectRenewals() {
-        return RenewalPipeline.Link.of(client.connect(ByteArrayCodec.INSTANCE));
+      public RenewalLink connectRenewals() {
+        return RenewalLink.of(client.connect(ByteArrayCodec.INSTANCE));
       }
     };
   }

@@ -8,7 +8,6 @@ import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
-import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -18,30 +17,20 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The Redis (and Valkey) store: one hash per claim, every operation one server-side script, so a
@@ -90,58 +79,19 @@ import org.slf4j.LoggerFactory;
  * </ul>
  */
 public final class RedisIdempotencyStore implements IdempotencyStore, AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(RedisIdempotencyStore.class);
-  private static final String MAXMEMORY_POLICY = "maxmemory-policy";
-
-  private final Connector connector;
+  private final LazyLink link;
   private final AbstractRedisClient ownedClient;
-  private final Object connecting = new Object();
-  private volatile RedisLink link;
   private final RenewalPipeline renewals;
   private final ClaimKeys keys;
-  private final byte[] graceMs;
-  private final ScriptRunner.Script claim;
-  private final ScriptRunner.Script complete;
-  private final ScriptRunner.Script release;
-  private final ScriptRunner.Script extend;
-  private final ScriptRunner.Script markUnknown;
-  private final ScriptRunner.Script purge;
+  private final ClaimScripts scripts;
 
   private RedisIdempotencyStore(
       Builder b, Connector connector, ClaimKeys keys, AbstractRedisClient owned) {
-    this.connector = connector;
+    this.link = new LazyLink(connector);
     this.renewals = new RenewalPipeline(connector::connectRenewals);
     this.ownedClient = owned;
     this.keys = keys;
-    this.graceMs = ascii(b.grace.toMillis());
-    this.claim = ScriptRunner.Script.of(Scripts.CLAIM);
-    this.complete = ScriptRunner.Script.of(Scripts.COMPLETE);
-    this.release = ScriptRunner.Script.of(Scripts.RELEASE);
-    this.extend = ScriptRunner.Script.of(Scripts.EXTEND);
-    this.markUnknown = ScriptRunner.Script.of(Scripts.MARK_UNKNOWN);
-    this.purge = ScriptRunner.Script.of(Scripts.PURGE);
-  }
-
-  /**
-   * The connection, opened by the first command: a store can be built while Redis is down (a
-   * service restarting during an outage), and a connection that failed is tried again by the next
-   * command.
-   */
-  private RedisLink link() {
-    RedisLink l = link;
-    if (l != null) {
-      return l;
-    }
-    synchronized (connecting) {
-      if (link == null) {
-        try {
-          link = connector.connect();
-        } catch (RedisException e) {
-          throw new StoreUnavailableException("could not connect to Redis: " + e.getMessage(), e);
-        }
-      }
-      return link;
-    }
+    this.scripts = new ClaimScripts(link, renewals, keys, b.grace);
   }
 
   /**
@@ -149,72 +99,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * not evict claims: a check for startup, since building a store does not connect. On a cluster it
    * also checks that the cluster serves every slot ({@code cluster_state:ok}) and that every master
    * answers. A {@code maxmemory-policy} other than {@code noeviction} (on any master) is logged as
-   * a warning (see {@link #evictionWarning(String)}).
+   * a warning (see {@code NodeChecks}).
    *
    * @throws StoreUnavailableException naming why Redis (or which cluster node) cannot be used
    */
   public void verify() {
     now();
-    Map<String, RedisCommands<byte[], byte[]>> nodes = call("reach every node", RedisLink::nodes);
-    nodes.forEach(
-        (node, redis) -> {
-          call("reach " + where(node), l -> redis.ping());
-          evictionWarning(node, redis).ifPresent(LOG::warn);
-        });
-  }
-
-  private static String where(String node) {
-    return node.isEmpty() ? "the server" : "the cluster master " + node;
-  }
-
-  /**
-   * Reads one node's {@code maxmemory-policy}.
-   *
-   * @return the warning {@link #verify()} logs, or empty when the policy is {@code noeviction} or
-   *     cannot be read (a managed Redis may refuse {@code CONFIG GET}; that is logged at INFO)
-   */
-  private static Optional<String> evictionWarning(
-      String node, RedisCommands<byte[], byte[]> redis) {
-    String policy;
-    try {
-      policy = redis.configGet(MAXMEMORY_POLICY).get(MAXMEMORY_POLICY);
-    } catch (RedisException e) {
-      LOG.info(
-          "could not read {}'s {} ({}); make sure it is noeviction, or Redis may evict"
-              + " claims under memory pressure",
-          node.isEmpty() ? "Redis" : node,
-          MAXMEMORY_POLICY,
-          e.getMessage());
-      return Optional.empty();
-    }
-    String warning = evictionWarning(policy);
-    return Optional.ofNullable(
-        warning == null || node.isEmpty() ? warning : "Cluster master " + node + ": " + warning);
-  }
-
-  /**
-   * @param policy a {@code maxmemory-policy} value
-   * @return the warning for it, or null for {@code noeviction} (and an unknown, null value)
-   */
-  static String evictionWarning(String policy) {
-    if (policy == null || policy.equalsIgnoreCase("noeviction")) {
-      return null;
-    }
-    String which =
-        policy.toLowerCase(Locale.ROOT).startsWith("volatile-")
-            ? " (claim keys carry a TTL, so volatile-* policies evict them too)"
-            : "";
-    return "Redis "
-        + MAXMEMORY_POLICY
-        + " is "
-        + policy
-        + which
-        + ": under memory pressure"
-        + " Redis may evict claims, and a retry of an evicted claim runs its action again."
-        + " Set "
-        + MAXMEMORY_POLICY
-        + " noeviction on the server that holds claims"
-        + " (docs/stores.md, Redis: Memory)";
+    NodeChecks.checkEveryNode(link);
   }
 
   /**
@@ -274,110 +165,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     return new Builder(null, null, List.copyOf(list), null);
   }
 
-  private static byte[] ascii(long value) {
-    return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
-  }
-
-  private static byte[] utf8(String value) {
-    return value.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static String text(Object value) {
-    return value == null ? null : new String((byte[]) value, StandardCharsets.UTF_8);
-  }
-
-  private static long number(Object value) {
-    return Long.parseLong(text(value));
-  }
-
-  private <T> T call(String what, Function<RedisLink, T> command) {
-    try {
-      return command.apply(link());
-    } catch (RedisException e) {
-      throw new StoreUnavailableException("could not " + what + " in Redis: " + e.getMessage(), e);
-    }
-  }
-
-  private boolean held(String what, ScriptRunner.Script script, ClaimId id, byte[]... args) {
-    Long changed =
-        call(
-            what + " " + id,
-            l -> l.scripts().run(script, ScriptOutputType.INTEGER, keys.of(id), args));
-    return changed != null && changed == 1L;
-  }
-
   @Override
   public ClaimAttempt claim(ClaimRequest r) {
     requireNonNull(r, "request must not be null");
-    List<Object> reply =
-        call(
-            "claim " + r.id(),
-            l ->
-                l.scripts()
-                    .run(
-                        claim,
-                        ScriptOutputType.MULTI,
-                        keys.of(r.id()),
-                        utf8(r.argsHash()),
-                        utf8(r.token().value()),
-                        ascii(r.lease().toMillis()),
-                        ascii(r.retention().toMillis()),
-                        graceMs));
-    Instant now = Instant.ofEpochMilli(number(reply.get(1)));
-    ClaimRecord row = row(r.id(), reply.subList(2, reply.size()));
-    return "A".equals(text(reply.get(0)))
-        ? new ClaimAttempt.Acquired(row, now)
-        : new ClaimAttempt.Existing(row, now);
-  }
-
-  /** The row from the fields h, s, t, a, c, l, e, d, k, r, in that order. */
-  private static ClaimRecord row(ClaimId id, List<Object> f) {
-    ClaimState state = ClaimState.valueOf(text(f.get(1)));
-    StoredResult result = null;
-    if (state == ClaimState.COMPLETED && f.get(8) != null) {
-      byte[] body = f.get(9) == null ? new byte[0] : (byte[]) f.get(9);
-      result = new StoredResult(StoredResult.Kind.valueOf(text(f.get(8))), body);
-    }
-    return new ClaimRecord(
-        id,
-        text(f.get(0)),
-        state,
-        new LeaseToken(text(f.get(2))),
-        (int) number(f.get(3)),
-        Instant.ofEpochMilli(number(f.get(4))),
-        Instant.ofEpochMilli(number(f.get(5))),
-        Instant.ofEpochMilli(number(f.get(6))),
-        state == ClaimState.COMPLETED && f.get(7) != null
-            ? Instant.ofEpochMilli(number(f.get(7)))
-            : null,
-        result);
+    return scripts.claim(r);
   }
 
   @Override
   public boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     requireNonNull(result, "result must not be null");
     StoreArguments.atLeastOneMs(retention, "retention");
-    return held(
-        "complete",
-        complete,
-        id,
-        utf8(token.value()),
-        ascii(retention.toMillis()),
-        utf8(result.kind().name()),
-        result.body(),
-        graceMs);
+    return scripts.complete(id, token, result, retention);
   }
 
   @Override
   public boolean release(ClaimId id, LeaseToken token) {
-    return held("release", release, id, utf8(token.value()));
+    return scripts.release(id, token);
   }
 
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
     StoreArguments.atLeastOneMs(lease, "lease");
-    return held(
-        "extend the lease of", extend, id, utf8(token.value()), ascii(lease.toMillis()), graceMs);
+    return scripts.extend(id, token, lease);
   }
 
   /**
@@ -400,64 +209,26 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     if (leases.isEmpty()) {
       return ExtendedLeases.of(Set.of());
     }
-    byte[] leaseMs = ascii(lease.toMillis());
-    List<byte[]> claimKeys = new ArrayList<>(leases.size());
-    List<byte[][]> args = new ArrayList<>(leases.size());
-    for (HeldLease held : leases) {
-      claimKeys.add(keys.of(held.id()));
-      args.add(new byte[][] {utf8(held.token().value()), leaseMs, graceMs});
-    }
-    Long[] replies;
-    try {
-      replies = renewals.run(extend, claimKeys, args, within);
-    } catch (RedisException e) {
-      throw new StoreUnavailableException(
-          "could not extend " + leases.size() + " leases in Redis: " + e.getMessage(), e);
-    }
-    Set<LeaseToken> extended = new HashSet<>();
-    Set<LeaseToken> undecided = new HashSet<>();
-    for (int i = 0; i < leases.size(); i++) {
-      Long changed = replies[i];
-      if (changed == null) {
-        undecided.add(leases.get(i).token());
-      } else if (changed == 1L) {
-        extended.add(leases.get(i).token());
-      }
-    }
-    return new ExtendedLeases(extended, undecided);
+    return scripts.extendAll(leases, lease, within);
   }
 
   @Override
   public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
     StoreArguments.atLeastOneMs(fence, "fence");
-    return held(
-        "mark unknown", markUnknown, id, utf8(token.value()), ascii(fence.toMillis()), graceMs);
+    return scripts.markUnknown(id, token, fence);
   }
 
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
     requireNonNull(id, "id must not be null");
     List<Object> fields =
-        call(
+        link.call(
             "read " + id,
             l ->
-                l
-                    .hmget(
-                        keys.of(id),
-                        utf8("h"),
-                        utf8("s"),
-                        utf8("t"),
-                        utf8("a"),
-                        utf8("c"),
-                        utf8("l"),
-                        utf8("e"),
-                        utf8("d"),
-                        utf8("k"),
-                        utf8("r"))
-                    .stream()
+                l.hmget(keys.of(id), ClaimFields.NAMES).stream()
                     .map(kv -> (Object) kv.getValueOrElse(null))
                     .toList());
-    return fields.get(1) == null ? Optional.empty() : Optional.of(row(id, fields));
+    return fields.get(1) == null ? Optional.empty() : Optional.of(ClaimFields.row(id, fields));
   }
 
   /**
@@ -476,13 +247,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     ScanArgs args = ScanArgs.Builder.matches(keys.pattern()).limit(500);
     do {
       ScanCursor from = cursor;
-      KeyScanCursor<byte[]> page = call("scan for expired claims", l -> l.scan(from, args));
+      KeyScanCursor<byte[]> page = link.call("scan for expired claims", l -> l.scan(from, args));
       for (byte[] key : page.getKeys()) {
         if (deleted >= limit) {
           return deleted;
         }
-        Long gone = call("purge", l -> l.scripts().run(purge, ScriptOutputType.INTEGER, key));
-        if (gone != null && gone == 1L) {
+        if (scripts.purge(key)) {
           deleted++;
         }
       }
@@ -500,18 +270,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    */
   @Override
   public Instant now() {
-    List<byte[]> time = call("read the clock", RedisLink::time);
-    return Instant.ofEpochSecond(number(time.get(0)), number(time.get(1)) * 1000)
+    List<byte[]> time = link.call("read the clock", RedisLink::time);
+    return Instant.ofEpochSecond(
+            ClaimFields.number(time.get(0)), ClaimFields.number(time.get(1)) * 1000)
         .truncatedTo(ChronoUnit.MILLIS);
   }
 
   /** Closes the store's connections, and the client if the store made it. */
   @Override
   public void close() {
-    RedisLink l = link;
-    if (l != null) {
-      l.close();
-    }
+    link.close();
     renewals.close();
     if (ownedClient != null) {
       ownedClient.shutdown();

@@ -1,32 +1,18 @@
 package dev.mcpgate.redis;
 
 import dev.mcpgate.core.spi.DaemonThreads;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -71,10 +57,10 @@ final class RenewalPipeline implements AutoCloseable {
   /** The most connections being opened at once (those a past call gave up on included). */
   static final int MAX_OPENING = 4;
 
-  private final Supplier<Link> opener;
+  private final Supplier<RenewalLink> opener;
   private final ThreadPoolExecutor opening;
   private final Object lock = new Object();
-  private Link inUse; // guarded by lock: the connection the calls use, or null
+  private RenewalLink inUse; // guarded by lock: the connection the calls use, or null
   private boolean stale; // guarded by lock: a call failed on inUse (a cluster's): replace it
   private Opening pending; // guarded by lock: a connection being opened, or null
   private boolean closed; // guarded by lock
@@ -83,7 +69,7 @@ final class RenewalPipeline implements AutoCloseable {
    * @param opener opens one renewal connection (blocking; Lettuce bounds it by its connect and
    *     command timeouts); run on the pipeline's own threads
    */
-  RenewalPipeline(Supplier<Link> opener) {
+  RenewalPipeline(Supplier<RenewalLink> opener) {
     this.opener = opener;
     this.opening =
         new ThreadPoolExecutor(
@@ -95,90 +81,9 @@ final class RenewalPipeline implements AutoCloseable {
             DaemonThreads.named("mcpgate-redis-renewal-connect"));
   }
 
-  /** How long a round of resending waits for node connections that a cluster client is making. */
-  private static final long RESEND_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
-  /** One renewal connection and its commands. */
-  static final class Link {
-    private final StatefulConnection<byte[], byte[]> connection;
-    private final RedisScriptingAsyncCommands<byte[], byte[]> async;
-    private final boolean heldFlush; // one server's connection; else a cluster's
-    private final CompletableFuture<Void> named; // never fails
-    private int users; // guarded by the pipeline's lock: calls using it now
-    private boolean retired; // guarded by the pipeline's lock: closed when its last user is done
-
-    private Link(
-        StatefulConnection<byte[], byte[]> connection,
-        RedisScriptingAsyncCommands<byte[], byte[]> async,
-        boolean heldFlush,
-        RedisFuture<String> setName) {
-      this.connection = connection;
-      this.async = async;
-      this.heldFlush = heldFlush;
-      this.named = setName.toCompletableFuture().handle((ok, refused) -> null);
-      connection.setAutoFlushCommands(!heldFlush);
-    }
-
-    /** A link on one server's connection, flushed once per batch. */
-    static Link of(StatefulRedisConnection<byte[], byte[]> connection) {
-      return new Link(
-          connection, connection.async(), true, connection.async().clientSetname(name()));
-    }
-
-    /**
-     * A link on a cluster connection: every script goes to the node of its key's slot. Naming it
-     * connects every node ({@code CLIENT SETNAME} goes to each), which is not waited for.
-     */
-    static Link of(StatefulRedisClusterConnection<byte[], byte[]> connection) {
-      return new Link(
-          connection, connection.async(), false, connection.async().clientSetname(name()));
-    }
-
-    private static byte[] name() {
-      return CLIENT_NAME.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /**
-     * Sends the script for the keys at {@code only} (all of them when null): {@code EVALSHA}, or
-     * {@code EVAL} when {@code eval}, which runs and caches the script on the node.
-     */
-    private List<RedisFuture<Long>> send(
-        ScriptRunner.Script script,
-        List<byte[]> keys,
-        List<byte[][]> args,
-        List<Integer> only,
-        boolean eval) {
-      List<RedisFuture<Long>> sent = new ArrayList<>();
-      try {
-        int n = only == null ? keys.size() : only.size();
-        for (int j = 0; j < n; j++) {
-          int i = only == null ? j : only.get(j);
-          byte[][] key = {keys.get(i)};
-          sent.add(
-              eval
-                  ? async.eval(script.body(), ScriptOutputType.INTEGER, key, args.get(i))
-                  : async.evalsha(script.sha(), ScriptOutputType.INTEGER, key, args.get(i)));
-        }
-      } finally {
-        if (heldFlush) {
-          connection.flushCommands();
-        }
-      }
-      return sent;
-    }
-
-    private boolean isOpen() {
-      return connection.isOpen();
-    }
-
-    private void close() {
-      connection.closeAsync();
-    }
-  }
-
   /** A connection being opened, for a call whose deadline it was. */
   private static final class Opening {
-    final CompletableFuture<Link> link = new CompletableFuture<>();
+    final CompletableFuture<RenewalLink> link = new CompletableFuture<>();
     final long deadlineNanos;
     boolean settled; // guarded by lock: its outcome was acted on
 
@@ -190,7 +95,7 @@ final class RenewalPipeline implements AutoCloseable {
   /**
    * @return the link {@code f} opened, or null while it is being opened or when it failed
    */
-  private static Link ready(CompletableFuture<Link> f) {
+  private static RenewalLink ready(CompletableFuture<RenewalLink> f) {
     return f.isDone() && !f.isCompletedExceptionally() ? f.join() : null;
   }
 
@@ -205,117 +110,11 @@ final class RenewalPipeline implements AutoCloseable {
    */
   Long[] run(ScriptRunner.Script script, List<byte[]> keys, List<byte[][]> args, Duration within) {
     long deadline = System.nanoTime() + within.toNanos();
-    Link link = acquire(deadline, within);
+    RenewalLink link = acquire(deadline, within);
     try {
-      return run(link, script, keys, args, deadline, within);
+      return link.run(script, keys, args, deadline, within, () -> failed(link));
     } finally {
       release(link);
-    }
-  }
-
-  private Long[] run(
-      Link link,
-      ScriptRunner.Script script,
-      List<byte[]> keys,
-      List<byte[][]> args,
-      long deadline,
-      Duration within) {
-    int n = keys.size();
-    Long[] replies = new Long[n];
-    List<RedisFuture<Long>> sent;
-    try {
-      sent = link.send(script, keys, args, null, false);
-    } catch (RedisException e) {
-      failed(link);
-      throw e;
-    }
-    Answers answers = new Answers();
-    List<Integer> again = new ArrayList<>(); // not loaded there, or rejected unsent
-    boolean unsent = false;
-    for (int i = 0; i < n; i++) {
-      try {
-        replies[i] = await(sent.get(i), deadline);
-      } catch (RedisNoScriptException notLoaded) {
-        again.add(i);
-      } catch (RedisException e) {
-        if (ScriptRunner.notSent(e)) {
-          again.add(i);
-          unsent = true;
-        } else {
-          answers.failed(e);
-        }
-      }
-    }
-    // sent again, as EVAL, until the deadline: a node that did not know the script, and a node
-    // whose connection a cluster client was still making when it rejected the command unsent. The
-    // pause between rounds is short and waits for no node in particular: one silent node must
-    // not hold back the others' keys (their connections are made within milliseconds).
-    while (!again.isEmpty() && !answers.broken && System.nanoTime() - deadline < 0) {
-      if (unsent) {
-        awaitQuietly(link.named, Math.min(deadline, System.nanoTime() + RESEND_PAUSE_NANOS));
-      }
-      List<Integer> round = again;
-      again = new ArrayList<>();
-      unsent = false;
-      List<RedisFuture<Long>> resent;
-      try {
-        resent = link.send(script, keys, args, round, true); // runs and caches it there
-      } catch (RedisException e) {
-        answers.failed(e);
-        break;
-      }
-      for (int j = 0; j < resent.size(); j++) {
-        try {
-          replies[round.get(j)] = await(resent.get(j), deadline);
-        } catch (RedisException e) {
-          if (ScriptRunner.notSent(e)) {
-            again.add(round.get(j));
-            unsent = true;
-          }
-          answers.failed(e);
-        }
-      }
-    }
-    if (answers.broken) {
-      failed(link);
-    }
-    for (Long reply : replies) {
-      if (reply != null) {
-        return replies;
-      }
-    }
-    throw new RedisException(
-        "Redis answered none of "
-            + n
-            + " renewal scripts within "
-            + within.toMillis()
-            + " ms"
-            + (answers.first == null ? "" : ": " + answers.first.getMessage()),
-        answers.first);
-  }
-
-  /** What went wrong with the keys that did not answer. */
-  private static final class Answers {
-    RedisException first;
-    boolean broken; // the connection timed out or failed: not used again
-
-    void failed(RedisException e) {
-      if (first == null) {
-        first = e;
-      }
-      if (ScriptRunner.notSent(e)) {
-        return; // never sent: the connection is still being made, not stuck
-      }
-      // a server's error reply (a script error, BUSY, LOADING, OOM) leaves the connection usable;
-      // a timeout or a broken connection does not, nor a connection to a master that became a
-      // replica (READONLY: after a fail-over, the master is elsewhere and a new connection finds
-      // it)
-      if (!(e instanceof RedisCommandExecutionException)
-          && !(e instanceof RedisCommandInterruptedException)) {
-        broken = true;
-      } else if (e.getMessage() != null && e.getMessage().startsWith("READONLY")) {
-        broken = true;
-      }
     }
   }
 
@@ -326,7 +125,7 @@ final class RenewalPipeline implements AutoCloseable {
    * fresh one is opened to replace a cluster connection that failed a call (one node silent), a
    * call waits for it half the time left and then uses the old one: its other nodes still answer.
    */
-  private Link acquire(long deadline, Duration within) {
+  private RenewalLink acquire(long deadline, Duration within) {
     Opening wait;
     long now = System.nanoTime();
     synchronized (lock) {
@@ -409,7 +208,7 @@ final class RenewalPipeline implements AutoCloseable {
   }
 
   /** A call is done with {@code link}: closed now if it was retired meanwhile. */
-  private void release(Link link) {
+  private void release(RenewalLink link) {
     synchronized (lock) {
       link.users--;
       if (link.retired && link.users == 0) {
@@ -424,7 +223,7 @@ final class RenewalPipeline implements AutoCloseable {
    * not answer leaves only its own keys undecided, and opening a cluster connection asks the nodes
    * for the topology, which can take longer than a call's deadline while one of them is silent.
    */
-  private void failed(Link link) {
+  private void failed(RenewalLink link) {
     synchronized (lock) {
       if (link != inUse) {
         return; // replaced or dropped already
@@ -439,14 +238,14 @@ final class RenewalPipeline implements AutoCloseable {
 
   /** Stops using the connection in use. Under the lock. */
   private void drop() {
-    Link l = inUse;
+    RenewalLink l = inUse;
     inUse = null;
     stale = false;
     retire(l);
   }
 
   /** Closes {@code link} once no call uses it. Under the lock. */
-  private static void retire(Link link) {
+  private static void retire(RenewalLink link) {
     link.retired = true;
     if (link.users == 0) {
       link.close();
@@ -467,7 +266,7 @@ final class RenewalPipeline implements AutoCloseable {
     if (pending == o) {
       pending = null;
     }
-    Link opened = ready(o.link);
+    RenewalLink opened = ready(o.link);
     if (opened == null) {
       return; // it failed: the next call that needs one starts another
     }
@@ -504,30 +303,6 @@ final class RenewalPipeline implements AutoCloseable {
           MAX_OPENING + " connections to Redis for lease renewals are still being opened", busy);
     }
     return o;
-  }
-
-  private static <T> T await(Future<T> future, long deadlineNanos) {
-    try {
-      return future.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RedisException redis) {
-        throw redis;
-      }
-      throw new RedisException(e.getCause());
-    } catch (TimeoutException e) {
-      throw new RedisCommandTimeoutException("the renewal pipeline did not answer in time");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RedisCommandInterruptedException(e);
-    }
-  }
-
-  private static void awaitQuietly(Future<?> future, long deadlineNanos) {
-    try {
-      await(future, deadlineNanos);
-    } catch (RedisException notYet) {
-      // sent again all the same: what is still rejected stays undecided
-    }
   }
 
   /** Closes the connection, and one still being opened once it is. */

@@ -385,12 +385,12 @@ class RedisStoreTest extends IdempotencyStoreContract {
             "volatile-lfu",
             "volatile-random",
             "volatile-ttl")) {
-      assertThat(RedisIdempotencyStore.evictionWarning(policy))
+      assertThat(NodeChecks.evictionWarning(policy))
           .as(policy)
           .contains("maxmemory-policy is " + policy)
           .contains("evict claims");
     }
-    assertThat(RedisIdempotencyStore.evictionWarning("noeviction")).isNull();
+    assertThat(NodeChecks.evictionWarning("noeviction")).isNull();
   }
 
   /**

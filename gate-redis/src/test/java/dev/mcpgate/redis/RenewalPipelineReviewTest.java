@@ -234,7 +234,7 @@ class RenewalPipelineReviewTest {
                 Thread.currentThread().interrupt();
                 throw new RedisException("interrupted");
               }
-              return RenewalPipeline.Link.of(TestRedis.client().connect(ByteArrayCodec.INSTANCE));
+              return RenewalLink.of(TestRedis.client().connect(ByteArrayCodec.INSTANCE));
             });
     try {
       ScriptRunner.Script script =

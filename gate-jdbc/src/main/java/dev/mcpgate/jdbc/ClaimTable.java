@@ -1,0 +1,185 @@
+package dev.mcpgate.jdbc;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.StoreUnavailableException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The claims table as the store reaches it through the data source. The dialect and the table are
+ * found on the first use, not when the store is built, so that a service restarting during a
+ * database outage still builds its gate (and fails closed until the database is back). A failed
+ * setup is tried again on the next use. The setup also takes the renewals' source, said once in the
+ * log. Each operation then runs on a connection borrowed from the pool and given back, in
+ * auto-commit mode (a connection handed out with auto-commit off is switched on for the call and
+ * restored after).
+ */
+final class ClaimTable {
+  private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+
+  private final DataSource dataSource;
+  private final String table;
+  private final JdbcDialect configuredDialect;
+  private final boolean createSchemaIfMissing;
+  private final RenewalSource renewalSource;
+  private final Object setupLock = new Object();
+  private volatile Setup setup;
+
+  /** What the first connection found: the dialect, and its statements. */
+  record Setup(JdbcDialect dialect, SqlDialect sql, SqlFailures failures) {}
+
+  /**
+   * @param configuredDialect the dialect to use, or null to detect it
+   */
+  ClaimTable(
+      DataSource dataSource,
+      String table,
+      JdbcDialect configuredDialect,
+      boolean createSchemaIfMissing,
+      RenewalSource renewalSource) {
+    this.dataSource = dataSource;
+    this.table = table;
+    this.configuredDialect = configuredDialect;
+    this.createSchemaIfMissing = createSchemaIfMissing;
+    this.renewalSource = renewalSource;
+  }
+
+  /** The setup, made now if no use made it yet. */
+  Setup get() {
+    Setup s = setup;
+    if (s != null) {
+      return s;
+    }
+    synchronized (setupLock) {
+      if (setup == null) {
+        Setup found = connect();
+        sayWhatRenewalsUse();
+        setup = found;
+      }
+      return setup;
+    }
+  }
+
+  /**
+   * @return the setup if a use made it, else null
+   */
+  Setup madeOrNull() {
+    return setup;
+  }
+
+  /** See {@link JdbcIdempotencyStore#verify()}. */
+  void verify() {
+    Setup s = get();
+    try (Connection c = dataSource.getConnection()) {
+      if (!Schema.tableExists(c, table)) {
+        throw missingTable(s.dialect(), "");
+      }
+    } catch (SQLException e) {
+      throw s.failures().of("verify the table", e);
+    }
+  }
+
+  /** An operation's statements on the borrowed connection. */
+  @FunctionalInterface
+  interface Work<T> {
+    T run(Connection c, SqlDialect sql) throws SQLException;
+  }
+
+  <T> T run(String what, Work<T> work) {
+    return run(what, null, work);
+  }
+
+  /**
+   * @param what what is done, for the failure's message
+   * @param id the claim it is done to, or null; named in the message only on failure (a claim's
+   *     text is not built on the way of every call)
+   */
+  <T> T run(String what, ClaimId id, Work<T> work) {
+    Setup s = get(); // before taking a connection: the setup needs one of its own
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      if (!autoCommit) {
+        c.setAutoCommit(true);
+      }
+      try {
+        return work.run(c, s.sql());
+      } finally {
+        if (!autoCommit) {
+          c.setAutoCommit(false);
+        }
+      }
+    } catch (SQLException e) {
+      throw s.failures().of(id == null ? what : what + " " + id, e);
+    }
+  }
+
+  /**
+   * @param hint what follows the DDL in the message (or "")
+   * @return the failure that names the missing table and the DDL that creates it
+   */
+  private StoreUnavailableException missingTable(JdbcDialect d, String hint) {
+    return new StoreUnavailableException(
+        "the claims table " + table + " does not exist; create it with:\n" + d.ddl(table) + hint,
+        null);
+  }
+
+  private void sayWhatRenewalsUse() {
+    RenewalSource source = renewalSource;
+    if (source.sharesPool()) {
+      LOG.warn("lease renewals of table {} use {}", table, source.description());
+    } else {
+      LOG.info(
+          "lease renewals of table {} use {}; the store takes nothing from the pool for them",
+          table,
+          source.description());
+    }
+  }
+
+  private Setup connect() {
+    try (Connection c = dataSource.getConnection()) {
+      JdbcDialect d =
+          configuredDialect != null ? configuredDialect : JdbcDialect.detect(c.getMetaData());
+      if (createSchemaIfMissing) {
+        Schema.create(c, d, table);
+      } else if (!Schema.tableExists(c, table)) {
+        throw missingTable(d, "\nor build the store with createSchemaIfMissing(true)");
+      }
+      return new Setup(d, d.sql(table, claimProcedure(c, d)), new SqlFailures(d, table));
+    } catch (SQLException e) {
+      throw new StoreUnavailableException(
+          "could not connect to set up the JDBC store for table " + table + SqlFailures.detail(e),
+          e);
+    }
+  }
+
+  /**
+   * @return true when single-commit claims and completions can call the table's procedures
+   *     (MariaDB/MySQL): they exist, or were created now with the table; without them, each costs
+   *     more round trips, said once in the log with the script that creates them
+   */
+  private boolean claimProcedure(Connection c, JdbcDialect d) throws SQLException {
+    List<String> procedures = d.procedures(table);
+    if (procedures.isEmpty()) {
+      return false;
+    }
+    if (Schema.proceduresExist(c, table)) {
+      return true;
+    }
+    if (createSchemaIfMissing) {
+      Schema.createProcedures(c, procedures);
+      return true;
+    }
+    LOG.warn(
+        "the procedures {} and {} of table {} do not exist: single-commit claims and completions"
+            + " cost more round trips; create them with the mariadb or mysql client:\n{}",
+        TableName.claimProcedureName(table),
+        TableName.completeProcedureName(table),
+        table,
+        d.claimProcedureDdl(table).orElseThrow());
+    return false;
+  }
+}

@@ -1,0 +1,141 @@
+package dev.mcpgate.redis;
+
+import static dev.mcpgate.redis.ClaimFields.ascii;
+import static dev.mcpgate.redis.ClaimFields.number;
+import static dev.mcpgate.redis.ClaimFields.row;
+import static dev.mcpgate.redis.ClaimFields.text;
+import static dev.mcpgate.redis.ClaimFields.utf8;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ExtendedLeases;
+import dev.mcpgate.core.spi.HeldLease;
+import dev.mcpgate.core.spi.StoredResult;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The claim's scripts ({@link Scripts}), each run on the one key of a claim, on the server's clock:
+ * the claim, the token-checked writes, the renewals' pipeline of extensions, and the purge of one
+ * expired key.
+ */
+final class ClaimScripts {
+  private final LazyLink link;
+  private final RenewalPipeline renewals;
+  private final ClaimKeys keys;
+  private final byte[] graceMs;
+  private final ScriptRunner.Script claim = ScriptRunner.Script.of(Scripts.CLAIM);
+  private final ScriptRunner.Script complete = ScriptRunner.Script.of(Scripts.COMPLETE);
+  private final ScriptRunner.Script release = ScriptRunner.Script.of(Scripts.RELEASE);
+  private final ScriptRunner.Script extend = ScriptRunner.Script.of(Scripts.EXTEND);
+  private final ScriptRunner.Script markUnknown = ScriptRunner.Script.of(Scripts.MARK_UNKNOWN);
+  private final ScriptRunner.Script purge = ScriptRunner.Script.of(Scripts.PURGE);
+
+  ClaimScripts(LazyLink link, RenewalPipeline renewals, ClaimKeys keys, Duration grace) {
+    this.link = link;
+    this.renewals = renewals;
+    this.keys = keys;
+    this.graceMs = ascii(grace.toMillis());
+  }
+
+  private boolean held(String what, ScriptRunner.Script script, ClaimId id, byte[]... args) {
+    Long changed =
+        link.call(
+            what + " " + id,
+            l -> l.scripts().run(script, ScriptOutputType.INTEGER, keys.of(id), args));
+    return changed != null && changed == 1L;
+  }
+
+  ClaimAttempt claim(ClaimRequest r) {
+    List<Object> reply =
+        link.call(
+            "claim " + r.id(),
+            l ->
+                l.scripts()
+                    .run(
+                        claim,
+                        ScriptOutputType.MULTI,
+                        keys.of(r.id()),
+                        utf8(r.argsHash()),
+                        utf8(r.token().value()),
+                        ascii(r.lease().toMillis()),
+                        ascii(r.retention().toMillis()),
+                        graceMs));
+    Instant now = Instant.ofEpochMilli(number(reply.get(1)));
+    ClaimRecord row = row(r.id(), reply.subList(2, reply.size()));
+    return "A".equals(text(reply.get(0)))
+        ? new ClaimAttempt.Acquired(row, now)
+        : new ClaimAttempt.Existing(row, now);
+  }
+
+  boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
+    return held(
+        "complete",
+        complete,
+        id,
+        utf8(token.value()),
+        ascii(retention.toMillis()),
+        utf8(result.kind().name()),
+        result.body(),
+        graceMs);
+  }
+
+  boolean release(ClaimId id, LeaseToken token) {
+    return held("release", release, id, utf8(token.value()));
+  }
+
+  boolean extend(ClaimId id, LeaseToken token, Duration lease) {
+    return held(
+        "extend the lease of", extend, id, utf8(token.value()), ascii(lease.toMillis()), graceMs);
+  }
+
+  /** See {@link RedisIdempotencyStore#extendLeases}; {@code leases} is not empty. */
+  ExtendedLeases extendAll(List<HeldLease> leases, Duration lease, Duration within) {
+    byte[] leaseMs = ascii(lease.toMillis());
+    List<byte[]> claimKeys = new ArrayList<>(leases.size());
+    List<byte[][]> args = new ArrayList<>(leases.size());
+    for (HeldLease held : leases) {
+      claimKeys.add(keys.of(held.id()));
+      args.add(new byte[][] {utf8(held.token().value()), leaseMs, graceMs});
+    }
+    Long[] replies;
+    try {
+      replies = renewals.run(extend, claimKeys, args, within);
+    } catch (RedisException e) {
+      throw new StoreUnavailableException(
+          "could not extend " + leases.size() + " leases in Redis: " + e.getMessage(), e);
+    }
+    Set<LeaseToken> extended = new HashSet<>();
+    Set<LeaseToken> undecided = new HashSet<>();
+    for (int i = 0; i < leases.size(); i++) {
+      Long changed = replies[i];
+      if (changed == null) {
+        undecided.add(leases.get(i).token());
+      } else if (changed == 1L) {
+        extended.add(leases.get(i).token());
+      }
+    }
+    return new ExtendedLeases(extended, undecided);
+  }
+
+  boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+    return held(
+        "mark unknown", markUnknown, id, utf8(token.value()), ascii(fence.toMillis()), graceMs);
+  }
+
+  /** Deletes {@code key} if it is still expired; @return true when it was deleted */
+  boolean purge(byte[] key) {
+    Long gone = link.call("purge", l -> l.scripts().run(purge, ScriptOutputType.INTEGER, key));
+    return gone != null && gone == 1L;
+  }
+}
