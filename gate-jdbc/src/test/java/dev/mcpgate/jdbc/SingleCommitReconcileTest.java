@@ -80,7 +80,10 @@ class SingleCommitReconcileTest {
         IdempotencyGate.builder(store)
             .policy(
                 GatePolicy.builder()
-                    .lease(Duration.ofMillis(100))
+                    // long enough that a claim answered slowly on a loaded machine still starts
+                    // its action (a lease with less than a period and a deadline left is
+                    // confirmed with the store first, and refused if it cannot be)
+                    .lease(Duration.ofMillis(1_000))
                     .leaseRenewal(Duration.ZERO)
                     .build())
             .build();
@@ -93,7 +96,7 @@ class SingleCommitReconcileTest {
                       throw new OutcomeUnknownException("the provider timed out (test)");
                     }))
         .isInstanceOf(OutcomeUnknownException.class);
-    Thread.sleep(250);
+    Thread.sleep(1_200); // past the lease
   }
 
   @Test
