@@ -6,7 +6,11 @@ import java.util.function.Function;
 
 /**
  * What {@link IdempotencyGate#execute} did with one call, as a value: the action was executed in
- * this call, a stored result was replayed, or the call was refused.
+ * this call, a stored result was replayed, the call was refused, or it failed. Every outcome the
+ * gate decides is one of these four, the action's own exception (an {@link Error} too) included, in
+ * {@link Failed#cause()}; exceptions are left for programming errors (a closed gate, a null
+ * argument) and for an {@link Error} of the gate's own parts (the mapper, the codec). A caller who
+ * prefers exceptions calls {@link #orThrow()}, which throws an action's {@code Error} on.
  *
  * @param <T> the action's result type
  */
@@ -25,7 +29,7 @@ public sealed interface GateResult<T> {
 
   /**
    * @return the attempt that ran, or whose result was replayed (1, or more after takeovers); 0 for
-   *     a refusal, where no attempt of this call ran
+   *     a refusal, and for a failure before any attempt of this call ran
    */
   int attempt();
 
@@ -42,19 +46,67 @@ public sealed interface GateResult<T> {
   Duration waited();
 
   /**
-   * The one exhaustive switch over the three results, for Java 17 (which has no pattern switch over
-   * sealed types): each result calls the function of its own case. A fourth case would add a
+   * The one exhaustive switch over the four results, for Java 17 (which has no pattern switch over
+   * sealed types): each result calls the function of its own case. A fifth case would add a
    * parameter here, so every caller that does not handle it stops compiling.
    *
    * @param executed what to make of an {@link Executed} result
    * @param replayed what to make of a {@link Replayed} result
    * @param refused what to make of a {@link Refused} result
+   * @param failed what to make of a {@link Failed} result
    * @return what the function of this result's case made of it
    */
   <R> R fold(
       Function<? super Executed<T>, ? extends R> executed,
       Function<? super Replayed<T>, ? extends R> replayed,
-      Function<? super Refused<T>, ? extends R> refused);
+      Function<? super Refused<T>, ? extends R> refused,
+      Function<? super Failed<T>, ? extends R> failed);
+
+  /**
+   * For callers who prefer exceptions: the value of an executed or replayed call; a refusal or a
+   * failure thrown as a {@link GateOutcomeException} that carries this result, except that the
+   * action's own exception ({@link FailureReason#ACTION_FAILED}, {@link
+   * FailureReason#OUTCOME_UNKNOWN}) is rethrown as it is (a checked one wrapped in an {@link
+   * ActionFailedException}), and so is an action's {@link Error} whatever the reason.
+   *
+   * @return the action's result, run now or replayed
+   * @throws GateOutcomeException when the call was refused, or failed in the gate
+   */
+  default T orThrow() {
+    return fold(
+        Executed::value,
+        Replayed::value,
+        refused -> {
+          throw new GateOutcomeException(refused.message(), null, refused);
+        },
+        failed -> {
+          Throwable cause = failed.cause();
+          if (cause instanceof Error e) {
+            throw e; // the action's own, passed on
+          }
+          if (failed.reason() == FailureReason.ACTION_FAILED
+              || failed.reason() == FailureReason.OUTCOME_UNKNOWN) {
+            if (cause instanceof RuntimeException e) {
+              throw e;
+            }
+            throw new ActionFailedException(failed.message(), cause);
+          }
+          throw new GateOutcomeException(failed.message(), cause, failed);
+        });
+  }
+
+  /**
+   * Whether a call took effect, as far as the gate knows: what a {@link Failed} result says, and
+   * what the MCP adapter tells a model as {@code executed}.
+   */
+  enum Effect {
+    /** Nothing of the call took effect. */
+    NO,
+    /** The call took effect. */
+    YES,
+    /** It may have taken effect, or not; nobody can tell now. */
+    UNKNOWN
+  }
 
   /** What happened to an executed attempt's result. */
   enum Completion {
@@ -107,7 +159,8 @@ public sealed interface GateResult<T> {
     public <R> R fold(
         Function<? super Executed<T>, ? extends R> executed,
         Function<? super Replayed<T>, ? extends R> replayed,
-        Function<? super Refused<T>, ? extends R> refused) {
+        Function<? super Refused<T>, ? extends R> refused,
+        Function<? super Failed<T>, ? extends R> failed) {
       return executed.apply(this);
     }
 
@@ -162,7 +215,8 @@ public sealed interface GateResult<T> {
     public <R> R fold(
         Function<? super Executed<T>, ? extends R> executed,
         Function<? super Replayed<T>, ? extends R> replayed,
-        Function<? super Refused<T>, ? extends R> refused) {
+        Function<? super Refused<T>, ? extends R> refused,
+        Function<? super Failed<T>, ? extends R> failed) {
       return replayed.apply(this);
     }
 
@@ -211,7 +265,8 @@ public sealed interface GateResult<T> {
     public <R> R fold(
         Function<? super Executed<T>, ? extends R> executed,
         Function<? super Replayed<T>, ? extends R> replayed,
-        Function<? super Refused<T>, ? extends R> refused) {
+        Function<? super Refused<T>, ? extends R> refused,
+        Function<? super Failed<T>, ? extends R> failed) {
       return refused.apply(this);
     }
 
@@ -253,6 +308,60 @@ public sealed interface GateResult<T> {
           argsHash,
           keySource,
           waited);
+    }
+  }
+
+  /**
+   * The call failed in the gate: the store could not be reached, a commit failed, the lease was
+   * lost, the outcome is unknown, the action threw, or the result could not be stored or read back.
+   * The reason fixes what is known of the effect and whether a retry with the same key is safe.
+   *
+   * @param id the claim
+   * @param reason why
+   * @param effect whether the call took effect, as far as the gate knows
+   * @param retrySafe whether sending the same call with the same key again is safe and may succeed
+   *     (it never runs the action twice)
+   * @param message a sentence for Java callers and operators; it names the claim, so it is not for
+   *     the end user's eyes
+   * @param cause the failure underneath (the action's own exception for {@link
+   *     FailureReason#ACTION_FAILED}), or null
+   * @param attempt the attempt that ran, or 0 when none of this call did
+   * @param argsHash the arguments' hash, or null when they could not be hashed
+   * @param keySource where the key came from, or null
+   * @param waited how long it waited on another attempt
+   */
+  record Failed<T>(
+      ClaimId id,
+      FailureReason reason,
+      Effect effect,
+      boolean retrySafe,
+      String message,
+      Throwable cause,
+      int attempt,
+      String argsHash,
+      String keySource,
+      Duration waited)
+      implements GateResult<T> {
+
+    /** Checks the reason and effect; defaults a missing wait to zero. */
+    public Failed {
+      if (reason == null || effect == null) {
+        throw new IllegalArgumentException(
+            "a failure needs a reason and an effect, was " + reason + " and " + effect);
+      }
+      waited = waited == null ? Duration.ZERO : waited;
+    }
+
+    /**
+     * @return {@code failed.apply(this)}
+     */
+    @Override
+    public <R> R fold(
+        Function<? super Executed<T>, ? extends R> executed,
+        Function<? super Replayed<T>, ? extends R> replayed,
+        Function<? super Refused<T>, ? extends R> refused,
+        Function<? super Failed<T>, ? extends R> failed) {
+      return failed.apply(this);
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.mcpgate.core;
 
+import static dev.mcpgate.core.Failures.failed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -210,12 +211,15 @@ class FailurePathsTest {
     IllegalStateException declined = new IllegalStateException("declined");
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    ctx -> {
-                      throw declined;
-                    }))
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            ctx -> {
+                              throw declined;
+                            }),
+                        FailureReason.ACTION_FAILED)
+                    .orThrow())
         .isSameAs(declined);
 
     assertThat(row("k")).isEmpty();
@@ -227,12 +231,15 @@ class FailurePathsTest {
   void aCheckedExceptionIsWrappedAndTheClaimReleased() {
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    ctx -> {
-                      throw new IOException("disk full");
-                    }))
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            ctx -> {
+                              throw new IOException("disk full");
+                            }),
+                        FailureReason.ACTION_FAILED)
+                    .orThrow())
         .isInstanceOf(ActionFailedException.class)
         .hasMessageContaining("refund_order")
         .hasCauseInstanceOf(IOException.class);
@@ -243,12 +250,16 @@ class FailurePathsTest {
   void anOutcomeUnknownExceptionFencesTheKey() {
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    ctx -> {
-                      throw new OutcomeUnknownException("timed out waiting for the provider");
-                    }))
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            ctx -> {
+                              throw new OutcomeUnknownException(
+                                  "timed out waiting for the provider");
+                            }),
+                        FailureReason.OUTCOME_UNKNOWN)
+                    .orThrow())
         .isInstanceOf(OutcomeUnknownException.class);
 
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
@@ -259,13 +270,16 @@ class FailurePathsTest {
   void anOutcomeUnknownAfterATakeoverMarksNothing() {
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    ctx -> {
-                      takenOverMeanwhile("k");
-                      throw new OutcomeUnknownException("timed out");
-                    }))
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            ctx -> {
+                              takenOverMeanwhile("k");
+                              throw new OutcomeUnknownException("timed out");
+                            }),
+                        FailureReason.ACTION_FAILED)
+                    .orThrow())
         .isInstanceOf(OutcomeUnknownException.class);
 
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
@@ -347,12 +361,15 @@ class FailurePathsTest {
     IllegalStateException declined = new IllegalStateException("declined");
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    ctx -> {
-                      throw declined;
-                    }))
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            ctx -> {
+                              throw declined;
+                            }),
+                        FailureReason.ACTION_FAILED)
+                    .orThrow())
         .isSameAs(declined);
 
     assertThat(declined.getSuppressed())
@@ -364,8 +381,13 @@ class FailurePathsTest {
 
   @Test
   void aResultTooLargeFencesTheKeyAsNotStored() {
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, ctx -> "x".repeat(100)))
-        .isInstanceOf(ResultTooLargeException.class);
+    assertThatThrownBy(
+            () ->
+                failed(
+                        gate.execute(call("k"), MAPPER, ctx -> "x".repeat(100)),
+                        FailureReason.RESULT_TOO_LARGE)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class);
 
     ClaimRecord r = row("k").orElseThrow();
     assertThat(r.state()).isEqualTo(ClaimState.COMPLETED);
@@ -381,14 +403,17 @@ class FailurePathsTest {
   void aResultTooLargeAfterATakeoverFencesNothing() {
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    ctx -> {
-                      takenOverMeanwhile("k");
-                      return "x".repeat(100);
-                    }))
-        .isInstanceOf(ResultTooLargeException.class);
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            ctx -> {
+                              takenOverMeanwhile("k");
+                              return "x".repeat(100);
+                            }),
+                        FailureReason.RESULT_TOO_LARGE)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class);
 
     assertThat(row("k").orElseThrow().state()).isEqualTo(ClaimState.IN_PROGRESS);
     assertThat(types()).endsWith(GateEvent.Type.LEASE_LOST);
@@ -417,15 +442,18 @@ class FailurePathsTest {
 
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    unit,
-                    (w, ctx) -> {
-                      ran.set(true);
-                      return "refund 1";
-                    }))
-        .isInstanceOf(StoreUnavailableException.class)
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            unit,
+                            (w, ctx) -> {
+                              ran.set(true);
+                              return "refund 1";
+                            }),
+                        FailureReason.STORE_UNAVAILABLE)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("did not run");
     assertThat(ran).isFalse();
     assertThat(row("k")).isEmpty();
@@ -452,8 +480,13 @@ class FailurePathsTest {
     UnitOfWork unit = new UnitOfWork(store);
     unit.commitFault = UnitOfWork.Fault.INSTEAD_OF_APPLYING;
 
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"))
-        .isInstanceOf(CommitRolledBackException.class)
+    assertThatThrownBy(
+            () ->
+                failed(
+                        gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"),
+                        FailureReason.ROLLED_BACK)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("safe to retry");
     assertThat(row("k")).isEmpty();
   }
@@ -479,9 +512,11 @@ class FailurePathsTest {
 
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"), MAPPER, unit, (w, ctx) -> "x".repeat(100))) // over the 64-byte limit
-        .isInstanceOf(CommitOutcomeUnknownException.class)
+                failed(
+                        gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "x".repeat(100)),
+                        FailureReason.COMMIT_UNKNOWN)
+                    .orThrow()) // over the 64-byte limit
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("is not known");
     assertThat(row("k").orElseThrow().state())
         .as("not released: a retry finds out")
@@ -500,8 +535,13 @@ class FailurePathsTest {
           }
         };
 
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"))
-        .isInstanceOf(CommitOutcomeUnknownException.class)
+    assertThatThrownBy(
+            () ->
+                failed(
+                        gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"),
+                        FailureReason.COMMIT_UNKNOWN)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("is not known")
         .hasMessageContaining("finds out");
     store.findFails.set(false);
@@ -521,8 +561,13 @@ class FailurePathsTest {
           }
         };
 
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"))
-        .isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(
+            () ->
+                failed(
+                        gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"),
+                        FailureReason.LEASE_LOST)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class);
   }
 
   @Test
@@ -530,15 +575,18 @@ class FailurePathsTest {
     UnitOfWork unit = new UnitOfWork(store);
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    unit,
-                    (w, ctx) -> {
-                      takenOverMeanwhile("k");
-                      return "refund 1";
-                    }))
-        .isInstanceOf(LeaseLostException.class)
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            unit,
+                            (w, ctx) -> {
+                              takenOverMeanwhile("k");
+                              return "refund 1";
+                            }),
+                        FailureReason.LEASE_LOST)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("rolled back");
     assertThat(unit.rolledBack).isTrue();
   }
@@ -548,15 +596,18 @@ class FailurePathsTest {
     UnitOfWork unit = new UnitOfWork(store);
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    unit,
-                    (w, ctx) -> {
-                      takenOverMeanwhile("k");
-                      return "FAILED: declined";
-                    }))
-        .isInstanceOf(LeaseLostException.class);
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            unit,
+                            (w, ctx) -> {
+                              takenOverMeanwhile("k");
+                              return "FAILED: declined";
+                            }),
+                        FailureReason.LEASE_LOST)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class);
     assertThat(unit.rolledBack).isTrue();
     assertThat(types()).endsWith(GateEvent.Type.LEASE_LOST);
   }
@@ -566,20 +617,19 @@ class FailurePathsTest {
     UnitOfWork unit = new UnitOfWork(store);
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    unit,
-                    (w, ctx) -> {
-                      takenOverMeanwhile("k");
-                      return "x".repeat(100);
-                    }))
-        .isInstanceOf(LeaseLostException.class)
-        .satisfies(
-            e ->
-                assertThat(e.getSuppressed())
-                    .singleElement()
-                    .isInstanceOf(ResultTooLargeException.class));
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            unit,
+                            (w, ctx) -> {
+                              takenOverMeanwhile("k");
+                              return "x".repeat(100);
+                            }),
+                        FailureReason.LEASE_LOST)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
+        .satisfies(e -> assertThat(e.getCause()).isInstanceOf(ResultTooLargeException.class));
     assertThat(unit.rolledBack).isTrue();
   }
 
@@ -588,13 +638,16 @@ class FailurePathsTest {
     UnitOfWork unit = new UnitOfWork(store);
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k"),
-                    MAPPER,
-                    unit,
-                    (w, ctx) -> {
-                      throw new IllegalStateException("declined");
-                    }))
+                failed(
+                        gate.execute(
+                            call("k"),
+                            MAPPER,
+                            unit,
+                            (w, ctx) -> {
+                              throw new IllegalStateException("declined");
+                            }),
+                        FailureReason.ACTION_FAILED)
+                    .orThrow())
         .hasMessage("declined");
     assertThat(unit.rolledBack).isTrue();
     assertThat(row("k")).isEmpty();
@@ -614,8 +667,13 @@ class FailurePathsTest {
             throw new IllegalStateException("the UPDATE failed (test)");
           }
         };
-    assertThatThrownBy(() -> gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"))
-        .isInstanceOf(StoreUnavailableException.class)
+    assertThatThrownBy(
+            () ->
+                failed(
+                        gate.execute(call("k"), MAPPER, unit, (w, ctx) -> "refund 1"),
+                        FailureReason.ROLLED_BACK)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("rolled back");
     assertThat(unit.rolledBack).isTrue();
     assertThat(row("k")).isEmpty();

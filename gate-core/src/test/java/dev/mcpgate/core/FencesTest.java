@@ -63,7 +63,7 @@ class FencesTest {
                       assertThat(runs).as("asked before the retry runs").hasValue(1);
                       return Reconciler.Verdict.notHappened();
                     }));
-    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), unknown(runs)))
+    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), unknown(runs)).orThrow())
         .isInstanceOf(OutcomeUnknownException.class);
     clock.advance(LEASE.multipliedBy(3)); // the lease ran out long ago
 
@@ -80,7 +80,7 @@ class FencesTest {
   void withoutAReconcilerAnUnknownKeyStaysFencedForItsFenceThenIsFree() {
     AtomicInteger runs = new AtomicInteger();
     IdempotencyGate gate = gate(GatePolicy.builder().unknownFence(Duration.ofMinutes(30)));
-    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), unknown(runs)))
+    assertThatThrownBy(() -> gate.execute(call("k"), ResultMapper.utf8(), unknown(runs)).orThrow())
         .isInstanceOf(OutcomeUnknownException.class);
 
     clock.advance(Duration.ofMinutes(29));
@@ -114,13 +114,14 @@ class FencesTest {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("k"),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      Thread.currentThread().interrupt();
-                      throw new IllegalStateException(
-                          "interrupted while waiting for the provider (test)");
-                    }))
+                        call("k"),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          Thread.currentThread().interrupt();
+                          throw new IllegalStateException(
+                              "interrupted while waiting for the provider (test)");
+                        })
+                    .orThrow())
         .isInstanceOf(IllegalStateException.class);
     assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
 
@@ -134,23 +135,25 @@ class FencesTest {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("k"),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      throw new RuntimeException(
-                          new CancellationException("the client went away (test)"));
-                    }))
+                        call("k"),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          throw new RuntimeException(
+                              new CancellationException("the client went away (test)"));
+                        })
+                    .orThrow())
         .isInstanceOf(RuntimeException.class);
     assertThat(state("k")).isEqualTo(ClaimState.UNKNOWN);
 
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("k2"),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      throw new IllegalStateException("declined (test)");
-                    }))
+                        call("k2"),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          throw new IllegalStateException("declined (test)");
+                        })
+                    .orThrow())
         .isInstanceOf(IllegalStateException.class);
     assertThat(store.find(call("k2").id())).as("an ordinary failure is released").isEmpty();
   }
@@ -160,7 +163,8 @@ class FencesTest {
     AtomicInteger runs = new AtomicInteger();
     IdempotencyGate gate = gate(GatePolicy.builder());
     for (String key : List.of("happened", "not-happened")) {
-      assertThatThrownBy(() -> gate.execute(call(key), ResultMapper.utf8(), unknown(runs)))
+      assertThatThrownBy(
+              () -> gate.execute(call(key), ResultMapper.utf8(), unknown(runs)).orThrow())
           .isInstanceOf(OutcomeUnknownException.class);
     }
     ClaimId happened = call("happened").id();
@@ -205,7 +209,8 @@ class FencesTest {
           }
         };
 
-    assertThatThrownBy(() -> gate.execute(call("k"), broken, unit, (writes, ctx) -> "paid"))
+    assertThatThrownBy(
+            () -> gate.execute(call("k"), broken, unit, (writes, ctx) -> "paid").orThrow())
         .isInstanceOf(AssertionError.class);
 
     assertThat(unit.rolledBack).isTrue();

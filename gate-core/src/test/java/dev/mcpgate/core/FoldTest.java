@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +29,11 @@ class FoldTest {
    * The case each of {@code fold}'s parameters handles: the lower bound of its function's input.
    */
   private static Set<Class<?>> casesFoldTakes(Class<?> sealed) throws NoSuchMethodException {
-    Method fold = sealed.getMethod("fold", Function.class, Function.class, Function.class);
+    Method fold =
+        Arrays.stream(sealed.getMethods())
+            .filter(m -> m.getName().equals("fold"))
+            .findFirst()
+            .orElseThrow(NoSuchMethodException::new);
     return Arrays.stream(fold.getGenericParameterTypes())
         .map(
             (Type t) -> {
@@ -65,7 +68,18 @@ class FoldTest {
         List.of(
             new GateResult.Executed<>(ID, "ran", claim, GateResult.Completion.STORED),
             new GateResult.Replayed<>(ID, "kept", false, 1, Instant.EPOCH, Instant.EPOCH),
-            new GateResult.Refused<>(ID, RefusalReason.CONFLICT, Duration.ZERO, "other args"));
+            new GateResult.Refused<>(ID, RefusalReason.CONFLICT, Duration.ZERO, "other args"),
+            new GateResult.Failed<>(
+                ID,
+                FailureReason.STORE_UNAVAILABLE,
+                GateResult.Effect.NO,
+                true,
+                "store down",
+                null,
+                0,
+                null,
+                null,
+                null));
 
     assertThat(results)
         .extracting(
@@ -73,8 +87,10 @@ class FoldTest {
                 r.fold(
                     e -> "executed " + e.value(),
                     p -> "replayed " + p.value(),
-                    f -> "refused " + f.reason()))
-        .containsExactly("executed ran", "replayed kept", "refused CONFLICT");
+                    f -> "refused " + f.reason(),
+                    f -> "failed " + f.reason()))
+        .containsExactly(
+            "executed ran", "replayed kept", "refused CONFLICT", "failed STORE_UNAVAILABLE");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.mcpgate.core;
 
+import static dev.mcpgate.core.Failures.failed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -120,13 +121,23 @@ class IdempotencyGateTest {
         base.withPolicy(GatePolicy.defaults().toBuilder().maxResultBytes(4).build());
     assertThat(small.policy().maxResultBytes()).isEqualTo(4);
     assertThat(base.policy().maxResultBytes()).isEqualTo(256 * 1024);
-    assertThatThrownBy(() -> small.execute(call("k1"), ResultMapper.utf8(), ctx -> "12345"))
-        .isInstanceOf(ResultTooLargeException.class);
+    assertThatThrownBy(
+            () ->
+                failed(
+                        small.execute(call("k1"), ResultMapper.utf8(), ctx -> "12345"),
+                        FailureReason.RESULT_TOO_LARGE)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class);
     assertThat(base.execute(call("k2"), ResultMapper.utf8(), ctx -> "12345"))
         .isInstanceOf(GateResult.Executed.class);
-    assertThatThrownBy(() -> small.execute(call("k3"), ResultMapper.utf8(), ctx -> "12345"))
+    assertThatThrownBy(
+            () ->
+                failed(
+                        small.execute(call("k3"), ResultMapper.utf8(), ctx -> "12345"),
+                        FailureReason.RESULT_TOO_LARGE)
+                    .orThrow())
         .as("the base gate's call left no policy behind in the shared engine")
-        .isInstanceOf(ResultTooLargeException.class);
+        .isInstanceOf(GateOutcomeException.class);
     base.close();
     assertThatThrownBy(() -> small.execute(call("k4"), ResultMapper.utf8(), ctx -> "x"))
         .as("closing the base gate closes the engine they share")
@@ -187,9 +198,15 @@ class IdempotencyGateTest {
 
     assertThatThrownBy(
             () ->
-                gate(down, GatePolicy.defaults())
-                    .execute(call("k"), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
-        .isInstanceOf(StoreUnavailableException.class)
+                failed(
+                        gate(down, GatePolicy.defaults())
+                            .execute(
+                                call("k"),
+                                ResultMapper.utf8(),
+                                ctx -> "x" + runs.incrementAndGet()),
+                        FailureReason.STORE_UNAVAILABLE)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("did not run")
         .hasMessageContaining("safe to retry")
         .hasRootCauseMessage("connection refused");
@@ -236,9 +253,12 @@ class IdempotencyGateTest {
 
     assertThatThrownBy(
             () ->
-                gate(memory, GatePolicy.defaults())
-                    .execute(nan, ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
-        .isInstanceOf(InvalidArgumentsException.class)
+                failed(
+                        gate(memory, GatePolicy.defaults())
+                            .execute(nan, ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()),
+                        FailureReason.ARGUMENTS_INVALID)
+                    .orThrow())
+        .hasCauseInstanceOf(InvalidArgumentsException.class)
         .hasMessageContaining("$.amount");
     assertThat(runs).hasValue(0);
     assertThat(memory.find(nan.id())).isEmpty();
@@ -310,9 +330,13 @@ class IdempotencyGateTest {
 
     assertThatThrownBy(
             () ->
-                gate(blind, GatePolicy.defaults())
-                    .execute(call("k"), ResultMapper.utf8(), commitFails, (r, ctx) -> "paid"))
-        .isInstanceOf(OutcomeUnknownException.class)
+                failed(
+                        gate(blind, GatePolicy.defaults())
+                            .execute(
+                                call("k"), ResultMapper.utf8(), commitFails, (r, ctx) -> "paid"),
+                        FailureReason.COMMIT_UNKNOWN)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("is not known")
         .hasRootCauseMessage("connection lost at COMMIT");
     assertThat(memory.find(call("k").id())).as("not freed").isPresent();
@@ -327,11 +351,12 @@ class IdempotencyGateTest {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("k"),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      throw new java.io.IOException("smtp down");
-                    }))
+                        call("k"),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          throw new java.io.IOException("smtp down");
+                        })
+                    .orThrow())
         .isInstanceOf(ActionFailedException.class)
         .hasRootCauseMessage("smtp down");
     assertThat(memory.find(call("k").id())).isEmpty();
@@ -349,11 +374,12 @@ class IdempotencyGateTest {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("k"),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      throw new java.net.SocketTimeoutException("read timed out");
-                    }))
+                        call("k"),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          throw new java.net.SocketTimeoutException("read timed out");
+                        })
+                    .orThrow())
         .isInstanceOf(ActionFailedException.class);
     assertThat(memory.find(call("k").id()))
         .get()
@@ -392,12 +418,13 @@ class IdempotencyGateTest {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("k"),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      runs.incrementAndGet();
-                      throw new OutcomeUnknownException("provider timed out");
-                    }))
+                        call("k"),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          runs.incrementAndGet();
+                          throw new OutcomeUnknownException("provider timed out");
+                        })
+                    .orThrow())
         .isInstanceOf(OutcomeUnknownException.class);
     return gate.execute(call("k"), ResultMapper.utf8(), ctx -> "ran-" + runs.incrementAndGet());
   }

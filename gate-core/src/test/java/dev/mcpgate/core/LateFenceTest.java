@@ -124,12 +124,13 @@ class LateFenceTest {
       assertThatThrownBy(
               () ->
                   gate.execute(
-                      call("u"),
-                      MAPPER,
-                      ctx -> {
-                        runs.incrementAndGet();
-                        throw new OutcomeUnknownException("the bank timed out");
-                      }))
+                          call("u"),
+                          MAPPER,
+                          ctx -> {
+                            runs.incrementAndGet();
+                            throw new OutcomeUnknownException("the bank timed out");
+                          })
+                      .orThrow())
           .isInstanceOf(OutcomeUnknownException.class);
       Thread.sleep(LEASE.multipliedBy(2).toMillis());
       store.refusing.set(false);
@@ -148,25 +149,27 @@ class LateFenceTest {
       assertThatThrownBy(
               () ->
                   gate.execute(
-                      call("released"),
-                      MAPPER,
-                      ctx -> {
-                        seen.set(ctx);
-                        assertThat(ctx.isFencedAsUnknown()).as("while it runs").isFalse();
-                        throw new IllegalStateException("declined");
-                      }))
+                          call("released"),
+                          MAPPER,
+                          ctx -> {
+                            seen.set(ctx);
+                            assertThat(ctx.isFencedAsUnknown()).as("while it runs").isFalse();
+                            throw new IllegalStateException("declined");
+                          })
+                      .orThrow())
           .hasMessage("declined");
       assertThat(seen.get().isFencedAsUnknown()).as("released").isFalse();
 
       assertThatThrownBy(
               () ->
                   gate.execute(
-                      call("fenced"),
-                      MAPPER,
-                      ctx -> {
-                        seen.set(ctx);
-                        throw new OutcomeUnknownException("timed out");
-                      }))
+                          call("fenced"),
+                          MAPPER,
+                          ctx -> {
+                            seen.set(ctx);
+                            throw new OutcomeUnknownException("timed out");
+                          })
+                      .orThrow())
           .isInstanceOf(OutcomeUnknownException.class);
       assertThat(seen.get().isFencedAsUnknown()).as("fenced now").isTrue();
 
@@ -174,12 +177,13 @@ class LateFenceTest {
       assertThatThrownBy(
               () ->
                   gate.execute(
-                      call("pending"),
-                      MAPPER,
-                      ctx -> {
-                        seen.set(ctx);
-                        throw new OutcomeUnknownException("timed out");
-                      }))
+                          call("pending"),
+                          MAPPER,
+                          ctx -> {
+                            seen.set(ctx);
+                            throw new OutcomeUnknownException("timed out");
+                          })
+                      .orThrow())
           .isInstanceOf(OutcomeUnknownException.class);
       assertThat(seen.get().isFencedAsUnknown()).as("its fence kept to be written").isTrue();
     }

@@ -180,12 +180,13 @@ class LeaseRenewalTest {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("fails"),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      Thread.sleep(150);
-                      throw new IllegalStateException("declined");
-                    }))
+                        call("fails"),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          Thread.sleep(150);
+                          throw new IllegalStateException("declined");
+                        })
+                    .orThrow())
         .hasMessage("declined");
     int afterBoth = store.extensions.get();
     assertThat(gate.renewing()).as("nothing left to renew").isZero();

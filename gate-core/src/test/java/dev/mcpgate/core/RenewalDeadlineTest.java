@@ -648,8 +648,11 @@ class RenewalDeadlineTest {
     assertThat(secondRuns).hasValue(1);
     assertThat(outcome.get())
         .isInstanceOfSatisfying(
-            LeaseLostException.class,
-            e -> assertThat(e).hasMessageContaining("the action did not run"));
+            GateResult.Failed.class,
+            f -> {
+              assertThat(f.reason()).isEqualTo(FailureReason.LEASE_LOST);
+              assertThat(f.message()).contains("the action did not run");
+            });
     assertThat(ofType(firstEvents, GateEvent.Type.LEASE_LOST))
         .singleElement()
         .satisfies(e -> assertThat(e.message()).contains("the action did not run"));
@@ -694,8 +697,11 @@ class RenewalDeadlineTest {
     assertThat(runs).as("the action did not run").hasValue(0);
     assertThat(outcome.get())
         .isInstanceOfSatisfying(
-            StoreUnavailableException.class,
-            e -> assertThat(e).hasMessageContaining("the action did not run; safe to retry"));
+            GateResult.Failed.class,
+            f -> {
+              assertThat(f.reason()).isEqualTo(FailureReason.STORE_UNAVAILABLE);
+              assertThat(f.message()).contains("the action did not run; safe to retry");
+            });
     assertThat(types(firstEvents))
         .contains(GateEvent.Type.RELEASED)
         .doesNotContain(GateEvent.Type.COMPLETED);

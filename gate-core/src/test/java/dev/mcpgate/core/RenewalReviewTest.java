@@ -109,14 +109,15 @@ class RenewalReviewTest {
             () -> {
               try {
                 a.execute(
-                    call("k"),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      effects.incrementAndGet();
-                      started.countDown();
-                      Thread.sleep(2_000);
-                      return "by-a";
-                    });
+                        call("k"),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          effects.incrementAndGet();
+                          started.countDown();
+                          Thread.sleep(2_000);
+                          return "by-a";
+                        })
+                    .orThrow();
               } catch (RuntimeException e) {
                 aFailure.set(e);
               }
@@ -144,7 +145,11 @@ class RenewalReviewTest {
     if (started.getCount() != 0) {
       assertThat(aFailure.get())
           .as("A did not run, and was told so")
-          .isInstanceOf(LeaseLostException.class)
+          .isInstanceOfSatisfying(
+              GateOutcomeException.class,
+              e ->
+                  assertThat(((GateResult.Failed<?>) e.result()).reason())
+                      .isEqualTo(FailureReason.LEASE_LOST))
           .hasMessageContaining("did not run");
     }
   }

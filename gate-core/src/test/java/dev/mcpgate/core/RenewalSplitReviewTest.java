@@ -43,12 +43,13 @@ class RenewalSplitReviewTest {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call(),
-                    MAPPER,
-                    ctx -> {
-                      seen.set(ctx);
-                      throw new OutcomeUnknownException("the bank timed out");
-                    }))
+                        call(),
+                        MAPPER,
+                        ctx -> {
+                          seen.set(ctx);
+                          throw new OutcomeUnknownException("the bank timed out");
+                        })
+                    .orThrow())
         .isInstanceOf(OutcomeUnknownException.class);
     return seen.get();
   }

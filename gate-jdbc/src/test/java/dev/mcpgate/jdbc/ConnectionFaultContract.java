@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
-import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimState;
@@ -117,18 +117,20 @@ abstract class ConnectionFaultContract {
                       String key = "key-" + ((i + offset * 17) % keys);
                       ToolCall call = ToolCall.of(tenant, "refund_order", key, Map.of("key", key));
                       for (int attempt = 0; attempt < 20; attempt++) {
-                        GateResult<String> r;
-                        try {
-                          r =
-                              gate.execute(
-                                  call,
-                                  ResultMapper.utf8(),
-                                  ctx ->
-                                      key
-                                          + "#"
-                                          + runs.computeIfAbsent(key, k -> new AtomicInteger())
-                                              .incrementAndGet());
-                        } catch (StoreUnavailableException e) {
+                        GateResult<String> r =
+                            gate.execute(
+                                call,
+                                ResultMapper.utf8(),
+                                ctx ->
+                                    key
+                                        + "#"
+                                        + runs.computeIfAbsent(key, k -> new AtomicInteger())
+                                            .incrementAndGet());
+                        if (r instanceof GateResult.Failed<String> f) {
+                          if (f.reason() != FailureReason.STORE_UNAVAILABLE
+                              && f.reason() != FailureReason.ROLLED_BACK) {
+                            throw new AssertionError(f.message(), f.cause());
+                          }
                           storeFailures.incrementAndGet();
                           continue;
                         }

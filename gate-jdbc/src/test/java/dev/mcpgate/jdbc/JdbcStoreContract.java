@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.ClaimOutcome;
-import dev.mcpgate.core.CommitRolledBackException;
+import dev.mcpgate.core.FailureReason;
+import dev.mcpgate.core.GateOutcomeException;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.IdempotencyGate;
-import dev.mcpgate.core.LeaseLostException;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
@@ -21,6 +21,7 @@ import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ForwardingTransactionScope;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.TransactionScope;
+import dev.mcpgate.store.tck.GateResults;
 import dev.mcpgate.store.tck.IdempotencyStoreContract;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -36,7 +37,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -268,13 +268,14 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call,
-                    ResultMapper.utf8(),
-                    jdbc.transactions(),
-                    (c, ctx) -> {
-                      insertEffect(c, "half");
-                      throw new IllegalStateException("validation failed");
-                    }))
+                        call,
+                        ResultMapper.utf8(),
+                        jdbc.transactions(),
+                        (c, ctx) -> {
+                          insertEffect(c, "half");
+                          throw new IllegalStateException("validation failed");
+                        })
+                    .orThrow())
         .hasMessage("validation failed");
 
     assertThat(effects()).isEmpty();
@@ -325,9 +326,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
 
     assertThat(((GateResult.Executed<String>) winner).value())
         .isEqualTo("winner result, takeover=true");
-    assertThatThrownBy(() -> stale.get(30, TimeUnit.SECONDS))
-        .isInstanceOf(ExecutionException.class)
-        .hasCauseInstanceOf(LeaseLostException.class);
+    GateResults.failed(stale.get(30, TimeUnit.SECONDS), FailureReason.LEASE_LOST);
     assertThat(effects()).containsExactly("winner");
     assertThat(store.find(call.id()).orElseThrow().state()).isEqualTo(ClaimState.COMPLETED);
   }
@@ -432,19 +431,23 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
 
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call,
-                    ResultMapper.utf8(),
-                    commitThat(
-                        c -> {
-                          real.rollback(c);
-                          throw new IllegalStateException("serialization failure at COMMIT");
-                        }),
-                    (c, ctx) -> {
-                      insertEffect(c, "half");
-                      return "stopped s1";
-                    }))
-        .isInstanceOf(CommitRolledBackException.class)
+                GateResults.failed(
+                        gate.execute(
+                            call,
+                            ResultMapper.utf8(),
+                            commitThat(
+                                c -> {
+                                  real.rollback(c);
+                                  throw new IllegalStateException(
+                                      "serialization failure at COMMIT");
+                                }),
+                            (c, ctx) -> {
+                              insertEffect(c, "half");
+                              return "stopped s1";
+                            }),
+                        FailureReason.ROLLED_BACK)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("rolled back")
         .hasMessageContaining("safe to retry");
 
@@ -534,9 +537,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     winnerDone.countDown();
 
     assertThat(winner).isInstanceOf(GateResult.Executed.class);
-    assertThatThrownBy(() -> stale.get(30, TimeUnit.SECONDS))
-        .isInstanceOf(ExecutionException.class)
-        .hasCauseInstanceOf(LeaseLostException.class);
+    GateResults.failed(stale.get(30, TimeUnit.SECONDS), FailureReason.LEASE_LOST);
     assertThat(effects()).as("the stale attempt's write never committed").containsExactly("winner");
     assertThat(store.find(call.id()).orElseThrow().result().body())
         .isEqualTo("winner".getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -612,13 +613,14 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     assertThatThrownBy(
             () ->
                 gate.executeSingleCommit(
-                    call,
-                    ResultMapper.utf8(),
-                    jdbc.singleCommit(),
-                    (c, ctx) -> {
-                      insertEffect(c, "half");
-                      throw new IllegalStateException("validation failed");
-                    }))
+                        call,
+                        ResultMapper.utf8(),
+                        jdbc.singleCommit(),
+                        (c, ctx) -> {
+                          insertEffect(c, "half");
+                          throw new IllegalStateException("validation failed");
+                        })
+                    .orThrow())
         .hasMessage("validation failed");
     assertThat(effects()).isEmpty();
     assertThat(store.find(call.id())).isEmpty();
@@ -779,11 +781,14 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
 
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("down", Map.of()),
-                    ResultMapper.utf8(),
-                    ctx -> "ran " + runs.incrementAndGet()))
-        .isInstanceOf(StoreUnavailableException.class)
+                GateResults.failed(
+                        gate.execute(
+                            call("down", Map.of()),
+                            ResultMapper.utf8(),
+                            ctx -> "ran " + runs.incrementAndGet()),
+                        FailureReason.STORE_UNAVAILABLE)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("did not run");
     assertThatThrownBy(s::verify)
         .isInstanceOf(StoreUnavailableException.class)
@@ -830,9 +835,14 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
 
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call("k", Map.of()), ResultMapper.utf8(), ctx -> "x" + runs.incrementAndGet()))
-        .isInstanceOf(StoreUnavailableException.class)
+                GateResults.failed(
+                        gate.execute(
+                            call("k", Map.of()),
+                            ResultMapper.utf8(),
+                            ctx -> "x" + runs.incrementAndGet()),
+                        FailureReason.STORE_UNAVAILABLE)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining(table)
         .hasMessageContaining("CREATE TABLE");
     assertThat(runs).hasValue(0);

@@ -89,12 +89,14 @@ class SingleCommitReconcileTest {
             .build();
     assertThatThrownBy(
             () ->
-                plain.execute(
-                    call(key),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      throw new OutcomeUnknownException("the provider timed out (test)");
-                    }))
+                plain
+                    .execute(
+                        call(key),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          throw new OutcomeUnknownException("the provider timed out (test)");
+                        })
+                    .orThrow())
         .isInstanceOf(OutcomeUnknownException.class);
     Thread.sleep(1_200); // past the lease
   }

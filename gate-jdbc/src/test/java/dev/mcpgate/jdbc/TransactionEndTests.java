@@ -3,18 +3,20 @@ package dev.mcpgate.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mcpgate.core.FailureReason;
+import dev.mcpgate.core.GateOutcomeException;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
-import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ClaimingScope;
+import dev.mcpgate.store.tck.GateResults;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -123,23 +125,26 @@ interface TransactionEndTests {
     // the dialect can) finds no row, and the COMMIT must not be carried out
     assertThatThrownBy(
             () ->
-                gate.executeSingleCommit(
-                    call,
-                    ResultMapper.utf8(),
-                    jdbcStore().singleCommit(),
-                    (c, ctx) -> {
-                      writeBusinessRow(c, "effect");
-                      try (var ps =
-                          c.prepareStatement(
-                              "DELETE FROM "
-                                  + jdbcStore().tableName()
-                                  + " WHERE tenant = ? AND tool = ? AND idem_key = ?")) {
-                        ClaimRows.bindKey(ps, 1, call.id());
-                        ps.executeUpdate();
-                      }
-                      return "done";
-                    }))
-        .isInstanceOf(StoreUnavailableException.class)
+                GateResults.failed(
+                        gate.executeSingleCommit(
+                            call,
+                            ResultMapper.utf8(),
+                            jdbcStore().singleCommit(),
+                            (c, ctx) -> {
+                              writeBusinessRow(c, "effect");
+                              try (var ps =
+                                  c.prepareStatement(
+                                      "DELETE FROM "
+                                          + jdbcStore().tableName()
+                                          + " WHERE tenant = ? AND tool = ? AND idem_key = ?")) {
+                                ClaimRows.bindKey(ps, 1, call.id());
+                                ps.executeUpdate();
+                              }
+                              return "done";
+                            }),
+                        FailureReason.ROLLED_BACK)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("none of its writes took effect");
     assertThat(businessRows()).as("nothing committed").isEmpty();
     assertFreeAndRetryRuns(gate, call);
@@ -153,14 +158,17 @@ interface TransactionEndTests {
 
     assertThatThrownBy(
             () ->
-                gate.executeSingleCommit(
-                    call,
-                    UNMAPPABLE,
-                    jdbcStore().singleCommit(),
-                    (c, ctx) -> {
-                      writeBusinessRow(c, "effect");
-                      return "value";
-                    }))
+                GateResults.failed(
+                        gate.executeSingleCommit(
+                            call,
+                            UNMAPPABLE,
+                            jdbcStore().singleCommit(),
+                            (c, ctx) -> {
+                              writeBusinessRow(c, "effect");
+                              return "value";
+                            }),
+                        FailureReason.ROLLED_BACK)
+                    .orThrow())
         .hasStackTraceContaining("cannot map value");
 
     assertThat(businessRows()).isEmpty();
@@ -175,14 +183,17 @@ interface TransactionEndTests {
 
     assertThatThrownBy(
             () ->
-                gate.executeSingleCommit(
-                    call,
-                    ResultMapper.utf8(),
-                    jdbcStore().singleCommit(),
-                    (c, ctx) -> {
-                      writeBusinessRow(c, "effect");
-                      throw new AssertionError("the action broke");
-                    }))
+                GateResults.failed(
+                        gate.executeSingleCommit(
+                            call,
+                            ResultMapper.utf8(),
+                            jdbcStore().singleCommit(),
+                            (c, ctx) -> {
+                              writeBusinessRow(c, "effect");
+                              throw new AssertionError("the action broke");
+                            }),
+                        FailureReason.ACTION_FAILED)
+                    .orThrow())
         .hasStackTraceContaining("the action broke");
 
     assertThat(businessRows()).isEmpty();
@@ -196,14 +207,17 @@ interface TransactionEndTests {
 
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call,
-                    UNMAPPABLE,
-                    jdbcStore().transactions(),
-                    (c, ctx) -> {
-                      writeBusinessRow(c, "effect");
-                      return "value";
-                    }))
+                GateResults.failed(
+                        gate.execute(
+                            call,
+                            UNMAPPABLE,
+                            jdbcStore().transactions(),
+                            (c, ctx) -> {
+                              writeBusinessRow(c, "effect");
+                              return "value";
+                            }),
+                        FailureReason.ROLLED_BACK)
+                    .orThrow())
         .hasStackTraceContaining("cannot map value");
 
     assertThat(businessRows()).isEmpty();
@@ -235,14 +249,17 @@ interface TransactionEndTests {
 
     assertThatThrownBy(
             () ->
-                gate.executeSingleCommit(
-                    call,
-                    ResultMapper.utf8(),
-                    jdbcStore().singleCommit(),
-                    (c, ctx) -> {
-                      writeBusinessRow(c, "effect");
-                      return "value";
-                    }))
+                GateResults.failed(
+                        gate.executeSingleCommit(
+                            call,
+                            ResultMapper.utf8(),
+                            jdbcStore().singleCommit(),
+                            (c, ctx) -> {
+                              writeBusinessRow(c, "effect");
+                              return "value";
+                            }),
+                        FailureReason.ROLLED_BACK)
+                    .orThrow())
         .hasStackTraceContaining("the key service is down");
 
     assertThat(businessRows()).isEmpty();
@@ -256,15 +273,18 @@ interface TransactionEndTests {
 
     assertThatThrownBy(
             () ->
-                gate.execute(
-                    call,
-                    ResultMapper.utf8(),
-                    jdbcStore().transactions(),
-                    (c, ctx) -> {
-                      writeBusinessRow(c, "effect");
-                      return "value";
-                    }))
-        .isInstanceOf(dev.mcpgate.core.StoreUnavailableException.class)
+                GateResults.failed(
+                        gate.execute(
+                            call,
+                            ResultMapper.utf8(),
+                            jdbcStore().transactions(),
+                            (c, ctx) -> {
+                              writeBusinessRow(c, "effect");
+                              return "value";
+                            }),
+                        FailureReason.ROLLED_BACK)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("nothing took effect");
 
     assertThat(businessRows()).isEmpty();

@@ -1,6 +1,5 @@
 package dev.mcpgate.mcp;
 
-import dev.mcpgate.core.ClaimContext;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.ToolCall;
@@ -84,13 +83,6 @@ final class Auditor {
      * attempt and the hash its key was claimed with; before (no handler ran: the claim failed, or
      * what comes between the claim and the handler), neither.
      */
-    static Decision of(Known known, AuditDecision decision, String reason, ClaimContext ran) {
-      return ran == null
-          ? of(known, decision, reason)
-          : new Decision(known, decision, reason, ran.attempt(), ran.claim().argsHash());
-    }
-
-    /** The gate's decision, with the attempt and the hash that it carries. */
     static Decision of(Known known, GateResult<?> result, String reason) {
       return new Decision(
           known, AuditDecision.of(result), reason, result.attempt(), result.argsHash());

@@ -1,19 +1,13 @@
 package dev.mcpgate.mcp;
 
-import dev.mcpgate.core.ClaimContext;
+import dev.mcpgate.core.ActionFailedException;
 import dev.mcpgate.core.ClaimId;
-import dev.mcpgate.core.CommitOutcomeUnknownException;
-import dev.mcpgate.core.CommitRolledBackException;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
-import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import dev.mcpgate.core.KeyDigest;
-import dev.mcpgate.core.LeaseLostException;
-import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.core.ResultMapper;
-import dev.mcpgate.core.ResultTooLargeException;
-import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.audit.AuditDecision;
 import io.modelcontextprotocol.common.McpTransportContext;
@@ -23,7 +17,6 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -184,37 +177,27 @@ final class GatedTool {
       return answered(result, Auditor.Decision.of(known, decision, reason));
     }
 
-    /** A failure of the gate's, answered: with the attempt whose handler ran, if one did. */
-    static Decided answered(
-        CallToolResult result,
-        Auditor.Known known,
-        AuditDecision decision,
-        String reason,
-        ClaimContext ran) {
-      return answered(result, Auditor.Decision.of(known, decision, reason, ran));
-    }
-
-    /**
-     * The caller gets {@code thrown} (as it is) after the audit records it as released, with the
-     * attempt whose handler ran and threw it ({@code ran}).
-     */
-    static Decided threw(Throwable thrown, Auditor.Known known, String reason, ClaimContext ran) {
-      return new Decided(
-          null, thrown, Auditor.Decision.of(known, AuditDecision.RELEASED, reason, ran));
-    }
-
     /**
      * The caller gets {@code thrown} (as it is), a failure before any handler ran (a hook of the
      * adapter's, or the gate itself, threw), after the audit records it as that: nothing ran.
      */
     static Decided failedBeforeAnyHandler(Throwable thrown, Auditor.Known known) {
+      return failed(thrown, known, "failed before any handler ran: ");
+    }
+
+    /**
+     * The caller gets {@code thrown} (as it is), a failure the gate threw instead of deciding (it
+     * is closed, or an {@link Error} came from its mapper or codec), after the audit records it.
+     */
+    static Decided thrownByTheGate(Throwable thrown, Auditor.Known known) {
+      return failed(thrown, known, "the gate threw ");
+    }
+
+    private static Decided failed(Throwable thrown, Auditor.Known known, String reason) {
       return new Decided(
           null,
           thrown,
-          Auditor.Decision.of(
-              known,
-              AuditDecision.FAILED,
-              "failed before any handler ran: " + thrown.getClass().getName()));
+          Auditor.Decision.of(known, AuditDecision.FAILED, reason + thrown.getClass().getName()));
     }
 
     CallToolResult answer() {
@@ -297,7 +280,11 @@ final class GatedTool {
     }
   }
 
-  /** The call through the gate: its result, or its failure, as the caller and the audit see it. */
+  /**
+   * The call through the gate, and the one switch over what the gate decided: what the caller gets
+   * (the handler's result, a marked replay, a refusal or failure a model can act on, or the
+   * handler's own exception as it threw it) and what the audit records.
+   */
   private Decided gated(
       CallToolRequest request,
       Invocation invocation,
@@ -305,134 +292,61 @@ final class GatedTool {
       ToolCall call,
       Auditor.Known known) {
     GateResult<CallToolResult> result;
-    AtomicReference<ClaimContext> attempt = new AtomicReference<>();
     try {
-      result =
-          invocation.gated(
-              gate,
-              call,
-              mapper,
-              ctx -> {
-                attempt.set(ctx);
-                return handlerRequest(request, arguments);
-              });
-    } catch (CommitOutcomeUnknownException e) { // before its superclass
-      LOG.warn("commit outcome unknown for tool {}: {}", tool.name(), e.getMessage());
-      return Decided.answered(
-          ModelMessages.commitOutcomeUnknown(),
-          known,
-          AuditDecision.OUTCOME_UNKNOWN,
-          e.getMessage(),
-          attempt.get());
-    } catch (OutcomeUnknownException e) {
-      if (!fencedBy(attempt.get())) {
-        // single-commit: the whole transaction rolled back, claim included; the key is free
-        return Decided.threw(e, known, e.getMessage(), attempt.get());
-      }
-      LOG.warn("outcome unknown for tool {}: {}", tool.name(), e.getMessage());
-      return Decided.answered(
-          ModelMessages.outcomeUnknown(reconciles()),
-          known,
-          AuditDecision.OUTCOME_UNKNOWN,
-          e.getMessage(),
-          attempt.get());
-    } catch (CommitRolledBackException e) {
-      LOG.warn("commit rolled back for tool {}: {}", tool.name(), e.getMessage());
-      return Decided.answered(
-          ModelMessages.rolledBack(),
-          known,
-          AuditDecision.STORE_UNAVAILABLE,
-          e.getMessage(),
-          attempt.get());
-    } catch (StoreUnavailableException e) {
-      LOG.warn("store unavailable for tool {}: {}", tool.name(), e.getMessage());
-      return Decided.answered(
-          ModelMessages.storeUnavailable(),
-          known,
-          AuditDecision.STORE_UNAVAILABLE,
-          e.getMessage(),
-          attempt.get());
-    } catch (LeaseLostException e) {
-      LOG.warn("lease lost for tool {}: {}", tool.name(), e.getMessage());
-      return Decided.answered(
-          ModelMessages.leaseLost(),
-          known,
-          AuditDecision.LEASE_LOST,
-          e.getMessage(),
-          attempt.get());
-    } catch (InvalidArgumentsException e) {
-      if (attempt.get() != null) {
-        return failed(e, known, attempt.get()); // the handler's own (a nested gate's), not ours
-      }
-      return Decided.answered(
-          ModelMessages.argumentsInvalid(e), known, AuditDecision.KEY_REFUSED, e.getMessage());
-    } catch (ResultTooLargeException e) {
-      return Decided.answered(
-          ModelMessages.resultTooLarge(e),
-          known,
-          AuditDecision.RESULT_NOT_STORED,
-          e.getMessage(),
-          attempt.get());
+      result = invocation.gated(gate, call, mapper, ctx -> handlerRequest(request, arguments));
     } catch (RuntimeException | Error e) {
-      return failed(e, known, attempt.get());
+      return Decided.thrownByTheGate(e, known); // not a decision: a closed gate, or an Error
     }
-    Auditor.Decision audit = Auditor.Decision.of(known, result, auditReason(result));
-    try {
-      return Decided.answered(answer(result), audit);
-    } catch (RuntimeException | Error e) {
-      return new Decided(null, e, audit); // decided by the gate: the audit says what it decided
-    }
-  }
-
-  /**
-   * A failure that is not one of the gate's answers. Before any handler began ({@code ran} null),
-   * the caller gets it as it is and the audit records {@code FAILED}: nothing ran. The handler's
-   * own (an {@link Error} too): the caller gets it as it is and the audit records it as released;
-   * unless the gate fenced the key as unknown after it, and then the model is told the outcome is
-   * unknown (an {@code Error} is still thrown, not ours to swallow) and the audit records that.
-   */
-  private Decided failed(Throwable e, Auditor.Known known, ClaimContext ran) {
-    if (ran == null) {
-      return Decided.failedBeforeAnyHandler(e, known); // the handler did not run: nothing did
-    }
-    if (!fencedBy(ran)) {
-      return Decided.threw(e, known, "the handler threw " + e.getClass().getName(), ran);
-    }
-    // the gate fenced the key: the handler's failure says its outcome is unknown
-    LOG.warn("outcome unknown for tool {}: the handler failed with {}", tool.name(), e.toString());
-    if (e instanceof Error) {
-      return new Decided(
-          null, e, Auditor.Decision.of(known, AuditDecision.OUTCOME_UNKNOWN, e.toString(), ran));
-    }
-    return Decided.answered(
-        ModelMessages.outcomeUnknown(reconciles()),
-        known,
-        AuditDecision.OUTCOME_UNKNOWN,
-        e.toString(),
-        ran);
-  }
-
-  /**
-   * @return the sentence the audit records with the gate's decision: the refusal's message, or why
-   *     a result that ran was not stored; null when the decision says it all
-   */
-  private static String auditReason(GateResult<CallToolResult> result) {
     return result.fold(
         executed ->
-            switch (executed.completion()) {
-              case STORE_FAILED -> "ran, but its result could not be stored";
-              case STORED, RELEASED, LEASE_LOST -> null;
-            },
-        replayed -> null,
-        GateResult.Refused::message);
+            Decided.answered(
+                executed.value(),
+                Auditor.Decision.of(
+                    known,
+                    result,
+                    executed.completion() == GateResult.Completion.STORE_FAILED
+                        ? "ran, but its result could not be stored"
+                        : null)),
+        replayed ->
+            Decided.answered(
+                ModelMessages.markReplay(replayed.value(), replayed.firstExecutedAt()),
+                Auditor.Decision.of(known, result, null)),
+        refused ->
+            Decided.answered(
+                ModelMessages.of(refused, reconciles()),
+                Auditor.Decision.of(known, result, refused.message())),
+        failed -> failed(failed, known));
   }
 
-  /** What the caller gets of the gate's result: the handler's, a marked replay, or a refusal. */
-  private CallToolResult answer(GateResult<CallToolResult> result) {
-    return result.fold(
-        GateResult.Executed::value,
-        replayed -> ModelMessages.markReplay(replayed.value(), replayed.firstExecutedAt()),
-        refused -> ModelMessages.of(refused, reconciles()));
+  /**
+   * A failure the gate decided: answered as the model's typed error, except the handler's own
+   * failure (and an {@link Error} of the handler's, not ours to swallow), which the caller gets as
+   * the handler threw it.
+   */
+  private Decided failed(GateResult.Failed<CallToolResult> failed, Auditor.Known known) {
+    Throwable cause = failed.cause();
+    CallToolResult answer = ModelMessages.of(failed);
+    if (answer == null || cause instanceof Error) {
+      String reason =
+          failed.reason() == FailureReason.ACTION_FAILED
+              ? "the handler threw " + cause.getClass().getName()
+              : cause.toString();
+      return new Decided(
+          null,
+          cause instanceof RuntimeException || cause instanceof Error
+              ? cause
+              : new ActionFailedException("tool " + tool.name() + " failed", cause),
+          Auditor.Decision.of(known, failed, reason));
+    }
+    LOG.warn(
+        "tool {}: {} ({}; executed {}, retry with the same key {})",
+        tool.name(),
+        failed.message(),
+        failed.reason(),
+        failed.effect(),
+        failed.retrySafe() ? "safe" : "not safe",
+        cause);
+    return Decided.answered(answer, Auditor.Decision.of(known, failed, failed.message()));
   }
 
   private final AtomicLong inexactWarnedAt = new AtomicLong(Long.MIN_VALUE);
@@ -458,16 +372,6 @@ final class GatedTool {
    */
   private boolean reconciles() {
     return gate.policy().reconciler() != null;
-  }
-
-  /**
-   * Whether the gate fenced the key as unknown after this attempt's handler failed, as the gate
-   * itself decided ({@link ClaimContext#isFencedAsUnknown()}: written, or kept until the store
-   * takes it), not worked out again here; false when the key was released, rolled back with its
-   * single-commit transaction, or taken over.
-   */
-  private static boolean fencedBy(ClaimContext attempt) {
-    return attempt != null && attempt.isFencedAsUnknown(); // null: failed before the handler ran
   }
 
   /**

@@ -1,8 +1,9 @@
 package dev.mcpgate.mcp;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateResult;
-import dev.mcpgate.core.InvalidArgumentsException;
+import dev.mcpgate.core.GateResult.Effect;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import dev.mcpgate.core.KeyDigest;
 import dev.mcpgate.core.RefusalReason;
@@ -51,20 +52,15 @@ final class ModelMessages {
     return "Retried calls with the same idempotency key are done once.";
   }
 
-  /** Whether a call took effect, as {@code structuredContent.error.executed} says it. */
-  enum Executed {
-    /** Nothing took effect: nothing ran, or what ran was rolled back. */
-    NO(McpGateErrors.EXECUTED_NO),
-    /** It ran and took effect. */
-    YES(McpGateErrors.EXECUTED_YES),
-    /** It ran, may have, or is running: whether it took effect is not known. */
-    UNKNOWN(McpGateErrors.EXECUTED_UNKNOWN);
-
-    final String value;
-
-    Executed(String value) {
-      this.value = value;
-    }
+  /**
+   * @return what {@code structuredContent.error.executed} says of {@code effect}
+   */
+  static String wire(Effect effect) {
+    return switch (effect) {
+      case NO -> McpGateErrors.EXECUTED_NO;
+      case YES -> McpGateErrors.EXECUTED_YES;
+      case UNKNOWN -> McpGateErrors.EXECUTED_UNKNOWN;
+    };
   }
 
   /**
@@ -74,11 +70,11 @@ final class ModelMessages {
    * @param retryAfter how long to wait first, or null
    */
   static CallToolResult error(
-      String type, Executed executed, boolean retrySameKey, String message, Duration retryAfter) {
+      String type, Effect executed, boolean retrySameKey, String message, Duration retryAfter) {
     Map<String, Object> error = new LinkedHashMap<>();
     error.put("type", type);
     error.put("message", message);
-    error.put(McpGateErrors.EXECUTED, executed.value);
+    error.put(McpGateErrors.EXECUTED, wire(executed));
     error.put(McpGateErrors.RETRY_WITH_SAME_KEY, retrySameKey);
     if (retryAfter != null) {
       error.put(McpGateErrors.RETRY_AFTER_MS, retryAfter.toMillis());
@@ -92,7 +88,7 @@ final class ModelMessages {
 
   /** A refusal before anything ran, that the same call with the same key would meet again. */
   private static CallToolResult notRun(String type, String message) {
-    return error(type, Executed.NO, false, message, null);
+    return error(type, Effect.NO, false, message, null);
   }
 
   /**
@@ -152,7 +148,7 @@ final class ModelMessages {
       case IN_PROGRESS ->
           error(
               type,
-              Executed.UNKNOWN,
+              Effect.UNKNOWN,
               true,
               "A call to "
                   + id.tool()
@@ -167,7 +163,7 @@ final class ModelMessages {
       case HOLDER_UNRESPONSIVE ->
           error(
               type,
-              Executed.UNKNOWN,
+              Effect.UNKNOWN,
               true,
               "An earlier attempt of this call to "
                   + id.tool()
@@ -183,7 +179,7 @@ final class ModelMessages {
           reconciles
               ? error(
                   type,
-                  Executed.UNKNOWN,
+                  Effect.UNKNOWN,
                   true,
                   "An earlier attempt of"
                       + " this call to "
@@ -197,7 +193,7 @@ final class ModelMessages {
                   refused.retryAfter())
               : error(
                   type,
-                  Executed.UNKNOWN,
+                  Effect.UNKNOWN,
                   false,
                   "An earlier attempt of"
                       + " this call to "
@@ -210,7 +206,7 @@ final class ModelMessages {
       case RESULT_NOT_STORED ->
           error(
               type,
-              Executed.YES,
+              Effect.YES,
               false,
               "This call to "
                   + id.tool()
@@ -285,94 +281,99 @@ final class ModelMessages {
             + " Unicode, without control characters.");
   }
 
-  /** {@link dev.mcpgate.core.StoreUnavailableException}: nothing took effect. */
-  static CallToolResult storeUnavailable() {
-    return error(
-        McpGateErrors.STORE_UNAVAILABLE,
-        Executed.NO,
-        true,
-        "The idempotency store could not be reached, so this call did not take effect. It is safe"
-            + " to retry the same call with the same key later.",
-        null);
-  }
-
-  /** {@link dev.mcpgate.core.CommitRolledBackException}: it ran, and all of it rolled back. */
-  static CallToolResult rolledBack() {
-    return error(
-        McpGateErrors.STORE_UNAVAILABLE,
-        Executed.NO,
-        true,
-        "The call's changes were rolled back because saving them failed; nothing took effect. It is"
-            + " safe to retry the same call with the same key.",
-        null);
-  }
-
   /**
-   * {@link dev.mcpgate.core.CommitOutcomeUnknownException}: it ran, its commit failed, and a retry
-   * with the same key finds out whether the commit took effect.
+   * The gate failed the call: one error type and one sentence per reason, with what the gate knows
+   * of the effect ({@code executed}) and whether a retry with the same key is safe, as the failure
+   * says them. Null for the action's own failure ({@link FailureReason#ACTION_FAILED}): that
+   * reaches the client as the handler threw it, as it would without the gate.
    */
-  static CallToolResult commitOutcomeUnknown() {
-    return error(
-        McpGateErrors.OUTCOME_UNKNOWN,
-        Executed.UNKNOWN,
-        true,
-        "The call ran, but"
-            + " saving its changes failed, and whether they were saved is not known: it may have"
-            + " taken effect. Retry the same call with the same key (you may be asked to wait"
-            + " first): that is safe, and it returns the first result if the call took effect, or"
-            + " runs it once if it did not. Do not send it with a new key: that could do it twice.",
-        null);
-  }
-
-  /**
-   * {@link dev.mcpgate.core.OutcomeUnknownException} (or an interrupted handler): it ran or may
-   * have; the key is fenced until the outcome is settled.
-   *
-   * @param reconciles whether the tool's policy has a reconciler, which a retry asks first
-   */
-  static CallToolResult outcomeUnknown(boolean reconciles) {
-    if (reconciles) {
-      return error(
-          McpGateErrors.OUTCOME_UNKNOWN,
-          Executed.UNKNOWN,
-          true,
-          "The call ran, or may have, and whether it took effect is not known. Do not send it with"
-              + " a new key: that could do it twice. Retry the same call with the same key later:"
-              + " the server then checks whether it took effect, and returns the first result if it"
-              + " did.",
-          null);
-    }
-    return error(
-        McpGateErrors.OUTCOME_UNKNOWN,
-        Executed.UNKNOWN,
-        false,
-        "The call ran, or may"
-            + " have, and whether it took effect is not known. Do not send it with a new key: that"
-            + " could do it twice. The same key is refused until someone checks and settles it;"
-            + " check whether the effect happened, or ask the operator.",
-        null);
-  }
-
-  /** {@link dev.mcpgate.core.LeaseLostException}: rolled back; another attempt holds the key. */
-  static CallToolResult leaseLost() {
-    return error(
-        McpGateErrors.KEY_IN_PROGRESS,
-        Executed.UNKNOWN,
-        true,
-        "Another attempt of this call took it over before it finished, so this attempt's changes"
-            + " were rolled back; the other attempt may have taken effect. Retry the same call with"
-            + " the same key to get its result; do not use a new key.",
-        null);
-  }
-
-  static CallToolResult argumentsInvalid(InvalidArgumentsException e) {
-    return notRun(
-        McpGateErrors.ARGUMENTS_INVALID,
-        "The arguments cannot be compared for"
-            + " retries: "
-            + e.getMessage()
-            + ". Nothing was run; send the call again with valid"
-            + " arguments.");
+  static CallToolResult of(GateResult.Failed<?> failed) {
+    Effect effect = failed.effect();
+    boolean retry = failed.retrySafe();
+    return switch (failed.reason()) {
+      case STORE_UNAVAILABLE ->
+          error(
+              McpGateErrors.STORE_UNAVAILABLE,
+              effect,
+              retry,
+              "The idempotency store could not be reached, so this call did not take effect. It is"
+                  + " safe to retry the same call with the same key later.",
+              null);
+      case ROLLED_BACK ->
+          error(
+              McpGateErrors.STORE_UNAVAILABLE,
+              effect,
+              retry,
+              "The call's changes were rolled back because saving them failed; nothing took"
+                  + " effect. It is safe to retry the same call with the same key.",
+              null);
+      case COMMIT_UNKNOWN ->
+          error(
+              McpGateErrors.OUTCOME_UNKNOWN,
+              effect,
+              retry,
+              "The call ran, but saving its changes failed, and whether they were saved is not"
+                  + " known: it may have taken effect. Retry the same call with the same key (you"
+                  + " may be asked to wait first): that is safe, and it returns the first result if"
+                  + " the call took effect, or runs it once if it did not. Do not send it with a"
+                  + " new key: that could do it twice.",
+              null);
+      case OUTCOME_UNKNOWN ->
+          error(
+              McpGateErrors.OUTCOME_UNKNOWN,
+              effect,
+              retry,
+              retry
+                  ? "The call ran, or may have, and whether it took effect is not known. Do not"
+                      + " send it with a new key: that could do it twice. Retry the same call with"
+                      + " the same key later: the server then checks whether it took effect, and"
+                      + " returns the first result if it did."
+                  : "The call ran, or may have, and whether it took effect is not known. Do not"
+                      + " send it with a new key: that could do it twice. The same key is refused"
+                      + " until someone checks and settles it; check whether the effect happened,"
+                      + " or ask the operator.",
+              null);
+      case LEASE_LOST ->
+          error(
+              McpGateErrors.KEY_IN_PROGRESS,
+              effect,
+              retry,
+              "Another attempt of this call took it over before it finished, so this attempt's"
+                  + " changes were rolled back; the other attempt may have taken effect. Retry the"
+                  + " same call with the same key to get its result; do not use a new key.",
+              null);
+      case RESULT_TOO_LARGE ->
+          error(
+              McpGateErrors.OUTCOME_UNKNOWN,
+              effect,
+              retry,
+              "The call ran and took effect, but its result was too large to keep for retries"
+                  + (failed.cause() instanceof ResultTooLargeException e
+                      ? " (" + e.size() + " bytes)"
+                      : "")
+                  + ". It is never run again with this key; check its effect before sending a new"
+                  + " request.",
+              null);
+      case RESULT_UNREADABLE ->
+          error(
+              McpGateErrors.OUTCOME_UNKNOWN,
+              effect,
+              retry,
+              "This call ran before and took effect, but the server cannot read its stored result"
+                  + " back now, so nothing was run again. Do not send it with a new key: that could"
+                  + " do it twice. Check its effect directly, or ask the operator.",
+              null);
+      case ARGUMENTS_INVALID ->
+          error(
+              McpGateErrors.ARGUMENTS_INVALID,
+              effect,
+              retry,
+              "The arguments cannot be compared for retries: "
+                  + failed.message()
+                  + ". Nothing was run; send the call again with valid arguments.",
+              null);
+      case ACTION_FAILED -> null;
+    };
   }
 
   /**
@@ -395,7 +396,7 @@ final class ModelMessages {
   static CallToolResult resultTooLarge(ResultTooLargeException e) {
     return error(
         McpGateErrors.OUTCOME_UNKNOWN,
-        Executed.YES,
+        Effect.YES,
         false,
         "The call ran and took"
             + " effect, but its result was too large to keep for retries ("

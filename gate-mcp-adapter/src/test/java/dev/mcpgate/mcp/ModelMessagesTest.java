@@ -3,8 +3,9 @@ package dev.mcpgate.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateResult;
-import dev.mcpgate.core.InvalidArgumentsException;
+import dev.mcpgate.core.GateResult.Effect;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultTooLargeException;
@@ -81,16 +82,44 @@ class ModelMessagesTest {
             ModelMessages.tenantInvalid(badKey),
             ModelMessages.forbidden("no"),
             ModelMessages.keyRequired(ToolPolicy.defaults()),
-            ModelMessages.keyInvalid(badKey),
-            ModelMessages.storeUnavailable(),
-            ModelMessages.rolledBack(),
-            ModelMessages.commitOutcomeUnknown(),
-            ModelMessages.outcomeUnknown(false),
-            ModelMessages.outcomeUnknown(true),
-            ModelMessages.leaseLost(),
-            ModelMessages.argumentsInvalid(new InvalidArgumentsException("NaN")),
-            ModelMessages.resultTooLarge(new ResultTooLargeException("big", 2000, 1000))));
+            ModelMessages.keyInvalid(badKey)));
+    all.addAll(
+        List.of(
+            failure(FailureReason.STORE_UNAVAILABLE, Effect.NO, true, null),
+            failure(FailureReason.ROLLED_BACK, Effect.NO, true, null),
+            failure(FailureReason.COMMIT_UNKNOWN, Effect.UNKNOWN, true, null),
+            failure(FailureReason.OUTCOME_UNKNOWN, Effect.UNKNOWN, false, null),
+            failure(FailureReason.OUTCOME_UNKNOWN, Effect.UNKNOWN, true, null),
+            failure(FailureReason.LEASE_LOST, Effect.UNKNOWN, true, null),
+            failure(FailureReason.ARGUMENTS_INVALID, Effect.NO, false, null),
+            failure(
+                FailureReason.RESULT_TOO_LARGE,
+                Effect.YES,
+                false,
+                new ResultTooLargeException("big", 2000, 1000)),
+            failure(FailureReason.RESULT_UNREADABLE, Effect.YES, false, null)));
     return all;
+  }
+
+  /** The model's answer to a failure as the engine gives it (the reason's effect and advice). */
+  private static CallToolResult failure(
+      FailureReason reason, Effect effect, boolean retrySafe, Throwable cause) {
+    return ModelMessages.of(
+        new GateResult.Failed<>(
+            ID, reason, effect, retrySafe, "for operators", cause, 1, null, null, null));
+  }
+
+  @Test
+  void everyFailureButTheActionsOwnIsAnswered() {
+    for (FailureReason reason : FailureReason.values()) {
+      CallToolResult answer = failure(reason, Effect.NO, true, null);
+      if (reason == FailureReason.ACTION_FAILED) {
+        assertThat(answer).as("the handler's own failure is passed on as it threw it").isNull();
+      } else {
+        assertThat(answer).as(reason.name()).isNotNull();
+        assertThat(error(answer)).containsEntry("executed", "no");
+      }
+    }
   }
 
   @Test
@@ -147,7 +176,7 @@ class ModelMessagesTest {
 
   @Test
   void aCommitWhoseOutcomeIsUnknownIsNotToldAsNotRun() {
-    CallToolResult result = ModelMessages.commitOutcomeUnknown();
+    CallToolResult result = failure(FailureReason.COMMIT_UNKNOWN, Effect.UNKNOWN, true, null);
 
     assertThat(error(result))
         .containsEntry("type", McpGateErrors.OUTCOME_UNKNOWN)

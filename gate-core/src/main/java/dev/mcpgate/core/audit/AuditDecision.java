@@ -1,13 +1,14 @@
 package dev.mcpgate.core.audit;
 
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.RefusalReason;
 
 /**
  * What was decided about a call, as the audit trail records it. The gate's results map to it by
- * {@link #of(GateResult)}, its refusals by {@link #of(RefusalReason)}; the rest (a key or a tenant
- * refused, a store that failed, a failure before any handler ran) are the adapter's decisions
- * before or around the gate.
+ * {@link #of(GateResult)}, its refusals by {@link #of(RefusalReason)}, its failures by {@link
+ * #of(FailureReason)}; the rest (a key or a tenant refused, a failure before the gate decided) are
+ * the adapter's decisions before or around the gate.
  */
 public enum AuditDecision {
   /** The action ran and its result is stored. */
@@ -30,15 +31,19 @@ public enum AuditDecision {
   RELEASED,
   /** The action ran, but another attempt had taken the key over: its result was not stored. */
   LEASE_LOST,
-  /** The call had no usable key (missing, invalid, two different ones); nothing ran. */
+  /**
+   * The call had no usable key (missing, invalid, two different ones), or arguments that cannot be
+   * hashed; nothing ran.
+   */
   KEY_REFUSED,
   /** The call's tenant was unknown or invalid, or the authorizer refused it; nothing ran. */
   TENANT_REFUSED,
   /** The store could not be reached, or a commit rolled back; see the reason. */
   STORE_UNAVAILABLE,
   /**
-   * The call failed before any handler ran, and the caller got that failure: a hook of the
-   * adapter's (an authorizer, a key digest) or the gate itself threw; see the reason. Nothing ran.
+   * The call failed outside the gate's decisions, or its stored result could not be read back: a
+   * hook of the adapter's (an authorizer, a key digest) or the gate itself threw, or the mapper or
+   * codec could not read a stored result; see the reason. Nothing ran in this call.
    */
   FAILED;
 
@@ -78,6 +83,23 @@ public enum AuditDecision {
     return result.fold(
         executed -> of(executed.completion(), executed.claim().isTakeover()),
         replayed -> REPLAYED,
-        refused -> of(refused.reason()));
+        refused -> of(refused.reason()),
+        failed -> of(failed.reason()));
+  }
+
+  /**
+   * @param reason why the gate failed a call
+   * @return the audit decision of that failure: one for each reason
+   */
+  public static AuditDecision of(FailureReason reason) {
+    return switch (reason) {
+      case STORE_UNAVAILABLE, ROLLED_BACK -> STORE_UNAVAILABLE;
+      case LEASE_LOST -> LEASE_LOST;
+      case COMMIT_UNKNOWN, OUTCOME_UNKNOWN -> OUTCOME_UNKNOWN;
+      case ACTION_FAILED -> RELEASED;
+      case RESULT_TOO_LARGE -> RESULT_NOT_STORED;
+      case ARGUMENTS_INVALID -> KEY_REFUSED;
+      case RESULT_UNREADABLE -> FAILED;
+    };
   }
 }

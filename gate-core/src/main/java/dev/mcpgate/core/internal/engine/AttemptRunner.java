@@ -1,19 +1,14 @@
 package dev.mcpgate.core.internal.engine;
 
-import dev.mcpgate.core.ActionFailedException;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
-import dev.mcpgate.core.CommitRolledBackException;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.GateResult.Completion;
-import dev.mcpgate.core.LeaseLostException;
-import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.core.ResultMapper;
-import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.ScopedAction;
-import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.TransactionScope;
@@ -79,7 +74,8 @@ final class AttemptRunner {
       renewal = leases.start(claim, policy, events, sentNanos);
     } catch (RuntimeException e) {
       settler.release(claim, e);
-      throw new StoreUnavailableException(
+      throw CallFailure.storeUnavailable(
+          claim,
           "could not start renewing the lease of " + id + "; the action did not run; safe to retry",
           e);
     }
@@ -105,7 +101,8 @@ final class AttemptRunner {
     } catch (RuntimeException e) {
       renewal.finishing();
       settler.release(claim, e);
-      throw new StoreUnavailableException(
+      throw CallFailure.storeUnavailable(
+          claim,
           "could not begin the unit of work for " + id + "; the action did not run; safe to retry",
           e);
     }
@@ -123,7 +120,7 @@ final class AttemptRunner {
         renewal.finishing();
         rollbackQuietly(scope, resource, t); // the transaction ends: it holds no row lock now
         settler.settleFailure(policy, claim, renewal, t); // renewed until settled
-        throw rethrow(id, t);
+        throw failed(policy, claim, renewal.isFenced(), t);
       }
       renewal.finishing(); // the writes below decide by their token, not a renewal's answer
       // a successful action whose thread was interrupted (a transport that cancelled just as it
@@ -203,10 +200,7 @@ final class AttemptRunner {
       }
       commits.commit(scope, resource, claim, transactional, ClaimState.COMPLETED);
       return new GateResult.Executed<>(id, value, claim, Completion.STORED);
-    } catch (ResultTooLargeException
-        | LeaseLostException
-        | OutcomeUnknownException
-        | CommitRolledBackException e) {
+    } catch (CallFailure e) {
       throw e;
     } catch (RuntimeException | Error e) {
       // anything between the action and the commit: the mapper, the codec, the completion
@@ -216,7 +210,11 @@ final class AttemptRunner {
         if (e instanceof Error error) {
           throw error;
         }
-        throw new StoreUnavailableException(
+        throw new CallFailure(
+            FailureReason.ROLLED_BACK,
+            GateResult.Effect.NO,
+            true,
+            claim,
             "could not store the result of "
                 + id
                 + "; its transaction was rolled back, nothing took effect; safe to retry",
@@ -231,14 +229,35 @@ final class AttemptRunner {
     }
   }
 
-  static RuntimeException rethrow(ClaimId id, Throwable t) {
-    if (t instanceof RuntimeException re) {
-      return re;
+  /**
+   * What an action that threw comes to, once its claim is settled: its outcome unknown when the key
+   * was fenced as such (written, or kept until the store takes it), else the action's own failure.
+   * An {@link Error} of the action's is its failure too, with its claim settled: the result carries
+   * it, {@link GateResult#orThrow()} and the MCP adapter throw it on, never swallow it.
+   *
+   * @param fenced whether the key was fenced as unknown after it
+   */
+  static CallFailure failed(
+      GatePolicy policy, ClaimOutcome.Acquired claim, boolean fenced, Throwable t) {
+    if (fenced) {
+      return new CallFailure(
+          FailureReason.OUTCOME_UNKNOWN,
+          GateResult.Effect.UNKNOWN,
+          policy.reconciler() != null,
+          claim,
+          "the action of "
+              + claim.id()
+              + " failed, and its outcome is unknown: the key is fenced until it is settled",
+          t);
     }
-    if (t instanceof Error error) {
-      throw error;
-    }
-    return new ActionFailedException("the action of " + id + " failed", t);
+    boolean unknown = policy.isOutcomeUnknown(t) || FailureSettler.interrupted(t);
+    return new CallFailure(
+        FailureReason.ACTION_FAILED,
+        unknown ? GateResult.Effect.UNKNOWN : GateResult.Effect.NO,
+        !unknown,
+        claim,
+        "the action of " + claim.id() + " failed: " + t,
+        t);
   }
 
   static <R> void rollbackQuietly(TransactionScope<R> scope, R resource, Throwable cause) {

@@ -50,6 +50,8 @@ final class ClaimSteps {
   boolean complete(GatePolicy policy, ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
     try {
       return writer.store(policy, direct, DirectScope.RESOURCE, claim, result, failure);
+    } catch (CallFailure e) {
+      throw e.toException(); // a result too large: the key was fenced as not stored
     } catch (IdempotencyException e) {
       throw e;
     } catch (RuntimeException e) {

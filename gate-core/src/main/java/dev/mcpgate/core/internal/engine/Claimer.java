@@ -293,7 +293,8 @@ final class Claimer {
     try {
       return store.claim(request);
     } catch (StoreUnavailableException e) {
-      throw new StoreUnavailableException(
+      throw CallFailure.storeUnavailable(
+          null,
           "could not claim "
               + request.id()
               + "; the action did"
@@ -303,7 +304,8 @@ final class Claimer {
     } catch (IdempotencyException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new StoreUnavailableException(
+      throw CallFailure.storeUnavailable(
+          null,
           "could not claim "
               + request.id()
               + " in the store; the action did not run; safe to retry",
@@ -351,7 +353,11 @@ final class Claimer {
               + " ran, but its result was too large to store; the call"
               + " is not run again with this key");
     }
-    stored = new StoredResult(stored.kind(), codec.decode(row.id(), stored.body()));
+    try {
+      stored = new StoredResult(stored.kind(), codec.decode(row.id(), stored.body()));
+    } catch (RuntimeException e) {
+      throw Results.unreadable(row.id(), stored.body().length, "codec", e);
+    }
     events.decided(
         GateEvent.Type.REPLAYED,
         row,

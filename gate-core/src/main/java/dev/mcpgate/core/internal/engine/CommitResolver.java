@@ -2,10 +2,9 @@ package dev.mcpgate.core.internal.engine;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
-import dev.mcpgate.core.CommitOutcomeUnknownException;
-import dev.mcpgate.core.CommitRolledBackException;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateEvent;
-import dev.mcpgate.core.LeaseLostException;
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -43,8 +42,9 @@ final class CommitResolver {
    *
    * @param committedState COMPLETED for a stored result, IN_PROGRESS for a release (whose committed
    *     form is no row)
-   * @throws CommitRolledBackException when the commit failed and nothing of it took effect
-   * @throws CommitOutcomeUnknownException when whether it committed could not be found out
+   * @throws CallFailure when the commit failed and nothing of it took effect (rolled back), when
+   *     another attempt holds the key (lease lost), or when whether it committed could not be found
+   *     out (commit unknown)
    */
   <R> void commit(
       TransactionScope<R> scope,
@@ -72,7 +72,8 @@ final class CommitResolver {
             claim,
             "the commit failed and" + " the claim could not be read back: the outcome is unknown",
             commitFailed);
-        throw new CommitOutcomeUnknownException(
+        throw commitUnknown(
+            claim,
             "the commit of "
                 + id
                 + " failed and its claim"
@@ -88,7 +89,11 @@ final class CommitResolver {
             claim,
             "the commit failed and rolled back; claim" + " released, a retry runs again",
             commitFailed);
-        throw new CommitRolledBackException(
+        throw new CallFailure(
+            FailureReason.ROLLED_BACK,
+            GateResult.Effect.NO,
+            true,
+            claim,
             "the commit of "
                 + id
                 + " failed and was rolled back"
@@ -124,7 +129,8 @@ final class CommitResolver {
             "the commit of a release failed and"
                 + " the key is held by another attempt: whether it committed is not known",
             commitFailed);
-        throw new CommitOutcomeUnknownException(
+        throw commitUnknown(
+            claim,
             "the commit of "
                 + id
                 + " (a failure result,"
@@ -138,13 +144,27 @@ final class CommitResolver {
     }
   }
 
-  static LeaseLostException leaseLost(ClaimOutcome.Acquired claim) {
-    return new LeaseLostException(
+  static CallFailure leaseLost(ClaimOutcome.Acquired claim) {
+    return leaseLost(
+        claim,
         "the lease of "
             + claim.id()
             + " (attempt "
             + claim.attempt()
             + ") was taken over by another attempt before completion; this attempt's transaction"
-            + " was rolled back: none of its writes took effect");
+            + " was rolled back: none of its writes took effect",
+        null);
+  }
+
+  /** Another attempt holds the key; this one's unit of work was rolled back. */
+  static CallFailure leaseLost(ClaimOutcome.Acquired claim, String message, Throwable cause) {
+    return new CallFailure(
+        FailureReason.LEASE_LOST, GateResult.Effect.UNKNOWN, true, claim, message, cause);
+  }
+
+  /** The action ran; whether its commit took effect is not known; a retry finds out. */
+  static CallFailure commitUnknown(ClaimOutcome.Acquired claim, String message, Throwable cause) {
+    return new CallFailure(
+        FailureReason.COMMIT_UNKNOWN, GateResult.Effect.UNKNOWN, true, claim, message, cause);
   }
 }

@@ -1,10 +1,10 @@
 package dev.mcpgate.core.internal.engine;
 
 import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
-import dev.mcpgate.core.LeaseLostException;
-import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import java.io.InterruptedIOException;
 import java.nio.channels.ClosedByInterruptException;
@@ -34,7 +34,7 @@ final class FailureSettler {
    * that the store did not confirm: the action is not started, since another attempt may hold the
    * key and be running it.
    */
-  RuntimeException notStarted(ClaimOutcome.Acquired claim, LeaseRenewer.Held held) {
+  CallFailure notStarted(ClaimOutcome.Acquired claim, LeaseRenewer.Held held) {
     String why =
         "the lease of "
             + claim.id()
@@ -48,13 +48,19 @@ final class FailureSettler {
           claim,
           "the lease was taken over before the action started; the action did not run",
           null);
-      return new LeaseLostException(
+      return new CallFailure(
+          FailureReason.LEASE_LOST,
+          GateResult.Effect.UNKNOWN,
+          true,
+          claim,
           why
               + ", and another attempt has taken the key over: the action did not run here; a"
-              + " retry with the same key gets that attempt's result");
+              + " retry with the same key gets that attempt's result",
+          null);
     }
-    StoreUnavailableException unconfirmed =
-        new StoreUnavailableException(
+    CallFailure unconfirmed =
+        CallFailure.storeUnavailable(
+            claim,
             why
                 + ", and the store did not confirm it in time: the action did not run; safe to"
                 + " retry with the same key",

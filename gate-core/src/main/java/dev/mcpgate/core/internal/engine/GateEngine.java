@@ -3,11 +3,12 @@ package dev.mcpgate.core.internal.engine;
 import dev.mcpgate.core.ClaimContext;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateAction;
 import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
-import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.ResultCodec;
 import dev.mcpgate.core.ResultMapper;
@@ -107,7 +108,10 @@ public final class GateEngine {
     return execute(policy, call, mapper, direct, (resource, ctx) -> action.run(ctx));
   }
 
-  /** Claims (waiting on another attempt), then runs the attempt, replays, or refuses. */
+  /**
+   * Claims (waiting on another attempt), then runs the attempt, replays, or refuses; a failure the
+   * engine decided on the way is the result too.
+   */
   public <T, R> GateResult<T> execute(
       GatePolicy policy,
       ToolCall call,
@@ -115,19 +119,27 @@ public final class GateEngine {
       TransactionScope<R> scope,
       ScopedAction<T, R> action) {
     checkOpen();
-    String hash = hash(policy, call);
-    Claimer.Claimed claimed = claimer.claimWaiting(policy, call, hash);
-    return claimed
-        .outcome()
-        .fold(
-            acquired ->
-                Results.decided(
-                    runner.run(policy, acquired, claimed.sentNanos(), mapper, scope, action),
-                    hash,
-                    call.keySource(),
-                    claimed.waited()),
-            replayed -> readBack(replayed, mapper, hash, call.keySource(), claimed.waited()),
-            refused -> GateResult.Refused.of(refused, hash, call.keySource(), claimed.waited()));
+    String hash = null;
+    Duration waited = Duration.ZERO;
+    try {
+      String argsHash = hash = hash(policy, call);
+      Claimer.Claimed claimed = claimer.claimWaiting(policy, call, argsHash);
+      waited = claimed.waited();
+      return claimed
+          .outcome()
+          .fold(
+              acquired ->
+                  Results.decided(
+                      runner.run(policy, acquired, claimed.sentNanos(), mapper, scope, action),
+                      argsHash,
+                      call.keySource(),
+                      claimed.waited()),
+              replayed -> readBack(replayed, mapper, argsHash, call.keySource(), claimed.waited()),
+              refused ->
+                  GateResult.Refused.of(refused, argsHash, call.keySource(), claimed.waited()));
+    } catch (CallFailure failure) {
+      return failure.result(call.id(), hash, call.keySource(), waited);
+    }
   }
 
   /** Single-commit mode: claim, action and completion in one transaction of {@code scope}. */
@@ -138,20 +150,30 @@ public final class GateEngine {
       ClaimingScope<R> scope,
       ScopedAction<T, R> action) {
     checkOpen();
-    String hash = hash(policy, call);
-    // one transaction's claim does not wait: its decision events say zero
-    return singleCommit.run(
-        policy,
-        call,
-        hash,
-        mapper,
-        scope,
-        action,
-        r -> readBack(r, mapper, hash, call.keySource(), Duration.ZERO));
+    String hash = null;
+    try {
+      String argsHash = hash = hash(policy, call);
+      // one transaction's claim does not wait: its decision events say zero
+      return singleCommit.run(
+          policy,
+          call,
+          argsHash,
+          mapper,
+          scope,
+          action,
+          r -> readBack(r, mapper, argsHash, call.keySource(), Duration.ZERO));
+    } catch (CallFailure failure) {
+      return failure.result(call.id(), hash, call.keySource(), Duration.ZERO);
+    }
   }
 
   private static String hash(GatePolicy policy, ToolCall call) {
-    return ArgumentHasher.hash(call.arguments(), policy.ignoredArguments());
+    try {
+      return ArgumentHasher.hash(call.arguments(), policy.ignoredArguments());
+    } catch (InvalidArgumentsException e) {
+      throw new CallFailure(
+          FailureReason.ARGUMENTS_INVALID, GateResult.Effect.NO, false, null, e.getMessage(), e);
+    }
   }
 
   private static <T> GateResult<T> readBack(
@@ -165,14 +187,7 @@ public final class GateEngine {
     try {
       value = mapper.fromBytes(result.body());
     } catch (RuntimeException e) {
-      throw new IdempotencyException(
-          "the stored result of "
-              + replay.id()
-              + " cannot be read back ("
-              + result.body().length
-              + " bytes); was the result mapper"
-              + " or codec changed?",
-          e);
+      throw Results.unreadable(replay.id(), result.body().length, "result mapper", e);
     }
     return new GateResult.Replayed<>(
         replay.id(),
@@ -188,7 +203,11 @@ public final class GateEngine {
 
   /** Claims once, without waiting. */
   public ClaimOutcome claim(GatePolicy policy, ToolCall call) {
-    return claimer.claim(policy, call, hash(policy, call));
+    try {
+      return claimer.claim(policy, call, hash(policy, call));
+    } catch (CallFailure failure) {
+      throw failure.toException(); // the step-by-step API has no result to carry it
+    }
   }
 
   /** The step-by-step API's completion; see {@link ClaimSteps#complete}. */

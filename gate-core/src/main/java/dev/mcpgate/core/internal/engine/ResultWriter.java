@@ -2,10 +2,10 @@ package dev.mcpgate.core.internal.engine;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
-import dev.mcpgate.core.CommitOutcomeUnknownException;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
-import dev.mcpgate.core.LeaseLostException;
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.ResultCodec;
 import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.spi.ClaimingScope;
@@ -67,7 +67,7 @@ final class ResultWriter {
 
   /**
    * @return false when the lease was lost: nothing was stored
-   * @throws ResultTooLargeException after fencing the key (and committing the scope)
+   * @throws CallFailure (result too large) after fencing the key (and committing the scope)
    */
   <R> boolean store(
       GatePolicy policy,
@@ -81,7 +81,7 @@ final class ResultWriter {
 
   /**
    * @return false when the lease was lost: nothing was stored
-   * @throws ResultTooLargeException after fencing the key (and committing the scope)
+   * @throws CallFailure (result too large) after fencing the key (and committing the scope)
    */
   <R> boolean store(
       TransactionScope<R> scope, R resource, ClaimOutcome.Acquired claim, Prepared prepared) {
@@ -108,8 +108,8 @@ final class ResultWriter {
    * mode: the completion may travel with the {@code COMMIT}).
    *
    * @return false when the completion found no row of this attempt: nothing was committed
-   * @throws ResultTooLargeException after fencing the key (and committing the scope)
-   * @throws CommitOutcomeUnknownException when the commit's answer was lost
+   * @throws CallFailure (result too large) after fencing the key (and committing the scope)
+   * @throws dev.mcpgate.core.CommitOutcomeUnknownException when the commit's answer was lost
    */
   <R> boolean storeAndCommit(
       ClaimingScope<R> scope, R resource, ClaimOutcome.Acquired claim, Prepared prepared) {
@@ -158,7 +158,7 @@ final class ResultWriter {
   /**
    * Marks the key as "ran, result not stored", commits that, and returns the exception to throw.
    */
-  private <R> ResultTooLargeException fence(
+  private <R> CallFailure fence(
       TransactionScope<R> scope,
       R resource,
       ClaimOutcome.Acquired claim,
@@ -175,16 +175,17 @@ final class ResultWriter {
           claim,
           "result too large to store, and the lease had been taken over; rolled back",
           tooLarge);
-      LeaseLostException lost =
-          new LeaseLostException(
+      CallFailure lost =
+          CommitResolver.leaseLost(
+              claim,
               "the lease of "
                   + claim.id()
                   + " (attempt "
                   + claim.attempt()
                   + ") was taken over by another attempt, and its result was too large to store"
                   + " anyway; this attempt's transaction was rolled back: none of its writes took"
-                  + " effect");
-      lost.addSuppressed(tooLarge);
+                  + " effect",
+              tooLarge);
       throw lost;
     }
     try {
@@ -200,7 +201,8 @@ final class ResultWriter {
           "the result was too large to store, and"
               + " the commit of the not-stored marker failed: whether it took effect is not known",
           commitFailed);
-      throw new CommitOutcomeUnknownException(
+      throw CommitResolver.commitUnknown(
+          claim,
           "the result of "
               + claim.id()
               + " was too large to store, and the commit of its not-stored marker (with the"
@@ -221,6 +223,12 @@ final class ResultWriter {
           "result too large to store, and the lease had been taken over",
           tooLarge);
     }
-    return tooLarge;
+    return new CallFailure(
+        FailureReason.RESULT_TOO_LARGE,
+        GateResult.Effect.YES,
+        false,
+        claim,
+        tooLarge.getMessage(),
+        tooLarge);
   }
 }

@@ -1,5 +1,7 @@
 package dev.mcpgate.core.internal.engine;
 
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateResult;
 import java.time.Duration;
 
@@ -24,5 +26,26 @@ final class Results {
         argsHash,
         keySource,
         waited);
+  }
+
+  /**
+   * A stored result that cannot be read back: the call ran before, nothing runs now.
+   *
+   * @param what which part could not read it ({@code codec} or {@code result mapper})
+   */
+  static CallFailure unreadable(ClaimId id, int bytes, String what, RuntimeException e) {
+    return new CallFailure(
+        FailureReason.RESULT_UNREADABLE,
+        GateResult.Effect.YES,
+        false,
+        null,
+        "the stored result of "
+            + id
+            + " cannot be read back by the "
+            + what
+            + " ("
+            + bytes
+            + " bytes); was the result mapper or codec changed, or a codec key dropped?",
+        e);
   }
 }

@@ -1,12 +1,12 @@
 package dev.mcpgate.core.internal.engine;
 
-import static dev.mcpgate.core.internal.engine.AttemptRunner.rethrow;
 import static dev.mcpgate.core.internal.engine.AttemptRunner.rollbackQuietly;
 
 import dev.mcpgate.core.ClaimBusyException;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.CommitOutcomeUnknownException;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
@@ -15,9 +15,7 @@ import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
-import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.ScopedAction;
-import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
@@ -135,7 +133,8 @@ final class SingleCommitRunner {
     try {
       resource = scope.begin();
     } catch (RuntimeException e) {
-      throw new StoreUnavailableException(
+      throw CallFailure.storeUnavailable(
+          null,
           "could not begin the transaction of " + id + "; the action did not run; safe to retry",
           e);
     }
@@ -156,7 +155,8 @@ final class SingleCommitRunner {
         throw e;
       } catch (RuntimeException e) {
         rollbackQuietly(scope, resource, e);
-        throw new StoreUnavailableException(
+        throw CallFailure.storeUnavailable(
+            null,
             "could not claim "
                 + id
                 + " in its transaction;"
@@ -216,7 +216,8 @@ final class SingleCommitRunner {
           "the action failed; its"
               + " transaction, the claim included, was rolled back: a retry runs again",
           t);
-      throw rethrow(id, t);
+      // the whole transaction rolled back, claim included: nothing is fenced, the key is free
+      throw AttemptRunner.failed(policy, claim, false, t);
     }
     try {
       boolean failure = mapper.isFailure(value);
@@ -239,7 +240,7 @@ final class SingleCommitRunner {
                 + " transaction was not found by its completion: was the transaction ended by the"
                 + " action?");
       }
-    } catch (ResultTooLargeException e) {
+    } catch (CallFailure e) {
       throw e;
     } catch (CommitOutcomeUnknownException e) {
       throw commitUnknown(scope, resource, claim, e);
@@ -256,7 +257,11 @@ final class SingleCommitRunner {
       if (e instanceof Error error) {
         throw error;
       }
-      throw new StoreUnavailableException(
+      throw new CallFailure(
+          FailureReason.ROLLED_BACK,
+          GateResult.Effect.NO,
+          true,
+          claim,
           "the action of "
               + id
               + " ran, but its result could not be stored, so its transaction was rolled back, the"
@@ -275,7 +280,7 @@ final class SingleCommitRunner {
   }
 
   /** Rolls back what may be left, tells the listeners, and returns the exception to throw. */
-  private <R> CommitOutcomeUnknownException commitUnknown(
+  private <R> CallFailure commitUnknown(
       ClaimingScope<R> scope, R resource, ClaimOutcome.Acquired claim, RuntimeException e) {
     rollbackQuietly(scope, resource, e);
     events.emit(
@@ -284,7 +289,8 @@ final class SingleCommitRunner {
         "the commit failed: whether the"
             + " action's writes and its result were committed is not known",
         e);
-    return new CommitOutcomeUnknownException(
+    return CommitResolver.commitUnknown(
+        claim,
         "the commit of "
             + claim.id()
             + " failed: the"

@@ -90,13 +90,14 @@ public final class RenewalFaultChecks {
   /**
    * @param r a gate's answer
    * @return the answer in a few words: {@code "executed STORED"}, {@code "replayed by-A"}, {@code
-   *     "refused IN_PROGRESS"}
+   *     "refused IN_PROGRESS"}, {@code "failed STORE_UNAVAILABLE"}
    */
   public static String told(GateResult<?> r) {
     return r.fold(
         executed -> "executed " + executed.completion(),
         replayed -> "replayed " + replayed.value(),
-        refused -> "refused " + refused.reason());
+        refused -> "refused " + refused.reason(),
+        failed -> "failed " + failed.reason());
   }
 
   /**

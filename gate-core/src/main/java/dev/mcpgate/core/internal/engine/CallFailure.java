@@ -1,0 +1,78 @@
+package dev.mcpgate.core.internal.engine;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.FailureReason;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.StoreUnavailableException;
+import java.time.Duration;
+
+/**
+ * A failure the engine decided, on its way out of the part that decided it: the engine turns it
+ * into a {@link GateResult.Failed} at its edge, where it knows the call's hash and wait, and it
+ * never leaves this package. It has no stack trace: the reason and the cause say what happened.
+ */
+final class CallFailure extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final FailureReason reason;
+  private final GateResult.Effect effect;
+  private final boolean retrySafe;
+  private final int attempt;
+
+  /**
+   * @param claim the attempt that ran, or null when none did
+   */
+  CallFailure(
+      FailureReason reason,
+      GateResult.Effect effect,
+      boolean retrySafe,
+      ClaimOutcome.Acquired claim,
+      String message,
+      Throwable cause) {
+    super(message, cause, true, false);
+    this.reason = reason;
+    this.effect = effect;
+    this.retrySafe = retrySafe;
+    this.attempt = claim == null ? 0 : claim.attempt();
+  }
+
+  /** Nothing ran: the store could not be reached, or could not begin a unit of work. */
+  static CallFailure storeUnavailable(
+      ClaimOutcome.Acquired claim, String message, Throwable cause) {
+    return new CallFailure(
+        FailureReason.STORE_UNAVAILABLE, GateResult.Effect.NO, true, claim, message, cause);
+  }
+
+  /**
+   * @return the result the caller gets
+   */
+  <T> GateResult.Failed<T> result(ClaimId id, String argsHash, String keySource, Duration waited) {
+    return new GateResult.Failed<>(
+        id,
+        reason,
+        effect,
+        retrySafe,
+        getMessage(),
+        getCause(),
+        attempt,
+        argsHash,
+        keySource,
+        waited);
+  }
+
+  /**
+   * @return the exception the step-by-step API throws for this failure, whose callers get no
+   *     result: the store's own {@link IdempotencyException} where there is one
+   */
+  RuntimeException toException() {
+    if (reason == FailureReason.STORE_UNAVAILABLE) {
+      return new StoreUnavailableException(getMessage(), getCause());
+    }
+    if (getCause() instanceof IdempotencyException e) {
+      return e;
+    }
+    return new IdempotencyException(getMessage(), getCause());
+  }
+}
