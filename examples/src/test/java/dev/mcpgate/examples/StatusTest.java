@@ -52,12 +52,16 @@ class StatusTest {
             "acme", "refund_order", key, Map.of("order_id", "ord_9f2", "amount_cents", 500));
     assertThatThrownBy(
             () ->
-                server.gate.execute(
-                    call,
-                    ResultMapper.bytes(),
-                    ctx -> {
-                      throw new OutcomeUnknownException("the payment provider timed out (test)");
-                    }))
+                server
+                    .gate
+                    .execute(
+                        call,
+                        ResultMapper.bytes(),
+                        ctx -> {
+                          throw new OutcomeUnknownException(
+                              "the payment provider timed out (test)");
+                        })
+                    .orThrow())
         .isInstanceOf(OutcomeUnknownException.class);
     return call;
   }

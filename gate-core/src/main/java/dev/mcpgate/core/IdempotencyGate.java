@@ -42,8 +42,9 @@ import java.util.concurrent.ScheduledExecutorService;
  *       #markUnknown} for callers that drive the steps themselves.
  * </ul>
  *
- * Messages of results and exceptions are written for Java callers and operators; the MCP adapter
- * writes its own sentences for models.
+ * Every outcome of {@link #execute} is a {@link GateResult}, failures included. Messages of results
+ * and exceptions are written for Java callers and operators; the MCP adapter writes its own
+ * sentences for models.
  *
  * <p>While {@link #execute} runs an action, the gate renews its lease on a thread of its own (see
  * {@link GatePolicy#leaseRenewal()}); {@link #close()} stops that thread. Gates made by {@link
@@ -128,13 +129,11 @@ public final class IdempotencyGate implements AutoCloseable {
    * @param call the call
    * @param mapper how results are stored and read back
    * @param action the effect
-   * @return executed, replayed or refused
-   * @throws StoreUnavailableException if the claim could not be written: the action did not run
-   * @throws InvalidArgumentsException if the arguments cannot be hashed: nothing ran
-   * @throws ResultTooLargeException if the action ran but its result is too large to store; the key
-   *     stays claimed and retries are refused
-   * @throws ActionFailedException wrapping a checked exception of the action (unchecked ones
-   *     propagate as they are), after the claim was released or fenced
+   * @return executed, replayed, refused or failed: a failure of the store, of the action (its
+   *     exception, an {@link Error} too, in {@link GateResult.Failed#cause()}, after the claim was
+   *     released or fenced), or of the result (too large, unreadable), with what is known of the
+   *     effect; {@link GateResult#orThrow()} for callers who prefer exceptions
+   * @throws IllegalStateException if the gate is closed
    */
   public <T> GateResult<T> execute(ToolCall call, ResultMapper<T> mapper, GateAction<T> action) {
     notNull(action, "action");
@@ -146,9 +145,9 @@ public final class IdempotencyGate implements AutoCloseable {
   /**
    * Like {@link #execute(ToolCall, ResultMapper, GateAction)}, but the action and its token-checked
    * completion share one unit of work (a database transaction): either both commit, or, if the
-   * lease was lost meanwhile, neither does and {@link LeaseLostException} is thrown. If storing the
-   * result fails, the unit rolls back, the claim is released and {@link StoreUnavailableException}
-   * says that nothing took effect.
+   * lease was lost meanwhile, neither does and the result is a {@link GateResult.Failed} for {@link
+   * FailureReason#LEASE_LOST}. If storing the result fails, the unit rolls back, the claim is
+   * released and the failure ({@link FailureReason#ROLLED_BACK}) says that nothing took effect.
    *
    * @param scope the unit of work, for example a JDBC store's transaction scope
    * @param action the effect, which writes through the scope's resource
@@ -173,9 +172,9 @@ public final class IdempotencyGate implements AutoCloseable {
    *
    * @param scope the unit of work that claims, for example a JDBC store's {@code singleCommit()}
    * @param action the effect, which writes through the scope's resource
-   * @throws StoreUnavailableException if the transaction could not begin or claim (nothing ran), or
-   *     its commit failed (then whether it took effect is not known, and a retry with the same key
-   *     finds out)
+   * @return executed, replayed, refused or failed: the transaction could not begin or claim ({@link
+   *     FailureReason#STORE_UNAVAILABLE}: nothing ran), or its commit failed ({@link
+   *     FailureReason#COMMIT_UNKNOWN}: a retry with the same key finds out)
    */
   public <T, R> GateResult<T> executeSingleCommit(
       ToolCall call, ResultMapper<T> mapper, ClaimingScope<R> scope, ScopedAction<T, R> action) {

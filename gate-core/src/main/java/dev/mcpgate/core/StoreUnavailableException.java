@@ -1,11 +1,10 @@
 package dev.mcpgate.core;
 
 /**
- * The idempotency store could not be reached or could not write what it had to, and nothing took
- * effect: the claim could not be written (the action did not run), or a transactional attempt's
- * unit of work could not begin or was rolled back ({@link CommitRolledBackException}). The caller
- * may safely retry later. When whether something took effect is not known, the gate says so with
- * {@link OutcomeUnknownException} instead.
+ * The idempotency store could not be reached or could not write what it had to: what a store throws
+ * (the SPI's signal), and what the step-by-step API throws. A call through {@link
+ * IdempotencyGate#execute} gets it as a {@link GateResult.Failed} instead, whose reason says what
+ * took effect.
  */
 public class StoreUnavailableException extends IdempotencyException {
   private static final long serialVersionUID = 1L;

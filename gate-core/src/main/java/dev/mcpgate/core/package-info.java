@@ -1,50 +1,46 @@
 /**
  * The idempotency gate: {@link dev.mcpgate.core.IdempotencyGate}, its policies, the outcomes of a
- * claim as values, listeners, and the exceptions (all under {@link
- * dev.mcpgate.core.IdempotencyException}) for real failures.
+ * call as values, listeners, and the exceptions (all under {@link
+ * dev.mcpgate.core.IdempotencyException}) of the store SPI, of bad input and of {@link
+ * dev.mcpgate.core.GateResult#orThrow()}.
  *
  * <p>What runs a call behind the gate (claiming, running, settling, renewing leases, telling
  * listeners) is the engine, in {@code dev.mcpgate.core.internal.engine}: not API.
  *
  * <h2>The failure model</h2>
  *
- * <p>The normal outcomes of a claim are values, never exceptions: {@link
- * dev.mcpgate.core.GateResult} says whether the call executed, replayed or was refused (a conflict,
- * a call in progress, an unknown earlier outcome), and {@link dev.mcpgate.core.GateResult.Executed}
- * says what became of an executed result. An exception always means a failure, and its type says
- * what is known of the effect: <b>nothing ran</b> (or nothing of it took effect), <b>it ran</b>, or
- * <b>whether it took effect is not known</b>. Every exception the gate throws is an {@link
- * dev.mcpgate.core.IdempotencyException}, except three kinds: the action's own unchecked exceptions
- * and errors, which propagate as they are once the claim was released or fenced; {@link
- * NullPointerException} and {@link IllegalArgumentException} for a bad argument; and {@link
- * IllegalStateException} from a closed gate. Nothing ran for the last two.
+ * <p>Every outcome the gate decides is a value: {@link dev.mcpgate.core.GateResult} says whether
+ * the call executed, replayed, was refused ({@link dev.mcpgate.core.RefusalReason}: a conflict, a
+ * call in progress, an unknown earlier outcome) or failed ({@link dev.mcpgate.core.FailureReason}:
+ * the store, a commit, a lost lease, an unknown outcome, the action's own exception, a result too
+ * large or unreadable, arguments that cannot be hashed). A failure says what is known of the effect
+ * ({@link dev.mcpgate.core.GateResult.Effect}: no, yes, unknown) and whether a retry with the same
+ * key is safe. What remains thrown: {@link NullPointerException} and {@link
+ * IllegalArgumentException} for a bad argument, {@link IllegalStateException} from a closed gate,
+ * an {@link Error} of the gate's own parts, and whatever {@code orThrow()} throws for a caller who
+ * asks for it.
  *
  * <pre>
- * IdempotencyException                  root; thrown as such when a stored claim cannot be used: a
- * |                                     result that cannot be read back or decrypted, a hash of a
- * |                                     version this release cannot compute
+ * IdempotencyException                  root; thrown by the step-by-step API when a stored claim
+ * |                                     cannot be used (a result that cannot be read back)
+ * |-- GateOutcomeException              orThrow() of a refused or failed call; carries the result
  * |-- InvalidIdempotencyKeyException    the key, tenant or tool is missing or malformed: none ran
- * |-- InvalidArgumentsException         the arguments have no canonical form: nothing ran
- * |-- StoreUnavailableException         the store failed and nothing took effect: safe to retry
- * |   `-- CommitRolledBackException     a transactional commit failed and read back rolled back;
- * |                                     the claim was released: safe to retry
- * |-- LeaseLostException                a transactional attempt's lease was taken over before it
- * |                                     completed: its writes were rolled back, the other attempt
- * |                                     owns the key
- * |-- ResultTooLargeException           the action ran; its result is over the limit and was not
- * |                                     stored; the key stays fenced, retries are refused
- * |-- ActionFailedException             wraps a checked exception of the action, after the claim
- * |                                     was released, rolled back or fenced as unknown (per policy)
+ * |-- InvalidArgumentsException         the arguments have no canonical form (a failure's cause)
+ * |-- StoreUnavailableException         a store could not be reached or could not write (the SPI's
+ * |                                     signal; the step-by-step API's failure)
+ * |-- ResultTooLargeException           a store's limit on a result (the SPI's signal)
+ * |-- ActionFailedException             wraps a checked exception of the action (orThrow(), and
+ * |                                     the MCP adapter's handler)
  * |-- OutcomeUnknownException           thrown by an action (or chosen by the policy) that cannot
  * |   |                                 tell whether its effect happened: the key is fenced as
  * |   |                                 unknown until it is settled
- * |   `-- CommitOutcomeUnknownException the action ran and the commit of its writes failed in a way
- * |                                     nobody can tell: a retry with the same key finds out
+ * |   `-- CommitOutcomeUnknownException a store's ClaimingScope could not tell whether its commit
+ * |                                     took effect (the SPI's signal)
  * `-- ClaimBusyException                from a store's ClaimingScope only (single-commit mode): the
  *                                       gate turns it into a refusal, callers never see it
  * </pre>
  *
- * <p>Where each is thrown, path by path (plain, transactional, single-commit), is the table
- * "Failures, and what the caller is told" in {@code docs/design.md}.
+ * <p>Which failure each path gives (plain, transactional, single-commit) is the table "Failures,
+ * and what the caller is told" in {@code docs/design.md}.
  */
 package dev.mcpgate.core;

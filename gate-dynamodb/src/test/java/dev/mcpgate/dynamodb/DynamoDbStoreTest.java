@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.FailureReason;
+import dev.mcpgate.core.GateOutcomeException;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
@@ -17,6 +19,7 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.store.tck.GateResults;
 import dev.mcpgate.store.tck.IdempotencyStoreContract;
 import dev.mcpgate.store.tck.MutableClock;
 import java.time.Duration;
@@ -183,14 +186,17 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
 
     assertThatThrownBy(
             () ->
-                plain.execute(
-                    call("big-plain", Map.of()),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      runs.incrementAndGet();
-                      return big;
-                    }))
-        .isInstanceOf(dev.mcpgate.core.ResultTooLargeException.class)
+                GateResults.failed(
+                        plain.execute(
+                            call("big-plain", Map.of()),
+                            ResultMapper.utf8(),
+                            ctx -> {
+                              runs.incrementAndGet();
+                              return big;
+                            }),
+                        FailureReason.RESULT_TOO_LARGE)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("400 KB")
         .hasMessageContaining(String.valueOf(DynamoDbIdempotencyStore.MAX_RESULT_BYTES));
     assertThat(plain.execute(call("big-plain", Map.of()), ResultMapper.utf8(), ctx -> "again"))
@@ -388,13 +394,16 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
 
     assertThatThrownBy(
             () ->
-                IdempotencyGate.builder(missing)
-                    .build()
-                    .execute(
-                        call("k", Map.of()),
-                        ResultMapper.utf8(),
-                        ctx -> "x" + runs.incrementAndGet()))
-        .isInstanceOf(StoreUnavailableException.class)
+                GateResults.failed(
+                        IdempotencyGate.builder(missing)
+                            .build()
+                            .execute(
+                                call("k", Map.of()),
+                                ResultMapper.utf8(),
+                                ctx -> "x" + runs.incrementAndGet()),
+                        FailureReason.STORE_UNAVAILABLE)
+                    .orThrow())
+        .isInstanceOf(GateOutcomeException.class)
         .hasMessageContaining("mcpgate_no_such_table")
         .hasMessageContaining("createSchemaIfMissing(true)");
     assertThat(runs).hasValue(0);
@@ -466,10 +475,13 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
 
       assertThatThrownBy(
               () ->
-                  gate.execute(
-                      call("k", Map.of()),
-                      ResultMapper.utf8(),
-                      ctx -> "x" + runs.incrementAndGet()))
+                  GateResults.failed(
+                          gate.execute(
+                              call("k", Map.of()),
+                              ResultMapper.utf8(),
+                              ctx -> "x" + runs.incrementAndGet()),
+                          FailureReason.STORE_UNAVAILABLE)
+                      .orThrow())
           .isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("did not run");
       assertThat(runs).hasValue(0);

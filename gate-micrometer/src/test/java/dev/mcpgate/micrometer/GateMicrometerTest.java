@@ -79,11 +79,12 @@ class GateMicrometerTest {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("k-3", 5),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      throw new IllegalStateException("declined");
-                    }))
+                        call("k-3", 5),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          throw new IllegalStateException("declined");
+                        })
+                    .orThrow())
         .hasMessage("declined");
 
     assertThat(calls("executed")).isEqualTo(3); // k-1, the k-2 claim, k-3

@@ -240,11 +240,12 @@ class GateTelemetryTest {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("key-c3", 5),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      throw new IllegalStateException("declined");
-                    }))
+                        call("key-c3", 5),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          throw new IllegalStateException("declined");
+                        })
+                    .orThrow())
         .hasMessage("declined");
 
     Map<String, MetricData> all = collect();

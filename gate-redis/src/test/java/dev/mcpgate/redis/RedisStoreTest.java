@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.FailureReason;
+import dev.mcpgate.core.GateOutcomeException;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseToken;
@@ -14,6 +16,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.store.tck.GateResults;
 import dev.mcpgate.store.tck.IdempotencyStoreContract;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -172,11 +175,14 @@ class RedisStoreTest extends IdempotencyStoreContract {
           .hasMessageContaining("could not connect to Redis");
       assertThatThrownBy(
               () ->
-                  gate.execute(
-                      call("early", Map.of()),
-                      ResultMapper.utf8(),
-                      ctx -> "ran " + runs.incrementAndGet()))
-          .isInstanceOf(StoreUnavailableException.class)
+                  GateResults.failed(
+                          gate.execute(
+                              call("early", Map.of()),
+                              ResultMapper.utf8(),
+                              ctx -> "ran " + runs.incrementAndGet()),
+                          FailureReason.STORE_UNAVAILABLE)
+                      .orThrow())
+          .isInstanceOf(GateOutcomeException.class)
           .hasMessageContaining("did not run");
       assertThat(runs).hasValue(0);
 
@@ -220,11 +226,14 @@ class RedisStoreTest extends IdempotencyStoreContract {
       long began = System.nanoTime();
       assertThatThrownBy(
               () ->
-                  gate.execute(
-                      call("while-down", Map.of()),
-                      ResultMapper.utf8(),
-                      ctx -> "ran " + runs.incrementAndGet()))
-          .isInstanceOf(StoreUnavailableException.class)
+                  GateResults.failed(
+                          gate.execute(
+                              call("while-down", Map.of()),
+                              ResultMapper.utf8(),
+                              ctx -> "ran " + runs.incrementAndGet()),
+                          FailureReason.STORE_UNAVAILABLE)
+                      .orThrow())
+          .isInstanceOf(GateOutcomeException.class)
           .hasMessageContaining("did not run");
       assertThat(runs).as("the action did not run while Redis was down").hasValue(1);
       assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(10));
@@ -232,14 +241,16 @@ class RedisStoreTest extends IdempotencyStoreContract {
       server = TestRedis.PrivateRedis.start(port);
       GateResult<String> after = null;
       for (int i = 0; i < 100 && after == null; i++) {
-        try {
-          after =
-              gate.execute(
-                  call("while-down", Map.of()),
-                  ResultMapper.utf8(),
-                  ctx -> "ran " + runs.incrementAndGet());
-        } catch (StoreUnavailableException reconnecting) {
-          Thread.sleep(100);
+        GateResult<String> r =
+            gate.execute(
+                call("while-down", Map.of()),
+                ResultMapper.utf8(),
+                ctx -> "ran " + runs.incrementAndGet());
+        if (r instanceof GateResult.Failed<String> f
+            && f.reason() == FailureReason.STORE_UNAVAILABLE) {
+          Thread.sleep(100); // reconnecting
+        } else {
+          after = r;
         }
       }
       assertThat(after)

@@ -153,12 +153,13 @@ abstract class FencingTests extends ContractGroup {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("k", Map.of()),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      runs.incrementAndGet();
-                      throw new dev.mcpgate.core.OutcomeUnknownException("provider timed out");
-                    }))
+                        call("k", Map.of()),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          runs.incrementAndGet();
+                          throw new dev.mcpgate.core.OutcomeUnknownException("provider timed out");
+                        })
+                    .orThrow())
         .isInstanceOf(dev.mcpgate.core.OutcomeUnknownException.class);
     ClaimRecord fenced = store.find(id("k")).orElseThrow();
     assertThat(fenced.state()).isEqualTo(ClaimState.UNKNOWN);

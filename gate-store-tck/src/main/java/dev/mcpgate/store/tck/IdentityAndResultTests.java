@@ -1,9 +1,9 @@
 package dev.mcpgate.store.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
@@ -111,15 +111,18 @@ abstract class IdentityAndResultTests extends ContractGroup {
     IdempotencyGate gate = gate(GatePolicy.builder().maxResultBytes(100).build());
     AtomicInteger runs = new AtomicInteger();
 
-    assertThatThrownBy(
-            () ->
-                gate.execute(
-                    call("big", Map.of()),
-                    ResultMapper.bytes(),
-                    ctx -> {
-                      runs.incrementAndGet();
-                      return new byte[101];
-                    }))
+    GateResult.Failed<?> tooLarge =
+        GateResults.failed(
+            gate.execute(
+                call("big", Map.of()),
+                ResultMapper.bytes(),
+                ctx -> {
+                  runs.incrementAndGet();
+                  return new byte[101];
+                }),
+            FailureReason.RESULT_TOO_LARGE);
+    assertThat(tooLarge.effect()).isEqualTo(GateResult.Effect.YES);
+    assertThat(tooLarge.cause())
         .isInstanceOfSatisfying(
             ResultTooLargeException.class,
             e -> {

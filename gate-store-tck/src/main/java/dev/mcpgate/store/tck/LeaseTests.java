@@ -85,12 +85,13 @@ abstract class LeaseTests extends ContractGroup {
     assertThatThrownBy(
             () ->
                 gate.execute(
-                    call("k", Map.of()),
-                    ResultMapper.utf8(),
-                    ctx -> {
-                      runs.incrementAndGet();
-                      throw new IllegalStateException("provider down");
-                    }))
+                        call("k", Map.of()),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          runs.incrementAndGet();
+                          throw new IllegalStateException("provider down");
+                        })
+                    .orThrow())
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("provider down");
 
