@@ -4,6 +4,7 @@ import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.PrintStream;
@@ -37,6 +38,14 @@ final class Demo {
 
   Demo(ExampleServer server) {
     this.server = server;
+  }
+
+  /**
+   * @return the tenant as the tools store it: the server's resolver gives it its source prefix
+   *     ({@code context:} and the X-Tenant header)
+   */
+  private String stored() {
+    return server.tenants.resolve(McpTransportContext.create(Map.of("tenant", tenant)));
   }
 
   /**
@@ -248,7 +257,7 @@ final class Demo {
         }
         IntSupplier stops =
             () ->
-                server.sessions.sessionState(tenant, "s-1") == null
+                server.sessions.sessionState(stored(), "s-1") == null
                     ? 0
                     : stopsOf("s-1") + stopsOf("s-2");
         step(
@@ -301,8 +310,8 @@ final class Demo {
         c.callTool(laptopA);
         c.callTool(laptopB);
         c.callTool(phoneB);
-        Map<String, Object> a = new TreeMap<>(server.sessions.sessionState(tenant, "s-a"));
-        Map<String, Object> b = new TreeMap<>(server.sessions.sessionState(tenant, "s-b"));
+        Map<String, Object> a = new TreeMap<>(server.sessions.sessionState(stored(), "s-a"));
+        Map<String, Object> b = new TreeMap<>(server.sessions.sessionState(stored(), "s-b"));
         a.remove("id");
         b.remove("id");
         return new Report(List.copyOf(steps), a, b);
@@ -467,12 +476,12 @@ final class Demo {
   }
 
   private int reproductions(String slug) {
-    Map<String, Object> story = server.stories.storyRow(tenant, slug);
+    Map<String, Object> story = server.stories.storyRow(stored(), slug);
     return story == null ? 0 : (Integer) story.get("reproductions");
   }
 
   private int stopsOf(String id) {
-    Map<String, Object> s = server.sessions.sessionState(tenant, id);
+    Map<String, Object> s = server.sessions.sessionState(stored(), id);
     return s == null ? 0 : ((List<?>) s.get("stops")).size();
   }
 }

@@ -27,12 +27,13 @@ public final class Main {
           "usage: java -jar mcpgate-examples.jar COMMAND [OPTIONS]",
           "commands:",
           "  serve --stdio            serve MCP on stdin/stdout until stdin ends (tenant:"
-              + " \"local\")",
+              + " \"constant:local\")",
           "  serve --http PORT        serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp",
-          "                           (tenant: the X-Tenant header; calls without one are refused)",
+          "                           (tenant: \"context:\" and the X-Tenant header; calls without"
+              + " one are refused)",
           "  demo                     run every write tool as a retrying client would, and check"
               + " it",
-          "  status --jdbc-url URL --tenant T --tool TOOL --key K",
+          "  status --jdbc-url URL --tenant T --tool TOOL --key K  (T as stored: context:acme)",
           "                           the claim of one call and its audit history, in plain words",
           "  status --jdbc-url URL --tenant T --search TEXT",
           "                           the calls whose recorded arguments contain TEXT",

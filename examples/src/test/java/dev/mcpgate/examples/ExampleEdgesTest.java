@@ -196,7 +196,7 @@ class ExampleEdgesTest {
     }
     for (String id : List.of("f-1", "f-2")) {
       Instant ended =
-          Instant.parse((String) server.sessions.sessionState("edges", id).get("ended_at"));
+          Instant.parse((String) server.sessions.sessionState("context:edges", id).get("ended_at"));
       assertThat(ended).as(id).isBetween(before, after);
     }
   }

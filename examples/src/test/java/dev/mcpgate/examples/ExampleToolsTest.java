@@ -30,6 +30,10 @@ import org.opentest4j.AssertionFailedError;
 class ExampleToolsTest {
   @TempDir Path tmp;
   private static final String TENANT = "kit";
+
+  /** The tenant as the tools store it: the context resolver tags the header's value. */
+  private static final String STORED = "context:" + TENANT;
+
   private ExampleServer server;
   private Transports.Http http;
   private McpSyncClient client;
@@ -143,10 +147,10 @@ class ExampleToolsTest {
 
     RetryCheck.of(c)
         .probe("posts", () -> server.externals.social.posts.size())
-        .probe("story", () -> server.stories.storyRow(TENANT, "flaky-login"))
+        .probe("story", () -> server.stories.storyRow(STORED, "flaky-login"))
         .assertSafeToRetry(
             call("publish_story", "slug", "flaky-login", "title", "Login fails", "body", "steps"));
-    assertThat(server.stories.storyRow(TENANT, "flaky-login"))
+    assertThat(server.stories.storyRow(STORED, "flaky-login"))
         .containsEntry("reproductions", 1)
         .containsEntry("title", "Login fails");
     assertThat(server.externals.social.posts).hasSize(1);
@@ -172,7 +176,7 @@ class ExampleToolsTest {
     RetryCheck.of(c)
         .probe(
             "reproductions",
-            () -> server.stories.storyRow(TENANT, "flaky-login").get("reproductions"))
+            () -> server.stories.storyRow(STORED, "flaky-login").get("reproductions"))
         .expectFirstCallChange("reproductions", 1)
         .assertSafeToRetry(
             call("report_reproduction", "story_slug", "flaky-login", "reporter", "ada"))
@@ -184,11 +188,11 @@ class ExampleToolsTest {
   void sessionsAreSafeToStartStopAndMergeInEitherOrder() throws Exception {
     McpSyncClient c = start(Set.of());
     RetryCheck.of(c)
-        .probe("session", () -> server.sessions.sessionState(TENANT, "s-1"))
+        .probe("session", () -> server.sessions.sessionState(STORED, "s-1"))
         .assertSafeToRetry(
             call("start_session", "session_id", "s-1", "started_at", "2025-06-01T13:00:00Z"));
     RetryCheck.of(c)
-        .probe("stops", () -> server.sessions.sessionState(TENANT, "s-1").get("stops"))
+        .probe("stops", () -> server.sessions.sessionState(STORED, "s-1").get("stops"))
         .assertSafeToRetry(
             call(
                 "stop_session",
@@ -253,7 +257,7 @@ class ExampleToolsTest {
                 "op_id",
                 id + "-laptop"),
         id -> {
-          Map<String, Object> state = new HashMap<>(server.sessions.sessionState(TENANT, id));
+          Map<String, Object> state = new HashMap<>(server.sessions.sessionState(STORED, id));
           state.remove("id");
           return state;
         });

@@ -235,7 +235,7 @@ class StatusTest {
             "--jdbc-url",
             url,
             "--tenant",
-            "acme",
+            "context:acme",
             "--tool",
             "refund_order",
             "--key",
@@ -248,7 +248,8 @@ class StatusTest {
             "EXECUTED (attempt 1)",
             "CONFLICT");
 
-    String found = run("status", "--jdbc-url", url, "--tenant", "acme", "--search", "amount_cents");
+    String found =
+        run("status", "--jdbc-url", url, "--tenant", "context:acme", "--search", "amount_cents");
     assertThat(found).contains("5 record(s)", "refund_order", "key k-status");
     assertThat(
             run(

@@ -11,6 +11,13 @@ import reactor.core.publisher.Mono;
  * HTTP transport's context extractor fills from the authenticated request) or a constant for a
  * single-user stdio server. Never from the tool arguments. A resolver that returns null or blank
  * makes the adapter refuse the call (fail closed).
+ *
+ * <p>Each tenant carries its source as a prefix: {@link #fixed} gives {@code constant:} and the
+ * value, {@link #fromTransportContext} gives {@code context:} and the value, and the Spring Boot
+ * starter gives {@code principal:}, {@code header:} and {@code constant:}. The same text from two
+ * sources is then two tenants: a value that a transport context carries cannot read as another
+ * server's principal when two servers with different resolvers share one claims store. A resolver
+ * of your own should tag its values the same way, with a source name of its own.
  */
 @FunctionalInterface
 public interface TenantResolver {
@@ -36,24 +43,32 @@ public interface TenantResolver {
   }
 
   /**
-   * @param tenant the one tenant of a single-user server (a stdio server)
+   * @param tenant the one tenant of a single-user server (a stdio server); stored as {@code
+   *     constant:} and the value, like the Spring Boot starter's {@code mcpgate.tenant.constant}
    * @return a resolver that always gives it
+   * @throws dev.mcpgate.core.InvalidIdempotencyKeyException if the tenant is not a valid tenant
+   *     (blank, a control character), or too long with its prefix
    */
   static TenantResolver fixed(String tenant) {
     ClaimId.validate(tenant, "tenant");
-    return context -> tenant;
+    String tagged = "constant:" + tenant;
+    ClaimId.validate(tagged, "tenant (with its source prefix \"constant:\")");
+    return context -> tagged;
   }
 
   /**
    * @param key the transport context entry that the HTTP transport's context extractor set from the
    *     authenticated request (for example {@code "tenant"})
-   * @return a resolver that reads it (as a string)
+   * @return a resolver that reads it (as a string) and gives {@code context:} and the value; no
+   *     tenant (the call is refused) when the entry is missing or blank
    */
   static TenantResolver fromTransportContext(String key) {
     requireNonNull(key, "key must not be null");
     return context -> {
       Object value = context == null ? null : context.get(key);
-      return value == null ? null : value.toString();
+      String text = value == null ? null : value.toString();
+      // a blank value is no tenant: with the prefix it would pass as one
+      return text == null || text.isBlank() ? null : "context:" + text;
     };
   }
 }

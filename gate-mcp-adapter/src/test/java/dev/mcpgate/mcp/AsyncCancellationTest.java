@@ -27,7 +27,7 @@ import reactor.core.publisher.Mono;
  * retry with the same key is told so instead of running again.
  */
 class AsyncCancellationTest {
-  private static final ClaimId ID = new ClaimId("acme", "refund_order", "c-1");
+  private static final ClaimId ID = new ClaimId("context:acme", "refund_order", "c-1");
 
   private final TestTools tools = new TestTools();
   private final IdempotencyGate gate =

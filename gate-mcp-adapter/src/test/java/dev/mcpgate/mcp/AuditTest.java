@@ -87,7 +87,7 @@ class AuditTest {
             AuditDecision.TENANT_REFUSED,
             AuditDecision.RELEASED);
     AuditRecord executed = records.get(0);
-    assertThat(executed.tenant()).isEqualTo("acme");
+    assertThat(executed.tenant()).isEqualTo("context:acme");
     assertThat(executed.key()).isEqualTo("k-1");
     assertThat(executed.attempt()).isEqualTo(1);
     assertThat(executed.argsHash()).startsWith("v1:");
@@ -196,7 +196,7 @@ class AuditTest {
             AuditDecision.KEY_REFUSED);
     AuditRecord unavailable = records.get(0);
     AuditRecord executed = records.get(1);
-    assertThat(unavailable.tenant()).isEqualTo("acme");
+    assertThat(unavailable.tenant()).isEqualTo("context:acme");
     assertThat(unavailable.key()).isEqualTo("k-5");
     assertThat(unavailable.attempt()).isZero();
     assertThat(unavailable.argsHash())

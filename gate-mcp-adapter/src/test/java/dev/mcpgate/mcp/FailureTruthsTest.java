@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * error's type, its {@code executed} and {@code retry_with_same_key} fields, and its sentence.
  */
 class FailureTruthsTest {
-  private static final ClaimId ID = new ClaimId("acme", "refund_order", "k-1");
+  private static final ClaimId ID = new ClaimId("constant:acme", "refund_order", "k-1");
 
   private final TestTools tools = new TestTools();
   private final FlakyStore store = new FlakyStore();

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * released, rethrow the handler's exception and audit RELEASED; it now asks the gate.
  */
 class LateFenceTruthTest {
-  private static final ClaimId ID = new ClaimId("acme", "refund_order", "k-1");
+  private static final ClaimId ID = new ClaimId("constant:acme", "refund_order", "k-1");
 
   /** The in-memory store; the first mark-unknown fails, as a connection blip would. */
   private static final class FirstFenceFails extends ForwardingIdempotencyStore {

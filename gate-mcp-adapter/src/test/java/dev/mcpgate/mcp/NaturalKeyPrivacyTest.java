@@ -97,7 +97,8 @@ class NaturalKeyPrivacyTest {
     assertThat(sent).as("replayed and refused as before").hasValue(1);
     assertThat(replay.meta()).containsEntry(McpGateErrors.META_REPLAYED, true);
     assertThat(conflict.isError()).isTrue();
-    ClaimId raw = new ClaimId("acme", "send_reset", KeyExtractor.naturalKey(List.of(EMAIL)));
+    ClaimId raw =
+        new ClaimId("constant:acme", "send_reset", KeyExtractor.naturalKey(List.of(EMAIL)));
     ClaimRecord row = store.find(KeyDigest.sha256().digested(raw)).orElseThrow();
     assertThat(store.find(raw)).as("nothing under the raw key").isEmpty();
     assertThat(row.id().key()).startsWith("k1:").doesNotContain("alice");
@@ -124,7 +125,8 @@ class NaturalKeyPrivacyTest {
 
     tool.call(reset("en"));
 
-    ClaimId raw = new ClaimId("acme", "send_reset", KeyExtractor.naturalKey(List.of(EMAIL)));
+    ClaimId raw =
+        new ClaimId("constant:acme", "send_reset", KeyExtractor.naturalKey(List.of(EMAIL)));
     assertThat(store.find(KeyDigest.hmacSha256(secret).digested(raw))).isPresent();
     assertThat(store.find(KeyDigest.sha256().digested(raw))).isEmpty();
   }
@@ -174,16 +176,17 @@ class NaturalKeyPrivacyTest {
         new CallToolRequest(
             "send_reset", Map.of("email", EMAIL, "idempotency_key", "client-key-1"));
     gated(McpGate.builder(gate), ToolPolicy.defaults()).call(withKey);
-    assertThat(store.find(new ClaimId("acme", "send_reset", "client-key-1"))).isPresent();
+    assertThat(store.find(new ClaimId("constant:acme", "send_reset", "client-key-1"))).isPresent();
 
     gated(McpGate.builder(gate).digestAllKeys(true), ToolPolicy.defaults())
         .call(
             new CallToolRequest(
                 "send_reset", Map.of("email", EMAIL, "idempotency_key", "client-key-2")));
-    assertThat(store.find(new ClaimId("acme", "send_reset", "client-key-2"))).isEmpty();
+    assertThat(store.find(new ClaimId("constant:acme", "send_reset", "client-key-2"))).isEmpty();
     assertThat(
             store.find(
-                KeyDigest.sha256().digested(new ClaimId("acme", "send_reset", "client-key-2"))))
+                KeyDigest.sha256()
+                    .digested(new ClaimId("constant:acme", "send_reset", "client-key-2"))))
         .isPresent();
   }
 }

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * retry runs the handler again. (Found in review: the adapter used to say "fenced".)
  */
 class SingleCommitTruthTest {
-  private static final ClaimId ID = new ClaimId("acme", "refund_order", "k-1");
+  private static final ClaimId ID = new ClaimId("constant:acme", "refund_order", "k-1");
 
   /** A single-commit unit over the in-memory store: a claim is undone by a rollback. */
   static final class ClaimingUnit implements ClaimingScope<List<Runnable>> {

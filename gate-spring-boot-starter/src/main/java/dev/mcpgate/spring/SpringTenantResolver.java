@@ -28,6 +28,16 @@ import reactor.util.context.ContextView;
  * <p>Each tenant carries its source: {@code principal:acme}, {@code header:acme} and {@code
  * constant:acme} are three tenants, so a header can never reach a principal's results.
  *
+ * <p>A principal's tenant names its issuer where the authentication has one (a bearer JWT's {@code
+ * iss}, an OIDC user's, an introspected token's): {@code principal:} + issuer + {@code #} + name,
+ * else {@code principal:} + name; in both parts {@code %} is written {@code %25} and {@code #}
+ * {@code %23}, so a raw {@code #} is there exactly when an issuer is, and no two (issuer, name)
+ * pairs give one tenant ({@link #principal}). Two identity providers' "alice" are two tenants.
+ *
+ * <p>A header sent more than once gives no tenant: the call is refused ({@code tenant_unknown}),
+ * never answered with the first value nor with the next source. A client that adds its own header
+ * to the one a gateway sets cannot choose which one is read.
+ *
  * <p>Where the identity is read: on the servlet stack, from the request thread ({@code
  * SecurityContextHolder}, {@code RequestContextHolder}); the adapter resolves an async tool's
  * tenant there, before it hops to another scheduler. On WebFlux, from the Reactor context of the
@@ -45,6 +55,9 @@ final class SpringTenantResolver implements TenantResolver {
           && ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest", LOADER);
   private static final boolean REACTIVE_WEB =
       ClassUtils.isPresent("org.springframework.web.server.ServerWebExchange", LOADER);
+  private static final boolean OAUTH2 =
+      SECURITY
+          && ClassUtils.isPresent("org.springframework.security.oauth2.core.ClaimAccessor", LOADER);
 
   /** The properties that say where the tenant comes from, for the warnings. */
   static final String PROPERTIES =
@@ -53,14 +66,14 @@ final class SpringTenantResolver implements TenantResolver {
           + " authenticated principal (mcpgate.tenant.from-principal, true by default), or several"
           + " in order with mcpgate.tenant.sources";
 
-  /** At most one refusal warning this often; the ones in between are counted into the next. */
+  /** At most one refusal warning of each cause this often; the ones in between are counted. */
   static final long WARN_EVERY_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
 
   private final List<Source> order;
   private final String header;
   private final String constant;
-  private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
-  private final AtomicLong unwarned = new AtomicLong();
+  private final OncePerPeriod noTenantWarning = new OncePerPeriod();
+  private final OncePerPeriod repeatedHeaderWarning = new OncePerPeriod();
 
   SpringTenantResolver(McpGateProperties.Tenant config) {
     this.header =
@@ -151,17 +164,65 @@ final class SpringTenantResolver implements TenantResolver {
     return source.name().toLowerCase(Locale.ROOT) + ":" + value;
   }
 
+  /**
+   * The tenant of a principal: {@code principal:} + name without an issuer, {@code principal:} +
+   * issuer + {@code #} + name with one. In both parts {@code %} is written {@code %25} and {@code
+   * #} {@code %23}: a raw {@code #} appears exactly when there is an issuer, and separates it from
+   * the name, so the value decodes to one (issuer, name) pair.
+   *
+   * @param issuer the issuer ({@code iss}), or null or blank for none
+   * @param name the principal's name
+   * @return the tenant
+   */
+  static String principal(String issuer, String name) {
+    return issuer == null || issuer.isBlank()
+        ? "principal:" + escape(name)
+        : "principal:" + escape(issuer) + "#" + escape(name);
+  }
+
+  private static String escape(String part) {
+    return part.replace("%", "%25").replace("#", "%23");
+  }
+
+  /** What one source gave: a tenant, or a refusal that ends the search ({@code tenant} null). */
+  private record Found(String tenant) {
+    static final Found REFUSED = new Found(null);
+  }
+
+  /**
+   * @param values the values of the header in this request (each line), or null for none
+   * @return its tenant; {@link Found#REFUSED} for a header sent more than once; null for none
+   */
+  private Found fromHeader(List<String> values) {
+    if (values == null || values.isEmpty()) {
+      return null;
+    }
+    if (values.size() > 1) {
+      repeatedHeader(values.size());
+      return Found.REFUSED;
+    }
+    String value = values.get(0);
+    return value == null || value.isBlank() ? null : new Found(tag(Source.HEADER, value));
+  }
+
+  private static Found found(String tenant) {
+    return tenant == null ? null : new Found(tenant);
+  }
+
   @Override
   public String resolve(McpTransportContext context) {
     for (Source source : order) {
-      String value =
+      Found found =
           switch (source) {
-            case PRINCIPAL -> Principals.current();
-            case HEADER -> SERVLET ? ServletHeaders.current(header) : null;
-            case CONSTANT -> constant;
+            case PRINCIPAL -> found(Principals.current());
+            case HEADER -> SERVLET ? fromHeader(ServletHeaders.values(header)) : null;
+            case CONSTANT -> new Found(tag(Source.CONSTANT, constant));
           };
-      if (value != null && !value.isBlank()) {
-        return tag(source, value);
+      if (found != null) {
+        if (found.tenant() == null) {
+          return null; // refused: no fallback to the next source, and no "no tenant" warning
+        }
+        return found.tenant();
       }
     }
     refused();
@@ -169,19 +230,35 @@ final class SpringTenantResolver implements TenantResolver {
   }
 
   /**
+   * A request carried the tenant header more than once: no tenant, so the adapter refuses the call
+   * ({@code tenant_unknown}). A WARN at most once a minute, with the count of the others; it names
+   * the header, never its values (which the client chose).
+   */
+  private void repeatedHeader(int lines) {
+    long more = repeatedHeaderWarning.take();
+    if (more >= 0) {
+      LOG.warn(
+          "MCP Gate refused a call to a gated tool with tenant_unknown: its request carried the"
+              + " tenant header {} {} times, and a repeated tenant header is never read ({} more"
+              + " such call(s) since the last warning). Does a gateway add the header instead of"
+              + " replacing the client's?",
+          header,
+          lines,
+          more);
+    }
+  }
+
+  /**
    * A call gets no tenant, so the adapter refuses it ({@code tenant_unknown}): a WARN on the server
    * naming the properties, at most once a minute, with the count of the others.
    */
   void refused() {
-    long more = unwarned.incrementAndGet();
-    long last = lastWarning.get();
-    long now = System.nanoTime();
-    if (now - last >= WARN_EVERY_NANOS && lastWarning.compareAndSet(last, now)) {
-      unwarned.addAndGet(-more);
+    long more = noTenantWarning.take();
+    if (more >= 0) {
       LOG.warn(
           "MCP Gate refused {} call(s) to gated tools with tenant_unknown since the last"
               + " warning: {} found no tenant for them{}. The tenant comes from {}",
-          more,
+          more + 1,
           order.isEmpty() ? "no source is configured, and it" : "the source " + order,
           order.contains(Source.HEADER)
               ? " (is the header " + header + " missing?)"
@@ -200,56 +277,94 @@ final class SpringTenantResolver implements TenantResolver {
     return Mono.deferContextual(
         reactor ->
             Flux.fromIterable(order)
-                .concatMap(
-                    source ->
-                        find(source, reactor)
-                            .filter(value -> !value.isBlank())
-                            .map(value -> tag(source, value)))
+                .concatMap(source -> find(source, reactor))
                 .next()
                 .doOnSuccess(
-                    tenant -> {
-                      if (tenant == null) {
+                    found -> {
+                      if (found == null) {
                         refused();
                       }
-                    }));
+                    })
+                .mapNotNull(Found::tenant));
   }
 
-  private Mono<String> find(Source source, ContextView reactor) {
+  private Mono<Found> find(Source source, ContextView reactor) {
     return switch (source) {
       case PRINCIPAL ->
           ReactivePrincipals.has(reactor)
-              ? ReactivePrincipals.current()
-              : Mono.justOrEmpty(Principals.current());
+              ? ReactivePrincipals.current().map(Found::new)
+              : Mono.justOrEmpty(found(Principals.current()));
       case HEADER -> {
-        if (REACTIVE_WEB) {
-          String fromExchange = ReactiveHeaders.current(reactor, header);
-          if (fromExchange != null || ReactiveHeaders.has(reactor)) {
-            yield Mono.justOrEmpty(fromExchange);
-          }
+        if (REACTIVE_WEB && ReactiveHeaders.has(reactor)) {
+          yield Mono.justOrEmpty(fromHeader(ReactiveHeaders.values(reactor, header)));
         }
-        yield Mono.justOrEmpty(SERVLET ? ServletHeaders.current(header) : null);
+        yield Mono.justOrEmpty(SERVLET ? fromHeader(ServletHeaders.values(header)) : null);
       }
-      case CONSTANT -> Mono.justOrEmpty(constant);
+      case CONSTANT -> Mono.just(new Found(tag(Source.CONSTANT, constant)));
     };
+  }
+
+  /** One line a period: {@link #take} says whether this one is logged and how many were not. */
+  private static final class OncePerPeriod {
+    private final AtomicLong last = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
+    private final AtomicLong skipped = new AtomicLong();
+
+    /**
+     * @return -1 when this line is only counted; else how many were counted since the last one
+     */
+    long take() {
+      long before = last.get();
+      long now = System.nanoTime();
+      if (now - before >= WARN_EVERY_NANOS && last.compareAndSet(before, now)) {
+        return skipped.getAndSet(0);
+      }
+      skipped.incrementAndGet();
+      return -1;
+    }
   }
 
   /** Loaded only with Spring Security. */
   private static final class Principals {
+    /**
+     * @return the tenant of the authenticated principal on this thread, or null
+     */
     static String current() {
-      return name(
+      return tenant(
           org.springframework.security.core.context.SecurityContextHolder.getContext()
               .getAuthentication());
     }
 
-    static String name(org.springframework.security.core.Authentication auth) {
+    /**
+     * @return the tenant of an authenticated, named, not anonymous principal, with its issuer where
+     *     it has one; else null
+     */
+    static String tenant(org.springframework.security.core.Authentication auth) {
       if (auth == null
           || !auth.isAuthenticated()
           || auth.getName() == null
+          || auth.getName().isBlank()
           || auth
               instanceof org.springframework.security.authentication.AnonymousAuthenticationToken) {
         return null;
       }
-      return auth.getName();
+      return principal(OAUTH2 ? Issuers.of(auth.getPrincipal()) : null, auth.getName());
+    }
+  }
+
+  /**
+   * Loaded only with Spring Security's OAuth 2.0 core: the {@code iss} of a bearer JWT ({@code
+   * JwtAuthenticationToken}'s principal), of an OIDC user, or of an introspected token.
+   */
+  private static final class Issuers {
+    static String of(Object principal) {
+      Object iss = null;
+      if (principal instanceof org.springframework.security.oauth2.core.ClaimAccessor claims) {
+        iss = claims.getClaims().get("iss");
+      } else if (principal
+          instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal p) {
+        iss = p.getAttributes().get("iss");
+      }
+      return iss == null ? null : iss.toString();
     }
   }
 
@@ -262,18 +377,22 @@ final class SpringTenantResolver implements TenantResolver {
 
     static Mono<String> current() {
       return org.springframework.security.core.context.ReactiveSecurityContextHolder.getContext()
-          .mapNotNull(c -> Principals.name(c.getAuthentication()));
+          .mapNotNull(c -> Principals.tenant(c.getAuthentication()));
     }
   }
 
   /** Loaded only in a servlet application. */
   private static final class ServletHeaders {
-    static String current(String name) {
+    /**
+     * @return each line of the header in the request on this thread, or null without a request
+     */
+    static List<String> values(String name) {
       var attributes =
           org.springframework.web.context.request.RequestContextHolder.getRequestAttributes();
       if (attributes
           instanceof org.springframework.web.context.request.ServletRequestAttributes servlet) {
-        return servlet.getRequest().getHeader(name);
+        java.util.Enumeration<String> lines = servlet.getRequest().getHeaders(name);
+        return lines == null ? null : java.util.Collections.list(lines);
       }
       return null;
     }
@@ -289,9 +408,12 @@ final class SpringTenantResolver implements TenantResolver {
       return exchange(reactor) != null;
     }
 
-    static String current(ContextView reactor, String name) {
+    /**
+     * @return each line of the header in the exchange's request, or null
+     */
+    static List<String> values(ContextView reactor, String name) {
       var exchange = exchange(reactor);
-      return exchange == null ? null : exchange.getRequest().getHeaders().getFirst(name);
+      return exchange == null ? null : exchange.getRequest().getHeaders().get(name);
     }
 
     private static org.springframework.web.server.ServerWebExchange exchange(ContextView reactor) {

@@ -6,17 +6,29 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.mcpgate.spring.McpGateProperties.Tenant.Source;
 import io.modelcontextprotocol.common.McpTransportContext;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.security.authentication.AnonymousAuthenticationToken;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.Authentication;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.oauth2.core.DefaultOAuth2AuthenticatedPrincipal;
+import org.springframework.security.oauth2.core.oidc.OidcIdToken;
+import org.springframework.security.oauth2.core.oidc.user.DefaultOidcUser;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -162,5 +174,182 @@ class SpringTenantResolverTest {
             Mono.defer(() -> resolver(true, null, null).resolveReactive(McpTransportContext.EMPTY))
                 .block())
         .isEqualTo("principal:alice");
+  }
+
+  private static Jwt jwt(String issuer, String subject) {
+    Jwt.Builder b = Jwt.withTokenValue("t").header("alg", "none").subject(subject);
+    return (issuer == null ? b : b.issuer(issuer)).build();
+  }
+
+  private static void signIn(Authentication auth) {
+    SecurityContextHolder.getContext().setAuthentication(auth);
+  }
+
+  private static String principalTenant(Authentication auth) {
+    signIn(auth);
+    try {
+      return resolver(true, null, null).resolve(McpTransportContext.EMPTY);
+    } finally {
+      SecurityContextHolder.clearContext();
+    }
+  }
+
+  @Test
+  void aPrincipalsTenantNamesItsIssuer() {
+    assertThat(
+            principalTenant(
+                new JwtAuthenticationToken(jwt("https://idp-a.example", "alice"), List.of())))
+        .isEqualTo("principal:https://idp-a.example#alice");
+    assertThat(
+            principalTenant(
+                new JwtAuthenticationToken(jwt("https://idp-b.example", "alice"), List.of())))
+        .as("another identity provider's alice")
+        .isEqualTo("principal:https://idp-b.example#alice");
+    assertThat(principalTenant(new JwtAuthenticationToken(jwt(null, "alice"), List.of())))
+        .as("a token without iss")
+        .isEqualTo("principal:alice");
+    assertThat(
+            principalTenant(
+                UsernamePasswordAuthenticationToken.authenticated("alice", null, List.of())))
+        .as("no issuer: HTTP Basic, a form login")
+        .isEqualTo("principal:alice");
+
+    OidcIdToken idToken =
+        OidcIdToken.withTokenValue("id")
+            .issuer("https://accounts.example")
+            .subject("1234")
+            .claim("email", "alice@example.com")
+            .build();
+    DefaultOidcUser oidc = new DefaultOidcUser(List.of(), idToken);
+    assertThat(
+            principalTenant(
+                UsernamePasswordAuthenticationToken.authenticated(oidc, null, List.of())))
+        .as("an OIDC login")
+        .isEqualTo("principal:https://accounts.example#1234");
+
+    DefaultOAuth2AuthenticatedPrincipal introspected =
+        new DefaultOAuth2AuthenticatedPrincipal(
+            "bob", Map.of("iss", "https://as.example", "sub", "bob"), List.of());
+    assertThat(
+            principalTenant(
+                UsernamePasswordAuthenticationToken.authenticated(introspected, null, List.of())))
+        .as("an introspected opaque token")
+        .isEqualTo("principal:https://as.example#bob");
+  }
+
+  @Test
+  void reactivelyTheIssuerIsNamedToo() {
+    assertThat(
+            resolver(true, null, null)
+                .resolveReactive(McpTransportContext.EMPTY)
+                .subscribeOn(Schedulers.boundedElastic())
+                .contextWrite(
+                    ReactiveSecurityContextHolder.withAuthentication(
+                        new JwtAuthenticationToken(
+                            jwt("https://idp-a.example", "alice"), List.of())))
+                .block(Duration.ofSeconds(5)))
+        .isEqualTo("principal:https://idp-a.example#alice");
+  }
+
+  @Test
+  void noTwoIssuerAndNamePairsShareATenant() {
+    String[][] pairs = {
+      {null, "alice"},
+      {"", "alice"},
+      {"a", "b"},
+      {null, "a#b"},
+      {"a#b", "c"},
+      {"a", "b#c"},
+      {"a%23b", "c"},
+      {"a", "b%23c"},
+      {null, "a%23b"},
+      {"a%", "23b"},
+      {"a", "%23b"},
+      {"https://idp.example/", "alice"},
+      {"https://idp.example", "/alice"},
+      {"principal:x", "y"},
+      {null, "principal:x#y"},
+    };
+    Set<String> tenants = new HashSet<>();
+    Set<String> distinctPairs = new HashSet<>();
+    for (String[] pair : pairs) {
+      String issuer = pair[0] == null || pair[0].isBlank() ? null : pair[0];
+      if (distinctPairs.add(issuer + "\u0000" + pair[1])) {
+        assertThat(tenants.add(SpringTenantResolver.principal(pair[0], pair[1])))
+            .as("%s %s gave %s", pair[0], pair[1], SpringTenantResolver.principal(pair[0], pair[1]))
+            .isTrue();
+      }
+    }
+    assertThat(SpringTenantResolver.principal("a#b", "c#d%")).isEqualTo("principal:a%23b#c%23d%25");
+  }
+
+  @Test
+  void aRepeatedHeaderIsNoTenantAndNeverFallsBack() {
+    MockHttpServletRequest twice = new MockHttpServletRequest();
+    twice.addHeader("X-Tenant", "acme");
+    twice.addHeader("X-Tenant", "evil");
+    RequestContextHolder.setRequestAttributes(new ServletRequestAttributes(twice));
+    SpringTenantResolver headerThenConstant =
+        resolver(false, "X-Tenant", "solo", Source.HEADER, Source.CONSTANT);
+
+    assertThat(headerThenConstant.resolve(McpTransportContext.EMPTY)).isNull();
+    assertThat(resolver(false, "X-Tenant", null).resolve(McpTransportContext.EMPTY)).isNull();
+    assertThat(
+            headerThenConstant
+                .resolveReactive(McpTransportContext.EMPTY)
+                .blockOptional(Duration.ofSeconds(5)))
+        .as("reactively, on the request thread")
+        .isEmpty();
+
+    request("acme");
+    assertThat(headerThenConstant.resolve(McpTransportContext.EMPTY)).isEqualTo("header:acme");
+  }
+
+  @Test
+  void reactivelyARepeatedHeaderInTheExchangeIsNoTenant() {
+    SpringTenantResolver headerThenConstant =
+        resolver(false, "X-Tenant", "solo", Source.HEADER, Source.CONSTANT);
+    MockServerWebExchange twice =
+        MockServerWebExchange.from(
+            MockServerHttpRequest.get("/mcp").header("X-Tenant", "acme", "evil"));
+    MockServerWebExchange once =
+        MockServerWebExchange.from(MockServerHttpRequest.get("/mcp").header("X-Tenant", "acme"));
+
+    assertThat(
+            headerThenConstant
+                .resolveReactive(McpTransportContext.EMPTY)
+                .subscribeOn(Schedulers.boundedElastic())
+                .contextWrite(c -> c.put(ServerWebExchange.class, twice))
+                .blockOptional(Duration.ofSeconds(5)))
+        .isEmpty();
+    assertThat(
+            headerThenConstant
+                .resolveReactive(McpTransportContext.EMPTY)
+                .subscribeOn(Schedulers.boundedElastic())
+                .contextWrite(c -> c.put(ServerWebExchange.class, once))
+                .block(Duration.ofSeconds(5)))
+        .isEqualTo("header:acme");
+  }
+
+  @Test
+  void aRepeatedHeaderIsWarnedOfAtMostOnceAMinuteWithoutItsValues() {
+    MockHttpServletRequest twice = new MockHttpServletRequest();
+    twice.addHeader("X-Tenant", "acme");
+    twice.addHeader("X-Tenant", "evil-value");
+    RequestContextHolder.setRequestAttributes(new ServletRequestAttributes(twice));
+    SpringTenantResolver r = resolver(false, "X-Tenant", null);
+    StringBuilder log = new StringBuilder();
+    StarterFrictionTest.logged(
+        log,
+        () -> {
+          for (int i = 0; i < 50; i++) {
+            assertThat(r.resolve(McpTransportContext.EMPTY)).isNull();
+          }
+          return null;
+        });
+    assertThat(log.toString().split("tenant header X-Tenant 2 times", -1))
+        .as("one warning a minute, not one a call")
+        .hasSize(2);
+    assertThat(log).doesNotContain("evil-value");
   }
 }

@@ -62,6 +62,16 @@ class TenantIsolationTest {
    */
   private static McpSyncClient client(
       ConfigurableApplicationContext app, String user, String tenantHeader) {
+    return client(app, user, null, tenantHeader == null ? List.of() : List.of(tenantHeader));
+  }
+
+  /**
+   * @param user alice or bob (HTTP Basic), or null
+   * @param bearer a bearer token ({@link TransferServer#bearer}), or null
+   * @param tenantHeaders each X-Tenant header line the client sends
+   */
+  private static McpSyncClient client(
+      ConfigurableApplicationContext app, String user, String bearer, List<String> tenantHeaders) {
     int port = ((WebServerApplicationContext) app).getWebServer().getPort();
     McpSyncClient c =
         McpClient.sync(
@@ -78,8 +88,11 @@ class TenantIsolationTest {
                                             (user + ":" + user + "-pw")
                                                 .getBytes(StandardCharsets.UTF_8)));
                           }
-                          if (tenantHeader != null) {
-                            request.header("X-Tenant", tenantHeader);
+                          if (bearer != null) {
+                            request.header("Authorization", "Bearer " + bearer);
+                          }
+                          for (String line : tenantHeaders) {
+                            request.header("X-Tenant", line); // adds a line, replaces none
                           }
                         })
                     .build())
@@ -258,6 +271,80 @@ class TenantIsolationTest {
         assertThat(fromConstant.isError()).as(text(fromConstant)).isNotEqualTo(Boolean.TRUE);
         assertThat(replayed(fromHeader)).as("header:acme is not constant:acme").isFalse();
         assertThat(tenants(app, table)).containsExactly("constant:acme", "header:acme");
+      } finally {
+        close(clients);
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "{0} tools")
+  @ValueSource(strings = {"SYNC", "ASYNC"})
+  void aRepeatedTenantHeaderIsRefusedNeverReadNorFallenBackFrom(String type) {
+    String table = table("twice", type);
+    try (ConfigurableApplicationContext app =
+        server(
+            type,
+            table,
+            "mcpgate.tenant.header=X-Tenant",
+            "mcpgate.tenant.constant=acme",
+            "mcpgate.tenant.sources=header,constant")) {
+      List<McpSyncClient> clients = new ArrayList<>();
+      try {
+        McpSyncClient gateway = client(app, null, null, List.of("acme"));
+        McpSyncClient twice = client(app, null, null, List.of("acme", "evil"));
+        McpSyncClient twiceSame = client(app, null, null, List.of("acme", "acme"));
+        clients.addAll(List.of(gateway, twice, twiceSame));
+        int before = TransferServer.TRANSFERS.get();
+
+        CallToolResult first = transfer(gateway, "k1", 100);
+        CallToolResult fromTwice = transfer(twice, "k1", 100);
+        CallToolResult fromTwiceSame = transfer(twiceSame, "k2", 100);
+
+        assertThat(first.isError()).as(text(first)).isNotEqualTo(Boolean.TRUE);
+        assertThat(errorType(fromTwice))
+            .as("two values: refused, neither read nor the constant")
+            .isEqualTo(McpGateErrors.TENANT_UNKNOWN);
+        assertThat(errorType(fromTwiceSame))
+            .as("the same value twice is refused too")
+            .isEqualTo(McpGateErrors.TENANT_UNKNOWN);
+        assertThat(TransferServer.TRANSFERS.get()).isEqualTo(before + 1);
+        assertThat(tenants(app, table)).containsExactly("header:acme");
+      } finally {
+        close(clients);
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "{0} tools")
+  @ValueSource(strings = {"SYNC", "ASYNC"})
+  void theSameNameFromTwoIssuersIsTwoTenants(String type) {
+    String table = table("issuers", type);
+    try (ConfigurableApplicationContext app = server(type, table)) {
+      List<McpSyncClient> clients = new ArrayList<>();
+      try {
+        McpSyncClient aliceOfA =
+            client(app, null, TransferServer.bearer("https://idp-a.example", "alice"), List.of());
+        McpSyncClient aliceOfB =
+            client(app, null, TransferServer.bearer("https://idp-b.example", "alice"), List.of());
+        McpSyncClient basicAlice = client(app, "alice", null);
+        clients.addAll(List.of(aliceOfA, aliceOfB, basicAlice));
+        int before = TransferServer.TRANSFERS.get();
+
+        CallToolResult fromA = transfer(aliceOfA, "k1", 100);
+        CallToolResult fromB = transfer(aliceOfB, "k1", 100);
+        CallToolResult fromBasic = transfer(basicAlice, "k1", 100);
+        CallToolResult retryA = transfer(aliceOfA, "k1", 100);
+
+        assertThat(fromA.isError()).as(text(fromA)).isNotEqualTo(Boolean.TRUE);
+        assertThat(replayed(fromB)).as("idp-b's alice got idp-a's alice's result").isFalse();
+        assertThat(replayed(fromBasic)).as("the issuer-less alice got a JWT alice's").isFalse();
+        assertThat(replayed(retryA)).as("still gated within one issuer's alice").isTrue();
+        assertThat(TransferServer.TRANSFERS.get()).isEqualTo(before + 3);
+        assertThat(tenants(app, table))
+            .containsExactly(
+                "principal:alice",
+                "principal:https://idp-a.example#alice",
+                "principal:https://idp-b.example#alice");
       } finally {
         close(clients);
       }

@@ -166,4 +166,23 @@ class AesGcmResultCodecTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("twice");
   }
+
+  /**
+   * The known gap (docs/security.md, "What the authenticated data binds"): the authenticated data
+   * is the claim and the key id, not the arguments hash nor the attempt, so a result stored by an
+   * earlier claim of the same (tenant, tool, key) still decrypts when someone who can write the
+   * table puts it back. When a new format binds them, this test is to change with the docs.
+   */
+  @Test
+  void anOlderResultOfTheSameClaimStillDecrypts() throws Exception {
+    AesGcmResultCodec codec = AesGcmResultCodec.builder().currentKey("k", aes(256)).build();
+    byte[] older = codec.encode(ID, "refund of 500 cents".getBytes(StandardCharsets.UTF_8));
+    byte[] current = codec.encode(ID, "refund of 900 cents".getBytes(StandardCharsets.UTF_8));
+
+    assertThat(codec.decode(ID, current))
+        .isEqualTo("refund of 900 cents".getBytes(StandardCharsets.UTF_8));
+    assertThat(codec.decode(ID, older))
+        .as("put back in the current row, the older result is not told apart")
+        .isEqualTo("refund of 500 cents".getBytes(StandardCharsets.UTF_8));
+  }
 }
