@@ -4,6 +4,7 @@ import dev.mcpgate.core.ActionFailedException;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.GateResult.Effect;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import dev.mcpgate.core.KeyDigest;
@@ -16,7 +17,6 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -38,6 +38,9 @@ final class GatedTool {
   private final Auditor auditor;
   private final KeyProtection keys;
   private final boolean acceptInexactNumbers;
+
+  /** The per-call lines (a bad tenant, a hook that throws): at most one a minute per cause. */
+  RateLimitedLog limited = RateLimitedLog.perMinute(LOG); // replaced by tests only
 
   /** With natural keys digested by a plain SHA-256, the default. */
   GatedTool(
@@ -114,7 +117,7 @@ final class GatedTool {
     try {
       return tenants.resolve(context == null ? McpTransportContext.EMPTY : context);
     } catch (RuntimeException e) {
-      LOG.error("tenant resolver failed for tool {}", tool.name(), e);
+      limited.error("tenant resolver failed", "tenant resolver failed for tool {}", tool.name(), e);
       return null;
     }
   }
@@ -130,7 +133,8 @@ final class GatedTool {
         .onErrorResume(
             RuntimeException.class,
             e -> {
-              LOG.error("tenant resolver failed for tool {}", tool.name(), e);
+              limited.error(
+                  "tenant resolver failed", "tenant resolver failed for tool {}", tool.name(), e);
               return Mono.empty();
             });
   }
@@ -178,26 +182,39 @@ final class GatedTool {
     }
 
     /**
-     * The caller gets {@code thrown} (as it is), a failure before any handler ran (a hook of the
-     * adapter's, or the gate itself, threw), after the audit records it as that: nothing ran.
+     * A failure before any handler ran (a hook of the adapter's threw): the caller gets our fixed
+     * answer that nothing took effect (an {@link Error} is thrown on as it is), the audit records
+     * it, the operator's log has the details.
      */
-    static Decided failedBeforeAnyHandler(Throwable thrown, Auditor.Known known) {
-      return failed(thrown, known, "failed before any handler ran: ");
+    static Decided failedBeforeAnyHandler(
+        Throwable thrown, Auditor.Known known, RateLimitedLog log, String tool) {
+      return failed(thrown, known, "failed before any handler ran: ", Effect.NO, log, tool);
     }
 
     /**
-     * The caller gets {@code thrown} (as it is), a failure the gate threw instead of deciding (it
-     * is closed, or an {@link Error} came from its mapper or codec), after the audit records it.
+     * A failure the gate threw instead of deciding (it is closed; an {@link Error} of its mapper or
+     * codec): our fixed answer that the effect is not known, as for {@link
+     * #failedBeforeAnyHandler}.
      */
-    static Decided thrownByTheGate(Throwable thrown, Auditor.Known known) {
-      return failed(thrown, known, "the gate threw ");
+    static Decided thrownByTheGate(
+        Throwable thrown, Auditor.Known known, RateLimitedLog log, String tool) {
+      return failed(thrown, known, "the gate threw ", Effect.UNKNOWN, log, tool);
     }
 
-    private static Decided failed(Throwable thrown, Auditor.Known known, String reason) {
-      return new Decided(
-          null,
-          thrown,
-          Auditor.Decision.of(known, AuditDecision.FAILED, reason + thrown.getClass().getName()));
+    private static Decided failed(
+        Throwable thrown,
+        Auditor.Known known,
+        String reason,
+        Effect effect,
+        RateLimitedLog log,
+        String tool) {
+      Auditor.Decision audit =
+          Auditor.Decision.of(known, AuditDecision.FAILED, reason + thrown.getClass().getName());
+      log.error(reason, "tool {}: {}{}", tool, reason, thrown.toString(), thrown);
+      if (thrown instanceof Error) {
+        return new Decided(null, thrown, audit);
+      }
+      return answered(ModelMessages.internalError(effect), audit);
     }
 
     CallToolResult answer() {
@@ -224,8 +241,11 @@ final class GatedTool {
       try {
         ClaimId.validate(tenant, "tenant");
       } catch (InvalidIdempotencyKeyException e) {
-        LOG.error(
-            "tenant resolver gave an invalid tenant for tool {}: {}", tool.name(), e.getMessage());
+        limited.error(
+            "invalid tenant",
+            "tenant resolver gave an invalid tenant for tool {}: {}",
+            tool.name(),
+            e.getMessage());
         return Decided.answered(
             ModelMessages.tenantInvalid(e), known, AuditDecision.TENANT_REFUSED, e.getMessage());
       }
@@ -276,7 +296,7 @@ final class GatedTool {
       }
       return gated(request, invocation, arguments, call, known);
     } catch (RuntimeException | Error e) {
-      return Decided.failedBeforeAnyHandler(e, known);
+      return Decided.failedBeforeAnyHandler(e, known, limited, tool.name());
     }
   }
 
@@ -295,7 +315,7 @@ final class GatedTool {
     try {
       result = invocation.gated(gate, call, mapper, ctx -> handlerRequest(request, arguments));
     } catch (RuntimeException | Error e) {
-      return Decided.thrownByTheGate(e, known); // not a decision: a closed gate, or an Error
+      return Decided.thrownByTheGate(e, known, limited, tool.name()); // closed, or an Error
     }
     return result.fold(
         executed ->
@@ -349,22 +369,16 @@ final class GatedTool {
     return Decided.answered(answer, Auditor.Decision.of(known, failed, failed.message()));
   }
 
-  private final AtomicLong inexactWarnedAt = new AtomicLong(Long.MIN_VALUE);
-
   /** Tells the operator, at most once a minute per tool, what the model is told it cannot fix. */
   private void warnInexact(String path) {
-    long now = System.nanoTime();
-    long last = inexactWarnedAt.get();
-    if ((last == Long.MIN_VALUE || now - last >= 60_000_000_000L)
-        && inexactWarnedAt.compareAndSet(last, now)) {
-      LOG.warn(
-          "tool {}: refused a call (arguments_invalid) whose number at {} arrived as a"
-              + " double: the server's transport reads decimals inexactly, so nearby numbers would"
-              + " hash alike. Build the transport and the server with ExactNumbers.jsonMapper(), or"
-              + " accept the risk with McpGate.Builder.acceptInexactNumbers()",
-          tool.name(),
-          path);
-    }
+    limited.warn(
+        "inexact number",
+        "tool {}: refused a call (arguments_invalid) whose number at {} arrived as a"
+            + " double: the server's transport reads decimals inexactly, so nearby numbers would"
+            + " hash alike. Build the transport and the server with ExactNumbers.jsonMapper(), or"
+            + " accept the risk with McpGate.Builder.acceptInexactNumbers()",
+        tool.name(),
+        path);
   }
 
   /**

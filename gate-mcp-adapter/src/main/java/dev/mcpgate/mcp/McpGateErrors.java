@@ -58,6 +58,15 @@ public final class McpGateErrors {
   public static final String STORE_UNAVAILABLE = "idempotency_store_unavailable";
 
   /**
+   * The server failed while handling the call, in a way that is not one of the answers above (a
+   * hook of the server's threw, the gate was closed); the details are in the server's log, never in
+   * the answer. {@value #EXECUTED} says what is known: {@value #EXECUTED_NO} when it failed before
+   * the gate, {@value #EXECUTED_UNKNOWN} otherwise. Retrying the same call with the same key is
+   * safe.
+   */
+  public static final String INTERNAL_ERROR = "idempotency_internal_error";
+
+  /**
    * The server could not tell which account the call belongs to (no tenant from the transport).
    * Nothing ran; a server configuration problem: a retry does not help until it is fixed. Not from
    * SEP-3182.

@@ -407,6 +407,26 @@ final class ModelMessages {
         null);
   }
 
+  /**
+   * A failure that is none of the gate's answers (a hook of the server's threw, the gate was
+   * closed): a fixed sentence, with nothing of the failure in it (its details go to the server's
+   * log), saying only what is known of the effect.
+   */
+  static CallToolResult internalError(Effect effect) {
+    return error(
+        McpGateErrors.INTERNAL_ERROR,
+        effect,
+        true,
+        effect == Effect.NO
+            ? "The server failed before running this call, so it did not take effect. It is safe to"
+                + " retry the same call with the same key later."
+            : "The server failed while handling this call and cannot say whether it took effect."
+                + " Retry the same call with the same key later: that is safe, and it returns the"
+                + " first result if the call took effect. Do not send it with a new key: that could"
+                + " do it twice.",
+        null);
+  }
+
   /** The stored result, unchanged but for two {@code _meta} entries that mark it as a replay. */
   static CallToolResult markReplay(CallToolResult stored, Instant firstExecutedAt) {
     Map<String, Object> meta =

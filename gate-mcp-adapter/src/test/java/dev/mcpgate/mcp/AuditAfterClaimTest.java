@@ -138,7 +138,12 @@ class AuditAfterClaimTest {
                 }),
             ToolPolicy.defaults());
 
-    assertThatThrownBy(() -> call(spec, "k-auth")).hasMessage("the policy service is down");
+    CallToolResult answer = call(spec, "k-auth");
+    assertThat(answer.isError()).isTrue();
+    assertThat(answer.structuredContent().toString())
+        .as("our fixed answer, not the hook's message")
+        .contains(McpGateErrors.INTERNAL_ERROR, "executed=no")
+        .doesNotContain("policy service");
 
     assertThat(runs).hasValue(0);
     AuditRecord rec = records.get(0);
@@ -168,7 +173,10 @@ class AuditAfterClaimTest {
             ToolPolicy.defaults());
     gate.close();
 
-    assertThatThrownBy(() -> call(spec, "k-closed")).isInstanceOf(IllegalStateException.class);
+    CallToolResult answer = call(spec, "k-closed");
+    assertThat(answer.structuredContent().toString())
+        .contains(McpGateErrors.INTERNAL_ERROR, "executed=unknown")
+        .doesNotContain("closed");
 
     assertThat(runs).hasValue(0);
     AuditRecord rec = records.get(0);
