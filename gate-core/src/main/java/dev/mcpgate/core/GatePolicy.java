@@ -231,9 +231,16 @@ public record GatePolicy(
   }
 
   /**
-   * @return true when the action's exception means its outcome is unknown
+   * @return true when the action's exception means its outcome is unknown: the policy's {@code
+   *     outcomeUnknownWhen} says so, or it is a gate's own answer thrown by {@link
+   *     GateResult#orThrow()} (a nested gate) that says something may have taken effect
    */
   public boolean isOutcomeUnknown(Throwable failure) {
+    if (failure instanceof GateOutcomeException nested
+        && nested.result() instanceof GateResult.Failed<?> failed
+        && failed.effect() != GateResult.Effect.NO) {
+      return true;
+    }
     return outcomeUnknownWhen.test(failure);
   }
 

@@ -79,9 +79,8 @@ final class Auditor {
     }
 
     /**
-     * A failure the gate threw: after an attempt's handler began ({@code ran}, its context), that
-     * attempt and the hash its key was claimed with; before (no handler ran: the claim failed, or
-     * what comes between the claim and the handler), neither.
+     * What the gate decided, as its result says it: the decision of its case, the attempt that ran
+     * (0 when none of this call did) and the hash it compared.
      */
     static Decision of(Known known, GateResult<?> result, String reason) {
       return new Decision(

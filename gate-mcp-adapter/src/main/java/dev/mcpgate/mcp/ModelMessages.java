@@ -359,9 +359,15 @@ final class ModelMessages {
               McpGateErrors.OUTCOME_UNKNOWN,
               effect,
               retry,
-              "This call ran before and took effect, but the server cannot read its stored result"
-                  + " back now, so nothing was run again. Do not send it with a new key: that could"
-                  + " do it twice. Check its effect directly, or ask the operator.",
+              retry
+                  ? "This call ran before and took effect, but the server cannot read its stored"
+                      + " result back right now, so nothing was run again. Retry the same call"
+                      + " with the same key later: it returns the first result. Do not send it"
+                      + " with a new key: that could do it twice."
+                  : "This call ran before and took effect, but the server cannot read its stored"
+                      + " result back, so nothing was run again. Do not send it with a new key:"
+                      + " that could do it twice. Check its effect directly, or ask the"
+                      + " operator.",
               null);
       case ARGUMENTS_INVALID ->
           error(

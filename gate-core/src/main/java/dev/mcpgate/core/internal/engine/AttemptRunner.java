@@ -75,7 +75,7 @@ final class AttemptRunner {
     } catch (RuntimeException e) {
       settler.release(claim, e);
       throw CallFailure.storeUnavailable(
-          claim,
+          null, // no attempt ran
           "could not start renewing the lease of " + id + "; the action did not run; safe to retry",
           e);
     }
@@ -102,7 +102,7 @@ final class AttemptRunner {
       renewal.finishing();
       settler.release(claim, e);
       throw CallFailure.storeUnavailable(
-          claim,
+          null, // no attempt ran
           "could not begin the unit of work for " + id + "; the action did not run; safe to retry",
           e);
     }
@@ -207,9 +207,6 @@ final class AttemptRunner {
       rollbackQuietly(scope, resource, e);
       if (transactional) {
         settler.release(claim, e);
-        if (e instanceof Error error) {
-          throw error;
-        }
         throw new CallFailure(
             FailureReason.ROLLED_BACK,
             GateResult.Effect.NO,
@@ -222,7 +219,21 @@ final class AttemptRunner {
       }
       boolean storedAfterAll = settler.fenceUnstored(policy, claim, renewal, e);
       if (e instanceof Error error) {
-        throw error;
+        if (storedAfterAll) {
+          throw error; // its result is stored after all: the Error is all there is to tell
+        }
+        // not ours to swallow: carried, and thrown on by orThrow() and the adapter
+        throw new CallFailure(
+            FailureReason.OUTCOME_UNKNOWN,
+            GateResult.Effect.YES,
+            policy.reconciler() != null,
+            claim,
+            "the action of "
+                + id
+                + " ran, but its result could not be stored ("
+                + e
+                + "); the key is fenced as unknown",
+            e);
       }
       return new GateResult.Executed<>(
           id, value, claim, storedAfterAll ? Completion.STORED : Completion.STORE_FAILED);

@@ -49,17 +49,32 @@ final class CallFailure extends RuntimeException {
    * @return the result the caller gets
    */
   <T> GateResult.Failed<T> result(ClaimId id, String argsHash, String keySource, Duration waited) {
+    Throwable cause = getCause();
+    if (cause == null && getSuppressed().length > 0) {
+      cause = getSuppressed()[0]; // what failed while settling, where nothing else did
+    }
     return new GateResult.Failed<>(
         id,
         reason,
         effect,
         retrySafe,
         getMessage(),
-        getCause(),
+        cause,
         attempt,
         argsHash,
         keySource,
-        waited);
+        this.waited != null ? this.waited : waited);
+  }
+
+  private Duration waited;
+
+  /**
+   * @param waited how long the call waited on another attempt before this failure
+   * @return this failure, saying so
+   */
+  CallFailure afterWaiting(Duration waited) {
+    this.waited = waited;
+    return this;
   }
 
   /**
@@ -70,8 +85,8 @@ final class CallFailure extends RuntimeException {
     if (reason == FailureReason.STORE_UNAVAILABLE) {
       return new StoreUnavailableException(getMessage(), getCause());
     }
-    if (getCause() instanceof IdempotencyException e) {
-      return e;
+    if (getCause() instanceof RuntimeException e) {
+      return e; // the store's, the codec's, the hasher's own, as the step-by-step API threw them
     }
     return new IdempotencyException(getMessage(), getCause());
   }

@@ -67,7 +67,12 @@ final class Claimer {
     long deadline = arrival.startNanos() + policy.inFlightWait().toNanos();
     long backoffMs = FIRST_BACKOFF_MS;
     while (true) {
-      ClaimOutcome outcome = claimOnce(policy, call, hash, 0, arrival);
+      ClaimOutcome outcome;
+      try {
+        outcome = claimOnce(policy, call, hash, 0, arrival);
+      } catch (CallFailure failure) {
+        throw failure.afterWaiting(arrival.waitedFor());
+      }
       if (!(outcome instanceof ClaimOutcome.Refused refused)
           || (refused.reason() != RefusalReason.IN_PROGRESS
               && refused.reason() != RefusalReason.HOLDER_UNRESPONSIVE)) {

@@ -52,7 +52,7 @@ final class FailureSettler {
           FailureReason.LEASE_LOST,
           GateResult.Effect.UNKNOWN,
           true,
-          claim,
+          null, // this attempt did not run
           why
               + ", and another attempt has taken the key over: the action did not run here; a"
               + " retry with the same key gets that attempt's result",
@@ -60,7 +60,7 @@ final class FailureSettler {
     }
     CallFailure unconfirmed =
         CallFailure.storeUnavailable(
-            claim,
+            null, // this attempt did not run
             why
                 + ", and the store did not confirm it in time: the action did not run; safe to"
                 + " retry with the same key",

@@ -3,6 +3,7 @@ package dev.mcpgate.core.internal.engine;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.StoreUnavailableException;
 import java.time.Duration;
 
 /** The result of an attempt that ran, given what the gate knew of its call when it decided. */
@@ -37,7 +38,7 @@ final class Results {
     return new CallFailure(
         FailureReason.RESULT_UNREADABLE,
         GateResult.Effect.YES,
-        false,
+        e instanceof StoreUnavailableException, // a key service that did not answer: try again
         null,
         "the stored result of "
             + id
@@ -45,7 +46,11 @@ final class Results {
             + what
             + " ("
             + bytes
-            + " bytes); was the result mapper or codec changed, or a codec key dropped?",
+            + (e instanceof StoreUnavailableException
+                ? " bytes) now: "
+                    + e.getMessage()
+                    + "; a retry with the same key replays it once it can"
+                : " bytes); was the result mapper or codec changed, or a codec key dropped?"),
         e);
   }
 }

@@ -16,6 +16,7 @@ import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ScopedAction;
+import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
@@ -150,6 +151,15 @@ final class SingleCommitRunner {
       } catch (ClaimBusyException busy) {
         rollbackQuietly(scope, resource, busy);
         return new Round<>(null, false);
+      } catch (StoreUnavailableException e) {
+        rollbackQuietly(scope, resource, e);
+        throw CallFailure.storeUnavailable(
+            null,
+            "could not claim "
+                + id
+                + " in its transaction; the action did not run; safe to retry: "
+                + e.getMessage(),
+            e);
       } catch (IdempotencyException e) {
         rollbackQuietly(scope, resource, e);
         throw e;
@@ -254,9 +264,6 @@ final class SingleCommitRunner {
           "the result could not be stored; the"
               + " transaction, the claim included, was rolled back: a retry runs again",
           e);
-      if (e instanceof Error error) {
-        throw error;
-      }
       throw new CallFailure(
           FailureReason.ROLLED_BACK,
           GateResult.Effect.NO,

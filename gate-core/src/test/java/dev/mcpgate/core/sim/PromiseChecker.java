@@ -1,0 +1,191 @@
+package dev.mcpgate.core.sim;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.FailureReason;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.RefusalReason;
+import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The promise, checked over one run's history and the store it ended with, without reading the
+ * engine: an effect at most once per key; no two runs of a key at once; every answer true (what it
+ * says ran, ran in that call; what it says did not, did not; a replay is a stored result of the
+ * same arguments); and, once faults stop, no key blocked.
+ */
+final class PromiseChecker {
+  private PromiseChecker() {}
+
+  /** A violation of the promise, with the key it concerns. */
+  record Violation(String key, String what) {}
+
+  static String told(GateResult<String> r) {
+    return r.fold(
+        e -> "executed " + e.completion() + " " + e.value(),
+        p -> "replayed " + p.value(),
+        f -> "refused " + f.reason(),
+        f -> "failed " + f.reason() + " (effect " + f.effect() + ")");
+  }
+
+  static List<Violation> check(
+      History history,
+      IdempotencyStore truth,
+      Function<String, ClaimId> idOf,
+      Map<String, GateResult<String>> finals) {
+    List<Violation> found = new ArrayList<>();
+    Map<String, List<History.Run>> runsByKey =
+        history.runs().stream()
+            .collect(Collectors.groupingBy(History.Run::key, TreeMap::new, Collectors.toList()));
+    Map<Integer, List<History.Run>> runsByCall =
+        history.runs().stream().collect(Collectors.groupingBy(History.Run::call));
+
+    runsByKey.forEach(
+        (key, runs) -> {
+          long effects = runs.stream().filter(r -> r.ending() != History.Ending.THREW).count();
+          if (effects > 1) {
+            found.add(new Violation(key, effects + " runs whose effect happened or may have"));
+          }
+          for (int i = 0; i < runs.size(); i++) {
+            for (int j = i + 1; j < runs.size(); j++) {
+              History.Run a = runs.get(i);
+              History.Run b = runs.get(j);
+              if (a.start() < b.end() && b.start() < a.end()) {
+                found.add(
+                    new Violation(
+                        key, "calls " + a.call() + " and " + b.call() + " ran at the same time"));
+              }
+            }
+          }
+          Optional<ClaimRecord> row = truth.find(idOf.apply(key));
+          if (row.isPresent() && row.get().state() == ClaimState.COMPLETED) {
+            String stored = new String(row.get().result().body(), StandardCharsets.UTF_8);
+            boolean produced =
+                runs.stream()
+                    .anyMatch(
+                        r -> r.ending() == History.Ending.RETURNED && r.value().equals(stored));
+            if (!produced) {
+              found.add(new Violation(key, "the row holds " + stored + ", which no run returned"));
+            }
+          }
+        });
+
+    for (History.Answer answer : history.answers()) {
+      List<History.Run> mine = runsByCall.getOrDefault(answer.call(), List.of());
+      String key = answer.key();
+      String wrong =
+          answer
+              .result()
+              .fold(
+                  executed -> {
+                    boolean ranIt =
+                        mine.stream()
+                            .anyMatch(
+                                r ->
+                                    r.ending() == History.Ending.RETURNED
+                                        && r.value().equals(executed.value()));
+                    if (!ranIt) {
+                      return "told executed " + executed.value() + ", which this call did not run";
+                    }
+                    if (executed.completion() == GateResult.Completion.STORED
+                        && !stored(truth, idOf.apply(key), executed.value())) {
+                      return "told stored, but the row does not hold " + executed.value();
+                    }
+                    return null;
+                  },
+                  replayed -> {
+                    if (!mine.isEmpty()) {
+                      return "told replayed, but this call ran the action";
+                    }
+                    String v = replayed.value();
+                    if (!v.startsWith("v-" + answer.variant() + "-")) {
+                      return "replayed " + v + " to a call with arguments " + answer.variant();
+                    }
+                    boolean someoneRan =
+                        runsByKey.getOrDefault(key, List.of()).stream()
+                            .anyMatch(
+                                r -> r.ending() == History.Ending.RETURNED && r.value().equals(v));
+                    return someoneRan ? null : "replayed " + v + ", which no run returned";
+                  },
+                  refused -> {
+                    if (!mine.isEmpty()) {
+                      return "told refused " + refused.reason() + ", but this call ran the action";
+                    }
+                    if (refused.reason() == RefusalReason.CONFLICT
+                        && history.answers().stream()
+                            .noneMatch(
+                                a ->
+                                    a.key().equals(key) && !a.variant().equals(answer.variant()))) {
+                      return "refused as a conflict, but no call used other arguments";
+                    }
+                    return null;
+                  },
+                  failed -> failedWrong(failed, mine));
+      if (wrong != null) {
+        found.add(new Violation(key, "call " + answer.call() + ": " + wrong));
+      }
+    }
+
+    finals.forEach(
+        (key, result) -> {
+          boolean blocked =
+              result.fold(
+                  e -> false,
+                  p -> false,
+                  r ->
+                      r.reason() == RefusalReason.IN_PROGRESS
+                          || r.reason() == RefusalReason.HOLDER_UNRESPONSIVE,
+                  f -> true);
+          if (blocked) {
+            found.add(
+                new Violation(key, "after the faults stopped, still blocked: " + told(result)));
+          }
+        });
+    return found;
+  }
+
+  private static String failedWrong(GateResult.Failed<String> failed, List<History.Run> mine) {
+    FailureReason reason = failed.reason();
+    switch (reason) {
+      case STORE_UNAVAILABLE:
+      case LEASE_LOST:
+        return mine.isEmpty() ? null : "told " + reason + " (did not run), but this call ran";
+      case ACTION_FAILED:
+        boolean threw =
+            mine.stream()
+                .anyMatch(
+                    r ->
+                        r.ending() == History.Ending.THREW || r.ending() == History.Ending.UNKNOWN);
+        if (!threw) {
+          return "told the action failed, but this call's action did not throw";
+        }
+        boolean unknown = mine.stream().anyMatch(r -> r.ending() == History.Ending.UNKNOWN);
+        if (unknown && failed.effect() == GateResult.Effect.NO) {
+          return "told the effect did not happen, but the action could not tell";
+        }
+        return null;
+      case OUTCOME_UNKNOWN:
+        return mine.stream().anyMatch(r -> r.ending() == History.Ending.UNKNOWN)
+            ? null
+            : "told the outcome is unknown, but this call's action did not say so";
+      default:
+        return "failed " + reason + ", which nothing in this simulation causes";
+    }
+  }
+
+  private static boolean stored(IdempotencyStore truth, ClaimId id, String value) {
+    return truth
+        .find(id)
+        .filter(r -> r.state() == ClaimState.COMPLETED)
+        .map(r -> new String(r.result().body(), StandardCharsets.UTF_8).equals(value))
+        .orElse(false);
+  }
+}
