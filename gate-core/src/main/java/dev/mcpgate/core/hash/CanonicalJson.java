@@ -53,7 +53,7 @@ public final class CanonicalJson {
   public static final int MAX_DEPTH = 64;
 
   /** The most object members and array elements accepted, counted over the whole value. */
-  public static final int MAX_ELEMENTS = 100_000;
+  public static final int MAX_ELEMENTS = 1_000_000;
 
   /** The longest canonical form accepted, in bytes (16 MiB). */
   public static final long MAX_CANONICAL_BYTES = 16L * 1024 * 1024;

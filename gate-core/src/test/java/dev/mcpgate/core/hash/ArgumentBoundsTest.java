@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.mcpgate.core.InvalidArgumentsException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -96,21 +95,36 @@ class ArgumentBoundsTest {
 
   @Test
   void argumentsWithMoreElementsThanTheLimitAreRefused() {
-    Map<String, Object> names = new HashMap<>();
-    for (int i = 0; i < 200_000; i++) {
-      names.put("name" + i, 1);
-    }
-    assertThatThrownBy(() -> ArgumentHasher.hash(names, Set.of()))
+    // a map that says how many members it has, refused before any is read
+    Map<String, Object> wide =
+        new java.util.AbstractMap<>() {
+          @Override
+          public Set<Map.Entry<String, Object>> entrySet() {
+            return new java.util.AbstractSet<>() {
+              @Override
+              public java.util.Iterator<Map.Entry<String, Object>> iterator() {
+                throw new AssertionError("refused before its members are read");
+              }
+
+              @Override
+              public int size() {
+                return CanonicalJson.MAX_ELEMENTS + 1;
+              }
+            };
+          }
+        };
+    assertThatThrownBy(() -> ArgumentHasher.hash(Map.of("w", wide), Set.of()))
         .isInstanceOf(InvalidArgumentsException.class)
         .hasMessage(
-            "argument at $ brings the arguments to more than 100000 members and elements in all");
+            "argument at $.w brings the arguments to more than 1000000 members and elements in"
+                + " all");
 
     // counted over the whole value, not per container
     List<Object> half = new ArrayList<>(Arrays.asList(new Object[CanonicalJson.MAX_ELEMENTS / 2]));
     assertThat(ArgumentHasher.hash(Map.of("a", half), Set.of())).startsWith("v1:");
     assertThatThrownBy(() -> ArgumentHasher.hash(Map.of("a", half, "b", half), Set.of()))
         .isInstanceOf(InvalidArgumentsException.class)
-        .hasMessageContaining("more than 100000 members and elements");
+        .hasMessageContaining("more than 1000000 members and elements");
   }
 
   @Test
