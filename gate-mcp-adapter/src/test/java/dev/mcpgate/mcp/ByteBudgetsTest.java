@@ -162,13 +162,19 @@ class ByteBudgetsTest {
           .contains("$.deep")
           .contains("deeper than " + CanonicalJson.MAX_DEPTH + " levels")
           .doesNotContain("secret");
+      // and from an anonymous caller: refused for want of a tenant, and audited all the same
+      Object anonymous = onSmallStack(() -> call(spec, null, args));
+      assertThat(anonymous).isInstanceOf(CallToolResult.class);
+      assertThat(((CallToolResult) anonymous).isError()).isTrue();
+
       assertThat(records)
-          .singleElement()
-          .satisfies(
-              r -> {
-                assertThat(r.decision()).isEqualTo(AuditDecision.KEY_REFUSED);
-                assertThat(r.arguments()).hasSizeLessThanOrEqualTo(AuditRecord.MAX_ARGUMENTS_CHARS);
-              });
+          .extracting(AuditRecord::decision)
+          .containsExactly(AuditDecision.KEY_REFUSED, AuditDecision.TENANT_REFUSED);
+      assertThat(records)
+          .allSatisfy(
+              r ->
+                  assertThat(r.arguments())
+                      .hasSizeLessThanOrEqualTo(AuditRecord.MAX_ARGUMENTS_CHARS));
     }
     assertThat(runs).hasValue(0);
   }
