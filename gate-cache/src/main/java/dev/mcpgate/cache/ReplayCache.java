@@ -21,8 +21,8 @@ import java.util.function.LongSupplier;
 
 /**
  * An opt-in near-cache for replays: a store that keeps the {@code COMPLETED} rows its store
- * returned, in process and bounded by size, and answers a claim of such a key without a round trip.
- * Wrap the store the gate uses:
+ * returned, in process and bounded by entries and by bytes, and answers a claim of such a key
+ * without a round trip. Wrap the store the gate uses:
  *
  * <pre>{@code
  * IdempotencyStore store = ReplayCache.wrap(jdbcStore, 10_000);
@@ -94,6 +94,22 @@ import java.util.function.LongSupplier;
  * transaction ({@link dev.mcpgate.core.spi.ClaimingScope}), not through this class, so it neither
  * reads nor fills the cache.
  *
+ * <h2>How much it holds</h2>
+ *
+ * At most {@linkplain Builder#maxEntries 10,000 entries} and {@linkplain Builder#maxBytes 64 MiB}
+ * by default, whichever binds first. An entry weighs its result's bytes, two bytes per character of
+ * its tenant, tool, key and argument hash, and {@value #ENTRY_OVERHEAD_BYTES} bytes for its
+ * objects; but never less than {@code maxBytes / maxEntries}, which is how the entry bound is kept
+ * within the one weight Caffeine bounds by. So 64 MiB holds 10,000 small results, or some 250 of
+ * 256 KiB; a result larger than the whole budget is not kept. (Without a byte bound, 10,000 results
+ * of 256 KiB were about 2.5 GiB.)
+ *
+ * <p>The budget is shared by every tenant, with no per-tenant share: Caffeine evicts by frequency
+ * and recency (W-TinyLFU) across all entries, so one tenant's many or large results can evict
+ * another tenant's. Eviction only ever costs a round trip: the evicted key's next claim goes to the
+ * store, which answers it as before. Give a cache of its own (a wrapper per store, or per group of
+ * tools) to tenants whose hit rate must not depend on others.
+ *
  * <p>Thread-safe. The cache is per instance: wrap a store once and share the wrapper.
  */
 public final class ReplayCache extends ForwardingIdempotencyStore {
@@ -105,6 +121,15 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
 
   /** How old the last measurement of the store's clock may be for a cached answer, by default. */
   public static final Duration DEFAULT_CLOCK_CHECK = Duration.ofSeconds(1);
+
+  /** The most entries kept, by default. */
+  public static final long DEFAULT_MAX_ENTRIES = 10_000;
+
+  /** The most bytes the entries may weigh, by default: 64 MiB. */
+  public static final long DEFAULT_MAX_BYTES = 64L * 1024 * 1024;
+
+  /** What an entry weighs besides its result and texts: its objects' headers and fields. */
+  static final int ENTRY_OVERHEAD_BYTES = 600;
 
   private final Cache<ClaimId, Entry> entries;
   private final LongSupplier nanoTime;
@@ -133,9 +158,29 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
     this.nanoTime = b.nanoTime;
     this.marginNanos = b.margin.toNanos();
     this.clockCheckNanos = b.clockCheck.toNanos();
+    if (b.maxBytes < b.maxEntries) {
+      throw new IllegalArgumentException(
+          "maxBytes ("
+              + b.maxBytes
+              + ") must be at least maxEntries ("
+              + b.maxEntries
+              + "): an entry weighs at least one byte");
+    }
+    // every entry weighs at least maxBytes / maxEntries (rounded up): no more than maxEntries fit
+    long floor = (b.maxBytes + b.maxEntries - 1) / b.maxEntries;
+    if (floor > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "maxBytes / maxEntries must be at most "
+              + Integer.MAX_VALUE
+              + " (Caffeine's largest weight), was "
+              + floor);
+    }
     this.entries =
         Caffeine.newBuilder()
-            .maximumSize(b.maxEntries)
+            .maximumWeight(b.maxBytes)
+            .<ClaimId, Entry>weigher(
+                (id, entry) ->
+                    (int) Math.min(Integer.MAX_VALUE, Math.max(floor, bytes(entry.row()))))
             .executor(Runnable::run)
             .ticker(b.nanoTime::getAsLong)
             .expireAfter(
@@ -162,8 +207,8 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
   }
 
   /**
-   * Wraps a store with a replay cache of at most {@code maxEntries} completed rows, with the
-   * default margin and clock check.
+   * Wraps a store with a replay cache of at most {@code maxEntries} completed rows (and {@link
+   * #DEFAULT_MAX_BYTES} bytes), with the default margin and clock check.
    *
    * @param store the store every miss and every other call goes to
    * @param maxEntries the most completed rows kept, at least 1
@@ -175,7 +220,8 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
 
   /**
    * @param store the store every miss and every other call goes to
-   * @return a builder (10,000 entries, {@link #DEFAULT_MARGIN}, {@link #DEFAULT_CLOCK_CHECK})
+   * @return a builder ({@link #DEFAULT_MAX_ENTRIES} entries, {@link #DEFAULT_MAX_BYTES} bytes,
+   *     {@link #DEFAULT_MARGIN}, {@link #DEFAULT_CLOCK_CHECK})
    */
   public static Builder builder(IdempotencyStore store) {
     return new Builder(Objects.requireNonNull(store, "store"));
@@ -222,24 +268,43 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
     return completed;
   }
 
+  /**
+   * @return what a cached row holds: its result's bytes, two per character of its texts, and
+   *     {@value #ENTRY_OVERHEAD_BYTES} for its objects
+   */
+  static long bytes(ClaimRecord row) {
+    ClaimId id = row.id();
+    long chars =
+        (long) id.tenant().length()
+            + id.tool().length()
+            + id.key().length()
+            + row.argsHash().length();
+    return ENTRY_OVERHEAD_BYTES
+        + 2 * chars
+        + (row.result() == null ? 0 : row.result().body().length);
+  }
+
   /** Drops every entry; the next claim of each key goes to the store. */
   public void invalidateAll() {
     entries.invalidateAll();
   }
 
   /**
-   * @return hits, misses and the entries held now (an estimate, as Caffeine counts them)
+   * @return hits, misses, the entries held now (an estimate, as Caffeine counts them) and their
+   *     weight
    */
   public Stats stats() {
-    return new Stats(hits.sum(), misses.sum(), entries.estimatedSize());
+    long weight = entries.policy().eviction().orElseThrow().weightedSize().orElse(0);
+    return new Stats(hits.sum(), misses.sum(), entries.estimatedSize(), weight);
   }
 
   /**
    * @param hits claims answered from the cache
    * @param misses claims that went to the store
    * @param entries completed rows held
+   * @param bytes what they weigh (see {@link Builder#maxBytes}), at most the budget
    */
-  public record Stats(long hits, long misses, long entries) {}
+  public record Stats(long hits, long misses, long entries, long bytes) {}
 
   private void measured(Instant storeNow, long sent) {
     offsetNanos.accumulateAndGet(epochNanos(storeNow) - sent, Math::max);
@@ -287,7 +352,8 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
   /** Settings of a {@link ReplayCache}. */
   public static final class Builder {
     private final IdempotencyStore store;
-    private long maxEntries = 10_000;
+    private long maxEntries = DEFAULT_MAX_ENTRIES;
+    private long maxBytes = DEFAULT_MAX_BYTES;
     private Duration margin = DEFAULT_MARGIN;
     private Duration clockCheck = DEFAULT_CLOCK_CHECK;
     private LongSupplier nanoTime = System::nanoTime;
@@ -306,6 +372,21 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
         throw new IllegalArgumentException("maxEntries must be at least 1, was " + maxEntries);
       }
       this.maxEntries = maxEntries;
+      return this;
+    }
+
+    /**
+     * @param maxBytes the most bytes the entries kept may weigh (a result's bytes, two per
+     *     character of tenant, tool, key and argument hash, {@value
+     *     ReplayCache#ENTRY_OVERHEAD_BYTES} for the objects, and at least {@code maxBytes /
+     *     maxEntries} each), shared by all tenants; 64 MiB by default, at least {@code maxEntries}
+     * @return this builder
+     */
+    public Builder maxBytes(long maxBytes) {
+      if (maxBytes < 1) {
+        throw new IllegalArgumentException("maxBytes must be at least 1, was " + maxBytes);
+      }
+      this.maxBytes = maxBytes;
       return this;
     }
 

@@ -269,6 +269,52 @@ class ReplayCacheTest {
   }
 
   @Test
+  void theCacheIsBoundedByBytesAcrossTenants() {
+    long budget = 1024 * 1024;
+    Instance a = instance(b -> b.maxBytes(budget));
+    String large = "r".repeat(200 * 1024);
+    for (String tenant : List.of("acme", "globex")) {
+      for (int i = 0; i < 20; i++) {
+        ToolCall call = ToolCall.of(tenant, "refund_order", "k" + i, ARGS);
+        for (int n = 0; n < 2; n++) { // the second claim reads the row and fills the cache
+          a.gate.execute(call, ResultMapper.utf8(), ctx -> large + runs.incrementAndGet());
+        }
+      }
+    }
+    ReplayCache.Stats stats = a.cache.stats();
+    assertThat(stats.bytes()).isPositive().isLessThanOrEqualTo(budget);
+    assertThat(stats.entries()).isBetween(1L, budget / (200 * 1024));
+    // what was evicted, of either tenant, still replays: from the store
+    for (String tenant : List.of("acme", "globex")) {
+      for (int i = 0; i < 20; i++) {
+        assertThat(
+                a.gate.execute(
+                    ToolCall.of(tenant, "refund_order", "k" + i, ARGS),
+                    ResultMapper.utf8(),
+                    ctx -> large + runs.incrementAndGet()))
+            .isInstanceOf(GateResult.Replayed.class);
+      }
+    }
+    assertThat(runs).hasValue(40);
+    assertThat(a.cache.stats().bytes()).isLessThanOrEqualTo(budget);
+  }
+
+  @Test
+  void theDefaultBudgetIsSixtyFourMebibytes() {
+    Instance a = instance();
+    String large = "r".repeat(250 * 1024);
+    for (int i = 0; i < 400; i++) { // 100 MB of results, twice the cache's budget
+      ToolCall call = ToolCall.of("acme", "refund_order", "k" + i, ARGS);
+      a.gate.execute(call, ResultMapper.utf8(), ctx -> large);
+      a.gate.execute(call, ResultMapper.utf8(), ctx -> large);
+    }
+    assertThat(a.cache.stats().bytes())
+        .isPositive()
+        .isLessThanOrEqualTo(ReplayCache.DEFAULT_MAX_BYTES);
+    assertThat(a.cache.stats().entries()).isLessThan(400);
+  }
+
+  @Test
   void inProgressAndUnknownRowsAreNeverCached() {
     Instance a = instance();
     ToolCall call = ToolCall.of("acme", "refund_order", "held", ARGS);
@@ -330,6 +376,12 @@ class ReplayCacheTest {
 
   @Test
   void settingsAreChecked() {
+    assertThatThrownBy(() -> ReplayCache.builder(shared).maxBytes(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxBytes");
+    assertThatThrownBy(() -> ReplayCache.builder(shared).maxEntries(10).maxBytes(5).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxBytes (5) must be at least maxEntries (10)");
     assertThatThrownBy(() -> ReplayCache.builder(shared).maxEntries(0))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> ReplayCache.builder(shared).margin(Duration.ofMillis(-1)))

@@ -11,9 +11,12 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +30,14 @@ import org.slf4j.LoggerFactory;
  * a writer thread of its own behind a bounded queue: a caller only queues its record, so the audit
  * trail can never change a decision or slow a call by more than a queue insert. A record that finds
  * the queue full is dropped, and a batch that cannot be written is lost; both are counted ({@link
- * #dropped()}, {@link #failed()}) and logged, never silently swallowed.
+ * #dropped()}, {@link #droppedByTenant()}, {@link #failed()}) and logged (drops at most once every
+ * ten seconds), never silently swallowed.
+ *
+ * <p>The queue is bounded twice: by records ({@link Builder#queueCapacity}, 10,000 by default) and
+ * by bytes ({@link Builder#queueBytes}, 16 MiB by default), the records waiting and the batch being
+ * written counted together. A record weighs {@value #RECORD_OVERHEAD_BYTES} bytes and two per
+ * character of its texts, which {@link AuditRecord} holds to {@value AuditRecord#MAX_CHARS}
+ * characters: at most 15,620 bytes, whatever the call.
  *
  * <pre>{@code
  * JdbcAuditSink audit = JdbcAuditSink.builder(dataSource).createSchemaIfMissing(true).build();
@@ -40,6 +50,14 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JdbcAuditSink.class);
   private static final int BATCH = 100;
 
+  /** What a record weighs besides its characters: its objects' headers and fields, roughly. */
+  static final int RECORD_OVERHEAD_BYTES = 400;
+
+  /** Tenants whose drops are counted one by one; drops of tenants beyond are in the total only. */
+  static final int MAX_TENANTS_COUNTED = 1000;
+
+  private static final long DROP_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   private final DataSource dataSource;
   private final String table;
   private final boolean createTable;
@@ -50,6 +68,12 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong accepted = new AtomicLong();
+  private final long maxBytes;
+  private final AtomicLong queuedBytes = new AtomicLong(); // never less than what is held
+  private final ConcurrentHashMap<String, AtomicLong> droppedByTenant = new ConcurrentHashMap<>();
+  private final AtomicLong lastDropLog =
+      new AtomicLong(System.nanoTime() - DROP_LOG_INTERVAL_NANOS);
+  private final AtomicLong droppedAtLastLog = new AtomicLong();
   private volatile boolean closed;
   private volatile String insertSql;
 
@@ -58,6 +82,7 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     this.table = b.table;
     this.createTable = b.createTable;
     this.queue = new ArrayBlockingQueue<>(b.capacity);
+    this.maxBytes = b.maxBytes;
     Executor runner =
         b.executor != null
             ? b.executor
@@ -79,18 +104,65 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     if (record == null) {
       return;
     }
-    if (!closed && queue.offer(record)) {
-      accepted.incrementAndGet();
-    } else {
-      long n = dropped.incrementAndGet();
-      if (n == 1 || n % 1000 == 0) {
-        LOG.warn(
-            "audit record dropped ({} so far): {}; a {} call to {}",
-            n,
-            closed ? "the sink is closed" : "the queue of " + table + " is full",
-            record.decision(),
-            record.tool());
+    long weight = weight(record);
+    if (!closed) {
+      // counted before it is queued, and released after it is written: never less than is held
+      if (queuedBytes.addAndGet(weight) <= maxBytes && queue.offer(record)) {
+        accepted.incrementAndGet();
+        return;
       }
+      queuedBytes.addAndGet(-weight);
+    }
+    dropped(record);
+  }
+
+  /**
+   * @return what the record weighs in the queue's byte budget: {@value #RECORD_OVERHEAD_BYTES} and
+   *     two bytes per character of its texts
+   */
+  static long weight(AuditRecord r) {
+    long chars = 0;
+    for (String s :
+        new String[] {
+          r.tenant(), r.tool(), r.key(), r.argsHash(), r.arguments(), r.reason(), r.resultSummary()
+        }) {
+      chars += s == null ? 0 : s.length();
+    }
+    return RECORD_OVERHEAD_BYTES + 2 * chars;
+  }
+
+  private void dropped(AuditRecord record) {
+    long n = dropped.incrementAndGet();
+    String tenant = record.tenant() == null ? "" : record.tenant();
+    AtomicLong count = droppedByTenant.get(tenant);
+    if (count == null && droppedByTenant.size() < MAX_TENANTS_COUNTED) {
+      count = droppedByTenant.computeIfAbsent(tenant, t -> new AtomicLong());
+    }
+    if (count != null) {
+      count.incrementAndGet();
+    }
+    long now = System.nanoTime();
+    long last = lastDropLog.get();
+    if (now - last >= DROP_LOG_INTERVAL_NANOS && lastDropLog.compareAndSet(last, now)) {
+      long before = droppedAtLastLog.getAndSet(n);
+      LOG.warn(
+          "{} audit record(s) dropped since the last report ({} so far; by tenant:"
+              + " droppedByTenant()): {}; the last a {} call to {}",
+          n - before,
+          n,
+          closed
+              ? "the sink is closed"
+              : "the queue of "
+                  + table
+                  + " is full ("
+                  + queue.size()
+                  + " records, "
+                  + queuedBytes.get()
+                  + " of "
+                  + maxBytes
+                  + " bytes)",
+          record.decision(),
+          record.tool());
     }
   }
 
@@ -120,6 +192,11 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
           break;
         }
       } finally {
+        long weight = 0;
+        for (AuditRecord r : batch) {
+          weight += weight(r);
+        }
+        queuedBytes.addAndGet(-weight);
         batch.clear();
       }
     }
@@ -291,6 +368,24 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
   }
 
   /**
+   * @return records dropped because the queue was full or the sink closed, by tenant ({@code ""}
+   *     for records without one), for the first {@value #MAX_TENANTS_COUNTED} tenants that had one
+   *     dropped (those of later tenants are in {@link #dropped()} only)
+   */
+  public Map<String, Long> droppedByTenant() {
+    Map<String, Long> copy = new HashMap<>();
+    droppedByTenant.forEach((tenant, n) -> copy.put(tenant, n.get()));
+    return Map.copyOf(copy);
+  }
+
+  /**
+   * @return what the records waiting and the batch being written weigh ({@link Builder#queueBytes})
+   */
+  public long queuedBytes() {
+    return queuedBytes.get();
+  }
+
+  /**
    * @return records lost because their batch could not be written
    */
   public long failed() {
@@ -319,6 +414,7 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     private String table = "mcpgate_audit";
     private boolean createTable;
     private int capacity = 10_000;
+    private long maxBytes = 16L * 1024 * 1024;
     private Executor executor;
 
     private Builder(DataSource dataSource) {
@@ -352,6 +448,20 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
         throw new IllegalArgumentException("queueCapacity must be at least 1, was " + capacity);
       }
       this.capacity = capacity;
+      return this;
+    }
+
+    /**
+     * @param bytes how many bytes the records waiting for the writer (and the batch it writes) may
+     *     weigh: {@value JdbcAuditSink#RECORD_OVERHEAD_BYTES} a record and two per character of its
+     *     texts; 16 MiB by default, at least 64 KiB (four of the largest records)
+     * @throws IllegalArgumentException if bytes is below 64 KiB
+     */
+    public Builder queueBytes(long bytes) {
+      if (bytes < 64 * 1024) {
+        throw new IllegalArgumentException("queueBytes must be at least 65536, was " + bytes);
+      }
+      this.maxBytes = bytes;
       return this;
     }
 

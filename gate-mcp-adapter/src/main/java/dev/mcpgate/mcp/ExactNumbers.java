@@ -79,8 +79,11 @@ public final class ExactNumbers {
     }
   }
 
-  /** Deeper than this, the argument hash refuses the arguments anyway. */
-  private static final int MAX_DEPTH = 1000;
+  /**
+   * Deeper than this, the argument hash refuses the arguments anyway; the scan stops there, so that
+   * it needs no more stack than the hash.
+   */
+  private static final int MAX_DEPTH = CanonicalJson.MAX_DEPTH;
 
   /**
    * Where a mapper that reads decimals as {@code double} left its mark: the JSON path of the first

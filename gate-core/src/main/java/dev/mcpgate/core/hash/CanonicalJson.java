@@ -35,11 +35,32 @@ import java.util.Map;
  * null}: plain Java values, so that the core needs no JSON library. Anything else is rejected with
  * an {@link InvalidArgumentsException} that names its path (a Jackson tree of either line becomes
  * plain values with the MCP adapter's {@code JsonTrees}).
+ *
+ * <p>Bounds: at most {@value #MAX_DEPTH} levels of objects and arrays, {@value #MAX_ELEMENTS}
+ * object members and array elements in all, and {@value #MAX_CANONICAL_BYTES} bytes of canonical
+ * form. Arguments beyond any of them are refused with an {@link InvalidArgumentsException} that
+ * names the bound and the path where it was crossed, and quotes no value. The depth bound keeps the
+ * writer's recursion (under 1 KiB of stack a level: 256 levels hashed on a 256 KiB stack, 400 did
+ * not) well inside the smallest thread stack a JVM allows; the other two bound the work one call
+ * can make hashing take.
  */
 public final class CanonicalJson {
 
-  /** The deepest nesting of objects and arrays accepted. */
-  public static final int MAX_DEPTH = 1000;
+  /**
+   * The deepest nesting of objects and arrays accepted: 64 levels, under 64 KiB of stack to hash
+   * (JSON readers accept more: Jackson 2 reads 1,000 by default, but a tool's arguments are rarely
+   * 10 deep).
+   */
+  public static final int MAX_DEPTH = 64;
+
+  /** The most object members and array elements accepted, counted over the whole value. */
+  public static final int MAX_ELEMENTS = 1_000_000;
+
+  /** The longest canonical form accepted, in bytes (16 MiB). */
+  public static final long MAX_CANONICAL_BYTES = 16L * 1024 * 1024;
+
+  /** The longest path an error message shows; a longer one keeps its start and end. */
+  private static final int MAX_PATH_CHARS = 200;
 
   private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
@@ -66,11 +87,25 @@ public final class CanonicalJson {
   private static void write(Object value, CanonicalSink sink) {
     try {
       new Writer(sink).value(value, 0);
+      sink.finish();
     } catch (PathFailure failure) {
       throw new InvalidArgumentsException(
-          "argument at $" + failure.path + " " + failure.getMessage());
+          "argument at " + shortPath("$" + failure.path) + " " + failure.getMessage());
     }
-    sink.finish();
+  }
+
+  /** The path, or its start and end around an ellipsis when it is longer than a message shows. */
+  private static String shortPath(String path) {
+    if (path.length() <= MAX_PATH_CHARS) {
+      return path;
+    }
+    int half = MAX_PATH_CHARS / 2;
+    int head = Character.isHighSurrogate(path.charAt(half - 1)) ? half - 1 : half;
+    int tail = path.length() - half;
+    if (Character.isLowSurrogate(path.charAt(tail))) {
+      tail++;
+    }
+    return path.substring(0, head) + "\u2026" + path.substring(tail);
   }
 
   private static final class Writer {
@@ -79,6 +114,9 @@ public final class CanonicalJson {
 
     /** Per nesting depth, the member names of the last object written there (see layout). */
     private Layout[] layouts;
+
+    /** Object members and array elements met so far. */
+    private int elements;
 
     Writer(CanonicalSink out) {
       this.out = out;
@@ -120,9 +158,19 @@ public final class CanonicalJson {
       }
     }
 
+    /** Counts n more members or elements, refusing the arguments past {@link #MAX_ELEMENTS}. */
+    private void countElements(int n) {
+      elements += n;
+      if (elements > MAX_ELEMENTS || elements < 0) {
+        throw new PathFailure(
+            "brings the arguments to more than " + MAX_ELEMENTS + " members and elements in all");
+      }
+    }
+
     private void object(Map<?, ?> map, int depth) {
       checkDepth(depth);
       int size = map.size();
+      countElements(size);
       String[] names = new String[size];
       Object[] values = new Object[size];
       int i = 0;
@@ -245,6 +293,7 @@ public final class CanonicalJson {
           out.put(',');
         }
         try {
+          countElements(1);
           value(items.next(), depth);
         } catch (PathFailure f) {
           throw f.under("[" + i + "]");
@@ -293,7 +342,8 @@ public final class CanonicalJson {
       for (String name : names) {
         bound += CanonicalSink.MAX_CHAR_BYTES * name.length() + 4; // "name": and a comma
       }
-      CanonicalSink sink = new CanonicalSink(null, null, bound); // never fills: never flushes
+      CanonicalSink sink =
+          new CanonicalSink(null, null, bound, Long.MAX_VALUE); // never fills: never flushes
       Writer writer = new Writer(sink);
       byte[][] prefixes = new byte[size][];
       for (int j = 0; j < size; j++) {

@@ -17,14 +17,33 @@ final class CanonicalSink {
   private final MessageDigest digest;
   private final ByteArrayOutputStream stream;
 
+  /** Bytes handed on so far, and how many may be: one byte more is a {@link PathFailure}. */
+  private long total;
+
+  private final long limit;
+
   CanonicalSink(MessageDigest digest, ByteArrayOutputStream stream) {
-    this(digest, stream, 1024);
+    this(digest, stream, 1024, CanonicalJson.MAX_CANONICAL_BYTES);
   }
 
-  CanonicalSink(MessageDigest digest, ByteArrayOutputStream stream, int bufferSize) {
+  CanonicalSink(MessageDigest digest, ByteArrayOutputStream stream, int bufferSize, long limit) {
     this.digest = digest;
     this.stream = stream;
     this.buf = new byte[bufferSize];
+    this.limit = limit;
+  }
+
+  /**
+   * Counts n more bytes handed on.
+   *
+   * @throws PathFailure once more than the limit have been
+   */
+  private void count(int n) {
+    total += n;
+    if (total > limit) {
+      throw new PathFailure(
+          "makes the canonical form of the arguments longer than " + limit + " bytes");
+    }
   }
 
   /** Scratch for the characters of a string, copied out in chunks. */
@@ -36,6 +55,7 @@ final class CanonicalSink {
   }
 
   void flush() {
+    count(len);
     if (digest != null) {
       digest.update(buf, 0, len);
     } else {
@@ -69,6 +89,7 @@ final class CanonicalSink {
     if (buf.length - len < n) {
       flush();
       if (n >= buf.length) {
+        count(n);
         if (digest != null) {
           digest.update(bytes, off, n);
         } else {

@@ -198,7 +198,7 @@ class CanonicalJsonTest {
     Object tooDeep = List.of(List.of(ok));
     assertThatThrownBy(() -> hash(Map.of("x", tooDeep)))
         .isInstanceOf(InvalidArgumentsException.class)
-        .hasMessageContaining("deeper than 1000");
+        .hasMessageContaining("deeper than " + CanonicalJson.MAX_DEPTH);
   }
 
   @Test
