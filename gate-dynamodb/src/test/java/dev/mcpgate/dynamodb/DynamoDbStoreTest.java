@@ -482,7 +482,7 @@ class DynamoDbStoreTest extends IdempotencyStoreContract {
                               ctx -> "x" + runs.incrementAndGet()),
                           FailureReason.STORE_UNAVAILABLE)
                       .orThrow())
-          .isInstanceOf(StoreUnavailableException.class)
+          .isInstanceOf(GateOutcomeException.class)
           .hasMessageContaining("did not run");
       assertThat(runs).hasValue(0);
       assertThat(attempts.get()).as("attempts, with the SDK's standard retries").isEqualTo(3);
