@@ -17,6 +17,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -116,7 +117,10 @@ final class GatedTool {
   String resolveTenant(McpTransportContext context) {
     try {
       return tenants.resolve(context == null ? McpTransportContext.EMPTY : context);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      if (e instanceof VirtualMachineError vm) {
+        throw vm;
+      }
       limited.error("tenant resolver failed", "tenant resolver failed for tool {}", tool.name(), e);
       return null;
     }
@@ -131,7 +135,7 @@ final class GatedTool {
     return Mono.defer(
             () -> tenants.resolveReactive(context == null ? McpTransportContext.EMPTY : context))
         .onErrorResume(
-            RuntimeException.class,
+            e -> !(e instanceof VirtualMachineError),
             e -> {
               limited.error(
                   "tenant resolver failed", "tenant resolver failed for tool {}", tool.name(), e);
@@ -210,9 +214,15 @@ final class GatedTool {
         String tool) {
       Auditor.Decision audit =
           Auditor.Decision.of(known, AuditDecision.FAILED, reason + thrown.getClass().getName());
-      log.error(reason, "tool {}: {}{}", tool, reason, thrown.toString(), thrown);
-      if (thrown instanceof Error) {
-        return new Decided(null, thrown, audit);
+      log.error(
+          reason + thrown.getClass().getName(),
+          "tool {}: {}{}",
+          tool,
+          reason,
+          thrown.toString(),
+          thrown);
+      if (thrown instanceof VirtualMachineError) {
+        return new Decided(null, thrown, audit); // the JVM's own trouble: not ours to answer
       }
       return answered(ModelMessages.internalError(effect), audit);
     }
@@ -284,7 +294,7 @@ final class GatedTool {
       if (!acceptInexactNumbers) {
         // the transport's mapper read the arguments; a double among them may be a rounded
         // decimal (1250.0000000000000001 arrives as 1250.0), which no hash can tell apart
-        String inexact = ExactNumbers.inexactNumberPath(arguments);
+        String inexact = ExactNumbers.inexactNumberPath(hashed(arguments));
         if (inexact != null) {
           warnInexact(inexact);
           return Decided.answered(
@@ -317,6 +327,36 @@ final class GatedTool {
     } catch (RuntimeException | Error e) {
       return Decided.thrownByTheGate(e, known, limited, tool.name()); // closed, or an Error
     }
+    try {
+      return answer(result, known);
+    } catch (RuntimeException | Error e) {
+      if (e instanceof VirtualMachineError vm) {
+        throw vm;
+      }
+      // the gate decided, then its answer could not be made (a replayed result that is null):
+      // what the gate decided stands, and the caller is told what is known of its effect
+      Effect effect =
+          result.fold(
+              executed ->
+                  executed.completion() == GateResult.Completion.STORED
+                      ? Effect.YES
+                      : Effect.UNKNOWN,
+              replayed -> Effect.YES,
+              refused -> Effect.NO,
+              GateResult.Failed::effect);
+      limited.error(
+          "answer failed " + e.getClass().getName(),
+          "tool {}: the gate decided, but its answer could not be made",
+          tool.name(),
+          e);
+      return Decided.answered(
+          ModelMessages.internalError(effect),
+          Auditor.Decision.of(known, result, "the answer could not be made: " + e));
+    }
+  }
+
+  /** What the caller gets of what the gate decided, and what the audit records. */
+  private Decided answer(GateResult<CallToolResult> result, Auditor.Known known) {
     return result.fold(
         executed ->
             Decided.answered(
@@ -346,7 +386,12 @@ final class GatedTool {
   private Decided failed(GateResult.Failed<CallToolResult> failed, Auditor.Known known) {
     Throwable cause = failed.cause();
     CallToolResult answer = ModelMessages.of(failed);
-    if (answer == null || cause instanceof Error) {
+    boolean handlersOwn =
+        answer == null // the action's own failure
+            || failed.reason() == FailureReason.OUTCOME_UNKNOWN
+                && failed.effect() == Effect.UNKNOWN; // the action's, fenced
+    if (answer == null
+        || cause instanceof Error && (handlersOwn || cause instanceof VirtualMachineError)) {
       String reason =
           failed.reason() == FailureReason.ACTION_FAILED
               ? "the handler threw " + cause.getClass().getName()
@@ -386,6 +431,20 @@ final class GatedTool {
    */
   private boolean reconciles() {
     return gate.policy().reconciler() != null;
+  }
+
+  /**
+   * @return the arguments the gate hashes: without the top-level ones its policy ignores (a double
+   *     there cannot make two calls hash alike)
+   */
+  private Map<String, Object> hashed(Map<String, Object> arguments) {
+    Set<String> ignored = gate.policy().ignoredArguments();
+    if (ignored.isEmpty() || java.util.Collections.disjoint(ignored, arguments.keySet())) {
+      return arguments;
+    }
+    Map<String, Object> kept = new LinkedHashMap<>(arguments);
+    kept.keySet().removeAll(ignored);
+    return kept;
   }
 
   /**

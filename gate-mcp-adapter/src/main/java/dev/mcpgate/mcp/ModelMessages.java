@@ -426,10 +426,14 @@ final class ModelMessages {
         effect == Effect.NO
             ? "The server failed before running this call, so it did not take effect. It is safe to"
                 + " retry the same call with the same key later."
-            : "The server failed while handling this call and cannot say whether it took effect."
-                + " Retry the same call with the same key later: that is safe, and it returns the"
-                + " first result if the call took effect. Do not send it with a new key: that could"
-                + " do it twice.",
+            : effect == Effect.YES
+                ? "The call took effect, but the server failed while answering it. Do not send it"
+                    + " with a new key: that would do it twice. Retrying the same call with the"
+                    + " same key is safe."
+                : "The server failed while handling this call and cannot say whether it took"
+                    + " effect. Retry the same call with the same key later: that is safe, and it"
+                    + " returns the first result if the call took effect. Do not send it with a"
+                    + " new key: that could do it twice.",
         null);
   }
 
