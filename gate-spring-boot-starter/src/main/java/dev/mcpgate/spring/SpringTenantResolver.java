@@ -74,6 +74,7 @@ final class SpringTenantResolver implements TenantResolver {
   private final String constant;
   private final OncePerPeriod noTenantWarning = new OncePerPeriod();
   private final OncePerPeriod repeatedHeaderWarning = new OncePerPeriod();
+  private final OncePerPeriod unreadableWarning = new OncePerPeriod();
 
   SpringTenantResolver(McpGateProperties.Tenant config) {
     this.header =
@@ -175,10 +176,20 @@ final class SpringTenantResolver implements TenantResolver {
    * @return the tenant
    */
   static String principal(String issuer, String name) {
+    if (TOKEN_WITHOUT_ISSUER.equals(issuer)) {
+      return "principal:" + TOKEN_WITHOUT_ISSUER + "#" + escape(name);
+    }
     return issuer == null || issuer.isBlank()
         ? "principal:" + escape(name)
         : "principal:" + escape(issuer) + "#" + escape(name);
   }
+
+  /**
+   * The issuer part of a token's principal (a JWT, an OAuth 2.0 user) that names no issuer: written
+   * as it is, where a real issuer's {@code %} is always {@code %25}, so it is no issuer's and no
+   * local user's (who has no issuer part) either.
+   */
+  static final String TOKEN_WITHOUT_ISSUER = "%token";
 
   private static String escape(String part) {
     return part.replace("%", "%25").replace("#", "%23");
@@ -214,8 +225,14 @@ final class SpringTenantResolver implements TenantResolver {
     for (Source source : order) {
       Found found =
           switch (source) {
-            case PRINCIPAL -> found(Principals.current());
-            case HEADER -> SERVLET ? fromHeader(ServletHeaders.values(header)) : null;
+            case PRINCIPAL -> {
+              String tenant = Principals.current();
+              yield tenant != null
+                  ? new Found(tenant)
+                  : onServletRequest() ? null : unreadable(source);
+            }
+            case HEADER ->
+                onServletRequest() ? fromHeader(ServletHeaders.values(header)) : unreadable(source);
             case CONSTANT -> new Found(tag(Source.CONSTANT, constant));
           };
       if (found != null) {
@@ -227,6 +244,36 @@ final class SpringTenantResolver implements TenantResolver {
     }
     refused();
     return null;
+  }
+
+  /**
+   * @return whether this thread serves a servlet request, whose principal and headers the sync path
+   *     can read
+   */
+  private static boolean onServletRequest() {
+    return SERVLET && ServletHeaders.onRequest();
+  }
+
+  /**
+   * A source that cannot be read where the call runs (a sync tool on WebFlux runs off the request;
+   * an async tool whose Reactor context holds no exchange; no HTTP request at all): not "found
+   * nothing", which would let the next source answer (a constant, shared by every caller), but a
+   * refusal, with a WARN at most once a minute.
+   */
+  private Found unreadable(Source source) {
+    long more = unreadableWarning.take();
+    if (more >= 0) {
+      LOG.warn(
+          "MCP Gate refused a call to a gated tool with tenant_unknown: the tenant source {} cannot"
+              + " be read where the call runs (a sync tool on WebFlux runs off the request; an"
+              + " async tool needs the exchange or the security context in its Reactor context),"
+              + " and a source that cannot be read never falls back to the next ({} more such"
+              + " call(s) since the last warning). {}",
+          source,
+          more,
+          PROPERTIES);
+    }
+    return Found.REFUSED;
   }
 
   /**
@@ -290,15 +337,20 @@ final class SpringTenantResolver implements TenantResolver {
 
   private Mono<Found> find(Source source, ContextView reactor) {
     return switch (source) {
-      case PRINCIPAL ->
-          ReactivePrincipals.has(reactor)
-              ? ReactivePrincipals.current().map(Found::new)
-              : Mono.justOrEmpty(found(Principals.current()));
+      case PRINCIPAL -> {
+        if (ReactivePrincipals.has(reactor)) {
+          yield ReactivePrincipals.current().map(Found::new);
+        }
+        String tenant = Principals.current();
+        yield Mono.justOrEmpty(
+            tenant != null ? new Found(tenant) : onServletRequest() ? null : unreadable(source));
+      }
       case HEADER -> {
         if (REACTIVE_WEB && ReactiveHeaders.has(reactor)) {
           yield Mono.justOrEmpty(fromHeader(ReactiveHeaders.values(reactor, header)));
         }
-        yield Mono.justOrEmpty(SERVLET ? fromHeader(ServletHeaders.values(header)) : null);
+        yield Mono.justOrEmpty(
+            onServletRequest() ? fromHeader(ServletHeaders.values(header)) : unreadable(source));
       }
       case CONSTANT -> Mono.just(new Found(tag(Source.CONSTANT, constant)));
     };
@@ -364,7 +416,14 @@ final class SpringTenantResolver implements TenantResolver {
           instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal p) {
         iss = p.getAttributes().get("iss");
       }
-      return iss == null ? null : iss.toString();
+      if (iss != null && !iss.toString().isBlank()) {
+        return iss.toString();
+      }
+      boolean token =
+          principal instanceof org.springframework.security.oauth2.core.ClaimAccessor
+              || principal
+                  instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal;
+      return token ? TOKEN_WITHOUT_ISSUER : null;
     }
   }
 
@@ -386,6 +445,11 @@ final class SpringTenantResolver implements TenantResolver {
     /**
      * @return each line of the header in the request on this thread, or null without a request
      */
+    static boolean onRequest() {
+      return org.springframework.web.context.request.RequestContextHolder.getRequestAttributes()
+          instanceof org.springframework.web.context.request.ServletRequestAttributes;
+    }
+
     static List<String> values(String name) {
       var attributes =
           org.springframework.web.context.request.RequestContextHolder.getRequestAttributes();

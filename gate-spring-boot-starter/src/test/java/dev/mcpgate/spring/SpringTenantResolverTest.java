@@ -206,8 +206,8 @@ class SpringTenantResolverTest {
         .as("another identity provider's alice")
         .isEqualTo("principal:https://idp-b.example#alice");
     assertThat(principalTenant(new JwtAuthenticationToken(jwt(null, "alice"), List.of())))
-        .as("a token without iss")
-        .isEqualTo("principal:alice");
+        .as("a token without iss: not the local user alice")
+        .isEqualTo("principal:%token#alice");
     assertThat(
             principalTenant(
                 UsernamePasswordAuthenticationToken.authenticated("alice", null, List.of())))
