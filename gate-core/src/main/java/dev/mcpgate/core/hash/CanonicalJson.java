@@ -231,7 +231,7 @@ public final class CanonicalJson {
      * ever used for exactly the names it was built from.
      */
     private Layout layout(int depth, String[] names) {
-      if (names.length == 0 || depth >= MAX_LAYOUT_DEPTH) {
+      if (names.length == 0 || depth >= MAX_LAYOUT_DEPTH || !small(names)) {
         return null;
       }
       if (layouts == null || layouts.length <= depth) {
@@ -249,6 +249,22 @@ public final class CanonicalJson {
         layout.build();
       }
       return layout;
+    }
+
+    /**
+     * Whether the names are short enough to keep as a layout: its buffer is sized for the worst
+     * encoding of each character, outside the canonical-bytes budget, so long names (a call's own
+     * choice) are written the plain way instead.
+     */
+    private static boolean small(String[] names) {
+      long chars = 0;
+      for (String name : names) {
+        chars += name.length();
+        if (chars > MAX_LAYOUT_NAME_CHARS) {
+          return false;
+        }
+      }
+      return true;
     }
 
     /** Sorts names (UTF-16 code unit order) and values along with them. */
@@ -320,6 +336,9 @@ public final class CanonicalJson {
    * sorted[j] is the iteration index of the j-th name in sorted order, prefixes[j] its canonical
    * bytes ({@code ,"name":}, without the comma for the first), encoded once.
    */
+  /** The most characters of names a layout holds (its buffer is at most about 6 times that). */
+  static final int MAX_LAYOUT_NAME_CHARS = 4_096;
+
   private static final class Layout {
     final String[] names;
     int[] sorted;
