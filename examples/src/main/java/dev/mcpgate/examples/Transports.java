@@ -18,6 +18,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,9 +110,11 @@ final class Transports {
             .contextExtractor(
                 request -> {
                   Map<String, Object> values = new HashMap<>();
-                  String tenant = request.getHeader("X-Tenant");
-                  if (tenant != null && !tenant.isBlank()) {
-                    values.put("tenant", tenant);
+                  List<String> tenants = Collections.list(request.getHeaders("X-Tenant"));
+                  // a header sent twice is no tenant: the call is refused, never read by its
+                  // first value (a client could add its own to the one a gateway sets)
+                  if (tenants.size() == 1 && !tenants.get(0).isBlank()) {
+                    values.put("tenant", tenants.get(0));
                   }
                   KeySource.copyHeader(request.getHeader(KeySource.HEADER_CONTEXT_KEY), values);
                   return McpTransportContext.create(values);
