@@ -47,7 +47,7 @@ import reactor.util.context.ContextView;
 final class SpringTenantResolver implements TenantResolver {
   private static final Logger LOG = LoggerFactory.getLogger(SpringTenantResolver.class);
   private static final ClassLoader LOADER = SpringTenantResolver.class.getClassLoader();
-  private static final boolean SECURITY =
+  static final boolean SECURITY =
       ClassUtils.isPresent(
           "org.springframework.security.core.context.SecurityContextHolder", LOADER);
   private static final boolean SERVLET =
@@ -55,7 +55,7 @@ final class SpringTenantResolver implements TenantResolver {
           && ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest", LOADER);
   private static final boolean REACTIVE_WEB =
       ClassUtils.isPresent("org.springframework.web.server.ServerWebExchange", LOADER);
-  private static final boolean OAUTH2 =
+  static final boolean OAUTH2 =
       SECURITY
           && ClassUtils.isPresent("org.springframework.security.oauth2.core.ClaimAccessor", LOADER);
 
@@ -226,13 +226,15 @@ final class SpringTenantResolver implements TenantResolver {
       Found found =
           switch (source) {
             case PRINCIPAL -> {
-              String tenant = Principals.current();
+              String tenant = RequestIdentity.Principals.current();
               yield tenant != null
                   ? new Found(tenant)
                   : onServletRequest() ? null : unreadable(source);
             }
             case HEADER ->
-                onServletRequest() ? fromHeader(ServletHeaders.values(header)) : unreadable(source);
+                onServletRequest()
+                    ? fromHeader(RequestIdentity.ServletHeaders.values(header))
+                    : unreadable(source);
             case CONSTANT -> new Found(tag(Source.CONSTANT, constant));
           };
       if (found != null) {
@@ -251,7 +253,7 @@ final class SpringTenantResolver implements TenantResolver {
    *     can read
    */
   private static boolean onServletRequest() {
-    return SERVLET && ServletHeaders.onRequest();
+    return SERVLET && RequestIdentity.ServletHeaders.onRequest();
   }
 
   /**
@@ -338,19 +340,22 @@ final class SpringTenantResolver implements TenantResolver {
   private Mono<Found> find(Source source, ContextView reactor) {
     return switch (source) {
       case PRINCIPAL -> {
-        if (ReactivePrincipals.has(reactor)) {
-          yield ReactivePrincipals.current().map(Found::new);
+        if (RequestIdentity.ReactivePrincipals.has(reactor)) {
+          yield RequestIdentity.ReactivePrincipals.current().map(Found::new);
         }
-        String tenant = Principals.current();
+        String tenant = RequestIdentity.Principals.current();
         yield Mono.justOrEmpty(
             tenant != null ? new Found(tenant) : onServletRequest() ? null : unreadable(source));
       }
       case HEADER -> {
-        if (REACTIVE_WEB && ReactiveHeaders.has(reactor)) {
-          yield Mono.justOrEmpty(fromHeader(ReactiveHeaders.values(reactor, header)));
+        if (REACTIVE_WEB && RequestIdentity.ReactiveHeaders.has(reactor)) {
+          yield Mono.justOrEmpty(
+              fromHeader(RequestIdentity.ReactiveHeaders.values(reactor, header)));
         }
         yield Mono.justOrEmpty(
-            onServletRequest() ? fromHeader(ServletHeaders.values(header)) : unreadable(source));
+            onServletRequest()
+                ? fromHeader(RequestIdentity.ServletHeaders.values(header))
+                : unreadable(source));
       }
       case CONSTANT -> Mono.just(new Found(tag(Source.CONSTANT, constant)));
     };
@@ -372,123 +377,6 @@ final class SpringTenantResolver implements TenantResolver {
       }
       skipped.incrementAndGet();
       return -1;
-    }
-  }
-
-  /** Loaded only with Spring Security. */
-  private static final class Principals {
-    /**
-     * @return the tenant of the authenticated principal on this thread, or null
-     */
-    static String current() {
-      return tenant(
-          org.springframework.security.core.context.SecurityContextHolder.getContext()
-              .getAuthentication());
-    }
-
-    /**
-     * @return the tenant of an authenticated, named, not anonymous principal, with its issuer where
-     *     it has one; else null
-     */
-    static String tenant(org.springframework.security.core.Authentication auth) {
-      if (auth == null
-          || !auth.isAuthenticated()
-          || auth.getName() == null
-          || auth.getName().isBlank()
-          || auth
-              instanceof org.springframework.security.authentication.AnonymousAuthenticationToken) {
-        return null;
-      }
-      return principal(OAUTH2 ? Issuers.of(auth.getPrincipal()) : null, auth.getName());
-    }
-  }
-
-  /**
-   * Loaded only with Spring Security's OAuth 2.0 core: the {@code iss} of a bearer JWT ({@code
-   * JwtAuthenticationToken}'s principal), of an OIDC user, or of an introspected token.
-   */
-  private static final class Issuers {
-    static String of(Object principal) {
-      Object iss = null;
-      if (principal instanceof org.springframework.security.oauth2.core.ClaimAccessor claims) {
-        iss = claims.getClaims().get("iss");
-      } else if (principal
-          instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal p) {
-        iss = p.getAttributes().get("iss");
-      }
-      if (iss != null && !iss.toString().isBlank()) {
-        return iss.toString();
-      }
-      boolean token =
-          principal instanceof org.springframework.security.oauth2.core.ClaimAccessor
-              || principal
-                  instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal;
-      return token ? TOKEN_WITHOUT_ISSUER : null;
-    }
-  }
-
-  /** Loaded only with Spring Security: the principal in the Reactor context (WebFlux). */
-  private static final class ReactivePrincipals {
-    static boolean has(ContextView reactor) {
-      return SECURITY
-          && reactor.hasKey(org.springframework.security.core.context.SecurityContext.class);
-    }
-
-    static Mono<String> current() {
-      return org.springframework.security.core.context.ReactiveSecurityContextHolder.getContext()
-          .mapNotNull(c -> Principals.tenant(c.getAuthentication()));
-    }
-  }
-
-  /** Loaded only in a servlet application. */
-  private static final class ServletHeaders {
-    /**
-     * @return each line of the header in the request on this thread, or null without a request
-     */
-    static boolean onRequest() {
-      return org.springframework.web.context.request.RequestContextHolder.getRequestAttributes()
-          instanceof org.springframework.web.context.request.ServletRequestAttributes;
-    }
-
-    static List<String> values(String name) {
-      var attributes =
-          org.springframework.web.context.request.RequestContextHolder.getRequestAttributes();
-      if (attributes
-          instanceof org.springframework.web.context.request.ServletRequestAttributes servlet) {
-        java.util.Enumeration<String> lines = servlet.getRequest().getHeaders(name);
-        return lines == null ? null : java.util.Collections.list(lines);
-      }
-      return null;
-    }
-  }
-
-  /** Loaded only with spring-web's reactive API: the exchange a filter put in the context. */
-  private static final class ReactiveHeaders {
-    /** Where Spring's {@code ServerWebExchangeContextFilter} puts it. */
-    private static final String EXCHANGE_KEY =
-        "org.springframework.web.filter.reactive.ServerWebExchangeContextFilter.EXCHANGE_CONTEXT";
-
-    static boolean has(ContextView reactor) {
-      return exchange(reactor) != null;
-    }
-
-    /**
-     * @return each line of the header in the exchange's request, or null
-     */
-    static List<String> values(ContextView reactor, String name) {
-      var exchange = exchange(reactor);
-      return exchange == null ? null : exchange.getRequest().getHeaders().get(name);
-    }
-
-    private static org.springframework.web.server.ServerWebExchange exchange(ContextView reactor) {
-      // Spring Security's ServerWebExchangeReactorContextWebFilter, or Spring's context filter
-      Object e =
-          reactor.getOrDefault(
-              org.springframework.web.server.ServerWebExchange.class,
-              reactor.getOrDefault(EXCHANGE_KEY, null));
-      return e instanceof org.springframework.web.server.ServerWebExchange exchange
-          ? exchange
-          : null;
     }
   }
 }

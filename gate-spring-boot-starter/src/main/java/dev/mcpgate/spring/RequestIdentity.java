@@ -1,0 +1,132 @@
+package dev.mcpgate.spring;
+
+import java.util.List;
+import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+/**
+ * What the request on this thread, or the caller's Reactor context, says of the caller: its
+ * principal (with its issuer) and its headers. Each nested class names one optional library's
+ * types, so it is loaded only where that library is present.
+ */
+final class RequestIdentity {
+  private RequestIdentity() {}
+
+  /** Loaded only with Spring Security. */
+  static final class Principals {
+    /**
+     * @return the tenant of the authenticated principal on this thread, or null
+     */
+    static String current() {
+      return tenant(
+          org.springframework.security.core.context.SecurityContextHolder.getContext()
+              .getAuthentication());
+    }
+
+    /**
+     * @return the tenant of an authenticated, named, not anonymous principal, with its issuer where
+     *     it has one; else null
+     */
+    static String tenant(org.springframework.security.core.Authentication auth) {
+      if (auth == null
+          || !auth.isAuthenticated()
+          || auth.getName() == null
+          || auth.getName().isBlank()
+          || auth
+              instanceof org.springframework.security.authentication.AnonymousAuthenticationToken) {
+        return null;
+      }
+      return SpringTenantResolver.principal(
+          SpringTenantResolver.OAUTH2 ? Issuers.of(auth.getPrincipal()) : null, auth.getName());
+    }
+  }
+
+  /**
+   * Loaded only with Spring Security's OAuth 2.0 core: the {@code iss} of a bearer JWT ({@code
+   * JwtAuthenticationToken}'s principal), of an OIDC user, or of an introspected token.
+   */
+  static final class Issuers {
+    static String of(Object principal) {
+      Object iss = null;
+      if (principal instanceof org.springframework.security.oauth2.core.ClaimAccessor claims) {
+        iss = claims.getClaims().get("iss");
+      } else if (principal
+          instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal p) {
+        iss = p.getAttributes().get("iss");
+      }
+      if (iss != null && !iss.toString().isBlank()) {
+        return iss.toString();
+      }
+      boolean token =
+          principal instanceof org.springframework.security.oauth2.core.ClaimAccessor
+              || principal
+                  instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal;
+      return token ? SpringTenantResolver.TOKEN_WITHOUT_ISSUER : null;
+    }
+  }
+
+  /** Loaded only with Spring Security: the principal in the Reactor context (WebFlux). */
+  static final class ReactivePrincipals {
+    static boolean has(ContextView reactor) {
+      return SpringTenantResolver.SECURITY
+          && reactor.hasKey(org.springframework.security.core.context.SecurityContext.class);
+    }
+
+    static Mono<String> current() {
+      return org.springframework.security.core.context.ReactiveSecurityContextHolder.getContext()
+          .mapNotNull(c -> Principals.tenant(c.getAuthentication()));
+    }
+  }
+
+  /** Loaded only in a servlet application. */
+  static final class ServletHeaders {
+    /**
+     * @return each line of the header in the request on this thread, or null without a request
+     */
+    static boolean onRequest() {
+      return org.springframework.web.context.request.RequestContextHolder.getRequestAttributes()
+          instanceof org.springframework.web.context.request.ServletRequestAttributes;
+    }
+
+    static List<String> values(String name) {
+      var attributes =
+          org.springframework.web.context.request.RequestContextHolder.getRequestAttributes();
+      if (attributes
+          instanceof org.springframework.web.context.request.ServletRequestAttributes servlet) {
+        java.util.Enumeration<String> lines = servlet.getRequest().getHeaders(name);
+        return lines == null ? null : java.util.Collections.list(lines);
+      }
+      return null;
+    }
+  }
+
+  /** Loaded only with spring-web's reactive API: the exchange a filter put in the context. */
+  static final class ReactiveHeaders {
+    /** Where Spring's {@code ServerWebExchangeContextFilter} puts it. */
+    private static final String EXCHANGE_KEY =
+        "org.springframework.web.filter.reactive.ServerWebExchangeContextFilter.EXCHANGE_CONTEXT";
+
+    static boolean has(ContextView reactor) {
+      return exchange(reactor) != null;
+    }
+
+    /**
+     * @return each line of the header in the exchange's request, or null
+     */
+    static List<String> values(ContextView reactor, String name) {
+      var exchange = exchange(reactor);
+      return exchange == null ? null : exchange.getRequest().getHeaders().get(name);
+    }
+
+    private static org.springframework.web.server.ServerWebExchange exchange(ContextView reactor) {
+      // Spring Security's ServerWebExchangeReactorContextWebFilter, or Spring's context filter
+      Object e =
+          reactor.getOrDefault(
+              org.springframework.web.server.ServerWebExchange.class,
+              reactor.getOrDefault(EXCHANGE_KEY, null));
+      return e instanceof org.springframework.web.server.ServerWebExchange exchange
+          ? exchange
+          : null;
+    }
+  }
+}
