@@ -119,8 +119,7 @@ class JdbcAuditTest {
             dev.mcpgate.core.spi.DaemonThreads.named("users-audit"));
     java.util.concurrent.atomic.AtomicReference<String> ranOn =
         new java.util.concurrent.atomic.AtomicReference<>();
-    java.util.concurrent.atomic.AtomicBoolean ended =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
     try {
       try (JdbcAuditSink sink =
           JdbcAuditSink.builder(ds)
@@ -132,7 +131,7 @@ class JdbcAuditTest {
                           () -> {
                             ranOn.set(Thread.currentThread().getName());
                             task.run();
-                            ended.set(true);
+                            ended.countDown();
                           }))
               .build()) {
         sink.record(record("k", AuditDecision.EXECUTED, 1));
@@ -140,7 +139,10 @@ class JdbcAuditTest {
         assertThat(sink.written()).isEqualTo(1);
       }
       assertThat(ranOn.get()).startsWith("users-audit-");
-      assertThat(ended).as("close ends the writer's task").isTrue();
+      // close() returns once the writer has finished; the task returns just after
+      assertThat(ended.await(10, java.util.concurrent.TimeUnit.SECONDS))
+          .as("close ends the writer's task")
+          .isTrue();
       assertThat(pool.isShutdown()).as("the caller's executor is the caller's").isFalse();
     } finally {
       pool.shutdownNow();
