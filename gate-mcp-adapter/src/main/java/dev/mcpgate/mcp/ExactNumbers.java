@@ -95,8 +95,26 @@ public final class ExactNumbers {
    * @return the path ({@code $.amount_cents}, {@code $.items[2].price}), or null when there is none
    */
   static String inexactNumberPath(Map<String, Object> arguments) {
+    return inexactNumberPath(arguments, java.util.Set.of());
+  }
+
+  /**
+   * Like {@link #inexactNumberPath(Map)}, leaving out the top-level arguments the hash ignores (a
+   * {@code double} there cannot make two calls hash alike).
+   *
+   * @param ignored the names of the top-level arguments the gate's policy leaves out of the hash
+   */
+  static String inexactNumberPath(Map<String, Object> arguments, java.util.Set<String> ignored) {
     java.util.ArrayDeque<Object> path = new java.util.ArrayDeque<>();
-    if (!find(arguments, path, 0)) {
+    boolean found = false;
+    for (Map.Entry<String, Object> e : arguments.entrySet()) {
+      if (!ignored.contains(e.getKey()) && find(e.getValue(), path, 1)) {
+        path.push(e.getKey());
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
       return null;
     }
     StringBuilder out = new StringBuilder("$");

@@ -17,7 +17,6 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -219,7 +218,8 @@ final class GatedTool {
       if (!acceptInexactNumbers) {
         // the transport's mapper read the arguments; a double among them may be a rounded
         // decimal (1250.0000000000000001 arrives as 1250.0), which no hash can tell apart
-        String inexact = ExactNumbers.inexactNumberPath(hashed(arguments));
+        String inexact =
+            ExactNumbers.inexactNumberPath(arguments, gate.policy().ignoredArguments());
         if (inexact != null) {
           warnInexact(inexact);
           return Decided.answered(
@@ -356,20 +356,6 @@ final class GatedTool {
    */
   private boolean reconciles() {
     return gate.policy().reconciler() != null;
-  }
-
-  /**
-   * @return the arguments the gate hashes: without the top-level ones its policy ignores (a double
-   *     there cannot make two calls hash alike)
-   */
-  private Map<String, Object> hashed(Map<String, Object> arguments) {
-    Set<String> ignored = gate.policy().ignoredArguments();
-    if (ignored.isEmpty() || java.util.Collections.disjoint(ignored, arguments.keySet())) {
-      return arguments;
-    }
-    Map<String, Object> kept = new LinkedHashMap<>(arguments);
-    kept.keySet().removeAll(ignored);
-    return kept;
   }
 
   /**

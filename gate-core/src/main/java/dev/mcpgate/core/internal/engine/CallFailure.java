@@ -46,6 +46,23 @@ final class CallFailure extends RuntimeException {
   }
 
   /**
+   * A claim the store could not write: nothing ran. Another {@link IdempotencyException} (bad input
+   * the store refused) is not the store's failure: it is thrown on as it is.
+   */
+  static CallFailure notClaimed(ClaimId id, RuntimeException e) {
+    if (e instanceof IdempotencyException && !(e instanceof StoreUnavailableException)) {
+      throw e;
+    }
+    return storeUnavailable(
+        null,
+        "could not claim "
+            + id
+            + "; the action did not run; safe to retry"
+            + (e instanceof StoreUnavailableException ? ": " + e.getMessage() : ""),
+        e);
+  }
+
+  /**
    * @return the result the caller gets
    */
   <T> GateResult.Failed<T> result(ClaimId id, String argsHash, String keySource, Duration waited) {

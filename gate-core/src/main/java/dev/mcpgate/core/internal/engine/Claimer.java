@@ -6,11 +6,9 @@ import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
-import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultCodec;
-import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.spi.ClaimAttempt;
@@ -297,24 +295,8 @@ final class Claimer {
   private ClaimAttempt write(ClaimRequest request) {
     try {
       return store.claim(request);
-    } catch (StoreUnavailableException e) {
-      throw CallFailure.storeUnavailable(
-          null,
-          "could not claim "
-              + request.id()
-              + "; the action did"
-              + " not run; safe to retry: "
-              + e.getMessage(),
-          e);
-    } catch (IdempotencyException e) {
-      throw e;
     } catch (RuntimeException e) {
-      throw CallFailure.storeUnavailable(
-          null,
-          "could not claim "
-              + request.id()
-              + " in the store; the action did not run; safe to retry",
-          e);
+      throw CallFailure.notClaimed(request.id(), e);
     }
   }
 

@@ -11,12 +11,10 @@ import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.GateResult.Completion;
-import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ScopedAction;
-import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
@@ -151,27 +149,9 @@ final class SingleCommitRunner {
       } catch (ClaimBusyException busy) {
         rollbackQuietly(scope, resource, busy);
         return new Round<>(null, false);
-      } catch (StoreUnavailableException e) {
-        rollbackQuietly(scope, resource, e);
-        throw CallFailure.storeUnavailable(
-            null,
-            "could not claim "
-                + id
-                + " in its transaction; the action did not run; safe to retry: "
-                + e.getMessage(),
-            e);
-      } catch (IdempotencyException e) {
-        rollbackQuietly(scope, resource, e);
-        throw e;
       } catch (RuntimeException e) {
         rollbackQuietly(scope, resource, e);
-        throw CallFailure.storeUnavailable(
-            null,
-            "could not claim "
-                + id
-                + " in its transaction;"
-                + " the action did not run; safe to retry",
-            e);
+        throw CallFailure.notClaimed(id, e);
       }
       if (attempt instanceof ClaimAttempt.Existing existing) {
         rollbackQuietly(scope, resource, null);
