@@ -92,6 +92,39 @@ class AnswerTruthReviewTest {
     assertThat(answer[0].content().toString()).doesNotContain("alice", "kms-2026-12");
   }
 
+  /** A tenant resolver's Error (not the JVM's) is no tenant, not a failure reaching the client. */
+  @Test
+  void anErrorOfTheTenantResolverIsNoTenant() {
+    AtomicInteger runs = new AtomicInteger();
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build()) {
+      GatedTool tool =
+          new GatedTool(
+              new TestTools().refundTool(),
+              ToolPolicy.defaults(),
+              gate,
+              context -> {
+                throw new AssertionError("directory has no entry for alice (test)");
+              },
+              null,
+              new CallToolResultMapper(McpJsonDefaults.getMapper()),
+              Auditor.NONE);
+      CallToolResult answer =
+          tool.call(
+              McpTransportContext.EMPTY,
+              GatedServerContract.refund("k-1", 500),
+              new Invocation.Direct(
+                  r -> {
+                    runs.incrementAndGet();
+                    return CallToolResult.builder().addTextContent("ok").build();
+                  }));
+
+      assertThat(GatedServerContract.error(answer))
+          .containsEntry("type", McpGateErrors.TENANT_UNKNOWN);
+    }
+    assertThat(runs).hasValue(0);
+  }
+
   /** A double in an argument the hash leaves out cannot make two calls hash alike. */
   @Test
   void aDoubleInAnIgnoredArgumentDoesNotRefuseTheCall() {
