@@ -4,6 +4,7 @@ import static dev.mcpgate.core.internal.Checks.notNull;
 
 import dev.mcpgate.core.internal.Checks;
 import dev.mcpgate.core.internal.engine.GateEngine;
+import dev.mcpgate.core.internal.engine.Ticker;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimingScope;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -296,6 +297,7 @@ public final class IdempotencyGate implements AutoCloseable {
     private InstantSource clock = InstantSource.system();
     private ScheduledExecutorService scheduler;
     private Executor executor;
+    private Ticker ticker = Ticker.SYSTEM;
 
     private Builder(IdempotencyStore store) {
       this.store = store;
@@ -366,12 +368,19 @@ public final class IdempotencyGate implements AutoCloseable {
       return this;
     }
 
+    /** Elapsed time and waits, for a deterministic simulation (package-private: not API). */
+    Builder ticker(Ticker ticker) {
+      this.ticker = notNull(ticker, "ticker");
+      return this;
+    }
+
     /**
      * @return the gate
      */
     public IdempotencyGate build() {
       return new IdempotencyGate(
-          new GateEngine(store, codec, List.copyOf(listeners), clock, scheduler, executor), policy);
+          new GateEngine(store, codec, List.copyOf(listeners), clock, scheduler, executor, ticker),
+          policy);
     }
   }
 }

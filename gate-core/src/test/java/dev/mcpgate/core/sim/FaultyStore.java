@@ -15,12 +15,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
  * One replica's way to the shared store, faulty by a seed: each call is answered, refused before it
  * acts, acted on with its reply lost, or stalled first, as the seed's draws say (while faults are
- * on). The store underneath is the truth.
+ * on); and now and then the replica pauses (a process stopped, a network cut): nothing it sends
+ * reaches the store until the pause ends. The store underneath is the truth.
  */
 final class FaultyStore extends ForwardingIdempotencyStore {
   /** What one call to the store comes to. */
@@ -28,21 +30,63 @@ final class FaultyStore extends ForwardingIdempotencyStore {
     ANSWER,
     FAIL_BEFORE,
     LOSE_REPLY,
-    STALL
+    STALL,
+    PAUSE
+  }
+
+  /** How a call waits: real time, or a simulation's. */
+  interface Waits {
+    /** Waits {@code nanos}, uninterruptibly. */
+    void stall(long nanos);
+
+    /** A point where another thread may run first (a simulation's scheduling point). */
+    default void step() {}
+
+    /**
+     * @return now, in nanoseconds
+     */
+    long now();
   }
 
   private final SplittableRandom random;
   private final int failPercent;
   private final History history;
   private final String replica;
+  private final Waits waits;
+  private final long maxPauseNanos;
+  private volatile long pausedUntil = Long.MIN_VALUE;
   volatile boolean faulty = true;
 
-  FaultyStore(IdempotencyStore truth, long seed, int failPercent, History history, String replica) {
+  /**
+   * @param maxPauseNanos the longest pause; 0 for none
+   */
+  FaultyStore(
+      IdempotencyStore truth,
+      long seed,
+      int failPercent,
+      History history,
+      String replica,
+      Waits waits,
+      long maxPauseNanos) {
     super(truth);
     this.random = new SplittableRandom(seed);
     this.failPercent = failPercent;
     this.history = history;
     this.replica = replica;
+    this.waits = waits;
+    this.maxPauseNanos = maxPauseNanos;
+  }
+
+  String replica() {
+    return replica;
+  }
+
+  /** Waits out this replica's pause, if one is on (its actions stop too). */
+  void waitOutPause() {
+    long left = pausedUntil - waits.now();
+    if (left > 0) {
+      waits.stall(left);
+    }
   }
 
   private Fault draw() {
@@ -60,18 +104,37 @@ final class FaultyStore extends ForwardingIdempotencyStore {
       if (r < 3 * failPercent) {
         return Fault.STALL;
       }
+      if (maxPauseNanos > 0 && r < 3 * failPercent + 1) {
+        return Fault.PAUSE;
+      }
       return Fault.ANSWER;
     }
   }
 
-  private long stallMillis() {
+  private long stallNanos() {
     synchronized (random) {
-      return 5 + random.nextInt(60);
+      return TimeUnit.MILLISECONDS.toNanos(5 + random.nextInt(60));
+    }
+  }
+
+  private long pauseNanos() {
+    synchronized (random) {
+      return maxPauseNanos / 8 + random.nextLong(maxPauseNanos - maxPauseNanos / 8);
     }
   }
 
   private <T> T call(String op, boolean write, Supplier<T> body) {
+    waits.step();
+    waitOutPause();
     Fault fault = draw();
+    if (fault == Fault.PAUSE) {
+      long from = waits.now();
+      long pause = pauseNanos();
+      pausedUntil = from + pause;
+      history.paused(replica, from, from + pause);
+      waits.stall(pause);
+      fault = Fault.ANSWER;
+    }
     if (fault == Fault.LOSE_REPLY && !write) {
       fault = Fault.FAIL_BEFORE; // a read that loses its reply changed nothing
     }
@@ -85,12 +148,7 @@ final class FaultyStore extends ForwardingIdempotencyStore {
         body.get();
         throw new StoreUnavailableException(op + " acted, its reply lost (sim)", null);
       case STALL:
-        try {
-          Thread.sleep(stallMillis());
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new StoreUnavailableException(op + " interrupted (sim)", e);
-        }
+        waits.stall(stallNanos());
         return body.get();
       default:
         return body.get();

@@ -3,6 +3,7 @@ package dev.mcpgate.core.sim;
 import dev.mcpgate.core.GateResult;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * What happened in one run, as the clients and the actions saw it: each action that ran (its call,
@@ -12,7 +13,18 @@ import java.util.List;
 final class History {
   /** One run of an action, by the call whose attempt ran it. */
   record Run(
-      int call, String key, int attempt, long start, long end, String value, Ending ending) {}
+      int call,
+      String key,
+      int attempt,
+      long start,
+      long end,
+      String value,
+      Ending ending,
+      String replica,
+      String downstreamKey) {}
+
+  /** A replica cut off from the store (paused) from {@code from} to {@code to}. */
+  record Pause(String replica, long from, long to) {}
 
   /** How an action ended. */
   enum Ending {
@@ -27,23 +39,50 @@ final class History {
   /** The answer one call got. */
   record Answer(int call, String key, String variant, GateResult<String> result, long at) {}
 
-  private final long origin = System.nanoTime();
+  private final LongSupplier clock;
+  private final long origin;
   private final List<Run> runs = new ArrayList<>();
+  private final List<Pause> pauses = new ArrayList<>();
   private final List<Answer> answers = new ArrayList<>();
   private final List<String> lines = new ArrayList<>();
 
+  /**
+   * @param clock nanoseconds, real or virtual
+   */
+  History(LongSupplier clock) {
+    this.clock = clock;
+    this.origin = clock.getAsLong();
+  }
+
   long now() {
-    return System.nanoTime() - origin;
+    return clock.getAsLong() - origin;
+  }
+
+  synchronized void paused(String replica, long from, long to) {
+    pauses.add(new Pause(replica, from - origin, to - origin));
+    lines.add(
+        String.format(
+            "%8.1f ms  %s paused for %.1f ms", (from - origin) / 1e6, replica, (to - from) / 1e6));
+  }
+
+  synchronized List<Pause> pauses() {
+    return List.copyOf(pauses);
+  }
+
+  /** Every line, for comparing two runs of one seed. */
+  synchronized String all() {
+    return String.join("\n", lines);
   }
 
   synchronized void ran(Run run) {
     runs.add(run);
     lines.add(
         String.format(
-            "%8.1f ms  call %d ran %s (attempt %d, %.1f ms): %s %s",
+            "%8.1f ms  call %d ran %s on %s (attempt %d, %.1f ms): %s %s",
             run.end() / 1e6,
             run.call(),
             run.key(),
+            run.replica(),
             run.attempt(),
             (run.end() - run.start()) / 1e6,
             run.ending(),
@@ -78,7 +117,9 @@ final class History {
   synchronized String about(String key, int max) {
     List<String> mine = new ArrayList<>();
     for (String line : lines) {
-      if (line.contains(" " + key + " ") || line.contains(" " + key + ":")) {
+      if (line.contains(" " + key + " ")
+          || line.contains(" " + key + ":")
+          || line.contains(" paused for ")) {
         mine.add(line);
       }
     }

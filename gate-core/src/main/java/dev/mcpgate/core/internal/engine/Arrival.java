@@ -6,23 +6,25 @@ import java.time.Duration;
 /**
  * One arrival of a call, for the events of its decision: where its key came from, whether (and
  * since when) it waited on another attempt, and when its last claim was sent (by {@link
- * System#nanoTime()}), from which an acquired lease is counted.
+ * Ticker#nanoTime()}), from which an acquired lease is counted.
  */
 final class Arrival {
+  private final Ticker ticker;
   private final String keySource;
   private final long startNanos;
   private boolean waited;
   private long sentNanos;
   private Duration told = Duration.ZERO;
 
-  private Arrival(String keySource, long startNanos) {
+  private Arrival(Ticker ticker, String keySource, long startNanos) {
+    this.ticker = ticker;
     this.keySource = keySource;
     this.startNanos = startNanos;
     this.sentNanos = startNanos;
   }
 
-  static Arrival of(ToolCall call) {
-    return new Arrival(call.keySource(), System.nanoTime());
+  static Arrival of(ToolCall call, Ticker ticker) {
+    return new Arrival(ticker, call.keySource(), ticker.nanoTime());
   }
 
   String keySource() {
@@ -34,7 +36,7 @@ final class Arrival {
   }
 
   /**
-   * @return {@link System#nanoTime()} just before the last claim of this arrival was sent
+   * @return {@link Ticker#nanoTime()} just before the last claim of this arrival was sent
    */
   long sentNanos() {
     return sentNanos;
@@ -45,7 +47,7 @@ final class Arrival {
   }
 
   void sending() {
-    sentNanos = System.nanoTime();
+    sentNanos = ticker.nanoTime();
   }
 
   /**
@@ -53,7 +55,7 @@ final class Arrival {
    *     was told with, for the call's result)
    */
   Duration waitedFor() {
-    told = waited ? Duration.ofNanos(System.nanoTime() - startNanos) : Duration.ZERO;
+    told = waited ? Duration.ofNanos(ticker.nanoTime() - startNanos) : Duration.ZERO;
     return told;
   }
 

@@ -55,7 +55,7 @@ final class AttemptRunner {
   }
 
   /**
-   * @param sentNanos {@link System#nanoTime()} just before the claim was sent: the lease counts
+   * @param sentNanos {@link Ticker#nanoTime()} just before the claim was sent: the lease counts
    *     from there
    */
   <T, R> GateResult.Executed<T> run(

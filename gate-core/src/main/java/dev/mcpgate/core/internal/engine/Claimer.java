@@ -17,6 +17,7 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -34,7 +35,15 @@ final class Claimer {
   private final Events events;
   private final Reconciliation reconciliation;
 
-  Claimer(IdempotencyStore store, ResultCodec codec, Events events, Reconciliation reconciliation) {
+  private final Ticker ticker;
+
+  Claimer(
+      IdempotencyStore store,
+      ResultCodec codec,
+      Events events,
+      Reconciliation reconciliation,
+      Ticker ticker) {
+    this.ticker = ticker;
     this.store = store;
     this.codec = codec;
     this.events = events;
@@ -45,14 +54,14 @@ final class Claimer {
    * What a waiting claim ended with.
    *
    * @param outcome acquired, replayed or refused
-   * @param sentNanos {@link System#nanoTime()} just before the claim that decided was sent
+   * @param sentNanos {@link Ticker#nanoTime()} just before the claim that decided was sent
    * @param waited how long it waited on another attempt, as its decision event says
    */
   record Claimed(ClaimOutcome outcome, long sentNanos, Duration waited) {}
 
   /** Claims once, without waiting. */
   ClaimOutcome claim(GatePolicy policy, ToolCall call, String hash) {
-    Arrival arrival = Arrival.of(call);
+    Arrival arrival = Arrival.of(call, ticker);
     return told(claimOnce(policy, call, hash, 0, arrival), arrival);
   }
 
@@ -61,7 +70,7 @@ final class Claimer {
    * policy's in-flight wait runs out (or the thread is interrupted).
    */
   Claimed claimWaiting(GatePolicy policy, ToolCall call, String hash) {
-    Arrival arrival = Arrival.of(call);
+    Arrival arrival = Arrival.of(call, ticker);
     long deadline = arrival.startNanos() + policy.inFlightWait().toNanos();
     long backoffMs = FIRST_BACKOFF_MS;
     while (true) {
@@ -76,13 +85,13 @@ final class Claimer {
               && refused.reason() != RefusalReason.HOLDER_UNRESPONSIVE)) {
         return claimed(told(outcome, arrival), arrival);
       }
-      long sleepMs = sleepMs(backoffMs, deadline - System.nanoTime(), refused.retryAfter());
+      long sleepMs = sleepMs(backoffMs, deadline - ticker.nanoTime(), refused.retryAfter());
       if (sleepMs == 0) {
         return claimed(told(outcome, arrival), arrival);
       }
       arrival.waiting();
       try {
-        Thread.sleep(sleepMs);
+        ticker.sleep(TimeUnit.MILLISECONDS.toNanos(sleepMs));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return claimed(told(outcome, arrival), arrival);
@@ -169,7 +178,7 @@ final class Claimer {
       String hash,
       ClaimAttempt.Existing existing,
       int reconciliations) {
-    Arrival arrival = Arrival.of(call);
+    Arrival arrival = Arrival.of(call, ticker);
     ClaimOutcome outcome =
         classify(policy, call, hash, existing, reconciliations, arrival, () -> CLAIM_AGAIN);
     return outcome == CLAIM_AGAIN ? outcome : told(outcome, arrival);
@@ -302,7 +311,7 @@ final class Claimer {
 
   /** The claim of the row holding {@code token}; the listeners are told it was acquired. */
   ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token, ToolCall call) {
-    return acquired(row, token, Arrival.of(call));
+    return acquired(row, token, Arrival.of(call, ticker));
   }
 
   private ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token, Arrival arrival) {

@@ -51,6 +51,7 @@ public final class GateEngine {
    * @param scheduler where leases are renewed; null for a daemon thread of the engine's own
    * @param executor where the engine's own store calls run (renewal tries, late fences); null for
    *     daemon threads of the engine's own
+   * @param ticker elapsed time and waits ({@link Ticker#SYSTEM} but in a simulation)
    */
   public GateEngine(
       IdempotencyStore store,
@@ -58,13 +59,15 @@ public final class GateEngine {
       List<GateListener> listeners,
       InstantSource clock,
       ScheduledExecutorService scheduler,
-      Executor executor) {
+      Executor executor,
+      Ticker ticker) {
     this.store = store;
-    this.renewer = new LeaseRenewer(store, scheduler, executor);
+    this.renewer = new LeaseRenewer(store, scheduler, executor, ticker);
     this.fencer = new LateFencer(store, renewer);
     Events events = new Events(List.copyOf(listeners), clock);
     this.direct = new DirectScope(store);
-    this.claimer = new Claimer(store, codec, events, new Reconciliation(store, codec, events));
+    this.claimer =
+        new Claimer(store, codec, events, new Reconciliation(store, codec, events), ticker);
     ResultWriter writer = new ResultWriter(codec, events);
     this.steps = new ClaimSteps(store, codec, events, writer, direct);
     this.runner =
@@ -77,7 +80,7 @@ public final class GateEngine {
             renewer,
             new FailureSettler(store, events, fencer),
             new CommitResolver(store, events));
-    this.singleCommit = new SingleCommitRunner(steps, claimer, writer, events);
+    this.singleCommit = new SingleCommitRunner(steps, claimer, writer, events, ticker);
   }
 
   /** Stops renewing leases, for every gate over this engine. */

@@ -102,7 +102,7 @@ final class LateFencer implements AutoCloseable {
       this.policy = policy;
       this.message = message;
       this.failure = failure;
-      this.givesUpAtNanos = System.nanoTime() + policy.unknownFence().toNanos();
+      this.givesUpAtNanos = renewer.ticker.nanoTime() + policy.unknownFence().toNanos();
     }
 
     /** On the scheduler: hands one try to a worker, unless the last one is still out. */
@@ -148,7 +148,7 @@ final class LateFencer implements AutoCloseable {
           renewal.notFenced(); // stored after all, or another attempt took the key over
         }
       } catch (RuntimeException stillFailing) {
-        if (System.nanoTime() - givesUpAtNanos >= 0) {
+        if (renewer.ticker.nanoTime() - givesUpAtNanos >= 0) {
           renewal.stop(); // first: a listener that fails on the event must not keep the lease
           renewal.events.emit(
               GateEvent.Type.STORE_FAILED,
@@ -186,16 +186,16 @@ final class LateFencer implements AutoCloseable {
     synchronized (lock) {
       closed = true;
     }
-    long deadline = System.nanoTime() + LAST_TRIES.toNanos();
+    long deadline = renewer.ticker.nanoTime() + LAST_TRIES.toNanos();
     for (LateFence f : new ArrayList<>(pending)) {
-      long remaining = deadline - System.nanoTime();
+      long remaining = deadline - renewer.ticker.nanoTime();
       if (remaining <= 0) {
         break;
       }
       FutureTask<Void> last = new FutureTask<>(f::tryOnce, null);
       try {
         renewer.workers().execute(last);
-        last.get(remaining, TimeUnit.NANOSECONDS);
+        renewer.ticker.await(last, remaining);
       } catch (java.util.concurrent.TimeoutException slow) {
         break;
       } catch (java.util.concurrent.ExecutionException failed) {

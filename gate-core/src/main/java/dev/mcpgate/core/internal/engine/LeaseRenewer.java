@@ -44,6 +44,7 @@ final class LeaseRenewer implements AutoCloseable {
   private volatile ScheduledExecutorService own; // set under lock
   private ExecutorService workers; // guarded by lock; runs the tries, which may hang in the store
   private volatile boolean closed;
+  final Ticker ticker;
 
   /**
    * @param scheduler the user's scheduler, which closing does not stop; null to start a daemon
@@ -51,8 +52,11 @@ final class LeaseRenewer implements AutoCloseable {
    * @param workers the user's executor for the tries (which may block on the store up to their
    *     deadline, or longer on a store that keeps none), which closing does not stop; null for a
    *     pool of daemon threads of the renewer's own, which closing stops
+   * @param ticker this process's clock for leases, and the waits on the store
    */
-  LeaseRenewer(IdempotencyStore store, ScheduledExecutorService scheduler, Executor workers) {
+  LeaseRenewer(
+      IdempotencyStore store, ScheduledExecutorService scheduler, Executor workers, Ticker ticker) {
+    this.ticker = ticker;
     this.store = store;
     this.given = scheduler;
     this.givenWorkers = workers;
@@ -87,13 +91,13 @@ final class LeaseRenewer implements AutoCloseable {
    * Starts renewing {@code claim}'s lease per the policy; nothing is renewed when the policy turns
    * renewal off, but the renewal still tells when the lease runs out.
    *
-   * @param claimSentNanos {@link System#nanoTime()} just before the claim was sent
+   * @param claimSentNanos {@link Ticker#nanoTime()} just before the claim was sent
    * @return the renewal, to {@linkplain Renewal#stop() stop} when the action ends
    * @throws IllegalStateException if the gate was closed
    */
   Renewal start(
       ClaimOutcome.Acquired claim, GatePolicy policy, Events events, long claimSentNanos) {
-    Renewal renewal = new Renewal(claim, events, claimSentNanos + policy.lease().toNanos());
+    Renewal renewal = new Renewal(claim, events, claimSentNanos + policy.lease().toNanos(), ticker);
     if (!policy.renewsLease()) {
       return renewal;
     }
@@ -249,13 +253,13 @@ final class LeaseRenewer implements AutoCloseable {
     // asked again while the lease has time left by the clock: a store slow to answer once (a
     // renewal connection being opened on a loaded machine) must not refuse a call whose lease holds
     while (true) {
-      long sent = System.nanoTime();
+      long sent = ticker.nanoTime();
       java.util.concurrent.FutureTask<ExtendedLeases> ask =
           new java.util.concurrent.FutureTask<>(
               () -> store.extendLeases(List.of(held), period.lease(), within));
       try {
         workers().execute(ask);
-        ExtendedLeases answer = ask.get(within.toNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS);
+        ExtendedLeases answer = ticker.await(ask, within.toNanos() + GRACE_NANOS);
         if (answer.extended().contains(held.token())) {
           renewal.renewed(sent, period.lease().toNanos());
           return Held.YES;

@@ -41,6 +41,7 @@ final class Renewal {
 
   final ClaimOutcome.Acquired claim;
   final Events events; // null: renews nothing
+  private final Ticker ticker;
   private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.RUNNING);
   private final AtomicBoolean lapseTold = new AtomicBoolean();
   private final Object confirming = new Object();
@@ -51,7 +52,8 @@ final class Renewal {
   // the renewal ends too (a close, a give-up), unless the late fence found it needless
   private volatile boolean fenceKept;
 
-  Renewal(ClaimOutcome.Acquired claim, Events events, long confirmedUntilNanos) {
+  Renewal(ClaimOutcome.Acquired claim, Events events, long confirmedUntilNanos, Ticker ticker) {
+    this.ticker = ticker;
     this.claim = claim;
     this.events = events;
     this.confirmedUntilNanos = confirmedUntilNanos;
@@ -61,7 +63,7 @@ final class Renewal {
    * @return a renewal that renews nothing and never lapses, for claims no other attempt sees
    */
   static Renewal none(ClaimOutcome.Acquired claim) {
-    return new Renewal(claim, null, 0);
+    return new Renewal(claim, null, 0, Ticker.SYSTEM);
   }
 
   Phase phase() {
@@ -220,11 +222,11 @@ final class Renewal {
    *     has run out)
    */
   long confirmedLeftNanos() {
-    return confirmedUntilNanos - System.nanoTime();
+    return confirmedUntilNanos - ticker.nanoTime();
   }
 
   private boolean hasLapsed() {
-    return events != null && System.nanoTime() - confirmedUntilNanos >= 0;
+    return events != null && ticker.nanoTime() - confirmedUntilNanos >= 0;
   }
 
   /** Records that the lease was found taken over elsewhere, and stops renewing. */

@@ -81,7 +81,7 @@ final class RenewalGroup implements Runnable {
       }
       return;
     }
-    Try t = new Try(batch, System.nanoTime());
+    Try t = new Try(batch, renewer.ticker.nanoTime());
     waiting++;
     current = t;
     try {

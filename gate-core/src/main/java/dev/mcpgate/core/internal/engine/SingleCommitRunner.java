@@ -20,6 +20,7 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimingScope;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,8 +41,11 @@ final class SingleCommitRunner {
   private final Claimer claimer;
   private final ResultWriter writer;
   private final Events events;
+  private final Ticker ticker;
 
-  SingleCommitRunner(ClaimSteps steps, Claimer claimer, ResultWriter writer, Events events) {
+  SingleCommitRunner(
+      ClaimSteps steps, Claimer claimer, ResultWriter writer, Events events, Ticker ticker) {
+    this.ticker = ticker;
     this.steps = steps;
     this.claimer = claimer;
     this.writer = writer;
@@ -59,7 +63,7 @@ final class SingleCommitRunner {
       ClaimingScope<R> scope,
       ScopedAction<T, R> action,
       Function<ClaimOutcome.Replayed, GateResult<T>> replay) {
-    long start = System.nanoTime();
+    long start = ticker.nanoTime();
     long deadline = start + policy.inFlightWait().toNanos();
     long backoffMs = Claimer.FIRST_BACKOFF_MS;
     int reconciliations = 0;
@@ -75,13 +79,13 @@ final class SingleCommitRunner {
       // another transaction holds the key uncommitted: wait for it, holding no connection
       long sleepMs =
           Claimer.sleepMs(
-              backoffMs, deadline - System.nanoTime(), Duration.ofMillis(Claimer.MAX_BACKOFF_MS));
-      Duration waited = Duration.ofNanos(System.nanoTime() - start);
+              backoffMs, deadline - ticker.nanoTime(), Duration.ofMillis(Claimer.MAX_BACKOFF_MS));
+      Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
       if (sleepMs == 0) {
         return busy(call, hash, waited);
       }
       try {
-        Thread.sleep(sleepMs);
+        ticker.sleep(TimeUnit.MILLISECONDS.toNanos(sleepMs));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return busy(call, hash, waited);

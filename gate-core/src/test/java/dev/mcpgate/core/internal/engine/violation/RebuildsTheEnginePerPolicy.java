@@ -2,6 +2,7 @@ package dev.mcpgate.core.internal.engine.violation;
 
 import dev.mcpgate.core.ResultCodec;
 import dev.mcpgate.core.internal.engine.GateEngine;
+import dev.mcpgate.core.internal.engine.Ticker;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import java.time.InstantSource;
 import java.util.List;
@@ -15,6 +16,12 @@ final class RebuildsTheEnginePerPolicy {
 
   static GateEngine forTool(IdempotencyStore store) {
     return new GateEngine(
-        store, ResultCodec.identity(), List.of(), InstantSource.system(), null, null);
+        store,
+        ResultCodec.identity(),
+        List.of(),
+        InstantSource.system(),
+        null,
+        null,
+        Ticker.SYSTEM);
   }
 }

@@ -1,0 +1,154 @@
+package dev.mcpgate.core.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.SimAccess;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The deterministic simulation (issue 29): per seed, several gates (replicas) on one in-memory
+ * store in virtual time, every thread of theirs an actor of one {@link Sim}, each replica reaching
+ * the store through a {@link FaultyStore} that refuses, loses replies, stalls and pauses by the
+ * seed; clients that send and retry intents ({@link Workload}); then the faults stop, every lease
+ * left behind runs out, each key is called once more, and {@link PromiseChecker} reads the history.
+ * One seed decides everything: a failure prints it, and {@code -Dmcpgate.sim.seed=S
+ * -Dmcpgate.sim.schedules=1} replays that run exactly.
+ */
+class SimulationTest {
+  static final Duration LEASE = Duration.ofSeconds(1);
+  static final int REPLICAS = 2;
+  static final int CLIENTS = 3;
+  static final int INTENTS = 3;
+  static final int KEYS = 2;
+
+  /** What one schedule came to. */
+  record Outcome(long seed, List<PromiseChecker.Violation> violations, History history) {
+    String report() {
+      return "seed "
+          + seed
+          + " (replay it with -Dmcpgate.sim.seed="
+          + seed
+          + " -Dmcpgate.sim.schedules=1):\n"
+          + violations.stream()
+              .map(v -> v.key() + ": " + v.what() + "\n" + history.about(v.key(), 60))
+              .collect(Collectors.joining("\n\n"));
+    }
+  }
+
+  @Test
+  void everyScheduleKeepsThePromise() throws Exception {
+    long first = Long.getLong("mcpgate.sim.seed", 1);
+    int schedules = Integer.getInteger("mcpgate.sim.schedules", 2_000);
+    int answers = 0;
+    for (long seed = first; seed < first + schedules; seed++) {
+      Outcome outcome = simulate(seed);
+      assertThat(outcome.violations()).as(outcome::report).isEmpty();
+      answers += outcome.history().answers().size();
+    }
+    assertThat(answers).as("the clients were answered").isGreaterThan(schedules * 10);
+  }
+
+  @Test
+  void aSeedReplaysExactly() throws Exception {
+    for (long seed = 7; seed < 12; seed++) {
+      String once = simulate(seed).history().all();
+      String again = simulate(seed).history().all();
+      assertThat(again).as("seed %d, run twice", seed).isEqualTo(once);
+    }
+  }
+
+  static Outcome simulate(long seed) throws InterruptedException {
+    Sim sim = new Sim(seed, 5_000_000, TimeUnit.HOURS.toNanos(3));
+    SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 1);
+    History history = new History(sim::nanoTime);
+    InMemoryIdempotencyStore truth = InMemoryIdempotencyStore.create(sim);
+    FaultyStore.Waits virtual =
+        new FaultyStore.Waits() {
+          @Override
+          public void stall(long nanos) {
+            sim.pause(nanos);
+          }
+
+          @Override
+          public void step() {
+            sim.yieldNow();
+          }
+
+          @Override
+          public long now() {
+            return sim.nanoTime();
+          }
+        };
+    GatePolicy policy =
+        GatePolicy.builder()
+            .lease(LEASE)
+            .inFlightWait(Duration.ofMillis(random.nextInt(3) * 300L))
+            .unknownFence(Duration.ofHours(1))
+            .build();
+    SimScheduler scheduler = new SimScheduler(sim, "gate");
+    List<FaultyStore> paths = new ArrayList<>();
+    List<IdempotencyGate> gates = new ArrayList<>();
+    for (int r = 0; r < REPLICAS; r++) {
+      FaultyStore path =
+          new FaultyStore(
+              truth, random.nextLong(), 5, history, "r" + r, virtual, 2 * LEASE.toNanos());
+      paths.add(path);
+      gates.add(
+          SimAccess.ticker(
+                  IdempotencyGate.builder(path)
+                      .policy(policy)
+                      .clock(sim)
+                      .scheduler(scheduler)
+                      .executor(scheduler),
+                  sim)
+              .build());
+    }
+    Workload workload = new Workload(gates, paths, history, virtual, KEYS);
+    List<Map<String, GateResult<String>>> finals = new ArrayList<>();
+    sim.run(
+        "root",
+        () -> {
+          List<Sim.Actor> clients = new ArrayList<>();
+          for (int c = 0; c < CLIENTS; c++) {
+            SplittableRandom mine = random.split();
+            clients.add(
+                sim.spawn(
+                    "client" + c,
+                    () -> {
+                      for (int i = 0; i < INTENTS; i++) {
+                        workload.intent(mine);
+                      }
+                    }));
+          }
+          clients.forEach(sim::join);
+          paths.forEach(p -> p.faulty = false);
+          history.note("faults stop");
+          sim.pause(3 * LEASE.toNanos()); // every lease left behind runs out, pauses included
+          finals.add(workload.finals());
+          gates.forEach(IdempotencyGate::close);
+        },
+        60);
+    if (Boolean.getBoolean("mcpgate.sim.stats")) {
+      System.out.println("seed " + seed + ": " + sim.stats());
+    }
+    List<PromiseChecker.Violation> violations =
+        PromiseChecker.check(
+            history,
+            truth,
+            Workload::idOf,
+            finals.get(0),
+            LEASE.toNanos() - policy.leaseRenewal().toNanos());
+    return new Outcome(seed, violations, history);
+  }
+}
