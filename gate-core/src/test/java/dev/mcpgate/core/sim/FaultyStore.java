@@ -54,7 +54,8 @@ final class FaultyStore extends ForwardingIdempotencyStore {
   private final String replica;
   private final Waits waits;
   private final long maxPauseNanos;
-  private volatile long pausedUntil = Long.MIN_VALUE;
+  private volatile boolean paused; // once: pausedUntil is set
+  private volatile long pausedUntil;
   volatile boolean faulty = true;
 
   /**
@@ -83,6 +84,9 @@ final class FaultyStore extends ForwardingIdempotencyStore {
 
   /** Waits out this replica's pause, if one is on (its actions stop too). */
   void waitOutPause() {
+    if (!paused) {
+      return;
+    }
     long left = pausedUntil - waits.now();
     if (left > 0) {
       waits.stall(left);
@@ -131,6 +135,7 @@ final class FaultyStore extends ForwardingIdempotencyStore {
       long from = waits.now();
       long pause = pauseNanos();
       pausedUntil = from + pause;
+      paused = true;
       history.paused(replica, from, from + pause);
       waits.stall(pause);
       fault = Fault.ANSWER;
