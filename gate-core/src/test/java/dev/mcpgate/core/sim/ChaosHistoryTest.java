@@ -84,7 +84,7 @@ class ChaosHistoryTest {
       paths.add(path);
       gates.add(IdempotencyGate.builder(path).policy(policy).build());
     }
-    Workload workload = new Workload(gates, paths, history, REAL_TIME, KEYS);
+    Workload workload = new Workload(gates, paths, history, REAL_TIME, KEYS, 0);
     ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
     try {
       long until = System.nanoTime() + CHAOS.toNanos();

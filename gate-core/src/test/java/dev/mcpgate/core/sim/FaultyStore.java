@@ -117,7 +117,13 @@ final class FaultyStore extends ForwardingIdempotencyStore {
 
   private long stallNanos() {
     synchronized (random) {
-      return TimeUnit.MILLISECONDS.toNanos(5 + random.nextInt(60));
+      int draw = random.nextInt(100);
+      // one stall in five outlasts a renewal's deadline, one in a hundred the lease: a connection
+      // that hangs (the store's other connections answer)
+      return TimeUnit.MILLISECONDS.toNanos(
+          draw == 0
+              ? 1_000 + random.nextInt(1_500)
+              : draw < 20 ? 100 + random.nextInt(500) : 5 + random.nextInt(60));
     }
   }
 
@@ -132,11 +138,21 @@ final class FaultyStore extends ForwardingIdempotencyStore {
     waitOutPause();
     Fault fault = draw();
     if (fault == Fault.PAUSE) {
+      boolean afterActing;
+      synchronized (random) {
+        afterActing = random.nextBoolean();
+      }
       long from = waits.now();
       long pause = pauseNanos();
       pausedUntil = from + pause;
       paused = true;
       history.paused(replica, from, from + pause);
+      if (afterActing) {
+        history.note(replica + " " + op + ": acted, then paused");
+        T answer = body.get(); // the process stops as the reply arrives: it reads it late
+        waits.stall(pause);
+        return answer;
+      }
       waits.stall(pause);
       fault = Fault.ANSWER;
     }

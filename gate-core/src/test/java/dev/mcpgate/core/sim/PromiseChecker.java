@@ -167,6 +167,16 @@ final class PromiseChecker {
 
   private static String failedWrong(GateResult.Failed<String> failed, List<History.Run> mine) {
     FailureReason reason = failed.reason();
+    if (failed.effect() == GateResult.Effect.NO
+        && mine.stream().anyMatch(r -> r.ending() != History.Ending.THREW)) {
+      return "told "
+          + reason
+          + " with no effect, but this call's action returned or could not tell";
+    }
+    if (failed.effect() == GateResult.Effect.YES
+        && mine.stream().noneMatch(r -> r.ending() == History.Ending.RETURNED)) {
+      return "told " + reason + " with its effect done, but this call's action did not return";
+    }
     switch (reason) {
       case STORE_UNAVAILABLE:
       case LEASE_LOST:
@@ -206,7 +216,7 @@ final class PromiseChecker {
             p ->
                 p.replica().equals(first.replica())
                     && p.from() < second.start()
-                    && first.start() <= p.to()
+                    && first.start() < p.to()
                     && p.to() - p.from() > cutOffNanos);
   }
 

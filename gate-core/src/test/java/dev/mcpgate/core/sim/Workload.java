@@ -27,6 +27,7 @@ final class Workload {
   private final History history;
   private final FaultyStore.Waits waits;
   private final int keys;
+  private final long longWorkNanos;
   private final AtomicInteger calls = new AtomicInteger();
 
   Workload(
@@ -34,7 +35,9 @@ final class Workload {
       List<FaultyStore> paths,
       History history,
       FaultyStore.Waits waits,
-      int keys) {
+      int keys,
+      long longWorkNanos) {
+    this.longWorkNanos = longWorkNanos;
     this.gates = gates;
     this.paths = paths;
     this.history = history;
@@ -108,8 +111,9 @@ final class Workload {
   }
 
   /**
-   * The effect: it takes a while (and stops while its replica is paused), and by the seed returns,
-   * fails plainly, or cannot tell ({@code random} null: returns at once).
+   * The effect: it takes a while (now and then, longer than a lease: renewals keep it) (and stops
+   * while its replica is paused), and by the seed returns, fails plainly, or cannot tell ({@code
+   * random} null: returns at once).
    */
   private String action(
       SplittableRandom random,
@@ -127,7 +131,11 @@ final class Workload {
         return value;
       }
       path.waitOutPause();
-      waits.stall(TimeUnit.MILLISECONDS.toNanos(random.nextInt(15)));
+      boolean outlasts = longWorkNanos > 0 && random.nextInt(25) == 0; // one in 25 outlasts a lease
+      waits.stall(
+          outlasts
+              ? longWorkNanos / 3 + random.nextLong(longWorkNanos)
+              : TimeUnit.MILLISECONDS.toNanos(random.nextInt(15)));
       path.waitOutPause();
       int draw = random.nextInt(100);
       if (draw < 6) {

@@ -1,0 +1,66 @@
+# Puts back, one at a time, bugs fixed earlier in the engine, runs SimulationTest until the first
+# failing seed, and restores the file. Usage: python3 reintroduce-bugs.py SCHEDULES [BUG ...]
+# (from anywhere; the figures in docs/design.md, "Generated histories", come from it).
+import subprocess, re, sys, os
+E=os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../main/java')+'/dev/mcpgate/core/internal/engine/'
+bugs = {
+ 'unknown-released': ('FailureSettler.java','    if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {','    if (false && (policy.isOutcomeUnknown(failure) || interrupted(failure))) {'),
+ 'unstored-released': ('FailureSettler.java','''        "the action ran but its result could not be stored",
+        failure);
+    return fence(''','''        "the action ran but its result could not be stored",
+        failure);
+    if (true) {
+      release(claim, failure);
+      return false;
+    }
+    return fence('''),
+ 'fence-not-kept': ('FailureSettler.java','kept = fencer.fenceLater(renewal, policy, message, failure);','kept = false;'),
+ 'no-conflict': ('Claimer.java','    if (!ArgumentHasher.matches(row.argsHash(), hash)) {','    if (false) {'),
+ 'fenced-told-no-effect': ('AttemptRunner.java','''          FailureReason.OUTCOME_UNKNOWN,
+          GateResult.Effect.UNKNOWN,
+          policy.reconciler() != null,
+          claim,
+          "the action of "
+              + claim.id()
+              + " failed, and its outcome is unknown''','''          FailureReason.OUTCOME_UNKNOWN,
+          GateResult.Effect.NO,
+          policy.reconciler() != null,
+          claim,
+          "the action of "
+              + claim.id()
+              + " failed, and its outcome is unknown'''),
+ 'paused-holder-starts': ('AttemptRunner.java','LeaseRenewer.Held held = leases.confirmBeforeAction(renewal, policy);','LeaseRenewer.Held held = LeaseRenewer.Held.YES;'),
+ 'renewal-stalls-takeover': ('RenewalGroup.java','''    t.givenUp = true;
+    if (current == t) {
+      current = null;
+    }
+    RuntimeException late =
+        new IllegalStateException(
+            "the store did not answer the renewal within " + within.toMillis() + " ms");
+    for (Renewal r : t.batch) {
+      r.failed(late, within.toMillis());
+    }
+    retry();''','''    RuntimeException late =
+        new IllegalStateException(
+            "the store did not answer the renewal within " + within.toMillis() + " ms");
+    for (Renewal r : t.batch) {
+      r.failed(late, within.toMillis());
+    }'''),
+ 'one-lease-fence': ('FenceWriter.java','store.markUnknown(claim.id(), claim.token(), policy.unknownFence())','store.markUnknown(claim.id(), claim.token(), policy.lease())'),
+}
+names = sys.argv[2:] or list(bugs)
+n = sys.argv[1]
+for name in names:
+    f, old, new = bugs[name]
+    p = E + f
+    s = open(p).read()
+    assert old in s, name
+    open(p,'w').write(s.replace(old, new, 1))
+    try:
+        r = subprocess.run(['./mvnw','-q','-o','-pl','gate-core','test','-Dtest=SimulationTest#everyScheduleKeepsThePromise','-Dmcpgate.sim.schedules='+n,'-Dsurefire.failIfNoSpecifiedTests=false','-Dcheckstyle.skip','-Dspotless.check.skip=true'],cwd=os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../..'),capture_output=True,text=True)
+        out = r.stdout + r.stderr
+        m = re.search(r'\[seed (\d+) \(replay', out)
+        what = re.search(r'\n(k\d: [^\n]*)', out)
+        print(name, 'FOUND at seed', m.group(1), '|', what.group(1) if what else '', flush=True) if m else print(name, 'not found in', n, '(rc', r.returncode, ')', out[-300:] if r.returncode else '', flush=True)
+    finally:
+        open(p,'w').write(s)
