@@ -23,6 +23,7 @@ import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.TransactionScope;
 import dev.mcpgate.store.tck.GateResults;
 import dev.mcpgate.store.tck.IdempotencyStoreContract;
+import dev.mcpgate.store.tck.chaos.PromiseUnderFaults;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -961,5 +962,11 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     assertThat(gate.complete(fresh, "r".getBytes(), false)).isTrue();
 
     assertThat(gate.claim(call)).isInstanceOf(ClaimOutcome.Replayed.class);
+  }
+
+  /** The engine's promise on this store under the simulation's faults, in real time. */
+  @Test
+  void keepsThePromiseUnderFaults() {
+    assertThat(PromiseUnderFaults.check(store, System.nanoTime())).isGreaterThan(50);
   }
 }

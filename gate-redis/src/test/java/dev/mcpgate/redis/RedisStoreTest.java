@@ -18,6 +18,7 @@ import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.store.tck.GateResults;
 import dev.mcpgate.store.tck.IdempotencyStoreContract;
+import dev.mcpgate.store.tck.chaos.PromiseUnderFaults;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -421,5 +422,11 @@ class RedisStoreTest extends IdempotencyStoreContract {
 
   private static boolean requireAll() {
     return "true".equalsIgnoreCase(System.getenv("MCPGATE_TEST_REQUIRE_ALL"));
+  }
+
+  /** The engine's promise on this store under the simulation's faults, in real time. */
+  @Test
+  void keepsThePromiseUnderFaults() {
+    assertThat(PromiseUnderFaults.check(store, System.nanoTime())).isGreaterThan(50);
   }
 }

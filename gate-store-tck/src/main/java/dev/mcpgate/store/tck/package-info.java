@@ -10,5 +10,9 @@
  * store that takes a {@link java.time.Clock} can be given a {@link
  * dev.mcpgate.store.tck.MutableClock}, so that time passes without sleeping. The suite brings JUnit
  * Jupiter's API and AssertJ; the test engine is the author's choice of build.
+ *
+ * <p>Beside the contract: {@link dev.mcpgate.store.tck.chaos.PromiseUnderFaults}, the engine's
+ * promise checked on the store under injected faults, and {@link
+ * dev.mcpgate.store.tck.fault.FaultProxy}, a TCP proxy that breaks the store's connections.
  */
 package dev.mcpgate.store.tck;

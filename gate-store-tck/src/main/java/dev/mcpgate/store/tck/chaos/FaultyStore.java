@@ -1,4 +1,4 @@
-package dev.mcpgate.core.sim;
+package dev.mcpgate.store.tck.chaos;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
@@ -47,6 +47,24 @@ final class FaultyStore extends ForwardingIdempotencyStore {
      */
     long now();
   }
+
+  /** Real time: {@link System#nanoTime()} and sleeps. */
+  static final Waits REAL_TIME =
+      new Waits() {
+        @Override
+        public void stall(long nanos) {
+          try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+
+        @Override
+        public long now() {
+          return System.nanoTime();
+        }
+      };
 
   private final SplittableRandom random;
   private final int failPercent;

@@ -1,4 +1,4 @@
-package dev.mcpgate.core.sim;
+package dev.mcpgate.store.tck.chaos;
 
 import dev.mcpgate.core.GateResult;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.mcpgate.core.sim;
+package dev.mcpgate.store.tck.chaos;
 
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;

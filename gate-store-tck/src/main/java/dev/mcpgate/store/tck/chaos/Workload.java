@@ -1,4 +1,4 @@
-package dev.mcpgate.core.sim;
+package dev.mcpgate.store.tck.chaos;
 
 import dev.mcpgate.core.ClaimContext;
 import dev.mcpgate.core.ClaimId;
@@ -26,6 +26,7 @@ final class Workload {
   private final List<FaultyStore> paths;
   private final History history;
   private final FaultyStore.Waits waits;
+  private final String tenant;
   private final int keys;
   private final long longWorkNanos;
   private final AtomicInteger calls = new AtomicInteger();
@@ -35,8 +36,10 @@ final class Workload {
       List<FaultyStore> paths,
       History history,
       FaultyStore.Waits waits,
+      String tenant,
       int keys,
       long longWorkNanos) {
+    this.tenant = tenant;
     this.longWorkNanos = longWorkNanos;
     this.gates = gates;
     this.paths = paths;
@@ -45,12 +48,12 @@ final class Workload {
     this.keys = keys;
   }
 
-  static ClaimId idOf(String key) {
-    return new ClaimId("acme", "refund_order", key);
+  ClaimId idOf(String key) {
+    return new ClaimId(tenant, "refund_order", key);
   }
 
-  private static ToolCall call(String key, String variant) {
-    return ToolCall.of("acme", "refund_order", key, Map.of("amount", variant.equals("A") ? 5 : 7));
+  private ToolCall call(String key, String variant) {
+    return ToolCall.of(tenant, "refund_order", key, Map.of("amount", variant.equals("A") ? 5 : 7));
   }
 
   /** One intent: a key and its arguments, sent and retried with the same key until it settles. */

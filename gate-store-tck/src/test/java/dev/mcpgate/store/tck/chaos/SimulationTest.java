@@ -1,4 +1,4 @@
-package dev.mcpgate.core.sim;
+package dev.mcpgate.store.tck.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -123,7 +123,8 @@ class SimulationTest {
                   sim)
               .build());
     }
-    Workload workload = new Workload(gates, paths, history, virtual, KEYS, 3 * LEASE.toNanos());
+    Workload workload =
+        new Workload(gates, paths, history, virtual, "acme", KEYS, 3 * LEASE.toNanos());
     List<Map<String, GateResult<String>>> finals = new ArrayList<>();
     sim.run(
         "root",
@@ -155,7 +156,7 @@ class SimulationTest {
         PromiseChecker.check(
             history,
             truth,
-            Workload::idOf,
+            workload::idOf,
             finals.get(0),
             LEASE.toNanos() - policy.leaseRenewal().toNanos());
     return new Outcome(seed, violations, history);
