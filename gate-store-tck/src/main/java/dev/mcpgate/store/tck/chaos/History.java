@@ -1,5 +1,7 @@
 package dev.mcpgate.store.tck.chaos;
 
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.GateResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +25,9 @@ final class History {
       String replica,
       String downstreamKey) {}
 
+  /** An event a replica's gate emitted: its type, key and attempt, and when. */
+  record Event(String replica, GateEvent.Type type, String key, int attempt, long at) {}
+
   /** A replica cut off from the store (paused) from {@code from} to {@code to}. */
   record Pause(String replica, long from, long to) {}
 
@@ -43,6 +48,7 @@ final class History {
   private final long origin;
   private final List<Run> runs = new ArrayList<>();
   private final List<Pause> pauses = new ArrayList<>();
+  private final List<Event> events = new ArrayList<>();
   private final List<Answer> answers = new ArrayList<>();
   private final List<String> lines = new ArrayList<>();
 
@@ -63,6 +69,24 @@ final class History {
     lines.add(
         String.format(
             "%8.1f ms  %s paused for %.1f ms", (from - origin) / 1e6, replica, (to - from) / 1e6));
+  }
+
+  /**
+   * @return a listener that records {@code replica}'s events here (renewals left out: they are
+   *     many, and say nothing the checker reads)
+   */
+  GateListener listener(String replica) {
+    return e -> {
+      if (e.type() != GateEvent.Type.LEASE_RENEWED) {
+        synchronized (this) {
+          events.add(new Event(replica, e.type(), e.id().key(), e.attempt(), now()));
+        }
+      }
+    };
+  }
+
+  synchronized List<Event> events() {
+    return List.copyOf(events);
   }
 
   synchronized List<Pause> pauses() {

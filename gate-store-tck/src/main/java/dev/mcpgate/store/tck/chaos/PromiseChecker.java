@@ -1,7 +1,9 @@
 package dev.mcpgate.store.tck.chaos;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.DownstreamKey;
 import dev.mcpgate.core.FailureReason;
+import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.spi.ClaimRecord;
@@ -147,6 +149,8 @@ final class PromiseChecker {
       }
     }
 
+    found.addAll(eventsAndContexts(history, runsByKey, idOf));
+
     finals.forEach(
         (key, result) -> {
           boolean blocked =
@@ -202,6 +206,79 @@ final class PromiseChecker {
       default:
         return "failed " + reason + ", which nothing in this simulation causes";
     }
+  }
+
+  /**
+   * The events and the {@link dev.mcpgate.core.ClaimContext} agree with what happened: each run was
+   * acquired (an {@code ACQUIRED} event of its key and attempt on its replica, before it started),
+   * under an attempt number of its own and the key's one downstream key; each result told stored or
+   * replayed has its {@code COMPLETED} or {@code REPLAYED} event; and a {@code COMPLETED} event is
+   * of an attempt whose action returned.
+   */
+  private static List<Violation> eventsAndContexts(
+      History history, Map<String, List<History.Run>> runsByKey, Function<String, ClaimId> idOf) {
+    List<Violation> found = new ArrayList<>();
+    List<History.Event> events = history.events();
+    runsByKey.forEach(
+        (key, runs) -> {
+          String downstream = DownstreamKey.of(idOf.apply(key));
+          for (History.Run r : runs) {
+            if (!r.downstreamKey().equals(downstream)) {
+              found.add(new Violation(key, "call " + r.call() + " got another downstream key"));
+            }
+            boolean acquired =
+                events.stream()
+                    .anyMatch(
+                        e ->
+                            e.type() == GateEvent.Type.ACQUIRED
+                                && e.key().equals(key)
+                                && e.attempt() == r.attempt()
+                                && e.replica().equals(r.replica())
+                                && e.at() <= r.start());
+            if (!acquired) {
+              found.add(
+                  new Violation(
+                      key, "call " + r.call() + " ran attempt " + r.attempt() + " unannounced"));
+            }
+          }
+          for (History.Event e : events) {
+            if (e.type() == GateEvent.Type.COMPLETED
+                && e.key().equals(key)
+                && runs.stream()
+                    .noneMatch(
+                        r -> r.attempt() == e.attempt() && r.ending() == History.Ending.RETURNED)) {
+              found.add(
+                  new Violation(
+                      key,
+                      "COMPLETED for attempt " + e.attempt() + ", whose action did not return"));
+            }
+          }
+        });
+    for (History.Answer a : history.answers()) {
+      GateEvent.Type expected =
+          a.result()
+              .fold(
+                  e ->
+                      e.completion() == GateResult.Completion.STORED
+                          ? GateEvent.Type.COMPLETED
+                          : null,
+                  p -> GateEvent.Type.REPLAYED,
+                  r -> null,
+                  f -> null);
+      if (expected != null
+          && events.stream()
+              .noneMatch(
+                  e ->
+                      e.type() == expected
+                          && e.key().equals(a.key())
+                          && e.attempt() == a.result().attempt()
+                          && e.at() <= a.at())) {
+        found.add(
+            new Violation(
+                a.key(), "call " + a.call() + " told " + told(a.result()) + ", no " + expected));
+      }
+    }
+    return found;
   }
 
   /**

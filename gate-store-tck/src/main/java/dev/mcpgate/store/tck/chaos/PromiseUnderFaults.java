@@ -80,7 +80,8 @@ public final class PromiseUnderFaults {
       FaultyStore path =
           new FaultyStore(store, random.nextLong(), 5, history, "r" + r, FaultyStore.REAL_TIME, 0);
       paths.add(path);
-      gates.add(IdempotencyGate.builder(path).policy(policy).build());
+      gates.add(
+          IdempotencyGate.builder(path).policy(policy).listener(history.listener("r" + r)).build());
     }
     Workload workload = new Workload(gates, paths, history, FaultyStore.REAL_TIME, tenant, KEYS, 0);
     Map<String, GateResult<String>> finals;

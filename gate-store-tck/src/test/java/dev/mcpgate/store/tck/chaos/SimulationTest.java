@@ -116,6 +116,7 @@ class SimulationTest {
       gates.add(
           SimAccess.ticker(
                   IdempotencyGate.builder(path)
+                      .listener(history.listener("r" + r))
                       .policy(policy)
                       .clock(sim)
                       .scheduler(scheduler)
