@@ -48,6 +48,9 @@ final class FaultyStore extends ForwardingIdempotencyStore {
     long now();
   }
 
+  /** The longest a call stalls. */
+  static final Duration LONGEST_STALL = Duration.ofMillis(2_500);
+
   /** Real time: {@link System#nanoTime()} and sleeps. */
   static final Waits REAL_TIME =
       new Waits() {
@@ -140,7 +143,7 @@ final class FaultyStore extends ForwardingIdempotencyStore {
       // that hangs (the store's other connections answer)
       return TimeUnit.MILLISECONDS.toNanos(
           draw == 0
-              ? 1_000 + random.nextInt(1_500)
+              ? 1_000 + random.nextInt((int) LONGEST_STALL.toMillis() - 1_000)
               : draw < 20 ? 100 + random.nextInt(500) : 5 + random.nextInt(60));
     }
   }

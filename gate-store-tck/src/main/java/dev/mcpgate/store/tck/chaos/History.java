@@ -4,6 +4,7 @@ import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.GateResult;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.LongSupplier;
 
@@ -93,9 +94,18 @@ final class History {
     return List.copyOf(pauses);
   }
 
-  /** Every line, for comparing two runs of one seed. */
+  /**
+   * Every line and every event, for comparing two runs of one seed: the events of one instant in a
+   * fixed order (a renewal batch tells its leases in no fixed order).
+   */
   synchronized String all() {
-    return String.join("\n", lines);
+    List<String> told = new ArrayList<>();
+    for (Event e : events) {
+      told.add(
+          String.format("%14d %s %s %s %d", e.at(), e.replica(), e.key(), e.type(), e.attempt()));
+    }
+    Collections.sort(told);
+    return String.join("\n", lines) + "\n" + String.join("\n", told);
   }
 
   synchronized void ran(Run run) {

@@ -62,6 +62,7 @@ final class PromiseChecker {
               History.Run first = a.start() <= b.start() ? a : b;
               History.Run second = first == a ? b : a;
               if (cutOff(first, second, pauses, cutOffNanos)
+                  && !stored(truth, idOf.apply(key), first.value())
                   && first.downstreamKey().equals(second.downstreamKey())) {
                 // the documented limit: a holder cut off for longer than its lease may run on (or
                 // finish unstored) while another takes over; the downstream key told both the same
@@ -128,7 +129,12 @@ final class PromiseChecker {
                         runsByKey.getOrDefault(key, List.of()).stream()
                             .anyMatch(
                                 r -> r.ending() == History.Ending.RETURNED && r.value().equals(v));
-                    return someoneRan ? null : "replayed " + v + ", which no run returned";
+                    if (!someoneRan) {
+                      return "replayed " + v + ", which no run returned";
+                    }
+                    return stored(truth, idOf.apply(key), v)
+                        ? null
+                        : "replayed " + v + ", which the row does not hold";
                   },
                   refused -> {
                     if (!mine.isEmpty()) {
@@ -164,6 +170,26 @@ final class PromiseChecker {
           if (blocked) {
             found.add(
                 new Violation(key, "after the faults stopped, still blocked: " + told(result)));
+          }
+          boolean fenced =
+              result.fold(
+                  e -> false,
+                  p -> false,
+                  r -> r.reason() == RefusalReason.OUTCOME_UNKNOWN,
+                  f -> false);
+          boolean unsettled =
+              runsByKey.getOrDefault(key, List.of()).stream()
+                  .anyMatch(
+                      r ->
+                          r.ending() == History.Ending.UNKNOWN
+                              || (r.ending() == History.Ending.RETURNED
+                                  && !stored(truth, idOf.apply(key), r.value())));
+          if (fenced && !unsettled) {
+            found.add(
+                new Violation(
+                    key,
+                    "fenced as unknown, but every run of it failed plainly or had its result"
+                        + " stored"));
           }
         });
     return found;
@@ -283,8 +309,10 @@ final class PromiseChecker {
 
   /**
    * @return whether {@code first}'s replica was cut off from the store (paused) for longer than
-   *     {@code cutOffNanos} after {@code first} began and before {@code second} did: long enough
-   *     for its lease to run out unrenewed, or its completion to arrive after a takeover
+   *     {@code cutOffNanos} while {@code first} held the key (the pause began while it ran, or
+   *     while its completion may still have been on its way), and {@code second} began once the
+   *     lease could have run out: the documented limit, which lets a takeover run the action again
+   *     (and, should that attempt fail and free the key, a later one)
    */
   private static boolean cutOff(
       History.Run first, History.Run second, List<History.Pause> pauses, long cutOffNanos) {
@@ -292,9 +320,12 @@ final class PromiseChecker {
         .anyMatch(
             p ->
                 p.replica().equals(first.replica())
-                    && p.from() < second.start()
+                    && p.to() - p.from() > cutOffNanos
                     && first.start() < p.to()
-                    && p.to() - p.from() > cutOffNanos);
+                    // its completion may wait on a hung connection that long
+                    && p.from() <= first.end() + FaultyStore.LONGEST_STALL.toNanos() + cutOffNanos
+                    // the lease was last renewed up to a period or more before the pause began
+                    && p.from() + cutOffNanos / 2 <= second.start());
   }
 
   private static boolean stored(IdempotencyStore truth, ClaimId id, String value) {

@@ -89,7 +89,8 @@ public final class PromiseUnderFaults {
       clients(workload, random, chaos);
       paths.forEach(p -> p.faulty = false);
       history.note("faults stop");
-      FaultyStore.REAL_TIME.stall(LEASE.plusMillis(500).toNanos()); // leases left behind run out
+      // every lease left behind runs out, after the longest stall (a hung call still renewed)
+      FaultyStore.REAL_TIME.stall(LEASE.plus(FaultyStore.LONGEST_STALL).plusMillis(500).toNanos());
       finals = workload.finals();
     } finally {
       gates.forEach(IdempotencyGate::close);
