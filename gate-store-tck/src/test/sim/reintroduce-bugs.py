@@ -5,6 +5,7 @@ import subprocess, re, sys, os
 E=os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../gate-core/src/main/java')+'/dev/mcpgate/core/internal/engine/'
 bugs = {
  'unknown-released': ('FailureSettler.java','    if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {','    if (false && (policy.isOutcomeUnknown(failure) || interrupted(failure))) {'),
+ 'plain-failure-fenced': ('FailureSettler.java','    if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {','    if (true || policy.isOutcomeUnknown(failure) || interrupted(failure)) {'),
  'unstored-released': ('FailureSettler.java','''        "the action ran but its result could not be stored",
         failure);
     return fence(''','''        "the action ran but its result could not be stored",
