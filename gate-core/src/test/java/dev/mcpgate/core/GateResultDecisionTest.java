@@ -183,17 +183,20 @@ class GateResultDecisionTest {
             GateEvent.Type.STORE_FAILED);
     for (GateEvent.Type type : GateEvent.Type.values()) {
       GateEvent event =
-          new GateEvent(
-              type,
-              new ClaimId("acme", "refund_order", "k"),
-              1,
-              null,
-              type == GateEvent.Type.REFUSED ? RefusalReason.CONFLICT : null,
-              "m",
-              null,
-              Instant.EPOCH,
-              null,
-              Duration.ZERO);
+          type == GateEvent.Type.REJECTED
+              ? GateEvent.rejected(
+                  "refund_order", RejectionReason.KEY_REQUIRED, "m", Instant.EPOCH, null)
+              : new GateEvent(
+                  type,
+                  new ClaimId("acme", "refund_order", "k"),
+                  1,
+                  null,
+                  type == GateEvent.Type.REFUSED ? RefusalReason.CONFLICT : null,
+                  "m",
+                  null,
+                  Instant.EPOCH,
+                  null,
+                  Duration.ZERO);
       // the spelling gate-micrometer and gate-opentelemetry had, from the type's name
       assertThat(event.attemptResult())
           .as(type.name())

@@ -5,6 +5,7 @@ import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.RejectionReason;
 import dev.mcpgate.core.spi.ClaimRecord;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -92,12 +93,24 @@ final class Events {
     }
   }
 
+  /** A call refused before any claim; the message names no tenant, key or argument value. */
+  void rejected(String tool, RejectionReason rejection, String message, String keySource) {
+    if (!listeners.isEmpty()) {
+      publish(GateEvent.rejected(tool, rejection, message, clock.instant(), keySource));
+    }
+  }
+
   private void publish(GateEvent event) {
     for (GateListener listener : listeners) {
       try {
         listener.onEvent(event);
       } catch (RuntimeException e) {
-        LOG.warn("gate listener {} failed on {} {}", listener, event.type(), event.id(), e);
+        LOG.warn(
+            "gate listener {} failed on {} {}",
+            listener,
+            event.type(),
+            event.id() == null ? "tool " + event.tool() : event.id(),
+            e);
       }
     }
   }
