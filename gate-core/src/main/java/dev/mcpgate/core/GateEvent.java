@@ -84,38 +84,6 @@ public record GateEvent(
   }
 
   /**
-   * An event of a claim: its tool is the claim's, and it is no rejection.
-   *
-   * @throws NullPointerException if type, id, message or at is null
-   * @throws IllegalArgumentException as the canonical constructor
-   */
-  public GateEvent(
-      Type type,
-      ClaimId id,
-      int attempt,
-      String tokenFingerprint,
-      RefusalReason reason,
-      String message,
-      Throwable error,
-      Instant at,
-      String keySource,
-      Duration waited) {
-    this(
-        type,
-        Checks.notNull(id, "id"),
-        attempt,
-        tokenFingerprint,
-        reason,
-        message,
-        error,
-        at,
-        keySource,
-        waited,
-        id.tool(),
-        null);
-  }
-
-  /**
    * A call refused before the gate: no claim, no attempt, no tenant or key.
    *
    * @param tool the tool called

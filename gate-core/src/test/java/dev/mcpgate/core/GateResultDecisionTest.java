@@ -142,7 +142,9 @@ class GateResultDecisionTest {
               null,
               Instant.EPOCH,
               null,
-              Duration.ZERO);
+              Duration.ZERO,
+              "refund_order",
+              null);
       // the spelling the meters and spans had, from the reason's name
       assertThat(event.outcome()).isEqualTo("refused." + reason.name().toLowerCase(Locale.ROOT));
     }
@@ -196,7 +198,9 @@ class GateResultDecisionTest {
                   null,
                   Instant.EPOCH,
                   null,
-                  Duration.ZERO);
+                  Duration.ZERO,
+                  "refund_order",
+                  null);
       // the spelling gate-micrometer and gate-opentelemetry had, from the type's name
       assertThat(event.attemptResult())
           .as(type.name())

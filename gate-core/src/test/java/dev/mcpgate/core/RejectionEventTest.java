@@ -62,100 +62,37 @@ class RejectionEventTest {
     assertThat(gate.find(new ClaimId("acme", "refund_order", "k-1"))).isEmpty();
   }
 
+  private static GateEvent event(
+      GateEvent.Type type, ClaimId id, String tool, RejectionReason rejection) {
+    return new GateEvent(
+        type, id, 1, null, null, "m", null, Instant.EPOCH, null, Duration.ZERO, tool, rejection);
+  }
+
   @Test
   void aRejectionHasNoClaimAndOnlyARejectionHasARejectionReason() {
-    Instant at = Instant.EPOCH;
     ClaimId id = new ClaimId("acme", "refund_order", "k-1");
-    assertThat(GateEvent.rejected("t", RejectionReason.FORBIDDEN, "m", at, null).tool())
+    assertThat(GateEvent.rejected("t", RejectionReason.FORBIDDEN, "m", Instant.EPOCH, null).tool())
         .isEqualTo("t");
+    assertThat(event(GateEvent.Type.ACQUIRED, id, "refund_order", null).tool())
+        .isEqualTo("refund_order");
     assertThatThrownBy(
-            () ->
-                new GateEvent(
-                    GateEvent.Type.REJECTED,
-                    id,
-                    0,
-                    null,
-                    null,
-                    "m",
-                    null,
-                    at,
-                    null,
-                    Duration.ZERO,
-                    "refund_order",
-                    RejectionReason.FORBIDDEN))
+            () -> event(GateEvent.Type.REJECTED, id, "refund_order", RejectionReason.FORBIDDEN))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no claim id");
-    assertThatThrownBy(
-            () ->
-                new GateEvent(
-                    GateEvent.Type.REJECTED,
-                    null,
-                    0,
-                    null,
-                    null,
-                    "m",
-                    null,
-                    at,
-                    null,
-                    Duration.ZERO,
-                    "refund_order",
-                    null))
+    assertThatThrownBy(() -> event(GateEvent.Type.REJECTED, null, "refund_order", null))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(
-            () ->
-                new GateEvent(
-                    GateEvent.Type.ACQUIRED,
-                    id,
-                    1,
-                    null,
-                    null,
-                    "m",
-                    null,
-                    at,
-                    null,
-                    Duration.ZERO,
-                    "refund_order",
-                    RejectionReason.FORBIDDEN))
+            () -> event(GateEvent.Type.ACQUIRED, id, "refund_order", RejectionReason.FORBIDDEN))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(
-            () ->
-                new GateEvent(
-                    GateEvent.Type.ACQUIRED,
-                    id,
-                    1,
-                    null,
-                    null,
-                    "m",
-                    null,
-                    at,
-                    null,
-                    Duration.ZERO,
-                    "other_tool",
-                    null))
+    assertThatThrownBy(() -> event(GateEvent.Type.ACQUIRED, id, "other_tool", null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("other_tool");
-    assertThatThrownBy(
-            () ->
-                new GateEvent(
-                    GateEvent.Type.ACQUIRED,
-                    null,
-                    1,
-                    null,
-                    null,
-                    "m",
-                    null,
-                    at,
-                    null,
-                    Duration.ZERO,
-                    "refund_order",
-                    null))
+    assertThatThrownBy(() -> event(GateEvent.Type.ACQUIRED, null, "refund_order", null))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("id");
-    assertThat(
-            new GateEvent(
-                    GateEvent.Type.ACQUIRED, id, 1, null, null, "m", null, at, null, Duration.ZERO)
-                .tool())
-        .isEqualTo("refund_order");
+    assertThatThrownBy(() -> event(GateEvent.Type.ACQUIRED, id, null, null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("tool");
   }
 
   @Test

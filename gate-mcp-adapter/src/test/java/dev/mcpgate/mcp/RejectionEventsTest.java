@@ -6,13 +6,9 @@ import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.RejectionReason;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
-import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -23,12 +19,12 @@ import org.junit.jupiter.api.Test;
  */
 class RejectionEventsTest {
   private static final String TENANT = "acme-secret-tenant";
-  private static final String ORDER = "ord-secret-9f2";
 
   private final List<GateEvent> events = new CopyOnWriteArrayList<>();
   private final AtomicInteger runs = new AtomicInteger();
 
-  private McpStatelessServerFeatures.SyncToolSpecification refund(McpGate.Builder builder) {
+  private McpStatelessServerFeatures.SyncToolSpecification refund(
+      McpGate.Builder builder, ToolPolicy policy) {
     return builder
         .tenantResolver(TenantResolver.fromTransportContext("tenant"))
         .build()
@@ -39,7 +35,11 @@ class RejectionEventsTest {
                     CallToolResult.builder()
                         .addTextContent("refund " + runs.incrementAndGet())
                         .build()),
-            ToolPolicy.defaults());
+            policy);
+  }
+
+  private McpStatelessServerFeatures.SyncToolSpecification refund(McpGate.Builder builder) {
+    return refund(builder, ToolPolicy.defaults());
   }
 
   private McpGate.Builder gate() {
@@ -52,13 +52,7 @@ class RejectionEventsTest {
       String tenant,
       String key,
       Object amount) {
-    Map<String, Object> args = new HashMap<>(Map.of("order_id", ORDER, "amount_cents", amount));
-    if (key != null) {
-      args.put("idempotency_key", key);
-    }
-    Map<String, Object> context = tenant == null ? Map.of() : Map.of("tenant", tenant);
-    return spec.callHandler()
-        .apply(McpTransportContext.create(context), new CallToolRequest("refund_order", args));
+    return AuditTest.call(spec, tenant, key, amount);
   }
 
   @Test
@@ -106,7 +100,7 @@ class RejectionEventsTest {
               assertThat(e.tool()).isEqualTo("refund_order");
               assertThat(e.id()).isNull();
               assertThat(e.attempt()).isZero();
-              assertThat(e.toString()).doesNotContain("secret", "acme");
+              assertThat(e.toString()).doesNotContain("secret", "acme", "ord_9f2");
             });
   }
 
@@ -124,23 +118,12 @@ class RejectionEventsTest {
     assertThat(e.rejection()).isEqualTo(RejectionReason.ARGUMENTS_INVALID);
     assertThat(e.keySource()).isEqualTo("argument");
     assertThat(e.id()).isNull();
-    assertThat(e.toString()).doesNotContain("secret", "acme", "NaN");
+    assertThat(e.toString()).doesNotContain("secret", "acme", "ord_9f2", "NaN");
   }
 
   @Test
   void aCallWithoutAKeyWhereKeysAreOptionalRunsUngatedAndIsNoRejection() {
-    McpStatelessServerFeatures.SyncToolSpecification spec =
-        gate()
-            .tenantResolver(TenantResolver.fromTransportContext("tenant"))
-            .build()
-            .gate(
-                new McpStatelessServerFeatures.SyncToolSpecification(
-                    new TestTools().refundTool(),
-                    (ctx, req) ->
-                        CallToolResult.builder()
-                            .addTextContent("refund " + runs.incrementAndGet())
-                            .build()),
-                ToolPolicy.builder().required(false).build());
+    var spec = refund(gate(), ToolPolicy.builder().required(false).build());
 
     call(spec, TENANT, null, 500);
 

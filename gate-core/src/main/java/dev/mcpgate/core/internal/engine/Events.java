@@ -72,7 +72,9 @@ final class Events {
               error,
               clock.instant(),
               keySource,
-              waited));
+              waited,
+              id.tool(),
+              null));
     }
   }
 
@@ -89,7 +91,9 @@ final class Events {
               null,
               clock.instant(),
               keySource,
-              waited));
+              waited,
+              refused.id().tool(),
+              null));
     }
   }
 
