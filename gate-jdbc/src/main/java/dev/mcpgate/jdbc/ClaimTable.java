@@ -86,6 +86,7 @@ final class ClaimTable {
         throw new ClaimsTableException(
             table,
             ClaimsTableException.Problem.OUT_OF_DATE,
+            upgrade.problems(),
             statements,
             "the claims table "
                 + table
@@ -142,6 +143,7 @@ final class ClaimTable {
     return new ClaimsTableException(
         table,
         ClaimsTableException.Problem.MISSING,
+        List.of(),
         ddl,
         "the claims table " + table + " does not exist; create it with:\n" + ddl + hint);
   }
@@ -163,7 +165,11 @@ final class ClaimTable {
       JdbcDialect d =
           configuredDialect != null ? configuredDialect : JdbcDialect.detect(c.getMetaData());
       if (createSchemaIfMissing) {
+        boolean existed = Schema.tableExists(c, table);
         Schema.create(c, d, table);
+        if (!existed) {
+          LOG.info("created the claims table {} ({}; createSchemaIfMissing)", table, d);
+        }
       } else if (!Schema.tableExists(c, table)) {
         throw missingTable(d, "\nor build the store with createSchemaIfMissing(true)");
       }

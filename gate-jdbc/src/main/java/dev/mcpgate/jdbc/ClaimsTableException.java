@@ -1,6 +1,7 @@
 package dev.mcpgate.jdbc;
 
 import dev.mcpgate.core.StoreUnavailableException;
+import java.util.List;
 
 /**
  * The claims table cannot be used as it is: it does not exist, or it is older than this version of
@@ -23,11 +24,14 @@ public final class ClaimsTableException extends StoreUnavailableException {
   private final String table;
   private final Problem problem;
   private final String statements;
+  private final List<String> differences;
 
-  ClaimsTableException(String table, Problem problem, String statements, String message) {
+  ClaimsTableException(
+      String table, Problem problem, List<String> differences, String statements, String message) {
     super(message, null);
     this.table = table;
     this.problem = problem;
+    this.differences = List.copyOf(differences);
     this.statements = statements;
   }
 
@@ -43,6 +47,14 @@ public final class ClaimsTableException extends StoreUnavailableException {
    */
   public Problem problem() {
     return problem;
+  }
+
+  /**
+   * @return what differs from this version's table, a sentence each ("it has no column
+   *     result_kind"); empty when the table is missing
+   */
+  public List<String> differences() {
+    return differences;
   }
 
   /**

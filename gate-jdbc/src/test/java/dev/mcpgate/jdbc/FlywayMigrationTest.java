@@ -113,30 +113,30 @@ class FlywayMigrationTest {
     assertThat(second.migrationsExecuted).isZero();
   }
 
-  @Test
-  void postgresql() throws Exception {
-    TestDatabases.Target pg = TestDatabases.postgres();
-    HikariDataSource ds = TestDatabases.pool(pg, "flyway-pg", 4);
+  /** Runs the migrations in a schema made for the test (a database on MariaDB), then drops it. */
+  private static void inASchemaOfItsOwn(
+      TestDatabases.Target target, JdbcDialect dialect, String create, String drop)
+      throws Exception {
+    HikariDataSource ds = TestDatabases.pool(target, "flyway-" + dialect, 4);
     String schema = fresh();
-    run(ds, "CREATE SCHEMA " + schema);
+    run(ds, create + " " + schema);
     try {
-      migrateThenUse(pg, JdbcDialect.POSTGRESQL, ds, schema);
+      migrateThenUse(target, dialect, ds, schema);
     } finally {
-      run(ds, "DROP SCHEMA " + schema + " CASCADE");
+      run(ds, drop + " " + schema + (dialect == JdbcDialect.POSTGRESQL ? " CASCADE" : ""));
     }
   }
 
   @Test
+  void postgresql() throws Exception {
+    inASchemaOfItsOwn(
+        TestDatabases.postgres(), JdbcDialect.POSTGRESQL, "CREATE SCHEMA", "DROP SCHEMA");
+  }
+
+  @Test
   void mariadb() throws Exception {
-    TestDatabases.Target maria = TestDatabases.mariadb();
-    HikariDataSource ds = TestDatabases.pool(maria, "flyway-maria", 4);
-    String schema = fresh();
-    run(ds, "CREATE DATABASE " + schema);
-    try {
-      migrateThenUse(maria, JdbcDialect.MARIADB, ds, schema);
-    } finally {
-      run(ds, "DROP DATABASE " + schema);
-    }
+    inASchemaOfItsOwn(
+        TestDatabases.mariadb(), JdbcDialect.MARIADB, "CREATE DATABASE", "DROP DATABASE");
   }
 
   @Test

@@ -96,6 +96,7 @@ class SchemaVerifyTest {
     assertThat(e.problem()).isEqualTo(ClaimsTableException.Problem.MISSING);
     assertThat(e.table()).isEqualTo(table);
     assertThat(e.statements()).isEqualTo(dialect.ddl(table));
+    assertThat(e.differences()).isEmpty();
     assertThat(e.getMessage()).contains("does not exist").contains(dialect.ddl(table));
     store.close();
   }
@@ -129,6 +130,7 @@ class SchemaVerifyTest {
       ClaimsTableException e = catchThrowableOfType(ClaimsTableException.class, store::verify);
 
       assertThat(e.problem()).isEqualTo(ClaimsTableException.Problem.OUT_OF_DATE);
+      assertThat(e.differences()).contains("it has no column result_kind");
       assertThat(e.getMessage())
           .contains("is out of date")
           .contains("no column result_kind")
