@@ -361,8 +361,9 @@ final class GatedTool {
         "inexact number",
         "tool {}: refused a call (arguments_invalid) whose number at {} arrived as a"
             + " double: the server's transport reads decimals inexactly, so nearby numbers would"
-            + " hash alike. Build the transport and the server with ExactNumbers.jsonMapper(), or"
-            + " accept the risk with McpGate.Builder.acceptInexactNumbers()",
+            + " hash alike. Build the transport and the server with ExactNumbers.jsonMapper()"
+            + " (with the Spring Boot starter: set mcpgate.exact-numbers=true), or accept the risk"
+            + " with McpGate.Builder.acceptInexactNumbers()",
         tool.name(),
         path);
   }
