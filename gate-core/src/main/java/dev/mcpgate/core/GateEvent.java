@@ -3,13 +3,15 @@ package dev.mcpgate.core;
 import dev.mcpgate.core.internal.Checks;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 
 /**
  * One decision of the gate, for listeners (logs, metrics, an audit sink). Each type says exactly
  * what happened; nothing is emitted for what did not.
  *
  * @param type what happened
- * @param id the claim
+ * @param id the claim; null for {@link Type#REJECTED}, which is decided before any claim (the
+ *     call's tenant or key may be missing, and neither is told to listeners)
  * @param attempt the attempt number concerned (0 when no attempt is, as for a conflict)
  * @param tokenFingerprint a fingerprint of the lease token of that attempt ({@link
  *     LeaseToken#fingerprint()}), to follow one attempt through the events of a key without showing
@@ -24,6 +26,9 @@ import java.time.Instant;
  *     otherwise
  * @param waited on a call's decision: how long it waited on another attempt with the same key
  *     before it; zero when it did not wait
+ * @param tool the tool called: {@code id.tool()}, or for {@link Type#REJECTED} the tool alone
+ * @param rejection why a call was refused before the gate; null unless {@code type} is {@link
+ *     Type#REJECTED}
  */
 public record GateEvent(
     Type type,
@@ -35,16 +40,23 @@ public record GateEvent(
     Throwable error,
     Instant at,
     String keySource,
-    Duration waited) {
+    Duration waited,
+    String tool,
+    RejectionReason rejection) {
 
   /**
-   * @throws NullPointerException if type, id, message or at is null
+   * @throws NullPointerException if type, tool, message or at is null, or id for any type but
+   *     {@link Type#REJECTED}
    * @throws IllegalArgumentException if a reason is given for any type but {@link Type#REFUSED}, or
-   *     none for it
+   *     none for it; if a rejection is given for any type but {@link Type#REJECTED} (or an id for
+   *     it), or none for it; if tool is not the id's tool
    */
   public GateEvent {
     Checks.notNull(type, "type");
-    Checks.notNull(id, "id");
+    Checks.notNull(tool, "tool");
+    if (type != Type.REJECTED) {
+      Checks.notNull(id, "id");
+    }
     Checks.notNull(message, "message");
     Checks.notNull(at, "at");
     Checks.notNegative(waited, "waited");
@@ -56,19 +68,62 @@ public record GateEvent(
               + " with reason "
               + reason);
     }
+    if ((type == Type.REJECTED) != (rejection != null)
+        || type == Type.REJECTED && id != null
+        || id != null && !tool.equals(id.tool())) {
+      throw new IllegalArgumentException(
+          "a rejection goes with REJECTED events, and only with them, which have no claim id; was "
+              + type
+              + " with rejection "
+              + rejection
+              + ", tool "
+              + tool
+              + " and id "
+              + id);
+    }
+  }
+
+  /**
+   * A call refused before the gate: no claim, no attempt, no tenant or key.
+   *
+   * @param tool the tool called
+   * @param rejection why it was refused
+   * @param message a sentence for logs, which names no tenant, key or argument value
+   * @param at when it was refused, by the application's clock
+   * @param keySource where its key came from, when it had one; null otherwise
+   * @return the event
+   * @throws NullPointerException if tool, rejection, message or at is null
+   */
+  public static GateEvent rejected(
+      String tool, RejectionReason rejection, String message, Instant at, String keySource) {
+    return new GateEvent(
+        Type.REJECTED,
+        null,
+        0,
+        null,
+        null,
+        message,
+        null,
+        at,
+        keySource,
+        Duration.ZERO,
+        tool,
+        Checks.notNull(rejection, "rejection"));
   }
 
   /**
    * The one vocabulary of call outcomes, for meters, span attributes and dashboards alike.
    *
-   * @return {@code executed}, {@code takeover}, {@code replayed} or {@code refused.<reason>} (the
-   *     reason in lower case) for a call's decision; null for any other event
+   * @return {@code executed}, {@code takeover}, {@code replayed}, {@code refused.<reason>} or
+   *     {@code rejected.<rejection>} (the reason in lower case) for a call's decision; null for any
+   *     other event
    */
   public String outcome() {
     return switch (type) {
       case ACQUIRED -> isTakeover() ? "takeover" : "executed";
       case REPLAYED -> "replayed";
       case REFUSED -> "refused." + outcomeOf(reason);
+      case REJECTED -> "rejected." + rejection.name().toLowerCase(Locale.ROOT);
       case COMPLETED,
           RESULT_NOT_STORED,
           RELEASED,
@@ -97,7 +152,7 @@ public record GateEvent(
       case MARKED_UNKNOWN -> "marked_unknown";
       case LEASE_LOST -> "lease_lost";
       case STORE_FAILED -> "store_failed";
-      case ACQUIRED, REPLAYED, REFUSED, LEASE_RENEWED, LEASE_RENEWAL_FAILED -> null;
+      case ACQUIRED, REPLAYED, REFUSED, REJECTED, LEASE_RENEWED, LEASE_RENEWAL_FAILED -> null;
     };
   }
 
@@ -129,6 +184,13 @@ public record GateEvent(
     REPLAYED,
     /** A call was refused ({@link GateEvent#reason()} says why); nothing ran. */
     REFUSED,
+    /**
+     * A call was refused before the gate claimed anything ({@link GateEvent#rejection()} says why:
+     * no tenant, no key, arguments that cannot be compared); nothing ran, nothing was stored. It
+     * has no {@link GateEvent#id()}: listeners learn its tool and, when it had a key, the key's
+     * source, never its tenant, key or arguments.
+     */
+    REJECTED,
     /** A result was stored (by the attempt, or by a reconciler's verdict). */
     COMPLETED,
     /**

@@ -108,6 +108,24 @@ public final class IdempotencyGate implements AutoCloseable {
   }
 
   /**
+   * Tells this gate's listeners that a call was refused before it reached the gate (a {@link
+   * GateEvent.Type#REJECTED} event), so that the metrics and spans that count the gate's decisions
+   * count it too. For adapters, such as the MCP adapter, that decide a call's tenant and key before
+   * calling {@link #execute}; nothing is claimed or stored. Arguments that cannot be hashed are
+   * told by {@link #execute} itself, before it returns their {@link
+   * FailureReason#ARGUMENTS_INVALID} failure.
+   *
+   * @param tool the tool called
+   * @param rejection why it was refused
+   * @param keySource where its key came from ({@code argument}, {@code meta}, {@code natural},
+   *     {@code header}) when it had one, else null
+   * @throws NullPointerException if tool or rejection is null
+   */
+  public void rejected(String tool, RejectionReason rejection, String keySource) {
+    engine.rejected(notNull(tool, "tool"), notNull(rejection, "rejection"), keySource);
+  }
+
+  /**
    * @return this gate's policy
    */
   public GatePolicy policy() {

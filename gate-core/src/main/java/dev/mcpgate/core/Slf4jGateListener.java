@@ -7,8 +7,9 @@ import org.slf4j.LoggerFactory;
  * Logs every decision through SLF4J, to the gate's logger ({@code
  * dev.mcpgate.core.IdempotencyGate}, where the gate's own warnings and errors go too, so that one
  * call's lines are under one logger): DEBUG for the routine ones (acquired, replayed, completed,
- * released), INFO for takeovers and refusals, WARN for unknown outcomes, lost leases and results
- * not stored, ERROR for failed store writes.
+ * released), INFO for takeovers and refusals (those before the gate too, by tool and reason: they
+ * have no tenant or key to name), WARN for unknown outcomes, lost leases and results not stored,
+ * ERROR for failed store writes.
  */
 public final class Slf4jGateListener implements GateListener {
   private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
@@ -41,6 +42,13 @@ public final class Slf4jGateListener implements GateListener {
               e.error());
         }
       }
+      case REJECTED ->
+          LOG.info(
+              "REJECTED {} tool {} (key source {}): {}",
+              e.rejection(),
+              e.tool(),
+              e.keySource() == null ? "none" : e.keySource(),
+              e.message());
       case REFUSED ->
           LOG.info(
               "{} {} attempt {} [{}]: {}",

@@ -142,7 +142,9 @@ class GateResultDecisionTest {
               null,
               Instant.EPOCH,
               null,
-              Duration.ZERO);
+              Duration.ZERO,
+              "refund_order",
+              null);
       // the spelling the meters and spans had, from the reason's name
       assertThat(event.outcome()).isEqualTo("refused." + reason.name().toLowerCase(Locale.ROOT));
     }
@@ -183,17 +185,22 @@ class GateResultDecisionTest {
             GateEvent.Type.STORE_FAILED);
     for (GateEvent.Type type : GateEvent.Type.values()) {
       GateEvent event =
-          new GateEvent(
-              type,
-              new ClaimId("acme", "refund_order", "k"),
-              1,
-              null,
-              type == GateEvent.Type.REFUSED ? RefusalReason.CONFLICT : null,
-              "m",
-              null,
-              Instant.EPOCH,
-              null,
-              Duration.ZERO);
+          type == GateEvent.Type.REJECTED
+              ? GateEvent.rejected(
+                  "refund_order", RejectionReason.KEY_REQUIRED, "m", Instant.EPOCH, null)
+              : new GateEvent(
+                  type,
+                  new ClaimId("acme", "refund_order", "k"),
+                  1,
+                  null,
+                  type == GateEvent.Type.REFUSED ? RefusalReason.CONFLICT : null,
+                  "m",
+                  null,
+                  Instant.EPOCH,
+                  null,
+                  Duration.ZERO,
+                  "refund_order",
+                  null);
       // the spelling gate-micrometer and gate-opentelemetry had, from the type's name
       assertThat(event.attemptResult())
           .as(type.name())

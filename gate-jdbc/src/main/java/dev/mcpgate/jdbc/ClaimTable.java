@@ -5,6 +5,7 @@ import dev.mcpgate.core.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,6 +79,22 @@ final class ClaimTable {
       if (!Schema.tableExists(c, table)) {
         throw missingTable(s.dialect(), "");
       }
+      SchemaCheck.Upgrade upgrade = SchemaCheck.check(c, s.dialect(), table);
+      if (!upgrade.isCurrent()) {
+        String statements =
+            upgrade.statements().stream().map(st -> st + ";\n").collect(Collectors.joining());
+        throw new ClaimsTableException(
+            table,
+            ClaimsTableException.Problem.OUT_OF_DATE,
+            upgrade.problems(),
+            statements,
+            "the claims table "
+                + table
+                + " is out of date (an older version of MCP Gate created it): "
+                + String.join("; ", upgrade.problems())
+                + ". Bring it up to date with:\n"
+                + statements);
+      }
     } catch (SQLException e) {
       throw s.failures().of("verify the table", e);
     }
@@ -121,10 +138,14 @@ final class ClaimTable {
    * @param hint what follows the DDL in the message (or "")
    * @return the failure that names the missing table and the DDL that creates it
    */
-  private StoreUnavailableException missingTable(JdbcDialect d, String hint) {
-    return new StoreUnavailableException(
-        "the claims table " + table + " does not exist; create it with:\n" + d.ddl(table) + hint,
-        null);
+  private ClaimsTableException missingTable(JdbcDialect d, String hint) {
+    String ddl = d.ddl(table);
+    return new ClaimsTableException(
+        table,
+        ClaimsTableException.Problem.MISSING,
+        List.of(),
+        ddl,
+        "the claims table " + table + " does not exist; create it with:\n" + ddl + hint);
   }
 
   private void sayWhatRenewalsUse() {
@@ -144,7 +165,11 @@ final class ClaimTable {
       JdbcDialect d =
           configuredDialect != null ? configuredDialect : JdbcDialect.detect(c.getMetaData());
       if (createSchemaIfMissing) {
+        boolean existed = Schema.tableExists(c, table);
         Schema.create(c, d, table);
+        if (!existed) {
+          LOG.info("created the claims table {} ({}; createSchemaIfMissing)", table, d);
+        }
       } else if (!Schema.tableExists(c, table)) {
         throw missingTable(d, "\nor build the store with createSchemaIfMissing(true)");
       }

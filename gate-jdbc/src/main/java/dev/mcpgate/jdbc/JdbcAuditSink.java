@@ -212,6 +212,7 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
         JdbcDialect dialect = JdbcDialect.detect(c.getMetaData());
         if (createTable && !Schema.tableExists(c, table)) {
           Schema.run(c, dialect.auditDdl(table));
+          LOG.info("created the audit table {} ({}; createSchemaIfMissing)", table, dialect);
         }
         insertSql =
             "INSERT INTO "

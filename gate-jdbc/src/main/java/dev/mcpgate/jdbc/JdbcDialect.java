@@ -31,10 +31,28 @@ public enum JdbcDialect {
 
   private final String schemaResource;
   private final String auditResource;
+  private final String migrationFolder;
 
   JdbcDialect(String schemaName) {
     this.schemaResource = "schema-" + schemaName + ".sql";
     this.auditResource = "audit-" + schemaName + ".sql";
+    this.migrationFolder = schemaName;
+  }
+
+  /**
+   * Where this dialect's versioned migrations are on the class path, for Flyway's {@code
+   * locations}: they create the claims table {@code mcpgate_claims} and the audit table {@code
+   * mcpgate_audit} as {@link #ddl} and {@link #auditDdl} do (with the procedures on MariaDB and
+   * MySQL); a later version that changes the tables adds a migration there. Run them with a history
+   * table of their own (see docs/stores.md). A table made by an older version's {@code
+   * createSchemaIfMissing} is left as it is: {@link JdbcIdempotencyStore#verify()} names what to
+   * run on it.
+   *
+   * @return {@code classpath:db/migration/mcpgate/postgresql}, {@code .../mariadb} (MariaDB and
+   *     MySQL) or {@code .../h2}
+   */
+  public String migrationLocation() {
+    return "classpath:db/migration/mcpgate/" + migrationFolder;
   }
 
   /**

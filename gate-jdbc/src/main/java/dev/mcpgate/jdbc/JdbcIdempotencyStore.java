@@ -89,11 +89,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
   /**
    * Connects now, detects the dialect and checks the table (or creates it, when asked to): for a
-   * startup check that the store is usable. The store works without it, finding out the same on its
-   * first use.
+   * startup check that the store is usable. The check compares the table with this version's: every
+   * column, as wide, and the purge index; a table made by an older version is out of date even
+   * where it still works. The store works without this check, finding a missing table on its first
+   * use (and an out-of-date one, where it matters, by a failing statement).
    *
-   * @throws StoreUnavailableException if the database cannot be reached, or the table is missing
-   *     (naming it and the DDL that creates it)
+   * @throws ClaimsTableException if the table is missing (naming it and the DDL that creates it) or
+   *     out of date (naming what differs and the statements that bring it up to date)
+   * @throws StoreUnavailableException if the database cannot be reached
    */
   public void verify() {
     claims.verify();

@@ -8,6 +8,7 @@ import dev.mcpgate.core.GateResult.Effect;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import dev.mcpgate.core.KeyDigest;
+import dev.mcpgate.core.RejectionReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.audit.AuditDecision;
@@ -169,6 +170,7 @@ final class GatedTool {
     try {
       McpTransportContext transport = context == null ? McpTransportContext.EMPTY : context;
       if (tenant == null || tenant.isEmpty()) {
+        rejected(RejectionReason.TENANT_UNKNOWN, null);
         return Decided.answered(
             ModelMessages.tenantUnknown(), known, AuditDecision.TENANT_REFUSED, "no tenant");
       }
@@ -180,6 +182,7 @@ final class GatedTool {
             "tenant resolver gave an invalid tenant for tool {}: {}",
             tool.name(),
             e.getMessage());
+        rejected(RejectionReason.TENANT_INVALID, null);
         return Decided.answered(
             ModelMessages.tenantInvalid(e), known, AuditDecision.TENANT_REFUSED, e.getMessage());
       }
@@ -187,16 +190,19 @@ final class GatedTool {
       if (authorizer != null) {
         String refusal = authorizer.refusal(tenant, transport, request);
         if (refusal != null) {
+          rejected(RejectionReason.FORBIDDEN, null);
           return Decided.answered(
               ModelMessages.forbidden(refusal), known, AuditDecision.TENANT_REFUSED, refusal);
         }
       }
       Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
       ToolCall call;
+      KeyExtractor.Found found = null;
       try {
-        KeyExtractor.Found found = KeyExtractor.find(policy, request, arguments, transport);
+        found = KeyExtractor.find(policy, request, arguments, transport);
         if (found == null) {
           if (policy.required()) {
+            rejected(RejectionReason.KEY_REQUIRED, null);
             return Decided.answered(
                 ModelMessages.keyRequired(policy), known, AuditDecision.KEY_REFUSED, "no key");
           }
@@ -212,6 +218,7 @@ final class GatedTool {
                 .withKeySource(found.source().wireName());
         known = known.withCall(call);
       } catch (InvalidIdempotencyKeyException e) {
+        rejected(RejectionReason.KEY_INVALID, found == null ? null : found.source().wireName());
         return Decided.answered(
             ModelMessages.keyInvalid(e), known, AuditDecision.KEY_REFUSED, e.getMessage());
       }
@@ -222,6 +229,7 @@ final class GatedTool {
             ExactNumbers.inexactNumberPath(arguments, gate.policy().ignoredArguments());
         if (inexact != null) {
           warnInexact(inexact);
+          rejected(RejectionReason.ARGUMENTS_INVALID, call.keySource());
           return Decided.answered(
               ModelMessages.argumentsInexact(inexact),
               known,
@@ -339,14 +347,23 @@ final class GatedTool {
     return Decided.answered(answer, Auditor.Decision.of(known, failed, failed.message()));
   }
 
+  /**
+   * Tells the gate's listeners (metrics, spans) of a call refused here, before the gate: by tool,
+   * reason and key source, never its tenant, key or arguments.
+   */
+  private void rejected(RejectionReason rejection, String keySource) {
+    gate.rejected(tool.name(), rejection, keySource);
+  }
+
   /** Tells the operator, at most once a minute per tool, what the model is told it cannot fix. */
   private void warnInexact(String path) {
     limited.warn(
         "inexact number",
         "tool {}: refused a call (arguments_invalid) whose number at {} arrived as a"
             + " double: the server's transport reads decimals inexactly, so nearby numbers would"
-            + " hash alike. Build the transport and the server with ExactNumbers.jsonMapper(), or"
-            + " accept the risk with McpGate.Builder.acceptInexactNumbers()",
+            + " hash alike. Build the transport and the server with ExactNumbers.jsonMapper()"
+            + " (with the Spring Boot starter: set mcpgate.exact-numbers=true), or accept the risk"
+            + " with McpGate.Builder.acceptInexactNumbers()",
         tool.name(),
         path);
   }

@@ -68,7 +68,8 @@ public final class McpGateErrors {
 
   /**
    * The server could not tell which account the call belongs to (no tenant from the transport).
-   * Nothing ran; a server configuration problem: a retry does not help until it is fixed. Not from
+   * Nothing ran. The client's to fix when it did not send what identifies it (a login, a token, a
+   * tenant header); else the server's configuration: a retry as it was does not help. Not from
    * SEP-3182.
    */
   public static final String TENANT_UNKNOWN = "tenant_unknown";

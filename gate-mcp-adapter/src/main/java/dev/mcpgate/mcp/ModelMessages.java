@@ -226,9 +226,12 @@ final class ModelMessages {
     return notRun(
         McpGateErrors.TENANT_UNKNOWN,
         "The server could not tell which account this"
-            + " call belongs to, so it did not run it. This is a server configuration problem;"
-            + " retrying will not help until it is fixed (the server's tenant source: with the"
-            + " Spring Boot starter, the mcpgate.tenant.* properties).");
+            + " call belongs to, so it did not run it; nothing took effect. If this client is"
+            + " meant to say who it is (a login, a token, or a header the server's documentation"
+            + " names) and did not, the fix is the client's: send the call again with it. If it"
+            + " did, the fix is the server's: its tenant source (with the Spring Boot starter,"
+            + " the mcpgate.tenant.* properties) found nothing in the request, and retrying will"
+            + " not help until that is fixed.");
   }
 
   /** Never quotes the tenant: it is the server's, not the caller's, to see (it is logged). */
@@ -396,7 +399,8 @@ final class ModelMessages {
             + " value, so it could not tell this call from one with a nearby number. Nothing was"
             + " run. A whole number sent without a decimal point or exponent is read exactly; other"
             + " decimals need the server to read numbers exactly (its operator configures the"
-            + " transport with ExactNumbers.jsonMapper()).");
+            + " transport with ExactNumbers.jsonMapper(), or, with the Spring Boot starter, sets"
+            + " mcpgate.exact-numbers=true).");
   }
 
   static CallToolResult resultTooLarge(ResultTooLargeException e) {

@@ -47,11 +47,12 @@ class AuditTest {
     return McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build());
   }
 
-  private static CallToolResult call(
+  /** A call of refund_order with the tenant in the transport context (null: none). */
+  static CallToolResult call(
       McpStatelessServerFeatures.SyncToolSpecification spec,
       String tenant,
       String key,
-      int amount) {
+      Object amount) {
     Map<String, Object> args = new HashMap<>(Map.of("order_id", "ord_9f2", "amount_cents", amount));
     if (key != null) {
       args.put("idempotency_key", key);

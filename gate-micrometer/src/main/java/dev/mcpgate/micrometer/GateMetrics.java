@@ -23,7 +23,10 @@ import io.micrometer.core.instrument.Timer;
  *       caller did not say), {@code store}): one per call decision. Outcomes: {@code executed},
  *       {@code takeover} (executed after an earlier attempt's lease ran out), {@code replayed}, and
  *       {@code refused.conflict}, {@code refused.in_progress}, {@code refused.holder_unresponsive},
- *       {@code refused.outcome_unknown}, {@code refused.result_not_stored}.
+ *       {@code refused.outcome_unknown}, {@code refused.result_not_stored}; and for a call refused
+ *       before the gate (no claim made): {@code rejected.tenant_unknown}, {@code
+ *       rejected.tenant_invalid}, {@code rejected.forbidden}, {@code rejected.key_required}, {@code
+ *       rejected.key_invalid}, {@code rejected.arguments_invalid}.
  *   <li>{@code mcpgate.attempts.ended} (counter; tags {@code tool}, {@code result}, {@code store}):
  *       how an executed attempt's claim ended: {@code completed}, {@code released}, {@code
  *       marked_unknown}, {@code lease_lost}, {@code store_failed}, {@code result_not_stored}.
@@ -58,9 +61,9 @@ public final class GateMetrics implements GateListener {
 
   @Override
   public void onEvent(GateEvent e) {
-    String tool = e.id().tool();
+    String tool = e.tool();
     switch (e.type()) {
-      case ACQUIRED, REPLAYED, REFUSED -> {
+      case ACQUIRED, REPLAYED, REFUSED, REJECTED -> {
         String outcome = e.outcome();
         counter(
                 "mcpgate.calls",

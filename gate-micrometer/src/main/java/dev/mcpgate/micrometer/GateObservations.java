@@ -14,7 +14,7 @@ import io.micrometer.observation.ObservationRegistry;
  *
  * <ul>
  *   <li>{@code mcpgate.outcome} (low cardinality): as in {@link GateMetrics}'s {@code
- *       mcpgate.calls};
+ *       mcpgate.calls} ({@code rejected.*} for a call refused before the gate);
  *   <li>{@code mcpgate.ran} (low): {@code true} when the action runs in this call;
  *   <li>{@code mcpgate.store} (low): the store's name;
  *   <li>{@code mcpgate.key_source} (low): where the key came from, {@code none} if untold;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.RejectionReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
@@ -103,6 +104,44 @@ class GateMicrometerTest {
                     .isIn("tool", "outcome", "result", "store", "operation", "key_source");
                 assertThat(t.getValue()).doesNotContain("acme", "k-1", "k-2", "k-3");
               });
+    }
+  }
+
+  @Test
+  void aCallRefusedBeforeTheGateIsCountedAndObservedWithoutTenantKeyOrArguments() {
+    // the MCP adapter's refusal of a call without a key, and the gate's own of unhashable arguments
+    Observation.Context noKey =
+        observed(
+            () -> {
+              gate.rejected("refund_order", RejectionReason.TENANT_UNKNOWN, null);
+              return null;
+            });
+    Observation.Context nan =
+        observed(
+            () ->
+                gate.execute(
+                    ToolCall.of("acme", "refund_order", "k-nan", Map.of("amount", Double.NaN))
+                        .withKeySource("argument"),
+                    ResultMapper.utf8(),
+                    ctx -> "never"));
+
+    assertThat(calls("rejected.tenant_unknown")).isEqualTo(1);
+    assertThat(
+            meters
+                .get("mcpgate.calls")
+                .tags("outcome", "rejected.arguments_invalid", "key_source", "argument")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(noKey.getLowCardinalityKeyValue("mcpgate.outcome").getValue())
+        .isEqualTo("rejected.tenant_unknown");
+    assertThat(noKey.getLowCardinalityKeyValue("mcpgate.ran").getValue()).isEqualTo("false");
+    assertThat(noKey.getHighCardinalityKeyValue("mcpgate.attempt")).isNull();
+    assertThat(nan.getLowCardinalityKeyValue("mcpgate.outcome").getValue())
+        .isEqualTo("rejected.arguments_invalid");
+    for (Meter m : meters.getMeters()) {
+      assertThat(m.getId().getTags())
+          .allSatisfy(t -> assertThat(t.getValue()).doesNotContain("acme", "k-nan", "NaN"));
     }
   }
 

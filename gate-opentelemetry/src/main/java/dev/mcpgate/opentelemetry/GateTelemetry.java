@@ -25,7 +25,10 @@ import io.opentelemetry.api.OpenTelemetry;
  *       key_source}, {@code store}): one per call decision. Outcomes: {@code executed}, {@code
  *       takeover}, {@code replayed}, {@code refused.conflict}, {@code refused.in_progress}, {@code
  *       refused.holder_unresponsive}, {@code refused.outcome_unknown}, {@code
- *       refused.result_not_stored}; {@code key_source} is {@code argument}, {@code meta}, {@code
+ *       refused.result_not_stored}, and for a call refused before the gate (no claim made) {@code
+ *       rejected.tenant_unknown}, {@code rejected.tenant_invalid}, {@code rejected.forbidden},
+ *       {@code rejected.key_required}, {@code rejected.key_invalid}, {@code
+ *       rejected.arguments_invalid}; {@code key_source} is {@code argument}, {@code meta}, {@code
  *       natural}, {@code header}, or {@code none} when the caller did not say.
  *   <li>{@code mcpgate.attempts.ended} (counter, {@code {attempt}}; {@code tool}, {@code result},
  *       {@code store}): how an executed attempt's claim ended: {@code completed}, {@code released},
@@ -48,11 +51,12 @@ import io.opentelemetry.api.OpenTelemetry;
  * <ul>
  *   <li>{@code mcp.method.name} = {@code tools/call} and {@code gen_ai.tool.name} = the tool (the
  *       MCP semantic conventions' names; the same values an MCP instrumentation sets);
- *   <li>{@code mcpgate.decision}: the outcome, as in {@code mcpgate.calls};
+ *   <li>{@code mcpgate.decision}: the outcome, as in {@code mcpgate.calls} ({@code rejected.*} for
+ *       a call refused before the gate);
  *   <li>{@code mcpgate.ran} (boolean): true when the action runs in this call;
  *   <li>{@code mcpgate.store}, {@code mcpgate.key_source} ({@code none} if untold);
  *   <li>{@code mcpgate.attempt} (long): the attempt that runs, or whose result is replayed; absent
- *       when no attempt is concerned (a conflict).
+ *       when no attempt is concerned (a conflict, a rejection).
  * </ul>
  *
  * <p>No attribute holds a tenant, a key, an argument or a lease token: their values are unbounded

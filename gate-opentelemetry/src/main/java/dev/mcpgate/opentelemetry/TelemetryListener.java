@@ -79,9 +79,9 @@ final class TelemetryListener implements GateListener {
 
   @Override
   public void onEvent(GateEvent e) {
-    String tool = e.id().tool();
+    String tool = e.tool();
     switch (e.type()) {
-      case ACQUIRED, REPLAYED, REFUSED -> {
+      case ACQUIRED, REPLAYED, REFUSED, REJECTED -> {
         String outcome = e.outcome();
         calls.add(
             1,

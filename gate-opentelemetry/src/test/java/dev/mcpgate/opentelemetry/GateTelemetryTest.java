@@ -8,6 +8,7 @@ import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.RejectionReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
@@ -316,6 +317,37 @@ class GateTelemetryTest {
     assertThat(spans.getFinishedSpanItems())
         .hasSize(5) // ours only: the gate adds none
         .allSatisfy(s -> assertThat(s.getName()).isEqualTo("tools/call " + TOOL));
+  }
+
+  @Test
+  void aCallRefusedBeforeTheGateIsCountedAndOnTheSpanWithoutTenantKeyOrArguments() {
+    IdempotencyGate gate = gate();
+    // the MCP adapter's refusal of a call without a key, and the gate's own of unhashable arguments
+    SpanData noKey =
+        traced(
+            () -> {
+              gate.rejected(TOOL, RejectionReason.KEY_REQUIRED, null);
+              return null;
+            });
+    keys.add("key-n1");
+    SpanData nan =
+        traced(
+            () ->
+                gate.execute(
+                    ToolCall.of(TENANT, TOOL, "key-n1", Map.of("order_id", ORDER, "x", Double.NaN))
+                        .withKeySource("argument"),
+                    ResultMapper.utf8(),
+                    ctx -> "never"));
+
+    assertThat(counts(collect(), "mcpgate.calls"))
+        .isEqualTo(
+            Map.of(
+                calls("rejected.key_required", "none"), 1L,
+                calls("rejected.arguments_invalid", "argument"), 1L));
+    assertThat(noKey.getAttributes().asMap())
+        .isEqualTo(decision("rejected.key_required", false, "none", null));
+    assertThat(nan.getAttributes().asMap())
+        .isEqualTo(decision("rejected.arguments_invalid", false, "argument", null));
   }
 
   @Test

@@ -154,7 +154,11 @@ class SpringBootStarterTest {
                   "refund_order",
                   Map.of("orderId", "ord_1", "amountCents", 1, "idempotency_key", "k-anon")));
       assertThat(r.isError()).isTrue();
-      assertThat(text(r)).contains("could not tell which account");
+      // a request without the tenant header: the client's fix, not only the server's
+      assertThat(text(r))
+          .contains("could not tell which account")
+          .contains("the fix is the client's")
+          .doesNotContain("This is a server configuration problem");
     } finally {
       anonymous.closeGracefully();
     }
@@ -184,6 +188,41 @@ class SpringBootStarterTest {
         .isGreaterThanOrEqualTo(1);
     assertThat(meters.get("mcpgate.calls").tags("outcome", "executed").counter().count())
         .isGreaterThanOrEqualTo(1);
+  }
+
+  @Test
+  void withMicrometerThereCallsRefusedBeforeTheGateAreCountedToo() {
+    io.micrometer.core.instrument.MeterRegistry meters =
+        app.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+    double noTenant = rejected(meters, "rejected.tenant_unknown");
+    double noKey = rejected(meters, "rejected.key_required");
+    McpSyncClient anonymous = client(app, "");
+    try {
+      anonymous.callTool(
+          new CallToolRequest(
+              "refund_order",
+              Map.of("orderId", "ord_1", "amountCents", 1, "idempotency_key", "k-anon-metrics")));
+    } finally {
+      anonymous.closeGracefully();
+    }
+    client.callTool(
+        new CallToolRequest("refund_order", Map.of("orderId", "ord_1", "amountCents", 1)));
+
+    assertThat(rejected(meters, "rejected.tenant_unknown")).isEqualTo(noTenant + 1);
+    assertThat(rejected(meters, "rejected.key_required")).isEqualTo(noKey + 1);
+    for (io.micrometer.core.instrument.Meter m : meters.find("mcpgate.calls").meters()) {
+      assertThat(m.getId().getTags().toString()).doesNotContain(TENANT, "k-anon-metrics", "ord_1");
+    }
+  }
+
+  private static double rejected(
+      io.micrometer.core.instrument.MeterRegistry meters, String outcome) {
+    io.micrometer.core.instrument.Counter c =
+        meters
+            .find("mcpgate.calls")
+            .tags("tool", "refund_order", "outcome", outcome, "store", "jdbc", "key_source", "none")
+            .counter();
+    return c == null ? 0 : c.count();
   }
 
   @Test

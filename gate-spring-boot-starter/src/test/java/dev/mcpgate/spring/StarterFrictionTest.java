@@ -1,7 +1,6 @@
 package dev.mcpgate.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
@@ -90,25 +89,67 @@ class StarterFrictionTest {
   }
 
   @Test
-  void theClaimsTableIsCreatedAtStartupNotOnTheFirstCall() throws Exception {
+  void theClaimsTableIsCreatedAtStartupNotOnTheFirstCallAndTheLogSaysSo() throws Exception {
     String table = "mcpgate_boot_startup_" + System.nanoTime();
+    StringBuilder log = new StringBuilder();
     try (ConfigurableApplicationContext app =
-        SpringBootStarterTest.server("mcpgate.table-name=" + table).run()) {
+        logged(log, () -> SpringBootStarterTest.server("mcpgate.table-name=" + table).run())) {
       assertThat(tableExists(table)).as("created before any call").isTrue();
+    }
+    assertThat(log.toString()).containsOnlyOnce("created the claims table " + table);
+    // a second start finds it: nothing is created, nothing said
+    StringBuilder again = new StringBuilder();
+    try (ConfigurableApplicationContext app =
+        logged(again, () -> SpringBootStarterTest.server("mcpgate.table-name=" + table).run())) {
+      assertThat(again.toString()).doesNotContain("created the claims table");
+    } finally {
+      dropTable(table);
     }
   }
 
+  private static void dropTable(String table) throws Exception {
+    TestDatabases.Target pg = TestDatabases.postgres();
+    try (Connection c = DriverManager.getConnection(pg.url(), pg.user(), pg.password());
+        var st = c.createStatement()) {
+      st.execute("DROP TABLE IF EXISTS " + table);
+    }
+  }
+
+  /** What one failed start logged, and the exception it failed with. */
+  private static Throwable failedStart(StringBuilder log, String... properties) {
+    Throwable[] thrown = new Throwable[1];
+    logged(
+        log,
+        () -> {
+          try {
+            SpringBootStarterTest.server(properties).run().close();
+          } catch (RuntimeException e) {
+            thrown[0] = e;
+          }
+          return null;
+        });
+    assertThat(thrown[0]).as("the startup failed").isNotNull();
+    return thrown[0];
+  }
+
   @Test
-  void aMissingTableStopsTheStartupNamingItsDdl() throws Exception {
+  void aMissingTableStopsTheStartupWithOneFailureAnalysisThatHoldsItsDdl() throws Exception {
     String table = "mcpgate_boot_missing_" + System.nanoTime();
-    assertThatThrownBy(
-            () ->
-                SpringBootStarterTest.server(
-                        "mcpgate.create-schema-if-missing=false", "mcpgate.table-name=" + table)
-                    .run())
+    StringBuilder log = new StringBuilder();
+    Throwable e =
+        failedStart(log, "mcpgate.create-schema-if-missing=false", "mcpgate.table-name=" + table);
+    assertThat(e)
         .hasStackTraceContaining("the claims table " + table + " does not exist")
-        .hasStackTraceContaining("CREATE TABLE")
-        .hasStackTraceContaining("mcpgate.create-schema-if-missing=true");
+        .hasStackTraceContaining("CREATE TABLE");
+    String logged = log.toString();
+    assertThat(logged)
+        .contains("APPLICATION FAILED TO START")
+        .containsOnlyOnce("APPLICATION FAILED TO START")
+        .containsOnlyOnce("CREATE TABLE IF NOT EXISTS " + table)
+        .contains("MCP Gate's claims table " + table + " does not exist.");
+    assertThat(logged.substring(logged.indexOf("Action:")))
+        .contains("CREATE TABLE IF NOT EXISTS " + table)
+        .contains("mcpgate.create-schema-if-missing=true");
     assertThat(tableExists(table)).isFalse();
     // and the check can be turned off: the server starts, the first call finds out
     try (ConfigurableApplicationContext app =
@@ -118,6 +159,42 @@ class StarterFrictionTest {
                 "mcpgate.table-name=" + table)
             .run()) {
       assertThat(app.isRunning()).isTrue();
+    }
+  }
+
+  @Test
+  void anOutOfDateTableStopsTheStartupWithTheStatementsThatBringItUpToDate() throws Exception {
+    String table = "mcpgate_boot_old_" + System.nanoTime();
+    String old =
+        dev.mcpgate.jdbc.JdbcDialect.POSTGRESQL
+            .ddl(table)
+            .replace(table + "_created_idx", table + "_expires_idx")
+            .replace("(created_at_ms)", "(expires_at_ms)");
+    TestDatabases.Target pg = TestDatabases.postgres();
+    try (Connection c = DriverManager.getConnection(pg.url(), pg.user(), pg.password());
+        var st = c.createStatement()) {
+      for (String statement : old.split(";")) {
+        String sql =
+            statement.lines().filter(l -> !l.startsWith("--")).reduce("", (a, b) -> a + "\n" + b);
+        if (!sql.isBlank()) {
+          st.execute(sql);
+        }
+      }
+    }
+    try {
+      StringBuilder log = new StringBuilder();
+      // create-schema-if-missing is on, as in the other tests: it creates, it never alters
+      failedStart(log, "mcpgate.table-name=" + table);
+      String logged = log.toString();
+      assertThat(logged)
+          .containsOnlyOnce("APPLICATION FAILED TO START")
+          .contains("MCP Gate's claims table " + table + " is out of date")
+          .contains(table + "_expires_idx on expires_at_ms");
+      assertThat(logged.substring(logged.indexOf("Action:")))
+          .containsOnlyOnce("DROP INDEX " + table + "_expires_idx;")
+          .doesNotContain("CREATE TABLE");
+    } finally {
+      dropTable(table);
     }
   }
 
@@ -265,18 +342,29 @@ class StarterFrictionTest {
           .contains("mcpgate.exact-numbers=true");
       McpSyncClient client = SpringBootStarterTest.client(app, "inexact-" + System.nanoTime());
       try {
+        StringBuilder callLog = new StringBuilder();
         CallToolResult first =
-            client.callTool(
-                new CallToolRequest(
-                    "charge_card", Map.of("card", "c1", "amount", a, "idempotency_key", "k-dec")));
+            logged(
+                callLog,
+                () ->
+                    client.callTool(
+                        new CallToolRequest(
+                            "charge_card",
+                            Map.of("card", "c1", "amount", a, "idempotency_key", "k-dec"))));
         CallToolResult second =
             client.callTool(
                 new CallToolRequest(
                     "charge_card", Map.of("card", "c1", "amount", b, "idempotency_key", "k-dec")));
-        // never silently: a decimal the mapper read as a double is refused, naming the fix
+        // never silently: a decimal the mapper read as a double is refused, naming the fix, the
+        // Spring property among them, to the model and in the operator's WARN
         assertThat(errorType(first)).isEqualTo(McpGateErrors.ARGUMENTS_INVALID);
         assertThat(errorType(second)).isEqualTo(McpGateErrors.ARGUMENTS_INVALID);
-        assertThat(text(first)).contains("ExactNumbers.jsonMapper()");
+        assertThat(text(first))
+            .contains("ExactNumbers.jsonMapper()")
+            .contains("mcpgate.exact-numbers=true");
+        assertThat(callLog)
+            .contains("refused a call (arguments_invalid)")
+            .contains("mcpgate.exact-numbers=true");
       } finally {
         client.closeGracefully();
       }

@@ -144,6 +144,8 @@ class StarterRedisTest {
     String value = System.getenv(variable);
     if (value == null || value.isBlank()) {
       String message = "the starter's Redis tests need a real Redis: " + variable + " is not set";
+      // said on the console as every backend says it, never a silent skip
+      System.err.println("[mcpgate tests] Spring Boot starter on Redis: SKIPPED, " + message);
       if ("true".equalsIgnoreCase(System.getenv("MCPGATE_TEST_REQUIRE_ALL"))) {
         Assertions.fail(
             message + " (MCPGATE_TEST_REQUIRE_ALL=true: a skipped backend is a failure)");

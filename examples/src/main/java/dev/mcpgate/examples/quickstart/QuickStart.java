@@ -18,12 +18,15 @@ import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.ServerCapabilities;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
 /** An MCP server on stdio with one write tool, refund_order, that is safe to call twice. */
 public final class QuickStart {
+  /** The largest refund the tool takes, in cents; its schema says so too. */
+  static final long MAX_CENTS = 100_000_000;
 
   public static void main(String[] args) {
     // The pool: the claims live in your database (H2 here; PostgreSQL, MariaDB/MySQL alike).
@@ -57,7 +60,8 @@ public final class QuickStart {
                     "properties",
                         Map.of(
                             "order_id", Map.of("type", "string"),
-                            "amount_cents", Map.of("type", "integer")),
+                            "amount_cents",
+                                Map.of("type", "integer", "minimum", 1, "maximum", MAX_CENTS)),
                     "required", List.of("order_id", "amount_cents")))
             .description("Refund part of an order.")
             .build();
@@ -67,7 +71,16 @@ public final class QuickStart {
             .callHandler(
                 (exchange, request) -> {
                   String orderId = (String) request.arguments().get("order_id");
-                  long amountCents = ((Number) request.arguments().get("amount_cents")).longValue();
+                  long amountCents = cents(request.arguments().get("amount_cents"));
+                  if (amountCents < 1 || amountCents > MAX_CENTS) {
+                    return CallToolResult.builder()
+                        .isError(true)
+                        .addTextContent(
+                            "amount_cents must be a whole number from 1 to "
+                                + MAX_CENTS
+                                + "; nothing was refunded.")
+                        .build();
+                  }
                   // the same on every attempt: the payment provider's idempotency key
                   String downstreamKey =
                       GatedClaim.of(request).map(ClaimContext::downstreamKey).orElseThrow();
@@ -86,6 +99,18 @@ public final class QuickStart {
         .capabilities(ServerCapabilities.builder().tools(true).build())
         .tools(mcpGate.gate(refund, ToolPolicy.defaults()))
         .build();
+  }
+
+  /**
+   * The amount as a whole number, exactly, or 0 when it is not one: never rounded or truncated
+   * ({@code longValue()} turns 1e400 into 0 and 18446744073709552866 into 1250).
+   */
+  static long cents(Object amount) {
+    try {
+      return amount instanceof Number n ? new BigDecimal(n.toString()).longValueExact() : 0;
+    } catch (ArithmeticException | NumberFormatException notAWholeLong) {
+      return 0;
+    }
   }
 
   /** Your payment provider's refund call, with its idempotency key set to downstreamKey. */

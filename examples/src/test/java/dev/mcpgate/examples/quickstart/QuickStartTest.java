@@ -10,7 +10,9 @@ import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -144,6 +147,74 @@ class QuickStartTest {
                                 .isTrue()));
   }
 
+  @Test
+  void theReadmesPomIsAWholePomThatBuildsOneRunnableJarWithTheBuildsPlugins() throws IOException {
+    String pom = readmeBlock(POM_MARKER);
+    String rootPom = Files.readString(ROOT.resolve("pom.xml"), StandardCharsets.UTF_8);
+    assertThat(pom)
+        .startsWith("<project ")
+        .endsWith("</project>")
+        .contains("<modelVersion>4.0.0</modelVersion>")
+        .contains("<maven.compiler.release>17</maven.compiler.release>")
+        .contains("<mainClass>QuickStart</mainClass>")
+        .contains("ServicesResourceTransformer")
+        .contains("<finalName>shop-mcp</finalName>");
+    for (String plugin : List.of("maven-compiler-plugin", "maven-shade-plugin")) {
+      assertThat(pluginVersion(pom, plugin))
+          .as("%s at the version this build uses", plugin)
+          .isEqualTo(pluginVersion(rootPom, plugin));
+    }
+  }
+
+  private static String pluginVersion(String pom, String artifactId) {
+    Matcher m =
+        Pattern.compile(
+                "<artifactId>" + Pattern.quote(artifactId) + "</artifactId>\\s*<version>([^<]+)<")
+            .matcher(pom);
+    assertThat(m.find()).as("%s has a version in the pom", artifactId).isTrue();
+    return m.group(1);
+  }
+
+  @Test
+  void theQuickStartExitsWhenItsClientClosesStdinAndWritesNothingButProtocolToStdout()
+      throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process server =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-Dshop.db=jdbc:h2:file:" + tmp.resolve("exit"),
+                QuickStart.class.getName())
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      server
+          .getOutputStream()
+          .write(
+              ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                      + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                      + "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+                  .getBytes(StandardCharsets.UTF_8));
+      server.getOutputStream().flush();
+      BufferedReader stdout =
+          new BufferedReader(
+              new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+      List<String> lines = new ArrayList<>();
+      lines.add(stdout.readLine()); // the answer to initialize: the server is up
+      server.getOutputStream().close(); // the client goes away
+      assertThat(server.waitFor(30, TimeUnit.SECONDS))
+          .as("the server exits once stdin is closed")
+          .isTrue();
+      stdout.lines().forEach(lines::add);
+      assertThat(lines)
+          .isNotEmpty()
+          .allSatisfy(line -> assertThat(line).startsWith("{\"jsonrpc\":\"2.0\""));
+    } finally {
+      server.destroyForcibly();
+    }
+  }
+
   /**
    * @return the root pom's property {@code name}, or the project's version for null
    */
@@ -194,9 +265,43 @@ class QuickStartTest {
       assertThat(other.isError()).isTrue();
       assertThat(structuredError(other)).containsEntry("type", "idempotency_key_conflict");
       assertThat(structuredError(noKey)).containsEntry("type", "idempotency_key_required");
+
+      // the amount is converted exactly and bounded: no huge, rounded or negative refund runs
+      assertThat((Map<String, Object>) tool.inputSchema().get("properties"))
+          .extractingByKey("amount_cents")
+          .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+          .containsEntry("minimum", 1)
+          .containsEntry("maximum", 100_000_000);
+      int k = 0;
+      for (Object amount :
+          List.of(
+              new java.math.BigDecimal("1e400"),
+              new java.math.BigInteger("18446744073709552866"),
+              -1250,
+              0,
+              new java.math.BigDecimal("12.5"))) {
+        CallToolResult bad = client.callTool(refund("ord_1", amount, "k-bad-" + k++));
+        // refused by the SDK's check of the schema's bounds, or by the handler's exact reading
+        assertThat(bad.isError()).as("amount %s", amount).isTrue();
+        assertThat(text(bad)).as("amount %s", amount).doesNotContain("Refunded");
+      }
     } finally {
       client.closeGracefully();
     }
+  }
+
+  @Test
+  void theHandlerReadsTheAmountExactlyOrNotAtAll() {
+    // what the schema's bounds do not catch (a server whose SDK does not check them) the handler
+    // does: never a truncated or rounded amount
+    assertThat(QuickStart.cents(1250)).isEqualTo(1250);
+    assertThat(QuickStart.cents(new java.math.BigDecimal("1250.0"))).isEqualTo(1250);
+    assertThat(QuickStart.cents(new java.math.BigDecimal("1e400"))).isZero();
+    assertThat(QuickStart.cents(new java.math.BigInteger("18446744073709552866"))).isZero();
+    assertThat(QuickStart.cents(new java.math.BigDecimal("12.5"))).isZero();
+    assertThat(QuickStart.cents(Double.NaN)).isZero();
+    assertThat(QuickStart.cents("1250")).isZero();
+    assertThat(QuickStart.cents(-1250)).isEqualTo(-1250); // then refused: below the minimum
   }
 
   private static CallToolRequest refund(String orderId, Object amountCents, String key) {

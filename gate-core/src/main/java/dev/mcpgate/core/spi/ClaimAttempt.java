@@ -19,9 +19,10 @@ public sealed interface ClaimAttempt {
   Instant storeNow();
 
   /**
-   * The claim was written: there was no row, the row had expired, or the row was in progress (or
-   * unknown) with the same argument hash and an expired lease (a takeover; then {@code
-   * record().attempt() > 1}).
+   * The claim was written: there was no row, the row had expired, or the row was in progress with
+   * the same argument hash and an expired lease (a takeover; then {@code record().attempt() > 1}).
+   * An {@code UNKNOWN} row is never taken over, whatever its lease: until it expires it is {@link
+   * Existing} (see {@link IdempotencyStore#claim} and {@link Takeover}).
    *
    * @param record the new row, holding the request's token
    * @param storeNow the store's clock at the claim

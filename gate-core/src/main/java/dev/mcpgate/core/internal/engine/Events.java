@@ -5,6 +5,7 @@ import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.RejectionReason;
 import dev.mcpgate.core.spi.ClaimRecord;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -71,7 +72,9 @@ final class Events {
               error,
               clock.instant(),
               keySource,
-              waited));
+              waited,
+              id.tool(),
+              null));
     }
   }
 
@@ -88,7 +91,16 @@ final class Events {
               null,
               clock.instant(),
               keySource,
-              waited));
+              waited,
+              refused.id().tool(),
+              null));
+    }
+  }
+
+  /** A call refused before any claim; the message names no tenant, key or argument value. */
+  void rejected(String tool, RejectionReason rejection, String message, String keySource) {
+    if (!listeners.isEmpty()) {
+      publish(GateEvent.rejected(tool, rejection, message, clock.instant(), keySource));
     }
   }
 
@@ -97,7 +109,12 @@ final class Events {
       try {
         listener.onEvent(event);
       } catch (RuntimeException e) {
-        LOG.warn("gate listener {} failed on {} {}", listener, event.type(), event.id(), e);
+        LOG.warn(
+            "gate listener {} failed on {} {}",
+            listener,
+            event.type(),
+            event.id() == null ? "tool " + event.tool() : event.id(),
+            e);
       }
     }
   }

@@ -10,6 +10,7 @@ import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.RejectionReason;
 import dev.mcpgate.core.ResultCodec;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ScopedAction;
@@ -44,6 +45,7 @@ public final class GateEngine {
   private final AttemptRunner runner;
   private final SingleCommitRunner singleCommit;
   private final DirectScope direct;
+  private final Events events;
 
   /**
    * @param listeners told of every decision (copied)
@@ -64,7 +66,7 @@ public final class GateEngine {
     this.store = store;
     this.renewer = new LeaseRenewer(store, scheduler, executor, ticker);
     this.fencer = new LateFencer(store, renewer);
-    Events events = new Events(List.copyOf(listeners), clock);
+    Events events = this.events = new Events(List.copyOf(listeners), clock);
     this.direct = new DirectScope(store);
     this.claimer =
         new Claimer(store, codec, events, new Reconciliation(store, codec, events), ticker);
@@ -170,10 +172,23 @@ public final class GateEngine {
     }
   }
 
-  private static String hash(GatePolicy policy, ToolCall call) {
+  /**
+   * Tells the listeners of a call refused before the gate (by a caller such as the MCP adapter).
+   */
+  public void rejected(String tool, RejectionReason rejection, String keySource) {
+    events.rejected(tool, rejection, "refused before the gate: " + rejection, keySource);
+  }
+
+  /** Arguments that cannot be hashed are refused before any claim: a rejection, then a failure. */
+  private String hash(GatePolicy policy, ToolCall call) {
     try {
       return ArgumentHasher.hash(call.arguments(), policy.ignoredArguments());
     } catch (InvalidArgumentsException e) {
+      events.rejected(
+          call.id().tool(),
+          RejectionReason.ARGUMENTS_INVALID,
+          "refused before the gate: the arguments have no canonical form",
+          call.keySource());
       throw new CallFailure(
           FailureReason.ARGUMENTS_INVALID, GateResult.Effect.NO, false, null, e.getMessage(), e);
     }

@@ -1,0 +1,226 @@
+package dev.mcpgate.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Compares an existing claims table with the one this version's DDL creates ({@link
+ * JdbcDialect#ddl}): every column, at least as wide, and the purge index on {@code created_at_ms};
+ * and names the statements that bring an older table up to date. Tables made by earlier versions
+ * differ in the purge index (on {@code expires_at_ms} before the claim protocol v2, and without
+ * PostgreSQL's fillfactor) and, on H2, in the width of the identity columns (255 UTF-16 units
+ * before one length unit held everywhere).
+ */
+final class SchemaCheck {
+  private static final String PURGE_COLUMN = "created_at_ms";
+  private static final String OLD_PURGE_COLUMN = "expires_at_ms";
+
+  /** PostgreSQL's: room on the page for a completion's HOT update (schema-postgresql.sql). */
+  private static final int FILL_FACTOR = 80;
+
+  private static final Pattern COLUMN = Pattern.compile("^\\s+([a-z_]+)\\s+(\\S.*?),?$");
+  private static final Pattern WIDTH =
+      Pattern.compile("^(VARCHAR|VARBINARY)\\((\\d+)\\)", Pattern.CASE_INSENSITIVE);
+
+  private SchemaCheck() {}
+
+  /**
+   * What is out of date, and what to run.
+   *
+   * @param problems each difference, in words
+   * @param statements the statements that mend them, in order (without {@code ;})
+   */
+  record Upgrade(List<String> problems, List<String> statements) {
+    boolean isCurrent() {
+      return statements.isEmpty();
+    }
+  }
+
+  /** A column of the DDL: its name, its definition as the DDL writes it, its width (0: none). */
+  record Column(String name, String definition, int width) {}
+
+  /**
+   * @return the columns of the table this version creates, in order
+   */
+  static List<Column> expectedColumns(JdbcDialect dialect, String table) {
+    List<Column> columns = new ArrayList<>();
+    for (String line : dialect.ddl(table).lines().toList()) {
+      Matcher m = COLUMN.matcher(line);
+      if (!m.matches() || line.strip().startsWith("PRIMARY") || line.strip().startsWith("KEY")) {
+        continue;
+      }
+      Matcher w = WIDTH.matcher(m.group(2));
+      columns.add(new Column(m.group(1), m.group(1) + " " + m.group(2), w.find() ? width(w) : 0));
+    }
+    return columns;
+  }
+
+  private static int width(Matcher w) {
+    return Integer.parseInt(w.group(2));
+  }
+
+  /**
+   * @param table an existing table
+   * @return what differs from this version's table, and the statements that mend it
+   */
+  static Upgrade check(Connection c, JdbcDialect dialect, String table) throws SQLException {
+    List<String> problems = new ArrayList<>();
+    List<String> statements = new ArrayList<>();
+    Map<String, Integer> actual = columns(c, table);
+    for (Column column : expectedColumns(dialect, table)) {
+      Integer width = actual.get(column.name());
+      if (width == null) {
+        problems.add("it has no column " + column.name());
+        statements.add("ALTER TABLE " + table + " ADD COLUMN " + column.definition());
+      } else if (column.width() > 0 && width > 0 && width < column.width()) {
+        problems.add(
+            "its column "
+                + column.name()
+                + " holds "
+                + width
+                + ", where this version needs "
+                + column.width());
+        statements.add(widen(dialect, table, column));
+      }
+    }
+    Map<String, String> indexes = indexes(c, table); // name -> first column
+    if (!indexes.containsValue(PURGE_COLUMN)) {
+      problems.add("it has no index on " + PURGE_COLUMN + " (the purge's)");
+      statements.add(
+          "CREATE INDEX "
+              + TableName.indexName(table)
+              + " ON "
+              + table
+              + " ("
+              + PURGE_COLUMN
+              + ")");
+    }
+    indexes.forEach(
+        (name, first) -> {
+          if (first.equals(OLD_PURGE_COLUMN)) {
+            problems.add(
+                "its index "
+                    + name
+                    + " on "
+                    + OLD_PURGE_COLUMN
+                    + " is an older version's purge index, which every completion writes to");
+            statements.add(dropIndex(dialect, table, name));
+          }
+        });
+    if (dialect == JdbcDialect.POSTGRESQL && !hasFillFactor(c, table)) {
+      problems.add(
+          "its fillfactor is not "
+              + FILL_FACTOR
+              + ", so its completions are not HOT updates (applies to pages written from then on)");
+      statements.add("ALTER TABLE " + table + " SET (fillfactor = " + FILL_FACTOR + ")");
+    }
+    return new Upgrade(List.copyOf(problems), List.copyOf(statements));
+  }
+
+  /**
+   * @return whether a PostgreSQL table has this version's fillfactor
+   */
+  private static boolean hasFillFactor(Connection c, String table) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT reloptions FROM pg_class WHERE oid = ?::regclass")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next() || rs.getArray(1) == null) {
+          return false;
+        }
+        for (Object option : (Object[]) rs.getArray(1).getArray()) {
+          if (("fillfactor=" + FILL_FACTOR).equals(option)) {
+            return true;
+          }
+        }
+        return false;
+      }
+    }
+  }
+
+  private static String widen(JdbcDialect dialect, String table, Column column) {
+    String type = column.definition().substring(column.name().length() + 1);
+    Matcher w = WIDTH.matcher(type);
+    String bare = w.find() ? w.group() : type;
+    return switch (dialect) {
+      case POSTGRESQL ->
+          "ALTER TABLE " + table + " ALTER COLUMN " + column.name() + " TYPE " + bare;
+      case H2 ->
+          "ALTER TABLE " + table + " ALTER COLUMN " + column.name() + " SET DATA TYPE " + bare;
+      case MARIADB, MYSQL -> "ALTER TABLE " + table + " MODIFY COLUMN " + column.definition();
+    };
+  }
+
+  private static String dropIndex(JdbcDialect dialect, String table, String index) {
+    int dot = table.indexOf('.');
+    return switch (dialect) {
+      case POSTGRESQL, H2 -> "DROP INDEX " + (dot < 0 ? "" : table.substring(0, dot + 1)) + index;
+      case MARIADB, MYSQL -> "DROP INDEX " + index + " ON " + table;
+    };
+  }
+
+  /**
+   * @return the table's columns, by lower-case name, with their width (0 when the driver says none)
+   */
+  private static Map<String, Integer> columns(Connection c, String table) throws SQLException {
+    Map<String, Integer> columns = new HashMap<>();
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+      ResultSetMetaData md = rs.getMetaData();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        int type = md.getColumnType(i);
+        boolean sized =
+            type == java.sql.Types.VARCHAR
+                || type == java.sql.Types.VARBINARY
+                || type == java.sql.Types.NVARCHAR;
+        columns.put(md.getColumnName(i).toLowerCase(Locale.ROOT), sized ? md.getPrecision(i) : 0);
+      }
+    }
+    return columns;
+  }
+
+  /**
+   * @return the table's indexes, by name, with the lower-case name of their first column
+   */
+  private static Map<String, String> indexes(Connection c, String table) throws SQLException {
+    DatabaseMetaData md = c.getMetaData();
+    int dot = table.indexOf('.');
+    String schema = dot < 0 ? null : table.substring(0, dot);
+    String bare = table.substring(dot + 1);
+    if (md.storesUpperCaseIdentifiers()) {
+      bare = bare.toUpperCase(Locale.ROOT);
+      schema = schema == null ? null : schema.toUpperCase(Locale.ROOT);
+    } else if (md.storesLowerCaseIdentifiers()) {
+      bare = bare.toLowerCase(Locale.ROOT);
+      schema = schema == null ? null : schema.toLowerCase(Locale.ROOT);
+    }
+    boolean catalogs =
+        md.supportsCatalogsInDataManipulation() && !md.supportsSchemasInDataManipulation();
+    String catalog = catalogs ? (schema != null ? schema : c.getCatalog()) : null;
+    String inSchema = catalogs ? null : (schema != null ? schema : c.getSchema());
+    Map<String, String> indexes = new LinkedHashMap<>();
+    try (ResultSet rs = md.getIndexInfo(catalog, inSchema, bare, false, true)) {
+      while (rs.next()) {
+        String name = rs.getString("INDEX_NAME");
+        String column = rs.getString("COLUMN_NAME");
+        if (name != null && column != null && rs.getShort("ORDINAL_POSITION") == 1) {
+          indexes.put(name, column.toLowerCase(Locale.ROOT));
+        }
+      }
+    }
+    return indexes;
+  }
+}
