@@ -73,12 +73,12 @@ final class History {
   }
 
   /**
-   * @return a listener that records {@code replica}'s events here (renewals left out: they are
-   *     many, and say nothing the checker reads)
+   * @return a listener that records {@code replica}'s events of a key here (renewals left out: they
+   *     are many, and say nothing the checker reads)
    */
   GateListener listener(String replica) {
     return e -> {
-      if (e.type() != GateEvent.Type.LEASE_RENEWED) {
+      if (e.type() != GateEvent.Type.LEASE_RENEWED && e.id() != null) { // a rejection has none
         synchronized (this) {
           events.add(new Event(replica, e.type(), e.id().key(), e.attempt(), now()));
         }
