@@ -2,7 +2,7 @@
 # failing seed, and restores the file. Usage: python3 reintroduce-bugs.py SCHEDULES [BUG ...]
 # (from anywhere; the figures in docs/design.md, "Generated histories", come from it).
 import subprocess, re, sys, os
-E=os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../gate-core/src/main/java')+'/dev/mcpgate/core/internal/engine/'
+E=os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../../gate-core/src/main/java')+'/dev/mcpgate/core/internal/engine/'
 bugs = {
  'unknown-released': ('FailureSettler.java','    if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {','    if (false && (policy.isOutcomeUnknown(failure) || interrupted(failure))) {'),
  'plain-failure-fenced': ('FailureSettler.java','    if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {','    if (true || policy.isOutcomeUnknown(failure) || interrupted(failure)) {'),
@@ -58,7 +58,7 @@ for name in names:
     assert old in s, name
     open(p,'w').write(s.replace(old, new, 1))
     try:
-        r = subprocess.run(['./mvnw','-q','-o','-pl','gate-core,gate-store-tck','test','-Dtest=SimulationTest#everyScheduleKeepsThePromise','-Dmcpgate.sim.schedules='+n,'-Dsurefire.failIfNoSpecifiedTests=false','-Dcheckstyle.skip','-Dspotless.check.skip=true'],cwd=os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../..'),capture_output=True,text=True)
+        r = subprocess.run(['./mvnw','-q','-o','-pl','gate-core,gate-store-tck','test','-Dtest=SimulationTest#everyScheduleKeepsThePromise','-Dmcpgate.sim.schedules='+n,'-Dsurefire.failIfNoSpecifiedTests=false','-Dcheckstyle.skip','-Dspotless.check.skip=true'],cwd=os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../..'),capture_output=True,text=True)
         out = r.stdout + r.stderr
         m = re.search(r'\[seed (\d+) \(replay', out)
         what = re.search(r'\n(k\d: [^\n]*)', out)
