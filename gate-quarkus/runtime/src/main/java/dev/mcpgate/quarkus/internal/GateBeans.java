@@ -1,0 +1,125 @@
+package dev.mcpgate.quarkus.internal;
+
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.Slf4jGateListener;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.purge.ClaimPurger;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.jdbc.JdbcIdempotencyStore;
+import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.quarkus.McpGateConfig;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Singleton;
+import javax.sql.DataSource;
+import org.jboss.logging.Logger;
+
+/**
+ * The gate of the application, built once at startup from {@code mcpgate.*} and the application's
+ * default data source: the store (its table checked at startup), the gate, the adapter over it and
+ * the purge of expired claims; all closed when the application stops.
+ */
+@Singleton
+public class GateBeans {
+  private static final Logger LOG = Logger.getLogger(GateBeans.class);
+
+  private final McpGateConfig config;
+  private final Instance<DataSource> dataSources;
+  private volatile Built built;
+
+  /** What was built at startup, closed at shutdown. */
+  private record Built(
+      IdempotencyStore store, IdempotencyGate gate, McpGate mcp, ClaimPurger purger) {}
+
+  GateBeans(McpGateConfig config, Instance<DataSource> dataSources) {
+    this.config = config;
+    this.dataSources = dataSources;
+  }
+
+  void start(@Observes StartupEvent event) {
+    built();
+  }
+
+  void stop(@Observes ShutdownEvent event) {
+    Built b = built;
+    if (b == null) {
+      return;
+    }
+    if (b.purger() != null) {
+      b.purger().close();
+    }
+    b.gate().close();
+  }
+
+  /**
+   * @return the adapter that gated tools run through
+   */
+  McpGate mcpGate() {
+    return built().mcp();
+  }
+
+  /**
+   * @return the claims store (for the application's operators and tests)
+   */
+  public IdempotencyStore store() {
+    return built().store();
+  }
+
+  private synchronized Built built() {
+    if (built == null) {
+      IdempotencyStore store = store(config);
+      verify(store);
+      IdempotencyGate gate =
+          IdempotencyGate.builder(store).listener(new Slf4jGateListener()).build();
+      McpGate.Builder mcp = McpGate.builder(gate).tenantResolver(CallTenant::of);
+      if (config.acceptInexactNumbers()) {
+        mcp.acceptInexactNumbers();
+      }
+      ClaimPurger purger = null;
+      if (store instanceof JdbcIdempotencyStore && config.purge().enabled()) {
+        purger = ClaimPurger.start(store, config.purge().interval(), config.purge().batchSize());
+      }
+      built = new Built(store, gate, mcp.build(), purger);
+    }
+    return built;
+  }
+
+  private IdempotencyStore store(McpGateConfig config) {
+    if (config.store() == McpGateConfig.Store.MEMORY) {
+      LOG.warn("MCP Gate keeps its claims in memory (mcpgate.store=memory): for tests and demos");
+      return InMemoryIdempotencyStore.create();
+    }
+    if (!dataSources.isResolvable()) {
+      throw new IllegalStateException(
+          "MCP Gate found no store: mcpgate.store="
+              + config.store().name().toLowerCase(java.util.Locale.ROOT)
+              + " needs the application's default data source (quarkus-agroal and a JDBC driver"
+              + " extension, quarkus.datasource.*); for a test or a demo, set"
+              + " mcpgate.store=memory");
+    }
+    return JdbcIdempotencyStore.builder(dataSources.get())
+        .tableName(config.tableName())
+        .createSchemaIfMissing(config.createSchemaIfMissing())
+        .build();
+  }
+
+  private void verify(IdempotencyStore store) {
+    if (!config.verifySchema() || !(store instanceof JdbcIdempotencyStore jdbc)) {
+      return;
+    }
+    try {
+      jdbc.verify();
+    } catch (StoreUnavailableException e) {
+      throw new IllegalStateException(
+          "MCP Gate could not use its JDBC store at startup: "
+              + e.getMessage()
+              + "\n(mcpgate.create-schema-if-missing=true creates the table;"
+              + " mcpgate.verify-schema=false starts without this check, and the first call finds"
+              + " out)",
+          e);
+    }
+  }
+}
