@@ -205,6 +205,22 @@ class GatedToolsTest {
   }
 
   @Test
+  void aFailedRunFreesTheKeyAndTheRetryRunsAgain() {
+    McpSyncClient alice = client("alice");
+    String to = fresh();
+    CallToolRequest mail =
+        new CallToolRequest("sendMail", Map.of("to", to, "idempotency_key", fresh()));
+    CallToolResult failed = alice.callTool(mail);
+    CallToolResult retry = alice.callTool(mail);
+
+    assertThat(failed.isError()).isTrue();
+    assertThat(text(failed)).isEqualTo("the mail server is down");
+    assertThat(retry.isError()).as("%s", retry).isFalse();
+    assertThat(text(retry)).isEqualTo("sent to " + to + " (run 2)");
+    assertThat(meta(retry)).doesNotContainKey("dev.mcpgate/replayed");
+  }
+
+  @Test
   void anAnonymousCallIsRefusedNotRun() {
     String order = fresh();
     CallToolResult anonymous = refund(client(null), order, 100, fresh());

@@ -4,6 +4,7 @@ import dev.mcpgate.mcp.Idempotent;
 import dev.mcpgate.mcp.KeySource;
 import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
+import io.quarkiverse.mcp.server.ToolCallException;
 import io.quarkiverse.mcp.server.ToolResponse;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,6 +57,20 @@ public class RefundTools {
   @Idempotent(keySources = KeySource.NATURAL, naturalKey = "session_id")
   ToolResponse stopSession(@ToolArg(name = "session_id") String sessionId) {
     return ToolResponse.success("stopped " + sessionId + " (run " + ran(sessionId) + ")");
+  }
+
+  @Tool(
+      description = "Sends a mail; the first try fails.",
+      annotations = @Tool.Annotations(idempotentHint = true))
+  @Idempotent
+  ToolResponse sendMail(
+      @ToolArg(name = "to") String to,
+      @ToolArg(name = "idempotency_key", required = false) String idempotencyKey) {
+    int n = ran(to);
+    if (n == 1) {
+      throw new ToolCallException("the mail server is down");
+    }
+    return ToolResponse.success("sent to " + to + " (run " + n + ")");
   }
 
   @Tool(description = "Appends a note (not gated).")

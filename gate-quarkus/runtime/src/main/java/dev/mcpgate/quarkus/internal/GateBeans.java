@@ -15,6 +15,8 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 /**
@@ -100,10 +102,23 @@ public class GateBeans {
               + " extension, quarkus.datasource.*); for a test or a demo, set"
               + " mcpgate.store=memory");
     }
-    return JdbcIdempotencyStore.builder(dataSources.get())
-        .tableName(config.tableName())
-        .createSchemaIfMissing(config.createSchemaIfMissing())
-        .build();
+    JdbcIdempotencyStore.Builder b =
+        JdbcIdempotencyStore.builder(dataSources.get())
+            .tableName(config.tableName())
+            .createSchemaIfMissing(config.createSchemaIfMissing());
+    // renewals on connections of their own, never from the Agroal pool the tools may hold in full
+    Config app = ConfigProvider.getConfig();
+    app.getOptionalValue("quarkus.datasource.jdbc.url", String.class)
+        .ifPresent(
+            url ->
+                b.renewalConnections(
+                    new DriverConnections(
+                        url,
+                        app.getOptionalValue("quarkus.datasource.username", String.class)
+                            .orElse(null),
+                        app.getOptionalValue("quarkus.datasource.password", String.class)
+                            .orElse(null))));
+    return b.build();
   }
 
   private void verify(IdempotencyStore store) {
