@@ -7,6 +7,7 @@ import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.purge.ClaimPurger;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.jdbc.JdbcIdempotencyStore;
+import dev.mcpgate.mcp.ExactNumbers;
 import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.quarkus.McpGateConfig;
 import io.quarkus.runtime.ShutdownEvent;
@@ -76,9 +77,24 @@ public class GateBeans {
       verify(store);
       IdempotencyGate gate =
           IdempotencyGate.builder(store).listener(new Slf4jGateListener()).build();
-      McpGate.Builder mcp = McpGate.builder(gate).tenantResolver(CallTenant::of);
+      // the adapter's mapper only stores and replays results here: the arguments come from the
+      // extension, which decodes decimals as double (refused, unless accepted, below)
+      McpGate.Builder mcp =
+          McpGate.builder(gate)
+              .tenantResolver(CallTenant::of)
+              .jsonMapper(ExactNumbers.jsonMapper());
       if (config.acceptInexactNumbers()) {
+        LOG.warn(
+            "mcpgate.accept-inexact-numbers=true: decimal arguments, which the MCP server"
+                + " extension decodes as double, are hashed as they are, so 1250.0000000000000001"
+                + " and 1250 hash alike and one call replays the other's result");
         mcp.acceptInexactNumbers();
+      } else {
+        LOG.info(
+            "MCP Gate refuses (arguments_invalid) a gated call with a decimal argument: the MCP"
+                + " server extension decodes decimals as double, which no hash can tell apart from"
+                + " nearby numbers. Take amounts as whole numbers of the smallest unit, or as"
+                + " strings; or accept the risk with mcpgate.accept-inexact-numbers=true");
       }
       ClaimPurger purger = null;
       if (store instanceof JdbcIdempotencyStore && config.purge().enabled()) {
