@@ -10,19 +10,24 @@ import dev.mcpgate.quarkus.internal.GateInterceptor;
 import dev.mcpgate.quarkus.internal.GateRecorder;
 import dev.mcpgate.quarkus.internal.Gated;
 import dev.mcpgate.quarkus.internal.GatedTools;
+import dev.mcpgate.quarkus.internal.MicrometerMetrics;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
+import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
 import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
+import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
+import io.quarkus.runtime.metrics.MetricsFactory;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.jboss.jandex.AnnotationInstance;
 import org.jboss.jandex.AnnotationTarget;
@@ -81,6 +86,14 @@ class GateProcessor {
             Gated.class)
         .setUnremovable()
         .build();
+  }
+
+  @BuildStep
+  void metrics(
+      Optional<MetricsCapabilityBuildItem> metrics, BuildProducer<AdditionalBeanBuildItem> beans) {
+    if (metrics.isPresent() && metrics.get().metricsSupported(MetricsFactory.MICROMETER)) {
+      beans.produce(AdditionalBeanBuildItem.unremovableOf(MicrometerMetrics.class));
+    }
   }
 
   @BuildStep

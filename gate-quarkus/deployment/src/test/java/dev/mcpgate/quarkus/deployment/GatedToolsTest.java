@@ -2,6 +2,8 @@ package dev.mcpgate.quarkus.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -49,6 +51,7 @@ class GatedToolsTest {
           .overrideConfigKey("mcpgate.table-name", TABLE)
           .overrideConfigKey("mcpgate.create-schema-if-missing", "true")
           .overrideConfigKey("quarkus.http.test-port", "0")
+          .overrideConfigKey("quarkus.micrometer.export.json.enabled", "true")
           .overrideConfigKey("quarkus.http.auth.basic", "true")
           .overrideConfigKey("quarkus.security.users.embedded.enabled", "true")
           .overrideConfigKey("quarkus.security.users.embedded.plain-text", "true")
@@ -58,6 +61,7 @@ class GatedToolsTest {
   private static final List<McpSyncClient> CLIENTS = new ArrayList<>();
 
   @Inject DataSource dataSource;
+  @Inject MeterRegistry meters;
 
   static String postgresUrl() {
     String url = System.getenv("MCPGATE_TEST_POSTGRES_URL");
@@ -202,6 +206,30 @@ class GatedToolsTest {
       }
     }
     assertThat(tenants).containsExactly("principal:alice", "principal:bob");
+  }
+
+  @Test
+  void theDecisionsAreCountedOnTheApplicationsMeterRegistry() {
+    McpSyncClient alice = client("alice");
+    String order = fresh();
+    String key = fresh();
+    double replayedBefore = calls("replayed");
+    refund(alice, order, 300, key);
+    refund(alice, order, 300, key);
+
+    assertThat(calls("replayed") - replayedBefore).isEqualTo(1.0);
+    assertThat(meters.find("mcpgate.store.operations").timers()).isNotEmpty();
+  }
+
+  private double calls(String outcome) {
+    return meters
+        .find("mcpgate.calls")
+        .tag("tool", "refund")
+        .tag("outcome", outcome)
+        .counters()
+        .stream()
+        .mapToDouble(Counter::count)
+        .sum();
   }
 
   @Test

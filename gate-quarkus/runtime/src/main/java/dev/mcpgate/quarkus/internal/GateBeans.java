@@ -1,5 +1,6 @@
 package dev.mcpgate.quarkus.internal;
 
+import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.Slf4jGateListener;
 import dev.mcpgate.core.StoreUnavailableException;
@@ -31,15 +32,23 @@ public class GateBeans {
 
   private final McpGateConfig config;
   private final Instance<DataSource> dataSources;
+  private final Instance<StoreMetrics> metrics;
+  private final Instance<GateListener> listeners;
   private volatile Built built;
 
   /** What was built at startup, closed at shutdown. */
   private record Built(
       IdempotencyStore store, IdempotencyGate gate, McpGate mcp, ClaimPurger purger) {}
 
-  GateBeans(McpGateConfig config, Instance<DataSource> dataSources) {
+  GateBeans(
+      McpGateConfig config,
+      Instance<DataSource> dataSources,
+      Instance<StoreMetrics> metrics,
+      Instance<GateListener> listeners) {
     this.config = config;
     this.dataSources = dataSources;
+    this.metrics = metrics;
+    this.listeners = listeners;
   }
 
   void start(@Observes StartupEvent event) {
@@ -75,8 +84,14 @@ public class GateBeans {
     if (built == null) {
       IdempotencyStore store = store(config);
       verify(store);
-      IdempotencyGate gate =
-          IdempotencyGate.builder(store).listener(new Slf4jGateListener()).build();
+      IdempotencyGate.Builder g =
+          IdempotencyGate.builder(metrics.isResolvable() ? metrics.get().timed(store) : store)
+              .listener(new Slf4jGateListener());
+      if (metrics.isResolvable()) {
+        g.listener(metrics.get().listener(store));
+      }
+      listeners.forEach(g::listener); // the application's own
+      IdempotencyGate gate = g.build();
       // the adapter's mapper only stores and replays results here: the arguments come from the
       // extension, which decodes decimals as double (refused, unless accepted, below)
       McpGate.Builder mcp =
