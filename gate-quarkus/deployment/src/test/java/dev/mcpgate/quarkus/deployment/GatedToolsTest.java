@@ -2,6 +2,7 @@ package dev.mcpgate.quarkus.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mcpgate.jdbc.TestDatabases;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.modelcontextprotocol.client.McpClient;
@@ -39,14 +40,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class GatedToolsTest {
   static final String TABLE = "mcpgate_quarkus_test";
+  static final TestDatabases.Target POSTGRES = TestDatabases.postgres();
 
   @RegisterExtension
   static final QuarkusUnitTest APP =
-      new QuarkusUnitTest()
+      credentials(new QuarkusUnitTest())
           .withApplicationRoot(jar -> jar.addClasses(RefundTools.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
           .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
-          .overrideConfigKey("quarkus.datasource.jdbc.url", postgresUrl())
+          .overrideConfigKey("quarkus.datasource.jdbc.url", POSTGRES.url())
           .overrideConfigKey("quarkus.datasource.jdbc.max-size", "16")
           .overrideConfigKey("mcpgate.table-name", TABLE)
           .overrideConfigKey("mcpgate.create-schema-if-missing", "true")
@@ -58,17 +60,21 @@ class GatedToolsTest {
           .overrideConfigKey("quarkus.security.users.embedded.users.alice", "alice-pw")
           .overrideConfigKey("quarkus.security.users.embedded.users.bob", "bob-pw");
 
+  /** The user and password of the database, where its URL does not carry them. */
+  private static QuarkusUnitTest credentials(QuarkusUnitTest app) {
+    if (POSTGRES.user() != null) {
+      app.overrideConfigKey("quarkus.datasource.username", POSTGRES.user());
+    }
+    if (POSTGRES.password() != null) {
+      app.overrideConfigKey("quarkus.datasource.password", POSTGRES.password());
+    }
+    return app;
+  }
+
   private static final List<McpSyncClient> CLIENTS = new ArrayList<>();
 
   @Inject DataSource dataSource;
   @Inject MeterRegistry meters;
-
-  static String postgresUrl() {
-    String url = System.getenv("MCPGATE_TEST_POSTGRES_URL");
-    return url == null || url.isBlank()
-        ? "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"
-        : url;
-  }
 
   @AfterAll
   static void closeClients() {
