@@ -239,6 +239,27 @@ class GatedToolsTest {
   }
 
   @Test
+  void aRunLongerThanItsLeaseKeepsItByRenewalsAndTheDuplicateWaitsForItsResult() throws Exception {
+    McpSyncClient alice = client("alice");
+    String report = fresh();
+    CallToolRequest export =
+        new CallToolRequest("export", Map.of("report", report, "idempotency_key", fresh()));
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<CallToolResult> first = pool.submit(() -> alice.callTool(export));
+      Thread.sleep(4000); // two leases in: without renewals the key would be taken over
+      CallToolResult duplicate = alice.callTool(export);
+
+      assertThat(text(first.get())).isEqualTo("exported " + report + " (run 1)");
+      assertThat(text(duplicate)).isEqualTo(text(first.get()));
+      assertThat(duplicate.meta()).containsEntry("dev.mcpgate/replayed", true);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(RefundTools.runs(report)).isEqualTo(1);
+  }
+
+  @Test
   void aFailedRunFreesTheKeyAndTheRetryRunsAgain() {
     McpSyncClient alice = client("alice");
     String to = fresh();

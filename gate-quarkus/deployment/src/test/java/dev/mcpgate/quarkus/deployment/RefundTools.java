@@ -73,6 +73,19 @@ public class RefundTools {
     return ToolResponse.success("sent to " + to + " (run " + n + ")");
   }
 
+  @Tool(
+      description = "Exports a report; takes three leases' time.",
+      annotations = @Tool.Annotations(idempotentHint = true))
+  @Idempotent(lease = "PT2S", inFlightWait = "PT20S")
+  ToolResponse export(
+      @ToolArg(name = "report") String report,
+      @ToolArg(name = "idempotency_key", required = false) String idempotencyKey)
+      throws InterruptedException {
+    int n = ran(report);
+    Thread.sleep(6000);
+    return ToolResponse.success("exported " + report + " (run " + n + ")");
+  }
+
   @Tool(description = "Appends a note (not gated).")
   String appendNote(String note) {
     return "noted";

@@ -16,6 +16,7 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
+import java.util.Properties;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -137,18 +138,19 @@ public class GateBeans {
         JdbcIdempotencyStore.builder(dataSources.get())
             .tableName(config.tableName())
             .createSchemaIfMissing(config.createSchemaIfMissing());
-    // renewals on connections of their own, never from the Agroal pool the tools may hold in full
+    // renewals on connections of their own, straight from the driver (the renewal's deadline as its
+    // timeouts), never from the Agroal pool the tools may hold in full
     Config app = ConfigProvider.getConfig();
     app.getOptionalValue("quarkus.datasource.jdbc.url", String.class)
         .ifPresent(
-            url ->
-                b.renewalConnections(
-                    new DriverConnections(
-                        url,
-                        app.getOptionalValue("quarkus.datasource.username", String.class)
-                            .orElse(null),
-                        app.getOptionalValue("quarkus.datasource.password", String.class)
-                            .orElse(null))));
+            url -> {
+              Properties credentials = new Properties();
+              app.getOptionalValue("quarkus.datasource.username", String.class)
+                  .ifPresent(user -> credentials.setProperty("user", user));
+              app.getOptionalValue("quarkus.datasource.password", String.class)
+                  .ifPresent(password -> credentials.setProperty("password", password));
+              b.renewalConnectionsFromDriver(url, credentials);
+            });
     return b.build();
   }
 
