@@ -52,6 +52,8 @@ class GateProcessor {
   private static final DotName TOOL_RESPONSE = DotName.createSimple(MCP + "ToolResponse");
   private static final DotName META = DotName.createSimple(MCP + "Meta");
   private static final DotName IDEMPOTENT = DotName.createSimple(Idempotent.class);
+  private static final DotName NON_BLOCKING =
+      DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
 
   /** Parameter types the extension injects: not tool arguments. */
   private static final Set<DotName> INJECTED =
@@ -219,6 +221,12 @@ class GateProcessor {
               + ": a gated tool returns ToolResponse (its replays and refusals are ToolResponses),"
               + " not "
               + method.returnType().name());
+    }
+    if (method.hasAnnotation(NON_BLOCKING) || method.declaringClass().hasAnnotation(NON_BLOCKING)) {
+      problems.add(
+          where
+              + ": a gated tool waits on its store (and on a duplicate in flight), so it cannot run"
+              + " on the event loop; remove @NonBlocking");
     }
     if (readOnly) {
       problems.add(

@@ -37,7 +37,10 @@ class BuildChecksTest {
                               + " of its arguments [account]")
                       .hasMessageContaining(
                           "tool close_account (dev.mcpgate.quarkus.deployment.BuildChecksTest"
-                              + "$BadTools#close): a gated tool tells clients so"));
+                              + "$BadTools#close): a gated tool tells clients so")
+                      .hasMessageContaining(
+                          "tool ping (dev.mcpgate.quarkus.deployment.BuildChecksTest$BadTools"
+                              + "#ping): a gated tool waits on its store"));
 
   @Test
   void theBuildFails() {
@@ -50,6 +53,13 @@ class BuildChecksTest {
     @Idempotent
     ToolResponse transfer(String account, @ToolArg(name = "amount_cents") long amountCents) {
       return ToolResponse.success("moved");
+    }
+
+    @Tool(annotations = @Tool.Annotations(idempotentHint = true))
+    @Idempotent(keySources = dev.mcpgate.mcp.KeySource.META)
+    @io.smallrye.common.annotation.NonBlocking
+    ToolResponse ping() {
+      return ToolResponse.success("pong");
     }
 
     @Tool(name = "close_account")

@@ -1,5 +1,6 @@
 package dev.mcpgate.quarkus.internal;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.Slf4jGateListener;
@@ -9,14 +10,22 @@ import dev.mcpgate.core.purge.ClaimPurger;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.jdbc.JdbcIdempotencyStore;
 import dev.mcpgate.mcp.ExactNumbers;
+import dev.mcpgate.mcp.Idempotent;
 import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.mcp.ToolPolicy;
 import dev.mcpgate.quarkus.McpGateConfig;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -35,6 +44,10 @@ public class GateBeans {
   private final Instance<DataSource> dataSources;
   private final Instance<StoreMetrics> metrics;
   private final Instance<GateListener> listeners;
+  private final GatedTools tools;
+  private final ObjectMapper json;
+  private final ConcurrentMap<GatedTools.Tool, SyncToolSpecification> specs =
+      new ConcurrentHashMap<>();
   private volatile Built built;
 
   /** What was built at startup, closed at shutdown. */
@@ -45,7 +58,11 @@ public class GateBeans {
       McpGateConfig config,
       Instance<DataSource> dataSources,
       Instance<StoreMetrics> metrics,
-      Instance<GateListener> listeners) {
+      Instance<GateListener> listeners,
+      GatedTools tools,
+      ObjectMapper json) {
+    this.tools = tools;
+    this.json = json;
     this.config = config;
     this.dataSources = dataSources;
     this.metrics = metrics;
@@ -54,6 +71,52 @@ public class GateBeans {
 
   void start(@Observes StartupEvent event) {
     built();
+    for (GatedTools.Tool tool : tools.tools()) {
+      spec(tool); // a gated tool whose @Idempotent the gate refuses stops the startup
+    }
+  }
+
+  /**
+   * @return the adapter's gated handler of a tool, made once; its handler runs the method of the
+   *     {@link GateInterceptor.Call} in the transport context
+   * @throws IllegalStateException naming the tool when its {@code @Idempotent} is not valid
+   */
+  SyncToolSpecification spec(GatedTools.Tool tool) {
+    return specs.computeIfAbsent(tool, this::gated);
+  }
+
+  private SyncToolSpecification gated(GatedTools.Tool tool) {
+    Map<String, Object> properties = new LinkedHashMap<>();
+    for (String name : tool.arguments()) {
+      if (name != null) {
+        properties.put(name, Map.of());
+      }
+    }
+    McpSchema.Tool definition =
+        McpSchema.Tool.builder()
+            .name(tool.name())
+            .description(tool.description())
+            .inputSchema(Map.of("type", "object", "properties", properties))
+            .build();
+    SyncToolSpecification plain =
+        new SyncToolSpecification(
+            definition,
+            (context, request) ->
+                ((GateInterceptor.Call) context.get(GateInterceptor.CALL)).proceed(json));
+    try {
+      return mcpGate().gate(plain, ToolPolicy.of(tool.method().getAnnotation(Idempotent.class)));
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "MCP Gate cannot gate tool "
+              + tool.name()
+              + " ("
+              + tool.className()
+              + "#"
+              + tool.methodName()
+              + "): "
+              + e.getMessage(),
+          e);
+    }
   }
 
   void stop(@Observes ShutdownEvent event) {

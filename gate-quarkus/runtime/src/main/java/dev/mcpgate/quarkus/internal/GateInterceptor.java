@@ -1,11 +1,8 @@
 package dev.mcpgate.quarkus.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.mcpgate.mcp.Idempotent;
-import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification;
-import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.quarkiverse.mcp.server.Meta;
@@ -22,8 +19,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 /**
  * Gates a {@code @Tool} method that carries {@code @Idempotent}: its arguments, {@code _meta} and
@@ -36,7 +31,8 @@ import java.util.concurrent.ConcurrentMap;
 @Interceptor
 @Priority(Interceptor.Priority.PLATFORM_BEFORE + 100)
 public class GateInterceptor {
-  private static final String CALL = "dev.mcpgate.quarkus/call";
+  /** The transport context entry that carries the {@link Call} to the adapter's handler. */
+  static final String CALL = "dev.mcpgate.quarkus/call";
 
   @Inject GatedTools tools;
   @Inject GateBeans beans;
@@ -44,17 +40,13 @@ public class GateInterceptor {
   @Inject CurrentCall current;
   @Inject ObjectMapper json;
 
-  private final ConcurrentMap<GatedTools.Tool, SyncToolSpecification> specs =
-      new ConcurrentHashMap<>();
-
   @AroundInvoke
   Object gate(InvocationContext ic) throws Exception {
     GatedTools.Tool tool = tools.find(ic.getMethod());
     if (tool == null) {
       return ic.proceed();
     }
-    SyncToolSpecification spec =
-        specs.computeIfAbsent(tool, t -> spec(t, ic.getMethod().getAnnotation(Idempotent.class)));
+    SyncToolSpecification spec = beans.spec(tool);
     Object[] params = ic.getParameters();
     Call call = new Call(ic);
     Map<String, Object> context = new HashMap<>();
@@ -72,25 +64,6 @@ public class GateInterceptor {
       throw e.checked;
     }
     return call.response(result);
-  }
-
-  private SyncToolSpecification spec(GatedTools.Tool tool, Idempotent idempotent) {
-    Map<String, Object> properties = new LinkedHashMap<>();
-    for (String name : tool.arguments()) {
-      if (name != null) {
-        properties.put(name, Map.of());
-      }
-    }
-    McpSchema.Tool definition =
-        McpSchema.Tool.builder()
-            .name(tool.name())
-            .description(tool.description())
-            .inputSchema(Map.of("type", "object", "properties", properties))
-            .build();
-    SyncToolSpecification plain =
-        new SyncToolSpecification(
-            definition, (context, request) -> ((Call) context.get(CALL)).proceed(json));
-    return beans.mcpGate().gate(plain, ToolPolicy.of(idempotent));
   }
 
   /** The tool arguments among the method's parameters, by name, as JSON values. */
@@ -134,7 +107,7 @@ public class GateInterceptor {
   }
 
   /** One call of the method: runs it at most once, and keeps what it returned. */
-  private static final class Call {
+  static final class Call {
     private final InvocationContext ic;
     private ToolResponse returned;
     private CallToolResult stored;

@@ -3,6 +3,7 @@ package dev.mcpgate.quarkus.internal;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +19,39 @@ public final class GatedTools {
   private static final String SEP = "\u001f";
   private static final String META = "@meta";
 
-  /** One gated tool method. */
-  record Tool(String name, String description, String[] arguments, int metaParameter) {}
+  /** One gated tool method: the tool, and the method's class, name and parameter types. */
+  record Tool(
+      String name,
+      String description,
+      String[] arguments,
+      int metaParameter,
+      String className,
+      String methodName,
+      String[] parameterTypes) {
+
+    /**
+     * @return the method, loaded by the application's class loader
+     * @throws IllegalStateException when it cannot be found
+     */
+    Method method() {
+      try {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        Class<?> type = Class.forName(className, false, loader);
+        for (Method m : type.getDeclaredMethods()) {
+          if (m.getName().equals(methodName)
+              && Arrays.equals(
+                  Arrays.stream(m.getParameterTypes()).map(Class::getName).toArray(),
+                  parameterTypes)) {
+            return m;
+          }
+        }
+      } catch (ClassNotFoundException e) {
+        throw new IllegalStateException("the gated tool " + name + " has no class " + className, e);
+      }
+      throw new IllegalStateException(
+          "the gated tool " + name + " has no method " + className + "#" + methodName);
+    }
+  }
 
   private final Map<String, Tool> byMethod = new HashMap<>();
   private final Set<String> names;
@@ -34,7 +66,10 @@ public final class GatedTools {
           args[i] = null;
         }
       }
-      byMethod.put(f[0] + "#" + f[1] + "(" + f[2] + ")", new Tool(f[3], f[4], args, meta));
+      String[] types = f[2].isEmpty() ? new String[0] : f[2].split(",");
+      byMethod.put(
+          f[0] + "#" + f[1] + "(" + f[2] + ")",
+          new Tool(f[3], f[4], args, meta, f[0], f[1], types));
     }
     names = byMethod.values().stream().map(Tool::name).collect(Collectors.toUnmodifiableSet());
   }
@@ -75,6 +110,13 @@ public final class GatedTools {
    */
   public static String metaParameter() {
     return META;
+  }
+
+  /**
+   * @return every gated tool method
+   */
+  Collection<Tool> tools() {
+    return byMethod.values();
   }
 
   /**
