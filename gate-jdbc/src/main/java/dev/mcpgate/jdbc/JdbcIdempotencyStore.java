@@ -75,7 +75,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   private JdbcIdempotencyStore(Builder b) {
     this.dataSource = b.dataSource;
     this.table = b.table;
-    this.renewals = new RenewalConnection(RenewalSource.choose(b.dataSource, b.renewalConnections));
+    this.renewals =
+        new RenewalConnection(
+            RenewalSource.choose(b.dataSource, b.renewalConnections, b.renewalDriver));
     this.claims =
         new ClaimTable(dataSource, table, b.dialect, b.createSchemaIfMissing, renewals.source());
     this.transactions =
@@ -312,6 +314,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     private JdbcDialect dialect;
     private boolean createSchemaIfMissing;
     private DataSource renewalConnections;
+    private RenewalSource renewalDriver;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -357,6 +360,28 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
      */
     public Builder renewalConnections(DataSource source) {
       this.renewalConnections = requireNonNull(source, "renewalConnections must not be null");
+      return this;
+    }
+
+    /**
+     * Opens the renewal connection straight from the JDBC driver, as the store does by itself for a
+     * HikariCP pool: for a pool that hides its URL (Agroal, say) whose URL and credentials the
+     * caller knows. Each connection is opened with the renewal's deadline as the driver's connect
+     * and read timeouts (PostgreSQL, MariaDB, MySQL). Takes precedence over {@link
+     * #renewalConnections(DataSource)}.
+     *
+     * @param jdbcUrl the URL of the same database as the claims table
+     * @param properties the driver's properties, such as {@code user} and {@code password} (copied)
+     * @return this builder
+     */
+    public Builder renewalConnectionsFromDriver(String jdbcUrl, java.util.Properties properties) {
+      requireNonNull(jdbcUrl, "jdbcUrl must not be null");
+      java.util.Properties copy = new java.util.Properties();
+      copy.putAll(requireNonNull(properties, "properties must not be null"));
+      ClassLoader loader = Thread.currentThread().getContextClassLoader();
+      this.renewalDriver =
+          RenewalSource.fromDriver(
+              jdbcUrl, copy, loader == null ? Builder.class.getClassLoader() : loader);
       return this;
     }
 

@@ -63,8 +63,12 @@ final class RenewalSource {
   /**
    * @param pool the store's data source, which the tools use
    * @param given the builder's {@code renewalConnections}, or null
+   * @param driver the builder's {@code renewalConnectionsFromDriver}, or null
    */
-  static RenewalSource choose(DataSource pool, DataSource given) {
+  static RenewalSource choose(DataSource pool, DataSource given, RenewalSource driver) {
+    if (driver != null) {
+      return driver;
+    }
     if (given != null) {
       return new RenewalSource(
           within -> given.getConnection(),
@@ -143,43 +147,81 @@ final class RenewalSource {
       String schema = (String) getter(pool, "getSchema");
       String catalog = (String) getter(pool, "getCatalog");
       String initSql = (String) getter(pool, "getConnectionInitSql");
-      ClassLoader loader = pool.getClass().getClassLoader();
-      return new RenewalSource(
-          within -> {
-            Connection c =
-                driver(url, driverClass, loader).connect(url, withDeadline(url, base, within));
-            if (c == null) {
-              throw new SQLException("the driver does not take the pool's URL " + redact(url));
-            }
-            try {
-              if (catalog != null) {
-                c.setCatalog(catalog);
-              }
-              if (schema != null) {
-                c.setSchema(schema);
-              }
-              if (initSql != null) {
-                try (java.sql.Statement st = c.createStatement()) {
-                  st.execute(initSql);
-                }
-              }
-              return c;
-            } catch (SQLException | RuntimeException e) {
-              try {
-                c.close();
-              } catch (SQLException closing) {
-                e.addSuppressed(closing);
-              }
-              throw e;
-            }
-          },
+      return fromDriver(
+          url,
+          base,
+          driverClass,
+          pool.getClass().getClassLoader(),
+          schema,
+          catalog,
+          initSql,
           "the driver, with the HikariCP pool's URL, credentials, schema and catalog (not the"
               + " pool): "
-              + redact(url),
-          false);
+              + redact(url));
     } catch (ReflectiveOperationException | RuntimeException e) {
       return null; // a HikariCP this code does not know: the pool, said at setup
     }
+  }
+
+  /**
+   * @param url the JDBC URL
+   * @param properties the driver's properties (user, password, ...)
+   * @param loader where to find the driver when it is not registered
+   * @return connections straight from the driver, each opened with the try's deadline as its
+   *     connect and read timeouts
+   */
+  static RenewalSource fromDriver(String url, Properties properties, ClassLoader loader) {
+    return fromDriver(
+        url,
+        properties,
+        null,
+        loader,
+        null,
+        null,
+        null,
+        "the driver, with the URL and credentials given for renewals (not a pool): " + redact(url));
+  }
+
+  private static RenewalSource fromDriver(
+      String url,
+      Properties base,
+      String driverClass,
+      ClassLoader loader,
+      String schema,
+      String catalog,
+      String initSql,
+      String description) {
+    return new RenewalSource(
+        within -> {
+          Connection c =
+              driver(url, driverClass, loader).connect(url, withDeadline(url, base, within));
+          if (c == null) {
+            throw new SQLException("the driver does not take the URL " + redact(url));
+          }
+          try {
+            if (catalog != null) {
+              c.setCatalog(catalog);
+            }
+            if (schema != null) {
+              c.setSchema(schema);
+            }
+            if (initSql != null) {
+              try (java.sql.Statement st = c.createStatement()) {
+                st.execute(initSql);
+              }
+            }
+            return c;
+          } catch (SQLException | RuntimeException e) {
+            try {
+              c.close();
+            } catch (SQLException closing) {
+              e.addSuppressed(closing);
+            }
+            throw e;
+          }
+        },
+        description,
+        false);
   }
 
   /** The driver's own timeouts for connecting and reading, of the try's deadline. */

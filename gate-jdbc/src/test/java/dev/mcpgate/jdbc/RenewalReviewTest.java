@@ -366,6 +366,59 @@ class RenewalReviewTest {
   }
 
   /**
+   * A pool the store cannot see past (Agroal in a Quarkus application; here a proxy that hides a
+   * HikariCP pool), given {@code renewalConnectionsFromDriver}: the renewal goes straight to the
+   * driver and takes no connection from the pool, which the tools may hold in full.
+   */
+  @Test
+  void postgresRenewalsFromTheDriverTakeNothingFromAPoolTheStoreCannotSeePast() throws Exception {
+    TestDatabases.Target pg = TestDatabases.postgres();
+    HikariDataSource pool = hikari(pg.url(), null);
+    java.util.concurrent.atomic.AtomicInteger borrowed =
+        new java.util.concurrent.atomic.AtomicInteger();
+    DataSource opaque =
+        (DataSource)
+            java.lang.reflect.Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("getConnection")) {
+                    borrowed.incrementAndGet();
+                  }
+                  return method.invoke(pool, args);
+                });
+    java.util.Properties credentials = new java.util.Properties();
+    if (pg.user() != null) {
+      credentials.setProperty("user", pg.user());
+    }
+    if (pg.password() != null) {
+      credentials.setProperty("password", pg.password());
+    }
+    JdbcIdempotencyStore store =
+        JdbcIdempotencyStore.builder(opaque)
+            .tableName("rv_claims_" + suffix)
+            .createSchemaIfMissing(true)
+            .renewalConnectionsFromDriver(pg.url(), credentials)
+            .build();
+    cleanup.add(store);
+    cleanup.add(() -> sql(pg, "DROP TABLE IF EXISTS rv_claims_" + suffix));
+    HeldLease held = claim(store, new ClaimId("acme", "refund_order", "driver-1"), LONG);
+    int before = borrowed.get();
+
+    ExtendedLeases answer = store.extendLeases(List.of(held), LONG, WITHIN);
+
+    assertThat(answer.extended()).as("%s", answer).containsExactly(held.token());
+    assertThat(borrowed.get()).as("connections taken from the pool").isEqualTo(before);
+  }
+
+  private void sql(TestDatabases.Target pg, String statement) throws SQLException {
+    try (Connection c = DriverManager.getConnection(pg.url(), pg.user(), pg.password());
+        Statement s = c.createStatement()) {
+      s.execute(statement);
+    }
+  }
+
+  /**
    * The same pool, without a table of that name elsewhere: every renewal fails (no such table), no
    * lease is ever renewed, and a live action longer than the lease is taken over and run again by
    * the other replica.

@@ -1,0 +1,71 @@
+package dev.mcpgate.quarkus.deployment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.mcp.Idempotent;
+import io.quarkiverse.mcp.server.Tool;
+import io.quarkiverse.mcp.server.ToolArg;
+import io.quarkiverse.mcp.server.ToolResponse;
+import io.quarkus.test.QuarkusUnitTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** A gated tool that cannot be gated as declared fails the build, which names each problem. */
+class BuildChecksTest {
+
+  @RegisterExtension
+  static final QuarkusUnitTest APP =
+      new QuarkusUnitTest()
+          .withApplicationRoot(jar -> jar.addClasses(BadTools.class))
+          .overrideConfigKey("quarkus.devservices.enabled", "false")
+          .overrideConfigKey("mcpgate.store", "memory")
+          .assertException(
+              e ->
+                  assertThat(e)
+                      .isInstanceOf(IllegalStateException.class)
+                      .hasMessageContaining("MCP Gate cannot gate these tools as declared")
+                      .hasMessageContaining(
+                          "tool transfer (dev.mcpgate.quarkus.deployment.BuildChecksTest$BadTools"
+                              + "#transfer): its key argument idempotency_key is not one of its"
+                              + " arguments [account, amount_cents]")
+                      .hasMessageContaining(
+                          "tool close_account (dev.mcpgate.quarkus.deployment.BuildChecksTest"
+                              + "$BadTools#close): a gated tool returns ToolResponse")
+                      .hasMessageContaining(
+                          "tool close_account (dev.mcpgate.quarkus.deployment.BuildChecksTest"
+                              + "$BadTools#close): its natural key names acount, which is not one"
+                              + " of its arguments [account]")
+                      .hasMessageContaining(
+                          "tool close_account (dev.mcpgate.quarkus.deployment.BuildChecksTest"
+                              + "$BadTools#close): a gated tool tells clients so")
+                      .hasMessageContaining(
+                          "tool ping (dev.mcpgate.quarkus.deployment.BuildChecksTest$BadTools"
+                              + "#ping): a gated tool waits on its store"));
+
+  @Test
+  void theBuildFails() {
+    // the assertion is the extension's: the build must fail with the messages above
+  }
+
+  /** Tools that cannot be gated as declared. */
+  public static class BadTools {
+    @Tool(annotations = @Tool.Annotations(idempotentHint = true))
+    @Idempotent
+    ToolResponse transfer(String account, @ToolArg(name = "amount_cents") long amountCents) {
+      return ToolResponse.success("moved");
+    }
+
+    @Tool(annotations = @Tool.Annotations(idempotentHint = true))
+    @Idempotent(keySources = dev.mcpgate.mcp.KeySource.META)
+    @io.smallrye.common.annotation.NonBlocking
+    ToolResponse ping() {
+      return ToolResponse.success("pong");
+    }
+
+    @Tool(name = "close_account")
+    @Idempotent(naturalKey = "acount", keySources = dev.mcpgate.mcp.KeySource.NATURAL)
+    String close(String account) {
+      return "closed";
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package dev.mcpgate.quarkus.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpgate.core.GateListener;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.Slf4jGateListener;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.purge.ClaimPurger;
+import dev.mcpgate.core.spi.IdempotencyStore;
+import dev.mcpgate.jdbc.JdbcIdempotencyStore;
+import dev.mcpgate.mcp.ExactNumbers;
+import dev.mcpgate.mcp.Idempotent;
+import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.mcp.ToolPolicy;
+import dev.mcpgate.quarkus.McpGateConfig;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Singleton;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.jboss.logging.Logger;
+
+/**
+ * The gate of the application, built once at startup from {@code mcpgate.*} and the application's
+ * default data source: the store (its table checked at startup), the gate, the adapter over it and
+ * the purge of expired claims; all closed when the application stops.
+ */
+@Singleton
+public class GateBeans {
+  private static final Logger LOG = Logger.getLogger(GateBeans.class);
+
+  private final McpGateConfig config;
+  private final Instance<DataSource> dataSources;
+  private final Instance<StoreMetrics> metrics;
+  private final Instance<GateListener> listeners;
+  private final GatedTools tools;
+  private final ObjectMapper json;
+  private final ConcurrentMap<GatedTools.Tool, SyncToolSpecification> specs =
+      new ConcurrentHashMap<>();
+  private volatile Built built;
+
+  /** What was built at startup, closed at shutdown. */
+  private record Built(
+      IdempotencyStore store, IdempotencyGate gate, McpGate mcp, ClaimPurger purger) {}
+
+  GateBeans(
+      McpGateConfig config,
+      Instance<DataSource> dataSources,
+      Instance<StoreMetrics> metrics,
+      Instance<GateListener> listeners,
+      GatedTools tools,
+      ObjectMapper json) {
+    this.tools = tools;
+    this.json = json;
+    this.config = config;
+    this.dataSources = dataSources;
+    this.metrics = metrics;
+    this.listeners = listeners;
+  }
+
+  void start(@Observes StartupEvent event) {
+    built();
+    for (GatedTools.Tool tool : tools.tools()) {
+      spec(tool); // a gated tool whose @Idempotent the gate refuses stops the startup
+    }
+  }
+
+  /**
+   * @return the adapter's gated handler of a tool, made once; its handler runs the method of the
+   *     {@link GateInterceptor.Call} in the transport context
+   * @throws IllegalStateException naming the tool when its {@code @Idempotent} is not valid
+   */
+  SyncToolSpecification spec(GatedTools.Tool tool) {
+    return specs.computeIfAbsent(tool, this::gated);
+  }
+
+  private SyncToolSpecification gated(GatedTools.Tool tool) {
+    Map<String, Object> properties = new LinkedHashMap<>();
+    for (String name : tool.arguments()) {
+      if (name != null) {
+        properties.put(name, Map.of());
+      }
+    }
+    McpSchema.Tool definition =
+        McpSchema.Tool.builder()
+            .name(tool.name())
+            .description(tool.description())
+            .inputSchema(Map.of("type", "object", "properties", properties))
+            .build();
+    SyncToolSpecification plain =
+        new SyncToolSpecification(
+            definition,
+            (context, request) ->
+                ((GateInterceptor.Call) context.get(GateInterceptor.CALL)).proceed(json));
+    try {
+      return mcpGate().gate(plain, ToolPolicy.of(tool.method().getAnnotation(Idempotent.class)));
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "MCP Gate cannot gate tool "
+              + tool.name()
+              + " ("
+              + tool.className()
+              + "#"
+              + tool.methodName()
+              + "): "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  void stop(@Observes ShutdownEvent event) {
+    Built b = built;
+    if (b == null) {
+      return;
+    }
+    if (b.purger() != null) {
+      b.purger().close();
+    }
+    b.gate().close();
+  }
+
+  /**
+   * @return the adapter that gated tools run through
+   */
+  McpGate mcpGate() {
+    return built().mcp();
+  }
+
+  /**
+   * @return the claims store (for the application's operators and tests)
+   */
+  public IdempotencyStore store() {
+    return built().store();
+  }
+
+  private synchronized Built built() {
+    if (built == null) {
+      IdempotencyStore store = store(config);
+      verify(store);
+      IdempotencyGate.Builder g =
+          IdempotencyGate.builder(metrics.isResolvable() ? metrics.get().timed(store) : store)
+              .listener(new Slf4jGateListener());
+      if (metrics.isResolvable()) {
+        g.listener(metrics.get().listener(store));
+      }
+      listeners.forEach(g::listener); // the application's own
+      IdempotencyGate gate = g.build();
+      // the adapter's mapper only stores and replays results here: the arguments come from the
+      // extension, which decodes decimals as double (refused, unless accepted, below)
+      McpGate.Builder mcp =
+          McpGate.builder(gate)
+              .tenantResolver(CallTenant::of)
+              .jsonMapper(ExactNumbers.jsonMapper());
+      if (config.acceptInexactNumbers()) {
+        LOG.warn(
+            "mcpgate.accept-inexact-numbers=true: decimal arguments, which the MCP server"
+                + " extension decodes as double, are hashed as they are, so 1250.0000000000000001"
+                + " and 1250 hash alike and one call replays the other's result");
+        mcp.acceptInexactNumbers();
+      } else {
+        LOG.info(
+            "MCP Gate refuses (arguments_invalid) a gated call with a decimal argument: the MCP"
+                + " server extension decodes decimals as double, which no hash can tell apart from"
+                + " nearby numbers. Take amounts as whole numbers of the smallest unit, or as"
+                + " strings; or accept the risk with mcpgate.accept-inexact-numbers=true");
+      }
+      ClaimPurger purger = null;
+      if (store instanceof JdbcIdempotencyStore && config.purge().enabled()) {
+        purger = ClaimPurger.start(store, config.purge().interval(), config.purge().batchSize());
+      }
+      built = new Built(store, gate, mcp.build(), purger);
+    }
+    return built;
+  }
+
+  private IdempotencyStore store(McpGateConfig config) {
+    if (config.store() == McpGateConfig.Store.MEMORY) {
+      LOG.warn("MCP Gate keeps its claims in memory (mcpgate.store=memory): for tests and demos");
+      return InMemoryIdempotencyStore.create();
+    }
+    if (!dataSources.isResolvable()) {
+      throw new IllegalStateException(
+          "MCP Gate found no store: mcpgate.store="
+              + config.store().name().toLowerCase(java.util.Locale.ROOT)
+              + " needs the application's default data source (quarkus-agroal and a JDBC driver"
+              + " extension, quarkus.datasource.*); for a test or a demo, set"
+              + " mcpgate.store=memory");
+    }
+    JdbcIdempotencyStore.Builder b =
+        JdbcIdempotencyStore.builder(dataSources.get())
+            .tableName(config.tableName())
+            .createSchemaIfMissing(config.createSchemaIfMissing());
+    // renewals on connections of their own, straight from the driver (the renewal's deadline as its
+    // timeouts), never from the Agroal pool the tools may hold in full
+    Config app = ConfigProvider.getConfig();
+    app.getOptionalValue("quarkus.datasource.jdbc.url", String.class)
+        .ifPresent(
+            url -> {
+              Properties credentials = new Properties();
+              app.getOptionalValue("quarkus.datasource.username", String.class)
+                  .ifPresent(user -> credentials.setProperty("user", user));
+              app.getOptionalValue("quarkus.datasource.password", String.class)
+                  .ifPresent(password -> credentials.setProperty("password", password));
+              b.renewalConnectionsFromDriver(url, credentials);
+            });
+    return b.build();
+  }
+
+  private void verify(IdempotencyStore store) {
+    if (!config.verifySchema() || !(store instanceof JdbcIdempotencyStore jdbc)) {
+      return;
+    }
+    try {
+      jdbc.verify();
+    } catch (StoreUnavailableException e) {
+      throw new IllegalStateException(
+          "MCP Gate could not use its JDBC store at startup: "
+              + e.getMessage()
+              + "\n(mcpgate.create-schema-if-missing=true creates the table;"
+              + " mcpgate.verify-schema=false starts without this check, and the first call finds"
+              + " out)",
+          e);
+    }
+  }
+}

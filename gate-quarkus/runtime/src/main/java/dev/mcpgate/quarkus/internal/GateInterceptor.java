@@ -1,0 +1,153 @@
+package dev.mcpgate.quarkus.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.quarkiverse.mcp.server.Meta;
+import io.quarkiverse.mcp.server.ToolResponse;
+import io.quarkus.arc.Arc;
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Gates a {@code @Tool} method that carries {@code @Idempotent}: its arguments, {@code _meta} and
+ * tenant become the adapter's request, and the adapter decides (the method runs, or its stored
+ * result is replayed, or the call is refused); its answer becomes the method's {@link
+ * ToolResponse}. Runs outside the application's own interceptors ({@code @Transactional} included),
+ * so that a result is stored only after the method's transaction has committed.
+ */
+@Gated
+@Interceptor
+@Priority(Interceptor.Priority.PLATFORM_BEFORE + 100)
+public class GateInterceptor {
+  /** The transport context entry that carries the {@link Call} to the adapter's handler. */
+  static final String CALL = "dev.mcpgate.quarkus/call";
+
+  @Inject GatedTools tools;
+  @Inject GateBeans beans;
+  @Inject CallTenant tenants;
+  @Inject CurrentCall current;
+  @Inject ObjectMapper json;
+
+  @AroundInvoke
+  Object gate(InvocationContext ic) throws Exception {
+    GatedTools.Tool tool = tools.find(ic.getMethod());
+    if (tool == null) {
+      return ic.proceed();
+    }
+    SyncToolSpecification spec = beans.spec(tool);
+    Object[] params = ic.getParameters();
+    Call call = new Call(ic);
+    Map<String, Object> context = new HashMap<>();
+    context.put(CALL, call);
+    String tenant = tenants.current();
+    if (tenant != null) {
+      context.put(CallTenant.CONTEXT_KEY, tenant);
+    }
+    CallToolRequest request =
+        new CallToolRequest(tool.name(), arguments(tool, params), meta(tool, params));
+    CallToolResult result;
+    try {
+      result = spec.callHandler().apply(McpTransportContext.create(context), request);
+    } catch (Call.Thrown e) {
+      throw e.checked;
+    }
+    return call.response(result);
+  }
+
+  /** The tool arguments among the method's parameters, by name, as JSON values. */
+  private Map<String, Object> arguments(GatedTools.Tool tool, Object[] params) {
+    Map<String, Object> args = new LinkedHashMap<>();
+    String[] names = tool.arguments();
+    for (int i = 0; i < names.length && i < params.length; i++) {
+      Object value = params[i] instanceof Optional<?> o ? o.orElse(null) : params[i];
+      if (names[i] != null && value != null) {
+        args.put(names[i], tree(value));
+      }
+    }
+    return args;
+  }
+
+  private Object tree(Object value) {
+    if (value instanceof String
+        || value instanceof Boolean
+        || value instanceof Integer
+        || value instanceof Long
+        || value instanceof Short
+        || value instanceof Byte
+        || value instanceof BigInteger
+        || value instanceof BigDecimal
+        || value instanceof Double
+        || value instanceof Float) {
+      return value; // a Double or Float is refused as inexact by the adapter, unless accepted
+    }
+    if (value instanceof Character || value instanceof Enum<?>) {
+      return value.toString();
+    }
+    return json.convertValue(value, Object.class);
+  }
+
+  private Map<String, Object> meta(GatedTools.Tool tool, Object[] params) {
+    Meta meta =
+        tool.metaParameter() >= 0
+            ? (Meta) params[tool.metaParameter()]
+            : Arc.container().requestContext().isActive() ? current.meta() : null;
+    return meta == null ? null : meta.asJsonObject().getMap();
+  }
+
+  /** One call of the method: runs it at most once, and keeps what it returned. */
+  static final class Call {
+    private final InvocationContext ic;
+    private ToolResponse returned;
+    private CallToolResult stored;
+
+    Call(InvocationContext ic) {
+      this.ic = ic;
+    }
+
+    /** Runs the method, for the adapter: its result, as the adapter stores it. */
+    CallToolResult proceed(ObjectMapper json) {
+      Object value;
+      try {
+        value = ic.proceed();
+      } catch (RuntimeException | Error e) {
+        throw e;
+      } catch (Exception e) {
+        throw new Thrown(e);
+      }
+      returned = (ToolResponse) value;
+      stored = ToolResponses.toResult(returned, v -> json.convertValue(v, Object.class));
+      return stored;
+    }
+
+    /**
+     * @return what the method returned, when the adapter answers with it; else the adapter's answer
+     *     (a replay, a refusal) as a {@link ToolResponse}
+     */
+    ToolResponse response(CallToolResult answer) {
+      return answer == stored && returned != null ? returned : ToolResponses.toResponse(answer);
+    }
+
+    /** A checked exception of the method, carried through the adapter and thrown as it was. */
+    static final class Thrown extends RuntimeException {
+      private static final long serialVersionUID = 1L;
+      final transient Exception checked;
+
+      Thrown(Exception checked) {
+        super(checked.getMessage(), checked, false, false);
+        this.checked = checked;
+      }
+    }
+  }
+}
