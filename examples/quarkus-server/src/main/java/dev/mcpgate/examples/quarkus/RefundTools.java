@@ -39,13 +39,20 @@ public class RefundTools {
   @Idempotent
   public ToolResponse refund(
       @ToolArg(name = "order_id", description = "the order id") String orderId,
-      @ToolArg(name = "amount_cents", description = "the amount in cents") int amountCents,
+      @ToolArg(name = "amount_cents", description = "the amount in cents, 1 to 100000000")
+          int amountCents,
       @ToolArg(
               name = "idempotency_key",
               required = false,
               description = "A fresh key for each new refund; the same key when retrying one")
           String idempotencyKey)
       throws SQLException, InterruptedException {
+    if (amountCents < 1 || amountCents > 100_000_000) {
+      return ToolResponse.error(
+          "amount_cents must be a whole number of cents from 1 to 100000000, not "
+              + amountCents
+              + "; nothing was refunded");
+    }
     Thread.sleep(200); // a payment provider's round trip
     try (Connection c = db.getConnection();
         PreparedStatement insert =

@@ -85,6 +85,17 @@ class RefundToolsTest {
   }
 
   @Test
+  void anAmountOutOfRangeRefundsNothing() {
+    CallToolResult negative = refund("ord_4", -1250, "k-4");
+    CallToolResult zero = refund("ord_4", 0, "k-5");
+
+    assertThat(negative.isError()).isTrue();
+    assertThat(text(negative)).contains("from 1 to 100000000, not -1250", "nothing was refunded");
+    assertThat(zero.isError()).isTrue();
+    assertThat(count("ord_4")).isEqualTo("0");
+  }
+
+  @Test
   void eightRacersWithOneKeyPayOnce() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
