@@ -37,6 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,6 +50,11 @@ import org.junit.jupiter.api.Test;
  * (reported in {@code target/crash-recovery.txt}).
  */
 class CrashRecoveryTest {
+  @AfterAll
+  static void closePools() {
+    TestDatabases.closePools("crash"); // their connections would stay open for the later suites
+  }
+
   private static final String TABLE = "mcpgate_crash_claims";
   private static final int ROUNDS = Integer.getInteger("mcpgate.crash.rounds", 24);
   private static final int KEYS_PER_ROUND = 6;

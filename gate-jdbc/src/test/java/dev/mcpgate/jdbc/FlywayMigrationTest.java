@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,11 @@ import org.junit.jupiter.api.Test;
  * creating anything, and a second run applies nothing.
  */
 class FlywayMigrationTest {
+  @AfterAll
+  static void closePools() {
+    TestDatabases.closePools("flyway-" + JdbcDialect.POSTGRESQL, "flyway-" + JdbcDialect.MARIADB);
+  }
+
   private static final String HISTORY = "mcpgate_schema_history";
 
   private static String fresh() {

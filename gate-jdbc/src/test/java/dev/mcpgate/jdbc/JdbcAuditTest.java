@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -31,6 +32,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * lose nothing, a full queue and a failing table are counted, never thrown at callers.
  */
 class JdbcAuditTest {
+  @AfterAll
+  static void closePools() {
+    TestDatabases.closePools(
+        "audit-pg", "audit-maria"); // their connections would stay open for the later suites
+  }
 
   static Stream<Arguments> databases() {
     return Stream.of(

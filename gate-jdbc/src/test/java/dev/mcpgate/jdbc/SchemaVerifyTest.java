@@ -14,6 +14,7 @@ import java.sql.Statement;
 import java.util.Map;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -24,6 +25,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * verify passes. On PostgreSQL, MariaDB and H2.
  */
 class SchemaVerifyTest {
+  @AfterAll
+  static void closePools() {
+    TestDatabases.closePools("verify-pg", "verify-maria", "verify-h2");
+  }
 
   static Stream<Arguments> databases() {
     return Stream.of(
