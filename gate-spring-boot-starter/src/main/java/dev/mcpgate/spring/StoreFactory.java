@@ -145,61 +145,6 @@ final class StoreFactory {
     return JdbcStores.audit(props, beans.getBean(DataSource.class));
   }
 
-  /** Loaded only when gate-jdbc is on the class path. */
-  private static final class JdbcStores {
-    static dev.mcpgate.core.audit.AuditSink audit(McpGateProperties props, DataSource dataSource) {
-      return dev.mcpgate.jdbc.JdbcAuditSink.builder(dataSource)
-          .tableName(props.getAudit().getTableName())
-          .createSchemaIfMissing(props.isCreateSchemaIfMissing())
-          .build();
-    }
-
-    /**
-     * @throws ClaimsTableStartupException when the claims table is missing or out of date, with the
-     *     SQL to run under its action
-     */
-    static void verify(IdempotencyStore store) {
-      try {
-        ((dev.mcpgate.jdbc.JdbcIdempotencyStore) store).verify();
-      } catch (dev.mcpgate.jdbc.ClaimsTableException e) {
-        String skip =
-            "mcpgate.verify-schema=false starts without this check, and the first call finds out.";
-        throw switch (e.problem()) {
-          case MISSING ->
-              new ClaimsTableStartupException(
-                  "MCP Gate's claims table " + e.table() + " does not exist.",
-                  "Create it with:\n\n"
-                      + e.statements().strip()
-                      + "\n\nor set mcpgate.create-schema-if-missing=true to create it (and the"
-                      + " audit table) at startup, or run gate-jdbc's Flyway migrations"
-                      + " (docs/stores.md, \"Migrations\"). "
-                      + skip,
-                  e);
-          case OUT_OF_DATE ->
-              new ClaimsTableStartupException(
-                  "MCP Gate's claims table "
-                      + e.table()
-                      + " is out of date: an older version of MCP Gate created it, and "
-                      + String.join("; ", e.differences())
-                      + ".",
-                  "Bring it up to date with:\n\n"
-                      + e.statements().strip()
-                      + "\n\nmcpgate.create-schema-if-missing=true creates a missing table but"
-                      + " never alters one. "
-                      + skip,
-                  e);
-        };
-      }
-    }
-
-    static IdempotencyStore create(McpGateProperties props, DataSource dataSource) {
-      return dev.mcpgate.jdbc.JdbcIdempotencyStore.builder(dataSource)
-          .tableName(props.getTableName())
-          .createSchemaIfMissing(props.isCreateSchemaIfMissing())
-          .build();
-    }
-  }
-
   /** Loaded only when gate-dynamodb and the AWS SDK are on the class path. */
   private static final class DynamoDbStores {
     static IdempotencyStore create(McpGateProperties props, ListableBeanFactory beans) {
