@@ -45,10 +45,7 @@ class StarterWithoutJdbcTest {
       @SuppressWarnings("unchecked")
       List<String> seen =
           (List<String>)
-              loader
-                  .loadClass("dev.mcpgate.spring.nojdbc.MemoryServer")
-                  .getMethod("run")
-                  .invoke(null);
+              loader.loadClass("dev.mcpgate.nojdbc.MemoryServer").getMethod("run").invoke(null);
 
       assertThat(seen)
           .containsExactly(

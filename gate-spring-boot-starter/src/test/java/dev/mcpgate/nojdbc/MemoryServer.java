@@ -1,4 +1,4 @@
-package dev.mcpgate.spring.nojdbc;
+package dev.mcpgate.nojdbc;
 
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.mcp.Idempotent;
@@ -26,7 +26,8 @@ import org.springframework.security.web.SecurityFilterChain;
 /**
  * A Spring AI MCP server on the in-memory store, for {@code StarterWithoutJdbcTest}, which loads it
  * in a class loader without gate-jdbc: it starts, calls its gated tool twice over Streamable HTTP,
- * and tells what it saw.
+ * and tells what it saw. Outside {@code dev.mcpgate.spring}, whose test servers scan their package
+ * and would take this configuration in.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -61,6 +62,8 @@ public class MemoryServer {
    * @return the store's class name, then each answer's text and whether it was replayed
    */
   public static List<String> run() {
+    // the JVM takes one URL stream handler factory; the tests' own Tomcat may have set it already
+    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
     try (ConfigurableApplicationContext app =
         new SpringApplicationBuilder(MemoryServer.class)
             .properties(
