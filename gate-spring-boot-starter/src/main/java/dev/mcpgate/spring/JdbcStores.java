@@ -21,8 +21,8 @@ final class JdbcStores {
   }
 
   /**
-   * @throws ClaimsTableStartupException when the claims table is missing or out of date, with the
-   *     SQL to run under its action
+   * @throws StartupFailure when the claims table is missing or out of date, with the SQL to run
+   *     under its action
    */
   static void verify(IdempotencyStore store) {
     try {
@@ -32,7 +32,7 @@ final class JdbcStores {
           "mcpgate.verify-schema=false starts without this check, and the first call finds out.";
       throw switch (e.problem()) {
         case MISSING ->
-            new ClaimsTableStartupException(
+            new StartupFailure(
                 "MCP Gate's claims table " + e.table() + " does not exist.",
                 "Create it with:\n\n"
                     + e.statements().strip()
@@ -42,7 +42,7 @@ final class JdbcStores {
                     + skip,
                 e);
         case OUT_OF_DATE ->
-            new ClaimsTableStartupException(
+            new StartupFailure(
                 "MCP Gate's claims table "
                     + e.table()
                     + " is out of date: an older version of MCP Gate created it, and "

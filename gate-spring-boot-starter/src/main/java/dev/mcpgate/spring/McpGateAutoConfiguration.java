@@ -10,7 +10,9 @@ import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.mcp.TenantResolver;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -40,6 +42,17 @@ import org.springframework.util.ClassUtils;
     matchIfMissing = true)
 @EnableConfigurationProperties(McpGateProperties.class)
 public class McpGateAutoConfiguration {
+
+  /**
+   * @return a check, run before any bean is made, that stops the startup on a Spring Boot or Spring
+   *     AI line the starter does not support (see {@link SupportedStack})
+   */
+  @Bean
+  public static BeanFactoryPostProcessor mcpGateSupportedStack() {
+    return factory ->
+        SupportedStack.check(
+            SpringBootVersion.getVersion(), McpGateAutoConfiguration.class.getClassLoader());
+  }
 
   /**
    * @return the store: the application's own, made from its DataSource or DynamoDbClient
