@@ -97,11 +97,12 @@ public final class AsyncIdempotentCalls {
                     return client
                         .callTool(request)
                         .map(attempts::answered)
-                        .onErrorResume(e -> Mono.just(attempts.failed(e, true)));
+                        .onErrorResume(
+                            e -> Mono.just(attempts.failed(e, true, placement.retrySafe())));
                   })
               .onErrorResume(
                   e -> !(e instanceof KeyPlacement.CallerMistake),
-                  e -> Mono.just(attempts.failed(e, false)))
+                  e -> Mono.just(attempts.failed(e, false, true)))
               .flatMap(
                   next ->
                       next instanceof Attempts.Stop stop

@@ -71,11 +71,14 @@ final class Attempts {
 
   /**
    * The attempt failed without a result: a JSON-RPC error answer ends the intent; anything else is
-   * a lost answer, retried with the same key.
+   * a lost answer, retried with the same key when the tool declares retries safe.
    *
    * @param sent false when the failure came before the call was sent (listing the tools)
+   * @param retrySafe whether the tool declares that a call sent again is safe ({@code
+   *     idempotentHint}); a lost answer of a tool that does not is never retried: without a gate,
+   *     the second call would act again
    */
-  Next failed(Throwable failure, boolean sent) {
+  Next failed(Throwable failure, boolean sent, boolean retrySafe) {
     McpError answer = jsonRpcError(failure);
     if (answer != null && answer.getJsonRpcError() != null) {
       var e = answer.getJsonRpcError();
@@ -88,6 +91,11 @@ final class Attempts {
     }
     if (sent) {
       known = known.and(Executed.UNKNOWN);
+      if (!retrySafe) {
+        last = new AttemptFailure.NoAnswer(failure);
+        return giveUp(
+            "at once: the tool does not declare idempotentHint, so a retry could act twice");
+      }
     }
     return retry(new AttemptFailure.NoAnswer(failure), Duration.ZERO);
   }

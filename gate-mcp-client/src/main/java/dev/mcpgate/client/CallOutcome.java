@@ -16,7 +16,8 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
  *   <li>{@link OutcomeUnknown}: the server says the call ran or may have, and cannot give its
  *       result; it was not sent again.
  *   <li>{@link ErrorAnswer}: the server answered with a JSON-RPC error; not sent again.
- *   <li>{@link GaveUp}: no settling answer came within the retry policy's attempts or deadline.
+ *   <li>{@link GaveUp}: no settling answer came within the retry policy's attempts or deadline, or
+ *       an answer was lost from a tool that does not declare retries safe.
  * </ul>
  *
  * <p>Never send an intent again under a new key unless its outcome says {@link Executed#NO}: a new
@@ -126,10 +127,11 @@ public sealed interface CallOutcome {
   }
 
   /**
-   * No answer settled the intent before the retry policy's attempts or deadline ran out. Every
-   * attempt carried {@link #key()}: call again with that key later (the server then returns the
-   * first result if the call took effect), never with a new one unless {@code executed} is {@link
-   * Executed#NO}.
+   * No answer settled the intent before the retry policy's attempts or deadline ran out, or an
+   * answer was lost from a tool that does not declare {@code idempotentHint: true}, which is not
+   * sent again (without a gate, a second call would act again). Every attempt carried {@link
+   * #key()}: call again with that key later (the server then returns the first result if the call
+   * took effect), never with a new one unless {@code executed} is {@link Executed#NO}.
    *
    * @param key the intent's key
    * @param executed what is known of the effect: {@link Executed#NO} only when every attempt was

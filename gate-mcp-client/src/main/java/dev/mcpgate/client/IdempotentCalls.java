@@ -29,11 +29,13 @@ import java.util.Map;
  * #META_KEY}. Tool definitions are listed once and cached ({@link #forgetTools()} drops them).
  *
  * <p>A lost answer (a timeout of the client's {@code requestTimeout}, an I/O error, a closed
- * session) and a refusal that says {@code retry_with_same_key: true} (still running, store
- * unreachable) are retried with the same key, after the {@link RetryPolicy}'s back-off or the
- * server's {@code retry_after_ms}, whichever is longer. Any other answer ends the intent; so does a
- * refusal that says {@code executed: unknown}, which is handed to the caller as {@link
- * CallOutcome.OutcomeUnknown}. A retry never carries a new key.
+ * session) of a tool that declares {@code idempotentHint: true} (every tool an MCP Gate server
+ * gates does), and a refusal that says {@code retry_with_same_key: true} (still running, store
+ * unreachable), are retried with the same key, after the {@link RetryPolicy}'s back-off or the
+ * server's {@code retry_after_ms}, whichever is longer. A lost answer of any other tool is not
+ * retried (without a gate the call would act again): it ends as {@link CallOutcome.GaveUp}. Any
+ * other answer ends the intent; so does a refusal that says {@code executed: unknown}, which is
+ * handed to the caller as {@link CallOutcome.OutcomeUnknown}. A retry never carries a new key.
  *
  * <p>Thread-safe: one instance may serve many threads; each call blocks its caller's thread,
  * sleeping between attempts.
@@ -117,13 +119,13 @@ public final class IdempotentCalls {
     try {
       placement = placement(tool);
     } catch (RuntimeException e) {
-      return attempts.failed(e, false);
+      return attempts.failed(e, false, true);
     }
     McpSchema.CallToolRequest request = placement.request(tool, args, attempts.key());
     try {
       return attempts.answered(client.callTool(request));
     } catch (RuntimeException e) {
-      return attempts.failed(e, true);
+      return attempts.failed(e, true, placement.retrySafe());
     }
   }
 

@@ -6,18 +6,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Where a tool's calls carry the intent key: in an argument, or in the request's {@code _meta}.
+ * Where a tool's calls carry the intent key (in an argument, or in the request's {@code _meta}),
+ * and whether the tool says that sending a call again is safe.
  *
  * @param inArgument true for an argument, false for {@code _meta}
  * @param name the argument's name, or the {@code _meta} entry's
+ * @param retrySafe true when the tool's definition declares {@code idempotentHint: true} (every
+ *     tool an MCP Gate server gates does): a call whose answer was lost may be sent again; false
+ *     for any other tool, and for one the server did not list
  */
-record KeyPlacement(boolean inArgument, String name) {
+record KeyPlacement(boolean inArgument, String name, boolean retrySafe) {
 
   /** The {@code _meta} entry of a gated tool's definition that says how it is gated. */
   static final String META_TOOL = "dev.mcpgate/idempotency";
 
-  static KeyPlacement meta() {
-    return new KeyPlacement(false, IdempotentCalls.META_KEY);
+  /** For a tool the server did not list: the key in {@code _meta}, and no retry after a loss. */
+  static KeyPlacement unlisted() {
+    return new KeyPlacement(false, IdempotentCalls.META_KEY, false);
   }
 
   /**
@@ -27,29 +32,32 @@ record KeyPlacement(boolean inArgument, String name) {
    * property {@code keyArgument} in the input schema is the key argument. Else {@code _meta}.
    */
   static KeyPlacement of(McpSchema.Tool tool, String keyArgument) {
+    boolean retrySafe =
+        tool.annotations() != null && Boolean.TRUE.equals(tool.annotations().idempotentHint());
     if (tool.meta() != null && tool.meta().get(META_TOOL) instanceof Map<?, ?> gating) {
       if (gating.get("key_sources") instanceof List<?> sources) {
         for (Object source : sources) {
           if ("argument".equals(source) && gating.get("key_argument") instanceof String name) {
-            return new KeyPlacement(true, name);
+            return new KeyPlacement(true, name, retrySafe);
           }
           if ("meta".equals(source)) {
             return new KeyPlacement(
                 false,
-                gating.get("meta_key") instanceof String name ? name : IdempotentCalls.META_KEY);
+                gating.get("meta_key") instanceof String name ? name : IdempotentCalls.META_KEY,
+                retrySafe);
           }
         }
       }
       // a natural key or a header only: the server ignores what it does not read, and every retry
       // sends the same arguments, which is what a natural key needs
-      return meta();
+      return new KeyPlacement(false, IdempotentCalls.META_KEY, retrySafe);
     }
     if (tool.inputSchema() != null
         && tool.inputSchema().get("properties") instanceof Map<?, ?> properties
         && properties.containsKey(keyArgument)) {
-      return new KeyPlacement(true, keyArgument);
+      return new KeyPlacement(true, keyArgument, retrySafe);
     }
-    return meta();
+    return new KeyPlacement(false, IdempotentCalls.META_KEY, retrySafe);
   }
 
   /**

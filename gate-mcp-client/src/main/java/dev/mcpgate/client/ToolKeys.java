@@ -22,12 +22,12 @@ final class ToolKeys {
   }
 
   /**
-   * @return where the tool reads its key, after a listing: {@code _meta} for a tool the server did
-   *     not list (the server answers such a call itself)
+   * @return where the tool reads its key, after a listing: {@link KeyPlacement#unlisted()} for a
+   *     tool the server did not list (the server answers such a call itself)
    */
   KeyPlacement listedOrMeta(String tool) {
     KeyPlacement p = placements.get(tool);
-    return p == null ? KeyPlacement.meta() : p;
+    return p == null ? KeyPlacement.unlisted() : p;
   }
 
   void store(List<McpSchema.Tool> tools) {

@@ -108,6 +108,11 @@ class RetryRulesTest {
   }
 
   private Servers.Caller connect(Kind kind) throws Exception {
+    return connect(kind, 0, Duration.ofSeconds(10));
+  }
+
+  private Servers.Caller connect(Kind kind, int dropsPerKey, Duration requestTimeout)
+      throws Exception {
     List<SyncToolSpecification> tools =
         List.of(
             mcpGate.gate(tool("refund", ORDER, () -> ok("refunded")), ToolPolicy.defaults()),
@@ -152,8 +157,8 @@ class RetryRulesTest {
             kind,
             tools.stream().map(keys::recording).toList(),
             ExactNumbers.jsonMapper(),
-            0,
-            Duration.ofSeconds(10),
+            dropsPerKey,
+            requestTimeout,
             FAST);
     return connected.caller();
   }
@@ -277,6 +282,27 @@ class RetryRulesTest {
     assertThat(second.attempts()).as("refused in progress at least once").isGreaterThan(1);
     assertThat(runs.get()).isEqualTo(1);
     assertThat(keys.of("slow")).allMatch(a -> a.key().equals("slow-1"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aLostAnswerIsRetriedOnlyForAToolThatDeclaresRetriesSafe(Kind kind) throws Exception {
+    Servers.Caller calls = connect(kind, 1, Duration.ofMillis(600));
+
+    CallOutcome gated = calls.call(IntentKey.random(), "refund", Map.of("order_id", "o11"));
+    CallOutcome plain = calls.call(IntentKey.random(), "plain", Map.of("order_id", "o11"));
+
+    assertThat(gated).isInstanceOf(CallOutcome.Completed.class);
+    assertThat(((CallOutcome.Completed) gated).replayed()).isTrue();
+    assertThat(plain)
+        .as("an ungated tool without idempotentHint would act again: not retried")
+        .isInstanceOf(CallOutcome.GaveUp.class);
+    CallOutcome.GaveUp gaveUp = (CallOutcome.GaveUp) plain;
+    assertThat(gaveUp.attempts()).isEqualTo(1);
+    assertThat(gaveUp.executed()).isEqualTo(Executed.UNKNOWN);
+    assertThat(gaveUp.lastFailure()).isInstanceOf(AttemptFailure.NoAnswer.class);
+    assertThat(keys.of("plain")).hasSize(1);
+    assertThat(runs.get()).as("each ran once").isEqualTo(2);
   }
 
   @ParameterizedTest
