@@ -9,11 +9,12 @@ import java.util.UUID;
  * does. Keep it with the intent (in the caller's own records) when the outcome is not known, so
  * that a later retry, or a person settling it, uses the same key.
  *
- * @param value the key as sent: 1 to 255 chars, not blank, no control characters, valid Unicode (no
- *     unpaired surrogates), the rules an MCP Gate server holds keys to
+ * @param value the key as sent: 1 to 255 characters (Unicode code points), not blank, no control
+ *     characters, valid Unicode (no unpaired surrogates): the rules an MCP Gate server holds keys
+ *     to
  */
 public record IntentKey(String value) {
-  /** The longest key, in UTF-16 chars. */
+  /** The longest key, in characters (Unicode code points), as an MCP Gate server counts them. */
   public static final int MAX_LENGTH = 255;
 
   /**
@@ -22,9 +23,10 @@ public record IntentKey(String value) {
    */
   public IntentKey {
     requireNonNull(value, "value must not be null");
-    if (value.isEmpty() || value.length() > MAX_LENGTH) {
+    int characters = value.codePointCount(0, value.length());
+    if (characters == 0 || characters > MAX_LENGTH) {
       throw new IllegalArgumentException(
-          "an intent key must be 1 to " + MAX_LENGTH + " chars, was " + value.length());
+          "an intent key must be 1 to " + MAX_LENGTH + " characters, was " + characters);
     }
     if (value.isBlank()) {
       throw new IllegalArgumentException("an intent key must not be blank");

@@ -3,6 +3,9 @@ package dev.mcpgate.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.mcp.McpGateErrors;
+import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Duration;
 import java.util.Map;
@@ -103,10 +106,10 @@ class ConfigurationTest {
     assertThat(IntentKey.of("x".repeat(255)).value()).hasSize(255);
     assertThatThrownBy(() -> IntentKey.of(""))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("an intent key must be 1 to 255 chars, was 0");
+        .hasMessage("an intent key must be 1 to 255 characters, was 0");
     assertThatThrownBy(() -> IntentKey.of("x".repeat(256)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("an intent key must be 1 to 255 chars, was 256");
+        .hasMessage("an intent key must be 1 to 255 characters, was 256");
     assertThatThrownBy(() -> IntentKey.of("   "))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("an intent key must not be blank");
@@ -121,9 +124,30 @@ class ConfigurationTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unpaired surrogate");
     assertThat(IntentKey.of("\uD83D\uDE00").value()).hasSize(2);
+    assertThat(IntentKey.of("\uD83D\uDE00".repeat(255)).value())
+        .as("255 characters outside the BMP: 510 UTF-16 units, as the server counts them")
+        .hasSize(510);
+    assertThatThrownBy(() -> IntentKey.of("\uD83D\uDE00".repeat(256)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("an intent key must be 1 to 255 characters, was 256");
     assertThatThrownBy(() -> IntentKey.of(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("value must not be null");
+  }
+
+  @Test
+  void theClientReadsTheNamesTheServerWrites() {
+    assertThat(IdempotentCalls.META_KEY).isEqualTo(McpGateErrors.META_KEY);
+    assertThat(IdempotentCalls.META_REPLAYED).isEqualTo(McpGateErrors.META_REPLAYED);
+    assertThat(IdempotentCalls.DEFAULT_KEY_ARGUMENT).isEqualTo(ToolPolicy.DEFAULT_KEY_ARGUMENT);
+    assertThat(KeyPlacement.META_TOOL).isEqualTo(McpGateErrors.META_TOOL);
+    assertThat(GateError.EXECUTED).isEqualTo(McpGateErrors.EXECUTED);
+    assertThat(GateError.RETRY_WITH_SAME_KEY).isEqualTo(McpGateErrors.RETRY_WITH_SAME_KEY);
+    assertThat(GateError.RETRY_AFTER_MS).isEqualTo(McpGateErrors.RETRY_AFTER_MS);
+    assertThat(Executed.fromWire(McpGateErrors.EXECUTED_NO)).isEqualTo(Executed.NO);
+    assertThat(Executed.fromWire(McpGateErrors.EXECUTED_YES)).isEqualTo(Executed.YES);
+    assertThat(Executed.fromWire(McpGateErrors.EXECUTED_UNKNOWN)).isEqualTo(Executed.UNKNOWN);
+    assertThat(IntentKey.MAX_LENGTH).isEqualTo(ClaimId.MAX_LENGTH);
   }
 
   @Test
