@@ -125,7 +125,7 @@ class DroppedAnswersTest {
                 example.tools().stream().map(keys::recording).toList(),
                 ExampleServerForTests.json(),
                 Integer.MAX_VALUE,
-                Duration.ofMillis(700),
+                Duration.ofMillis(1500),
                 policy)) {
       IntentKey key = IntentKey.of("refund-ord_x-1");
 

@@ -287,7 +287,7 @@ class RetryRulesTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aLostAnswerIsRetriedOnlyForAToolThatDeclaresRetriesSafe(Kind kind) throws Exception {
-    Servers.Caller calls = connect(kind, 1, Duration.ofMillis(600));
+    Servers.Caller calls = connect(kind, 1, Duration.ofMillis(1500));
 
     CallOutcome gated = calls.call(IntentKey.random(), "refund", Map.of("order_id", "o11"));
     CallOutcome plain = calls.call(IntentKey.random(), "plain", Map.of("order_id", "o11"));

@@ -60,6 +60,10 @@ final class Servers {
     CallOutcome call(IntentKey key, String tool, Map<String, ?> arguments);
   }
 
+  /**
+   * @param requestTimeout the SDK client's request timeout: how long a lost stdio answer takes to
+   *     notice (over HTTP at least 10 s, as a lost answer is a closed connection there)
+   */
   static Connected connect(
       Wire wire,
       Kind kind,
@@ -69,9 +73,16 @@ final class Servers {
       Duration requestTimeout,
       RetryPolicy policy)
       throws Exception {
-    return wire == Wire.STDIO
-        ? stdio(kind, tools, serverJson, dropsPerKey, requestTimeout, policy)
-        : http(kind, tools, serverJson, dropsPerKey, requestTimeout, policy);
+    if (wire == Wire.STDIO) {
+      return stdio(kind, tools, serverJson, dropsPerKey, requestTimeout, policy);
+    }
+    // over HTTP a lost answer is a closed connection, seen at once: no short timeout is needed,
+    // and a short one can fail the first requests of a busy machine
+    Duration atLeast10s =
+        requestTimeout.compareTo(Duration.ofSeconds(10)) < 0
+            ? Duration.ofSeconds(10)
+            : requestTimeout;
+    return http(kind, tools, serverJson, dropsPerKey, atLeast10s, policy);
   }
 
   private static Connected stdio(
