@@ -1,0 +1,181 @@
+package dev.mcpgate.client;
+
+import static java.util.Objects.requireNonNull;
+
+import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Calls the tools of an MCP server through an SDK {@link McpAsyncClient} at most once per intent:
+ * the same rules as {@link IdempotentCalls} (one key per intent, where the tool reads it; lost
+ * answers and {@code retry_with_same_key} refusals retried under that key with back-off; {@code
+ * executed: unknown} handed to the caller), without blocking.
+ *
+ * <pre>{@code
+ * AsyncIdempotentCalls calls = AsyncIdempotentCalls.builder(asyncClient).build();
+ * Mono<CallOutcome> refund =
+ *     calls.call("refund_order", Map.of("order_id", "ord_9f2", "amount_cents", 1250));
+ * }</pre>
+ *
+ * <p>Nothing is sent until the returned {@link Mono} is subscribed; each subscription is the same
+ * intent (the same key), so resubscribing retries it, never starts a new one. Cancelling stops the
+ * retries; an attempt already sent may still run on the server.
+ */
+public final class AsyncIdempotentCalls {
+  private final McpAsyncClient client;
+  private final RetryPolicy policy;
+  private final Scheduler scheduler;
+  private final ToolKeys keys;
+
+  private AsyncIdempotentCalls(Builder b) {
+    this.client = b.client;
+    this.policy = b.policy;
+    this.scheduler = b.scheduler;
+    this.keys = new ToolKeys(b.keyArgument);
+  }
+
+  /**
+   * @param client an SDK client; initialized by the first call if it is not yet
+   * @return a builder with the default {@link RetryPolicy}, waiting on Reactor's parallel scheduler
+   * @throws NullPointerException if {@code client} is null
+   */
+  public static Builder builder(McpAsyncClient client) {
+    return new Builder(requireNonNull(client, "client must not be null"));
+  }
+
+  /**
+   * Calls the tool as a new intent, under a new random key (chosen now, not at subscription).
+   *
+   * @param tool the tool's name
+   * @param arguments the tool's arguments, without a key
+   * @return how the intent ends; it fails only with an {@link IllegalArgumentException} when the
+   *     arguments already hold the tool's key argument
+   * @throws NullPointerException if {@code tool} or {@code arguments} is null
+   */
+  public Mono<CallOutcome> call(String tool, Map<String, ?> arguments) {
+    return call(IntentKey.random(), tool, arguments);
+  }
+
+  /**
+   * Calls the tool as the intent that {@code key} names (the caller's own operation id, or the key
+   * of an earlier outcome).
+   *
+   * @param key the intent's key, sent with every attempt
+   * @param tool the tool's name
+   * @param arguments the tool's arguments, without a key
+   * @return how the intent ends; it fails only with an {@link IllegalArgumentException} when the
+   *     arguments already hold the tool's key argument
+   * @throws NullPointerException if an argument is null
+   */
+  public Mono<CallOutcome> call(IntentKey key, String tool, Map<String, ?> arguments) {
+    requireNonNull(key, "key must not be null");
+    requireNonNull(tool, "tool must not be null");
+    requireNonNull(arguments, "arguments must not be null");
+    Map<String, ?> args = new LinkedHashMap<>(arguments);
+    return Mono.defer(() -> attempt(new Attempts(policy, key, tool), tool, args));
+  }
+
+  /** Drops the cached tool definitions: the next call lists the server's tools again. */
+  public void forgetTools() {
+    keys.clear();
+  }
+
+  private Mono<CallOutcome> attempt(Attempts attempts, String tool, Map<String, ?> args) {
+    return Mono.defer(
+        () -> {
+          attempts.begin();
+          return placement(tool)
+              .flatMap(
+                  placement -> {
+                    McpSchema.CallToolRequest request =
+                        placement.request(tool, args, attempts.key());
+                    return client
+                        .callTool(request)
+                        .map(attempts::answered)
+                        .onErrorResume(
+                            e -> Mono.just(attempts.failed(e, true, placement.retrySafe())));
+                  })
+              .onErrorResume(
+                  e -> !(e instanceof KeyPlacement.CallerMistake),
+                  e -> Mono.just(attempts.failed(e, false, true)))
+              .flatMap(
+                  next ->
+                      next instanceof Attempts.Stop stop
+                          ? Mono.just(stop.outcome())
+                          : Mono.delay(((Attempts.Retry) next).delay(), scheduler)
+                              .then(attempt(attempts, tool, args)));
+        });
+  }
+
+  private Mono<KeyPlacement> placement(String tool) {
+    KeyPlacement cached = keys.cached(tool);
+    if (cached != null) {
+      return Mono.just(cached);
+    }
+    return client
+        .listTools()
+        .expand(
+            page -> page.nextCursor() == null ? Mono.empty() : client.listTools(page.nextCursor()))
+        .doOnNext(page -> keys.store(page.tools()))
+        .then(Mono.fromSupplier(() -> keys.listedOrMeta(tool)));
+  }
+
+  /**
+   * Builds {@link AsyncIdempotentCalls}; each setter checks its value and names it when it refuses.
+   */
+  public static final class Builder {
+    private final McpAsyncClient client;
+    private RetryPolicy policy = RetryPolicy.defaults();
+    private String keyArgument = IdempotentCalls.DEFAULT_KEY_ARGUMENT;
+    private Scheduler scheduler = Schedulers.parallel();
+
+    private Builder(McpAsyncClient client) {
+      this.client = client;
+    }
+
+    /**
+     * @param policy how intents are retried
+     * @return this builder
+     * @throws NullPointerException if null
+     */
+    public Builder retryPolicy(RetryPolicy policy) {
+      this.policy = requireNonNull(policy, "policy must not be null");
+      return this;
+    }
+
+    /**
+     * @param name the key argument's name for tools whose definition has a property of that name
+     *     but does not say how it is gated (default {@value IdempotentCalls#DEFAULT_KEY_ARGUMENT})
+     * @return this builder
+     * @throws NullPointerException if null
+     * @throws IllegalArgumentException if blank
+     */
+    public Builder keyArgument(String name) {
+      this.keyArgument = ToolKeys.checkKeyArgument(name);
+      return this;
+    }
+
+    /**
+     * @param scheduler where the waits between attempts are timed (default: Reactor's parallel
+     *     scheduler); the caller's, never one this class starts
+     * @return this builder
+     * @throws NullPointerException if null
+     */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = requireNonNull(scheduler, "scheduler must not be null");
+      return this;
+    }
+
+    /**
+     * @return the calls
+     */
+    public AsyncIdempotentCalls build() {
+      return new AsyncIdempotentCalls(this);
+    }
+  }
+}
