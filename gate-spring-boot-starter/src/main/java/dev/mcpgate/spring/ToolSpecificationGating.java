@@ -47,9 +47,8 @@ final class ToolSpecificationGating
   private final Map<String, Boolean> seen = new LinkedHashMap<>(); // tool -> gated
   private final Set<String> readOnly = new LinkedHashSet<>();
   private final Set<String> takeDecimals = new LinkedHashSet<>(); // gated tools with a number
-  // MCP transports over HTTP whose context extractor captures the caller's identity (WebFlux),
-  // and the others
-  private final Set<String> capturingTransports = new LinkedHashSet<>();
+  // MCP transports over HTTP whose context extractor could not be wrapped to capture the
+  // caller's identity (every one on WebMVC, where the identity is read on the request thread)
   private final Set<String> opaqueTransports = new LinkedHashSet<>();
   private volatile boolean syncTools;
 
@@ -78,9 +77,10 @@ final class ToolSpecificationGating
       return ServerJson.exact(bean);
     }
     if (isHttpTransport(bean)) {
-      boolean captures = REACTIVE_WEB && WebFluxIdentity.install(bean, tenantHeader());
-      synchronized (seen) {
-        (captures ? capturingTransports : opaqueTransports).add(bean.getClass().getName());
+      if (!(REACTIVE_WEB && WebFluxIdentity.install(bean, tenantHeader()))) {
+        synchronized (seen) {
+          opaqueTransports.add(bean.getClass().getName());
+        }
       }
       return bean;
     }
@@ -148,7 +148,7 @@ final class ToolSpecificationGating
   }
 
   /**
-   * @return true when a parameter of the tool is a JSON {@code number} (not only integers)
+   * @return the tenant header ({@code mcpgate.tenant.header}), or null
    */
   private String tenantHeader() {
     String header = properties.getObject().getTenant().getHeader();
@@ -206,6 +206,9 @@ final class ToolSpecificationGating
             + " McpTransportContext");
   }
 
+  /**
+   * @return true when a parameter of the tool is a JSON {@code number} (not only integers)
+   */
   private static boolean takesDecimals(McpSchema.Tool tool) {
     Object properties = tool.inputSchema() == null ? null : tool.inputSchema().get("properties");
     if (!(properties instanceof Map<?, ?> byName)) {
