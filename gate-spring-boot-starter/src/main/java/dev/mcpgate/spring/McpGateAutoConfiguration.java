@@ -161,6 +161,31 @@ public class McpGateAutoConfiguration {
   }
 
   /**
+   * On WebFlux: captures the caller's identity where the request arrives, for the tools that run
+   * off it ({@link WebFluxIdentity}).
+   */
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  @org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication(
+      type =
+          org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type
+              .REACTIVE)
+  @ConditionalOnClass(
+      name = {
+        "org.springframework.web.server.WebFilter",
+        "org.springframework.web.reactive.function.server.ServerRequest"
+      })
+  static class WebFluxIdentityConfiguration {
+    /**
+     * @return the filter that keeps the principal Spring Security authenticated in the exchange,
+     *     where the MCP transport's context extractor reads it
+     */
+    @Bean
+    WebFluxIdentity.CaptureFilter mcpGateIdentityCaptureFilter() {
+      return new WebFluxIdentity.CaptureFilter();
+    }
+  }
+
+  /**
    * @return the post-processor that gates the tool specification lists before the MCP server takes
    *     them, and surveys the write tools at startup
    */

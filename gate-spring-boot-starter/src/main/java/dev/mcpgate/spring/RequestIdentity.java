@@ -12,6 +12,30 @@ import reactor.util.context.ContextView;
 final class RequestIdentity {
   private RequestIdentity() {}
 
+  /**
+   * The {@link io.modelcontextprotocol.common.McpTransportContext} entry under which a WebFlux
+   * transport's context carries what {@link WebFluxIdentity} captured where the request arrived.
+   */
+  static final String KEY = Captured.class.getName();
+
+  /**
+   * What was captured of a WebFlux request where it arrived, for a call that runs off it.
+   *
+   * @param principalRead whether the principal was read (after Spring Security's filters); false:
+   *     it cannot be told, and a call that needs it is refused
+   * @param principal the principal's tenant, or null for none (an anonymous caller)
+   * @param header each line of the tenant header, or null for none
+   */
+  record Captured(boolean principalRead, String principal, List<String> header) {
+    /**
+     * @return what the transport context carries, or null when nothing was captured (not WebFlux,
+     *     or a transport whose context extractor the starter could not wrap)
+     */
+    static Captured of(io.modelcontextprotocol.common.McpTransportContext context) {
+      return context != null && context.get(KEY) instanceof Captured c ? c : null;
+    }
+  }
+
   /** Loaded only with Spring Security. */
   static final class Principals {
     /**

@@ -40,7 +40,9 @@ import reactor.util.context.ContextView;
  *
  * <p>Where the identity is read: on the servlet stack, from the request thread ({@code
  * SecurityContextHolder}, {@code RequestContextHolder}); the adapter resolves an async tool's
- * tenant there, before it hops to another scheduler. On WebFlux, from the Reactor context of the
+ * tenant there, before it hops to another scheduler. On WebFlux, from what {@link WebFluxIdentity}
+ * captured where the request arrived and the transport put in the call's {@link
+ * McpTransportContext} (sync and async tools alike); without it, from the Reactor context of the
  * call ({@code ReactiveSecurityContextHolder}, and the {@code ServerWebExchange} when a filter put
  * it there), which only async tool specifications see.
  */
@@ -222,21 +224,24 @@ final class SpringTenantResolver implements TenantResolver {
 
   @Override
   public String resolve(McpTransportContext context) {
+    RequestIdentity.Captured captured = RequestIdentity.Captured.of(context);
     for (Source source : order) {
       Found found =
-          switch (source) {
-            case PRINCIPAL -> {
-              String tenant = RequestIdentity.Principals.current();
-              yield tenant != null
-                  ? new Found(tenant)
-                  : onServletRequest() ? null : unreadable(source);
-            }
-            case HEADER ->
-                onServletRequest()
-                    ? fromHeader(RequestIdentity.ServletHeaders.values(header))
-                    : unreadable(source);
-            case CONSTANT -> new Found(tag(Source.CONSTANT, constant));
-          };
+          captured != null
+              ? fromCaptured(source, captured)
+              : switch (source) {
+                case PRINCIPAL -> {
+                  String tenant = RequestIdentity.Principals.current();
+                  yield tenant != null
+                      ? new Found(tenant)
+                      : onServletRequest() ? null : unreadable(source);
+                }
+                case HEADER ->
+                    onServletRequest()
+                        ? fromHeader(RequestIdentity.ServletHeaders.values(header))
+                        : unreadable(source);
+                case CONSTANT -> new Found(tag(Source.CONSTANT, constant));
+              };
       if (found != null) {
         if (found.tenant() == null) {
           return null; // refused: no fallback to the next source, and no "no tenant" warning
@@ -249,6 +254,20 @@ final class SpringTenantResolver implements TenantResolver {
   }
 
   /**
+   * A source read from what the WebFlux transport's context captured where the request arrived
+   * ({@link WebFluxIdentity}): the principal Spring Security authenticated (none for an anonymous
+   * caller, so the next source is asked; unreadable when no security filter ran before the capture)
+   * and the tenant header's lines. Sync and async tools alike.
+   */
+  private Found fromCaptured(Source source, RequestIdentity.Captured captured) {
+    return switch (source) {
+      case PRINCIPAL -> captured.principalRead() ? found(captured.principal()) : unreadable(source);
+      case HEADER -> fromHeader(captured.header());
+      case CONSTANT -> new Found(tag(Source.CONSTANT, constant));
+    };
+  }
+
+  /**
    * @return whether this thread serves a servlet request, whose principal and headers the sync path
    *     can read
    */
@@ -257,20 +276,22 @@ final class SpringTenantResolver implements TenantResolver {
   }
 
   /**
-   * A source that cannot be read where the call runs (a sync tool on WebFlux runs off the request;
-   * an async tool whose Reactor context holds no exchange; no HTTP request at all): not "found
-   * nothing", which would let the next source answer (a constant, shared by every caller), but a
-   * refusal, with a WARN at most once a minute.
+   * A source that cannot be read where the call runs (on WebFlux, a request that passed no security
+   * filter before the capture, or a sync tool whose transport context carries no capture; an async
+   * tool whose Reactor context holds no exchange; no HTTP request at all): not "found nothing",
+   * which would let the next source answer (a constant, shared by every caller), but a refusal,
+   * with a WARN at most once a minute.
    */
   private Found unreadable(Source source) {
     long more = unreadableWarning.take();
     if (more >= 0) {
       LOG.warn(
           "MCP Gate refused a call to a gated tool with tenant_unknown: the tenant source {} cannot"
-              + " be read where the call runs (a sync tool on WebFlux runs off the request; an"
-              + " async tool needs the exchange or the security context in its Reactor context),"
-              + " and a source that cannot be read never falls back to the next ({} more such"
-              + " call(s) since the last warning). {}",
+              + " be read where the call runs (on WebFlux: a request that passed no Spring Security"
+              + " filter before MCP Gate's capture, or a transport whose context the starter could"
+              + " not fill; an async tool needs the exchange or the security context in its Reactor"
+              + " context), and a source that cannot be read never falls back to the next ({} more"
+              + " such call(s) since the last warning). {}",
           source,
           more,
           PROPERTIES);
@@ -323,10 +344,11 @@ final class SpringTenantResolver implements TenantResolver {
    */
   @Override
   public Mono<String> resolveReactive(McpTransportContext context) {
+    RequestIdentity.Captured captured = RequestIdentity.Captured.of(context);
     return Mono.deferContextual(
         reactor ->
             Flux.fromIterable(order)
-                .concatMap(source -> find(source, reactor))
+                .concatMap(source -> find(source, reactor, captured))
                 .next()
                 .doOnSuccess(
                     found -> {
@@ -337,7 +359,10 @@ final class SpringTenantResolver implements TenantResolver {
                 .mapNotNull(Found::tenant));
   }
 
-  private Mono<Found> find(Source source, ContextView reactor) {
+  private Mono<Found> find(Source source, ContextView reactor, RequestIdentity.Captured captured) {
+    if (captured != null) {
+      return Mono.justOrEmpty(fromCaptured(source, captured));
+    }
     return switch (source) {
       case PRINCIPAL -> {
         if (RequestIdentity.ReactivePrincipals.has(reactor)) {

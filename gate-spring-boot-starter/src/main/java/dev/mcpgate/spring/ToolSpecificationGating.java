@@ -47,6 +47,18 @@ final class ToolSpecificationGating
   private final Map<String, Boolean> seen = new LinkedHashMap<>(); // tool -> gated
   private final Set<String> readOnly = new LinkedHashSet<>();
   private final Set<String> takeDecimals = new LinkedHashSet<>(); // gated tools with a number
+  // MCP transports over HTTP whose context extractor could not be wrapped to capture the
+  // caller's identity (every one on WebMVC, where the identity is read on the request thread)
+  private final Set<String> opaqueTransports = new LinkedHashSet<>();
+  private volatile boolean syncTools;
+
+  private static final boolean REACTIVE_WEB =
+      ClassUtils.isPresent(
+              "org.springframework.web.server.WebFilter",
+              ToolSpecificationGating.class.getClassLoader())
+          && ClassUtils.isPresent(
+              "org.springframework.web.reactive.function.server.ServerRequest",
+              ToolSpecificationGating.class.getClassLoader());
 
   ToolSpecificationGating(
       ObjectProvider<McpGate> gate, ObjectProvider<McpGateProperties> properties) {
@@ -64,11 +76,20 @@ final class ToolSpecificationGating
     if (ServerJson.BEAN.equals(beanName) && properties.getObject().isExactNumbers()) {
       return ServerJson.exact(bean);
     }
+    if (isHttpTransport(bean)) {
+      if (!(REACTIVE_WEB && WebFluxIdentity.install(bean, tenantHeader()))) {
+        synchronized (seen) {
+          opaqueTransports.add(bean.getClass().getName());
+        }
+      }
+      return bean;
+    }
     if (!(bean instanceof List<?> list) || list.isEmpty()) {
       return bean;
     }
     Object first = list.get(0);
     if (first instanceof McpServerFeatures.SyncToolSpecification) {
+      syncTools = true;
       return gateAll(
           list,
           McpServerFeatures.SyncToolSpecification.class,
@@ -83,6 +104,7 @@ final class ToolSpecificationGating
           (s, p) -> gate.getObject().gate(s, p));
     }
     if (first instanceof McpStatelessServerFeatures.SyncToolSpecification) {
+      syncTools = true;
       return gateAll(
           list,
           McpStatelessServerFeatures.SyncToolSpecification.class,
@@ -123,6 +145,65 @@ final class ToolSpecificationGating
       out.add(policy == null ? spec : wrap.apply(spec, policy));
     }
     return out;
+  }
+
+  /**
+   * @return the tenant header ({@code mcpgate.tenant.header}), or null
+   */
+  private String tenantHeader() {
+    String header = properties.getObject().getTenant().getHeader();
+    return header == null || header.isBlank() ? null : header.trim();
+  }
+
+  /**
+   * @return true for an MCP server transport that serves HTTP requests (not stdio)
+   */
+  private static boolean isHttpTransport(Object bean) {
+    return (bean instanceof io.modelcontextprotocol.spec.McpServerTransportProviderBase
+            || bean instanceof io.modelcontextprotocol.spec.McpStatelessServerTransport)
+        && !(bean instanceof io.modelcontextprotocol.server.transport.StdioServerTransportProvider);
+  }
+
+  /**
+   * On WebFlux, a sync tool runs off the request: its tenant can be read only from what the
+   * transport's context extractor captured ({@link WebFluxIdentity}). When a transport's extractor
+   * could not be wrapped (a transport of another kind, a Spring AI whose transport keeps it
+   * elsewhere) and the tenant comes first from the principal or a header, every call to a gated
+   * sync tool would be refused {@code tenant_unknown}: the server refuses to start instead, and
+   * says what works.
+   */
+  private void refuseSyncToolsThatCannotBeGated() {
+    boolean gatedSync;
+    List<String> opaque;
+    synchronized (seen) {
+      gatedSync = syncTools && seen.containsValue(true);
+      opaque = new ArrayList<>(opaqueTransports);
+    }
+    if (!gatedSync
+        || opaque.isEmpty()
+        || !REACTIVE_WEB
+        || beans.getBeanNamesForType(WebFluxIdentity.CaptureFilter.class, false, false).length
+            == 0) {
+      return;
+    }
+    if (!(beans.getBeanProvider(dev.mcpgate.mcp.TenantResolver.class).getIfUnique()
+            instanceof SpringTenantResolver resolver)
+        || resolver.sources().isEmpty()
+        || resolver.sources().get(0) == McpGateProperties.Tenant.Source.CONSTANT) {
+      return;
+    }
+    throw new IllegalStateException(
+        "MCP Gate cannot gate the sync tools of this WebFlux server: they run off the request,"
+            + " and the MCP transport "
+            + opaque
+            + " has no context extractor the starter can wrap to carry the caller's identity"
+            + " (the tenant source "
+            + resolver.sources().get(0).name().toLowerCase(java.util.Locale.ROOT)
+            + "), so every call to a gated tool would be refused with tenant_unknown. Set"
+            + " spring.ai.mcp.server.type=ASYNC (async tools read the principal and the"
+            + " exchange from the request's Reactor context), or declare a TenantResolver bean"
+            + " that reads what your transport's context extractor puts in the"
+            + " McpTransportContext");
   }
 
   /**
@@ -216,6 +297,7 @@ final class ToolSpecificationGating
               + " server read decimals exactly.",
           decimals);
     }
+    refuseSyncToolsThatCannotBeGated();
     LOG.info(
         "MCP Gate: {} tools seen, {} gated, {} read-only, {} declared safe, {} ungated" + " writes",
         seen.size(),

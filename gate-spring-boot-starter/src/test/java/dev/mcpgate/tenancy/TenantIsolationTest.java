@@ -3,7 +3,6 @@ package dev.mcpgate.tenancy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.jdbc.TestDatabases;
-import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -24,10 +23,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The tenant is a security boundary: a real Spring Boot application behind Spring Security (HTTP
- * Basic, alice and bob) on a real PostgreSQL, with its gated tool as a SYNC and as an ASYNC tool
- * specification (Spring AI's WebMVC Streamable HTTP transport), called by real MCP clients. Two
- * users with the same key never see each other's results; a header never reaches a principal's
- * tenant; a configured source that finds nothing refuses the call.
+ * Basic, alice and bob; bearer JWTs of two issuers) on a real PostgreSQL, with its gated tool as a
+ * SYNC and as an ASYNC tool specification (Spring AI's WebMVC Streamable HTTP transport), called by
+ * real MCP clients: the same name from two issuers is two tenants. The other tenant tests (two
+ * users with the same key, a header never reaching a principal's tenant, a source that finds
+ * nothing refusing the call, a repeated header) are {@code StackContract}'s, run on WebMVC by
+ * {@code WebMvcStackTest} and on WebFlux by gate-spring-boot-starter-webflux-tests.
  */
 class TenantIsolationTest {
 
@@ -115,15 +116,6 @@ class TenantIsolationTest {
     return ((McpSchema.TextContent) r.content().get(0)).text();
   }
 
-  @SuppressWarnings("unchecked")
-  private static String errorType(CallToolResult r) {
-    if (!(r.structuredContent() instanceof Map<?, ?> content)
-        || !(content.get("error") instanceof Map<?, ?> error)) {
-      return null;
-    }
-    return (String) ((Map<String, Object>) error).get("type");
-  }
-
   private static List<String> tenants(ConfigurableApplicationContext app, String table) {
     return app.getBean(JdbcTemplate.class)
         .queryForList("SELECT tenant FROM " + table + " ORDER BY tenant", String.class);
@@ -135,184 +127,6 @@ class TenantIsolationTest {
 
   private static void close(List<McpSyncClient> clients) {
     clients.forEach(McpSyncClient::closeGracefully);
-  }
-
-  @ParameterizedTest(name = "{0} tools")
-  @ValueSource(strings = {"SYNC", "ASYNC"})
-  void twoUsersWithTheSameKeyNeverSeeEachOthersResults(String type) {
-    String table = table("users", type);
-    // the configuration of issue 20: a constant is set, and must not become everyone's tenant
-    try (ConfigurableApplicationContext app =
-        server(type, table, "mcpgate.tenant.constant=shared")) {
-      List<McpSyncClient> clients = new ArrayList<>();
-      try {
-        McpSyncClient alice = client(app, "alice", null);
-        McpSyncClient bob = client(app, "bob", null);
-        clients.addAll(List.of(alice, bob));
-        int before = TransferServer.TRANSFERS.get();
-
-        CallToolResult fromAlice = transfer(alice, "k1", 100);
-        CallToolResult fromBob = transfer(bob, "k1", 100);
-        CallToolResult bobOther = transfer(bob, "k2", 100);
-        CallToolResult bobOtherArgs = transfer(bob, "k2", 900); // his own conflict
-        CallToolResult aliceWithBobsKey = transfer(alice, "k2", 900);
-
-        assertThat(fromAlice.isError()).as(text(fromAlice)).isNotEqualTo(Boolean.TRUE);
-        assertThat(fromBob.isError()).as(text(fromBob)).isNotEqualTo(Boolean.TRUE);
-        assertThat(replayed(fromBob)).as("bob got alice's stored result").isFalse();
-        assertThat(text(fromBob)).isNotEqualTo(text(fromAlice));
-        assertThat(replayed(bobOther)).isFalse();
-        assertThat(errorType(bobOtherArgs)).isEqualTo(McpGateErrors.KEY_CONFLICT);
-        assertThat(aliceWithBobsKey.isError())
-            .as("alice is not told that bob used k2")
-            .isNotEqualTo(Boolean.TRUE);
-        assertThat(replayed(aliceWithBobsKey)).isFalse();
-        assertThat(TransferServer.TRANSFERS.get()).isEqualTo(before + 4);
-
-        CallToolResult aliceRetry = transfer(alice, "k1", 100);
-        assertThat(replayed(aliceRetry)).as("still gated within alice's tenant").isTrue();
-        assertThat(text(aliceRetry)).isEqualTo(text(fromAlice));
-        assertThat(TransferServer.TRANSFERS.get()).isEqualTo(before + 4);
-
-        assertThat(tenants(app, table))
-            .containsExactly(
-                "principal:alice", "principal:alice", "principal:bob", "principal:bob");
-      } finally {
-        close(clients);
-      }
-    }
-  }
-
-  @ParameterizedTest(name = "{0} tools")
-  @ValueSource(strings = {"SYNC", "ASYNC"})
-  void anAnonymousCallerWithTheHeaderCannotReachAPrincipalsTenant(String type) {
-    String table = table("header", type);
-    try (ConfigurableApplicationContext app =
-        server(
-            type,
-            table,
-            "mcpgate.tenant.header=X-Tenant",
-            "mcpgate.tenant.sources=principal,header")) {
-      List<McpSyncClient> clients = new ArrayList<>();
-      try {
-        McpSyncClient alice = client(app, "alice", null);
-        McpSyncClient impostor = client(app, null, "alice");
-        clients.addAll(List.of(alice, impostor));
-        int before = TransferServer.TRANSFERS.get();
-
-        CallToolResult fromAlice = transfer(alice, "k1", 100);
-        CallToolResult fromImpostor = transfer(impostor, "k1", 100);
-
-        assertThat(fromAlice.isError()).as(text(fromAlice)).isNotEqualTo(Boolean.TRUE);
-        assertThat(replayed(fromImpostor)).as("the header reached alice's result").isFalse();
-        assertThat(fromImpostor.isError()).as(text(fromImpostor)).isNotEqualTo(Boolean.TRUE);
-        assertThat(TransferServer.TRANSFERS.get()).isEqualTo(before + 2);
-        assertThat(tenants(app, table)).containsExactly("header:alice", "principal:alice");
-      } finally {
-        close(clients);
-      }
-    }
-  }
-
-  @ParameterizedTest(name = "{0} tools")
-  @ValueSource(strings = {"SYNC", "ASYNC"})
-  void aHeaderSourceWithNoHeaderRefusesTheCallEvenWithAConstantSet(String type) {
-    String table = table("nohdr", type);
-    try (ConfigurableApplicationContext app =
-        server(
-            type,
-            table,
-            "mcpgate.tenant.from-principal=false",
-            "mcpgate.tenant.header=X-Tenant",
-            "mcpgate.tenant.constant=shared")) {
-      List<McpSyncClient> clients = new ArrayList<>();
-      try {
-        McpSyncClient bare = client(app, null, null);
-        McpSyncClient gateway = client(app, null, "acme");
-        clients.addAll(List.of(bare, gateway));
-        int before = TransferServer.TRANSFERS.get();
-
-        CallToolResult noHeader = transfer(bare, "k1", 100);
-        assertThat(errorType(noHeader))
-            .as("no header: refused, not the constant")
-            .isEqualTo(McpGateErrors.TENANT_UNKNOWN);
-        assertThat(text(noHeader)).doesNotContain("shared");
-        CallToolResult withHeader = transfer(gateway, "k1", 100);
-        assertThat(withHeader.isError()).as(text(withHeader)).isNotEqualTo(Boolean.TRUE);
-
-        assertThat(TransferServer.TRANSFERS.get()).isEqualTo(before + 1);
-        assertThat(tenants(app, table)).containsExactly("header:acme");
-      } finally {
-        close(clients);
-      }
-    }
-  }
-
-  @ParameterizedTest(name = "{0} tools")
-  @ValueSource(strings = {"SYNC", "ASYNC"})
-  void anExplicitOrderFallsBackToTheConstantAsAnotherTenant(String type) {
-    String table = table("order", type);
-    try (ConfigurableApplicationContext app =
-        server(
-            type,
-            table,
-            "mcpgate.tenant.header=X-Tenant",
-            "mcpgate.tenant.constant=acme",
-            "mcpgate.tenant.sources=header,constant")) {
-      List<McpSyncClient> clients = new ArrayList<>();
-      try {
-        McpSyncClient bare = client(app, null, null);
-        McpSyncClient gateway = client(app, null, "acme");
-        clients.addAll(List.of(bare, gateway));
-
-        CallToolResult fromConstant = transfer(bare, "k1", 100);
-        CallToolResult fromHeader = transfer(gateway, "k1", 100);
-
-        assertThat(fromConstant.isError()).as(text(fromConstant)).isNotEqualTo(Boolean.TRUE);
-        assertThat(replayed(fromHeader)).as("header:acme is not constant:acme").isFalse();
-        assertThat(tenants(app, table)).containsExactly("constant:acme", "header:acme");
-      } finally {
-        close(clients);
-      }
-    }
-  }
-
-  @ParameterizedTest(name = "{0} tools")
-  @ValueSource(strings = {"SYNC", "ASYNC"})
-  void aRepeatedTenantHeaderIsRefusedNeverReadNorFallenBackFrom(String type) {
-    String table = table("twice", type);
-    try (ConfigurableApplicationContext app =
-        server(
-            type,
-            table,
-            "mcpgate.tenant.header=X-Tenant",
-            "mcpgate.tenant.constant=acme",
-            "mcpgate.tenant.sources=header,constant")) {
-      List<McpSyncClient> clients = new ArrayList<>();
-      try {
-        McpSyncClient gateway = client(app, null, null, List.of("acme"));
-        McpSyncClient twice = client(app, null, null, List.of("acme", "evil"));
-        McpSyncClient twiceSame = client(app, null, null, List.of("acme", "acme"));
-        clients.addAll(List.of(gateway, twice, twiceSame));
-        int before = TransferServer.TRANSFERS.get();
-
-        CallToolResult first = transfer(gateway, "k1", 100);
-        CallToolResult fromTwice = transfer(twice, "k1", 100);
-        CallToolResult fromTwiceSame = transfer(twiceSame, "k2", 100);
-
-        assertThat(first.isError()).as(text(first)).isNotEqualTo(Boolean.TRUE);
-        assertThat(errorType(fromTwice))
-            .as("two values: refused, neither read nor the constant")
-            .isEqualTo(McpGateErrors.TENANT_UNKNOWN);
-        assertThat(errorType(fromTwiceSame))
-            .as("the same value twice is refused too")
-            .isEqualTo(McpGateErrors.TENANT_UNKNOWN);
-        assertThat(TransferServer.TRANSFERS.get()).isEqualTo(before + 1);
-        assertThat(tenants(app, table)).containsExactly("header:acme");
-      } finally {
-        close(clients);
-      }
-    }
   }
 
   @ParameterizedTest(name = "{0} tools")
