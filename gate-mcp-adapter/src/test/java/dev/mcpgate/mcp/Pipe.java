@@ -7,13 +7,14 @@ import java.util.Arrays;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /**
- * An in-process byte pipe between threads (java.io's piped streams die with their writer thread).
+ * An in-process byte pipe between threads (java.io's piped streams die with their writer thread);
+ * in the harness test-jar for the client's tests too.
  */
-final class Pipe {
+public final class Pipe {
   private static final byte[] EOF = new byte[0];
   private final LinkedBlockingQueue<byte[]> chunks = new LinkedBlockingQueue<>();
 
-  final OutputStream out =
+  public final OutputStream out =
       new OutputStream() {
         @Override
         public void write(int b) {
@@ -33,7 +34,7 @@ final class Pipe {
         }
       };
 
-  final InputStream in =
+  public final InputStream in =
       new InputStream() {
         private byte[] current = new byte[0];
         private int pos;

@@ -1,5 +1,6 @@
 package dev.mcpgate.client;
 
+import dev.mcpgate.mcp.Pipe;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
