@@ -10,8 +10,14 @@ import org.springframework.util.ClassUtils;
  * tool is called; this check stops the startup first, saying what runs and what to do.
  */
 final class SupportedStack {
-  /** Spring AI 2's tool annotation; Spring AI 1.1 has it under {@code org.springaicommunity}. */
-  static final String SPRING_AI_2 = "org.springframework.ai.mcp.annotation.McpTool";
+  /**
+   * A class of Spring AI 2's MCP server auto-configuration (2.0.0 and 2.0.1) that 1.1 does not have
+   * (its counterpart there is {@code McpServerObjectMapperAutoConfiguration}). Not the {@code
+   * McpTool} annotation: its module is optional in Spring AI 2, and a server without it is
+   * supported.
+   */
+  static final String SPRING_AI_2 =
+      "org.springframework.ai.mcp.server.common.autoconfigure.McpServerJsonMapperAutoConfiguration";
 
   /** Spring AI's MCP server, of either line. */
   static final String SPRING_AI_MCP_SERVER =

@@ -15,11 +15,12 @@ import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review: SupportedStack takes "Spring AI's MCP server without org.springframework.ai.mcp.annotation
- * .McpTool" for Spring AI 1.x. But spring-ai-mcp-annotations is an optional dependency of Spring
- * AI 2's spring-ai-autoconfigure-mcp-server-common (its annotation auto-configurations are
- * {@code @ConditionalOnClass(McpTool.class)}): a Spring Boot 4 / Spring AI 2 application without it
- * is supported, and is refused at startup with "runs Spring Boot 4.x but with Spring AI 1.x".
+ * Review: SupportedStack takes "Spring AI's MCP server without
+ * org.springframework.ai.mcp.annotation .McpTool" for Spring AI 1.x. But spring-ai-mcp-annotations
+ * is an optional dependency of Spring AI 2's spring-ai-autoconfigure-mcp-server-common (its
+ * annotation auto-configurations are {@code @ConditionalOnClass(McpTool.class)}): a Spring Boot 4 /
+ * Spring AI 2 application without it is supported, and is refused at startup with "runs Spring Boot
+ * 4.x but with Spring AI 1.x".
  */
 class SpringAi2WithoutAnnotationsReviewTest {
 

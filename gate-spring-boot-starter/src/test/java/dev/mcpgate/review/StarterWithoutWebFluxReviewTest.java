@@ -40,7 +40,10 @@ class StarterWithoutWebFluxReviewTest {
     ClassLoader before = thread.getContextClassLoader();
     try (URLClassLoader loader =
         new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
-      assertThatThrownBy(() -> loader.loadClass("org.springframework.web.reactive.function.server.ServerRequest"))
+      assertThatThrownBy(
+              () ->
+                  loader.loadClass(
+                      "org.springframework.web.reactive.function.server.ServerRequest"))
           .isInstanceOf(ClassNotFoundException.class);
       thread.setContextClassLoader(loader);
       @SuppressWarnings("unchecked")

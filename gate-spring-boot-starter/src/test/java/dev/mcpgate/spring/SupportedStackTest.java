@@ -40,7 +40,7 @@ class SupportedStackTest {
                     .contains("docs/spring-boot.md"));
   }
 
-  /** Spring AI's MCP server without Spring AI 2's annotation: the 1.x line. */
+  /** Spring AI's MCP server without Spring AI 2's auto-configuration class: the 1.x line. */
   @Test
   void springAi1IsRefusedEvenOnSpringBoot4() throws Exception {
     ClassLoader app = SupportedStackTest.class.getClassLoader();
