@@ -54,18 +54,38 @@ final class TestRedisUrl {
    * Skips a {@code QuarkusUnitTest} class before its application is built (which needs the URL), or
    * fails it when {@code MCPGATE_TEST_REQUIRE_ALL=true}.
    */
-  static final class Single implements ExecutionCondition {
+  abstract static class Required implements ExecutionCondition {
+    private final String variable;
+
+    Required(String variable) {
+      this.variable = variable;
+    }
+
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-      if (value(SINGLE) != null) {
-        return ConditionEvaluationResult.enabled(SINGLE + " is set");
+      if (value(variable) != null) {
+        return ConditionEvaluationResult.enabled(variable + " is set");
       }
-      String message = message(SINGLE);
+      String message = message(variable);
       if (requireAll()) {
         throw new IllegalStateException(
             message + " (MCPGATE_TEST_REQUIRE_ALL=true: a skipped backend is a failure)");
       }
       return ConditionEvaluationResult.disabled(message);
+    }
+  }
+
+  /** Needs {@code MCPGATE_TEST_REDIS_URL}. */
+  static final class Single extends Required {
+    Single() {
+      super(SINGLE);
+    }
+  }
+
+  /** Needs {@code MCPGATE_TEST_REDIS_CLUSTER_URL}. */
+  static final class Cluster extends Required {
+    Cluster() {
+      super(CLUSTER);
     }
   }
 }
