@@ -52,7 +52,18 @@ class RedisGatedToolsTest {
           .overrideConfigKey("mcpgate.store", "redis")
           .overrideConfigKey("mcpgate.redis.url", URL)
           .overrideConfigKey("mcpgate.redis.key-prefix", PREFIX)
-          .overrideConfigKey("mcpgate.tenant.constant", "acme");
+          .overrideConfigKey("mcpgate.tenant.constant", "acme")
+          // the startup reads Lettuce's and Netty's versions through Quarkus' class loader, as the
+          // check of Lettuce 7 on Netty 4.1 does
+          .setLogRecordPredicate(r -> r.getLoggerName().equals(GateBeans.class.getName()))
+          .assertLogRecords(
+              records ->
+                  assertThat(records)
+                      .anySatisfy(
+                          r ->
+                              assertThat(r.getMessage())
+                                  .contains("MCP Gate keeps its claims in Redis at " + URL)
+                                  .contains("Lettuce 6.8.1.RELEASE on Netty 4.1.")));
 
   @Inject GateBeans gate;
 

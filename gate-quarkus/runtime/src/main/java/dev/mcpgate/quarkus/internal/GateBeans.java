@@ -33,8 +33,8 @@ import org.jboss.logging.Logger;
 
 /**
  * The gate of the application, built once at startup from {@code mcpgate.*} and the application's
- * default data source: the store (its table checked at startup), the gate, the adapter over it and
- * the purge of expired claims; all closed when the application stops.
+ * default data source (or Redis, or memory): the store (its table checked at startup), the gate,
+ * the adapter over it and the purge of expired claims; all closed when the application stops.
  */
 @Singleton
 public class GateBeans {
@@ -249,9 +249,12 @@ public class GateBeans {
               throw new IllegalStateException(problem);
             });
     IdempotencyStore store = RedisStores.create(redis);
-    LOG.infof(
-        "MCP Gate keeps its claims in Redis at %s (mcpgate.store=redis)",
-        redis.cluster() ? "the cluster seeded by " + redis.url().get() : redis.url().get());
+    LOG.info(
+        "MCP Gate keeps its claims in Redis at "
+            + (redis.cluster() ? "the cluster seeded by " + redis.url().get() : redis.url().get())
+            + " (mcpgate.store=redis; "
+            + LettuceNetty.describe(loader)
+            + ")");
     return store;
   }
 

@@ -55,6 +55,20 @@ final class LettuceNetty {
   }
 
   /**
+   * @param loader the application's class loader
+   * @return which Lettuce and which Netty the loader has, such as {@code Lettuce 6.8.1.RELEASE on
+   *     Netty 4.1.130.Final}, for the startup log
+   */
+  static String describe(ClassLoader loader) {
+    String lettuce = property(loader, LETTUCE_POM, "version");
+    String netty = nettyVersion(loader);
+    return "Lettuce "
+        + (lettuce == null ? "(version unknown)" : lettuce)
+        + " on Netty "
+        + (netty == null ? "(version unknown)" : netty);
+  }
+
+  /**
    * @return the leading number of a version such as {@code 7.7.0.RELEASE}, or 0
    */
   static int major(String version) {
