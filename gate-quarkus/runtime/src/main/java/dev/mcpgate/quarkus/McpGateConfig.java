@@ -10,7 +10,7 @@ import java.util.Optional;
 /**
  * The {@code mcpgate.*} settings of a Quarkus application, read at startup. The store is the
  * application's default data source (Agroal: PostgreSQL, MariaDB, H2) unless {@code
- * mcpgate.store=memory}.
+ * mcpgate.store=redis} (gate-redis at {@code mcpgate.redis.url}) or {@code memory}.
  */
 @ConfigMapping(prefix = "mcpgate")
 @ConfigRoot(phase = ConfigPhase.RUN_TIME)
@@ -22,6 +22,11 @@ public interface McpGateConfig {
     AUTO,
     /** The application's default data source (gate-jdbc). */
     JDBC,
+    /**
+     * Redis at {@code mcpgate.redis.url} (gate-redis, which the application adds, with Lettuce
+     * 6.8.1 on Quarkus' Netty 4.1); never chosen by {@code auto}.
+     */
+    REDIS,
     /** Memory: for a test or a demo only; forgotten on restart and not shared between replicas. */
     MEMORY
   }
@@ -58,6 +63,9 @@ public interface McpGateConfig {
   /** Where a call's tenant comes from. */
   Tenant tenant();
 
+  /** The Redis store ({@code mcpgate.store=redis}). */
+  Redis redis();
+
   /** The scheduled purge of expired claims of a JDBC store. */
   Purge purge();
 
@@ -79,6 +87,25 @@ public interface McpGateConfig {
      */
     @WithDefault("true")
     boolean fromPrincipal();
+  }
+
+  /** The Redis store: where it is, and what its keys start with. */
+  interface Redis {
+    /**
+     * Where Redis is ({@code redis://host:6379}, {@code rediss://...}); with {@code
+     * mcpgate.redis.cluster=true}, one or more seed nodes of a Redis Cluster, comma-separated.
+     */
+    Optional<String> url();
+
+    /** Whether {@code mcpgate.redis.url} names nodes of a Redis Cluster. */
+    @WithDefault("false")
+    boolean cluster();
+
+    /**
+     * What every claim key starts with ({@code mcpgate:} when unset); in a cluster, without a hash
+     * tag (no opening brace): the store adds its own.
+     */
+    Optional<String> keyPrefix();
   }
 
   /** The purge of expired claims (JDBC stores). */

@@ -33,12 +33,14 @@ import org.jboss.logging.Logger;
 
 /**
  * The gate of the application, built once at startup from {@code mcpgate.*} and the application's
- * default data source: the store (its table checked at startup), the gate, the adapter over it and
- * the purge of expired claims; all closed when the application stops.
+ * default data source (or Redis, or memory): the store (its table checked at startup), the gate,
+ * the adapter over it and the purge of expired claims; all closed when the application stops.
  */
 @Singleton
 public class GateBeans {
   private static final Logger LOG = Logger.getLogger(GateBeans.class);
+  private static final String REDIS_STORE = "dev.mcpgate.redis.RedisIdempotencyStore";
+  private static final String LETTUCE_CLIENT = "io.lettuce.core.RedisClient";
 
   private final McpGateConfig config;
   private final Instance<DataSource> dataSources;
@@ -128,6 +130,9 @@ public class GateBeans {
       b.purger().close();
     }
     b.gate().close();
+    if (isRedis(b.store())) {
+      RedisStores.close(b.store()); // the store made its Lettuce client: closed with it
+    }
   }
 
   /**
@@ -189,6 +194,9 @@ public class GateBeans {
       LOG.warn("MCP Gate keeps its claims in memory (mcpgate.store=memory): for tests and demos");
       return InMemoryIdempotencyStore.create();
     }
+    if (config.store() == McpGateConfig.Store.REDIS) {
+      return redisStore(config.redis());
+    }
     if (!dataSources.isResolvable()) {
       throw new IllegalStateException(
           "MCP Gate found no store: mcpgate.store="
@@ -217,7 +225,67 @@ public class GateBeans {
     return b.build();
   }
 
+  /**
+   * The Redis store that {@code mcpgate.redis.*} names, checked first: gate-redis is there, the URL
+   * is set, and the Lettuce on the class path runs on its Netty.
+   */
+  private static IdempotencyStore redisStore(McpGateConfig.Redis redis) {
+    ClassLoader loader = RedisStores.loader();
+    if (!present(REDIS_STORE, loader) || !present(LETTUCE_CLIENT, loader)) {
+      throw new IllegalStateException(
+          "mcpgate.store=redis needs gate-redis on the class path (dev.mcpgate:gate-redis, with"
+              + " io.lettuce:lettuce-core "
+              + LettuceNetty.LETTUCE_FOR_NETTY_41
+              + " on Quarkus; docs/quarkus.md, \"The Redis store\")");
+    }
+    if (redis.url().isEmpty() || redis.url().get().isBlank()) {
+      throw new IllegalStateException(
+          "mcpgate.store=redis needs mcpgate.redis.url (redis://host:6379; with"
+              + " mcpgate.redis.cluster=true, seed nodes, comma-separated)");
+    }
+    LettuceNetty.problem(loader)
+        .ifPresent(
+            problem -> {
+              throw new IllegalStateException(problem);
+            });
+    IdempotencyStore store = RedisStores.create(redis);
+    LOG.info(
+        "MCP Gate keeps its claims in Redis at "
+            + (redis.cluster() ? "the cluster seeded by " + redis.url().get() : redis.url().get())
+            + " (mcpgate.store=redis; "
+            + LettuceNetty.describe(loader)
+            + ")");
+    return store;
+  }
+
+  private static boolean present(String className, ClassLoader loader) {
+    try {
+      Class.forName(className, false, loader);
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  private static boolean isRedis(IdempotencyStore store) {
+    return store.getClass().getName().equals(REDIS_STORE);
+  }
+
   private void verify(IdempotencyStore store) {
+    if (config.verifySchema() && isRedis(store)) {
+      try {
+        RedisStores.verify(store);
+      } catch (StoreUnavailableException e) {
+        RedisStores.close(store);
+        throw new IllegalStateException(
+            "MCP Gate could not reach its Redis store at startup: "
+                + e.getMessage()
+                + "\n(mcpgate.verify-schema=false starts without this check, and the first call"
+                + " finds out)",
+            e);
+      }
+      return;
+    }
     if (!config.verifySchema() || !(store instanceof JdbcIdempotencyStore jdbc)) {
       return;
     }
@@ -231,6 +299,108 @@ public class GateBeans {
               + " mcpgate.verify-schema=false starts without this check, and the first call finds"
               + " out)",
           e);
+    }
+  }
+
+  /**
+   * The Redis store, reached by name through the application's class loader: gate-redis is the
+   * application's dependency, not the extension's, and Quarkus may load it in a class loader the
+   * extension's classes cannot see (a module of the same Maven build is reloadable in tests and dev
+   * mode), so no class of the extension names its types.
+   */
+  private static final class RedisStores {
+    private static final String URI = "io.lettuce.core.RedisURI";
+
+    static ClassLoader loader() {
+      ClassLoader context = Thread.currentThread().getContextClassLoader();
+      return context != null ? context : GateBeans.class.getClassLoader();
+    }
+
+    static IdempotencyStore create(McpGateConfig.Redis redis) {
+      String url = redis.url().orElseThrow();
+      ClassLoader loader = loader();
+      try {
+        Class<?> uriType = Class.forName(URI, true, loader);
+        java.util.List<Object> uris = new java.util.ArrayList<>();
+        for (String one : url.split(",")) {
+          if (!one.isBlank()) {
+            uris.add(uri(uriType, one.strip()));
+          }
+        }
+        if (!redis.cluster() && uris.size() != 1) {
+          throw new IllegalArgumentException(
+              "mcpgate.redis.url names "
+                  + uris.size()
+                  + " servers ("
+                  + url
+                  + "); name one, or set mcpgate.redis.cluster=true for a Redis Cluster's seeds");
+        }
+        Class<?> storeType = Class.forName(REDIS_STORE, true, loader);
+        Object builder =
+            redis.cluster()
+                ? storeType.getMethod("clusterBuilder", Iterable.class).invoke(null, uris)
+                : storeType.getMethod("builder", uriType).invoke(null, uris.get(0));
+        if (redis.keyPrefix().isPresent()) {
+          builder
+              .getClass()
+              .getMethod("keyPrefix", String.class)
+              .invoke(builder, redis.keyPrefix().get());
+        }
+        return (IdempotencyStore) builder.getClass().getMethod("build").invoke(builder);
+      } catch (java.lang.reflect.InvocationTargetException e) {
+        throw unchecked(e);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException(
+            "mcpgate.store=redis: this gate-redis does not fit this gate-quarkus: " + e, e);
+      }
+    }
+
+    private static Object uri(Class<?> uriType, String text) throws ReflectiveOperationException {
+      try {
+        return uriType.getMethod("create", String.class).invoke(null, text);
+      } catch (java.lang.reflect.InvocationTargetException e) {
+        if (e.getCause() instanceof IllegalArgumentException bad) {
+          throw new IllegalArgumentException(
+              "mcpgate.redis.url: " + text + " is not a Redis URI (" + bad.getMessage() + ")", bad);
+        }
+        throw unchecked(e);
+      }
+    }
+
+    /**
+     * Connects now and checks the server (gate-redis' {@code verify}).
+     *
+     * @throws StoreUnavailableException naming why Redis cannot be used
+     */
+    static void verify(IdempotencyStore store) {
+      try {
+        store.getClass().getMethod("verify").invoke(store);
+      } catch (java.lang.reflect.InvocationTargetException e) {
+        throw unchecked(e);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException(
+            "mcpgate.store=redis: this gate-redis does not fit this gate-quarkus: " + e, e);
+      }
+    }
+
+    /** Closes the store's connections and the Lettuce client it made. */
+    static void close(IdempotencyStore store) {
+      try {
+        ((AutoCloseable) store).close();
+      } catch (Exception e) {
+        LOG.warn("MCP Gate could not close its Redis store: " + e, e);
+      }
+    }
+
+    private static RuntimeException unchecked(java.lang.reflect.InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException r) {
+        return r;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      return new IllegalStateException(String.valueOf(cause), cause);
     }
   }
 }
