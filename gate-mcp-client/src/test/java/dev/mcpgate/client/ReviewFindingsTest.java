@@ -301,4 +301,59 @@ class ReviewFindingsTest {
         .as("an answer that says nothing of the effect hides the lost, executed attempt")
         .isNotInstanceOf(CallOutcome.ErrorAnswer.class);
   }
+
+  /**
+   * Finding 5. AsyncIdempotentCalls says "each subscription is the same intent (the same key), so
+   * resubscribing retries it, never starts a new one". For a tool without idempotentHint (which the
+   * client itself refuses to retry after a lost answer), Reactor's usual timeout-and-retry idiom
+   * resubscribes, the call is sent again with a key the server does not read, and it runs twice.
+   */
+  @Test
+  void resubscribingToAnUngatedToolsCallDoesNotSendItAgain() throws Exception {
+    Pipe toServer = new Pipe();
+    Pipe toClient = new Pipe();
+    SyncToolSpecification slowPlain =
+        new SyncToolSpecification(
+            McpSchema.Tool.builder("plain", ORDER).description("plain").build(),
+            (exchange, request) -> {
+              runs.incrementAndGet();
+              try {
+                Thread.sleep(600);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return CallToolResult.builder().addTextContent("done").build();
+            });
+    McpSyncServer server =
+        McpServer.sync(
+                new StdioServerTransportProvider(
+                    ExactNumbers.jsonMapper(), toServer.in, toClient.out))
+            .jsonMapper(ExactNumbers.jsonMapper())
+            .serverInfo("review", "1")
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+            .tools(List.of(slowPlain))
+            .build();
+    LossyStdioClientTransport transport =
+        new LossyStdioClientTransport(McpJsonDefaults.getMapper(), toClient.in, toServer.out, 0);
+    io.modelcontextprotocol.client.McpAsyncClient client =
+        McpClient.async(transport).requestTimeout(Duration.ofSeconds(10)).build();
+    other =
+        () -> {
+          client.closeGracefully().block(Duration.ofSeconds(10));
+          server.close();
+        };
+    client.initialize().block(Duration.ofSeconds(30));
+    AsyncIdempotentCalls calls = AsyncIdempotentCalls.builder(client).retryPolicy(FAST).build();
+
+    CallOutcome outcome =
+        calls
+            .call(IntentKey.of("op-plain-1"), "plain", Map.of("order_id", "o7"))
+            .timeout(Duration.ofMillis(300))
+            .retry(1)
+            .onErrorResume(e -> reactor.core.publisher.Mono.empty())
+            .block(Duration.ofSeconds(10));
+    Thread.sleep(1000); // let the server finish what it was sent
+
+    assertThat(runs.get()).as("one intent, outcome " + outcome).isEqualTo(1);
+  }
 }
