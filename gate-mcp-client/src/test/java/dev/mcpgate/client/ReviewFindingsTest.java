@@ -1,6 +1,7 @@
 package dev.mcpgate.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.client.Servers.Connected;
 import dev.mcpgate.client.Servers.Kind;
@@ -10,6 +11,7 @@ import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.mcp.ExactNumbers;
 import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.mcp.Pipe;
 import dev.mcpgate.mcp.TenantResolver;
 import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.client.McpClient;
@@ -128,8 +130,8 @@ class ReviewFindingsTest {
    * Finding 2. A gated tool that reads its key only from the Idempotency-Key header (or only a
    * natural key), with required(false): its definition says idempotentHint true and key_required
    * false. The client puts the key in _meta, which the server does not read, so the server runs the
-   * call ungated; the answer is lost; the client retries because of idempotentHint, and the
-   * handler runs a second time.
+   * call ungated; the answer is lost; the client retries because of idempotentHint, and the handler
+   * runs a second time.
    */
   @ParameterizedTest
   @EnumSource(Kind.class)
@@ -184,8 +186,8 @@ class ReviewFindingsTest {
   /**
    * Finding 3. The tool list is cached for the client's life and notifications/tools/list_changed
    * is ignored: the server replaces the gated "refund" with an ungated one (no idempotentHint) and
-   * says so; the client still retries a lost answer under the cached "gated, retry-safe"
-   * placement, and the ungated handler runs twice.
+   * says so; the client still retries a lost answer under the cached "gated, retry-safe" placement,
+   * and the ungated handler runs twice.
    */
   @Test
   void aToolListChangeIsNotIgnored() throws Exception {
@@ -244,7 +246,22 @@ class ReviewFindingsTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aPolicyThatCannotBeUsedIsRefusedOrTheCallStillEndsInAnOutcome(Kind kind) throws Exception {
-    RetryPolicy huge = RetryPolicy.builder().maxBackoff(Duration.ofDays(365L * 1000)).build();
+    assertThatThrownBy(() -> RetryPolicy.builder().maxBackoff(Duration.ofDays(365L * 1000)))
+        .as("refused in the builder, naming the setting and the value")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxBackoff")
+        .hasMessageContaining(Duration.ofDays(365L * 1000).toString());
+    assertThatThrownBy(
+            () -> RetryPolicy.builder().deadline(Duration.ofDays(365L * 1000 * 1000)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("deadline");
+    // the longest accepted values still end the call in an outcome
+    RetryPolicy huge =
+        RetryPolicy.builder()
+            .initialBackoff(Duration.ofMillis(20))
+            .maxBackoff(Duration.ofDays(1))
+            .deadline(Duration.ofDays(30))
+            .build();
     McpGate mcp = mcpGate(null);
     connected =
         Servers.connect(
@@ -266,8 +283,8 @@ class ReviewFindingsTest {
   /**
    * Finding 1, JSON-RPC variant: the first attempt runs and its answer is lost; the retry meets a
    * JSON-RPC error (here: the server was redeployed without the tool). The caller gets ErrorAnswer,
-   * which carries no "executed" and whose docs say a gated tool that threw released its key; nothing
-   * says an earlier attempt of this intent ran.
+   * which carries no "executed" and whose docs say a gated tool that threw released its key;
+   * nothing says an earlier attempt of this intent ran.
    */
   @Test
   void anErrorAnswerAfterALostAnswerMustNotHideThatAnAttemptRan() throws Exception {
