@@ -151,4 +151,48 @@ class ReviewFixesTest {
     assertThat(((CallOutcome.Completed) outcome).replayed()).isTrue();
     assertThat(runs.get()).isEqualTo(1);
   }
+
+  /**
+   * The async client lists a tool again before retrying a lost answer: a tool redeployed ungated
+   * (no idempotentHint) behind the cached gated definition is not sent twice.
+   */
+  @Test
+  void theAsyncClientListsTheToolAgainBeforeARetry() throws Exception {
+    Pipe toServer = new Pipe();
+    Pipe toClient = new Pipe();
+    McpSyncServer server =
+        McpServer.sync(
+                new StdioServerTransportProvider(
+                    ExactNumbers.jsonMapper(), toServer.in, toClient.out))
+            .jsonMapper(ExactNumbers.jsonMapper())
+            .serverInfo("fixes", "1")
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+            .tools(List.of(mcp.gate(tool("refund", 0), ToolPolicy.defaults())))
+            .build();
+    LossyStdioClientTransport transport =
+        new LossyStdioClientTransport(McpJsonDefaults.getMapper(), toClient.in, toServer.out, 1);
+    McpAsyncClient client =
+        McpClient.async(transport).requestTimeout(Duration.ofMillis(1500)).build();
+    other =
+        () -> {
+          client.closeGracefully().block(Duration.ofSeconds(10));
+          server.close();
+        };
+    client.initialize().block(Duration.ofSeconds(30));
+    AsyncIdempotentCalls calls = AsyncIdempotentCalls.builder(client).retryPolicy(FAST).build();
+    assertThat(calls.call("refund", Map.of("order_id", "a1")).block(Duration.ofSeconds(15)))
+        .isInstanceOf(CallOutcome.Completed.class);
+    assertThat(runs.get()).isEqualTo(1);
+
+    server.removeTool("refund");
+    server.addTool(tool("refund", 0)); // no gate, no idempotentHint; the client is not told
+
+    CallOutcome outcome =
+        calls.call("refund", Map.of("order_id", "a2")).block(Duration.ofSeconds(15));
+
+    assertThat(runs.get() - 1).as("one run per intent, outcome " + outcome).isEqualTo(1);
+    assertThat(outcome).isInstanceOf(CallOutcome.GaveUp.class);
+    assertThat(((CallOutcome.GaveUp) outcome).executed()).isEqualTo(Executed.UNKNOWN);
+    assertThat(outcome.attempts()).isEqualTo(1);
+  }
 }
