@@ -6,6 +6,7 @@ import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -23,8 +24,12 @@ import reactor.core.scheduler.Schedulers;
  * }</pre>
  *
  * <p>Nothing is sent until the returned {@link Mono} is subscribed; each subscription is the same
- * intent (the same key), so resubscribing retries it, never starts a new one. Cancelling stops the
- * retries; an attempt already sent may still run on the server.
+ * intent (the same key), so resubscribing retries it, never starts a new one. The subscriptions of
+ * one returned {@code Mono} share what was sent: once an attempt was sent, a resubscription counts
+ * it as a lost answer (it lists the tool's definition again before sending), and a tool that is not
+ * retry-safe is not sent again: that subscription ends as {@link CallOutcome.GaveUp} with {@link
+ * Executed#UNKNOWN}. Cancelling stops the retries; an attempt already sent may still run on the
+ * server.
  */
 public final class AsyncIdempotentCalls {
   private final McpAsyncClient client;
@@ -77,7 +82,9 @@ public final class AsyncIdempotentCalls {
     requireNonNull(tool, "tool must not be null");
     requireNonNull(arguments, "arguments must not be null");
     Map<String, ?> args = new LinkedHashMap<>(arguments);
-    return Mono.defer(() -> attempt(new Attempts(policy, key, tool), tool, args));
+    // shared by every subscription: whether an earlier one sent an attempt of this intent
+    AtomicBoolean sent = new AtomicBoolean();
+    return Mono.defer(() -> attempt(new Attempts(policy, key, tool, sent.get()), tool, args, sent));
   }
 
   /** Drops the cached tool definitions: the next call lists the server's tools again. */
@@ -85,31 +92,76 @@ public final class AsyncIdempotentCalls {
     keys.clear();
   }
 
-  private Mono<CallOutcome> attempt(Attempts attempts, String tool, Map<String, ?> args) {
+  private Mono<CallOutcome> attempt(
+      Attempts attempts, String tool, Map<String, ?> args, AtomicBoolean sent) {
     return Mono.defer(
         () -> {
-          attempts.begin();
-          return placement(tool)
-              .flatMap(
-                  placement -> {
-                    McpSchema.CallToolRequest request =
-                        placement.request(tool, args, attempts.key());
-                    return client
-                        .callTool(request)
-                        .map(attempts::answered)
-                        .onErrorResume(
-                            e -> Mono.just(attempts.failed(e, true, placement.retrySafe())));
-                  })
+          boolean refresh = attempts.refreshDue();
+          return (refresh ? refresh(tool) : placement(tool))
+              .onErrorMap(ListingFailed::new)
+              .flatMap(placement -> send(attempts, placement, refresh, tool, args, sent))
               .onErrorResume(
-                  e -> !(e instanceof KeyPlacement.CallerMistake),
-                  e -> Mono.just(attempts.failed(e, false, true)))
+                  ListingFailed.class,
+                  e -> {
+                    attempts.begin();
+                    // after a lost answer the effect stays unknown: a failed listing never makes
+                    // it NO
+                    return Mono.just(attempts.failed(e.getCause(), false, true));
+                  })
               .flatMap(
                   next ->
                       next instanceof Attempts.Stop stop
                           ? Mono.just(stop.outcome())
                           : Mono.delay(((Attempts.Retry) next).delay(), scheduler)
-                              .then(attempt(attempts, tool, args)));
+                              .then(attempt(attempts, tool, args, sent)));
         });
+  }
+
+  private Mono<Attempts.Next> send(
+      Attempts attempts,
+      KeyPlacement placement,
+      boolean refresh,
+      String tool,
+      Map<String, ?> args,
+      AtomicBoolean sent) {
+    return Mono.defer(
+            () -> {
+              boolean retrySafe = placement.retrySafe(args);
+              if (refresh) {
+                Attempts.Next stale = attempts.refreshed(retrySafe);
+                if (stale != null) {
+                  return Mono.just(stale);
+                }
+              }
+              McpSchema.CallToolRequest request = placement.request(tool, args, attempts.key());
+              boolean sentBefore = sent.getAndSet(true);
+              if (!retrySafe && sentBefore && !attempts.anySent()) {
+                // a concurrent subscription sent it: this one must not send it again
+                return Mono.just(new Attempts.Stop(attempts.sentByAnEarlierRun()));
+              }
+              attempts.begin();
+              attempts.sending();
+              return client
+                  .callTool(request)
+                  .map(attempts::answered)
+                  .onErrorResume(e -> Mono.just(attempts.failed(e, true, retrySafe)));
+            })
+        .onErrorResume(
+            e -> attempts.anySent(),
+            e ->
+                Mono.just(
+                    new Attempts.Stop(
+                        attempts.internalFailure(
+                            e instanceof RuntimeException r ? r : new IllegalStateException(e)))));
+  }
+
+  /** A failure to list the server's tools, told apart from the attempt's own failures. */
+  private static final class ListingFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ListingFailed(Throwable cause) {
+      super(cause);
+    }
   }
 
   private Mono<KeyPlacement> placement(String tool) {
@@ -117,12 +169,24 @@ public final class AsyncIdempotentCalls {
     if (cached != null) {
       return Mono.just(cached);
     }
-    return client
-        .listTools()
-        .expand(
-            page -> page.nextCursor() == null ? Mono.empty() : client.listTools(page.nextCursor()))
-        .doOnNext(page -> keys.store(page.tools()))
-        .then(Mono.fromSupplier(() -> keys.listedOrMeta(tool)));
+    return refresh(tool);
+  }
+
+  /** Lists the server's tools again, bypassing the cache (before a retry after a lost answer). */
+  private Mono<KeyPlacement> refresh(String tool) {
+    return Mono.defer(
+        () -> {
+          keys.forget(tool);
+          return client
+              .listTools()
+              .expand(
+                  page ->
+                      page.nextCursor() == null
+                          ? Mono.empty()
+                          : client.listTools(page.nextCursor()))
+              .doOnNext(page -> keys.store(page.tools()))
+              .then(Mono.fromSupplier(() -> keys.listedOrMeta(tool)));
+        });
   }
 
   /**

@@ -34,4 +34,37 @@ public sealed interface AttemptFailure {
       requireNonNull(error, "error must not be null");
     }
   }
+
+  /**
+   * After an earlier attempt's answer was lost (it may have run), a later attempt was refused with
+   * {@code executed: no} and {@code retry_with_same_key: false} (forbidden, an unknown tenant, a
+   * quota): the refusal speaks only for that attempt, so the intent is not told as "did not take
+   * effect".
+   *
+   * @param error the server's refusal of the later attempt
+   */
+  record RefusedAfterLostAnswer(GateError error) implements AttemptFailure {
+    /**
+     * @throws NullPointerException if {@code error} is null
+     */
+    public RefusedAfterLostAnswer {
+      requireNonNull(error, "error must not be null");
+    }
+  }
+
+  /**
+   * After an earlier attempt's answer was lost (it may have run), a later attempt was answered with
+   * a JSON-RPC error, which says nothing of the earlier attempt.
+   *
+   * @param code the JSON-RPC error code
+   * @param message the error's message
+   */
+  record ErrorAfterLostAnswer(int code, String message) implements AttemptFailure {
+    /**
+     * @throws NullPointerException if {@code message} is null
+     */
+    public ErrorAfterLostAnswer {
+      requireNonNull(message, "message must not be null");
+    }
+  }
 }

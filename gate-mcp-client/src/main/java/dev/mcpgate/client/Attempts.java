@@ -30,13 +30,27 @@ final class Attempts {
   private final String tool;
   private final long startNanos = System.nanoTime();
   private int attempts;
-  private Executed known = Executed.NO;
+  private Executed known;
   private AttemptFailure last;
+  private boolean refreshDue;
+  private boolean sent;
 
   Attempts(RetryPolicy policy, IntentKey key, String tool) {
+    this(policy, key, tool, false);
+  }
+
+  /**
+   * @param sentBefore true when an earlier run of the same intent (an earlier subscription) sent an
+   *     attempt whose answer this run will not see: the effect is then not known to be NO, and the
+   *     tool's definition is listed again before this run sends anything
+   */
+  Attempts(RetryPolicy policy, IntentKey key, String tool, boolean sentBefore) {
     this.policy = policy;
     this.key = key;
     this.tool = tool;
+    this.known = sentBefore ? Executed.UNKNOWN : Executed.NO;
+    this.refreshDue = sentBefore;
+    this.sent = sentBefore;
   }
 
   IntentKey key() {
@@ -46,6 +60,76 @@ final class Attempts {
   /** An attempt starts. */
   void begin() {
     attempts++;
+  }
+
+  /** The attempt's request is about to be sent. */
+  void sending() {
+    sent = true;
+  }
+
+  /**
+   * @return true once a request of this intent may have reached the server (in this run, or an
+   *     earlier one)
+   */
+  boolean anySent() {
+    return sent;
+  }
+
+  /**
+   * @return true when an answer was lost since the tool's definition was last listed: list it again
+   *     (bypassing the cache) before the next attempt is sent
+   */
+  boolean refreshDue() {
+    return refreshDue;
+  }
+
+  /**
+   * The tool's definition was listed again before a retry.
+   *
+   * @param retrySafe whether it still says a call sent again is safe
+   * @return null to go on with the attempt; else the intent's end: the tool is no longer retry-safe
+   *     and an earlier attempt may have run
+   */
+  Next refreshed(boolean retrySafe) {
+    refreshDue = false;
+    if (retrySafe) {
+      return null;
+    }
+    if (last == null) {
+      last =
+          new AttemptFailure.NoAnswer(
+              new IllegalStateException(
+                  "an earlier run of this intent sent " + tool + " and saw no answer"));
+    }
+    return giveUp(
+        "before a retry: the tool's definition, listed again, no longer declares a retry safe");
+  }
+
+  /**
+   * An earlier run of this intent (an earlier subscription) already sent a call of this tool, which
+   * is not retry-safe: it is not sent again.
+   */
+  CallOutcome sentByAnEarlierRun() {
+    known = known.and(Executed.UNKNOWN);
+    last =
+        new AttemptFailure.NoAnswer(
+            new IllegalStateException(
+                "an earlier subscription of this intent already sent "
+                    + tool
+                    + ", which does not declare a retry safe; its answer is not this one's"));
+    return ((Stop) giveUp("without sending: the call was sent before")).outcome();
+  }
+
+  /**
+   * Something failed inside the client after an attempt was sent: the intent ends with what is
+   * known of the effect, never with an exception that would lose the key.
+   */
+  CallOutcome internalFailure(RuntimeException failure) {
+    if (last == null) {
+      last = new AttemptFailure.NoAnswer(failure);
+    }
+    LOG.warn("{} with key {}: client failure after an attempt was sent", tool, key, failure);
+    return ((Stop) giveUp("on a client failure (" + failure + ")")).outcome();
   }
 
   /** The server answered the attempt with a result. */
@@ -58,15 +142,20 @@ final class Attempts {
     if (error.retryWithSameKey()) {
       return retry(new AttemptFailure.AskedToRetry(error), error.retryAfter());
     }
-    if (error.executed() == Executed.NO) {
+    if (known == Executed.NO) {
       return new Stop(new CallOutcome.Refused(key, error, attempts));
+    }
+    if (error.executed() == Executed.NO) {
+      // an earlier attempt's answer was lost: this refusal does not speak for that attempt
+      last = new AttemptFailure.RefusedAfterLostAnswer(error);
+      return giveUp("on a refusal after a lost answer");
     }
     LOG.info(
         "{} with key {}: the server says the outcome is unknown ({}); not retried",
         tool,
         key,
         error.type());
-    return new Stop(new CallOutcome.OutcomeUnknown(key, error.executed(), error, attempts));
+    return new Stop(new CallOutcome.OutcomeUnknown(key, known, error, attempts));
   }
 
   /**
@@ -82,20 +171,24 @@ final class Attempts {
     McpError answer = jsonRpcError(failure);
     if (answer != null && answer.getJsonRpcError() != null) {
       var e = answer.getJsonRpcError();
-      return new Stop(
-          new CallOutcome.ErrorAnswer(
-              key,
-              e.code() == null ? 0 : e.code(),
-              e.message() == null ? "" : e.message(),
-              attempts));
+      int code = e.code() == null ? 0 : e.code();
+      String message = e.message() == null ? "" : e.message();
+      if (known != Executed.NO) {
+        // an earlier attempt's answer was lost: this error says nothing of that attempt
+        last = new AttemptFailure.ErrorAfterLostAnswer(code, message);
+        return giveUp("on a JSON-RPC error after a lost answer");
+      }
+      return new Stop(new CallOutcome.ErrorAnswer(key, code, message, attempts));
     }
     if (sent) {
       known = known.and(Executed.UNKNOWN);
       if (!retrySafe) {
         last = new AttemptFailure.NoAnswer(failure);
         return giveUp(
-            "at once: the tool does not declare idempotentHint, so a retry could act twice");
+            "at once: the tool does not declare a retry safe (idempotentHint, and a key the"
+                + " server reads), so a retry could act twice");
       }
+      refreshDue = true;
     }
     return retry(new AttemptFailure.NoAnswer(failure), Duration.ZERO);
   }
@@ -103,7 +196,10 @@ final class Attempts {
   /** The caller's thread was interrupted while waiting to retry: stop now. */
   CallOutcome interrupted() {
     LOG.info("{} with key {}: interrupted while waiting to retry", tool, key);
-    return new CallOutcome.GaveUp(key, known, last, attempts);
+    if (last == null) {
+      last = new AttemptFailure.NoAnswer(new InterruptedException("interrupted"));
+    }
+    return new CallOutcome.GaveUp(key, known, last, Math.max(1, attempts));
   }
 
   private Next retry(AttemptFailure failure, Duration serverWait) {
@@ -137,12 +233,18 @@ final class Attempts {
         when,
         describe(last),
         known);
-    return new Stop(new CallOutcome.GaveUp(key, known, last, attempts));
+    return new Stop(new CallOutcome.GaveUp(key, known, last, Math.max(1, attempts)));
   }
 
   private static String describe(AttemptFailure failure) {
     if (failure instanceof AttemptFailure.AskedToRetry a) {
       return "asked to retry: " + a.error().type();
+    }
+    if (failure instanceof AttemptFailure.RefusedAfterLostAnswer r) {
+      return "refused after a lost answer: " + r.error().type();
+    }
+    if (failure instanceof AttemptFailure.ErrorAfterLostAnswer e) {
+      return "JSON-RPC error " + e.code() + " after a lost answer: " + e.message();
     }
     return "no answer: " + ((AttemptFailure.NoAnswer) failure).cause();
   }

@@ -11,13 +11,17 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
  * <ul>
  *   <li>{@link Completed}: the tool answered (its own error results included); this is its first
  *       result, whichever attempt brought it.
- *   <li>{@link Refused}: the server refused the call and says it did not take effect; the same call
+ *   <li>{@link Refused}: the server refused the call and says it did not take effect, and no
+ *       earlier attempt of the intent lost its answer: nothing of this intent ran; the same call
  *       with the same key would be refused again.
  *   <li>{@link OutcomeUnknown}: the server says the call ran or may have, and cannot give its
  *       result; it was not sent again.
- *   <li>{@link ErrorAnswer}: the server answered with a JSON-RPC error; not sent again.
- *   <li>{@link GaveUp}: no settling answer came within the retry policy's attempts or deadline, or
- *       an answer was lost from a tool that does not declare retries safe.
+ *   <li>{@link ErrorAnswer}: the server answered with a JSON-RPC error, and no earlier attempt of
+ *       the intent lost its answer; not sent again.
+ *   <li>{@link GaveUp}: no settling answer came within the retry policy's attempts or deadline; an
+ *       answer was lost from a tool that is not retry-safe; or, after a lost answer, a refusal or a
+ *       JSON-RPC error that speaks only for the later attempt. Its {@code executed} says what is
+ *       known.
  * </ul>
  *
  * <p>Never send an intent again under a new key unless its outcome says {@link Executed#NO}: a new
@@ -62,7 +66,9 @@ public sealed interface CallOutcome {
    * The server refused the call, and says it did not take effect ({@link Executed#NO}) and that
    * sending it again with the same key would be refused again: a missing or invalid key, a key used
    * before with other arguments, an unknown tenant, a forbidden call, arguments that cannot be
-   * compared. Fix the cause first; a new request then needs a new key.
+   * compared. Only ever returned when nothing of this intent ran: every earlier attempt, if any,
+   * was answered "did not take effect" (after a lost answer, such a refusal ends as {@link GaveUp}
+   * instead). Fix the cause first; a new request then needs a new key.
    *
    * @param key the intent's key
    * @param error the server's refusal
@@ -109,7 +115,9 @@ public sealed interface CallOutcome {
   /**
    * The server answered with a JSON-RPC error instead of a result: the tool threw, is unknown, or
    * its arguments broke its schema. The protocol says nothing of the effect; on an MCP Gate server
-   * a tool that threw has released its key, so the same key runs it again. Not sent again.
+   * a tool that threw has released its key, so the same key runs it again. Not sent again. Only
+   * returned when no earlier attempt of the intent lost its answer (after a lost answer, a JSON-RPC
+   * error ends as {@link GaveUp} with {@link Executed#UNKNOWN}).
    *
    * @param key the intent's key
    * @param code the JSON-RPC error code
@@ -127,11 +135,16 @@ public sealed interface CallOutcome {
   }
 
   /**
-   * No answer settled the intent before the retry policy's attempts or deadline ran out, or an
-   * answer was lost from a tool that does not declare {@code idempotentHint: true}, which is not
-   * sent again (without a gate, a second call would act again). Every attempt carried {@link
-   * #key()}: call again with that key later (the server then returns the first result if the call
-   * took effect), never with a new one unless {@code executed} is {@link Executed#NO}.
+   * No answer settled the intent before the retry policy's attempts or deadline ran out; or an
+   * answer was lost from a tool that is not retry-safe (it does not declare {@code idempotentHint:
+   * true}, or its server does not read the key where the client puts it, or its definition, listed
+   * again before the retry, no longer says so), which is not sent again (without a gate, a second
+   * call would act again); or, after a lost answer, a later attempt was refused with {@code
+   * executed: no} or answered with a JSON-RPC error ({@link AttemptFailure.RefusedAfterLostAnswer},
+   * {@link AttemptFailure.ErrorAfterLostAnswer}), which says nothing of the earlier attempt; or the
+   * client failed inside after an attempt was sent. Every attempt carried {@link #key()}: call
+   * again with that key later (the server then returns the first result if the call took effect),
+   * never with a new one unless {@code executed} is {@link Executed#NO}.
    *
    * @param key the intent's key
    * @param executed what is known of the effect: {@link Executed#NO} only when every attempt was

@@ -26,16 +26,22 @@ import java.util.Map;
  * it: the key argument its {@code tools/list} definition advertises (an MCP Gate server says so in
  * the tool's {@code _meta} {@code dev.mcpgate/idempotency}; otherwise a property named like {@link
  * Builder#keyArgument(String)} in its input schema), else the request's {@code _meta} entry {@value
- * #META_KEY}. Tool definitions are listed once and cached ({@link #forgetTools()} drops them).
+ * #META_KEY}. Tool definitions are listed once and cached ({@link #forgetTools()} drops them), and
+ * listed again, bypassing the cache, before any retry after a lost answer.
  *
  * <p>A lost answer (a timeout of the client's {@code requestTimeout}, an I/O error, a closed
- * session) of a tool that declares {@code idempotentHint: true} (every tool an MCP Gate server
- * gates does), and a refusal that says {@code retry_with_same_key: true} (still running, store
- * unreachable), are retried with the same key, after the {@link RetryPolicy}'s back-off or the
- * server's {@code retry_after_ms}, whichever is longer. A lost answer of any other tool is not
- * retried (without a gate the call would act again): it ends as {@link CallOutcome.GaveUp}. Any
- * other answer ends the intent; so does a refusal that says {@code executed: unknown}, which is
- * handed to the caller as {@link CallOutcome.OutcomeUnknown}. A retry never carries a new key.
+ * session) of a retry-safe tool, and a refusal that says {@code retry_with_same_key: true} (still
+ * running, store unreachable), are retried with the same key, after the {@link RetryPolicy}'s
+ * back-off or the server's {@code retry_after_ms}, whichever is longer. A lost answer of any other
+ * tool is not retried (without a gate the call would act again): it ends as {@link
+ * CallOutcome.GaveUp}. A tool is retry-safe when it declares {@code idempotentHint: true} (every
+ * tool an MCP Gate server gates does) and its server reads the key where the client puts it: an MCP
+ * Gate tool keyed only by the {@code Idempotency-Key} header is not, and one keyed by a natural key
+ * is only for a call that holds every natural-key argument. Any other answer ends the intent; so
+ * does a refusal that says {@code executed: unknown}, which is handed to the caller as {@link
+ * CallOutcome.OutcomeUnknown}. After a lost answer, a refusal that says {@code executed: no} or a
+ * JSON-RPC error ends as {@link CallOutcome.GaveUp} with {@link Executed#UNKNOWN}: it does not
+ * speak for the lost attempt. A retry never carries a new key.
  *
  * <p>Thread-safe: one instance may serve many threads; each call blocks its caller's thread,
  * sleeping between attempts.
@@ -100,8 +106,15 @@ public final class IdempotentCalls {
     Map<String, ?> args = new LinkedHashMap<>(arguments);
     Attempts attempts = new Attempts(policy, key, tool);
     while (true) {
-      attempts.begin();
-      Attempts.Next next = attempt(attempts, tool, args);
+      Attempts.Next next;
+      try {
+        next = attempt(attempts, tool, args);
+      } catch (RuntimeException e) {
+        if (!attempts.anySent()) {
+          throw e; // nothing was sent: the caller's mistake, as the caller made it
+        }
+        return attempts.internalFailure(e);
+      }
       if (next instanceof Attempts.Stop stop) {
         return stop.outcome();
       }
@@ -115,17 +128,28 @@ public final class IdempotentCalls {
   }
 
   private Attempts.Next attempt(Attempts attempts, String tool, Map<String, ?> args) {
+    boolean refresh = attempts.refreshDue();
     KeyPlacement placement;
     try {
-      placement = placement(tool);
+      placement = refresh ? refresh(tool) : placement(tool);
     } catch (RuntimeException e) {
+      attempts.begin();
+      // after a lost answer the intent's effect stays unknown: a failed listing never makes it NO
       return attempts.failed(e, false, true);
     }
+    if (refresh) {
+      Attempts.Next stale = attempts.refreshed(placement.retrySafe(args));
+      if (stale != null) {
+        return stale;
+      }
+    }
+    attempts.begin();
     McpSchema.CallToolRequest request = placement.request(tool, args, attempts.key());
+    attempts.sending();
     try {
       return attempts.answered(client.callTool(request));
     } catch (RuntimeException e) {
-      return attempts.failed(e, true, placement.retrySafe());
+      return attempts.failed(e, true, placement.retrySafe(args));
     }
   }
 
@@ -139,6 +163,12 @@ public final class IdempotentCalls {
     if (cached != null) {
       return cached;
     }
+    return refresh(tool);
+  }
+
+  /** Lists the server's tools again, bypassing the cache (before a retry after a lost answer). */
+  private KeyPlacement refresh(String tool) {
+    keys.forget(tool);
     McpSchema.ListToolsResult page = client.listTools();
     keys.store(page.tools());
     while (page.nextCursor() != null) {

@@ -1,6 +1,7 @@
 package dev.mcpgate.client;
 
 import io.modelcontextprotocol.spec.McpSchema;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,52 +13,91 @@ import java.util.Map;
  * @param inArgument true for an argument, false for {@code _meta}
  * @param name the argument's name, or the {@code _meta} entry's
  * @param retrySafe true when the tool's definition declares {@code idempotentHint: true} (every
- *     tool an MCP Gate server gates does): a call whose answer was lost may be sent again; false
- *     for any other tool, and for one the server did not list
+ *     tool an MCP Gate server gates does) and the server reads the key where the client puts it: a
+ *     call whose answer was lost may be sent again; false for any other tool, and for one the
+ *     server did not list
+ * @param naturalKey for a tool that declares {@code idempotentHint: true} and whose only key the
+ *     client can give is a natural key, its arguments: a call is retry-safe when it holds every one
+ *     of them; empty otherwise
  */
-record KeyPlacement(boolean inArgument, String name, boolean retrySafe) {
+record KeyPlacement(boolean inArgument, String name, boolean retrySafe, List<String> naturalKey) {
 
   /** The {@code _meta} entry of a gated tool's definition that says how it is gated. */
   static final String META_TOOL = "dev.mcpgate/idempotency";
 
+  KeyPlacement {
+    naturalKey = List.copyOf(naturalKey);
+  }
+
   /** For a tool the server did not list: the key in {@code _meta}, and no retry after a loss. */
   static KeyPlacement unlisted() {
-    return new KeyPlacement(false, IdempotentCalls.META_KEY, false);
+    return new KeyPlacement(false, IdempotentCalls.META_KEY, false, List.of());
+  }
+
+  /**
+   * @param arguments the call's arguments, without the key
+   * @return whether a call of these arguments whose answer was lost may be sent again with the same
+   *     key: the server reads the key where the client puts it, or every natural-key argument is in
+   *     the call (and the tool declares {@code idempotentHint: true})
+   */
+  boolean retrySafe(Map<String, ?> arguments) {
+    return retrySafe || (!naturalKey.isEmpty() && arguments.keySet().containsAll(naturalKey));
   }
 
   /**
    * Reads a tool's definition, as an MCP Gate server writes it: its {@code _meta} {@value
    * #META_TOOL} lists {@code key_sources} in the server's order of precedence, with {@code
-   * key_argument} and {@code meta_key}; the first of {@code argument} and {@code meta} wins. Else a
-   * property {@code keyArgument} in the input schema is the key argument. Else {@code _meta}.
+   * key_argument} and {@code meta_key}; the first of {@code argument} (when the input schema has
+   * that property) and {@code meta} wins. A gated tool with neither (a header or a natural key
+   * only) gets the key in {@code _meta}, which its server does not read: it is retry-safe only for
+   * a call that holds every {@code natural_key} argument. Else a property {@code keyArgument} in
+   * the input schema is the key argument. Else {@code _meta}.
    */
   static KeyPlacement of(McpSchema.Tool tool, String keyArgument) {
-    boolean retrySafe =
+    boolean hint =
         tool.annotations() != null && Boolean.TRUE.equals(tool.annotations().idempotentHint());
+    Map<?, ?> properties =
+        tool.inputSchema() != null && tool.inputSchema().get("properties") instanceof Map<?, ?> p
+            ? p
+            : Map.of();
     if (tool.meta() != null && tool.meta().get(META_TOOL) instanceof Map<?, ?> gating) {
-      if (gating.get("key_sources") instanceof List<?> sources) {
-        for (Object source : sources) {
-          if ("argument".equals(source) && gating.get("key_argument") instanceof String name) {
-            return new KeyPlacement(true, name, retrySafe);
-          }
-          if ("meta".equals(source)) {
-            return new KeyPlacement(
-                false,
-                gating.get("meta_key") instanceof String name ? name : IdempotentCalls.META_KEY,
-                retrySafe);
-          }
+      List<?> sources = gating.get("key_sources") instanceof List<?> s ? s : List.of();
+      for (Object source : sources) {
+        if ("argument".equals(source)
+            && gating.get("key_argument") instanceof String name
+            && properties.containsKey(name)) {
+          return new KeyPlacement(true, name, hint, List.of());
+        }
+        if ("meta".equals(source)) {
+          return new KeyPlacement(
+              false,
+              gating.get("meta_key") instanceof String name ? name : IdempotentCalls.META_KEY,
+              hint,
+              List.of());
         }
       }
-      // a natural key or a header only: the server ignores what it does not read, and every retry
-      // sends the same arguments, which is what a natural key needs
-      return new KeyPlacement(false, IdempotentCalls.META_KEY, retrySafe);
+      // a natural key or a header only: the server ignores the key in _meta; a retry is safe only
+      // when the call holds the whole natural key (every retry sends the same arguments)
+      List<String> natural = new ArrayList<>();
+      if (hint
+          && sources.contains("natural")
+          && gating.get("natural_key") instanceof List<?> names
+          && !names.isEmpty()) {
+        for (Object n : names) {
+          if (n instanceof String s) {
+            natural.add(s);
+          }
+        }
+        if (natural.size() != names.size()) {
+          natural.clear();
+        }
+      }
+      return new KeyPlacement(false, IdempotentCalls.META_KEY, false, natural);
     }
-    if (tool.inputSchema() != null
-        && tool.inputSchema().get("properties") instanceof Map<?, ?> properties
-        && properties.containsKey(keyArgument)) {
-      return new KeyPlacement(true, keyArgument, retrySafe);
+    if (properties.containsKey(keyArgument)) {
+      return new KeyPlacement(true, keyArgument, hint, List.of());
     }
-    return new KeyPlacement(false, IdempotentCalls.META_KEY, retrySafe);
+    return new KeyPlacement(false, IdempotentCalls.META_KEY, hint, List.of());
   }
 
   /**

@@ -10,14 +10,14 @@ import java.time.Duration;
  * server's {@code retry_after_ms}; no retry starts after the deadline.
  *
  * @param maxAttempts the most attempts per intent, the first included (at least 1; default 5)
- * @param initialBackoff the wait before the first retry (positive; default 200 ms)
- * @param maxBackoff the longest wait between attempts (at least {@code initialBackoff}; default 5
- *     s), unless the server asks for a longer one
+ * @param initialBackoff the wait before the first retry (positive, at most 1 day; default 200 ms)
+ * @param maxBackoff the longest wait between attempts (at least {@code initialBackoff}, at most 1
+ *     day; default 5 s), unless the server asks for a longer one
  * @param multiplier how much each wait grows (at least 1; default 2)
  * @param jitter the share of each wait taken off at random, from 0 (none) to 1 (all; default 0.2),
  *     so that clients that failed together do not retry together
- * @param deadline how long after the first attempt a retry may still start (positive; default 60
- *     s). An attempt's own time limit is the SDK client's {@code requestTimeout}.
+ * @param deadline how long after the first attempt a retry may still start (positive, at most 30
+ *     days; default 60 s). An attempt's own time limit is the SDK client's {@code requestTimeout}.
  */
 public record RetryPolicy(
     int maxAttempts,
@@ -28,16 +28,25 @@ public record RetryPolicy(
     Duration deadline) {
 
   /**
+   * The longest {@code initialBackoff} or {@code maxBackoff} accepted: {@value #MAX_BACKOFF_DAYS}
+   * day.
+   */
+  private static final long MAX_BACKOFF_DAYS = 1;
+
+  /** The longest {@code deadline} accepted: {@value #MAX_DEADLINE_DAYS} days. */
+  private static final long MAX_DEADLINE_DAYS = 30;
+
+  /**
    * @throws NullPointerException if a duration is null
    * @throws IllegalArgumentException if a value is out of its range; the message names it
    */
   public RetryPolicy {
     checkAttempts(maxAttempts);
-    checkPositive(initialBackoff, "initialBackoff");
-    checkPositive(maxBackoff, "maxBackoff");
+    checkBackoff(initialBackoff, "initialBackoff");
+    checkBackoff(maxBackoff, "maxBackoff");
     checkMultiplier(multiplier);
     checkJitter(jitter);
-    checkPositive(deadline, "deadline");
+    checkDeadline(deadline);
     if (maxBackoff.compareTo(initialBackoff) < 0) {
       throw new IllegalArgumentException(
           "maxBackoff must be at least initialBackoff (" + initialBackoff + "), was " + maxBackoff);
@@ -75,10 +84,22 @@ public record RetryPolicy(
     }
   }
 
-  private static void checkPositive(Duration value, String name) {
+  private static void checkBackoff(Duration value, String name) {
+    checkRange(value, name, Duration.ofDays(MAX_BACKOFF_DAYS), "1 day");
+  }
+
+  private static void checkDeadline(Duration value) {
+    checkRange(value, "deadline", Duration.ofDays(MAX_DEADLINE_DAYS), "30 days");
+  }
+
+  private static void checkRange(Duration value, String name, Duration max, String maxWords) {
     requireNonNull(value, name + " must not be null");
     if (value.isNegative() || value.isZero()) {
       throw new IllegalArgumentException(name + " must be positive, was " + value);
+    }
+    if (value.compareTo(max) > 0) {
+      throw new IllegalArgumentException(
+          name + " must be at most " + maxWords + " (" + max + "), was " + value);
     }
   }
 
@@ -121,10 +142,10 @@ public record RetryPolicy(
      * @param initialBackoff the wait before the first retry
      * @return this builder
      * @throws NullPointerException if null
-     * @throws IllegalArgumentException if zero or negative
+     * @throws IllegalArgumentException if zero, negative or longer than 1 day
      */
     public Builder initialBackoff(Duration initialBackoff) {
-      checkPositive(initialBackoff, "initialBackoff");
+      checkBackoff(initialBackoff, "initialBackoff");
       this.initialBackoff = initialBackoff;
       return this;
     }
@@ -134,10 +155,10 @@ public record RetryPolicy(
      *     by {@link #build()})
      * @return this builder
      * @throws NullPointerException if null
-     * @throws IllegalArgumentException if zero or negative
+     * @throws IllegalArgumentException if zero, negative or longer than 1 day
      */
     public Builder maxBackoff(Duration maxBackoff) {
-      checkPositive(maxBackoff, "maxBackoff");
+      checkBackoff(maxBackoff, "maxBackoff");
       this.maxBackoff = maxBackoff;
       return this;
     }
@@ -168,10 +189,10 @@ public record RetryPolicy(
      * @param deadline how long after the first attempt a retry may still start
      * @return this builder
      * @throws NullPointerException if null
-     * @throws IllegalArgumentException if zero or negative
+     * @throws IllegalArgumentException if zero, negative or longer than 30 days
      */
     public Builder deadline(Duration deadline) {
-      checkPositive(deadline, "deadline");
+      checkDeadline(deadline);
       this.deadline = deadline;
       return this;
     }

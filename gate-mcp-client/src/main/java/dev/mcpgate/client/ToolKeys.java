@@ -38,6 +38,11 @@ final class ToolKeys {
     }
   }
 
+  /** Drops one tool's definition, so that a listing without it leaves it unlisted. */
+  void forget(String tool) {
+    placements.remove(tool);
+  }
+
   void clear() {
     placements.clear();
   }
