@@ -25,8 +25,40 @@ final class NodeChecks {
     nodes.forEach(
         (node, redis) -> {
           link.call("reach " + where(node), l -> redis.ping());
+          if (node.isEmpty()) {
+            refuseAClusterNode(clusterInfo(redis));
+          }
           evictionWarning(node, redis).ifPresent(LOG::warn);
         });
+  }
+
+  private static String clusterInfo(RedisCommands<byte[], byte[]> redis) {
+    try {
+      return redis.info("cluster");
+    } catch (RedisException e) {
+      LOG.info("could not read the server's INFO cluster ({}); not checked", e.getMessage());
+      return null;
+    }
+  }
+
+  /**
+   * A store built for one server on a node of a Redis Cluster would keep its claims under keys
+   * without the cluster's hash tags: the claims of keys that another node serves fail, and a
+   * replica built for the cluster, with the tagged layout, never sees this one's claims, so a retry
+   * there runs again.
+   *
+   * @param info the server's {@code INFO cluster} section
+   * @throws IllegalStateException when the server is a cluster node
+   */
+  static void refuseAClusterNode(String info) {
+    if (info != null && info.lines().anyMatch(line -> line.strip().equals("cluster_enabled:1"))) {
+      throw new IllegalStateException(
+          "this Redis is a node of a Redis Cluster (cluster_enabled:1), and the store was built"
+              + " for one server: build it with RedisIdempotencyStore.clusterBuilder (the Spring"
+              + " Boot starter and gate-quarkus: mcpgate.redis.cluster=true). On one server's key"
+              + " layout, claims of keys another node serves fail, and a store built for the"
+              + " cluster does not see this one's claims");
+    }
   }
 
   private static String where(String node) {

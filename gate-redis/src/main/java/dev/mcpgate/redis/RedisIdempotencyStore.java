@@ -99,9 +99,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * not evict claims: a check for startup, since building a store does not connect. On a cluster it
    * also checks that the cluster serves every slot ({@code cluster_state:ok}) and that every master
    * answers. A {@code maxmemory-policy} other than {@code noeviction} (on any master) is logged as
-   * a warning (see {@code NodeChecks}).
+   * a warning (see {@code NodeChecks}). A store built for one server refuses a server that is a
+   * node of a Redis Cluster.
    *
    * @throws StoreUnavailableException naming why Redis (or which cluster node) cannot be used
+   * @throws IllegalStateException when a store built for one server finds a cluster node
    */
   public void verify() {
     now();

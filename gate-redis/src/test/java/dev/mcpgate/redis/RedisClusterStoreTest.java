@@ -1,6 +1,7 @@
 package dev.mcpgate.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.ClaimId;
@@ -148,6 +149,24 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
         .isEqualTo("p:1:t|4:tool|1:k");
     assertThat(new String(ClaimKeys.hashTagged("p:").of(id), StandardCharsets.UTF_8))
         .matches("p:\\{[0-9a-f]{8}\\}1:t\\|4:tool\\|1:k");
+  }
+
+  @Test
+  void aStoreForOneServerRefusesAClusterNodeAtVerify() {
+    RedisIdempotencyStore oneServer =
+        RedisIdempotencyStore.builder(TestRedisCluster.seeds().get(0)).build();
+    try {
+      assertThatThrownBy(oneServer::verify)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("cluster_enabled:1")
+          .hasMessageContaining("clusterBuilder")
+          .hasMessageContaining("mcpgate.redis.cluster=true");
+    } finally {
+      oneServer.close();
+    }
+    assertThatCode(() -> NodeChecks.refuseAClusterNode("# Cluster\r\ncluster_enabled:0\r\n"))
+        .doesNotThrowAnyException();
+    assertThatCode(() -> NodeChecks.refuseAClusterNode(null)).doesNotThrowAnyException();
   }
 
   @Test

@@ -72,9 +72,14 @@ public class GateBeans {
   }
 
   void start(@Observes StartupEvent event) {
-    built();
-    for (GatedTools.Tool tool : tools.tools()) {
-      spec(tool); // a gated tool whose @Idempotent the gate refuses stops the startup
+    try {
+      built();
+      for (GatedTools.Tool tool : tools.tools()) {
+        spec(tool); // a gated tool whose @Idempotent the gate refuses stops the startup
+      }
+    } catch (RuntimeException | Error e) {
+      stop(null); // Quarkus sends no ShutdownEvent after a failed startup
+      throw e;
     }
   }
 
@@ -152,41 +157,50 @@ public class GateBeans {
   private synchronized Built built() {
     if (built == null) {
       IdempotencyStore store = store(config);
-      verify(store);
-      IdempotencyGate.Builder g =
-          IdempotencyGate.builder(metrics.isResolvable() ? metrics.get().timed(store) : store)
-              .listener(new Slf4jGateListener());
-      if (metrics.isResolvable()) {
-        g.listener(metrics.get().listener(store));
+      try {
+        built = build(store);
+      } catch (RuntimeException | Error e) {
+        if (isRedis(store)) {
+          RedisStores.close(store); // the Lettuce client it made, with its threads
+        }
+        throw e;
       }
-      listeners.forEach(g::listener); // the application's own
-      IdempotencyGate gate = g.build();
-      // the adapter's mapper only stores and replays results here: the arguments come from the
-      // extension, which decodes decimals as double (refused, unless accepted, below)
-      McpGate.Builder mcp =
-          McpGate.builder(gate)
-              .tenantResolver(CallTenant::of)
-              .jsonMapper(ExactNumbers.jsonMapper());
-      if (config.acceptInexactNumbers()) {
-        LOG.warn(
-            "mcpgate.accept-inexact-numbers=true: decimal arguments, which the MCP server"
-                + " extension decodes as double, are hashed as they are, so 1250.0000000000000001"
-                + " and 1250 hash alike and one call replays the other's result");
-        mcp.acceptInexactNumbers();
-      } else {
-        LOG.info(
-            "MCP Gate refuses (arguments_invalid) a gated call with a decimal argument: the MCP"
-                + " server extension decodes decimals as double, which no hash can tell apart from"
-                + " nearby numbers. Take amounts as whole numbers of the smallest unit, or as"
-                + " strings; or accept the risk with mcpgate.accept-inexact-numbers=true");
-      }
-      ClaimPurger purger = null;
-      if (store instanceof JdbcIdempotencyStore && config.purge().enabled()) {
-        purger = ClaimPurger.start(store, config.purge().interval(), config.purge().batchSize());
-      }
-      built = new Built(store, gate, mcp.build(), purger);
     }
     return built;
+  }
+
+  private Built build(IdempotencyStore store) {
+    verify(store);
+    IdempotencyGate.Builder g =
+        IdempotencyGate.builder(metrics.isResolvable() ? metrics.get().timed(store) : store)
+            .listener(new Slf4jGateListener());
+    if (metrics.isResolvable()) {
+      g.listener(metrics.get().listener(store));
+    }
+    listeners.forEach(g::listener); // the application's own
+    IdempotencyGate gate = g.build();
+    // the adapter's mapper only stores and replays results here: the arguments come from the
+    // extension, which decodes decimals as double (refused, unless accepted, below)
+    McpGate.Builder mcp =
+        McpGate.builder(gate).tenantResolver(CallTenant::of).jsonMapper(ExactNumbers.jsonMapper());
+    if (config.acceptInexactNumbers()) {
+      LOG.warn(
+          "mcpgate.accept-inexact-numbers=true: decimal arguments, which the MCP server"
+              + " extension decodes as double, are hashed as they are, so 1250.0000000000000001"
+              + " and 1250 hash alike and one call replays the other's result");
+      mcp.acceptInexactNumbers();
+    } else {
+      LOG.info(
+          "MCP Gate refuses (arguments_invalid) a gated call with a decimal argument: the MCP"
+              + " server extension decodes decimals as double, which no hash can tell apart from"
+              + " nearby numbers. Take amounts as whole numbers of the smallest unit, or as"
+              + " strings; or accept the risk with mcpgate.accept-inexact-numbers=true");
+    }
+    ClaimPurger purger = null;
+    if (store instanceof JdbcIdempotencyStore && config.purge().enabled()) {
+      purger = ClaimPurger.start(store, config.purge().interval(), config.purge().batchSize());
+    }
+    return new Built(store, gate, mcp.build(), purger);
   }
 
   private IdempotencyStore store(McpGateConfig config) {
@@ -197,13 +211,21 @@ public class GateBeans {
     if (config.store() == McpGateConfig.Store.REDIS) {
       return redisStore(config.redis());
     }
+    if (config.redis().url().isPresent()) {
+      throw new IllegalStateException(
+          "mcpgate.redis.url is set, but mcpgate.store is "
+              + config.store().name().toLowerCase(java.util.Locale.ROOT)
+              + ": MCP Gate keeps its claims in Redis only with mcpgate.store=redis (auto never"
+              + " picks Redis). Set mcpgate.store=redis, or remove mcpgate.redis.url; replicas"
+              + " that gate on different stores do not see each other's claims");
+    }
     if (!dataSources.isResolvable()) {
       throw new IllegalStateException(
           "MCP Gate found no store: mcpgate.store="
               + config.store().name().toLowerCase(java.util.Locale.ROOT)
               + " needs the application's default data source (quarkus-agroal and a JDBC driver"
-              + " extension, quarkus.datasource.*); for a test or a demo, set"
-              + " mcpgate.store=memory");
+              + " extension, quarkus.datasource.*), or mcpgate.store=redis with"
+              + " mcpgate.redis.url; for a test or a demo, set mcpgate.store=memory");
     }
     JdbcIdempotencyStore.Builder b =
         JdbcIdempotencyStore.builder(dataSources.get())
@@ -238,6 +260,15 @@ public class GateBeans {
               + LettuceNetty.LETTUCE_FOR_NETTY_41
               + " on Quarkus; docs/quarkus.md, \"The Redis store\")");
     }
+    if (redis.keyPrefix().isEmpty()
+        && ConfigProvider.getConfig().getConfigValue("mcpgate.redis.key-prefix").getRawValue()
+            != null) {
+      // an empty value (key-prefix=${APP_PREFIX:} with the variable unset) reads as absent, which
+      // would be the shared default prefix of every application on that Redis
+      throw new IllegalStateException(
+          "mcpgate.redis.key-prefix is set but empty: name this application's prefix (such as"
+              + " orders-mcp:), or remove the property to use the default, mcpgate:");
+    }
     if (redis.url().isEmpty() || redis.url().get().isBlank()) {
       throw new IllegalStateException(
           "mcpgate.store=redis needs mcpgate.redis.url (redis://host:6379; with"
@@ -251,11 +282,22 @@ public class GateBeans {
     IdempotencyStore store = RedisStores.create(redis);
     LOG.info(
         "MCP Gate keeps its claims in Redis at "
-            + (redis.cluster() ? "the cluster seeded by " + redis.url().get() : redis.url().get())
+            + (redis.cluster()
+                ? "the cluster seeded by " + withoutPassword(redis.url().get())
+                : withoutPassword(redis.url().get()))
+            + " under the key prefix "
+            + redis.keyPrefix().orElse("mcpgate:")
             + " (mcpgate.store=redis; "
             + LettuceNetty.describe(loader)
             + ")");
     return store;
+  }
+
+  /**
+   * @return the URL(s) with any user information (a password) replaced, for logs and messages
+   */
+  static String withoutPassword(String urls) {
+    return urls.replaceAll("(://)[^@/,\\s]*@", "$1***@");
   }
 
   private static boolean present(String className, ClassLoader loader) {
@@ -275,8 +317,15 @@ public class GateBeans {
     if (config.verifySchema() && isRedis(store)) {
       try {
         RedisStores.verify(store);
+      } catch (LinkageError e) {
+        throw new IllegalStateException(
+            "MCP Gate's Redis store cannot run on this class path ("
+                + e
+                + "): on Quarkus' Netty 4.1, pin io.lettuce:lettuce-core "
+                + LettuceNetty.LETTUCE_FOR_NETTY_41
+                + " (docs/quarkus.md, \"The Redis store\")",
+            e);
       } catch (StoreUnavailableException e) {
-        RedisStores.close(store);
         throw new IllegalStateException(
             "MCP Gate could not reach its Redis store at startup: "
                 + e.getMessage()
@@ -332,7 +381,7 @@ public class GateBeans {
               "mcpgate.redis.url names "
                   + uris.size()
                   + " servers ("
-                  + url
+                  + withoutPassword(url)
                   + "); name one, or set mcpgate.redis.cluster=true for a Redis Cluster's seeds");
         }
         Class<?> storeType = Class.forName(REDIS_STORE, true, loader);
@@ -361,7 +410,12 @@ public class GateBeans {
       } catch (java.lang.reflect.InvocationTargetException e) {
         if (e.getCause() instanceof IllegalArgumentException bad) {
           throw new IllegalArgumentException(
-              "mcpgate.redis.url: " + text + " is not a Redis URI (" + bad.getMessage() + ")", bad);
+              "mcpgate.redis.url: "
+                  + withoutPassword(text)
+                  + " is not a Redis URI ("
+                  + withoutPassword(String.valueOf(bad.getMessage()))
+                  + ")",
+              bad);
         }
         throw unchecked(e);
       }

@@ -24,8 +24,7 @@ class RedisEmptyKeyPrefixReviewTest {
           .overrideConfigKey("mcpgate.redis.key-prefix", "")
           .overrideConfigKey("mcpgate.verify-schema", "false")
           .overrideConfigKey("mcpgate.tenant.constant", "demo")
-          .assertException(
-              e -> assertThat(e).hasStackTraceContaining("mcpgate.redis.key-prefix"));
+          .assertException(e -> assertThat(e).hasStackTraceContaining("mcpgate.redis.key-prefix"));
 
   @Test
   void anEmptyPrefixIsRefused() {}

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Review: mcpgate.store=redis on a reachable Redis, and a gated tool whose @Idempotent the gate
- * refuses. The startup connects the store (verify) and then fails on the tool. docs/quarkus.md
- * says "The store and the Lettuce client it made are closed with the application": after the
- * failed startup, no Lettuce thread may be left running.
+ * refuses. The startup connects the store (verify) and then fails on the tool. docs/quarkus.md says
+ * "The store and the Lettuce client it made are closed with the application": after the failed
+ * startup, no Lettuce thread may be left running.
  */
 class RedisFailedStartupLeakReviewTest {
   static final String URL =

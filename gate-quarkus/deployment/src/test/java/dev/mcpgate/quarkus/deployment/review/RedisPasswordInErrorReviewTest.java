@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Review: two password-carrying URLs without mcpgate.redis.cluster=true. The startup must stop
- * (it does), but its message repeats mcpgate.redis.url verbatim, passwords included.
+ * Review: two password-carrying URLs without mcpgate.redis.cluster=true. The startup must stop (it
+ * does), but its message repeats mcpgate.redis.url verbatim, passwords included.
  */
 class RedisPasswordInErrorReviewTest {
 

@@ -8,9 +8,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Review: mcpgate.redis.url carries the Redis password (redis://:secret@host:port, the form the
- * docs' table allows). The startup's INFO line "MCP Gate keeps its claims in Redis at <url>"
- * prints the URL as given, password included. verify-schema=false so the application starts
- * without connecting (the line is logged before the check either way).
+ * docs' table allows). The startup's INFO line "MCP Gate keeps its claims in Redis at <url>" prints
+ * the URL as given, password included. verify-schema=false so the application starts without
+ * connecting (the line is logged before the check either way).
  */
 class RedisPasswordInStartupLogReviewTest {
 
