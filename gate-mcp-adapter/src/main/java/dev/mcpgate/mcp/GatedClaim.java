@@ -2,9 +2,10 @@ package dev.mcpgate.mcp;
 
 import dev.mcpgate.core.ClaimContext;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.util.AbstractMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
 
 /**
  * The claim a gated handler runs under, for sync and async handlers alike:
@@ -17,13 +18,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * }
  * }</pre>
  *
- * <p>The adapter hands each gated handler a request object of its own and keeps that object's claim
- * here, by identity, while the handler runs; nothing travels in the request's {@code _meta} (which
- * is wire data), and nothing stays after the handler returns.
+ * <p>The adapter hands each attempt's handler a request of its own, whose {@code meta()} map holds
+ * the caller's {@code _meta} entries as they came (an empty map when there were none) and, beside
+ * its entries, the claim while the handler runs. The claim is no entry: it is never written out
+ * with the request, and it is gone once the handler returns. A request made with that same map (a
+ * copy of the request) finds the claim too; one made with any other map finds none. No state is
+ * kept anywhere else.
  */
 public final class GatedClaim {
-  private static final Map<Identity, ClaimContext> RUNNING = new ConcurrentHashMap<>();
-
   private GatedClaim() {}
 
   /**
@@ -32,16 +34,32 @@ public final class GatedClaim {
    *     without a key where keys are optional) or the handler has returned
    */
   public static Optional<ClaimContext> of(McpSchema.CallToolRequest request) {
-    return request == null
-        ? Optional.empty()
-        : Optional.ofNullable(RUNNING.get(new Identity(request)));
+    return request != null && request.meta() instanceof Carrier carrier
+        ? Optional.ofNullable(carrier.claim)
+        : Optional.empty();
   }
 
-  /** Makes {@code claim} visible through {@link #of} for {@code request} until the scope closes. */
+  /**
+   * @return a request for one attempt's handler: {@code request}'s name and {@code _meta} entries,
+   *     with {@code arguments}, whose meta map can carry a claim ({@link #bind})
+   */
+  static McpSchema.CallToolRequest carrying(
+      McpSchema.CallToolRequest request, Map<String, Object> arguments) {
+    return new McpSchema.CallToolRequest(request.name(), arguments, new Carrier(request.meta()));
+  }
+
+  /**
+   * Makes {@code claim} visible through {@link #of} for {@code request} until the scope closes.
+   *
+   * @throws IllegalArgumentException if {@code request} was not made by {@link #carrying}
+   */
   static Scope bind(McpSchema.CallToolRequest request, ClaimContext claim) {
-    Identity identity = new Identity(request);
-    RUNNING.put(identity, claim);
-    return () -> RUNNING.remove(identity);
+    if (!(request.meta() instanceof Carrier carrier)) {
+      throw new IllegalArgumentException(
+          "the request for tool " + request.name() + " was not made by GatedClaim.carrying");
+    }
+    carrier.claim = claim;
+    return () -> carrier.claim = null;
   }
 
   /** Ends a {@link #bind}; closing it twice is harmless. */
@@ -50,16 +68,28 @@ public final class GatedClaim {
     void close();
   }
 
-  /** A map key that compares requests by identity, not by value. */
-  private record Identity(McpSchema.CallToolRequest request) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Identity other && other.request == request;
+  /** The caller's {@code _meta} entries, read through, and a claim that is not one of them. */
+  private static final class Carrier extends AbstractMap<String, Object> {
+    private final Map<String, Object> entries;
+    private volatile ClaimContext claim;
+
+    Carrier(Map<String, Object> entries) {
+      this.entries = entries == null ? Map.of() : entries;
     }
 
     @Override
-    public int hashCode() {
-      return System.identityHashCode(request);
+    public Set<Entry<String, Object>> entrySet() {
+      return entries.entrySet();
+    }
+
+    @Override
+    public Object get(Object key) {
+      return entries.get(key);
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+      return entries.containsKey(key);
     }
   }
 }

@@ -376,8 +376,8 @@ final class GatedTool {
   }
 
   /**
-   * The request the handler sees: a new object for each attempt (so {@link GatedClaim} can find its
-   * claim by identity), without the key argument unless the policy keeps it.
+   * The request the handler sees: a new one for each attempt, whose meta can carry its claim
+   * ({@link GatedClaim}), without the key argument unless the policy keeps it.
    */
   private CallToolRequest handlerRequest(CallToolRequest request, Map<String, Object> arguments) {
     Map<String, Object> args = arguments;
@@ -385,6 +385,6 @@ final class GatedTool {
       args = new LinkedHashMap<>(arguments);
       args.remove(policy.keyArgument());
     }
-    return new CallToolRequest(request.name(), args, request.meta());
+    return GatedClaim.carrying(request, args);
   }
 }
