@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceConfigurationError;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * JSON mappers that read numbers exactly, so that the argument hash tells apart numbers that a
@@ -35,6 +37,7 @@ import java.util.ServiceConfigurationError;
  * {@link McpGate.Builder#acceptInexactNumbers()}.
  */
 public final class ExactNumbers {
+  private static final Logger LOG = LoggerFactory.getLogger(ExactNumbers.class);
   private static final String JACKSON2 =
       "io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper";
   private static final String JACKSON3 =
@@ -60,6 +63,45 @@ public final class ExactNumbers {
                   + " numbers are provided for its Jackson 2 and Jackson 3 modules only: configure"
                   + " yours to read decimals exactly");
     };
+  }
+
+  /**
+   * The builder's check of the gate's mapper: an error when exact numbers are required and it reads
+   * decimals as {@code double}, else a warning saying what follows.
+   *
+   * @return {@code mapper}
+   * @throws IllegalStateException if {@code require} and the mapper reads decimals inexactly
+   */
+  static McpJsonMapper checked(McpJsonMapper mapper, boolean require, boolean accept) {
+    if (readsExactly(mapper)) {
+      return mapper;
+    }
+    String name = mapper.getClass().getName();
+    if (require) {
+      throw new IllegalStateException(
+          "the JSON mapper "
+              + name
+              + " reads decimals as double, so arguments such as 9007199254740993.0 and"
+              + " 9007199254740992.0 hash alike and one call would replay the other's result;"
+              + " give the server's transport, the server and the gate"
+              + " ExactNumbers.jsonMapper()");
+    }
+    if (accept) {
+      LOG.warn(
+          "the JSON mapper {} reads decimals as double and acceptInexactNumbers() is set:"
+              + " arguments such as 1250.0000000000000001 and 1250 hash alike, and one call"
+              + " replays the other's result",
+          name);
+    } else {
+      LOG.warn(
+          "the JSON mapper {} reads decimals as double: a gated call with a decimal argument"
+              + " will be refused (arguments_invalid) rather than hashed inexactly. Give the"
+              + " server's transport, the server and the gate ExactNumbers.jsonMapper(); tools"
+              + " that take only whole numbers are not affected"
+              + " (McpGate.Builder.requireExactNumbers() makes this an error)",
+          name);
+    }
+    return mapper;
   }
 
   /**

@@ -172,7 +172,7 @@ final class GatedTool {
       if (tenant == null || tenant.isEmpty()) {
         rejected(RejectionReason.TENANT_UNKNOWN, null);
         return Decided.answered(
-            ModelMessages.tenantUnknown(), known, AuditDecision.TENANT_REFUSED, "no tenant");
+            RejectionMessages.tenantUnknown(), known, AuditDecision.TENANT_REFUSED, "no tenant");
       }
       try {
         ClaimId.validate(tenant, "tenant");
@@ -184,7 +184,10 @@ final class GatedTool {
             e.getMessage());
         rejected(RejectionReason.TENANT_INVALID, null);
         return Decided.answered(
-            ModelMessages.tenantInvalid(e), known, AuditDecision.TENANT_REFUSED, e.getMessage());
+            RejectionMessages.tenantInvalid(e),
+            known,
+            AuditDecision.TENANT_REFUSED,
+            e.getMessage());
       }
       known = known.withTenant(tenant);
       if (authorizer != null) {
@@ -192,7 +195,7 @@ final class GatedTool {
         if (refusal != null) {
           rejected(RejectionReason.FORBIDDEN, null);
           return Decided.answered(
-              ModelMessages.forbidden(refusal), known, AuditDecision.TENANT_REFUSED, refusal);
+              RejectionMessages.forbidden(refusal), known, AuditDecision.TENANT_REFUSED, refusal);
         }
       }
       Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
@@ -204,7 +207,7 @@ final class GatedTool {
           if (policy.required()) {
             rejected(RejectionReason.KEY_REQUIRED, null);
             return Decided.answered(
-                ModelMessages.keyRequired(policy), known, AuditDecision.KEY_REFUSED, "no key");
+                RejectionMessages.keyRequired(policy), known, AuditDecision.KEY_REFUSED, "no key");
           }
           return Decided.UNGATED;
         }
@@ -220,7 +223,7 @@ final class GatedTool {
       } catch (InvalidIdempotencyKeyException e) {
         rejected(RejectionReason.KEY_INVALID, found == null ? null : found.source().wireName());
         return Decided.answered(
-            ModelMessages.keyInvalid(e), known, AuditDecision.KEY_REFUSED, e.getMessage());
+            RejectionMessages.keyInvalid(e), known, AuditDecision.KEY_REFUSED, e.getMessage());
       }
       if (!acceptInexactNumbers) {
         // the transport's mapper read the arguments; a double among them may be a rounded
@@ -231,7 +234,7 @@ final class GatedTool {
           warnInexact(inexact);
           rejected(RejectionReason.ARGUMENTS_INVALID, call.keySource());
           return Decided.answered(
-              ModelMessages.argumentsInexact(inexact),
+              RejectionMessages.argumentsInexact(inexact),
               known,
               AuditDecision.KEY_REFUSED,
               "the number at " + inexact + " was read as a double");

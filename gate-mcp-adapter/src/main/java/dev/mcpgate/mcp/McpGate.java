@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.KeyDigest;
-import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.audit.AuditSink;
 import dev.mcpgate.core.audit.Redaction;
 import dev.mcpgate.core.spi.ClaimingScope;
@@ -19,10 +18,6 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Gates the tool handlers of an MCP Java SDK server: a retried call returns the first result
@@ -58,38 +53,17 @@ import reactor.core.scheduler.Schedulers;
  * since the handler may have acted.
  */
 public final class McpGate {
-  private static final Logger LOG = LoggerFactory.getLogger(McpGate.class);
+  private final ToolGating tools;
 
-  private final IdempotencyGate gate;
-  private final TenantResolver tenants;
-  private final CallAuthorizer authorizer;
-  private final ResultMapper<CallToolResult> mapper;
-  private final Auditor auditor;
-  private final KeyProtection keys;
-  private final boolean acceptInexactNumbers;
-
-  private McpGate(
-      IdempotencyGate gate,
-      TenantResolver tenants,
-      CallAuthorizer authorizer,
-      McpJsonMapper json,
-      Auditor auditor,
-      KeyProtection keys,
-      boolean acceptInexactNumbers) {
-    this.acceptInexactNumbers = acceptInexactNumbers;
-    this.keys = keys;
-    this.gate = gate;
-    this.tenants = tenants;
-    this.authorizer = authorizer;
-    this.mapper = new CallToolResultMapper(json);
-    this.auditor = auditor;
+  private McpGate(ToolGating tools) {
+    this.tools = tools;
   }
 
   /**
    * @return how many audit records the sink failed to take (each is logged too)
    */
   public long auditFailures() {
-    return auditor.failures();
+    return tools.auditor().failures();
   }
 
   /**
@@ -107,18 +81,8 @@ public final class McpGate {
    */
   public McpServerFeatures.SyncToolSpecification gate(
       McpServerFeatures.SyncToolSpecification spec, ToolPolicy policy) {
-    GatedTool g = gated(requireNonNull(spec, "spec must not be null").tool(), policy);
-    if (g == null) {
-      return spec;
-    }
-    var handler = spec.callHandler();
-    return new McpServerFeatures.SyncToolSpecification(
-        g.tool(),
-        (exchange, request) ->
-            g.call(
-                exchange.transportContext(),
-                request,
-                new Invocation.Direct(r -> handler.apply(exchange, r))));
+    GatedTool g = tools.gated(requireNonNull(spec, "spec must not be null").tool(), policy);
+    return g == null ? spec : GatedSpecifications.of(g, spec);
   }
 
   /**
@@ -127,24 +91,8 @@ public final class McpGate {
    */
   public McpServerFeatures.AsyncToolSpecification gate(
       McpServerFeatures.AsyncToolSpecification spec, ToolPolicy policy) {
-    GatedTool g = gated(requireNonNull(spec, "spec must not be null").tool(), policy);
-    if (g == null) {
-      return spec;
-    }
-    var handler = spec.callHandler();
-    // the tenant is resolved where the call arrives (the transport's thread, the caller's
-    // Reactor context), before the hop to bounded-elastic, where neither is seen
-    return new McpServerFeatures.AsyncToolSpecification(
-        g.tool(),
-        (exchange, request) ->
-            onBoundedElastic(
-                g.resolveTenantReactive(exchange.transportContext()),
-                tenant ->
-                    g.call(
-                        exchange.transportContext(),
-                        tenant,
-                        request,
-                        new Invocation.Direct(r -> handler.apply(exchange, r).block()))));
+    GatedTool g = tools.gated(requireNonNull(spec, "spec must not be null").tool(), policy);
+    return g == null ? spec : GatedSpecifications.of(g, spec);
   }
 
   /**
@@ -152,15 +100,8 @@ public final class McpGate {
    */
   public McpStatelessServerFeatures.SyncToolSpecification gate(
       McpStatelessServerFeatures.SyncToolSpecification spec, ToolPolicy policy) {
-    GatedTool g = gated(requireNonNull(spec, "spec must not be null").tool(), policy);
-    if (g == null) {
-      return spec;
-    }
-    var handler = spec.callHandler();
-    return new McpStatelessServerFeatures.SyncToolSpecification(
-        g.tool(),
-        (context, request) ->
-            g.call(context, request, new Invocation.Direct(r -> handler.apply(context, r))));
+    GatedTool g = tools.gated(requireNonNull(spec, "spec must not be null").tool(), policy);
+    return g == null ? spec : GatedSpecifications.of(g, spec);
   }
 
   /**
@@ -169,39 +110,8 @@ public final class McpGate {
    */
   public McpStatelessServerFeatures.AsyncToolSpecification gate(
       McpStatelessServerFeatures.AsyncToolSpecification spec, ToolPolicy policy) {
-    GatedTool g = gated(requireNonNull(spec, "spec must not be null").tool(), policy);
-    if (g == null) {
-      return spec;
-    }
-    var handler = spec.callHandler();
-    return new McpStatelessServerFeatures.AsyncToolSpecification(
-        g.tool(),
-        (context, request) ->
-            onBoundedElastic(
-                g.resolveTenantReactive(context),
-                tenant ->
-                    g.call(
-                        context,
-                        tenant,
-                        request,
-                        new Invocation.Direct(r -> handler.apply(context, r).block()))));
-  }
-
-  /**
-   * Resolves the tenant on the subscribing thread, then runs the gated call on bounded-elastic.
-   *
-   * @param tenant the tenant (empty: none; the call is refused there)
-   * @param call the gated call, given the tenant or null
-   */
-  private static Mono<CallToolResult> onBoundedElastic(
-      Mono<String> tenant, Function<String, CallToolResult> call) {
-    return tenant
-        .map(java.util.Optional::of)
-        .defaultIfEmpty(java.util.Optional.empty())
-        .flatMap(
-            t ->
-                Mono.fromCallable(() -> call.apply(t.orElse(null)))
-                    .subscribeOn(Schedulers.boundedElastic()));
+    GatedTool g = tools.gated(requireNonNull(spec, "spec must not be null").tool(), policy);
+    return g == null ? spec : GatedSpecifications.of(g, spec);
   }
 
   /**
@@ -224,7 +134,7 @@ public final class McpGate {
       TransactionalHandler<R> handler) {
     requireNonNull(scope, "scope must not be null");
     requireNonNull(handler, "handler must not be null");
-    return writeTool(
+    return tools.writeTool(
         tool,
         policy,
         "transactional",
@@ -250,35 +160,13 @@ public final class McpGate {
       TransactionalHandler<R> handler) {
     requireNonNull(scope, "scope must not be null");
     requireNonNull(handler, "handler must not be null");
-    return writeTool(
+    return tools.writeTool(
         tool,
         policy,
         "single-commit",
         exchange ->
             new Invocation.SingleCommit<>(
                 tool.name(), scope, (r, resource) -> handler.handle(exchange, r, scope, resource)));
-  }
-
-  /** A sync tool whose handler writes through a unit of work; never a read-only one. */
-  private McpServerFeatures.SyncToolSpecification writeTool(
-      McpSchema.Tool tool,
-      ToolPolicy policy,
-      String kind,
-      Function<McpSyncServerExchange, Invocation> invocation) {
-    GatedTool g = gated(tool, policy);
-    if (g == null) {
-      throw new IllegalArgumentException(
-          "tool "
-              + tool.name()
-              + " is annotated read-only;"
-              + " a "
-              + kind
-              + " write tool must not be");
-    }
-    return new McpServerFeatures.SyncToolSpecification(
-        g.tool(),
-        (exchange, request) ->
-            g.call(exchange.transportContext(), request, invocation.apply(exchange)));
   }
 
   /**
@@ -346,30 +234,6 @@ public final class McpGate {
       List<McpServerFeatures.AsyncToolSpecification> specs, Object... beans) {
     return AnnotatedTools.gate(
         specs, beans, McpServerFeatures.AsyncToolSpecification::tool, this::gate);
-  }
-
-  /**
-   * @return the gated tool, or null for a tool annotated read-only (passed through ungated)
-   */
-  private GatedTool gated(McpSchema.Tool tool, ToolPolicy policy) {
-    requireNonNull(tool, "tool must not be null");
-    requireNonNull(policy, "policy must not be null");
-    if (tool.annotations() != null && Boolean.TRUE.equals(tool.annotations().readOnlyHint())) {
-      LOG.warn(
-          "tool {} is annotated read-only (readOnlyHint=true): passed through ungated",
-          tool.name());
-      return null;
-    }
-    return new GatedTool(
-        tool,
-        policy,
-        gate.withPolicy(policy.applyTo(gate.policy())),
-        tenants,
-        authorizer,
-        mapper,
-        auditor,
-        keys,
-        acceptInexactNumbers);
   }
 
   /** Builds an {@link McpGate}. */
@@ -505,41 +369,20 @@ public final class McpGate {
             "requireExactNumbers() and acceptInexactNumbers()"
                 + " contradict each other: choose one");
       }
-      McpJsonMapper mapper = json != null ? json : ExactNumbers.sdkDefault();
-      if (!ExactNumbers.readsExactly(mapper)) {
-        if (requireExactNumbers) {
-          throw new IllegalStateException(
-              "the JSON mapper "
-                  + mapper.getClass().getName()
-                  + " reads decimals as double, so arguments such as 9007199254740993.0 and"
-                  + " 9007199254740992.0 hash alike and one call would replay the other's result;"
-                  + " give the server's transport, the server and the gate"
-                  + " ExactNumbers.jsonMapper()");
-        }
-        if (acceptInexactNumbers) {
-          LOG.warn(
-              "the JSON mapper {} reads decimals as double and acceptInexactNumbers() is set:"
-                  + " arguments such as 1250.0000000000000001 and 1250 hash alike, and one call"
-                  + " replays the other's result",
-              mapper.getClass().getName());
-        } else {
-          LOG.warn(
-              "the JSON mapper {} reads decimals as double: a gated call with a decimal argument"
-                  + " will be refused (arguments_invalid) rather than hashed inexactly. Give the"
-                  + " server's transport, the server and the gate ExactNumbers.jsonMapper(); tools"
-                  + " that take only whole numbers are not affected"
-                  + " (McpGate.Builder.requireExactNumbers() makes this an error)",
-              mapper.getClass().getName());
-        }
-      }
+      McpJsonMapper mapper =
+          ExactNumbers.checked(
+              json != null ? json : ExactNumbers.sdkDefault(),
+              requireExactNumbers,
+              acceptInexactNumbers);
       return new McpGate(
-          gate,
-          tenants,
-          authorizer,
-          mapper,
-          audit == null ? Auditor.NONE : new Auditor(audit, redaction, resultSummary),
-          new KeyProtection(keyDigest, digestAllKeys),
-          acceptInexactNumbers);
+          new ToolGating(
+              gate,
+              tenants,
+              authorizer,
+              new CallToolResultMapper(mapper),
+              audit == null ? Auditor.NONE : new Auditor(audit, redaction, resultSummary),
+              new KeyProtection(keyDigest, digestAllKeys),
+              acceptInexactNumbers));
     }
   }
 }

@@ -4,7 +4,6 @@ import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.GateResult.Effect;
-import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import dev.mcpgate.core.KeyDigest;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultTooLargeException;
@@ -15,10 +14,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Every sentence a model reads from the gate, in one place: the refusals (as {@code isError}
- * results with {@code structuredContent.error.type}), the sentence a gated tool's description
- * gains, and the marks of a replay. The core's messages are for Java callers and operators; these
- * are for the model that called the tool.
+ * Every sentence a model reads from the gate but the refusals before it ({@link
+ * RejectionMessages}): the gate's refusals and failures (as {@code isError} results with {@code
+ * structuredContent.error.type}), the sentence a gated tool's description gains, and the marks of a
+ * replay. The core's messages are for Java callers and operators; these are for the model that
+ * called the tool.
  */
 final class ModelMessages {
   /** The description of the key argument in a gated tool's input schema. */
@@ -87,7 +87,7 @@ final class ModelMessages {
   }
 
   /** A refusal before anything ran, that the same call with the same key would meet again. */
-  private static CallToolResult notRun(String type, String message) {
+  static CallToolResult notRun(String type, String message) {
     return error(type, Effect.NO, false, message, null);
   }
 
@@ -222,68 +222,6 @@ final class ModelMessages {
     return of(refused, false);
   }
 
-  static CallToolResult tenantUnknown() {
-    return notRun(
-        McpGateErrors.TENANT_UNKNOWN,
-        "The server could not tell which account this"
-            + " call belongs to, so it did not run it; nothing took effect. If this client is"
-            + " meant to say who it is (a login, a token, or a header the server's documentation"
-            + " names) and did not, the fix is the client's: send the call again with it. If it"
-            + " did, the fix is the server's: its tenant source (with the Spring Boot starter,"
-            + " the mcpgate.tenant.* properties) found nothing in the request, and retrying will"
-            + " not help until that is fixed.");
-  }
-
-  /** Never quotes the tenant: it is the server's, not the caller's, to see (it is logged). */
-  static CallToolResult tenantInvalid(InvalidIdempotencyKeyException e) {
-    return notRun(
-        McpGateErrors.TENANT_INVALID,
-        "The server could not use the account this call"
-            + " belongs to, so it did not run it. This is a server configuration problem; retrying"
-            + " will not help until it is fixed.");
-  }
-
-  static CallToolResult forbidden(String refusal) {
-    return notRun(McpGateErrors.FORBIDDEN, refusal);
-  }
-
-  static CallToolResult keyRequired(ToolPolicy policy) {
-    String message;
-    if (policy.keySources().contains(KeySource.ARGUMENT)) {
-      message =
-          "This tool changes state, so it needs an idempotency key and was not run. Call it"
-              + " again with the argument "
-              + policy.keyArgument()
-              + " set to a new unique value"
-              + " (for example a UUID), and reuse that value if you have to retry.";
-    } else if (policy.keySources().contains(KeySource.NATURAL)) {
-      message =
-          "This tool needs the arguments "
-              + String.join(", ", policy.naturalKey())
-              + " to tell a retry from a new request, and was not run. Call it again with them.";
-    } else if (policy.keySources().contains(KeySource.META)) {
-      message =
-          "This tool needs an idempotency key in _meta "
-              + McpGateErrors.META_KEY
-              + " and was not run.";
-    } else {
-      message =
-          "This tool needs an idempotency key in the "
-              + KeySource.HEADER_CONTEXT_KEY
-              + " header and was not run.";
-    }
-    return notRun(McpGateErrors.KEY_REQUIRED, message);
-  }
-
-  static CallToolResult keyInvalid(InvalidIdempotencyKeyException e) {
-    return notRun(
-        McpGateErrors.KEY_INVALID,
-        "The idempotency key is not valid: "
-            + e.getMessage()
-            + ". Nothing was run. Send one key of 1 to 255 characters, valid"
-            + " Unicode, without control characters.");
-  }
-
   /**
    * The gate failed the call: one error type and one sentence per reason, with what the gate knows
    * of the effect ({@code executed}) and whether a retry with the same key is safe, as the failure
@@ -383,24 +321,6 @@ final class ModelMessages {
               null);
       case ACTION_FAILED -> null;
     };
-  }
-
-  /**
-   * A number among the arguments arrived as a {@code double}: the server's JSON mapper read it
-   * inexactly, so nearby numbers would hash alike and one call could replay another's result.
-   */
-  static CallToolResult argumentsInexact(String path) {
-    return notRun(
-        McpGateErrors.ARGUMENTS_INVALID,
-        "The arguments cannot be compared for"
-            + " retries: the server read the number at "
-            + path
-            + " as an approximate (double)"
-            + " value, so it could not tell this call from one with a nearby number. Nothing was"
-            + " run. A whole number sent without a decimal point or exponent is read exactly; other"
-            + " decimals need the server to read numbers exactly (its operator configures the"
-            + " transport with ExactNumbers.jsonMapper(), or, with the Spring Boot starter, sets"
-            + " mcpgate.exact-numbers=true).");
   }
 
   static CallToolResult resultTooLarge(ResultTooLargeException e) {

@@ -78,11 +78,11 @@ class ModelMessagesTest {
         new InvalidIdempotencyKeyException("key is blank", false);
     all.addAll(
         List.of(
-            ModelMessages.tenantUnknown(),
-            ModelMessages.tenantInvalid(badKey),
-            ModelMessages.forbidden("no"),
-            ModelMessages.keyRequired(ToolPolicy.defaults()),
-            ModelMessages.keyInvalid(badKey)));
+            RejectionMessages.tenantUnknown(),
+            RejectionMessages.tenantInvalid(badKey),
+            RejectionMessages.forbidden("no"),
+            RejectionMessages.keyRequired(ToolPolicy.defaults()),
+            RejectionMessages.keyInvalid(badKey)));
     all.addAll(
         List.of(
             failure(FailureReason.STORE_UNAVAILABLE, Effect.NO, true, null),
