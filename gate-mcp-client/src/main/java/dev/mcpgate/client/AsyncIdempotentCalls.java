@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;
@@ -81,7 +80,7 @@ public final class AsyncIdempotentCalls {
     requireNonNull(key, "key must not be null");
     requireNonNull(tool, "tool must not be null");
     requireNonNull(arguments, "arguments must not be null");
-    Map<String, ?> args = new LinkedHashMap<>(arguments);
+    Map<String, ?> args = ArgumentSnapshot.of(arguments);
     // shared by every subscription: whether an earlier one sent an attempt of this intent
     AtomicBoolean sent = new AtomicBoolean();
     return Mono.defer(() -> attempt(new Attempts(policy, key, tool, sent.get()), tool, args, sent));

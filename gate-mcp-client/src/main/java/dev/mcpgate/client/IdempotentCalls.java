@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -103,7 +102,7 @@ public final class IdempotentCalls {
     requireNonNull(key, "key must not be null");
     requireNonNull(tool, "tool must not be null");
     requireNonNull(arguments, "arguments must not be null");
-    Map<String, ?> args = new LinkedHashMap<>(arguments);
+    Map<String, ?> args = ArgumentSnapshot.of(arguments);
     Attempts attempts = new Attempts(policy, key, tool);
     while (true) {
       Attempts.Next next;
