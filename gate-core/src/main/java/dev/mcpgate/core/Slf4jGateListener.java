@@ -2,6 +2,7 @@ package dev.mcpgate.core;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Logs every decision through SLF4J, to the gate's logger ({@code
@@ -16,75 +17,40 @@ public final class Slf4jGateListener implements GateListener {
 
   @Override
   public void onEvent(GateEvent e) {
+    if (e.type() == GateEvent.Type.REJECTED) {
+      LOG.info(
+          "REJECTED {} tool {} (key source {}): {}",
+          e.rejection(),
+          e.tool(),
+          e.keySource() == null ? "none" : e.keySource(),
+          e.message());
+      return;
+    }
     String label =
         e.isTakeover()
             ? "TAKEOVER"
             : e.reason() != null ? "REFUSED " + e.reason() : e.type().name();
-    switch (e.type()) {
-      case ACQUIRED, REPLAYED, COMPLETED, RELEASED -> {
-        if (e.isTakeover()) {
-          LOG.info(
-              "{} {} attempt {} [{}]: {}",
-              label,
-              e.id(),
-              e.attempt(),
-              e.tokenFingerprint(),
-              e.message(),
-              e.error());
-        } else {
-          LOG.debug(
-              "{} {} attempt {} [{}]: {}",
-              label,
-              e.id(),
-              e.attempt(),
-              e.tokenFingerprint(),
-              e.message(),
-              e.error());
-        }
-      }
-      case REJECTED ->
-          LOG.info(
-              "REJECTED {} tool {} (key source {}): {}",
-              e.rejection(),
-              e.tool(),
-              e.keySource() == null ? "none" : e.keySource(),
-              e.message());
-      case REFUSED ->
-          LOG.info(
-              "{} {} attempt {} [{}]: {}",
-              label,
-              e.id(),
-              e.attempt(),
-              e.tokenFingerprint(),
-              e.message(),
-              e.error());
-      case LEASE_RENEWED ->
-          LOG.trace(
-              "{} {} attempt {} [{}]: {}",
-              label,
-              e.id(),
-              e.attempt(),
-              e.tokenFingerprint(),
-              e.message(),
-              e.error());
-      case MARKED_UNKNOWN, LEASE_LOST, LEASE_RENEWAL_FAILED, RESULT_NOT_STORED ->
-          LOG.warn(
-              "{} {} attempt {} [{}]: {}",
-              label,
-              e.id(),
-              e.attempt(),
-              e.tokenFingerprint(),
-              e.message(),
-              e.error());
-      case STORE_FAILED ->
-          LOG.error(
-              "{} {} attempt {} [{}]: {}",
-              label,
-              e.id(),
-              e.attempt(),
-              e.tokenFingerprint(),
-              e.message(),
-              e.error());
-    }
+    LOG.atLevel(levelOf(e))
+        .setCause(e.error())
+        .log(
+            "{} {} attempt {} [{}]: {}",
+            label,
+            e.id(),
+            e.attempt(),
+            e.tokenFingerprint(),
+            e.message());
+  }
+
+  /**
+   * @return the level {@code e} is logged at
+   */
+  static Level levelOf(GateEvent e) {
+    return switch (e.type()) {
+      case ACQUIRED, REPLAYED, COMPLETED, RELEASED -> e.isTakeover() ? Level.INFO : Level.DEBUG;
+      case REFUSED, REJECTED -> Level.INFO;
+      case LEASE_RENEWED -> Level.TRACE;
+      case MARKED_UNKNOWN, LEASE_LOST, LEASE_RENEWAL_FAILED, RESULT_NOT_STORED -> Level.WARN;
+      case STORE_FAILED -> Level.ERROR;
+    };
   }
 }
