@@ -29,6 +29,8 @@ import java.util.Locale;
  * @param tool the tool called: {@code id.tool()}, or for {@link Type#REJECTED} the tool alone
  * @param rejection why a call was refused before the gate; null unless {@code type} is {@link
  *     Type#REJECTED}
+ * @param failure why the gate failed a call it could not claim; null unless {@code type} is {@link
+ *     Type#FAILED}
  */
 public record GateEvent(
     Type type,
@@ -42,14 +44,16 @@ public record GateEvent(
     String keySource,
     Duration waited,
     String tool,
-    RejectionReason rejection) {
+    RejectionReason rejection,
+    FailureReason failure) {
 
   /**
    * @throws NullPointerException if type, tool, message or at is null, or id for any type but
    *     {@link Type#REJECTED}
    * @throws IllegalArgumentException if a reason is given for any type but {@link Type#REFUSED}, or
    *     none for it; if a rejection is given for any type but {@link Type#REJECTED} (or an id for
-   *     it), or none for it; if tool is not the id's tool
+   *     it), or none for it; if a failure is given for any type but {@link Type#FAILED}, or none
+   *     for it; if tool is not the id's tool
    */
   public GateEvent {
     Checks.notNull(type, "type");
@@ -81,6 +85,13 @@ public record GateEvent(
               + " and id "
               + id);
     }
+    if ((type == Type.FAILED) != (failure != null)) {
+      throw new IllegalArgumentException(
+          "a failure goes with FAILED events, and only with them; was "
+              + type
+              + " with failure "
+              + failure);
+    }
   }
 
   /**
@@ -108,15 +119,16 @@ public record GateEvent(
         keySource,
         Duration.ZERO,
         tool,
-        Checks.notNull(rejection, "rejection"));
+        Checks.notNull(rejection, "rejection"),
+        null);
   }
 
   /**
    * The one vocabulary of call outcomes, for meters, span attributes and dashboards alike.
    *
-   * @return {@code executed}, {@code takeover}, {@code replayed}, {@code refused.<reason>} or
-   *     {@code rejected.<rejection>} (the reason in lower case) for a call's decision; null for any
-   *     other event
+   * @return {@code executed}, {@code takeover}, {@code replayed}, {@code refused.<reason>}, {@code
+   *     rejected.<rejection>} or {@code failed.<failure>} (the reason in lower case) for a call's
+   *     decision; null for any other event
    */
   public String outcome() {
     return switch (type) {
@@ -124,6 +136,7 @@ public record GateEvent(
       case REPLAYED -> "replayed";
       case REFUSED -> "refused." + outcomeOf(reason);
       case REJECTED -> "rejected." + rejection.name().toLowerCase(Locale.ROOT);
+      case FAILED -> "failed." + failure.name().toLowerCase(Locale.ROOT);
       case COMPLETED,
           RESULT_NOT_STORED,
           RELEASED,
@@ -152,7 +165,8 @@ public record GateEvent(
       case MARKED_UNKNOWN -> "marked_unknown";
       case LEASE_LOST -> "lease_lost";
       case STORE_FAILED -> "store_failed";
-      case ACQUIRED, REPLAYED, REFUSED, REJECTED, LEASE_RENEWED, LEASE_RENEWAL_FAILED -> null;
+      case ACQUIRED, REPLAYED, REFUSED, REJECTED, FAILED, LEASE_RENEWED, LEASE_RENEWAL_FAILED ->
+          null;
     };
   }
 
@@ -191,6 +205,14 @@ public record GateEvent(
      * source, never its tenant, key or arguments.
      */
     REJECTED,
+    /**
+     * The gate failed a call before deciding it: the store could not be reached to claim its key
+     * (or could not begin the unit of work that claims it), so nothing ran and nothing was claimed
+     * ({@link GateEvent#failure()} says why; {@link GateEvent#error()} is the store's exception).
+     * The call's result is a {@link GateResult.Failed} whose retry is safe. Failures after a claim
+     * are told by the events that end its attempt ({@link #RELEASED}, {@link #STORE_FAILED}, ...).
+     */
+    FAILED,
     /** A result was stored (by the attempt, or by a reconciler's verdict). */
     COMPLETED,
     /**

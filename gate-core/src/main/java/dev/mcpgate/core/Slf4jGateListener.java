@@ -9,8 +9,8 @@ import org.slf4j.event.Level;
  * dev.mcpgate.core.IdempotencyGate}, where the gate's own warnings and errors go too, so that one
  * call's lines are under one logger): DEBUG for the routine ones (acquired, replayed, completed,
  * released), INFO for takeovers and refusals (those before the gate too, by tool and reason: they
- * have no tenant or key to name), WARN for unknown outcomes, lost leases and results not stored,
- * ERROR for failed store writes.
+ * have no tenant or key to name), WARN for calls the store could not claim, unknown outcomes, lost
+ * leases and results not stored, ERROR for failed store writes.
  */
 public final class Slf4jGateListener implements GateListener {
   private static final Logger LOG = LoggerFactory.getLogger(IdempotencyGate.class);
@@ -29,7 +29,9 @@ public final class Slf4jGateListener implements GateListener {
     String label =
         e.isTakeover()
             ? "TAKEOVER"
-            : e.reason() != null ? "REFUSED " + e.reason() : e.type().name();
+            : e.reason() != null
+                ? "REFUSED " + e.reason()
+                : e.failure() != null ? "FAILED " + e.failure() : e.type().name();
     LOG.atLevel(levelOf(e))
         .setCause(e.error())
         .log(
@@ -49,7 +51,8 @@ public final class Slf4jGateListener implements GateListener {
       case ACQUIRED, REPLAYED, COMPLETED, RELEASED -> e.isTakeover() ? Level.INFO : Level.DEBUG;
       case REFUSED, REJECTED -> Level.INFO;
       case LEASE_RENEWED -> Level.TRACE;
-      case MARKED_UNKNOWN, LEASE_LOST, LEASE_RENEWAL_FAILED, RESULT_NOT_STORED -> Level.WARN;
+      case FAILED, MARKED_UNKNOWN, LEASE_LOST, LEASE_RENEWAL_FAILED, RESULT_NOT_STORED ->
+          Level.WARN;
       case STORE_FAILED -> Level.ERROR;
     };
   }

@@ -144,6 +144,7 @@ class GateResultDecisionTest {
               null,
               Duration.ZERO,
               "refund_order",
+              null,
               null);
       // the spelling the meters and spans had, from the reason's name
       assertThat(event.outcome()).isEqualTo("refused." + reason.name().toLowerCase(Locale.ROOT));
@@ -200,7 +201,8 @@ class GateResultDecisionTest {
                   null,
                   Duration.ZERO,
                   "refund_order",
-                  null);
+                  null,
+                  type == GateEvent.Type.FAILED ? FailureReason.STORE_UNAVAILABLE : null);
       // the spelling gate-micrometer and gate-opentelemetry had, from the type's name
       assertThat(event.attemptResult())
           .as(type.name())

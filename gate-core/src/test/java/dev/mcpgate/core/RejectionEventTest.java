@@ -65,7 +65,19 @@ class RejectionEventTest {
   private static GateEvent event(
       GateEvent.Type type, ClaimId id, String tool, RejectionReason rejection) {
     return new GateEvent(
-        type, id, 1, null, null, "m", null, Instant.EPOCH, null, Duration.ZERO, tool, rejection);
+        type,
+        id,
+        1,
+        null,
+        null,
+        "m",
+        null,
+        Instant.EPOCH,
+        null,
+        Duration.ZERO,
+        tool,
+        rejection,
+        null);
   }
 
   @Test

@@ -23,6 +23,7 @@ class Slf4jGateListenerTest {
     expected.put(GateEvent.Type.REFUSED, Level.INFO);
     expected.put(GateEvent.Type.REJECTED, Level.INFO);
     expected.put(GateEvent.Type.LEASE_RENEWED, Level.TRACE);
+    expected.put(GateEvent.Type.FAILED, Level.WARN);
     expected.put(GateEvent.Type.MARKED_UNKNOWN, Level.WARN);
     expected.put(GateEvent.Type.LEASE_LOST, Level.WARN);
     expected.put(GateEvent.Type.LEASE_RENEWAL_FAILED, Level.WARN);
@@ -56,15 +57,18 @@ class Slf4jGateListenerTest {
     return new GateEvent(
         type,
         ID,
-        attempt,
+        type == GateEvent.Type.FAILED ? 0 : attempt,
         "fp",
         type == GateEvent.Type.REFUSED ? RefusalReason.CONFLICT : null,
         "m",
-        type == GateEvent.Type.STORE_FAILED ? new IllegalStateException("store down") : null,
+        type == GateEvent.Type.STORE_FAILED || type == GateEvent.Type.FAILED
+            ? new IllegalStateException("store down")
+            : null,
         Instant.EPOCH,
         null,
         Duration.ZERO,
         "refund_order",
-        null);
+        null,
+        type == GateEvent.Type.FAILED ? FailureReason.STORE_UNAVAILABLE : null);
   }
 }

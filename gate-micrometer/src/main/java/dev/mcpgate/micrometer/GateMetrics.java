@@ -26,7 +26,8 @@ import io.micrometer.core.instrument.Timer;
  *       {@code refused.outcome_unknown}, {@code refused.result_not_stored}; and for a call refused
  *       before the gate (no claim made): {@code rejected.tenant_unknown}, {@code
  *       rejected.tenant_invalid}, {@code rejected.forbidden}, {@code rejected.key_required}, {@code
- *       rejected.key_invalid}, {@code rejected.arguments_invalid}.
+ *       rejected.key_invalid}, {@code rejected.arguments_invalid}; and for a call the store could
+ *       not claim (nothing ran): {@code failed.store_unavailable}.
  *   <li>{@code mcpgate.attempts.ended} (counter; tags {@code tool}, {@code result}, {@code store}):
  *       how an executed attempt's claim ended: {@code completed}, {@code released}, {@code
  *       marked_unknown}, {@code lease_lost}, {@code store_failed}, {@code result_not_stored}.
@@ -63,7 +64,7 @@ public final class GateMetrics implements GateListener {
   public void onEvent(GateEvent e) {
     String tool = e.tool();
     switch (e.type()) {
-      case ACQUIRED, REPLAYED, REFUSED, REJECTED -> {
+      case ACQUIRED, REPLAYED, REFUSED, REJECTED, FAILED -> {
         String outcome = e.outcome();
         counter(
                 "mcpgate.calls",

@@ -8,8 +8,12 @@ import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.RejectionReason;
 import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
@@ -142,6 +146,30 @@ class GateMicrometerTest {
     for (Meter m : meters.getMeters()) {
       assertThat(m.getId().getTags())
           .allSatisfy(t -> assertThat(t.getValue()).doesNotContain("acme", "k-nan", "NaN"));
+    }
+  }
+
+  @Test
+  void aCallTheStoreCouldNotClaimIsCountedAndObservedAsFailed() {
+    ForwardingIdempotencyStore down =
+        new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
+          @Override
+          public ClaimAttempt claim(ClaimRequest request) {
+            throw new StoreUnavailableException("connection refused (test)", null);
+          }
+        };
+    try (IdempotencyGate failing =
+        IdempotencyGate.builder(down)
+            .listener(GateMetrics.of(meters, "memory"))
+            .listener(GateObservations.of(observations, "memory"))
+            .build()) {
+      Observation.Context context =
+          observed(() -> failing.execute(call("k-down", 5), ResultMapper.utf8(), ctx -> "never"));
+
+      assertThat(calls("failed.store_unavailable")).isEqualTo(1);
+      assertThat(context.getLowCardinalityKeyValue("mcpgate.outcome").getValue())
+          .isEqualTo("failed.store_unavailable");
+      assertThat(context.getLowCardinalityKeyValue("mcpgate.ran").getValue()).isEqualTo("false");
     }
   }
 

@@ -28,7 +28,8 @@ import io.opentelemetry.api.OpenTelemetry;
  *       refused.result_not_stored}, and for a call refused before the gate (no claim made) {@code
  *       rejected.tenant_unknown}, {@code rejected.tenant_invalid}, {@code rejected.forbidden},
  *       {@code rejected.key_required}, {@code rejected.key_invalid}, {@code
- *       rejected.arguments_invalid}; {@code key_source} is {@code argument}, {@code meta}, {@code
+ *       rejected.arguments_invalid}, and for a call the store could not claim {@code
+ *       failed.store_unavailable}; {@code key_source} is {@code argument}, {@code meta}, {@code
  *       natural}, {@code header}, or {@code none} when the caller did not say.
  *   <li>{@code mcpgate.attempts.ended} (counter, {@code {attempt}}; {@code tool}, {@code result},
  *       {@code store}): how an executed attempt's claim ended: {@code completed}, {@code released},

@@ -81,7 +81,7 @@ final class TelemetryListener implements GateListener {
   public void onEvent(GateEvent e) {
     String tool = e.tool();
     switch (e.type()) {
-      case ACQUIRED, REPLAYED, REFUSED, REJECTED -> {
+      case ACQUIRED, REPLAYED, REFUSED, REJECTED, FAILED -> {
         String outcome = e.outcome();
         calls.add(
             1,

@@ -13,6 +13,8 @@ import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.core.spi.HeldLease;
@@ -228,6 +230,27 @@ class GateTelemetryTest {
       m.put(AttributeKey.longKey("mcpgate.attempt"), attempt);
     }
     return m;
+  }
+
+  @Test
+  void aCallTheStoreCouldNotClaimIsCountedAndTracedAsFailed() {
+    IdempotencyGate gate =
+        gate(
+            new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
+              @Override
+              public ClaimAttempt claim(ClaimRequest request) {
+                throw new StoreUnavailableException("connection refused (test)", null);
+              }
+            },
+            GatePolicy.defaults());
+
+    SpanData span =
+        traced(() -> gate.execute(call("key-down", 5), ResultMapper.utf8(), ctx -> "never"));
+
+    assertThat(counts(collect(), "mcpgate.calls"))
+        .isEqualTo(Map.of(calls("failed.store_unavailable", "none"), 1L));
+    assertThat(span.getAttributes().asMap())
+        .containsAllEntriesOf(decision("failed.store_unavailable", false, "none", null));
   }
 
   @Test

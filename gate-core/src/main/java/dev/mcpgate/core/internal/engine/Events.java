@@ -4,6 +4,7 @@ import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GateListener;
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RejectionReason;
 import dev.mcpgate.core.spi.ClaimRecord;
@@ -74,6 +75,7 @@ final class Events {
               keySource,
               waited,
               id.tool(),
+              null,
               null));
     }
   }
@@ -93,7 +95,29 @@ final class Events {
               keySource,
               waited,
               refused.id().tool(),
+              null,
               null));
+    }
+  }
+
+  /** A call the gate failed before claiming anything (see {@link GateEvent.Type#FAILED}). */
+  void failed(GateResult.Failed<?> failed) {
+    if (!listeners.isEmpty()) {
+      publish(
+          new GateEvent(
+              GateEvent.Type.FAILED,
+              failed.id(),
+              0,
+              null,
+              null,
+              failed.message(),
+              failed.cause(),
+              clock.instant(),
+              failed.keySource(),
+              failed.waited(),
+              failed.id().tool(),
+              null,
+              failed.reason()));
     }
   }
 

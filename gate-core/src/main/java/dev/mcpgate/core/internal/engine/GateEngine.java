@@ -143,7 +143,7 @@ public final class GateEngine {
               refused ->
                   GateResult.Refused.of(refused, argsHash, call.keySource(), claimed.waited()));
     } catch (CallFailure failure) {
-      return failure.result(call.id(), hash, call.keySource(), waited);
+      return told(failure.result(call.id(), hash, call.keySource(), waited));
     }
   }
 
@@ -168,8 +168,20 @@ public final class GateEngine {
           action,
           r -> readBack(r, mapper, argsHash, call.keySource(), Duration.ZERO));
     } catch (CallFailure failure) {
-      return failure.result(call.id(), hash, call.keySource(), Duration.ZERO);
+      return told(failure.result(call.id(), hash, call.keySource(), Duration.ZERO));
     }
+  }
+
+  /**
+   * Tells the listeners of a call the store could not claim: the one failure no decision event
+   * (acquired, replayed, refused, rejected) was told for. Every other failure comes after an
+   * attempt was acquired (its end is told) or a stored result was found, or is a rejection.
+   */
+  private <T> GateResult<T> told(GateResult.Failed<T> failed) {
+    if (failed.reason() == FailureReason.STORE_UNAVAILABLE && failed.attempt() == 0) {
+      events.failed(failed);
+    }
+    return failed;
   }
 
   /**
