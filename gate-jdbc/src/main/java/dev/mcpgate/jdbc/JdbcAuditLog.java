@@ -19,7 +19,8 @@ import javax.sql.DataSource;
  * command: "ran once, attempt 1, replayed 3 times".
  */
 public final class JdbcAuditLog {
-  private static final String COLUMNS =
+  /** The audit table's columns, read here and inserted by {@link AuditTableWriter}. */
+  static final String COLUMNS =
       "at_ms, tenant, tool, idem_key, args_hash, arguments,"
           + " decision, reason, attempt, result_summary, duration_us";
 

@@ -5,10 +5,6 @@ import static java.util.Objects.requireNonNull;
 import dev.mcpgate.core.audit.AuditRecord;
 import dev.mcpgate.core.audit.AuditSink;
 import dev.mcpgate.core.spi.DaemonThreads;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -58,15 +54,12 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
 
   private static final long DROP_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-  private final DataSource dataSource;
   private final String table;
-  private final boolean createTable;
+  private final AuditTableWriter tableWriter;
   private final BlockingQueue<AuditRecord> queue;
   private final CountDownLatch drained = new CountDownLatch(1);
   private volatile Thread writer; // the thread draining the queue, once it runs
-  private final AtomicLong written = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
-  private final AtomicLong failed = new AtomicLong();
   private final AtomicLong accepted = new AtomicLong();
   private final long maxBytes;
   private final AtomicLong queuedBytes = new AtomicLong(); // never less than what is held
@@ -75,12 +68,10 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
       new AtomicLong(System.nanoTime() - DROP_LOG_INTERVAL_NANOS);
   private final AtomicLong droppedAtLastLog = new AtomicLong();
   private volatile boolean closed;
-  private volatile String insertSql;
 
   private JdbcAuditSink(Builder b) {
-    this.dataSource = b.dataSource;
     this.table = b.table;
-    this.createTable = b.createTable;
+    this.tableWriter = new AuditTableWriter(b.dataSource, b.table, b.createTable);
     this.queue = new ArrayBlockingQueue<>(b.capacity);
     this.maxBytes = b.maxBytes;
     Executor runner =
@@ -186,7 +177,7 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
         }
         batch.add(first);
         queue.drainTo(batch, BATCH - 1);
-        write(batch);
+        tableWriter.write(batch);
       } catch (InterruptedException e) {
         if (closed) {
           break;
@@ -203,137 +194,6 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
   }
 
   /**
-   * Writes a batch in one statement; if the batch fails, writes its records one by one, so that one
-   * record the database refuses never takes the others (other tenants' too) down with it.
-   */
-  private void write(List<AuditRecord> batch) {
-    try (Connection c = dataSource.getConnection()) {
-      if (insertSql == null) {
-        JdbcDialect dialect = JdbcDialect.detect(c.getMetaData());
-        if (createTable && !Schema.tableExists(c, table)) {
-          Schema.run(c, dialect.auditDdl(table));
-          LOG.info("created the audit table {} ({}; createSchemaIfMissing)", table, dialect);
-        }
-        insertSql =
-            "INSERT INTO "
-                + TableName.check(table)
-                + " (at_ms, tenant, tool, idem_key,"
-                + " args_hash, arguments, decision, reason, attempt, result_summary, duration_us)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-      }
-      // one transaction per batch: some drivers go on past a failed row of a batch, and a
-      // batch written in auto-commit could leave half of it behind to be written twice
-      boolean autoCommit = c.getAutoCommit();
-      if (autoCommit) {
-        c.setAutoCommit(false);
-      }
-      try {
-        writeIsolated(c, batch);
-      } finally {
-        if (autoCommit) {
-          c.setAutoCommit(true);
-        }
-      }
-    } catch (SQLException | RuntimeException e) {
-      lost(batch, e);
-    }
-  }
-
-  private void writeIsolated(Connection c, List<AuditRecord> batch) throws SQLException {
-    try {
-      insert(c, batch);
-      written.addAndGet(batch.size());
-      return;
-    } catch (SQLException | RuntimeException batchFailed) {
-      c.rollback();
-      if (batch.size() == 1) {
-        lost(batch, batchFailed);
-        return;
-      }
-    }
-    for (AuditRecord r : batch) {
-      try {
-        insert(c, List.of(r));
-        written.incrementAndGet();
-      } catch (SQLException | RuntimeException alone) {
-        c.rollback();
-        lost(List.of(r), alone);
-      }
-    }
-  }
-
-  private void insert(Connection c, List<AuditRecord> records) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(insertSql)) {
-      for (AuditRecord r : records) {
-        ps.setLong(1, r.at().toEpochMilli());
-        text(ps, 2, r.tenant(), 255);
-        text(ps, 3, r.tool(), 255);
-        text(ps, 4, r.key(), 255);
-        text(ps, 5, r.argsHash(), 80);
-        text(ps, 6, r.arguments(), 4000);
-        ps.setString(7, r.decision().name());
-        text(ps, 8, r.reason(), 1000);
-        ps.setInt(9, r.attempt());
-        text(ps, 10, r.resultSummary(), 1000);
-        ps.setLong(11, r.durationMicros());
-        ps.addBatch();
-      }
-      ps.executeBatch();
-    }
-    c.commit();
-  }
-
-  private void lost(List<AuditRecord> records, Exception e) {
-    long n = failed.addAndGet(records.size());
-    LOG.warn(
-        "could not write {} audit record(s) to {} ({} lost so far)", records.size(), table, n, e);
-  }
-
-  /**
-   * @return the text with what no database's text column holds replaced by U+FFFD: NUL (which
-   *     PostgreSQL refuses) and lone surrogates (which no UTF-8 column can keep)
-   */
-  static String printable(String value) {
-    StringBuilder out = null;
-    for (int i = 0; i < value.length(); i++) {
-      char ch = value.charAt(i);
-      boolean pair =
-          Character.isHighSurrogate(ch)
-              && i + 1 < value.length()
-              && Character.isLowSurrogate(value.charAt(i + 1));
-      boolean bad = ch == 0 || (!pair && Character.isSurrogate(ch));
-      if (bad && out == null) {
-        out = new StringBuilder(value.length()).append(value, 0, i);
-      }
-      if (out != null) {
-        out.append(bad ? '\ufffd' : ch);
-        if (pair) {
-          out.append(value.charAt(i + 1));
-        }
-      }
-      if (pair) {
-        i++;
-      }
-    }
-    return out == null ? value : out.toString();
-  }
-
-  /** Binds text cut to at most {@code max} characters, never inside a surrogate pair. */
-  private static void text(PreparedStatement ps, int index, String value, int max)
-      throws SQLException {
-    if (value == null) {
-      ps.setNull(index, Types.VARCHAR);
-      return;
-    }
-    String cut = printable(value);
-    if (cut.length() > max) {
-      int end = Character.isHighSurrogate(cut.charAt(max - 1)) ? max - 1 : max;
-      cut = cut.substring(0, end);
-    }
-    ps.setString(index, cut);
-  }
-
-  /**
    * Waits until every record queued so far is written (or lost) and its weight released from {@link
    * #queuedBytes()}, for tests and shutdown.
    *
@@ -343,7 +203,8 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       // and its bytes released: the writer counts a batch written a moment before it releases it
-      if (accepted.get() == written.get() + failed.get() && queuedBytes.get() == 0) {
+      if (accepted.get() == tableWriter.written() + tableWriter.failed()
+          && queuedBytes.get() == 0) {
         return true;
       }
       try {
@@ -360,7 +221,7 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
    * @return records written
    */
   public long written() {
-    return written.get();
+    return tableWriter.written();
   }
 
   /**
@@ -392,7 +253,7 @@ public final class JdbcAuditSink implements AuditSink, AutoCloseable {
    * @return records lost because their batch could not be written
    */
   public long failed() {
-    return failed.get();
+    return tableWriter.failed();
   }
 
   /** Stops taking records, writes what is queued (5 s at most), and stops the writer. */
