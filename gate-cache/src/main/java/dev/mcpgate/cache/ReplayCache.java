@@ -2,7 +2,6 @@ package dev.mcpgate.cache;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.ClaimAttempt;
@@ -15,7 +14,6 @@ import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -132,15 +130,7 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
   static final int ENTRY_OVERHEAD_BYTES = 600;
 
   private final Cache<ClaimId, Entry> entries;
-  private final LongSupplier nanoTime;
-  private final long marginNanos;
-  private final long clockCheckNanos;
-
-  /** The largest (store's clock in epoch nanos) - (monotonic nanos before sending) seen. */
-  private final AtomicLong offsetNanos = new AtomicLong(Long.MIN_VALUE);
-
-  /** Monotonic nanos (before sending) of the latest claim answer; MIN_VALUE before the first. */
-  private final AtomicLong lastMeasuredNanos = new AtomicLong(Long.MIN_VALUE);
+  private final StoreClock clock;
 
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
@@ -155,9 +145,7 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
 
   private ReplayCache(Builder b) {
     super(b.store);
-    this.nanoTime = b.nanoTime;
-    this.marginNanos = b.margin.toNanos();
-    this.clockCheckNanos = b.clockCheck.toNanos();
+    this.clock = new StoreClock(b.nanoTime, b.margin, b.clockCheck);
     if (b.maxBytes < b.maxEntries) {
       throw new IllegalArgumentException(
           "maxBytes ("
@@ -183,26 +171,7 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
                     (int) Math.min(Integer.MAX_VALUE, Math.max(floor, bytes(entry.row()))))
             .executor(Runnable::run)
             .ticker(b.nanoTime::getAsLong)
-            .expireAfter(
-                new Expiry<ClaimId, Entry>() {
-                  @Override
-                  public long expireAfterCreate(ClaimId key, Entry entry, long currentTime) {
-                    long left = saturatedSubtract(usableUntil(entry), currentTime);
-                    return Math.min(Math.max(0, left), Long.MAX_VALUE >> 2);
-                  }
-
-                  @Override
-                  public long expireAfterUpdate(
-                      ClaimId key, Entry entry, long currentTime, long currentDuration) {
-                    return expireAfterCreate(key, entry, currentTime);
-                  }
-
-                  @Override
-                  public long expireAfterRead(
-                      ClaimId key, Entry entry, long currentTime, long currentDuration) {
-                    return currentDuration;
-                  }
-                })
+            .expireAfter(clock.<ClaimId, Entry>expiry(Entry::expiresAtNanos))
             .build();
   }
 
@@ -230,25 +199,19 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
   @Override
   public ClaimAttempt claim(ClaimRequest request) {
     Entry entry = entries.getIfPresent(request.id());
-    if (entry != null) {
-      long now = nanoTime.getAsLong();
-      long offset = offsetNanos.get();
-      long measuredAt = lastMeasuredNanos.get();
-      if (measuredAt != Long.MIN_VALUE
-          && now - measuredAt <= clockCheckNanos
-          && now + offset + marginNanos < entry.expiresAtNanos) {
-        hits.increment();
-        return new ClaimAttempt.Existing(entry.row, instantOfEpochNanos(now + offset));
-      }
+    Instant storeNow = entry == null ? null : clock.cachedAnswerAt(entry.expiresAtNanos);
+    if (storeNow != null) {
+      hits.increment();
+      return new ClaimAttempt.Existing(entry.row, storeNow);
     }
     misses.increment();
-    long sent = nanoTime.getAsLong();
+    long sent = clock.nanoTime();
     ClaimAttempt attempt = delegate().claim(request);
-    measured(attempt.storeNow(), sent);
+    clock.measured(attempt.storeNow(), sent);
     ClaimRecord row = attempt.record();
     if (attempt instanceof ClaimAttempt.Existing && row.state() == ClaimState.COMPLETED) {
-      Entry fresh = new Entry(row, epochNanos(row.expiresAt()));
-      if (usable(fresh, nanoTime.getAsLong())) {
+      Entry fresh = new Entry(row, StoreClock.epochNanos(row.expiresAt()));
+      if (clock.nanoTime() < clock.usableUntil(fresh.expiresAtNanos)) {
         entries.put(request.id(), fresh);
       } else if (entry != null) {
         entries.invalidate(request.id());
@@ -305,49 +268,6 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
    * @param bytes what they weigh (see {@link Builder#maxBytes}), at most the budget
    */
   public record Stats(long hits, long misses, long entries, long bytes) {}
-
-  private void measured(Instant storeNow, long sent) {
-    offsetNanos.accumulateAndGet(epochNanos(storeNow) - sent, Math::max);
-    lastMeasuredNanos.accumulateAndGet(
-        sent, (last, next) -> last == Long.MIN_VALUE || next - last > 0 ? next : last);
-  }
-
-  private boolean usable(Entry entry, long now) {
-    return now < usableUntil(entry);
-  }
-
-  /**
-   * @return the monotonic time from which the entry's row may have expired, less the margin
-   */
-  private long usableUntil(Entry entry) {
-    long offset = offsetNanos.get();
-    if (offset == Long.MIN_VALUE) {
-      return Long.MIN_VALUE;
-    }
-    return saturatedSubtract(entry.expiresAtNanos - marginNanos, offset);
-  }
-
-  private static long saturatedSubtract(long a, long b) {
-    long r = a - b;
-    // overflow when the operands have different signs and the result's sign differs from a's
-    if (((a ^ b) & (a ^ r)) < 0) {
-      return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
-    }
-    return r;
-  }
-
-  private static long epochNanos(Instant t) {
-    try {
-      return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L), t.getNano());
-    } catch (ArithmeticException e) {
-      return t.getEpochSecond() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
-    }
-  }
-
-  private static Instant instantOfEpochNanos(long nanos) {
-    return Instant.ofEpochSecond(
-        Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
-  }
 
   /** Settings of a {@link ReplayCache}. */
   public static final class Builder {
