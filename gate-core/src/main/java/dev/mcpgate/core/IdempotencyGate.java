@@ -94,17 +94,11 @@ public final class IdempotencyGate implements AutoCloseable {
   }
 
   /**
-   * @return how many running attempts this gate's renewer renews now (for tests)
+   * @return the engine, for tests: how many running attempts it renews now ({@code renewing()}), a
+   *     context for a claim taken with {@link #claim} whose lease nobody renews ({@code context})
    */
-  int renewing() {
-    return engine.renewing();
-  }
-
-  /**
-   * @return a context for a claim taken with {@link #claim}, whose lease nobody renews (for tests)
-   */
-  ClaimContext context(ClaimOutcome.Acquired claim) {
-    return engine.context(claim);
+  GateEngine engine() {
+    return engine;
   }
 
   /**

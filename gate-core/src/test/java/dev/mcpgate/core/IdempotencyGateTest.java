@@ -623,7 +623,7 @@ class IdempotencyGateTest {
   void heartbeatExtendsTheLeaseUntilTakenOver() {
     IdempotencyGate gate = gate(memory, GatePolicy.builder().lease(Duration.ofSeconds(10)).build());
     ClaimOutcome.Acquired first = (ClaimOutcome.Acquired) gate.claim(call("k"));
-    ClaimContext ctx = gate.context(first);
+    ClaimContext ctx = gate.engine().context(first);
 
     assertThat(ctx.extendLease(Duration.ofSeconds(20))).isTrue();
     clock.advance(Duration.ofSeconds(15));

@@ -156,7 +156,7 @@ class LateFenceReReviewTest {
       // whether close() rethrows the Error is a choice; the gate must be closed either way
     }
     try {
-      assertThat(gate.renewing()).as("no renewal goes on after close()").isZero();
+      assertThat(gate.engine().renewing()).as("no renewal goes on after close()").isZero();
       assertThatThrownBy(
               () ->
                   gate.execute(

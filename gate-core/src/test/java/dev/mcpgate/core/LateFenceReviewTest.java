@@ -113,7 +113,7 @@ class LateFenceReviewTest {
       store.loseNextFenceReply.set(true); // the fencer's first try lands, its reply is lost
 
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-      while (System.nanoTime() < deadline && gate.renewing() > 0) {
+      while (System.nanoTime() < deadline && gate.engine().renewing() > 0) {
         Thread.sleep(20);
       }
       Thread.sleep(300);
@@ -158,7 +158,7 @@ class LateFenceReviewTest {
       store.refusing.set(false);
       Thread.sleep(1_000); // ten renewal periods
       assertThat(memory.find(ID).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
-      assertThat(gate.renewing())
+      assertThat(gate.engine().renewing())
           .as("the fenced attempt is no longer renewed once its fence landed")
           .isZero();
     }

@@ -205,13 +205,13 @@ class LateFenceTest {
             .build()) {
       store.refusing.set(true); // for good
       gate.execute(call("g"), MAPPER, ctx -> "refund");
-      assertThat(gate.renewing()).as("kept while the fence waits").isEqualTo(1);
+      assertThat(gate.engine().renewing()).as("kept while the fence waits").isEqualTo(1);
 
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (gate.renewing() > 0 && System.nanoTime() < deadline) {
+      while (gate.engine().renewing() > 0 && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
-      assertThat(gate.renewing()).as("given up after the unknown fence's 600 ms").isZero();
+      assertThat(gate.engine().renewing()).as("given up after the unknown fence's 600 ms").isZero();
       assertThat(events)
           .anySatisfy(
               e -> {

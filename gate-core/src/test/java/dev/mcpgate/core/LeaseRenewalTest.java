@@ -189,7 +189,7 @@ class LeaseRenewalTest {
                     .orThrow())
         .hasMessage("declined");
     int afterBoth = store.extensions.get();
-    assertThat(gate.renewing()).as("nothing left to renew").isZero();
+    assertThat(gate.engine().renewing()).as("nothing left to renew").isZero();
     Thread.sleep(200);
 
     assertThat(afterFirst).isGreaterThan(0);

@@ -182,7 +182,7 @@ class LivenessTest {
 
       assertThat(calls).as("renewal calls in one second").isPositive();
       assertThat(leases).as("each call renewed every running action").isEqualTo(calls * actions);
-      assertThat(gate.renewing()).isZero();
+      assertThat(gate.engine().renewing()).isZero();
     } finally {
       pool.shutdownNow();
       gate.close();

@@ -101,7 +101,7 @@ class RenewalSplitReviewTest {
       ClaimContext ctx = unknownOutcome(gate);
       store.refusing.set(false);
       awaitTrue(() -> memory.find(ID).orElseThrow().state() == ClaimState.UNKNOWN, "fenced late");
-      awaitTrue(() -> gate.renewing() == 0, "no longer renewed");
+      awaitTrue(() -> gate.engine().renewing() == 0, "no longer renewed");
       assertThat(ctx.isFencedAsUnknown()).as("the store holds this attempt's fence").isTrue();
     } finally {
       gate.close();
@@ -136,7 +136,7 @@ class RenewalSplitReviewTest {
       assertThat(ctx).isNotNull();
       awaitTrue(() -> giveUps.get() > 0, "given up after 600 ms");
       Thread.sleep(500); // five periods
-      assertThat(gate.renewing())
+      assertThat(gate.engine().renewing())
           .as("a fence given up no longer keeps the lease, whatever a listener does")
           .isZero();
       assertThat(giveUps).as("given up once").hasValue(1);
