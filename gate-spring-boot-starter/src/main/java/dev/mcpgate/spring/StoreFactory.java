@@ -181,7 +181,7 @@ final class StoreFactory {
               "mcpgate.redis.url names "
                   + uris.size()
                   + " servers ("
-                  + url
+                  + dev.mcpgate.redis.RedisUrls.withoutPassword(url)
                   + "); name one, or set mcpgate.redis.cluster=true for a Redis Cluster's seeds");
         }
         b =
@@ -208,8 +208,13 @@ final class StoreFactory {
       try {
         return io.lettuce.core.RedisURI.create(text);
       } catch (IllegalArgumentException e) {
+        // not Lettuce's exception as the cause: its message, and its cause's, repeat the password
         throw new IllegalArgumentException(
-            "mcpgate.redis.url: " + text + " is not a Redis URI (" + e.getMessage() + ")", e);
+            "mcpgate.redis.url: "
+                + dev.mcpgate.redis.RedisUrls.withoutPassword(text)
+                + " is not a Redis URI ("
+                + dev.mcpgate.redis.RedisUrls.withoutPassword(String.valueOf(e.getMessage()))
+                + ")");
       }
     }
 

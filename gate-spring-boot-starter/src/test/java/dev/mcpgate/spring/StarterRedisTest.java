@@ -91,6 +91,46 @@ class StarterRedisTest {
         .hasStackTraceContaining("could not reach its Redis store at startup");
   }
 
+  @Test
+  void aRedisUrlThatStopsTheStartupIsNamedWithoutItsPassword() {
+    String secret = "hunter2-s3cret";
+    Map<String, String> shapes =
+        Map.of(
+            // two servers without mcpgate.redis.cluster=true
+            "redis://:" + secret + "@127.0.0.1:7101,redis://:" + secret + "@127.0.0.1:7102",
+            "mcpgate.redis.url names 2 servers (redis://***@127.0.0.1:7101,"
+                + "redis://***@127.0.0.1:7102)",
+            // not a Redis URI; Lettuce's own message repeats the URL
+            "redis://app:" + secret + "@[::1:6379",
+            "mcpgate.redis.url: redis://***@[::1:6379 is not a Redis URI (",
+            "http://:" + secret + "@127.0.0.1:6379",
+            "mcpgate.redis.url: http://***@127.0.0.1:6379 is not a Redis URI",
+            // a password with a slash in it, which Lettuce reads as a port
+            "redis://:" + secret + "/x@127.0.0.1:7101",
+            "mcpgate.redis.url: redis://***@127.0.0.1:7101 is not a Redis URI (",
+            // nothing listens there
+            "redis://:" + secret + "@127.0.0.1:1",
+            "could not reach its Redis store at startup");
+    shapes.forEach(
+        (url, named) ->
+            assertThatThrownBy(
+                    () ->
+                        SpringBootStarterTest.server(
+                                "mcpgate.store=redis", "mcpgate.redis.url=" + url)
+                            .run()
+                            .close())
+                .as(url)
+                .hasStackTraceContaining(named)
+                .satisfies(
+                    e -> {
+                      java.io.StringWriter trace = new java.io.StringWriter();
+                      e.printStackTrace(new java.io.PrintWriter(trace));
+                      assertThat(trace.toString())
+                          .as("the failure of %s, every cause", url)
+                          .doesNotContain(secret);
+                    }));
+  }
+
   /** Eight clients send the same refund with one key at once; it runs once, all get its result. */
   private static void racersRunOnce(ConfigurableApplicationContext app) throws Exception {
     String key = "boot-redis-" + UUID.randomUUID();
