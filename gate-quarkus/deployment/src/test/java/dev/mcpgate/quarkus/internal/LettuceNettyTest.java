@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * class paths: this module's (Lettuce 6.8.1 on Quarkus' Netty 4.1.130), and the real Lettuce 7.7
  * jar (gate-redis' own, from the local repository) in front of that same Netty, which is what an
  * application that adds gate-redis without the pin has. A {@code QuarkusUnitTest} cannot be given
- * that second class path, so the check is tested directly; {@code GateBeans} runs it when {@code
+ * that second class path, so the check is tested directly; {@code RedisStores} runs it when {@code
  * mcpgate.store=redis}, before it builds the store.
  */
 class LettuceNettyTest {

@@ -39,8 +39,6 @@ import org.jboss.logging.Logger;
 @Singleton
 public class GateBeans {
   private static final Logger LOG = Logger.getLogger(GateBeans.class);
-  private static final String REDIS_STORE = "dev.mcpgate.redis.RedisIdempotencyStore";
-  private static final String LETTUCE_CLIENT = "io.lettuce.core.RedisClient";
 
   private final McpGateConfig config;
   private final Instance<DataSource> dataSources;
@@ -50,6 +48,7 @@ public class GateBeans {
   private final ObjectMapper json;
   private final ConcurrentMap<GatedTools.Tool, SyncToolSpecification> specs =
       new ConcurrentHashMap<>();
+  private volatile IdempotencyStore opened; // closed by stop, even when the rest was not built
   private volatile Built built;
 
   /** What was built at startup, closed at shutdown. */
@@ -78,7 +77,7 @@ public class GateBeans {
         spec(tool); // a gated tool whose @Idempotent the gate refuses stops the startup
       }
     } catch (RuntimeException | Error e) {
-      stop(null); // Quarkus sends no ShutdownEvent after a failed startup
+      stop(null); // Quarkus sends no ShutdownEvent after a failed startup: close what was opened
       throw e;
     }
   }
@@ -128,15 +127,15 @@ public class GateBeans {
 
   void stop(@Observes ShutdownEvent event) {
     Built b = built;
-    if (b == null) {
-      return;
+    if (b != null) {
+      if (b.purger() != null) {
+        b.purger().close();
+      }
+      b.gate().close();
     }
-    if (b.purger() != null) {
-      b.purger().close();
-    }
-    b.gate().close();
-    if (isRedis(b.store())) {
-      RedisStores.close(b.store()); // the store made its Lettuce client: closed with it
+    IdempotencyStore store = opened;
+    if (store != null && RedisStores.isRedis(store)) {
+      RedisStores.close(store); // the store made its Lettuce client, with its threads
     }
   }
 
@@ -156,15 +155,10 @@ public class GateBeans {
 
   private synchronized Built built() {
     if (built == null) {
-      IdempotencyStore store = store(config);
-      try {
-        built = build(store);
-      } catch (RuntimeException | Error e) {
-        if (isRedis(store)) {
-          RedisStores.close(store); // the Lettuce client it made, with its threads
-        }
-        throw e;
+      if (opened == null) {
+        opened = store(config);
       }
+      built = build(opened);
     }
     return built;
   }
@@ -209,7 +203,7 @@ public class GateBeans {
       return InMemoryIdempotencyStore.create();
     }
     if (config.store() == McpGateConfig.Store.REDIS) {
-      return redisStore(config.redis());
+      return RedisStores.create(config.redis());
     }
     if (config.redis().url().isPresent()) {
       throw new IllegalStateException(
@@ -247,92 +241,9 @@ public class GateBeans {
     return b.build();
   }
 
-  /**
-   * The Redis store that {@code mcpgate.redis.*} names, checked first: gate-redis is there, the URL
-   * is set, and the Lettuce on the class path runs on its Netty.
-   */
-  private static IdempotencyStore redisStore(McpGateConfig.Redis redis) {
-    ClassLoader loader = RedisStores.loader();
-    if (!present(REDIS_STORE, loader) || !present(LETTUCE_CLIENT, loader)) {
-      throw new IllegalStateException(
-          "mcpgate.store=redis needs gate-redis on the class path (dev.mcpgate:gate-redis, with"
-              + " io.lettuce:lettuce-core "
-              + LettuceNetty.LETTUCE_FOR_NETTY_41
-              + " on Quarkus; docs/quarkus.md, \"The Redis store\")");
-    }
-    if (redis.keyPrefix().isEmpty()
-        && ConfigProvider.getConfig().getConfigValue("mcpgate.redis.key-prefix").getRawValue()
-            != null) {
-      // an empty value (key-prefix=${APP_PREFIX:} with the variable unset) reads as absent, which
-      // would be the shared default prefix of every application on that Redis
-      throw new IllegalStateException(
-          "mcpgate.redis.key-prefix is set but empty: name this application's prefix (such as"
-              + " orders-mcp:), or remove the property to use the default, mcpgate:");
-    }
-    if (redis.url().isEmpty() || redis.url().get().isBlank()) {
-      throw new IllegalStateException(
-          "mcpgate.store=redis needs mcpgate.redis.url (redis://host:6379; with"
-              + " mcpgate.redis.cluster=true, seed nodes, comma-separated)");
-    }
-    LettuceNetty.problem(loader)
-        .ifPresent(
-            problem -> {
-              throw new IllegalStateException(problem);
-            });
-    IdempotencyStore store = RedisStores.create(redis);
-    LOG.info(
-        "MCP Gate keeps its claims in Redis at "
-            + (redis.cluster()
-                ? "the cluster seeded by " + withoutPassword(redis.url().get())
-                : withoutPassword(redis.url().get()))
-            + " under the key prefix "
-            + redis.keyPrefix().orElse("mcpgate:")
-            + " (mcpgate.store=redis; "
-            + LettuceNetty.describe(loader)
-            + ")");
-    return store;
-  }
-
-  /**
-   * @return the URL(s) with any user information (a password) replaced, for logs and messages
-   */
-  static String withoutPassword(String urls) {
-    return urls.replaceAll("(://)[^@/,\\s]*@", "$1***@");
-  }
-
-  private static boolean present(String className, ClassLoader loader) {
-    try {
-      Class.forName(className, false, loader);
-      return true;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return false;
-    }
-  }
-
-  private static boolean isRedis(IdempotencyStore store) {
-    return store.getClass().getName().equals(REDIS_STORE);
-  }
-
   private void verify(IdempotencyStore store) {
-    if (config.verifySchema() && isRedis(store)) {
-      try {
-        RedisStores.verify(store);
-      } catch (LinkageError e) {
-        throw new IllegalStateException(
-            "MCP Gate's Redis store cannot run on this class path ("
-                + e
-                + "): on Quarkus' Netty 4.1, pin io.lettuce:lettuce-core "
-                + LettuceNetty.LETTUCE_FOR_NETTY_41
-                + " (docs/quarkus.md, \"The Redis store\")",
-            e);
-      } catch (StoreUnavailableException e) {
-        throw new IllegalStateException(
-            "MCP Gate could not reach its Redis store at startup: "
-                + e.getMessage()
-                + "\n(mcpgate.verify-schema=false starts without this check, and the first call"
-                + " finds out)",
-            e);
-      }
+    if (config.verifySchema() && RedisStores.isRedis(store)) {
+      RedisStores.verify(store);
       return;
     }
     if (!config.verifySchema() || !(store instanceof JdbcIdempotencyStore jdbc)) {
@@ -348,113 +259,6 @@ public class GateBeans {
               + " mcpgate.verify-schema=false starts without this check, and the first call finds"
               + " out)",
           e);
-    }
-  }
-
-  /**
-   * The Redis store, reached by name through the application's class loader: gate-redis is the
-   * application's dependency, not the extension's, and Quarkus may load it in a class loader the
-   * extension's classes cannot see (a module of the same Maven build is reloadable in tests and dev
-   * mode), so no class of the extension names its types.
-   */
-  private static final class RedisStores {
-    private static final String URI = "io.lettuce.core.RedisURI";
-
-    static ClassLoader loader() {
-      ClassLoader context = Thread.currentThread().getContextClassLoader();
-      return context != null ? context : GateBeans.class.getClassLoader();
-    }
-
-    static IdempotencyStore create(McpGateConfig.Redis redis) {
-      String url = redis.url().orElseThrow();
-      ClassLoader loader = loader();
-      try {
-        Class<?> uriType = Class.forName(URI, true, loader);
-        java.util.List<Object> uris = new java.util.ArrayList<>();
-        for (String one : url.split(",")) {
-          if (!one.isBlank()) {
-            uris.add(uri(uriType, one.strip()));
-          }
-        }
-        if (!redis.cluster() && uris.size() != 1) {
-          throw new IllegalArgumentException(
-              "mcpgate.redis.url names "
-                  + uris.size()
-                  + " servers ("
-                  + withoutPassword(url)
-                  + "); name one, or set mcpgate.redis.cluster=true for a Redis Cluster's seeds");
-        }
-        Class<?> storeType = Class.forName(REDIS_STORE, true, loader);
-        Object builder =
-            redis.cluster()
-                ? storeType.getMethod("clusterBuilder", Iterable.class).invoke(null, uris)
-                : storeType.getMethod("builder", uriType).invoke(null, uris.get(0));
-        if (redis.keyPrefix().isPresent()) {
-          builder
-              .getClass()
-              .getMethod("keyPrefix", String.class)
-              .invoke(builder, redis.keyPrefix().get());
-        }
-        return (IdempotencyStore) builder.getClass().getMethod("build").invoke(builder);
-      } catch (java.lang.reflect.InvocationTargetException e) {
-        throw unchecked(e);
-      } catch (ReflectiveOperationException e) {
-        throw new IllegalStateException(
-            "mcpgate.store=redis: this gate-redis does not fit this gate-quarkus: " + e, e);
-      }
-    }
-
-    private static Object uri(Class<?> uriType, String text) throws ReflectiveOperationException {
-      try {
-        return uriType.getMethod("create", String.class).invoke(null, text);
-      } catch (java.lang.reflect.InvocationTargetException e) {
-        if (e.getCause() instanceof IllegalArgumentException bad) {
-          throw new IllegalArgumentException(
-              "mcpgate.redis.url: "
-                  + withoutPassword(text)
-                  + " is not a Redis URI ("
-                  + withoutPassword(String.valueOf(bad.getMessage()))
-                  + ")",
-              bad);
-        }
-        throw unchecked(e);
-      }
-    }
-
-    /**
-     * Connects now and checks the server (gate-redis' {@code verify}).
-     *
-     * @throws StoreUnavailableException naming why Redis cannot be used
-     */
-    static void verify(IdempotencyStore store) {
-      try {
-        store.getClass().getMethod("verify").invoke(store);
-      } catch (java.lang.reflect.InvocationTargetException e) {
-        throw unchecked(e);
-      } catch (ReflectiveOperationException e) {
-        throw new IllegalStateException(
-            "mcpgate.store=redis: this gate-redis does not fit this gate-quarkus: " + e, e);
-      }
-    }
-
-    /** Closes the store's connections and the Lettuce client it made. */
-    static void close(IdempotencyStore store) {
-      try {
-        ((AutoCloseable) store).close();
-      } catch (Exception e) {
-        LOG.warn("MCP Gate could not close its Redis store: " + e, e);
-      }
-    }
-
-    private static RuntimeException unchecked(java.lang.reflect.InvocationTargetException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof RuntimeException r) {
-        return r;
-      }
-      if (cause instanceof Error error) {
-        throw error;
-      }
-      return new IllegalStateException(String.valueOf(cause), cause);
     }
   }
 }
