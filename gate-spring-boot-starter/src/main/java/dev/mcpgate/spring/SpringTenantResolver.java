@@ -7,7 +7,6 @@ import io.modelcontextprotocol.common.McpTransportContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.util.ClassUtils;
@@ -61,22 +60,10 @@ final class SpringTenantResolver implements TenantResolver {
       SECURITY
           && ClassUtils.isPresent("org.springframework.security.oauth2.core.ClaimAccessor", LOADER);
 
-  /** The properties that say where the tenant comes from, for the warnings. */
-  static final String PROPERTIES =
-      "mcpgate.tenant.header (a request header set by a trusted"
-          + " gateway), mcpgate.tenant.constant (one tenant for every call), Spring Security's"
-          + " authenticated principal (mcpgate.tenant.from-principal, true by default), or several"
-          + " in order with mcpgate.tenant.sources";
-
-  /** At most one refusal warning of each cause this often; the ones in between are counted. */
-  static final long WARN_EVERY_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
-
   private final List<Source> order;
   private final String header;
   private final String constant;
-  private final OncePerPeriod noTenantWarning = new OncePerPeriod();
-  private final OncePerPeriod repeatedHeaderWarning = new OncePerPeriod();
-  private final OncePerPeriod unreadableWarning = new OncePerPeriod();
+  private final TenantWarnings warnings;
 
   SpringTenantResolver(McpGateProperties.Tenant config) {
     this.header =
@@ -89,6 +76,7 @@ final class SpringTenantResolver implements TenantResolver {
             ? null
             : config.getConstant();
     this.order = order(config, header, constant);
+    this.warnings = new TenantWarnings(order, header);
     if (constant != null) {
       ClaimId.validate(
           tag(Source.CONSTANT, constant),
@@ -105,7 +93,7 @@ final class SpringTenantResolver implements TenantResolver {
       LOG.warn(
           "MCP Gate has no tenant source, so every call to a gated tool will be refused"
               + " with tenant_unknown and nothing runs. Configure one: {}",
-          PROPERTIES);
+          TenantWarnings.PROPERTIES);
     } else {
       LOG.info("MCP Gate takes the tenant from {}", order);
     }
@@ -211,7 +199,7 @@ final class SpringTenantResolver implements TenantResolver {
       return null;
     }
     if (values.size() > 1) {
-      repeatedHeader(values.size());
+      warnings.repeatedHeader(values.size());
       return Found.REFUSED;
     }
     String value = values.get(0);
@@ -249,7 +237,7 @@ final class SpringTenantResolver implements TenantResolver {
         return found.tenant();
       }
     }
-    refused();
+    warnings.refused();
     return null;
   }
 
@@ -283,58 +271,8 @@ final class SpringTenantResolver implements TenantResolver {
    * with a WARN at most once a minute.
    */
   private Found unreadable(Source source) {
-    long more = unreadableWarning.take();
-    if (more >= 0) {
-      LOG.warn(
-          "MCP Gate refused a call to a gated tool with tenant_unknown: the tenant source {} cannot"
-              + " be read where the call runs (on WebFlux: a request that passed no Spring Security"
-              + " filter before MCP Gate's capture, or a transport whose context the starter could"
-              + " not fill; an async tool needs the exchange or the security context in its Reactor"
-              + " context), and a source that cannot be read never falls back to the next ({} more"
-              + " such call(s) since the last warning). {}",
-          source,
-          more,
-          PROPERTIES);
-    }
+    warnings.unreadable(source);
     return Found.REFUSED;
-  }
-
-  /**
-   * A request carried the tenant header more than once: no tenant, so the adapter refuses the call
-   * ({@code tenant_unknown}). A WARN at most once a minute, with the count of the others; it names
-   * the header, never its values (which the client chose).
-   */
-  private void repeatedHeader(int lines) {
-    long more = repeatedHeaderWarning.take();
-    if (more >= 0) {
-      LOG.warn(
-          "MCP Gate refused a call to a gated tool with tenant_unknown: its request carried the"
-              + " tenant header {} {} times, and a repeated tenant header is never read ({} more"
-              + " such call(s) since the last warning). Does a gateway add the header instead of"
-              + " replacing the client's?",
-          header,
-          lines,
-          more);
-    }
-  }
-
-  /**
-   * A call gets no tenant, so the adapter refuses it ({@code tenant_unknown}): a WARN on the server
-   * naming the properties, at most once a minute, with the count of the others.
-   */
-  void refused() {
-    long more = noTenantWarning.take();
-    if (more >= 0) {
-      LOG.warn(
-          "MCP Gate refused {} call(s) to gated tools with tenant_unknown since the last"
-              + " warning: {} found no tenant for them{}. The tenant comes from {}",
-          more + 1,
-          order.isEmpty() ? "no source is configured, and it" : "the source " + order,
-          order.contains(Source.HEADER)
-              ? " (is the header " + header + " missing?)"
-              : order.contains(Source.PRINCIPAL) ? " (an anonymous caller?)" : "",
-          PROPERTIES);
-    }
   }
 
   /**
@@ -353,7 +291,7 @@ final class SpringTenantResolver implements TenantResolver {
                 .doOnSuccess(
                     found -> {
                       if (found == null) {
-                        refused();
+                        warnings.refused();
                       }
                     })
                 .mapNotNull(Found::tenant));
@@ -384,24 +322,5 @@ final class SpringTenantResolver implements TenantResolver {
       }
       case CONSTANT -> Mono.just(new Found(tag(Source.CONSTANT, constant)));
     };
-  }
-
-  /** One line a period: {@link #take} says whether this one is logged and how many were not. */
-  private static final class OncePerPeriod {
-    private final AtomicLong last = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
-    private final AtomicLong skipped = new AtomicLong();
-
-    /**
-     * @return -1 when this line is only counted; else how many were counted since the last one
-     */
-    long take() {
-      long before = last.get();
-      long now = System.nanoTime();
-      if (now - before >= WARN_EVERY_NANOS && last.compareAndSet(before, now)) {
-        return skipped.getAndSet(0);
-      }
-      skipped.incrementAndGet();
-      return -1;
-    }
   }
 }
