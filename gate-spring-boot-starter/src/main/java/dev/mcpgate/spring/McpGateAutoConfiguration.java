@@ -162,7 +162,8 @@ public class McpGateAutoConfiguration {
 
   /**
    * On WebFlux: captures the caller's identity where the request arrives, for the tools that run
-   * off it ({@link WebFluxIdentity}).
+   * off it ({@link WebFluxIdentity}). Its {@code @ConditionalOnClass} is also how {@link
+   * ToolSpecificationGating} tells that WebFlux is there.
    */
   @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
   @org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication(

@@ -22,6 +22,7 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -52,13 +53,13 @@ final class ToolSpecificationGating
   private final Set<String> opaqueTransports = new LinkedHashSet<>();
   private volatile boolean syncTools;
 
+  /** WebFlux is there: the classes the WebFlux configuration is conditional on, read from it. */
   private static final boolean REACTIVE_WEB =
-      ClassUtils.isPresent(
-              "org.springframework.web.server.WebFilter",
-              ToolSpecificationGating.class.getClassLoader())
-          && ClassUtils.isPresent(
-              "org.springframework.web.reactive.function.server.ServerRequest",
-              ToolSpecificationGating.class.getClassLoader());
+      java.util.Arrays.stream(
+              McpGateAutoConfiguration.WebFluxIdentityConfiguration.class
+                  .getAnnotation(ConditionalOnClass.class)
+                  .name())
+          .allMatch(c -> ClassUtils.isPresent(c, ToolSpecificationGating.class.getClassLoader()));
 
   ToolSpecificationGating(
       ObjectProvider<McpGate> gate, ObjectProvider<McpGateProperties> properties) {
