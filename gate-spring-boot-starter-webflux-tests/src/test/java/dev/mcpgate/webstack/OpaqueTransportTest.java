@@ -7,15 +7,21 @@ import static dev.mcpgate.webstack.StackContract.tenants;
 import static dev.mcpgate.webstack.StackContract.text;
 import static dev.mcpgate.webstack.StackContract.transfer;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.mcpgate.spring.StartupFailures;
 import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.mcp.server.webflux.transport.WebFluxStreamableServerTransportProvider;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -83,35 +89,83 @@ class OpaqueTransportTest {
 
   @Test
   void syncToolsWithThePrincipalAsTenantRefuseToStartAndNameTheSettingThatWorks() {
-    assertThatThrownBy(
-            () ->
-                server(
-                        CONFIGURATION,
-                        "SYNC",
-                        table("opaque", "SYNC"),
-                        NO_SPRING_AI_TRANSPORT,
-                        "mcpgate.tenant.constant=shared",
-                        "mcpgate.tenant.sources=principal,constant")
-                    .close())
-        .hasStackTraceContaining("cannot gate the sync tools of this WebFlux server")
-        .hasStackTraceContaining(OpaqueTransport.class.getName())
-        .hasStackTraceContaining("spring.ai.mcp.server.type=ASYNC");
+    FailureAnalysis analysis =
+        refusal(
+            table("opaque", "SYNC"),
+            "mcpgate.tenant.constant=shared",
+            "mcpgate.tenant.sources=principal,constant");
+    assertThat(analysis.getDescription())
+        .contains("cannot gate the sync tools of this WebFlux server")
+        .contains(OpaqueTransport.class.getName())
+        .contains("the tenant source principal")
+        .contains("refused with tenant_unknown")
+        .doesNotContain("ASYNC");
+    assertThat(analysis.getAction())
+        .contains("spring.ai.mcp.server.type=ASYNC")
+        .contains("declare a TenantResolver bean");
   }
 
   @Test
   void aTenantHeaderFirstRefusesToStartToo() {
-    assertThatThrownBy(
-            () ->
-                server(
-                        CONFIGURATION,
-                        "SYNC",
-                        table("opaque_hdr", "SYNC"),
-                        NO_SPRING_AI_TRANSPORT,
-                        "mcpgate.tenant.from-principal=false",
-                        "mcpgate.tenant.header=X-Tenant")
-                    .close())
-        .hasStackTraceContaining("the tenant source header")
-        .hasStackTraceContaining("spring.ai.mcp.server.type=ASYNC");
+    FailureAnalysis analysis =
+        refusal(
+            table("opaque_hdr", "SYNC"),
+            "mcpgate.tenant.from-principal=false",
+            "mcpgate.tenant.header=X-Tenant");
+    assertThat(analysis.getDescription()).contains("the tenant source header");
+    assertThat(analysis.getAction()).contains("spring.ai.mcp.server.type=ASYNC");
+  }
+
+  /**
+   * @return the failure analysis Spring Boot reports for the refused startup of the opaque
+   *     transport's sync tools
+   */
+  private static FailureAnalysis refusal(String table, String... properties) {
+    List<String> all = new java.util.ArrayList<>(List.of(properties));
+    all.add(NO_SPRING_AI_TRANSPORT);
+    Throwable thrown =
+        catchThrowable(
+            () -> server(CONFIGURATION, "SYNC", table, all.toArray(String[]::new)).close());
+    assertThat(thrown).as("the startup failed").isNotNull();
+    FailureAnalysis analysis = StartupFailures.analysis(thrown);
+    assertThat(analysis).as("a failure analysis of %s", thrown).isNotNull();
+    return analysis;
+  }
+
+  /**
+   * A stdio transport beside Spring AI's WebFlux one, which the MCP server keeps (this one is no
+   * candidate for it, and never reads the stdin of this test).
+   */
+  @Configuration(proxyBeanMethods = false)
+  static class StdioTransportConfiguration {
+    @Bean(autowireCandidate = false)
+    StdioServerTransportProvider stdioTransport() {
+      return new StdioServerTransportProvider(
+          McpJsonDefaults.getMapper(),
+          InputStream.nullInputStream(),
+          OutputStream.nullOutputStream());
+    }
+  }
+
+  @Test
+  void aStdioTransportServesNoRequestAndIsNoReasonToRefuseSyncTools() {
+    String table = table("opaque_stdio", "SYNC");
+    try (ConfigurableApplicationContext app =
+        server(
+            List.of(WebFluxStackTest.ReactiveSecurity.class, StdioTransportConfiguration.class),
+            "SYNC",
+            table,
+            "mcpgate.tenant.constant=shared",
+            "mcpgate.tenant.sources=principal,constant")) {
+      McpSyncClient alice = client(app, "alice", (String) null);
+      try {
+        CallToolResult result = transfer(alice, "k1", 100);
+        assertThat(result.isError()).as(text(result)).isNotEqualTo(Boolean.TRUE);
+        assertThat(tenants(app, table)).containsExactly("principal:alice");
+      } finally {
+        alice.closeGracefully();
+      }
+    }
   }
 
   @Test

@@ -193,18 +193,18 @@ final class ToolSpecificationGating
         || resolver.sources().get(0) == McpGateProperties.Tenant.Source.CONSTANT) {
       return;
     }
-    throw new IllegalStateException(
+    throw new StartupFailure(
         "MCP Gate cannot gate the sync tools of this WebFlux server: they run off the request,"
             + " and the MCP transport "
             + opaque
             + " has no context extractor the starter can wrap to carry the caller's identity"
             + " (the tenant source "
             + resolver.sources().get(0).name().toLowerCase(java.util.Locale.ROOT)
-            + "), so every call to a gated tool would be refused with tenant_unknown. Set"
-            + " spring.ai.mcp.server.type=ASYNC (async tools read the principal and the"
-            + " exchange from the request's Reactor context), or declare a TenantResolver bean"
-            + " that reads what your transport's context extractor puts in the"
-            + " McpTransportContext");
+            + "), so every call to a gated tool would be refused with tenant_unknown.",
+        "Set spring.ai.mcp.server.type=ASYNC (async tools read the principal and the exchange"
+            + " from the request's Reactor context), or declare a TenantResolver bean that reads"
+            + " what your transport's context extractor puts in the McpTransportContext.",
+        null);
   }
 
   /**
