@@ -125,6 +125,11 @@ public class GateBeans {
     }
   }
 
+  /**
+   * Closes what was opened: the purge and the gate once built, and the Redis store (with the
+   * Lettuce client it made) even when the rest was never built. At shutdown, and from {@link
+   * #start} when the startup fails.
+   */
   void stop(@Observes ShutdownEvent event) {
     Built b = built;
     if (b != null) {
