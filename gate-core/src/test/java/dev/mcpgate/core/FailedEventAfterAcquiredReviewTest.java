@@ -13,9 +13,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review finding (9260b88, GateEngine.told): a call is told by one decision event, but a call
- * whose claim was ACQUIRED and whose transactional unit of work then could not begin is told
- * twice: {@code ACQUIRED} (outcome "executed") and then {@code FAILED} (outcome
+ * Review finding (9260b88, GateEngine.told): a call is told by one decision event, but a call whose
+ * claim was ACQUIRED and whose transactional unit of work then could not begin is told twice:
+ * {@code ACQUIRED} (outcome "executed") and then {@code FAILED} (outcome
  * "failed.store_unavailable").
  *
  * <p>Failure point: AttemptRunner.runRenewed, {@code scope.begin()} throws a
@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * claim ("no attempt ran"), so its attempt is 0 and GateEngine.told takes it for a call the store
  * could not claim. The same holds for AttemptRunner.run (the renewer cannot start) and
  * FailureSettler.notStarted (lease unconfirmed after a pause), which also pass a null claim.
- * Micrometer then counts the call both as executed and as failed.store_unavailable, and the
- * span's decision attribute is overwritten. On 82ef12e the call has one decision event.
+ * Micrometer then counts the call both as executed and as failed.store_unavailable, and the span's
+ * decision attribute is overwritten. On 82ef12e the call has one decision event.
  */
 class FailedEventAfterAcquiredReviewTest {
 
@@ -59,9 +59,7 @@ class FailedEventAfterAcquiredReviewTest {
           public void close(Object r) {}
         };
     try (IdempotencyGate gate =
-        IdempotencyGate.builder(InMemoryIdempotencyStore.create())
-            .listener(events::add)
-            .build()) {
+        IdempotencyGate.builder(InMemoryIdempotencyStore.create()).listener(events::add).build()) {
       GateResult<String> result =
           gate.execute(
               ToolCall.of("acme", "refund_order", "k-1", Map.of("order", "o-1")),
