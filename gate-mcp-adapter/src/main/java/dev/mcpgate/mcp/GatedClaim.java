@@ -3,6 +3,7 @@ package dev.mcpgate.mcp;
 import dev.mcpgate.core.ClaimContext;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.AbstractMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -34,7 +35,7 @@ public final class GatedClaim {
    *     without a key where keys are optional) or the handler has returned
    */
   public static Optional<ClaimContext> of(McpSchema.CallToolRequest request) {
-    return request != null && request.meta() instanceof Carrier carrier
+    return request != null && request.meta() instanceof Carrier carrier && carrier.owner == request
         ? Optional.ofNullable(carrier.claim)
         : Optional.empty();
   }
@@ -45,7 +46,11 @@ public final class GatedClaim {
    */
   static McpSchema.CallToolRequest carrying(
       McpSchema.CallToolRequest request, Map<String, Object> arguments) {
-    return new McpSchema.CallToolRequest(request.name(), arguments, new Carrier(request.meta()));
+    Carrier carrier = new Carrier(request.meta());
+    McpSchema.CallToolRequest own =
+        new McpSchema.CallToolRequest(request.name(), arguments, carrier);
+    carrier.owner = own;
+    return own;
   }
 
   /**
@@ -54,7 +59,7 @@ public final class GatedClaim {
    * @throws IllegalArgumentException if {@code request} was not made by {@link #carrying}
    */
   static Scope bind(McpSchema.CallToolRequest request, ClaimContext claim) {
-    if (!(request.meta() instanceof Carrier carrier)) {
+    if (!(request.meta() instanceof Carrier carrier) || carrier.owner != request) {
       throw new IllegalArgumentException(
           "the request for tool " + request.name() + " was not made by GatedClaim.carrying");
     }
@@ -68,13 +73,22 @@ public final class GatedClaim {
     void close();
   }
 
-  /** The caller's {@code _meta} entries, read through, and a claim that is not one of them. */
+  /**
+   * The caller's {@code _meta} entries, read and written through, and the claim of the one request
+   * made with it, which is not an entry.
+   */
   private static final class Carrier extends AbstractMap<String, Object> {
     private final Map<String, Object> entries;
+    private volatile McpSchema.CallToolRequest owner;
     private volatile ClaimContext claim;
 
     Carrier(Map<String, Object> entries) {
-      this.entries = entries == null ? Map.of() : entries;
+      this.entries = entries == null ? new HashMap<>() : entries;
+    }
+
+    @Override
+    public Object put(String key, Object value) {
+      return entries.put(key, value);
     }
 
     @Override

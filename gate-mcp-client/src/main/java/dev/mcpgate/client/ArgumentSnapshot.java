@@ -1,5 +1,6 @@
 package dev.mcpgate.client;
 
+import java.lang.reflect.Array;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -10,9 +11,10 @@ import java.util.Map;
 
 /**
  * The arguments of an intent as they were when it was called, sent alike by every attempt: maps,
- * collections and object arrays are copied at every depth, so a caller that changes a nested value
- * meanwhile cannot make a retry differ from the first attempt (a conflict, or another natural key).
- * Other values (strings, numbers, the caller's own objects) are sent as they are.
+ * collections and arrays are copied at every depth (a primitive array as an array of its type), so
+ * a caller that changes a nested value meanwhile cannot make a retry differ from the first attempt
+ * (a conflict, or another natural key). Other values (strings, numbers, the caller's own objects)
+ * are sent as they are.
  */
 final class ArgumentSnapshot {
   private ArgumentSnapshot() {}
@@ -34,6 +36,12 @@ final class ArgumentSnapshot {
     }
     if (value instanceof Object[] items) {
       return copiedList(Arrays.asList(items));
+    }
+    if (value != null && value.getClass().isArray()) { // int[], byte[]...: sent as they are typed
+      int length = Array.getLength(value);
+      Object copy = Array.newInstance(value.getClass().getComponentType(), length);
+      System.arraycopy(value, 0, copy, 0, length);
+      return copy;
     }
     return value;
   }

@@ -20,6 +20,7 @@ final class CallFailure extends RuntimeException {
   private final GateResult.Effect effect;
   private final boolean retrySafe;
   private final int attempt;
+  private boolean unclaimed;
 
   /**
    * @param claim the attempt that ran, or null when none did
@@ -46,6 +47,23 @@ final class CallFailure extends RuntimeException {
   }
 
   /**
+   * A call the store could not claim, before any decision about it (acquired, replayed, refused)
+   * was told: nothing ran. The engine tells the listeners of it ({@link #isUnclaimed}).
+   */
+  static CallFailure unclaimed(String message, Throwable cause) {
+    CallFailure failure = storeUnavailable(null, message, cause);
+    failure.unclaimed = true;
+    return failure;
+  }
+
+  /**
+   * @return whether the store could not claim the call, before any decision about it was told
+   */
+  boolean isUnclaimed() {
+    return unclaimed;
+  }
+
+  /**
    * A claim the store could not write: nothing ran. Another {@link IdempotencyException} (bad input
    * the store refused) is not the store's failure: it is thrown on as it is.
    */
@@ -53,8 +71,7 @@ final class CallFailure extends RuntimeException {
     if (e instanceof IdempotencyException && !(e instanceof StoreUnavailableException)) {
       throw e;
     }
-    return storeUnavailable(
-        null,
+    return unclaimed(
         "could not claim "
             + id
             + "; the action did not run; safe to retry"

@@ -143,7 +143,7 @@ public final class GateEngine {
               refused ->
                   GateResult.Refused.of(refused, argsHash, call.keySource(), claimed.waited()));
     } catch (CallFailure failure) {
-      return told(failure.result(call.id(), hash, call.keySource(), waited));
+      return told(failure, failure.result(call.id(), hash, call.keySource(), waited));
     }
   }
 
@@ -168,7 +168,7 @@ public final class GateEngine {
           action,
           r -> readBack(r, mapper, argsHash, call.keySource(), Duration.ZERO));
     } catch (CallFailure failure) {
-      return told(failure.result(call.id(), hash, call.keySource(), Duration.ZERO));
+      return told(failure, failure.result(call.id(), hash, call.keySource(), Duration.ZERO));
     }
   }
 
@@ -177,8 +177,8 @@ public final class GateEngine {
    * (acquired, replayed, refused, rejected) was told for. Every other failure comes after an
    * attempt was acquired (its end is told) or a stored result was found, or is a rejection.
    */
-  private <T> GateResult<T> told(GateResult.Failed<T> failed) {
-    if (failed.reason() == FailureReason.STORE_UNAVAILABLE && failed.attempt() == 0) {
+  private <T> GateResult.Failed<T> told(CallFailure failure, GateResult.Failed<T> failed) {
+    if (failure.isUnclaimed()) {
       events.failed(failed);
     }
     return failed;
@@ -236,6 +236,7 @@ public final class GateEngine {
     try {
       return claimer.claim(policy, call, hash(policy, call));
     } catch (CallFailure failure) {
+      told(failure, failure.result(call.id(), null, call.keySource(), Duration.ZERO));
       throw failure.toException(); // the step-by-step API has no result to carry it
     }
   }

@@ -61,6 +61,8 @@ final class Reconciliation {
     }
     try {
       return apply(policy, id, row, storeNow, verdict, claimAgain);
+    } catch (CallFailure failure) {
+      throw failure; // claiming again failed: what it says is true, whatever the fence was
     } catch (RuntimeException e) {
       LOG.warn("could not apply the reconciler's verdict for {}; the outcome stays unknown", id, e);
       return null;

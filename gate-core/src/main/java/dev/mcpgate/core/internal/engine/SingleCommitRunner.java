@@ -136,8 +136,7 @@ final class SingleCommitRunner {
     try {
       resource = scope.begin();
     } catch (RuntimeException e) {
-      throw CallFailure.storeUnavailable(
-          null,
+      throw CallFailure.unclaimed(
           "could not begin the transaction of " + id + "; the action did not run; safe to retry",
           e);
     }
