@@ -238,9 +238,8 @@ final class PromiseChecker {
    * The events and the {@link dev.mcpgate.core.ClaimContext} agree with what happened: each run was
    * acquired (an {@code ACQUIRED} event of its key and attempt on its replica, before it started),
    * under an attempt number of its own and the key's one downstream key; each result told stored or
-   * replayed has its {@code COMPLETED} or {@code REPLAYED} event, and each call the store could not
-   * claim its {@code FAILED} event; and a {@code COMPLETED} event is of an attempt whose action
-   * returned.
+   * replayed has its {@code COMPLETED} or {@code REPLAYED} event; and a {@code COMPLETED} event is
+   * of an attempt whose action returned.
    */
   private static List<Violation> eventsAndContexts(
       History history, Map<String, List<History.Run>> runsByKey, Function<String, ClaimId> idOf) {
@@ -291,10 +290,7 @@ final class PromiseChecker {
                           : null,
                   p -> GateEvent.Type.REPLAYED,
                   r -> null,
-                  f ->
-                      f.reason() == FailureReason.STORE_UNAVAILABLE && f.attempt() == 0
-                          ? GateEvent.Type.FAILED
-                          : null);
+                  f -> null);
       if (expected != null
           && events.stream()
               .noneMatch(
