@@ -43,14 +43,43 @@ class ArgumentSnapshotTest {
       throws Exception {
     List<Object> lines = new ArrayList<>(List.of(Map.of("sku", "a", "qty", 1)));
     Map<String, Object> address = new LinkedHashMap<>(Map.of("city", "Lyon"));
+    placedOnceAndReplayed(
+        kind,
+        Map.of("lines", lines, "ship_to", Map.of("address", address)),
+        () -> {
+          lines.add(Map.of("sku", "b", "qty", 2));
+          address.put("city", "Paris");
+        });
+  }
+
+  /**
+   * A review's finding: a primitive array ({@code int[]}, {@code byte[]}...) was passed on as the
+   * caller's own object, and Jackson writes it out anew at each attempt.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aNestedPrimitiveArrayChangedDuringTheIntentLeavesItsRetryAsTheFirstAttempt(Kind kind)
+      throws Exception {
+    int[] quantities = {1, 2};
+    placedOnceAndReplayed(
+        kind,
+        Map.of("skus", List.of("a", "b"), "line", Map.of("quantities", quantities)),
+        () -> quantities[1] = 5);
+  }
+
+  /**
+   * Calls {@code place_order} once as an intent whose first answer is lost; its handler, on its
+   * first run, changes the caller's objects ({@code change}).
+   */
+  private static void placedOnceAndReplayed(Kind kind, Map<String, ?> arguments, Runnable change)
+      throws Exception {
     AtomicInteger runs = new AtomicInteger();
     SyncToolSpecification order =
         new SyncToolSpecification(
             McpSchema.Tool.builder("place_order", Map.of("type", "object")).build(),
             (exchange, request) -> {
               if (runs.incrementAndGet() == 1) {
-                lines.add(Map.of("sku", "b", "qty", 2)); // the caller's objects, changed meanwhile
-                address.put("city", "Paris");
+                change.run(); // the caller's objects, changed meanwhile
               }
               return CallToolResult.builder().addTextContent("placed").build();
             });
@@ -70,13 +99,7 @@ class ArgumentSnapshotTest {
                 Duration.ofMillis(1500),
                 FAST)) {
 
-      CallOutcome outcome =
-          connected
-              .caller()
-              .call(
-                  IntentKey.random(),
-                  "place_order",
-                  Map.of("lines", lines, "ship_to", Map.of("address", address)));
+      CallOutcome outcome = connected.caller().call(IntentKey.random(), "place_order", arguments);
 
       assertThat(connected.droppedAnswers().getAsInt()).as("the first answer was lost").isOne();
       assertThat(runs).as("the order was placed once").hasValue(1);
