@@ -55,6 +55,7 @@ class ReviewFixesTest {
   private final AtomicInteger runs = new AtomicInteger();
   private Connected connected;
   private AutoCloseable other;
+  private McpSyncServer server;
 
   @AfterEach
   void close() throws Exception {
@@ -79,6 +80,36 @@ class ReviewFixesTest {
           }
           return CallToolResult.builder().addTextContent("refunded").build();
         });
+  }
+
+  /**
+   * The async client over an in-process stdio server ({@link #server}) of one gated tool, the
+   * client's transport losing the first {@code drops} answers of each key; both are closed after
+   * the test.
+   */
+  private AsyncIdempotentCalls asyncCalls(SyncToolSpecification tool, int drops, Duration timeout) {
+    Pipe toServer = new Pipe();
+    Pipe toClient = new Pipe();
+    server =
+        McpServer.sync(
+                new StdioServerTransportProvider(
+                    ExactNumbers.jsonMapper(), toServer.in, toClient.out))
+            .jsonMapper(ExactNumbers.jsonMapper())
+            .serverInfo("fixes", "1")
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+            .tools(List.of(mcp.gate(tool, ToolPolicy.defaults())))
+            .build();
+    LossyStdioClientTransport transport =
+        new LossyStdioClientTransport(
+            McpJsonDefaults.getMapper(), toClient.in, toServer.out, drops);
+    McpAsyncClient client = McpClient.async(transport).requestTimeout(timeout).build();
+    other =
+        () -> {
+          client.closeGracefully().block(Duration.ofSeconds(10));
+          server.close();
+        };
+    client.initialize().block(Duration.ofSeconds(30));
+    return AsyncIdempotentCalls.builder(client).retryPolicy(FAST).build();
   }
 
   /** A natural-key call that holds its natural key is still retried, and replayed. */
@@ -116,28 +147,7 @@ class ReviewFixesTest {
    */
   @Test
   void resubscribingToAGatedToolsCallReplaysIt() throws Exception {
-    Pipe toServer = new Pipe();
-    Pipe toClient = new Pipe();
-    McpSyncServer server =
-        McpServer.sync(
-                new StdioServerTransportProvider(
-                    ExactNumbers.jsonMapper(), toServer.in, toClient.out))
-            .jsonMapper(ExactNumbers.jsonMapper())
-            .serverInfo("fixes", "1")
-            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-            .tools(List.of(mcp.gate(tool("refund", 600), ToolPolicy.defaults())))
-            .build();
-    LossyStdioClientTransport transport =
-        new LossyStdioClientTransport(McpJsonDefaults.getMapper(), toClient.in, toServer.out, 0);
-    McpAsyncClient client =
-        McpClient.async(transport).requestTimeout(Duration.ofSeconds(10)).build();
-    other =
-        () -> {
-          client.closeGracefully().block(Duration.ofSeconds(10));
-          server.close();
-        };
-    client.initialize().block(Duration.ofSeconds(30));
-    AsyncIdempotentCalls calls = AsyncIdempotentCalls.builder(client).retryPolicy(FAST).build();
+    AsyncIdempotentCalls calls = asyncCalls(tool("refund", 600), 0, Duration.ofSeconds(10));
 
     Mono<CallOutcome> refund =
         calls.call(IntentKey.of("op-gated-1"), "refund", Map.of("order_id", "g1"));
@@ -158,28 +168,7 @@ class ReviewFixesTest {
    */
   @Test
   void theAsyncClientListsTheToolAgainBeforeARetry() throws Exception {
-    Pipe toServer = new Pipe();
-    Pipe toClient = new Pipe();
-    McpSyncServer server =
-        McpServer.sync(
-                new StdioServerTransportProvider(
-                    ExactNumbers.jsonMapper(), toServer.in, toClient.out))
-            .jsonMapper(ExactNumbers.jsonMapper())
-            .serverInfo("fixes", "1")
-            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-            .tools(List.of(mcp.gate(tool("refund", 0), ToolPolicy.defaults())))
-            .build();
-    LossyStdioClientTransport transport =
-        new LossyStdioClientTransport(McpJsonDefaults.getMapper(), toClient.in, toServer.out, 1);
-    McpAsyncClient client =
-        McpClient.async(transport).requestTimeout(Duration.ofMillis(1500)).build();
-    other =
-        () -> {
-          client.closeGracefully().block(Duration.ofSeconds(10));
-          server.close();
-        };
-    client.initialize().block(Duration.ofSeconds(30));
-    AsyncIdempotentCalls calls = AsyncIdempotentCalls.builder(client).retryPolicy(FAST).build();
+    AsyncIdempotentCalls calls = asyncCalls(tool("refund", 0), 1, Duration.ofMillis(1500));
     assertThat(calls.call("refund", Map.of("order_id", "a1")).block(Duration.ofSeconds(15)))
         .isInstanceOf(CallOutcome.Completed.class);
     assertThat(runs.get()).isEqualTo(1);
