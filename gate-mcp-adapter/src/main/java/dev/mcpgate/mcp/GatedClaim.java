@@ -54,15 +54,11 @@ public final class GatedClaim {
   }
 
   /**
-   * Makes {@code claim} visible through {@link #of} for {@code request} until the scope closes.
-   *
-   * @throws IllegalArgumentException if {@code request} was not made by {@link #carrying}
+   * Makes {@code claim} visible through {@link #of} for {@code request}, made by {@link #carrying},
+   * until the scope closes.
    */
   static Scope bind(McpSchema.CallToolRequest request, ClaimContext claim) {
-    if (!(request.meta() instanceof Carrier carrier) || carrier.owner != request) {
-      throw new IllegalArgumentException(
-          "the request for tool " + request.name() + " was not made by GatedClaim.carrying");
-    }
+    Carrier carrier = (Carrier) request.meta();
     carrier.claim = claim;
     return () -> carrier.claim = null;
   }
