@@ -67,9 +67,12 @@ import org.apache.catalina.startup.Tomcat;
  * calls/s, p50, p99 and the ratio of p50 to the ungated no-op of the same transport.
  *
  * <p>Tools: a no-op (returns one text content) ungated and gated on the in-memory store, PostgreSQL
- * and Redis (the last two when reachable); a tool doing one INSERT on PostgreSQL, ungated and gated
- * transactionally ({@code gateTransactional} over the store's {@code transactions()}: the INSERT
- * commits with the stored result). Gated calls: fresh (a new key each call) and replay (one key).
+ * and Redis (the last two when reachable); a tool doing one INSERT on PostgreSQL and on MariaDB,
+ * ungated (auto-committed), gated transactionally ({@code gateTransactional} over the store's
+ * {@code transactions()}: the INSERT commits with the stored result) and in single-commit mode
+ * ({@code gateSingleCommit} over {@code singleCommit()}: the claim, the INSERT and the result in
+ * one commit). Gated calls: fresh (a new key each call) and replay (one key). Besides the ratio to
+ * the ungated no-op, a gated INSERT's p50 is given as a ratio to the same INSERT ungated.
  * Diagnostics of a replay: the in-memory store with the SLF4J listener, with the JDBC audit sink
  * (an H2 file), with both, and the example server's configuration (claims, audit in one H2 file,
  * the listener on); then the gate alone, in process, with no transport, and the JSON read-back of a
@@ -82,8 +85,9 @@ import org.apache.catalina.startup.Tomcat;
  * </pre>
  *
  * <p>PostgreSQL: {@code MCPGATE_TEST_POSTGRES_URL}, or {@code
- * jdbc:postgresql://127.0.0.1:5432/test?user=postgres}; Redis: {@code MCPGATE_TEST_REDIS_URL} or
- * {@code redis://127.0.0.1:6379}. Each is skipped when not reachable.
+ * jdbc:postgresql://127.0.0.1:5432/test?user=postgres}; MariaDB: {@code MCPGATE_TEST_MARIADB_URL},
+ * or {@code jdbc:mariadb://127.0.0.1:3306/test?user=root&password=}; Redis: {@code
+ * MCPGATE_TEST_REDIS_URL} or {@code redis://127.0.0.1:6379}. Each is skipped when not reachable.
  */
 public final class EndToEndBenchmark {
   private static final String CLAIMS_TABLE = "bench_e2e_claims";
@@ -109,17 +113,23 @@ public final class EndToEndBenchmark {
     List<String> transports = List.of(options.getOrDefault("transports", "http,stdio").split(","));
     String pg =
         env("MCPGATE_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+    String mariadb =
+        env("MCPGATE_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root&password=");
     String redis = env("MCPGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379");
     if (!reachable(URI.create(pg.substring("jdbc:".length())), 5432)) {
       System.out.println("PostgreSQL not reachable at " + pg + ": skipped");
       pg = null;
+    }
+    if (!reachable(URI.create(mariadb.substring("jdbc:".length())), 3306)) {
+      System.out.println("MariaDB not reachable at " + mariadb + ": skipped");
+      mariadb = null;
     }
     if (!reachable(URI.create(redis), 6379)) {
       System.out.println("Redis not reachable at " + redis + ": skipped");
       redis = null;
     }
     Path scratch = Files.createTempDirectory("mcpgate-e2e");
-    List<Scenario> scenarios = scenarios(pg != null, redis != null);
+    List<Scenario> scenarios = scenarios(pg != null, mariadb != null, redis != null);
     System.out.printf(
         Locale.ROOT,
         "%d calls per scenario in %d interleaved rounds, %d warm-up"
@@ -132,7 +142,7 @@ public final class EndToEndBenchmark {
     List<Row> rows = new ArrayList<>();
     try {
       if (transports.contains("http")) {
-        try (Backends backends = new Backends(pg, redis, scratch.resolve("http"));
+        try (Backends backends = new Backends(pg, mariadb, redis, scratch.resolve("http"));
             HttpServer server = new HttpServer(backends.tools())) {
           McpSyncClient client = server.client();
           rows.addAll(run("http", client, scenarios, calls, warmup, rounds));
@@ -141,7 +151,7 @@ public final class EndToEndBenchmark {
         }
       }
       if (transports.contains("stdio")) {
-        McpSyncClient client = stdioClient(pg, redis, scratch.resolve("stdio"));
+        McpSyncClient client = stdioClient(pg, mariadb, redis, scratch.resolve("stdio"));
         try {
           rows.addAll(run("stdio", client, scenarios, calls, warmup, rounds));
         } finally {
@@ -170,7 +180,7 @@ public final class EndToEndBenchmark {
     private final ToolPolicy policy =
         ToolPolicy.builder().settings(GateSettings.builder().retention(RETENTION).build()).build();
 
-    Backends(String pg, String redis, Path h2Dir) throws Exception {
+    Backends(String pg, String mariadb, String redis, Path h2Dir) throws Exception {
       Files.createDirectories(h2Dir);
       // the example server's business database: claims and audit in one H2 file
       HikariDataSource h2 = pool("jdbc:h2:file:" + h2Dir.resolve("db").toAbsolutePath(), 4);
@@ -198,41 +208,11 @@ public final class EndToEndBenchmark {
           true,
           null);
       if (pg != null) {
-        HikariDataSource pool = pool(pg, 4);
-        try (Connection c = pool.getConnection();
-            Statement st = c.createStatement()) {
-          st.execute("DROP TABLE IF EXISTS " + CLAIMS_TABLE);
-          st.execute("DROP TABLE IF EXISTS " + ORDERS_TABLE);
-          st.execute(
-              "CREATE TABLE "
-                  + ORDERS_TABLE
-                  + " (id BIGSERIAL PRIMARY KEY,"
-                  + " order_id VARCHAR(64) NOT NULL, amount_cents BIGINT NOT NULL)");
-        }
-        JdbcIdempotencyStore store =
-            JdbcIdempotencyStore.builder(pool)
-                .tableName(CLAIMS_TABLE)
-                .createSchemaIfMissing(true)
-                .build();
+        JdbcIdempotencyStore store = insertTools("pg", pg);
         gatedNoop("noop_pg", store, false, null);
-        Tool insertTool = tool("insert");
-        tools.add(
-            new SyncToolSpecification(
-                insertTool,
-                (exchange, request) -> {
-                  try (Connection c = pool.getConnection()) {
-                    return insert(c, request);
-                  } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                  }
-                }));
-        McpGate mcpGate = mcpGate(store, false, null);
-        tools.add(
-            mcpGate.gateTransactional(
-                tool("insert_pg"),
-                policy,
-                store.transactions(),
-                (exchange, request, scope, connection) -> insert(connection, request)));
+      }
+      if (mariadb != null) {
+        insertTools("mariadb", mariadb);
       }
       if (redis != null) {
         RedisIdempotencyStore store =
@@ -246,6 +226,54 @@ public final class EndToEndBenchmark {
 
     List<SyncToolSpecification> tools() {
       return tools;
+    }
+
+    /**
+     * The one-INSERT tool on one database, ungated ({@code insert_<db>}, auto-committed), gated
+     * transactionally ({@code insert_<db>_tx}) and in single-commit mode ({@code insert_<db>_sc});
+     * returns the claims store.
+     */
+    private JdbcIdempotencyStore insertTools(String db, String url) throws Exception {
+      HikariDataSource pool = pool(url, 4);
+      String claims = CLAIMS_TABLE + "_" + db;
+      try (Connection c = pool.getConnection();
+          Statement st = c.createStatement()) {
+        st.execute("DROP TABLE IF EXISTS " + claims);
+        st.execute("DROP TABLE IF EXISTS " + ORDERS_TABLE);
+        st.execute(
+            "CREATE TABLE "
+                + ORDERS_TABLE
+                + (db.equals("pg")
+                    ? " (id BIGSERIAL PRIMARY KEY,"
+                    : " (id BIGINT AUTO_INCREMENT PRIMARY KEY,")
+                + " order_id VARCHAR(64) NOT NULL, amount_cents BIGINT NOT NULL)");
+      }
+      JdbcIdempotencyStore store =
+          JdbcIdempotencyStore.builder(pool).tableName(claims).createSchemaIfMissing(true).build();
+      tools.add(
+          new SyncToolSpecification(
+              tool("insert_" + db),
+              (exchange, request) -> {
+                try (Connection c = pool.getConnection()) {
+                  return insert(c, request);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              }));
+      McpGate mcpGate = mcpGate(store, false, null);
+      tools.add(
+          mcpGate.gateTransactional(
+              tool("insert_" + db + "_tx"),
+              policy,
+              store.transactions(),
+              (exchange, request, scope, connection) -> insert(connection, request)));
+      tools.add(
+          mcpGate.gateSingleCommit(
+              tool("insert_" + db + "_sc"),
+              policy,
+              store.singleCommit(),
+              (exchange, request, scope, connection) -> insert(connection, request)));
+      return store;
     }
 
     private HikariDataSource pool(String url, int size) {
@@ -390,8 +418,9 @@ public final class EndToEndBenchmark {
   /** The child JVM's side: the same tools, served on its stdin and stdout. */
   private static void serveStdio(String[] args) throws Exception {
     String pg = args[1].equals("-") ? null : args[1];
-    String redis = args[2].equals("-") ? null : args[2];
-    Backends backends = new Backends(pg, redis, Path.of(args[3]));
+    String mariadb = args[2].equals("-") ? null : args[2];
+    String redis = args[3].equals("-") ? null : args[3];
+    Backends backends = new Backends(pg, mariadb, redis, Path.of(args[4]));
     McpJsonMapper json = ExactNumbers.jsonMapper();
     McpSyncServer server =
         server(McpServer.sync(new StdioServerTransportProvider(json)), backends.tools(), json);
@@ -409,7 +438,7 @@ public final class EndToEndBenchmark {
     new CountDownLatch(1).await(); // until the parent ends the process
   }
 
-  private static McpSyncClient stdioClient(String pg, String redis, Path h2Dir) {
+  private static McpSyncClient stdioClient(String pg, String mariadb, String redis, Path h2Dir) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ServerParameters params =
         ServerParameters.builder(java)
@@ -419,6 +448,7 @@ public final class EndToEndBenchmark {
                 EndToEndBenchmark.class.getName(),
                 "--serve-stdio",
                 pg == null ? "-" : pg,
+                mariadb == null ? "-" : mariadb,
                 redis == null ? "-" : redis,
                 h2Dir.toString())
             .build();
@@ -443,7 +473,18 @@ public final class EndToEndBenchmark {
 
   record Scenario(String label, String tool, Keys keys, String group) {}
 
-  static List<Scenario> scenarios(boolean pg, boolean redis) {
+  /** The one-INSERT tool on one database: ungated, then transactional and single-commit. */
+  private static void insertScenarios(List<Scenario> s, String name, String db) {
+    s.add(new Scenario("INSERT, " + name + ", ungated", "insert_" + db, Keys.NONE, "main"));
+    for (String[] mode : new String[][] {{"transactional", "_tx"}, {"single-commit", "_sc"}}) {
+      String tool = "insert_" + db + mode[1];
+      String label = "INSERT, " + name + " " + mode[0] + ", ";
+      s.add(new Scenario(label + "fresh", tool, Keys.FRESH, "main"));
+      s.add(new Scenario(label + "replay", tool, Keys.REPLAY, "main"));
+    }
+  }
+
+  static List<Scenario> scenarios(boolean pg, boolean mariadb, boolean redis) {
     List<Scenario> s = new ArrayList<>();
     s.add(new Scenario("no-op, ungated", "noop", Keys.NONE, "main"));
     s.add(new Scenario("no-op, in-memory, fresh", "noop_mem", Keys.FRESH, "main"));
@@ -457,12 +498,10 @@ public final class EndToEndBenchmark {
       s.add(new Scenario("no-op, Redis, replay", "noop_redis", Keys.REPLAY, "main"));
     }
     if (pg) {
-      s.add(new Scenario("INSERT, ungated", "insert", Keys.NONE, "main"));
-      s.add(
-          new Scenario("INSERT, PostgreSQL transactional, fresh", "insert_pg", Keys.FRESH, "main"));
-      s.add(
-          new Scenario(
-              "INSERT, PostgreSQL transactional, replay", "insert_pg", Keys.REPLAY, "main"));
+      insertScenarios(s, "PostgreSQL", "pg");
+    }
+    if (mariadb) {
+      insertScenarios(s, "MariaDB", "mariadb");
     }
     s.add(
         new Scenario(
@@ -598,24 +637,31 @@ public final class EndToEndBenchmark {
   private static void print(List<Row> rows) {
     System.out.println();
     System.out.println(
-        "| transport | scenario | calls/s | p50 ms | p99 ms | p50 vs ungated no-op |");
-    System.out.println("|---|---|---|---|---|---|");
-    Map<String, Double> base = new HashMap<>();
+        "| transport | scenario | calls/s | p50 ms | p99 ms | p50 vs ungated no-op"
+            + " | p50 vs the same tool ungated |");
+    System.out.println("|---|---|---|---|---|---|---|");
+    Map<String, Double> ungated = new HashMap<>(); // transport and tool: the ungated p50
     for (Row r : rows) {
-      if (r.scenario().tool().equals("noop")) {
-        base.put(r.transport(), r.p50());
+      if (r.scenario().keys() == Keys.NONE) {
+        ungated.put(r.transport() + " " + r.scenario().tool(), r.p50());
       }
     }
     for (Row r : rows) {
+      String tool = r.scenario().tool();
+      Double same =
+          tool.startsWith("insert_")
+              ? ungated.get(r.transport() + " " + tool.replaceAll("_(tx|sc)$", ""))
+              : null;
       System.out.printf(
           Locale.ROOT,
-          "| %s | %s | %.0f | %.3f | %.3f | %.2fx |%n",
+          "| %s | %s | %.0f | %.3f | %.3f | %.2fx | %s |%n",
           r.transport(),
           r.scenario().label(),
           r.perSecond(),
           r.p50(),
           r.p99(),
-          r.p50() / base.get(r.transport()));
+          r.p50() / ungated.get(r.transport() + " noop"),
+          same == null ? "" : String.format(Locale.ROOT, "%.2fx", r.p50() / same));
     }
   }
 
