@@ -171,6 +171,33 @@ public record GateEvent(
   }
 
   /**
+   * How a lease renewal went, for meters: the {@code result} of {@code mcpgate.lease.renewals}.
+   * Every event has a word in exactly one of {@link #outcome()}, {@link #attemptResult()} and this,
+   * so a listener that reads the three counts every event, and a new type must be placed in one of
+   * them before the three switches compile.
+   *
+   * @return {@code renewed} or {@code failed} for a renewal event; null for any other event
+   */
+  public String renewalResult() {
+    return switch (type) {
+      case LEASE_RENEWED -> "renewed";
+      case LEASE_RENEWAL_FAILED -> "failed";
+      case ACQUIRED,
+          REPLAYED,
+          REFUSED,
+          REJECTED,
+          FAILED,
+          COMPLETED,
+          RESULT_NOT_STORED,
+          RELEASED,
+          MARKED_UNKNOWN,
+          LEASE_LOST,
+          STORE_FAILED ->
+          null;
+    };
+  }
+
+  /**
    * @return the reason as {@link #outcome()} says it, after {@code refused.}
    */
   private static String outcomeOf(RefusalReason reason) {

@@ -63,31 +63,28 @@ public final class GateMetrics implements GateListener {
   @Override
   public void onEvent(GateEvent e) {
     String tool = e.tool();
-    switch (e.type()) {
-      case ACQUIRED, REPLAYED, REFUSED, REJECTED, FAILED -> {
-        String outcome = e.outcome();
-        counter(
-                "mcpgate.calls",
-                "tool",
-                tool,
-                "outcome",
-                outcome,
-                "key_source",
-                e.keySource() == null ? "none" : e.keySource())
-            .increment();
-        if (!e.waited().isZero()) {
-          Timer.builder("mcpgate.inflight.wait")
-              .tags("tool", tool, "outcome", outcome)
-              .tag("store", store)
-              .register(registry)
-              .record(e.waited());
-        }
+    String outcome = e.outcome();
+    if (outcome != null) {
+      counter(
+              "mcpgate.calls",
+              "tool",
+              tool,
+              "outcome",
+              outcome,
+              "key_source",
+              e.keySource() == null ? "none" : e.keySource())
+          .increment();
+      if (!e.waited().isZero()) {
+        Timer.builder("mcpgate.inflight.wait")
+            .tags("tool", tool, "outcome", outcome)
+            .tag("store", store)
+            .register(registry)
+            .record(e.waited());
       }
-      case COMPLETED, RELEASED, MARKED_UNKNOWN, LEASE_LOST, STORE_FAILED, RESULT_NOT_STORED ->
-          counter("mcpgate.attempts.ended", "tool", tool, "result", e.attemptResult()).increment();
-      case LEASE_RENEWED -> counter("mcpgate.lease.renewals", "result", "renewed").increment();
-      case LEASE_RENEWAL_FAILED ->
-          counter("mcpgate.lease.renewals", "result", "failed").increment();
+    } else if (e.attemptResult() != null) {
+      counter("mcpgate.attempts.ended", "tool", tool, "result", e.attemptResult()).increment();
+    } else {
+      counter("mcpgate.lease.renewals", "result", e.renewalResult()).increment();
     }
   }
 

@@ -42,8 +42,6 @@ final class TelemetryListener implements GateListener {
   private final LongCounter attemptsEnded;
   private final LongCounter renewals;
   private final DoubleHistogram inflightWait;
-  private final Attributes renewed;
-  private final Attributes renewalFailed;
 
   TelemetryListener(OpenTelemetry openTelemetry, String store) {
     this.store = store;
@@ -73,31 +71,26 @@ final class TelemetryListener implements GateListener {
             .setDescription("How long a call waited on another attempt with the same key")
             .setExplicitBucketBoundariesAdvice(Instruments.SECONDS_BUCKETS)
             .build();
-    renewed = Attributes.of(RESULT, "renewed", STORE, store);
-    renewalFailed = Attributes.of(RESULT, "failed", STORE, store);
   }
 
   @Override
   public void onEvent(GateEvent e) {
     String tool = e.tool();
-    switch (e.type()) {
-      case ACQUIRED, REPLAYED, REFUSED, REJECTED, FAILED -> {
-        String outcome = e.outcome();
-        calls.add(
-            1,
-            Attributes.of(
-                TOOL, tool, OUTCOME, outcome, KEY_SOURCE, KeySources.of(e), STORE, store));
-        if (!e.waited().isZero()) {
-          inflightWait.record(
-              Instruments.seconds(e.waited().toNanos()),
-              Attributes.of(TOOL, tool, OUTCOME, outcome, STORE, store));
-        }
-        decide(Span.current(), e, tool, outcome);
+    String outcome = e.outcome();
+    if (outcome != null) {
+      calls.add(
+          1,
+          Attributes.of(TOOL, tool, OUTCOME, outcome, KEY_SOURCE, KeySources.of(e), STORE, store));
+      if (!e.waited().isZero()) {
+        inflightWait.record(
+            Instruments.seconds(e.waited().toNanos()),
+            Attributes.of(TOOL, tool, OUTCOME, outcome, STORE, store));
       }
-      case COMPLETED, RELEASED, MARKED_UNKNOWN, LEASE_LOST, STORE_FAILED, RESULT_NOT_STORED ->
-          attemptsEnded.add(1, Attributes.of(TOOL, tool, RESULT, e.attemptResult(), STORE, store));
-      case LEASE_RENEWED -> renewals.add(1, renewed);
-      case LEASE_RENEWAL_FAILED -> renewals.add(1, renewalFailed);
+      decide(Span.current(), e, tool, outcome);
+    } else if (e.attemptResult() != null) {
+      attemptsEnded.add(1, Attributes.of(TOOL, tool, RESULT, e.attemptResult(), STORE, store));
+    } else {
+      renewals.add(1, Attributes.of(RESULT, e.renewalResult(), STORE, store));
     }
   }
 
