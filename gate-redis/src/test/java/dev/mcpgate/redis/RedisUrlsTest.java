@@ -27,6 +27,16 @@ class RedisUrlsTest {
   }
 
   @Test
+  void aPasswordWithACommaOrASchemeSeparatorIsMaskedWhole() {
+    assertThat(RedisUrls.withoutPassword("redis://:pa,ss@h:1")).isEqualTo("redis://***@h:1");
+    assertThat(RedisUrls.withoutPassword("redis://:p,a,ss@h:1,redis://h2:2"))
+        .isEqualTo("redis://***@h:1,redis://h2:2");
+    assertThat(RedisUrls.withoutPassword("redis://a:7001,redis://:pa,ss@b:7002"))
+        .isEqualTo("redis://a:7001,redis://***@b:7002");
+    assertThat(RedisUrls.withoutPassword("redis://:pa://ss@h:1")).isEqualTo("redis://***@h:1");
+  }
+
+  @Test
   void aUrlWithoutSchemeAndAnErrorMessageThatRepeatsTheUrlAreMaskedToo() {
     assertThat(RedisUrls.withoutPassword(":s3cret@h:1")).isEqualTo("***@h:1");
     assertThat(
