@@ -73,7 +73,7 @@ public final class GrowthThroughput {
       ClaimsTable claims = new ClaimsTable(pool, database, TABLE);
       try {
         for (int a = 3; a < args.length; a++) {
-          lines.add(measure(pool, claims, Long.parseLong(args[a]), threads, seconds));
+          lines.add(measure(pool, claims, database, Long.parseLong(args[a]), threads, seconds));
           System.err.println(lines.get(lines.size() - 1));
         }
       } finally {
@@ -93,7 +93,12 @@ public final class GrowthThroughput {
   }
 
   private static String measure(
-      HikariDataSource pool, ClaimsTable claims, long rows, int threads, double seconds)
+      HikariDataSource pool,
+      ClaimsTable claims,
+      Contender.Database database,
+      long rows,
+      int threads,
+      double seconds)
       throws Exception {
     claims.drop();
     JdbcIdempotencyStore store =
@@ -139,7 +144,7 @@ public final class GrowthThroughput {
     return String.format(
         Locale.ROOT,
         "| %,d | %.0f | %.0f | %.2f | %.2f | %.0f | %.2f | %s | %s | %.0f | %.2f | %.0f | %.0f"
-            + " | %.0f | %.0f | %.0f | %,d | %.1f |",
+            + " | %.0f | %.0f | %.0f | %s | %s |",
         rows,
         fillSeconds,
         made.perSecond(),
@@ -156,8 +161,10 @@ public final class GrowthThroughput {
         filled.indexMb(),
         churned.tableMb(),
         churned.indexMb(),
-        churned.dead(),
-        vacuumSeconds);
+        churned.dead() < 0 ? "-" : String.format(Locale.ROOT, "%,d", churned.dead()),
+        database == Contender.Database.POSTGRESQL
+            ? String.format(Locale.ROOT, "%.1f", vacuumSeconds)
+            : "-");
   }
 
   private static void expectExecuted(IdempotencyGate gate, String key) {
