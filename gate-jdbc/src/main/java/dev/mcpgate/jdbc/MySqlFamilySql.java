@@ -174,10 +174,10 @@ final class MySqlFamilySql extends SelectThenInsertSql {
    * {@code limit} expired rows along the {@code created_at_ms} index, then a batch of DELETEs
    * removes them one by one by primary key, each only if it still holds the token read and is still
    * expired. A DELETE with a range condition would lock every row it scans under REPEATABLE READ,
-   * live ones included, and block their claims, renewals and completions while it runs. The batch
-   * is one transaction: one commit for the batch, not one a row (a commit is a log flush, which
-   * made a row-by-row purge ten times slower); it locks only the expired rows it deletes, until
-   * that commit. A failure rolls the whole batch back: nothing is half purged.
+   * live ones included, and block their claims, renewals and completions while it runs. Each DELETE
+   * commits on its own (auto-commit): in one transaction for the batch, the lock of a row taken
+   * over since the read, or the gap of a row gone since, would be held until the batch ends, and a
+   * live lease behind it could not be renewed ({@code MariaDbPurgeLockReviewTest}).
    */
   @Override
   int purge(Connection c, int limit) throws SQLException {
@@ -198,7 +198,6 @@ final class MySqlFamilySql extends SelectThenInsertSql {
     // one primary-key DELETE a row, batched: a multi-row IN list lets the optimizer pick a
     // full scan on a small table, and a scan under REPEATABLE READ locks every row it reads
     int deleted = 0;
-    c.setAutoCommit(false);
     try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
       for (int r = 0; r < expired.size(); r++) {
         byte[][] row = expired.get(r);
@@ -211,18 +210,7 @@ final class MySqlFamilySql extends SelectThenInsertSql {
       for (int n : ps.executeBatch()) {
         deleted += Math.max(n, 0);
       }
-      c.commit();
-    } catch (SQLException | RuntimeException e) {
-      try {
-        c.rollback();
-      } catch (SQLException notRolledBack) {
-        e.addSuppressed(notRolledBack);
-        throw e; // auto-commit stays off: switching it on could commit what is not rolled back
-      }
-      c.setAutoCommit(true);
-      throw e;
     }
-    c.setAutoCommit(true);
     return deleted;
   }
 

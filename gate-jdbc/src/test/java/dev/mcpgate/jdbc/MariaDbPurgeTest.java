@@ -1,7 +1,6 @@
 package dev.mcpgate.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -11,7 +10,6 @@ import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,76 +24,9 @@ import org.junit.jupiter.api.Test;
  * MariaDB/MySQL purge takes no lock on a live row: with a live row locked by another transaction
  * (as a claim, renewal or completion in flight would hold it), a purge still deletes the expired
  * rows at once instead of waiting on that lock, and 16 threads claiming meanwhile are not held up
- * by it. Under REPEATABLE READ a range DELETE locks every row it scans, live ones included. A
- * purge's batch of deletes is one transaction: all or nothing.
+ * by it. Under REPEATABLE READ a range DELETE locks every row it scans, live ones included.
  */
 class MariaDbPurgeTest {
-
-  @Test
-  void aBatchIsAllOrNothing() throws Exception {
-    TestDatabases.Target db = TestDatabases.mariadb();
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(db.url());
-    if (db.user() != null) {
-      config.setUsername(db.user());
-      config.setPassword(db.password());
-    }
-    config.setMaximumPoolSize(1); // the connection of the failed purge is the next one's
-    String table = "mcpgate_purge_tx_claims";
-    String tenant = "purge-" + UUID.randomUUID();
-    try (HikariDataSource ds = new HikariDataSource(config);
-        JdbcIdempotencyStore store =
-            JdbcIdempotencyStore.builder(ds).tableName(table).createSchemaIfMissing(true).build()) {
-      expiring(store, tenant, "a-", 50);
-      Thread.sleep(300);
-      assertThat(store.purgeExpired(500)).isGreaterThanOrEqualTo(50);
-
-      expiring(store, tenant, "b-", 5);
-      Thread.sleep(5);
-      expiring(store, tenant, "poison", 1);
-      Thread.sleep(5);
-      expiring(store, tenant, "c-", 5);
-      Thread.sleep(300);
-      try (Connection c = ds.getConnection();
-          Statement st = c.createStatement()) {
-        st.execute("DROP TRIGGER IF EXISTS " + table + "_poison");
-        st.execute(
-            "CREATE TRIGGER "
-                + table
-                + "_poison BEFORE DELETE ON "
-                + table
-                + " FOR EACH ROW BEGIN IF OLD.idem_key = 'poison0' THEN"
-                + " SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poison'; END IF; END");
-      }
-      try {
-        assertThatThrownBy(() -> store.purgeExpired(500)).isInstanceOf(RuntimeException.class);
-        assertThat(store.find(new ClaimId(tenant, "refund_order", "b-0")))
-            .as("a row deleted before the failing one is rolled back with the batch")
-            .isPresent();
-      } finally {
-        try (Connection c = ds.getConnection();
-            Statement st = c.createStatement()) {
-          st.execute("DROP TRIGGER IF EXISTS " + table + "_poison");
-        }
-      }
-      assertThat(store.purgeExpired(500))
-          .as("the same connection, back in auto-commit")
-          .isEqualTo(11);
-      assertThat(store.find(new ClaimId(tenant, "refund_order", "c-4"))).isEmpty();
-    }
-  }
-
-  private static void expiring(JdbcIdempotencyStore store, String tenant, String prefix, int n) {
-    for (int i = 0; i < n; i++) {
-      store.claim(
-          new ClaimRequest(
-              new ClaimId(tenant, "refund_order", prefix + i),
-              "v1:a",
-              LeaseToken.random(),
-              Duration.ofMillis(100),
-              Duration.ofMillis(100)));
-    }
-  }
 
   @Test
   void aPurgeNeitherWaitsOnNorLocksLiveRows() throws Exception {
