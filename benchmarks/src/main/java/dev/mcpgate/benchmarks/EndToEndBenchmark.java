@@ -81,8 +81,10 @@ import org.apache.catalina.startup.Tomcat;
  * <pre>
  * ./mvnw -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar dev.mcpgate.benchmarks.EndToEndBenchmark \
- *     [--calls 2000] [--warmup 300] [--rounds 10] [--transports http,stdio]
+ *     [--calls 2000] [--warmup 300] [--rounds 10] [--transports http,stdio] [--tools noop_mem,...]
  * </pre>
+ *
+ * <p>{@code --tools} keeps the scenarios of the tools named (the ungated no-op always runs).
  *
  * <p>PostgreSQL: {@code MCPGATE_TEST_POSTGRES_URL}, or {@code
  * jdbc:postgresql://127.0.0.1:5432/test?user=postgres}; MariaDB: {@code MCPGATE_TEST_MARIADB_URL},
@@ -130,6 +132,10 @@ public final class EndToEndBenchmark {
     }
     Path scratch = Files.createTempDirectory("mcpgate-e2e");
     List<Scenario> scenarios = scenarios(pg != null, mariadb != null, redis != null);
+    if (options.containsKey("tools")) { // the ungated no-op stays: it is every ratio's base
+      List<String> tools = List.of(options.get("tools").split(","));
+      scenarios.removeIf(s -> !s.tool().equals("noop") && !tools.contains(s.tool()));
+    }
     System.out.printf(
         Locale.ROOT,
         "%d calls per scenario in %d interleaved rounds, %d warm-up"
@@ -747,7 +753,8 @@ public final class EndToEndBenchmark {
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!args[i].startsWith("--")) {
         throw new IllegalArgumentException(
-            "usage: [--calls N] [--warmup N] [--rounds N]" + " [--transports http,stdio]");
+            "usage: [--calls N] [--warmup N] [--rounds N] [--transports http,stdio]"
+                + " [--tools TOOL,...]");
       }
       o.put(args[i].substring(2), args[i + 1]);
     }
