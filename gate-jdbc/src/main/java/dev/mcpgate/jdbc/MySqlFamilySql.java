@@ -6,6 +6,7 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.StoredResult;
+import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,6 +17,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * MariaDB and MySQL. A claim in auto-commit mode is a consistent SELECT (InnoDB takes no lock for
@@ -32,6 +35,8 @@ import java.util.Set;
 final class MySqlFamilySql extends SelectThenInsertSql {
   private static final int ER_DUP_ENTRY = 1062;
   private static final int ER_LOCK_DEADLOCK = 1213;
+  private static final int ER_BINLOG_STMT_MODE_AND_ROW_ENGINE = 1665;
+  private static final Logger LOG = LoggerFactory.getLogger(MySqlFamilySql.class);
 
   private final String purgeSql;
   private final String expiredSql;
@@ -41,6 +46,9 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   private final String callSql;
   private final boolean mariadb;
   private final String completeSql;
+
+  /** Set once the server refused a READ COMMITTED purge: it logs statements. */
+  private volatile boolean statementBinlog;
 
   /**
    * @param claimProcedure true when the table's claim procedure exists: claims call it
@@ -170,49 +178,127 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   }
 
   /**
-   * Purges without locking a live row: a consistent read (InnoDB takes no lock for it) finds up to
-   * {@code limit} expired rows along the {@code created_at_ms} index, then a batch of DELETEs
-   * removes them one by one by primary key, each only if it still holds the token read and is still
-   * expired. A DELETE with a range condition would lock every row it scans under REPEATABLE READ,
-   * live ones included, and block their claims, renewals and completions while it runs. Each DELETE
-   * commits on its own (auto-commit): in one transaction for the batch, the lock of a row taken
-   * over since the read, or the gap of a row gone since, would be held until the batch ends, and a
-   * live lease behind it could not be renewed ({@code MariaDbPurgeLockReviewTest}).
+   * Purges without locking a live row and without waiting on any row: a consistent read (InnoDB
+   * takes no lock for it) finds up to {@code limit} expired rows along the {@code created_at_ms}
+   * index, then a batch of primary-key DELETEs removes them, each only if it still holds the token
+   * read and is still expired, with the session's lock wait set to nothing ({@link #noLockWait}): a
+   * row another transaction holds is left for a later purge, not waited on. A DELETE with a range
+   * condition would lock every row it scans, live ones included.
+   *
+   * <p>The batch is one transaction under READ COMMITTED, one commit (a log flush) for the batch
+   * instead of one a row: READ COMMITTED lets go of a row whose DELETE found it taken over or
+   * renewed since the read (a live lease), and takes no gap lock for a row gone since, so the
+   * transaction holds only the expired rows it deleted, for the few milliseconds until its commit.
+   * Under REPEATABLE READ it would hold all of them, and a live lease behind it could not be
+   * renewed ({@code MariaDbPurgeLockReviewTest}). When a DELETE of the batch finds its row held,
+   * the batch is rolled back and its rows are deleted one commit each, the held one skipped. A
+   * server that logs statements ({@code binlog_format=STATEMENT}) refuses writes under READ
+   * COMMITTED (1665): this store then commits each DELETE on its own from then on.
    */
   @Override
   int purge(Connection c, int limit) throws SQLException {
-    List<byte[][]> expired = new ArrayList<>();
-    List<String> tokens = new ArrayList<>();
+    List<ExpiredRow> expired = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(expiredSql)) {
       ps.setInt(1, limit);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          expired.add(new byte[][] {rs.getBytes(1), rs.getBytes(2), rs.getBytes(3)});
-          tokens.add(rs.getString(4));
+          expired.add(
+              new ExpiredRow(rs.getBytes(1), rs.getBytes(2), rs.getBytes(3), rs.getString(4)));
         }
       }
     }
     if (expired.isEmpty()) {
       return 0;
     }
-    // one primary-key DELETE a row, batched: a multi-row IN list lets the optimizer pick a
-    // full scan on a small table, and a scan under REPEATABLE READ locks every row it reads
-    int deleted = 0;
-    try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
-      for (int r = 0; r < expired.size(); r++) {
-        byte[][] row = expired.get(r);
-        ps.setBytes(1, row[0]);
-        ps.setBytes(2, row[1]);
-        ps.setBytes(3, row[2]);
-        ps.setString(4, tokens.get(r));
-        ps.addBatch();
+    String previous = noLockWait(c);
+    try {
+      if (!statementBinlog) {
+        Integer deleted = deleteInOneCommit(c, expired);
+        if (deleted != null) {
+          return deleted;
+        }
       }
-      for (int n : ps.executeBatch()) {
+      return deleteEach(c, expired);
+    } finally {
+      restoreLockWait(c, previous);
+    }
+  }
+
+  /**
+   * @return the rows deleted, or null when the batch was rolled back because a DELETE found its row
+   *     held or the server refused READ COMMITTED writes
+   */
+  private Integer deleteInOneCommit(Connection c, List<ExpiredRow> expired) throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      run(c, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED"); // this transaction only
+      int deleted = 0;
+      for (int n : batch(c, expired)) {
         deleted += Math.max(n, 0);
       }
+      c.commit();
+      c.setAutoCommit(true);
+      return deleted;
+    } catch (SQLException e) {
+      try {
+        c.rollback();
+      } catch (SQLException notRolledBack) {
+        e.addSuppressed(notRolledBack);
+        throw e; // auto-commit stays off: switching it on could commit what is not rolled back
+      }
+      c.setAutoCommit(true);
+      if (e.getErrorCode() == ER_BINLOG_STMT_MODE_AND_ROW_ENGINE) {
+        statementBinlog = true;
+        LOG.info(
+            "the server logs statements (binlog_format=STATEMENT), which refuses writes under"
+                + " READ COMMITTED: the purge of {} commits each row on its own",
+            table);
+        return null;
+      }
+      if (isConnectionLost(e) || !isTimeout(e)) {
+        throw e;
+      }
+      return null;
+    }
+  }
+
+  /** Deletes each row in a commit of its own; a row another transaction holds is skipped. */
+  private int deleteEach(Connection c, List<ExpiredRow> expired) throws SQLException {
+    int[] counts;
+    try {
+      counts = batch(c, expired);
+    } catch (BatchUpdateException partly) {
+      if (isConnectionLost(partly) || !isTimeout(partly)) {
+        throw partly;
+      }
+      counts = partly.getUpdateCounts();
+    }
+    int deleted = 0;
+    for (int n : counts) {
+      deleted += Math.max(n, 0);
     }
     return deleted;
   }
+
+  /**
+   * One primary-key DELETE a row, batched: a multi-row IN list lets the optimizer pick a full scan
+   * on a small table, and a scan locks every row it reads.
+   */
+  private int[] batch(Connection c, List<ExpiredRow> expired) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
+      for (ExpiredRow row : expired) {
+        ps.setBytes(1, row.tenant());
+        ps.setBytes(2, row.tool());
+        ps.setBytes(3, row.key());
+        ps.setString(4, row.token());
+        ps.addBatch();
+      }
+      return ps.executeBatch();
+    }
+  }
+
+  /** An expired row as the purge's read found it: its primary key and the token it held. */
+  private record ExpiredRow(byte[] tenant, byte[] tool, byte[] key, String token) {}
 
   @Override
   boolean isLostRace(SQLException e) {
