@@ -82,9 +82,12 @@ import org.apache.catalina.startup.Tomcat;
  * ./mvnw -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar dev.mcpgate.benchmarks.EndToEndBenchmark \
  *     [--calls 2000] [--warmup 300] [--rounds 10] [--transports http,stdio] [--tools noop_mem,...]
+ *     [--stdio-jvm "-XX:StartFlightRecording=filename=stdio.jfr -Xlog:all=warning:stderr"]
  * </pre>
  *
- * <p>{@code --tools} keeps the scenarios of the tools named (the ungated no-op always runs).
+ * <p>{@code --tools} keeps the scenarios of the tools named (the ungated no-op always runs). {@code
+ * --stdio-jvm} gives the stdio server's JVM options, split at spaces: to profile it, a flight
+ * recording with the JVM's own log sent to stderr (stdout carries the JSON-RPC stream).
  *
  * <p>PostgreSQL: {@code MCPGATE_TEST_POSTGRES_URL}, or {@code
  * jdbc:postgresql://127.0.0.1:5432/test?user=postgres}; MariaDB: {@code MCPGATE_TEST_MARIADB_URL},
@@ -157,7 +160,11 @@ public final class EndToEndBenchmark {
         }
       }
       if (transports.contains("stdio")) {
-        McpSyncClient client = stdioClient(pg, mariadb, redis, scratch.resolve("stdio"));
+        List<String> jvm =
+            options.containsKey("stdio-jvm")
+                ? List.of(options.get("stdio-jvm").trim().split(" +"))
+                : List.of();
+        McpSyncClient client = stdioClient(jvm, pg, mariadb, redis, scratch.resolve("stdio"));
         try {
           rows.addAll(run("stdio", client, scenarios, calls, warmup, rounds));
         } finally {
@@ -444,20 +451,21 @@ public final class EndToEndBenchmark {
     new CountDownLatch(1).await(); // until the parent ends the process
   }
 
-  private static McpSyncClient stdioClient(String pg, String mariadb, String redis, Path h2Dir) {
+  private static McpSyncClient stdioClient(
+      List<String> jvmOptions, String pg, String mariadb, String redis, Path h2Dir) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ServerParameters params =
-        ServerParameters.builder(java)
-            .args(
-                "-cp",
-                System.getProperty("java.class.path"),
-                EndToEndBenchmark.class.getName(),
-                "--serve-stdio",
-                pg == null ? "-" : pg,
-                mariadb == null ? "-" : mariadb,
-                redis == null ? "-" : redis,
-                h2Dir.toString())
-            .build();
+    List<String> args = new ArrayList<>(jvmOptions);
+    args.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("java.class.path"),
+            EndToEndBenchmark.class.getName(),
+            "--serve-stdio",
+            pg == null ? "-" : pg,
+            mariadb == null ? "-" : mariadb,
+            redis == null ? "-" : redis,
+            h2Dir.toString()));
+    ServerParameters params = ServerParameters.builder(java).args(args).build();
     StdioClientTransport transport = new StdioClientTransport(params, McpJsonDefaults.getMapper());
     transport.setStdErrorHandler(line -> System.err.println("[stdio server] " + line));
     McpSyncClient client =
@@ -754,7 +762,7 @@ public final class EndToEndBenchmark {
       if (!args[i].startsWith("--")) {
         throw new IllegalArgumentException(
             "usage: [--calls N] [--warmup N] [--rounds N] [--transports http,stdio]"
-                + " [--tools TOOL,...]");
+                + " [--tools TOOL,...] [--stdio-jvm \"OPTIONS\"]");
       }
       o.put(args[i].substring(2), args[i + 1]);
     }

@@ -15,10 +15,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * MariaDB and MySQL. A claim in auto-commit mode is a consistent SELECT (InnoDB takes no lock for
@@ -35,8 +34,6 @@ import org.slf4j.LoggerFactory;
 final class MySqlFamilySql extends SelectThenInsertSql {
   private static final int ER_DUP_ENTRY = 1062;
   private static final int ER_LOCK_DEADLOCK = 1213;
-  private static final int ER_BINLOG_STMT_MODE_AND_ROW_ENGINE = 1665;
-  private static final Logger LOG = LoggerFactory.getLogger(MySqlFamilySql.class);
 
   private final String purgeSql;
   private final String expiredSql;
@@ -46,9 +43,6 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   private final String callSql;
   private final boolean mariadb;
   private final String completeSql;
-
-  /** Set once the server refused a READ COMMITTED purge: it logs statements. */
-  private volatile boolean statementBinlog;
 
   /**
    * @param claimProcedure true when the table's claim procedure exists: claims call it
@@ -180,20 +174,15 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   /**
    * Purges without locking a live row and without waiting on any row: a consistent read (InnoDB
    * takes no lock for it) finds up to {@code limit} expired rows along the {@code created_at_ms}
-   * index, then a batch of primary-key DELETEs removes them, each only if it still holds the token
-   * read and is still expired, with the session's lock wait set to nothing ({@link #noLockWait}): a
-   * row another transaction holds is left for a later purge, not waited on. A DELETE with a range
-   * condition would lock every row it scans, live ones included.
+   * index, then one primary-key DELETE a row removes them, each only if the row still holds the
+   * token read and is still expired, and none waits on a row another transaction holds (left for a
+   * later purge). A DELETE with a range condition would lock every row it scans, live ones too.
    *
-   * <p>The batch is one transaction under READ COMMITTED, one commit (a log flush) for the batch
-   * instead of one a row: READ COMMITTED lets go of a row whose DELETE found it taken over or
-   * renewed since the read (a live lease), and takes no gap lock for a row gone since, so the
-   * transaction holds only the expired rows it deleted, for the few milliseconds until its commit.
-   * Under REPEATABLE READ it would hold all of them, and a live lease behind it could not be
-   * renewed ({@code MariaDbPurgeLockReviewTest}). When a DELETE of the batch finds its row held,
-   * the batch is rolled back and its rows are deleted one commit each, the held one skipped. A
-   * server that logs statements ({@code binlog_format=STATEMENT}) refuses writes under READ
-   * COMMITTED (1665): this store then commits each DELETE on its own from then on.
+   * <p>On MariaDB the DELETEs are one transaction sent as one batch of statements with its {@code
+   * COMMIT} ({@link #deleteInOneRoundTrip}): one commit (a redo-log flush) for the batch, not one a
+   * row. On MySQL, whose least lock wait is 1 s, each DELETE commits on its own ({@link
+   * #deleteEach}): a transaction that waited a second on a held row would hold the rows it deleted
+   * before for that second.
    */
   @Override
   int purge(Connection c, int limit) throws SQLException {
@@ -203,102 +192,113 @@ final class MySqlFamilySql extends SelectThenInsertSql {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           expired.add(
-              new ExpiredRow(rs.getBytes(1), rs.getBytes(2), rs.getBytes(3), rs.getString(4)));
+              new ExpiredRow(rs.getBytes(1), rs.getBytes(2), rs.getBytes(3), rs.getBytes(4)));
         }
       }
     }
     if (expired.isEmpty()) {
       return 0;
     }
-    String previous = noLockWait(c);
-    try {
-      if (!statementBinlog) {
-        Integer deleted = deleteInOneCommit(c, expired);
-        if (deleted != null) {
-          return deleted;
-        }
-      }
-      return deleteEach(c, expired);
-    } finally {
-      restoreLockWait(c, previous);
-    }
+    return mariadb ? deleteInOneRoundTrip(c, expired) : deleteEach(c, expired);
   }
 
   /**
-   * @return the rows deleted, or null when the batch was rolled back because a DELETE found its row
-   *     held or the server refused READ COMMITTED writes
+   * {@code START TRANSACTION}, one {@code SET STATEMENT innodb_lock_wait_timeout = 0 FOR DELETE} a
+   * row and the {@code COMMIT}, as one JDBC batch of plain statements, which MariaDB Connector/J
+   * sends pipelined: the server runs them one after another without waiting for the client, so no
+   * lock the transaction takes outlives the batch, whatever becomes of the client meanwhile (a
+   * pause, a lost connection before the batch is read). A row another transaction holds fails its
+   * own DELETE at once; the others are deleted and committed. No session setting is changed. A
+   * driver that stopped the batch at a failure sent no {@code COMMIT}: the transaction is rolled
+   * back and its rows deleted one commit each.
    */
-  private Integer deleteInOneCommit(Connection c, List<ExpiredRow> expired) throws SQLException {
-    c.setAutoCommit(false);
-    try {
-      run(c, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED"); // this transaction only
-      int deleted = 0;
-      for (int n : batch(c, expired)) {
-        deleted += Math.max(n, 0);
-      }
-      c.commit();
-      c.setAutoCommit(true);
-      return deleted;
-    } catch (SQLException e) {
-      try {
-        c.rollback();
-      } catch (SQLException notRolledBack) {
-        e.addSuppressed(notRolledBack);
-        throw e; // auto-commit stays off: switching it on could commit what is not rolled back
-      }
-      c.setAutoCommit(true);
-      if (e.getErrorCode() == ER_BINLOG_STMT_MODE_AND_ROW_ENGINE) {
-        statementBinlog = true;
-        LOG.info(
-            "the server logs statements (binlog_format=STATEMENT), which refuses writes under"
-                + " READ COMMITTED: the purge of {} commits each row on its own",
-            table);
-        return null;
-      }
-      if (isConnectionLost(e) || !isTimeout(e)) {
-        throw e;
-      }
-      return null;
-    }
-  }
-
-  /** Deletes each row in a commit of its own; a row another transaction holds is skipped. */
-  private int deleteEach(Connection c, List<ExpiredRow> expired) throws SQLException {
+  private int deleteInOneRoundTrip(Connection c, List<ExpiredRow> expired) throws SQLException {
     int[] counts;
-    try {
-      counts = batch(c, expired);
-    } catch (BatchUpdateException partly) {
-      if (isConnectionLost(partly) || !isTimeout(partly)) {
-        throw partly;
+    try (Statement st = c.createStatement()) {
+      st.addBatch("START TRANSACTION");
+      for (ExpiredRow row : expired) {
+        st.addBatch(
+            "SET STATEMENT innodb_lock_wait_timeout = 0 FOR DELETE FROM "
+                + table
+                + " WHERE expires_at_ms <= "
+                + nowMs
+                + " AND tenant = "
+                + hex(row.tenant())
+                + " AND tool = "
+                + hex(row.tool())
+                + " AND idem_key = "
+                + hex(row.key())
+                + " AND lease_token = "
+                + hex(row.token()));
       }
-      counts = partly.getUpdateCounts();
+      st.addBatch("COMMIT");
+      try {
+        counts = st.executeBatch();
+      } catch (BatchUpdateException partly) {
+        // a DELETE failed, and the driver may have stopped there (continueBatchOnError=false
+        // with disablePipeline=true): its counts then say nothing, and no COMMIT was sent
+        boolean open;
+        try {
+          open = !"0".equals(queryOne(c, "SELECT @@in_transaction"));
+          if (open) {
+            run(c, "ROLLBACK");
+          }
+        } catch (SQLException notEnded) {
+          notEnded.addSuppressed(partly);
+          throw notEnded;
+        }
+        boolean timedOut =
+            isTimeout(partly) || (partly.getCause() instanceof SQLException e && isTimeout(e));
+        if (open && timedOut) {
+          return deleteEach(c, expired);
+        }
+        if (open || !timedOut) {
+          throw partly;
+        }
+        counts = partly.getUpdateCounts(); // the batch ran to its COMMIT: each DELETE's count
+      }
     }
     int deleted = 0;
-    for (int n : counts) {
-      deleted += Math.max(n, 0);
+    for (int i = 1; i <= expired.size(); i++) {
+      deleted += Math.max(counts[i], 0);
     }
     return deleted;
   }
 
   /**
-   * One primary-key DELETE a row, batched: a multi-row IN list lets the optimizer pick a full scan
-   * on a small table, and a scan locks every row it reads.
+   * Deletes each row in a commit of its own, with the session's lock wait set to its least (none on
+   * MariaDB, 1 s on MySQL) and put back after.
    */
-  private int[] batch(Connection c, List<ExpiredRow> expired) throws SQLException {
+  private int deleteEach(Connection c, List<ExpiredRow> expired) throws SQLException {
+    String previous = noLockWait(c);
+    int deleted = 0;
     try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
       for (ExpiredRow row : expired) {
         ps.setBytes(1, row.tenant());
         ps.setBytes(2, row.tool());
         ps.setBytes(3, row.key());
-        ps.setString(4, row.token());
-        ps.addBatch();
+        ps.setBytes(4, row.token());
+        try {
+          deleted += ps.executeUpdate(); // one at a time: a driver's batch may stop at a failure
+        } catch (SQLException held) {
+          if (isConnectionLost(held) || !isTimeout(held)) {
+            throw held;
+          }
+        }
       }
-      return ps.executeBatch();
+    } finally {
+      restoreLockWait(c, previous);
     }
+    return deleted;
   }
 
   /** An expired row as the purge's read found it: its primary key and the token it held. */
-  private record ExpiredRow(byte[] tenant, byte[] tool, byte[] key, String token) {}
+  private record ExpiredRow(byte[] tenant, byte[] tool, byte[] key, byte[] token) {}
+
+  /** A value as a hexadecimal literal: nothing to quote, whatever its bytes. */
+  private static String hex(byte[] value) {
+    return "X'" + HexFormat.of().formatHex(value) + "'";
+  }
 
   @Override
   boolean isLostRace(SQLException e) {

@@ -5,16 +5,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
-import dev.mcpgate.core.spi.StoredResult;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -25,26 +32,28 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The MariaDB/MySQL purge deletes its batch in one transaction under READ COMMITTED. These cases
- * stop the purge's thread between its read and its DELETEs, and again before its commit, and check
- * what the open transaction holds: only the expired rows it deleted. Under REPEATABLE READ it would
- * also hold a row taken over since the read (a live lease, which then could not be completed or
- * renewed) and the gap of a row gone since (a fresh claim of a key in that gap would wait).
+ * The MariaDB purge deletes its batch in one transaction sent with its {@code COMMIT} as one batch
+ * of statements, none waiting on a held row: no lock it takes outlives that batch, whatever the
+ * purge's thread does after it, and a held row costs only its own DELETE. MySQL's purge (each row
+ * committed on its own) is run here too, by its dialect on this MariaDB.
  */
 class MariaDbPurgeBatchTest {
   private static final String TABLE = "mcpgate_purge_batch";
 
-  private static HikariDataSource pool(TestDatabases.Target db) {
-    return pool(db, 6);
+  private static HikariDataSource pool(String urlOptions, int size) {
+    // a short lock wait: a statement that waits on the purge fails in 3 s instead of 50
+    return pool(urlOptions, size, 3);
   }
 
-  private static HikariDataSource pool(TestDatabases.Target db, int size) {
+  private static HikariDataSource pool(String urlOptions, int size, int lockWaitSeconds) {
+    TestDatabases.Target db = TestDatabases.mariadb();
     HikariConfig config = new HikariConfig();
-    // a short lock wait: a statement that waits on the purge fails in 3 s instead of 50
     config.setJdbcUrl(
         db.url()
             + (db.url().contains("?") ? "&" : "?")
-            + "sessionVariables=innodb_lock_wait_timeout=3");
+            + "sessionVariables=innodb_lock_wait_timeout="
+            + lockWaitSeconds
+            + urlOptions);
     if (db.user() != null) {
       config.setUsername(db.user());
       config.setPassword(db.password());
@@ -64,125 +73,216 @@ class MariaDbPurgeBatchTest {
     Thread.sleep(3); // distinct created_at_ms: the purge's order is the order of creation
   }
 
+  /** Rows other runs left expired would count in a purge's answer. */
   private static void purgeAll(JdbcIdempotencyStore store) {
     while (store.purgeExpired(500) > 0) {
       // until no expired row is left
     }
   }
 
-  private static ClaimRequest fresh(ClaimId id, LeaseToken token) {
-    return new ClaimRequest(id, "v1:a", token, Duration.ofMinutes(1), Duration.ofHours(1));
+  private static ClaimRequest fresh(ClaimId id) {
+    return new ClaimRequest(
+        id, "v1:a", LeaseToken.random(), Duration.ofMinutes(1), Duration.ofHours(1));
   }
 
+  /** Locks the row as a single-commit takeover of it in flight would (an X lock until commit). */
+  private static Connection hold(DataSource ds, ClaimId id) throws Exception {
+    Connection holder = ds.getConnection();
+    holder.setAutoCommit(false);
+    try (PreparedStatement lock =
+        holder.prepareStatement(
+            "SELECT * FROM "
+                + TABLE
+                + " WHERE tenant = ? AND tool = ? AND idem_key = ? FOR UPDATE")) {
+      ClaimRows.bindKey(lock, 1, id);
+      lock.executeQuery().close();
+    }
+    return holder;
+  }
+
+  /**
+   * The purge's thread stops right after its batch returned (a pause, a starved CPU): the keys it
+   * deleted are free at once, to a plain claim and to a single-commit call that will not wait. (A
+   * purge that sent its COMMIT after the batch held them locked for as long as it stopped.)
+   */
   @Test
-  void thePurgesOpenTransactionHoldsOnlyTheRowsItDeleted() throws Exception {
+  void noLockOutlivesThePurgesBatch() throws Exception {
     String tenant = "batch-" + UUID.randomUUID();
-    ClaimId deleted = new ClaimId(tenant, "t", "a");
-    ClaimId gone = new ClaimId(tenant, "t", "g");
-    ClaimId takenOver = new ClaimId(tenant, "t", "t");
-    ClaimId inTheGap = new ClaimId(tenant, "t", "f"); // between a and g
-    ExecutorService threads = Executors.newFixedThreadPool(3);
-    try (HikariDataSource ds = pool(TestDatabases.mariadb());
-        JdbcIdempotencyStore store = store(ds)) {
-      purgeAll(store); // rows other runs left expired would count in the purge's answer
-      expiring(store, deleted);
-      expiring(store, gone);
-      expiring(store, takenOver);
-      Thread.sleep(300);
+    ClaimId plain = new ClaimId(tenant, "t", "plain");
+    ToolCall singleCommit = ToolCall.of(tenant, "refund_order", "single", Map.of("order", 1));
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try (HikariDataSource ds = pool("", 6);
+        JdbcIdempotencyStore store = store(ds);
+        IdempotencyGate setup =
+            IdempotencyGate.builder(store)
+                .policy(
+                    GatePolicy.builder()
+                        .lease(Duration.ofMillis(100))
+                        .retention(Duration.ofMillis(100))
+                        .build())
+                .build();
+        IdempotencyGate gate =
+            IdempotencyGate.builder(store)
+                .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build())
+                .build()) {
+      purgeAll(store);
+      expiring(store, plain);
+      setup.execute(singleCommit, ResultMapper.utf8(), ctx -> "old");
+      Thread.sleep(300); // both retentions ran out: the keys are free
 
-      PausedPurge paused = new PausedPurge(ds);
+      StoppedAfterBatch stopped = new StoppedAfterBatch(ds);
       Future<Integer> purge;
-      try (JdbcIdempotencyStore purging = store(paused.dataSource())) {
+      Object claimed;
+      GateResult<String> called;
+      try (JdbcIdempotencyStore purging = store(stopped.dataSource())) {
         purge = threads.submit(() -> purging.purgeExpired(500));
-        assertThat(paused.beforeDeletes.await(10, TimeUnit.SECONDS))
-            .as("the purge read its rows")
+        assertThat(stopped.afterBatch.await(10, TimeUnit.SECONDS))
+            .as("the purge sent its batch")
             .isTrue();
-        // since the purge's read: one row taken over by a new call, one deleted (as another
-        // replica's purge would)
-        LeaseToken live = LeaseToken.random();
-        assertThat(store.claim(fresh(takenOver, live))).isInstanceOf(ClaimAttempt.Acquired.class);
-        try (Connection c = ds.getConnection();
-            PreparedStatement delete =
-                c.prepareStatement(
-                    "DELETE FROM " + TABLE + " WHERE tenant = ? AND tool = ? AND idem_key = ?")) {
-          ClaimRows.bindKey(delete, 1, gone);
-          assertThat(delete.executeUpdate()).isEqualTo(1);
+        try {
+          claimed = store.claim(fresh(plain));
+        } catch (RuntimeException e) {
+          claimed = e;
         }
-        paused.deleteNow.countDown();
-        assertThat(paused.beforeCommit.await(10, TimeUnit.SECONDS))
-            .as("the purge ran its DELETEs")
-            .isTrue();
-
-        Future<Boolean> completion =
-            threads.submit(
-                () ->
-                    store.complete(
-                        takenOver,
-                        live,
-                        new StoredResult(StoredResult.Kind.VALUE, "{}".getBytes()),
-                        Duration.ofHours(1)));
-        Future<ClaimAttempt> claimInTheGap =
-            threads.submit(() -> store.claim(fresh(inTheGap, LeaseToken.random())));
-        assertThat(completion.get(10, TimeUnit.SECONDS))
-            .as(
-                "the live lease taken over since the purge's read completes while the purge is"
-                    + " open")
-            .isTrue();
-        assertThat(claimInTheGap.get(10, TimeUnit.SECONDS))
-            .as("a fresh claim in the gap of a row gone since the purge's read")
-            .isInstanceOf(ClaimAttempt.Acquired.class);
+        called =
+            gate.executeSingleCommit(
+                singleCommit, ResultMapper.utf8(), store.singleCommit(), (c, ctx) -> "new");
       } finally {
-        paused.commitNow.countDown();
+        stopped.goOn.countDown();
       }
-      assertThat(purge.get(10, TimeUnit.SECONDS))
-          .as("the purge deleted the one row still expired with the token it read")
-          .isEqualTo(1);
-      assertThat(store.find(takenOver)).isPresent();
-      assertThat(store.find(inTheGap)).isPresent();
-      assertThat(store.find(gone)).isEmpty();
-      assertThat(store.find(deleted)).isEmpty();
+      assertThat(purge.get(20, TimeUnit.SECONDS)).isEqualTo(2);
+      assertThat(claimed)
+          .as("a claim of an expired key the stopped purge deleted")
+          .isInstanceOf(ClaimAttempt.Acquired.class);
+      assertThat(called)
+          .as("a single-commit call of an expired key the stopped purge deleted")
+          .isInstanceOf(GateResult.Executed.class);
     } finally {
       threads.shutdownNow();
     }
   }
 
   /**
-   * A server that logs statements refuses a write under READ COMMITTED (1665); the purge then
-   * commits each row on its own, and still purges every expired row, and only those.
+   * A held row fails only its own DELETE: the rows before and after it are deleted and counted,
+   * whatever the driver does with prepared statements and batches (server-side prepared statements
+   * report every statement of a batch with a failure as failed; a bulk batch stops at the first).
    */
   @Test
-  void aServerThatLogsStatementsIsPurgedRowByRow() throws Exception {
+  void aHeldRowCostsOnlyItsOwnDeleteWhateverTheDriversBatchSettings() throws Exception {
+    for (String options : new String[] {"", "&useServerPrepStmts=true", "&useBulkStmts=true"}) {
+      String tenant = "batch-" + UUID.randomUUID();
+      ClaimId a = new ClaimId(tenant, "t", "a");
+      ClaimId held = new ClaimId(tenant, "t", "h");
+      ClaimId b = new ClaimId(tenant, "t", "b");
+      try (HikariDataSource ds = pool(options, 4);
+          JdbcIdempotencyStore store = store(ds)) {
+        purgeAll(store);
+        expiring(store, held); // the oldest: first in the purge's batch
+        expiring(store, a);
+        expiring(store, b);
+        Thread.sleep(300);
+        int purged;
+        try (Connection holder = hold(ds, held)) {
+          purged = store.purgeExpired(500);
+          holder.rollback();
+        }
+        assertThat(purged).as("the rows deleted beside a held one, " + options).isEqualTo(2);
+        assertThat(store.find(a)).isEmpty();
+        assertThat(store.find(b)).isEmpty();
+        assertThat(store.find(held)).as("the held row, left for a later purge").isPresent();
+      }
+    }
+  }
+
+  /**
+   * A driver that stops a batch at its first failure (Connector/J with {@code
+   * continueBatchOnError=false} and {@code disablePipeline=true}; its counts then say nothing)
+   * sends no COMMIT: the purge rolls its transaction back, deletes the rows one commit each, and
+   * gives its connection back as it came.
+   */
+  @Test
+  void aDriverThatStopsAtTheFirstFailureLeavesNoTransactionOpen() throws Exception {
     String tenant = "batch-" + UUID.randomUUID();
-    try (HikariDataSource ds = pool(TestDatabases.mariadbLoggingStatements(), 1);
+    ClaimId a = new ClaimId(tenant, "t", "a");
+    ClaimId held = new ClaimId(tenant, "t", "h");
+    ClaimId b = new ClaimId(tenant, "t", "b");
+    try (HikariDataSource ds = pool("&continueBatchOnError=false&disablePipeline=true", 1);
+        HikariDataSource holders = pool("", 1);
         JdbcIdempotencyStore store = store(ds)) {
       purgeAll(store);
-      for (int i = 0; i < 30; i++) {
-        expiring(store, new ClaimId(tenant, "t", "old-" + i));
-      }
-      ClaimId live = new ClaimId(tenant, "t", "live");
-      store.claim(fresh(live, LeaseToken.random()));
+      expiring(store, a);
+      expiring(store, held);
+      expiring(store, b);
       Thread.sleep(300);
-      assertThat(store.purgeExpired(20)).isEqualTo(20);
-      assertThat(store.purgeExpired(20))
-          .as("a second purge, row by row from the start")
-          .isEqualTo(10);
-      assertThat(store.find(live)).isPresent();
-      assertThat(store.find(new ClaimId(tenant, "t", "old-29"))).isEmpty();
+      int purged;
+      try (Connection holder = hold(holders, held)) {
+        purged = store.purgeExpired(500);
+        holder.rollback();
+      }
+      assertThat(purged).isEqualTo(2);
+      assertThat(store.find(a)).isEmpty();
+      assertThat(store.find(b)).isEmpty();
       assertSessionAsConfigured(ds);
     }
   }
 
-  /** The purge's one connection goes back to the pool as it came: lock wait, auto-commit. */
+  /** MySQL's purge: each row committed on its own, a held one skipped, the session put back. */
+  @Test
+  void mySqlsPurgeCommitsEachRowAndSkipsAHeldOne() throws Exception {
+    String tenant = "batch-" + UUID.randomUUID();
+    ClaimId a = new ClaimId(tenant, "t", "a");
+    ClaimId held = new ClaimId(tenant, "t", "h");
+    ClaimId b = new ClaimId(tenant, "t", "b");
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    // the server's default lock wait, 50 s: a purge that waited on the held row would not be done
+    // in the 10 s given
+    try (HikariDataSource ds = pool("", 1, 50);
+        HikariDataSource holders = pool("", 1);
+        JdbcIdempotencyStore store = store(ds)) {
+      purgeAll(store);
+      expiring(store, a);
+      expiring(store, held);
+      expiring(store, b);
+      Thread.sleep(300);
+      MySqlFamilySql mysql = new MySqlFamilySql(TABLE, true, false);
+      int purged;
+      try (Connection holder = hold(holders, held);
+          Connection c = ds.getConnection()) {
+        purged = thread.submit(() -> mysql.purge(c, 500)).get(10, TimeUnit.SECONDS);
+        holder.rollback();
+      }
+      assertThat(purged).isEqualTo(2);
+      assertThat(store.find(a)).isEmpty();
+      assertThat(store.find(b)).isEmpty();
+      assertThat(store.find(held)).isPresent();
+      try (Connection c = ds.getConnection()) {
+        assertThat(SqlDialect.queryOne(c, "SELECT @@SESSION.innodb_lock_wait_timeout"))
+            .as("the session's lock wait, put back")
+            .isEqualTo("50");
+      }
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  /** The purge's one connection goes back to the pool as it came, a held row met or not. */
   @Test
   void thePurgeGivesItsConnectionBackAsItCame() throws Exception {
     String tenant = "batch-" + UUID.randomUUID();
-    try (HikariDataSource ds = pool(TestDatabases.mariadb(), 1);
+    ClaimId held = new ClaimId(tenant, "t", "h");
+    try (HikariDataSource ds = pool("", 1);
+        HikariDataSource holders = pool("", 1);
         JdbcIdempotencyStore store = store(ds)) {
+      purgeAll(store);
       for (int i = 0; i < 5; i++) {
         expiring(store, new ClaimId(tenant, "t", "old-" + i));
       }
+      expiring(store, held);
       Thread.sleep(300);
-      assertThat(store.purgeExpired(500)).isGreaterThanOrEqualTo(5);
+      try (Connection holder = hold(holders, held)) {
+        assertThat(store.purgeExpired(500)).isEqualTo(5);
+        holder.rollback();
+      }
       assertSessionAsConfigured(ds);
     }
   }
@@ -190,62 +290,50 @@ class MariaDbPurgeBatchTest {
   private static void assertSessionAsConfigured(HikariDataSource ds) throws Exception {
     try (Connection c = ds.getConnection()) {
       assertThat(c.getAutoCommit()).as("auto-commit").isTrue();
+      assertThat(SqlDialect.queryOne(c, "SELECT @@in_transaction"))
+          .as("a transaction left open")
+          .isEqualTo("0");
       assertThat(SqlDialect.queryOne(c, "SELECT @@SESSION.innodb_lock_wait_timeout"))
           .as("the session's lock wait, as the pool's URL set it")
           .isEqualTo("3");
-      assertThat(SqlDialect.queryOne(c, "SELECT @@SESSION.tx_isolation"))
-          .isEqualTo("REPEATABLE-READ");
     }
   }
 
   /**
-   * A data source (for the purge alone) whose connections stop before the purge's DELETE until
-   * {@link #deleteNow}, and after it before a commit until {@link #commitNow}.
+   * A data source (for the purge alone) whose statements stop after a batch until {@link #goOn}.
    */
-  private static final class PausedPurge {
-    final CountDownLatch beforeDeletes = new CountDownLatch(1);
-    final CountDownLatch deleteNow = new CountDownLatch(1);
-    final CountDownLatch beforeCommit = new CountDownLatch(1);
-    final CountDownLatch commitNow = new CountDownLatch(1);
+  private static final class StoppedAfterBatch {
+    final CountDownLatch afterBatch = new CountDownLatch(1);
+    final CountDownLatch goOn = new CountDownLatch(1);
     private final DataSource target;
-    private volatile boolean deleting;
 
-    PausedPurge(DataSource target) {
+    StoppedAfterBatch(DataSource target) {
       this.target = target;
     }
 
     DataSource dataSource() {
-      return (DataSource)
-          Proxy.newProxyInstance(
-              DataSource.class.getClassLoader(),
-              new Class<?>[] {DataSource.class},
-              (proxy, method, args) -> {
-                Object result = invoke(target, method, args);
-                return result instanceof Connection c ? connection(c) : result;
-              });
+      return proxy(DataSource.class, target);
     }
 
-    private Connection connection(Connection c) {
+    private <T> T proxy(Class<T> type, Object delegate) {
       InvocationHandler handler =
-          (proxy, method, args) -> {
-            if (method.getName().equals("prepareStatement")
-                && ((String) args[0]).startsWith("DELETE")) {
-              beforeDeletes.countDown();
-              assertThat(deleteNow.await(20, TimeUnit.SECONDS)).isTrue();
-              deleting = true;
-            } else if (deleting && method.getName().equals("commit")) {
-              beforeCommit.countDown();
-              assertThat(commitNow.await(20, TimeUnit.SECONDS)).isTrue();
+          (p, method, args) -> {
+            Object result = invoke(delegate, method, args);
+            if (method.getName().equals("executeBatch")) {
+              afterBatch.countDown();
+              assertThat(goOn.await(20, TimeUnit.SECONDS)).isTrue();
             }
-            return invoke(c, method, args);
+            Class<?> returned = method.getReturnType();
+            return returned == Connection.class
+                    || (returned.isInterface() && Statement.class.isAssignableFrom(returned))
+                ? proxy(returned, result)
+                : result;
           };
-      return (Connection)
-          Proxy.newProxyInstance(
-              Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, handler);
+      return type.cast(
+          Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler));
     }
 
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args)
-        throws Throwable {
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
       try {
         return method.invoke(target, args);
       } catch (InvocationTargetException e) {

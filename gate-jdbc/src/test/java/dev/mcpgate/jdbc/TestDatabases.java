@@ -62,32 +62,6 @@ public final class TestDatabases {
                     null)));
   }
 
-  /**
-   * A MariaDB that logs statements ({@code binlog_format=STATEMENT}), which refuses writes under
-   * READ COMMITTED: {@code MCPGATE_TEST_MARIADB_BINLOG_URL} (CI starts one on port 3307), or a
-   * container started so.
-   */
-  static Target mariadbLoggingStatements() {
-    return require(
-        "MariaDB logging statements",
-        CACHE.computeIfAbsent(
-            "mariadb-binlog",
-            k ->
-                resolve(
-                    "MariaDB logging statements",
-                    "MCPGATE_TEST_MARIADB_BINLOG_URL",
-                    () -> {
-                      MariaDBContainer<?> c =
-                          new MariaDBContainer<>("mariadb:11.4")
-                              .withCommand(
-                                  "--log-bin=binlog", "--binlog-format=STATEMENT", "--server-id=7");
-                      c.start();
-                      return new Target(
-                          c.getJdbcUrl(), c.getUsername(), c.getPassword(), "Testcontainers");
-                    },
-                    null)));
-  }
-
   static Target h2() {
     return new Target("jdbc:h2:mem:mcpgate;DB_CLOSE_DELAY=-1", "sa", "", "embedded H2");
   }
