@@ -2,7 +2,6 @@ package dev.mcpgate.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.GatePolicy;
@@ -18,7 +17,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
@@ -42,42 +40,11 @@ class MariaDbPurgeBatchTest {
 
   private static HikariDataSource pool(String urlOptions, int size) {
     // a short lock wait: a statement that waits on the purge fails in 3 s instead of 50
-    return pool(urlOptions, size, 3);
-  }
-
-  private static HikariDataSource pool(String urlOptions, int size, int lockWaitSeconds) {
-    TestDatabases.Target db = TestDatabases.mariadb();
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(
-        db.url()
-            + (db.url().contains("?") ? "&" : "?")
-            + "sessionVariables=innodb_lock_wait_timeout="
-            + lockWaitSeconds
-            + urlOptions);
-    if (db.user() != null) {
-      config.setUsername(db.user());
-      config.setPassword(db.password());
-    }
-    config.setMaximumPoolSize(size);
-    return new HikariDataSource(config);
+    return MariaDbPurgeFixtures.pool(3, size, urlOptions);
   }
 
   private static JdbcIdempotencyStore store(DataSource ds) {
-    return JdbcIdempotencyStore.builder(ds).tableName(TABLE).createSchemaIfMissing(true).build();
-  }
-
-  private static void expiring(JdbcIdempotencyStore store, ClaimId id) throws Exception {
-    store.claim(
-        new ClaimRequest(
-            id, "v1:a", LeaseToken.random(), Duration.ofMillis(100), Duration.ofMillis(100)));
-    Thread.sleep(3); // distinct created_at_ms: the purge's order is the order of creation
-  }
-
-  /** Rows other runs left expired would count in a purge's answer. */
-  private static void purgeAll(JdbcIdempotencyStore store) {
-    while (store.purgeExpired(500) > 0) {
-      // until no expired row is left
-    }
+    return MariaDbPurgeFixtures.store(ds, TABLE);
   }
 
   private static ClaimRequest fresh(ClaimId id) {
@@ -85,19 +52,8 @@ class MariaDbPurgeBatchTest {
         id, "v1:a", LeaseToken.random(), Duration.ofMinutes(1), Duration.ofHours(1));
   }
 
-  /** Locks the row as a single-commit takeover of it in flight would (an X lock until commit). */
   private static Connection hold(DataSource ds, ClaimId id) throws Exception {
-    Connection holder = ds.getConnection();
-    holder.setAutoCommit(false);
-    try (PreparedStatement lock =
-        holder.prepareStatement(
-            "SELECT * FROM "
-                + TABLE
-                + " WHERE tenant = ? AND tool = ? AND idem_key = ? FOR UPDATE")) {
-      ClaimRows.bindKey(lock, 1, id);
-      lock.executeQuery().close();
-    }
-    return holder;
+    return MariaDbPurgeFixtures.hold(ds, TABLE, id);
   }
 
   /**
@@ -125,8 +81,8 @@ class MariaDbPurgeBatchTest {
             IdempotencyGate.builder(store)
                 .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build())
                 .build()) {
-      purgeAll(store);
-      expiring(store, plain);
+      MariaDbPurgeFixtures.purgeAll(store);
+      MariaDbPurgeFixtures.expiring(store, plain);
       setup.execute(singleCommit, ResultMapper.utf8(), ctx -> "old");
       Thread.sleep(300); // both retentions ran out: the keys are free
 
@@ -176,10 +132,10 @@ class MariaDbPurgeBatchTest {
       ClaimId b = new ClaimId(tenant, "t", "b");
       try (HikariDataSource ds = pool(options, 4);
           JdbcIdempotencyStore store = store(ds)) {
-        purgeAll(store);
-        expiring(store, held); // the oldest: first in the purge's batch
-        expiring(store, a);
-        expiring(store, b);
+        MariaDbPurgeFixtures.purgeAll(store);
+        MariaDbPurgeFixtures.expiring(store, held); // the oldest: first in the purge's batch
+        MariaDbPurgeFixtures.expiring(store, a);
+        MariaDbPurgeFixtures.expiring(store, b);
         Thread.sleep(300);
         int purged;
         try (Connection holder = hold(ds, held)) {
@@ -209,10 +165,10 @@ class MariaDbPurgeBatchTest {
     try (HikariDataSource ds = pool("&continueBatchOnError=false&disablePipeline=true", 1);
         HikariDataSource holders = pool("", 1);
         JdbcIdempotencyStore store = store(ds)) {
-      purgeAll(store);
-      expiring(store, a);
-      expiring(store, held);
-      expiring(store, b);
+      MariaDbPurgeFixtures.purgeAll(store);
+      MariaDbPurgeFixtures.expiring(store, a);
+      MariaDbPurgeFixtures.expiring(store, held);
+      MariaDbPurgeFixtures.expiring(store, b);
       Thread.sleep(300);
       int purged;
       try (Connection holder = hold(holders, held)) {
@@ -236,13 +192,13 @@ class MariaDbPurgeBatchTest {
     ExecutorService thread = Executors.newSingleThreadExecutor();
     // the server's default lock wait, 50 s: a purge that waited on the held row would not be done
     // in the 10 s given
-    try (HikariDataSource ds = pool("", 1, 50);
+    try (HikariDataSource ds = MariaDbPurgeFixtures.pool(50, 1, "");
         HikariDataSource holders = pool("", 1);
         JdbcIdempotencyStore store = store(ds)) {
-      purgeAll(store);
-      expiring(store, a);
-      expiring(store, held);
-      expiring(store, b);
+      MariaDbPurgeFixtures.purgeAll(store);
+      MariaDbPurgeFixtures.expiring(store, a);
+      MariaDbPurgeFixtures.expiring(store, held);
+      MariaDbPurgeFixtures.expiring(store, b);
       Thread.sleep(300);
       MySqlFamilySql mysql = new MySqlFamilySql(TABLE, true, false);
       int purged;
@@ -273,11 +229,11 @@ class MariaDbPurgeBatchTest {
     try (HikariDataSource ds = pool("", 1);
         HikariDataSource holders = pool("", 1);
         JdbcIdempotencyStore store = store(ds)) {
-      purgeAll(store);
+      MariaDbPurgeFixtures.purgeAll(store);
       for (int i = 0; i < 5; i++) {
-        expiring(store, new ClaimId(tenant, "t", "old-" + i));
+        MariaDbPurgeFixtures.expiring(store, new ClaimId(tenant, "t", "old-" + i));
       }
-      expiring(store, held);
+      MariaDbPurgeFixtures.expiring(store, held);
       Thread.sleep(300);
       try (Connection holder = hold(holders, held)) {
         assertThat(store.purgeExpired(500)).isEqualTo(5);

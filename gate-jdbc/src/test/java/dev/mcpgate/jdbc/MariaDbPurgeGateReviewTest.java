@@ -2,7 +2,6 @@ package dev.mcpgate.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
@@ -10,7 +9,6 @@ import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -40,17 +38,6 @@ class MariaDbPurgeGateReviewTest {
 
   @Test
   void aLiveLongActionIsNotTakenOverBehindThePurge() throws Exception {
-    TestDatabases.Target db = TestDatabases.mariadb();
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(
-        db.url()
-            + (db.url().contains("?") ? "&" : "?")
-            + "sessionVariables=innodb_lock_wait_timeout=20");
-    if (db.user() != null) {
-      config.setUsername(db.user());
-      config.setPassword(db.password());
-    }
-    config.setMaximumPoolSize(8);
     String tenant = "review-" + UUID.randomUUID();
     Map<String, ?> args = Map.of("order_id", "ord_1");
     ToolCall l1 = ToolCall.of(tenant, "refund_order", "l1", args);
@@ -58,7 +45,7 @@ class MariaDbPurgeGateReviewTest {
     ToolCall l2 = ToolCall.of(tenant, "refund_order", "l2", args);
     ExecutorService threads = Executors.newCachedThreadPool();
     AtomicInteger effects = new AtomicInteger();
-    try (HikariDataSource ds = new HikariDataSource(config);
+    try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 8, "");
         JdbcIdempotencyStore store =
             JdbcIdempotencyStore.builder(ds).tableName(TABLE).createSchemaIfMissing(true).build()) {
       GatePolicy shortLived =
@@ -138,17 +125,7 @@ class MariaDbPurgeGateReviewTest {
   }
 
   private static Connection hold(HikariDataSource ds, ToolCall call) throws Exception {
-    Connection holder = ds.getConnection();
-    holder.setAutoCommit(false);
-    try (PreparedStatement lock =
-        holder.prepareStatement(
-            "SELECT * FROM "
-                + TABLE
-                + " WHERE tenant = ? AND tool = ? AND idem_key = ? FOR UPDATE")) {
-      ClaimRows.bindKey(lock, 1, call.id());
-      lock.executeQuery().close();
-    }
-    return holder;
+    return MariaDbPurgeFixtures.hold(ds, TABLE, call.id());
   }
 
   /**
@@ -161,24 +138,13 @@ class MariaDbPurgeGateReviewTest {
    */
   @Test
   void aSingleCommitCallOfAReleasedKeyIsNotRefusedBehindThePurge() throws Exception {
-    TestDatabases.Target db = TestDatabases.mariadb();
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(
-        db.url()
-            + (db.url().contains("?") ? "&" : "?")
-            + "sessionVariables=innodb_lock_wait_timeout=20");
-    if (db.user() != null) {
-      config.setUsername(db.user());
-      config.setPassword(db.password());
-    }
-    config.setMaximumPoolSize(8);
     String tenant = "review-" + UUID.randomUUID();
     Map<String, ?> args = Map.of("order_id", "ord_1");
     ToolCall l1 = ToolCall.of(tenant, "refund_order", "a-l1", args);
     ToolCall x = ToolCall.of(tenant, "refund_order", "m-x", args);
     ToolCall l2 = ToolCall.of(tenant, "refund_order", "z-l2", args);
     ExecutorService threads = Executors.newCachedThreadPool();
-    try (HikariDataSource ds = new HikariDataSource(config);
+    try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 8, "");
         JdbcIdempotencyStore store =
             JdbcIdempotencyStore.builder(ds).tableName(TABLE).createSchemaIfMissing(true).build()) {
       GatePolicy shortLived =

@@ -2,7 +2,6 @@ package dev.mcpgate.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
@@ -38,49 +37,24 @@ class MariaDbPurgeLockReviewTest {
   private static final String TABLE = "mcpgate_purge_review";
 
   private static HikariDataSource pool() {
-    TestDatabases.Target db = TestDatabases.mariadb();
-    HikariConfig config = new HikariConfig();
     // bounded, so that a test that fails does not hang 50 s a wait
-    config.setJdbcUrl(
-        db.url()
-            + (db.url().contains("?") ? "&" : "?")
-            + "sessionVariables=innodb_lock_wait_timeout=20");
-    if (db.user() != null) {
-      config.setUsername(db.user());
-      config.setPassword(db.password());
-    }
-    config.setMaximumPoolSize(8);
-    return new HikariDataSource(config);
+    return MariaDbPurgeFixtures.pool(20, 8, "");
   }
 
   private static JdbcIdempotencyStore store(HikariDataSource ds) {
-    return JdbcIdempotencyStore.builder(ds).tableName(TABLE).createSchemaIfMissing(true).build();
+    return MariaDbPurgeFixtures.store(ds, TABLE);
   }
 
   private static void expiring(JdbcIdempotencyStore store, ClaimId id) throws Exception {
-    store.claim(
-        new ClaimRequest(
-            id, "v1:a", LeaseToken.random(), Duration.ofMillis(100), Duration.ofMillis(100)));
-    Thread.sleep(3); // distinct created_at_ms: the purge's order is the order of creation
+    MariaDbPurgeFixtures.expiring(store, id);
   }
 
   private static ClaimRequest fresh(ClaimId id, LeaseToken token) {
     return new ClaimRequest(id, "v1:a", token, Duration.ofMinutes(1), Duration.ofHours(1));
   }
 
-  /** Locks the row as a single-commit takeover of it in flight would (an X lock until commit). */
   private static Connection holdLocked(HikariDataSource ds, ClaimId id) throws Exception {
-    Connection holder = ds.getConnection();
-    holder.setAutoCommit(false);
-    try (PreparedStatement lock =
-        holder.prepareStatement(
-            "SELECT * FROM "
-                + TABLE
-                + " WHERE tenant = ? AND tool = ? AND idem_key = ? FOR UPDATE")) {
-      ClaimRows.bindKey(lock, 1, id);
-      lock.executeQuery().close();
-    }
-    return holder;
+    return MariaDbPurgeFixtures.hold(ds, TABLE, id);
   }
 
   private static void release(Connection holder) throws Exception {
@@ -345,19 +319,8 @@ class MariaDbPurgeLockReviewTest {
    */
   @Test
   void oneHeldExpiredRowDoesNotStopEveryPurge() throws Exception {
-    TestDatabases.Target db = TestDatabases.mariadb();
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(
-        db.url()
-            + (db.url().contains("?") ? "&" : "?")
-            + "sessionVariables=innodb_lock_wait_timeout=2");
-    if (db.user() != null) {
-      config.setUsername(db.user());
-      config.setPassword(db.password());
-    }
-    config.setMaximumPoolSize(4);
     String tenant = "review-" + UUID.randomUUID();
-    try (HikariDataSource ds = new HikariDataSource(config);
+    try (HikariDataSource ds = MariaDbPurgeFixtures.pool(2, 4, "");
         JdbcIdempotencyStore store = store(ds)) {
       ClaimId e0 = new ClaimId(tenant, "t", "e-0");
       expiring(store, e0);

@@ -1,0 +1,76 @@
+package dev.mcpgate.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.spi.ClaimRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/** What the MariaDB purge tests share: pools, rows that expire, rows held locked. */
+final class MariaDbPurgeFixtures {
+  private MariaDbPurgeFixtures() {}
+
+  /**
+   * A pool on the test MariaDB whose sessions wait {@code lockWaitSeconds} for a row lock: bounded,
+   * so that a statement that waits on the purge fails in that time instead of the server's 50 s.
+   *
+   * @param urlOptions more of the driver's URL options ({@code &name=value...}), or ""
+   */
+  static HikariDataSource pool(int lockWaitSeconds, int size, String urlOptions) {
+    TestDatabases.Target db = TestDatabases.mariadb();
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(
+        db.url()
+            + (db.url().contains("?") ? "&" : "?")
+            + "sessionVariables=innodb_lock_wait_timeout="
+            + lockWaitSeconds
+            + urlOptions);
+    if (db.user() != null) {
+      config.setUsername(db.user());
+      config.setPassword(db.password());
+    }
+    config.setMaximumPoolSize(size);
+    return new HikariDataSource(config);
+  }
+
+  static JdbcIdempotencyStore store(DataSource ds, String table) {
+    return JdbcIdempotencyStore.builder(ds).tableName(table).createSchemaIfMissing(true).build();
+  }
+
+  /** A claim that expires in 100 ms, a few milliseconds after the one before it. */
+  static void expiring(JdbcIdempotencyStore store, ClaimId id) throws Exception {
+    store.claim(
+        new ClaimRequest(
+            id, "v1:a", LeaseToken.random(), Duration.ofMillis(100), Duration.ofMillis(100)));
+    Thread.sleep(3); // distinct created_at_ms: the purge's order is the order of creation
+  }
+
+  /** Purges until no expired row is left: rows other runs left would count in a purge's answer. */
+  static void purgeAll(JdbcIdempotencyStore store) {
+    while (store.purgeExpired(500) > 0) {
+      // again
+    }
+  }
+
+  /**
+   * Locks the row as a single-commit takeover of it in flight would: an X lock until the returned
+   * connection's transaction ends.
+   */
+  static Connection hold(DataSource ds, String table, ClaimId id) throws Exception {
+    Connection holder = ds.getConnection();
+    holder.setAutoCommit(false);
+    try (PreparedStatement lock =
+        holder.prepareStatement(
+            "SELECT * FROM "
+                + table
+                + " WHERE tenant = ? AND tool = ? AND idem_key = ? FOR UPDATE")) {
+      ClaimRows.bindKey(lock, 1, id);
+      lock.executeQuery().close();
+    }
+    return holder;
+  }
+}
