@@ -82,12 +82,14 @@ import org.apache.catalina.startup.Tomcat;
  * ./mvnw -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar dev.mcpgate.benchmarks.EndToEndBenchmark \
  *     [--calls 2000] [--warmup 300] [--rounds 10] [--transports http,stdio] [--tools noop_mem,...]
- *     [--stdio-jvm "-XX:StartFlightRecording=filename=stdio.jfr -Xlog:all=warning:stderr"]
+ *     [--stdio-jvm "-Xmx512m -XX:+UseParallelGC"]
  * </pre>
  *
  * <p>{@code --tools} keeps the scenarios of the tools named (the ungated no-op always runs). {@code
- * --stdio-jvm} gives the stdio server's JVM options, split at spaces: to profile it, a flight
- * recording with the JVM's own log sent to stderr (stdout carries the JSON-RPC stream).
+ * --stdio-jvm} gives the stdio server's JVM options, split at spaces. Its stdout carries the
+ * JSON-RPC stream, so nothing else may write there: to profile it, start a flight recording with
+ * {@code jcmd <pid> JFR.start} once it runs ({@code -XX:StartFlightRecording} prints its start to
+ * stdout whatever {@code -Xlog} says).
  *
  * <p>PostgreSQL: {@code MCPGATE_TEST_POSTGRES_URL}, or {@code
  * jdbc:postgresql://127.0.0.1:5432/test?user=postgres}; MariaDB: {@code MCPGATE_TEST_MARIADB_URL},
@@ -473,7 +475,12 @@ public final class EndToEndBenchmark {
             .requestTimeout(Duration.ofSeconds(120))
             .initializationTimeout(Duration.ofSeconds(120))
             .build();
-    client.initialize();
+    try {
+      client.initialize();
+    } catch (RuntimeException e) {
+      client.close(); // ends the server's process, which would outlive this one
+      throw e;
+    }
     return client;
   }
 
