@@ -6,7 +6,6 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.StoredResult;
-import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,7 +14,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -175,14 +173,14 @@ final class MySqlFamilySql extends SelectThenInsertSql {
    * Purges without locking a live row and without waiting on any row: a consistent read (InnoDB
    * takes no lock for it) finds up to {@code limit} expired rows along the {@code created_at_ms}
    * index, then one primary-key DELETE a row removes them, each only if the row still holds the
-   * token read and is still expired, and none waits on a row another transaction holds (left for a
-   * later purge). A DELETE with a range condition would lock every row it scans, live ones too.
-   *
-   * <p>On MariaDB the DELETEs are one transaction sent as one batch of statements with its {@code
-   * COMMIT} ({@link #deleteInOneRoundTrip}): one commit (a redo-log flush) for the batch, not one a
-   * row. On MySQL, whose least lock wait is 1 s, each DELETE commits on its own ({@link
-   * #deleteEach}): a transaction that waited a second on a held row would hold the rows it deleted
-   * before for that second.
+   * token read and is still expired, each committed on its own, with the session's lock wait at its
+   * least (none on MariaDB, 1 s on MySQL) and put back after: a row another transaction holds is
+   * left for a later purge, and no lock the purge takes outlives its statement. A DELETE with a
+   * range condition would lock every row it scans, live ones too. The rows of a batch in one
+   * transaction would be held from its first DELETE to its COMMIT, across the client's round trips
+   * (Connector/J writes a batch statement by statement): a claim of a deleted expired key would
+   * wait on a paused purge, and under REPEATABLE READ a DELETE of a row another purge removed locks
+   * the gap where never-claimed keys go ({@code MariaDbPurgeBatchTest}).
    */
   @Override
   int purge(Connection c, int limit) throws SQLException {
@@ -199,77 +197,6 @@ final class MySqlFamilySql extends SelectThenInsertSql {
     if (expired.isEmpty()) {
       return 0;
     }
-    return mariadb ? deleteInOneRoundTrip(c, expired) : deleteEach(c, expired);
-  }
-
-  /**
-   * {@code START TRANSACTION}, one {@code SET STATEMENT innodb_lock_wait_timeout = 0 FOR DELETE} a
-   * row and the {@code COMMIT}, as one JDBC batch of plain statements, which MariaDB Connector/J
-   * sends pipelined: the server runs them one after another without waiting for the client, so no
-   * lock the transaction takes outlives the batch, whatever becomes of the client meanwhile (a
-   * pause, a lost connection before the batch is read). A row another transaction holds fails its
-   * own DELETE at once; the others are deleted and committed. No session setting is changed. A
-   * driver that stopped the batch at a failure sent no {@code COMMIT}: the transaction is rolled
-   * back and its rows deleted one commit each.
-   */
-  private int deleteInOneRoundTrip(Connection c, List<ExpiredRow> expired) throws SQLException {
-    int[] counts;
-    try (Statement st = c.createStatement()) {
-      st.addBatch("START TRANSACTION");
-      for (ExpiredRow row : expired) {
-        st.addBatch(
-            "SET STATEMENT innodb_lock_wait_timeout = 0 FOR DELETE FROM "
-                + table
-                + " WHERE expires_at_ms <= "
-                + nowMs
-                + " AND tenant = "
-                + hex(row.tenant())
-                + " AND tool = "
-                + hex(row.tool())
-                + " AND idem_key = "
-                + hex(row.key())
-                + " AND lease_token = "
-                + hex(row.token()));
-      }
-      st.addBatch("COMMIT");
-      try {
-        counts = st.executeBatch();
-      } catch (BatchUpdateException partly) {
-        // a DELETE failed, and the driver may have stopped there (continueBatchOnError=false
-        // with disablePipeline=true): its counts then say nothing, and no COMMIT was sent
-        boolean open;
-        try {
-          open = !"0".equals(queryOne(c, "SELECT @@in_transaction"));
-          if (open) {
-            run(c, "ROLLBACK");
-          }
-        } catch (SQLException notEnded) {
-          notEnded.addSuppressed(partly);
-          throw notEnded;
-        }
-        boolean timedOut =
-            isTimeout(partly) || (partly.getCause() instanceof SQLException e && isTimeout(e));
-        if (open && timedOut) {
-          return deleteEach(c, expired);
-        }
-        if (open || !timedOut) {
-          throw partly;
-        }
-        counts = partly.getUpdateCounts(); // the batch ran to its COMMIT: each DELETE's count
-      }
-    }
-    int deleted = 0;
-    for (int i = 1; i <= expired.size(); i++) {
-      deleted += Math.max(counts[i], 0);
-    }
-    return deleted;
-  }
-
-  /**
-   * Deletes each row in a commit of its own, with the session's lock wait set to its least (none on
-   * MariaDB, 1 s on MySQL) and put back after.
-   */
-  private int deleteEach(Connection c, List<ExpiredRow> expired) throws SQLException {
     String previous = noLockWait(c);
     int deleted = 0;
     try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
@@ -279,7 +206,9 @@ final class MySqlFamilySql extends SelectThenInsertSql {
         ps.setBytes(3, row.key());
         ps.setBytes(4, row.token());
         try {
-          deleted += ps.executeUpdate(); // one at a time: a driver's batch may stop at a failure
+          // one at a time, not a JDBC batch: a driver's batch may stop at a held row, or count
+          // none of its statements when one failed (server-side or bulk statements)
+          deleted += ps.executeUpdate();
         } catch (SQLException held) {
           if (isConnectionLost(held) || !isTimeout(held)) {
             throw held;
@@ -294,11 +223,6 @@ final class MySqlFamilySql extends SelectThenInsertSql {
 
   /** An expired row as the purge's read found it: its primary key and the token it held. */
   private record ExpiredRow(byte[] tenant, byte[] tool, byte[] key, byte[] token) {}
-
-  /** A value as a hexadecimal literal: nothing to quote, whatever its bytes. */
-  private static String hex(byte[] value) {
-    return "X'" + HexFormat.of().formatHex(value) + "'";
-  }
 
   @Override
   boolean isLostRace(SQLException e) {

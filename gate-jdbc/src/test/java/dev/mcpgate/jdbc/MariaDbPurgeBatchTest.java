@@ -17,7 +17,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.Statement;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -30,10 +30,12 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The MariaDB purge deletes its batch in one transaction sent with its {@code COMMIT} as one batch
- * of statements, none waiting on a held row: no lock it takes outlives that batch, whatever the
- * purge's thread does after it, and a held row costs only its own DELETE. MySQL's purge (each row
- * committed on its own) is run here too, by its dialect on this MariaDB.
+ * The MariaDB/MySQL purge deletes the expired rows it read one auto-committed DELETE at a time,
+ * none waiting on a held row: no lock it takes outlives its statement, whatever the purge's thread
+ * does between two of them, and a held row costs only its own DELETE. (A batch in one transaction
+ * was tried twice: its locks lasted from its first DELETE to its COMMIT, across the client's
+ * writes, and under REPEATABLE READ a DELETE of a row another purge removed locked the gap of
+ * never-claimed keys.)
  */
 class MariaDbPurgeBatchTest {
   private static final String TABLE = "mcpgate_purge_batch";
@@ -57,12 +59,12 @@ class MariaDbPurgeBatchTest {
   }
 
   /**
-   * The purge's thread stops right after its batch returned (a pause, a starved CPU): the keys it
-   * deleted are free at once, to a plain claim and to a single-commit call that will not wait. (A
-   * purge that sent its COMMIT after the batch held them locked for as long as it stopped.)
+   * The purge's thread stops after its first DELETE (a pause, a starved CPU): the key it deleted is
+   * free at once, and a single-commit call that will not wait takes over the next expired key,
+   * which the purge then leaves alone (it holds another token now).
    */
   @Test
-  void noLockOutlivesThePurgesBatch() throws Exception {
+  void noLockOutlivesAPurgeStatement() throws Exception {
     String tenant = "batch-" + UUID.randomUUID();
     ClaimId plain = new ClaimId(tenant, "t", "plain");
     ToolCall singleCommit = ToolCall.of(tenant, "refund_order", "single", Map.of("order", 1));
@@ -82,18 +84,18 @@ class MariaDbPurgeBatchTest {
                 .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build())
                 .build()) {
       MariaDbPurgeFixtures.purgeAll(store);
-      MariaDbPurgeFixtures.expiring(store, plain);
+      MariaDbPurgeFixtures.expiring(store, plain); // the older: deleted first
       setup.execute(singleCommit, ResultMapper.utf8(), ctx -> "old");
       Thread.sleep(300); // both retentions ran out: the keys are free
 
-      StoppedAfterBatch stopped = new StoppedAfterBatch(ds);
+      StoppedAfterDelete stopped = new StoppedAfterDelete(ds);
       Future<Integer> purge;
       Object claimed;
       GateResult<String> called;
       try (JdbcIdempotencyStore purging = store(stopped.dataSource())) {
         purge = threads.submit(() -> purging.purgeExpired(500));
-        assertThat(stopped.afterBatch.await(10, TimeUnit.SECONDS))
-            .as("the purge sent its batch")
+        assertThat(stopped.afterDelete.await(10, TimeUnit.SECONDS))
+            .as("the purge deleted its first row")
             .isTrue();
         try {
           claimed = store.claim(fresh(plain));
@@ -106,12 +108,14 @@ class MariaDbPurgeBatchTest {
       } finally {
         stopped.goOn.countDown();
       }
-      assertThat(purge.get(20, TimeUnit.SECONDS)).isEqualTo(2);
+      assertThat(purge.get(20, TimeUnit.SECONDS))
+          .as("the purge deleted the first row, not the one taken over since its read")
+          .isEqualTo(1);
       assertThat(claimed)
           .as("a claim of an expired key the stopped purge deleted")
           .isInstanceOf(ClaimAttempt.Acquired.class);
       assertThat(called)
-          .as("a single-commit call of an expired key the stopped purge deleted")
+          .as("a single-commit call of an expired key, while the purge is stopped")
           .isInstanceOf(GateResult.Executed.class);
     } finally {
       threads.shutdownNow();
@@ -120,12 +124,19 @@ class MariaDbPurgeBatchTest {
 
   /**
    * A held row fails only its own DELETE: the rows before and after it are deleted and counted,
-   * whatever the driver does with prepared statements and batches (server-side prepared statements
-   * report every statement of a batch with a failure as failed; a bulk batch stops at the first).
+   * whatever the driver does with prepared statements and batches (in a JDBC batch, server-side
+   * prepared statements report every statement as failed when one failed; a bulk batch, or one with
+   * {@code continueBatchOnError=false}, stops at the first failure).
    */
   @Test
   void aHeldRowCostsOnlyItsOwnDeleteWhateverTheDriversBatchSettings() throws Exception {
-    for (String options : new String[] {"", "&useServerPrepStmts=true", "&useBulkStmts=true"}) {
+    for (String options :
+        new String[] {
+          "",
+          "&useServerPrepStmts=true",
+          "&useBulkStmts=true",
+          "&continueBatchOnError=false&disablePipeline=true"
+        }) {
       String tenant = "batch-" + UUID.randomUUID();
       ClaimId a = new ClaimId(tenant, "t", "a");
       ClaimId held = new ClaimId(tenant, "t", "h");
@@ -151,70 +162,42 @@ class MariaDbPurgeBatchTest {
   }
 
   /**
-   * A driver that stops a batch at its first failure (Connector/J with {@code
-   * continueBatchOnError=false} and {@code disablePipeline=true}; its counts then say nothing)
-   * sends no COMMIT: the purge rolls its transaction back, deletes the rows one commit each, and
-   * gives its connection back as it came.
+   * A held row is not waited on, even with the server's default lock wait (50 s): a purge that
+   * waited would not be done in the 10 s given. The same with MySQL's dialect, whose least lock
+   * wait is 1 s (here run on MariaDB).
    */
   @Test
-  void aDriverThatStopsAtTheFirstFailureLeavesNoTransactionOpen() throws Exception {
-    String tenant = "batch-" + UUID.randomUUID();
-    ClaimId a = new ClaimId(tenant, "t", "a");
-    ClaimId held = new ClaimId(tenant, "t", "h");
-    ClaimId b = new ClaimId(tenant, "t", "b");
-    try (HikariDataSource ds = pool("&continueBatchOnError=false&disablePipeline=true", 1);
-        HikariDataSource holders = pool("", 1);
-        JdbcIdempotencyStore store = store(ds)) {
-      MariaDbPurgeFixtures.purgeAll(store);
-      MariaDbPurgeFixtures.expiring(store, a);
-      MariaDbPurgeFixtures.expiring(store, held);
-      MariaDbPurgeFixtures.expiring(store, b);
-      Thread.sleep(300);
-      int purged;
-      try (Connection holder = hold(holders, held)) {
-        purged = store.purgeExpired(500);
-        holder.rollback();
-      }
-      assertThat(purged).isEqualTo(2);
-      assertThat(store.find(a)).isEmpty();
-      assertThat(store.find(b)).isEmpty();
-      assertSessionAsConfigured(ds);
-    }
-  }
-
-  /** MySQL's purge: each row committed on its own, a held one skipped, the session put back. */
-  @Test
-  void mySqlsPurgeCommitsEachRowAndSkipsAHeldOne() throws Exception {
-    String tenant = "batch-" + UUID.randomUUID();
-    ClaimId a = new ClaimId(tenant, "t", "a");
-    ClaimId held = new ClaimId(tenant, "t", "h");
-    ClaimId b = new ClaimId(tenant, "t", "b");
+  void aHeldRowIsNotWaitedOn() throws Exception {
     ExecutorService thread = Executors.newSingleThreadExecutor();
-    // the server's default lock wait, 50 s: a purge that waited on the held row would not be done
-    // in the 10 s given
     try (HikariDataSource ds = MariaDbPurgeFixtures.pool(50, 1, "");
         HikariDataSource holders = pool("", 1);
         JdbcIdempotencyStore store = store(ds)) {
-      MariaDbPurgeFixtures.purgeAll(store);
-      MariaDbPurgeFixtures.expiring(store, a);
-      MariaDbPurgeFixtures.expiring(store, held);
-      MariaDbPurgeFixtures.expiring(store, b);
-      Thread.sleep(300);
-      MySqlFamilySql mysql = new MySqlFamilySql(TABLE, true, false);
-      int purged;
-      try (Connection holder = hold(holders, held);
-          Connection c = ds.getConnection()) {
-        purged = thread.submit(() -> mysql.purge(c, 500)).get(10, TimeUnit.SECONDS);
-        holder.rollback();
-      }
-      assertThat(purged).isEqualTo(2);
-      assertThat(store.find(a)).isEmpty();
-      assertThat(store.find(b)).isEmpty();
-      assertThat(store.find(held)).isPresent();
-      try (Connection c = ds.getConnection()) {
-        assertThat(SqlDialect.queryOne(c, "SELECT @@SESSION.innodb_lock_wait_timeout"))
-            .as("the session's lock wait, put back")
-            .isEqualTo("50");
+      for (boolean mariadb : new boolean[] {true, false}) {
+        String tenant = "batch-" + UUID.randomUUID();
+        ClaimId a = new ClaimId(tenant, "t", "a");
+        ClaimId held = new ClaimId(tenant, "t", "h");
+        ClaimId b = new ClaimId(tenant, "t", "b");
+        MariaDbPurgeFixtures.purgeAll(store);
+        MariaDbPurgeFixtures.expiring(store, a);
+        MariaDbPurgeFixtures.expiring(store, held);
+        MariaDbPurgeFixtures.expiring(store, b);
+        Thread.sleep(300);
+        MySqlFamilySql dialect = new MySqlFamilySql(TABLE, true, mariadb);
+        int purged;
+        try (Connection holder = hold(holders, held);
+            Connection c = ds.getConnection()) {
+          purged = thread.submit(() -> dialect.purge(c, 500)).get(10, TimeUnit.SECONDS);
+          holder.rollback();
+        }
+        assertThat(purged).as("mariadb " + mariadb).isEqualTo(2);
+        assertThat(store.find(a)).isEmpty();
+        assertThat(store.find(b)).isEmpty();
+        assertThat(store.find(held)).isPresent();
+        try (Connection c = ds.getConnection()) {
+          assertThat(SqlDialect.queryOne(c, "SELECT @@SESSION.innodb_lock_wait_timeout"))
+              .as("the session's lock wait, put back")
+              .isEqualTo("50");
+        }
       }
     } finally {
       thread.shutdownNow();
@@ -256,34 +239,38 @@ class MariaDbPurgeBatchTest {
   }
 
   /**
-   * A data source (for the purge alone) whose statements stop after a batch until {@link #goOn}.
+   * A data source (for the purge alone) whose connections stop after the purge's first DELETE until
+   * {@link #goOn}.
    */
-  private static final class StoppedAfterBatch {
-    final CountDownLatch afterBatch = new CountDownLatch(1);
+  private static final class StoppedAfterDelete {
+    final CountDownLatch afterDelete = new CountDownLatch(1);
     final CountDownLatch goOn = new CountDownLatch(1);
     private final DataSource target;
 
-    StoppedAfterBatch(DataSource target) {
+    StoppedAfterDelete(DataSource target) {
       this.target = target;
     }
 
     DataSource dataSource() {
-      return proxy(DataSource.class, target);
+      return proxy(DataSource.class, target, false);
     }
 
-    private <T> T proxy(Class<T> type, Object delegate) {
+    private <T> T proxy(Class<T> type, Object delegate, boolean deleting) {
       InvocationHandler handler =
           (p, method, args) -> {
             Object result = invoke(delegate, method, args);
-            if (method.getName().equals("executeBatch")) {
-              afterBatch.countDown();
+            if (deleting && method.getName().equals("executeUpdate")) {
+              afterDelete.countDown();
               assertThat(goOn.await(20, TimeUnit.SECONDS)).isTrue();
             }
-            Class<?> returned = method.getReturnType();
-            return returned == Connection.class
-                    || (returned.isInterface() && Statement.class.isAssignableFrom(returned))
-                ? proxy(returned, result)
-                : result;
+            if (method.getReturnType() == Connection.class) {
+              return proxy(Connection.class, result, false);
+            }
+            if (method.getName().equals("prepareStatement")
+                && ((String) args[0]).startsWith("DELETE")) {
+              return proxy(PreparedStatement.class, result, true);
+            }
+            return result;
           };
       return type.cast(
           Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler));
