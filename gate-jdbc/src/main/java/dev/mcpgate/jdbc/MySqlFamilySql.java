@@ -197,7 +197,11 @@ final class MySqlFamilySql extends SelectThenInsertSql {
     if (expired.isEmpty()) {
       return 0;
     }
-    String previous = noLockWait(c);
+    return withoutLockWait(c, () -> deleteEach(c, expired));
+  }
+
+  /** Deletes each row in a commit of its own; a row another transaction holds is skipped. */
+  private int deleteEach(Connection c, List<ExpiredRow> expired) throws SQLException {
     int deleted = 0;
     try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
       for (ExpiredRow row : expired) {
@@ -215,8 +219,6 @@ final class MySqlFamilySql extends SelectThenInsertSql {
           }
         }
       }
-    } finally {
-      restoreLockWait(c, previous);
     }
     return deleted;
   }

@@ -178,12 +178,12 @@ abstract class SqlDialect extends LeaseSql {
   }
 
   /** What runs while the lock wait is set to nothing. */
-  private interface NoWaitWork<T> {
+  interface NoWaitWork<T> {
     T run() throws SQLException;
   }
 
   /** Runs {@code work} with the connection's lock wait set to nothing, then puts it back. */
-  private <T> T withoutLockWait(Connection c, NoWaitWork<T> work) throws SQLException {
+  final <T> T withoutLockWait(Connection c, NoWaitWork<T> work) throws SQLException {
     String previous = noLockWait(c);
     T attempt;
     try {
