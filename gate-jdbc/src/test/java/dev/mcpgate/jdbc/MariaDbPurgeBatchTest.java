@@ -26,16 +26,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The MariaDB/MySQL purge deletes the expired rows it read one auto-committed DELETE at a time,
- * none waiting on a held row: no lock it takes outlives its statement, whatever the purge's thread
- * does between two of them, and a held row costs only its own DELETE. (A batch in one transaction
- * was tried twice: its locks lasted from its first DELETE to its COMMIT, across the client's
- * writes, and under REPEATABLE READ a DELETE of a row another purge removed locked the gap of
- * never-claimed keys.)
+ * The MariaDB/MySQL purge deletes the expired rows it read in auto-committed DELETEs (on MariaDB up
+ * to {@link MySqlFamilySql#PURGE_ROWS_PER_DELETE} rows each, named by primary key; on MySQL one row
+ * each), none waiting on a held row: no lock it takes outlives its statement, whatever the purge's
+ * thread does between two of them, a statement locks only the rows it names, and a held row costs
+ * only its own DELETE. (A batch in one transaction was tried twice: its locks lasted from its first
+ * DELETE to its COMMIT, across the client's writes.)
  */
 class MariaDbPurgeBatchTest {
   private static final String TABLE = "mcpgate_purge_batch";
@@ -59,14 +60,14 @@ class MariaDbPurgeBatchTest {
   }
 
   /**
-   * The purge's thread stops after its first DELETE (a pause, a starved CPU): the key it deleted is
-   * free at once, and a single-commit call that will not wait takes over the next expired key,
-   * which the purge then leaves alone (it holds another token now).
+   * The purge's thread stops after its first DELETE (a pause, a starved CPU): the keys it deleted
+   * are free at once, and a single-commit call that will not wait takes over an expired key of the
+   * next DELETE, which the purge then leaves alone (it holds another token now).
    */
   @Test
   void noLockOutlivesAPurgeStatement() throws Exception {
     String tenant = "batch-" + UUID.randomUUID();
-    ClaimId plain = new ClaimId(tenant, "t", "plain");
+    ClaimId plain = new ClaimId(tenant, "t", "plain-0");
     ToolCall singleCommit = ToolCall.of(tenant, "refund_order", "single", Map.of("order", 1));
     ExecutorService threads = Executors.newFixedThreadPool(2);
     try (HikariDataSource ds = pool("", 6);
@@ -84,18 +85,21 @@ class MariaDbPurgeBatchTest {
                 .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build())
                 .build()) {
       MariaDbPurgeFixtures.purgeAll(store);
-      MariaDbPurgeFixtures.expiring(store, plain); // the older: deleted first
+      // the older rows fill the first DELETE
+      for (int i = 0; i < MySqlFamilySql.PURGE_ROWS_PER_DELETE; i++) {
+        MariaDbPurgeFixtures.expiring(store, new ClaimId(tenant, "t", "plain-" + i));
+      }
       setup.execute(singleCommit, ResultMapper.utf8(), ctx -> "old");
-      Thread.sleep(300); // both retentions ran out: the keys are free
+      Thread.sleep(300); // the retentions ran out: the keys are free
 
-      StoppedAfterDelete stopped = new StoppedAfterDelete(ds);
+      WatchedDeletes stopped = new WatchedDeletes(ds, true);
       Future<Integer> purge;
       Object claimed;
       GateResult<String> called;
       try (JdbcIdempotencyStore purging = store(stopped.dataSource())) {
         purge = threads.submit(() -> purging.purgeExpired(500));
         assertThat(stopped.afterDelete.await(10, TimeUnit.SECONDS))
-            .as("the purge deleted its first row")
+            .as("the purge's first DELETE ran")
             .isTrue();
         try {
           claimed = store.claim(fresh(plain));
@@ -109,8 +113,8 @@ class MariaDbPurgeBatchTest {
         stopped.goOn.countDown();
       }
       assertThat(purge.get(20, TimeUnit.SECONDS))
-          .as("the purge deleted the first row, not the one taken over since its read")
-          .isEqualTo(1);
+          .as("the purge deleted the first DELETE's rows, not the one taken over since its read")
+          .isEqualTo(MySqlFamilySql.PURGE_ROWS_PER_DELETE);
       assertThat(claimed)
           .as("a claim of an expired key the stopped purge deleted")
           .isInstanceOf(ClaimAttempt.Acquired.class);
@@ -119,6 +123,135 @@ class MariaDbPurgeBatchTest {
           .isInstanceOf(GateResult.Executed.class);
     } finally {
       threads.shutdownNow();
+    }
+  }
+
+  /**
+   * On MariaDB the rows go {@link MySqlFamilySql#PURGE_ROWS_PER_DELETE} to a DELETE, one commit for
+   * all of them, not one a row.
+   */
+  @Test
+  void aDeleteTakesManyRowsAtOnce() throws Exception {
+    String tenant = "batch-" + UUID.randomUUID();
+    int rows = 2 * MySqlFamilySql.PURGE_ROWS_PER_DELETE + 7;
+    try (HikariDataSource ds = pool("", 2);
+        JdbcIdempotencyStore store = store(ds)) {
+      MariaDbPurgeFixtures.purgeAll(store);
+      for (int i = 0; i < rows; i++) {
+        store.claim(
+            new ClaimRequest(
+                new ClaimId(tenant, "t", "k-" + i),
+                "v1:a",
+                LeaseToken.random(),
+                Duration.ofMillis(100),
+                Duration.ofMillis(100)));
+      }
+      Thread.sleep(300);
+      WatchedDeletes watched = new WatchedDeletes(ds, false);
+      try (JdbcIdempotencyStore purging = store(watched.dataSource())) {
+        assertThat(purging.purgeExpired(500)).isEqualTo(rows);
+      }
+      assertThat(watched.deletes.get()).as("DELETE statements for %d rows", rows).isEqualTo(3);
+      assertThat(store.find(new ClaimId(tenant, "t", "k-0"))).isEmpty();
+    }
+  }
+
+  /**
+   * A DELETE of many rows locks the rows it names and, for a row no longer there, the gap it was
+   * in, as a DELETE a row would: not a live row it does not name, nor the gaps where new keys go.
+   * Run here inside a transaction to look at its locks. Without {@code FORCE INDEX (PRIMARY)} the
+   * optimizer scans this small table whole, and the statement locks every row and every gap.
+   */
+  @Test
+  void aDeleteOfManyRowsLocksOnlyTheRowsItNames() throws Exception {
+    String table = "mcpgate_purge_points";
+    String tenant = "points-" + UUID.randomUUID();
+    try (HikariDataSource ds = pool("", 3);
+        JdbcIdempotencyStore store = MariaDbPurgeFixtures.store(ds, table)) {
+      MariaDbPurgeFixtures.purgeAll(store); // makes the table
+      try (Connection c = ds.getConnection()) {
+        SqlDialect.run(c, "DELETE FROM " + table); // small, as the optimizer would scan it whole
+      }
+      ClaimId a = new ClaimId(tenant, "t", "a");
+      ClaimId b = new ClaimId(tenant, "t", "b");
+      ClaimId c = new ClaimId(tenant, "t", "c");
+      ClaimId e = new ClaimId(tenant, "t", "e");
+      Map<ClaimId, LeaseToken> tokens = new java.util.HashMap<>();
+      for (ClaimId id : new ClaimId[] {a, b, c, e}) {
+        LeaseToken token = LeaseToken.random();
+        boolean live = id.equals(b) || id.equals(e);
+        Duration lasts = live ? Duration.ofHours(1) : Duration.ofMillis(100);
+        store.claim(new ClaimRequest(id, "v1:a", token, lasts, lasts));
+        tokens.put(id, token);
+      }
+      Thread.sleep(300);
+      MySqlFamilySql dialect = new MySqlFamilySql(table, false, true);
+      try (Connection purge = ds.getConnection();
+          Connection probe = ds.getConnection()) {
+        purge.setAutoCommit(false);
+        int deleted;
+        // a and c expired, b live (taken over since a purge's read, say)
+        try (PreparedStatement ps = purge.prepareStatement(dialect.groupPurgeSql(3))) {
+          int i = 1;
+          for (ClaimId id : new ClaimId[] {a, b, c}) {
+            i = ClaimRows.bindKey(ps, i, id);
+            ps.setString(i++, tokens.get(id).value());
+          }
+          deleted = ps.executeUpdate();
+        }
+        try {
+          assertThat(deleted).as("the expired rows named").isEqualTo(2);
+          SqlDialect.run(probe, "SET SESSION innodb_lock_wait_timeout = 0");
+          assertThat(lockable(probe, table, e)).as("a live row not named").isTrue();
+          for (String fresh : new String[] {"aa", "bb", "d", "f"}) {
+            assertThat(insertable(probe, table, new ClaimId(tenant, "t", fresh)))
+                .as("a new key's insert next to the DELETE's rows: " + fresh)
+                .isTrue();
+          }
+        } finally {
+          purge.rollback();
+        }
+      }
+    }
+  }
+
+  private static boolean lockable(Connection c, String table, ClaimId id) throws Exception {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT 1 FROM "
+                + table
+                + " WHERE tenant = ? AND tool = ? AND idem_key = ? FOR UPDATE")) {
+      ClaimRows.bindKey(ps, 1, id);
+      ps.executeQuery().close();
+      return true;
+    } catch (java.sql.SQLException locked) {
+      if (!SqlDialect.isTimeout(locked)) {
+        throw locked;
+      }
+      return false;
+    }
+  }
+
+  private static boolean insertable(Connection c, String table, ClaimId id) throws Exception {
+    c.setAutoCommit(false);
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO "
+                + table
+                + " (tenant, tool, idem_key, args_hash, state, lease_token, attempt,"
+                + " created_at_ms, lease_expires_at_ms, expires_at_ms)"
+                + " VALUES (?, ?, ?, 'v1:a', 'IN_PROGRESS', 'x', 1, 0, 0, 0)")) {
+      ClaimRows.bindKey(ps, 1, id);
+      ps.executeUpdate();
+      return true;
+    } catch (java.sql.SQLException locked) {
+      if (!SqlDialect.isTimeout(locked)) {
+        throw locked;
+      }
+      return false;
+    } finally {
+      c.rollback();
+      c.setAutoCommit(true);
     }
   }
 
@@ -239,16 +372,19 @@ class MariaDbPurgeBatchTest {
   }
 
   /**
-   * A data source (for the purge alone) whose connections stop after the purge's first DELETE until
-   * {@link #goOn}.
+   * A data source (for the purge alone) that counts its DELETE statements and, when asked, stops
+   * after the first until {@link #goOn}.
    */
-  private static final class StoppedAfterDelete {
+  private static final class WatchedDeletes {
     final CountDownLatch afterDelete = new CountDownLatch(1);
     final CountDownLatch goOn = new CountDownLatch(1);
+    final AtomicInteger deletes = new AtomicInteger();
     private final DataSource target;
+    private final boolean stop;
 
-    StoppedAfterDelete(DataSource target) {
+    WatchedDeletes(DataSource target, boolean stop) {
       this.target = target;
+      this.stop = stop;
     }
 
     DataSource dataSource() {
@@ -260,8 +396,11 @@ class MariaDbPurgeBatchTest {
           (p, method, args) -> {
             Object result = invoke(delegate, method, args);
             if (deleting && method.getName().equals("executeUpdate")) {
+              deletes.incrementAndGet();
               afterDelete.countDown();
-              assertThat(goOn.await(20, TimeUnit.SECONDS)).isTrue();
+              if (stop) {
+                assertThat(goOn.await(20, TimeUnit.SECONDS)).isTrue();
+              }
             }
             if (method.getReturnType() == Connection.class) {
               return proxy(Connection.class, result, false);
