@@ -34,10 +34,23 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   private static final int ER_LOCK_DEADLOCK = 1213;
 
   /**
-   * Rows a MariaDB purge deletes in one statement: a statement of 50 took 1.3 ms here and ran at
-   * about 10x a DELETE a row; longer ones gained little and hold their rows longer.
+   * The most rows a MariaDB purge deletes in one statement: a statement of 50 took 1.3 ms here and
+   * ran at about 10x a DELETE a row; longer ones gained little and hold their rows longer.
    */
-  static final int PURGE_ROWS_PER_DELETE = 50;
+  static final int PURGE_ROWS_PER_DELETE = 64;
+
+  /**
+   * The most key and token bytes one purge statement names: far below any server's {@code
+   * max_allowed_packet} (at least 1 MB by default), however long the keys.
+   */
+  static final int PURGE_BYTES_PER_DELETE = 16 * 1024;
+
+  /**
+   * How long a purge statement of many rows may run before MariaDB stops and undoes it: it holds
+   * each row it has deleted, and each row it named that no longer matches (taken over since the
+   * purge's read), until it ends, and a lease behind such a row cannot be renewed meanwhile.
+   */
+  static final String PURGE_STATEMENT_SECONDS = "0.25";
 
   private final String purgeSql;
   private final String expiredSql;
@@ -210,15 +223,21 @@ final class MySqlFamilySql extends SelectThenInsertSql {
    * MariaDB: up to {@value #PURGE_ROWS_PER_DELETE} rows a DELETE, one commit for all of them. The
    * statement names every row by its whole primary key, and {@code FORCE INDEX (PRIMARY)} keeps it
    * on those points (on a small table the optimizer would rather scan, and lock, every row and
-   * every gap), so it locks what a DELETE a row would, for one statement. A held row fails the
-   * statement at once, which undoes it whole; its rows then go one at a time. Not on MySQL: its
-   * least lock wait is 1 s, during which the statement would hold the rows it had deleted.
+   * every gap), so it locks what a DELETE a row would, but until the statement ends: MariaDB stops
+   * it after {@value #PURGE_STATEMENT_SECONDS} s. A held row fails the statement at once (no lock
+   * wait), and a statement stopped or chosen as a deadlock's victim is undone whole; its rows then
+   * go one at a time. (A statement stopped just after its commit is counted as none: its rows are
+   * gone when they go one at a time.) Groups count a power of two rows, so that a connection
+   * prepares at most seven texts, and name at most {@value #PURGE_BYTES_PER_DELETE} bytes. Not on
+   * MySQL: it can neither stop a DELETE after a time nor wait less than 1 s for a lock, during
+   * which the statement would hold the rows it had deleted.
    */
   private int deleteInGroups(Connection c, List<ExpiredRow> expired) throws SQLException {
     int deleted = 0;
-    for (int from = 0; from < expired.size(); from += PURGE_ROWS_PER_DELETE) {
-      List<ExpiredRow> group =
-          expired.subList(from, Math.min(expired.size(), from + PURGE_ROWS_PER_DELETE));
+    int from = 0;
+    while (from < expired.size()) {
+      List<ExpiredRow> group = expired.subList(from, from + groupSize(expired, from));
+      from += group.size();
       try (PreparedStatement ps = c.prepareStatement(groupPurgeSql(group.size()))) {
         int i = 1;
         for (ExpiredRow row : group) {
@@ -236,10 +255,29 @@ final class MySqlFamilySql extends SelectThenInsertSql {
     return deleted;
   }
 
+  /**
+   * The rows the next statement takes from {@code from}: the largest power of two that the rows
+   * left, {@value #PURGE_ROWS_PER_DELETE} and {@value #PURGE_BYTES_PER_DELETE} bytes allow (one row
+   * at least).
+   */
+  private static int groupSize(List<ExpiredRow> expired, int from) {
+    int rows = Integer.highestOneBit(Math.min(PURGE_ROWS_PER_DELETE, expired.size() - from));
+    int bytes = 0;
+    for (int i = 0; i < rows; i++) {
+      bytes += expired.get(from + i).bytes();
+      if (bytes > PURGE_BYTES_PER_DELETE) {
+        return Math.max(1, Integer.highestOneBit(i));
+      }
+    }
+    return rows;
+  }
+
   /** The DELETE of {@code rows} expired rows named by primary key and token, on that key alone. */
   String groupPurgeSql(int rows) {
     StringBuilder sql =
-        new StringBuilder("DELETE p FROM ")
+        new StringBuilder("SET STATEMENT max_statement_time = ")
+            .append(PURGE_STATEMENT_SECONDS)
+            .append(" FOR DELETE p FROM ")
             .append(table)
             .append(" AS p FORCE INDEX (PRIMARY) WHERE p.expires_at_ms <= ")
             .append(nowMs)
@@ -273,6 +311,11 @@ final class MySqlFamilySql extends SelectThenInsertSql {
 
   /** An expired row as the purge's read found it: its primary key and the token it held. */
   private record ExpiredRow(byte[] tenant, byte[] tool, byte[] key, byte[] token) {
+    /** The bytes a statement names it by. */
+    int bytes() {
+      return tenant.length + tool.length + key.length + token.length;
+    }
+
     /** Binds the key and the token from {@code index}; returns the next index. */
     int bind(PreparedStatement ps, int index) throws SQLException {
       ps.setBytes(index, tenant);

@@ -20,7 +20,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -127,8 +129,9 @@ class MariaDbPurgeBatchTest {
   }
 
   /**
-   * On MariaDB the rows go {@link MySqlFamilySql#PURGE_ROWS_PER_DELETE} to a DELETE, one commit for
-   * all of them, not one a row.
+   * On MariaDB the rows go up to {@link MySqlFamilySql#PURGE_ROWS_PER_DELETE} to a DELETE, one
+   * commit for all of them, not one a row; a statement names a power of two rows, so that a
+   * connection prepares few texts (the server counts prepared statements against a global limit).
    */
   @Test
   void aDeleteTakesManyRowsAtOnce() throws Exception {
@@ -151,7 +154,9 @@ class MariaDbPurgeBatchTest {
       try (JdbcIdempotencyStore purging = store(watched.dataSource())) {
         assertThat(purging.purgeExpired(500)).isEqualTo(rows);
       }
-      assertThat(watched.deletes.get()).as("DELETE statements for %d rows", rows).isEqualTo(3);
+      // 64, 64, then the 7 left as 4, 2 and 1: a power of two a statement
+      assertThat(watched.deletes.get()).as("DELETE statements for %d rows", rows).isEqualTo(5);
+      assertThat(watched.texts).as("statement texts prepared").hasSize(4);
       assertThat(store.find(new ClaimId(tenant, "t", "k-0"))).isEmpty();
     }
   }
@@ -379,6 +384,7 @@ class MariaDbPurgeBatchTest {
     final CountDownLatch afterDelete = new CountDownLatch(1);
     final CountDownLatch goOn = new CountDownLatch(1);
     final AtomicInteger deletes = new AtomicInteger();
+    final Set<String> texts = ConcurrentHashMap.newKeySet();
     private final DataSource target;
     private final boolean stop;
 
@@ -406,7 +412,8 @@ class MariaDbPurgeBatchTest {
               return proxy(Connection.class, result, false);
             }
             if (method.getName().equals("prepareStatement")
-                && ((String) args[0]).startsWith("DELETE")) {
+                && ((String) args[0]).contains("DELETE ")) {
+              texts.add((String) args[0]);
               return proxy(PreparedStatement.class, result, true);
             }
             return result;
