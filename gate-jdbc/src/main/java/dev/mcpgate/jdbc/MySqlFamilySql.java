@@ -34,10 +34,10 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   private static final int ER_LOCK_DEADLOCK = 1213;
 
   /**
-   * The most rows a MariaDB purge deletes in one statement. Measured here (10,000 rows, auto-commit,
-   * the server's defaults): a statement of 50 rows took 1.3 ms and one of 100 2.3 ms, deleting 11x
-   * and 12x the rows a second of a DELETE a row; one of 200 gained nothing and holds its rows
-   * longer.
+   * The most rows a MariaDB purge deletes in one statement. Measured here (10,000 rows,
+   * auto-commit, the server's defaults): a statement of 50 rows took 1.3 ms and one of 100 2.3 ms,
+   * deleting 11x and 12x the rows a second of a DELETE a row; one of 200 gained nothing and holds
+   * its rows longer.
    */
   static final int PURGE_ROWS_PER_DELETE = 64;
 

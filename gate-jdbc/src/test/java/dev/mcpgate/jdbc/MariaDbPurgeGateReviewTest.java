@@ -24,14 +24,14 @@ import org.junit.jupiter.api.Test;
  * The MariaDB/MySQL purge holds no row of a live lease and waits on no row, end to end through the
  * gate. A purge whose batch of DELETEs ran as one transaction under REPEATABLE READ, waiting on
  * held rows (tried, and taken back), kept a row it did not delete locked while it waited on another
- * row, and a live long action was taken over (its effect ran twice); the batch is now one
- * transaction under READ COMMITTED that waits on nothing. Rows l1, x, l2 are expired, l1 and l2
- * locked by in-flight transactions (as single-commit takeovers of them would be). The purge reads
- * the three and waits on l1; gate A's call takes x over (lease 2 s) and runs a 6 s action; l1's
- * holder ends, the purge's DELETE of x (the old token) deletes nothing but keeps x locked under
- * REPEATABLE READ while it waits on l2. Every renewal of A's lease fails on that lock (lock wait
- * 0); the lease runs out in the table; gate B's call of the same intent takes x over once the purge
- * commits, and runs the effect while A's is still running.
+ * row, and a live long action was taken over (its effect ran twice); the purge now deletes in
+ * auto-committed statements that wait on nothing ({@code MariaDbPurgeBatchTest}). Rows l1, x, l2
+ * are expired, l1 and l2 locked by in-flight transactions (as single-commit takeovers of them would
+ * be). The purge reads the three and waits on l1; gate A's call takes x over (lease 2 s) and runs a
+ * 6 s action; l1's holder ends, the purge's DELETE of x (the old token) deletes nothing but keeps x
+ * locked under REPEATABLE READ while it waits on l2. Every renewal of A's lease fails on that lock
+ * (lock wait 0); the lease runs out in the table; gate B's call of the same intent takes x over
+ * once the purge commits, and runs the effect while A's is still running.
  */
 class MariaDbPurgeGateReviewTest {
   private static final String TABLE = "mcpgate_purge_review";

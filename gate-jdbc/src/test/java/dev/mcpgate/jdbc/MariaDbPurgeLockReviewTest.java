@@ -25,13 +25,14 @@ import org.junit.jupiter.api.Test;
 /**
  * The MariaDB/MySQL purge holds no lock but those of the expired rows it deleted, and waits on no
  * row; these cases fail for a purge whose batch is one transaction under REPEATABLE READ that waits
- * on held rows (tried, and taken back; the batch is now one transaction under READ COMMITTED with
- * no lock wait, {@code MariaDbPurgeBatchTest}). Under REPEATABLE READ every primary-key DELETE of
- * the batch keeps its lock until the batch commits: the lock of a row it deleted, of a row it found
- * but did not delete (taken over or renewed since the purge's read: a live lease), and the gap of a
- * row it did not find. When one DELETE of the batch waits on a row another transaction holds (an
- * expired row a single-commit takeover is writing over, here a FOR UPDATE of it), all of those
- * locks are held for as long as that wait (up to innodb_lock_wait_timeout, 50 s by default).
+ * on held rows (tried, and taken back; the purge now deletes in auto-committed statements with no
+ * lock wait, on MariaDB up to 64 rows a statement stopped after 0.25 s, {@code
+ * MariaDbPurgeBatchTest}). Under REPEATABLE READ every primary-key DELETE of the batch keeps its
+ * lock until the batch commits: the lock of a row it deleted, of a row it found but did not delete
+ * (taken over or renewed since the purge's read: a live lease), and the gap of a row it did not
+ * find. When one DELETE of the batch waits on a row another transaction holds (an expired row a
+ * single-commit takeover is writing over, here a FOR UPDATE of it), all of those locks are held for
+ * as long as that wait (up to innodb_lock_wait_timeout, 50 s by default).
  */
 class MariaDbPurgeLockReviewTest {
   private static final String TABLE = "mcpgate_purge_review";
