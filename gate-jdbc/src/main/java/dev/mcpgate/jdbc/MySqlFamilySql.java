@@ -33,29 +33,11 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   private static final int ER_DUP_ENTRY = 1062;
   private static final int ER_LOCK_DEADLOCK = 1213;
 
-  /**
-   * The most rows a MariaDB purge deletes in one statement. Measured here (10,000 rows,
-   * auto-commit, the server's defaults): a statement of 50 rows took 1.3 ms and one of 100 2.3 ms,
-   * deleting 11x and 12x the rows a second of a DELETE a row; one of 200 gained nothing and holds
-   * its rows longer.
-   */
-  static final int PURGE_ROWS_PER_DELETE = 64;
+  /** The database clock in epoch milliseconds. */
+  static final String NOW_MS =
+      "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
 
-  /**
-   * The most key and token bytes one purge statement names: far below any server's {@code
-   * max_allowed_packet} (at least 1 MB by default), however long the keys.
-   */
-  static final int PURGE_BYTES_PER_DELETE = 16 * 1024;
-
-  /**
-   * How long a purge statement of many rows may run before MariaDB stops and undoes it: it holds
-   * each row it has deleted, and each row it named that no longer matches (taken over since the
-   * purge's read), until it ends, and a lease behind such a row cannot be renewed meanwhile.
-   */
-  static final String PURGE_STATEMENT_SECONDS = "0.25";
-
-  private final String purgeSql;
-  private final String expiredSql;
+  private final MySqlFamilyPurge purge;
   private static final String NO_CLAIM_ROW = "mcpgate: no claim row";
   private static final String NOT_COMMITTED = "mcpgate: not committed";
 
@@ -70,23 +52,12 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   MySqlFamilySql(String table, boolean claimProcedure, boolean mariadb) {
     super(
         table,
-        "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)",
+        NOW_MS,
         // InnoDB's consistent reads keep the transaction's first snapshot (REPEATABLE READ):
         // inside a transaction, read the latest committed row, waiting for an uncommitted one
         " LOCK IN SHARE MODE");
     this.mariadb = mariadb;
-    this.purgeSql =
-        "DELETE FROM "
-            + table
-            + " WHERE expires_at_ms <= "
-            + nowMs
-            + " AND tenant = ? AND tool = ? AND idem_key = ? AND lease_token = ?";
-    this.expiredSql =
-        "SELECT tenant, tool, idem_key, lease_token FROM "
-            + table
-            + " WHERE expires_at_ms <= "
-            + nowMs
-            + " ORDER BY created_at_ms LIMIT ?";
+    this.purge = new MySqlFamilyPurge(table, nowMs, mariadb);
     this.callSql =
         claimProcedure
             ? "CALL " + TableName.claimProcedureName(table) + "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -190,142 +161,11 @@ final class MySqlFamilySql extends SelectThenInsertSql {
         && (e.getMessage().contains(NOT_COMMITTED) || e.getMessage().contains(NO_CLAIM_ROW));
   }
 
-  /**
-   * Purges without locking a live row and without waiting on any row: a consistent read (InnoDB
-   * takes no lock for it) finds up to {@code limit} expired rows along the {@code created_at_ms}
-   * index, then DELETEs naming each row by its primary key remove them, each row only if it still
-   * holds the token read and is still expired, each DELETE auto-committed, with the session's lock
-   * wait at its least (none on MariaDB, 1 s on MySQL) and put back after: a row another transaction
-   * holds is left for a later purge, and no lock the purge takes outlives its statement, which no
-   * pause of the purge's thread can lengthen. A DELETE with a range condition would lock every row
-   * it scans, live ones too. The rows of a batch in one transaction would be held from its first
-   * DELETE to its COMMIT, across the client's round trips (Connector/J writes a batch statement by
-   * statement): a claim of a deleted expired key would wait on a paused purge ({@code
-   * MariaDbPurgeBatchTest}).
-   */
+  /** See {@link MySqlFamilyPurge}: the expired rows read, then deleted with no lock wait. */
   @Override
   int purge(Connection c, int limit) throws SQLException {
-    List<ExpiredRow> expired = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(expiredSql)) {
-      ps.setInt(1, limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          expired.add(
-              new ExpiredRow(rs.getBytes(1), rs.getBytes(2), rs.getBytes(3), rs.getBytes(4)));
-        }
-      }
-    }
-    if (expired.isEmpty()) {
-      return 0;
-    }
-    return withoutLockWait(c, () -> mariadb ? deleteInGroups(c, expired) : deleteEach(c, expired));
-  }
-
-  /**
-   * MariaDB: up to {@value #PURGE_ROWS_PER_DELETE} rows a DELETE, one commit for all of them. The
-   * statement names every row by its whole primary key, and {@code FORCE INDEX (PRIMARY)} keeps it
-   * on those points (on a small table the optimizer would rather scan, and lock, every row and
-   * every gap), so it locks what a DELETE a row would, but until the statement ends: MariaDB stops
-   * it after {@value #PURGE_STATEMENT_SECONDS} s. A held row fails the statement at once (no lock
-   * wait), and a statement stopped or chosen as a deadlock's victim is undone whole; its rows then
-   * go one at a time. (A statement stopped just after its commit is counted as none: its rows are
-   * gone when they go one at a time.) Groups count a power of two rows, so that a connection
-   * prepares at most seven texts, and name at most {@value #PURGE_BYTES_PER_DELETE} bytes. Not on
-   * MySQL: it can neither stop a DELETE after a time nor wait less than 1 s for a lock, during
-   * which the statement would hold the rows it had deleted.
-   */
-  private int deleteInGroups(Connection c, List<ExpiredRow> expired) throws SQLException {
-    int deleted = 0;
-    int from = 0;
-    while (from < expired.size()) {
-      List<ExpiredRow> group = expired.subList(from, from + groupSize(expired, from));
-      from += group.size();
-      try (PreparedStatement ps = c.prepareStatement(groupPurgeSql(group.size()))) {
-        int i = 1;
-        for (ExpiredRow row : group) {
-          i = row.bind(ps, i);
-        }
-        deleted += ps.executeUpdate();
-      } catch (SQLException held) {
-        if (isConnectionLost(held)
-            || !(isTimeout(held) || held.getErrorCode() == ER_LOCK_DEADLOCK)) {
-          throw held;
-        }
-        deleted += deleteEach(c, group);
-      }
-    }
-    return deleted;
-  }
-
-  /**
-   * The rows the next statement takes from {@code from}: the largest power of two that the rows
-   * left, {@value #PURGE_ROWS_PER_DELETE} and {@value #PURGE_BYTES_PER_DELETE} bytes allow (one row
-   * at least).
-   */
-  private static int groupSize(List<ExpiredRow> expired, int from) {
-    int rows = Integer.highestOneBit(Math.min(PURGE_ROWS_PER_DELETE, expired.size() - from));
-    int bytes = 0;
-    for (int i = 0; i < rows; i++) {
-      bytes += expired.get(from + i).bytes();
-      if (bytes > PURGE_BYTES_PER_DELETE) {
-        return Math.max(1, Integer.highestOneBit(i));
-      }
-    }
-    return rows;
-  }
-
-  /** The DELETE of {@code rows} expired rows named by primary key and token, on that key alone. */
-  String groupPurgeSql(int rows) {
-    StringBuilder sql =
-        new StringBuilder("SET STATEMENT max_statement_time = ")
-            .append(PURGE_STATEMENT_SECONDS)
-            .append(" FOR DELETE p FROM ")
-            .append(table)
-            .append(" AS p FORCE INDEX (PRIMARY) WHERE p.expires_at_ms <= ")
-            .append(nowMs)
-            .append(" AND (");
-    for (int i = 0; i < rows; i++) {
-      sql.append(i == 0 ? "" : " OR ")
-          .append("(p.tenant = ? AND p.tool = ? AND p.idem_key = ? AND p.lease_token = ?)");
-    }
-    return sql.append(')').toString();
-  }
-
-  /** Deletes each row in a commit of its own; a row another transaction holds is skipped. */
-  private int deleteEach(Connection c, List<ExpiredRow> expired) throws SQLException {
-    int deleted = 0;
-    try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
-      for (ExpiredRow row : expired) {
-        row.bind(ps, 1);
-        try {
-          // one at a time, not a JDBC batch: a driver's batch may stop at a held row, or count
-          // none of its statements when one failed (server-side or bulk statements)
-          deleted += ps.executeUpdate();
-        } catch (SQLException held) {
-          if (isConnectionLost(held) || !isTimeout(held)) {
-            throw held;
-          }
-        }
-      }
-    }
-    return deleted;
-  }
-
-  /** An expired row as the purge's read found it: its primary key and the token it held. */
-  private record ExpiredRow(byte[] tenant, byte[] tool, byte[] key, byte[] token) {
-    /** The bytes a statement names it by. */
-    int bytes() {
-      return tenant.length + tool.length + key.length + token.length;
-    }
-
-    /** Binds the key and the token from {@code index}; returns the next index. */
-    int bind(PreparedStatement ps, int index) throws SQLException {
-      ps.setBytes(index, tenant);
-      ps.setBytes(index + 1, tool);
-      ps.setBytes(index + 2, key);
-      ps.setBytes(index + 3, token);
-      return index + 4;
-    }
+    List<MySqlFamilyPurge.ExpiredRow> expired = purge.expired(c, limit);
+    return expired.isEmpty() ? 0 : withoutLockWait(c, () -> purge.delete(c, expired));
   }
 
   @Override
@@ -352,7 +192,7 @@ final class MySqlFamilySql extends SelectThenInsertSql {
 
   @Override
   String purgeSql() {
-    return purgeSql;
+    return purge.rowSql();
   }
 
   /**

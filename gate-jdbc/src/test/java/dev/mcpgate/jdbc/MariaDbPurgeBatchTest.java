@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The MariaDB/MySQL purge deletes the expired rows it read in auto-committed DELETEs (on MariaDB up
- * to {@link MySqlFamilySql#PURGE_ROWS_PER_DELETE} rows each, named by primary key; on MySQL one row
+ * to {@link MySqlFamilyPurge#ROWS_PER_DELETE} rows each, named by primary key; on MySQL one row
  * each), none waiting on a held row: no lock it takes outlives its statement, whatever the purge's
  * thread does between two of them, a statement locks only the rows it names, and a held row costs
  * only its own DELETE. (A batch in one transaction was tried twice: its locks lasted from its first
@@ -88,7 +88,7 @@ class MariaDbPurgeBatchTest {
                 .build()) {
       MariaDbPurgeFixtures.purgeAll(store);
       // the older rows fill the first DELETE
-      for (int i = 0; i < MySqlFamilySql.PURGE_ROWS_PER_DELETE; i++) {
+      for (int i = 0; i < MySqlFamilyPurge.ROWS_PER_DELETE; i++) {
         MariaDbPurgeFixtures.expiring(store, new ClaimId(tenant, "t", "plain-" + i));
       }
       setup.execute(singleCommit, ResultMapper.utf8(), ctx -> "old");
@@ -116,7 +116,7 @@ class MariaDbPurgeBatchTest {
       }
       assertThat(purge.get(20, TimeUnit.SECONDS))
           .as("the purge deleted the first DELETE's rows, not the one taken over since its read")
-          .isEqualTo(MySqlFamilySql.PURGE_ROWS_PER_DELETE);
+          .isEqualTo(MySqlFamilyPurge.ROWS_PER_DELETE);
       assertThat(claimed)
           .as("a claim of an expired key the stopped purge deleted")
           .isInstanceOf(ClaimAttempt.Acquired.class);
@@ -129,14 +129,14 @@ class MariaDbPurgeBatchTest {
   }
 
   /**
-   * On MariaDB the rows go up to {@link MySqlFamilySql#PURGE_ROWS_PER_DELETE} to a DELETE, one
-   * commit for all of them, not one a row; a statement names a power of two rows, so that a
-   * connection prepares few texts (the server counts prepared statements against a global limit).
+   * On MariaDB the rows go up to {@link MySqlFamilyPurge#ROWS_PER_DELETE} to a DELETE, one commit
+   * for all of them, not one a row; a statement names a power of two rows, so that a connection
+   * prepares few texts (the server counts prepared statements against a global limit).
    */
   @Test
   void aDeleteTakesManyRowsAtOnce() throws Exception {
     String tenant = "batch-" + UUID.randomUUID();
-    int rows = 2 * MySqlFamilySql.PURGE_ROWS_PER_DELETE + 7;
+    int rows = 2 * MySqlFamilyPurge.ROWS_PER_DELETE + 7;
     try (HikariDataSource ds = pool("", 2);
         JdbcIdempotencyStore store = store(ds)) {
       MariaDbPurgeFixtures.purgeAll(store);
@@ -190,13 +190,13 @@ class MariaDbPurgeBatchTest {
         tokens.put(id, token);
       }
       Thread.sleep(300);
-      MySqlFamilySql dialect = new MySqlFamilySql(table, false, true);
+      MySqlFamilyPurge statements = new MySqlFamilyPurge(table, MySqlFamilySql.NOW_MS, true);
       try (Connection purge = ds.getConnection();
           Connection probe = ds.getConnection()) {
         purge.setAutoCommit(false);
         int deleted;
         // a and c expired, b live (taken over since a purge's read, say)
-        try (PreparedStatement ps = purge.prepareStatement(dialect.groupPurgeSql(3))) {
+        try (PreparedStatement ps = purge.prepareStatement(statements.groupPurgeSql(3))) {
           int i = 1;
           for (ClaimId id : new ClaimId[] {a, b, c}) {
             i = ClaimRows.bindKey(ps, i, id);

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
  * trigger sleeps) held every row it had deleted or named until it ended, and a statement of long
  * keys outgrew a small {@code max_allowed_packet}. Each case failed there and passed with a DELETE
  * a row; they pass now that MariaDB stops such a statement after {@link
- * MySqlFamilySql#PURGE_STATEMENT_SECONDS} s (its rows then go one at a time) and a statement names
- * at most {@link MySqlFamilySql#PURGE_BYTES_PER_DELETE} bytes.
+ * MySqlFamilyPurge#STATEMENT_SECONDS} s (its rows then go one at a time) and a statement names at
+ * most {@link MySqlFamilyPurge#BYTES_PER_DELETE} bytes.
  */
 class MariaDbPurgeGroupReviewTest {
   private static final String TABLE = "rvg_purge_group";
@@ -128,7 +128,7 @@ class MariaDbPurgeGroupReviewTest {
           IdempotencyGate gateB = IdempotencyGate.builder(store).policy(live).build()) {
         slowOn(ds, "m-slow", 1.5, "z-slow", 4.0);
         try {
-          for (int i = 0; i < MySqlFamilySql.PURGE_ROWS_PER_DELETE - 1; i++) {
+          for (int i = 0; i < MySqlFamilyPurge.ROWS_PER_DELETE - 1; i++) {
             MariaDbPurgeFixtures.expiring(
                 store, new ClaimId(tenant, "refund_order", String.format("f-%02d", i)));
           }
@@ -197,7 +197,7 @@ class MariaDbPurgeGroupReviewTest {
     try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 2, "&maxAllowedPacket=65536");
         JdbcIdempotencyStore store = MariaDbPurgeFixtures.store(ds, TABLE)) {
       MariaDbPurgeFixtures.purgeAll(store);
-      for (int i = 0; i < MySqlFamilySql.PURGE_ROWS_PER_DELETE; i++) {
+      for (int i = 0; i < MySqlFamilyPurge.ROWS_PER_DELETE; i++) {
         store.claim(
             new ClaimRequest(
                 new ClaimId(tenant + cjk.substring(0, 200), cjk, String.format("%04d", i) + cjk),
@@ -215,7 +215,7 @@ class MariaDbPurgeGroupReviewTest {
       }
       assertThat(purged)
           .as("a purge of expired rows with long keys")
-          .isEqualTo(MySqlFamilySql.PURGE_ROWS_PER_DELETE);
+          .isEqualTo(MySqlFamilyPurge.ROWS_PER_DELETE);
     }
   }
 
