@@ -1,5 +1,6 @@
 package dev.mcpgate.jdbc;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -19,6 +20,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -220,6 +222,78 @@ class MariaDbPurgeBatchTest {
     }
   }
 
+  /**
+   * The purge's DELETEs run under READ COMMITTED: one that names a row taken over since the purge's
+   * read (a live lease now, whose renewals must not wait) lets go of it at once. Run here inside a
+   * transaction to look at the locks it keeps; under REPEATABLE READ the row stays locked until the
+   * statement ends.
+   */
+  @Test
+  void aDeleteLetsGoOfANamedRowTakenOverSinceTheRead() throws Exception {
+    String table = "mcpgate_purge_points";
+    String tenant = "points-" + UUID.randomUUID();
+    try (HikariDataSource ds = pool("", 3);
+        JdbcIdempotencyStore store = MariaDbPurgeFixtures.store(ds, table)) {
+      MariaDbPurgeFixtures.purgeAll(store);
+      ClaimId a = new ClaimId(tenant, "t", "a");
+      ClaimId b = new ClaimId(tenant, "t", "b");
+      ClaimId c = new ClaimId(tenant, "t", "c");
+      for (ClaimId id : new ClaimId[] {a, b, c}) {
+        MariaDbPurgeFixtures.expiring(store, id);
+      }
+      Thread.sleep(300);
+      MySqlFamilyPurge statements = new MySqlFamilyPurge(table, MySqlFamilySql.NOW_MS, true);
+      try (Connection purge = ds.getConnection();
+          Connection probe = ds.getConnection()) {
+        List<MySqlFamilyPurge.ExpiredRow> read =
+            statements.expired(purge, 500).stream()
+                .filter(row -> new String(row.tenant(), UTF_8).equals(tenant))
+                .toList();
+        assertThat(read).hasSize(3);
+        store.claim(fresh(b)); // b taken over: a new token, a live lease
+        // the transaction begins with the purge's first DELETE, under the isolation it sets
+        purge.setAutoCommit(false);
+        try {
+          assertThat(statements.delete(purge, read)).as("the rows still expired").isEqualTo(2);
+          SqlDialect.run(probe, "SET SESSION innodb_lock_wait_timeout = 0");
+          assertThat(lockable(probe, table, b)).as("the row taken over, named").isTrue();
+        } finally {
+          purge.rollback();
+          purge.setAutoCommit(true);
+        }
+      }
+    }
+  }
+
+  /**
+   * A server whose binary log logs statements refuses a write under READ COMMITTED (error 1665):
+   * there the purge deletes a row a statement, under the session's isolation.
+   */
+  @Test
+  void aServerLoggingStatementsIsPurgedARowAStatement() throws Exception {
+    String tenant = "batch-" + UUID.randomUUID();
+    try (HikariDataSource ds = pool("", 1);
+        JdbcIdempotencyStore store = store(ds)) {
+      MariaDbPurgeFixtures.purgeAll(store);
+      for (int i = 0; i < 5; i++) {
+        MariaDbPurgeFixtures.expiring(store, new ClaimId(tenant, "t", "k-" + i));
+      }
+      Thread.sleep(300);
+      try (Connection c = ds.getConnection()) {
+        SqlDialect.run(c, "SET SESSION binlog_format = 'STATEMENT'"); // the pool's one connection
+      }
+      WatchedDeletes watched = new WatchedDeletes(ds, false);
+      try (JdbcIdempotencyStore purging = store(watched.dataSource())) {
+        assertThat(purging.purgeExpired(500)).isEqualTo(5);
+      } finally {
+        try (Connection c = ds.getConnection()) {
+          SqlDialect.run(c, "SET SESSION binlog_format = DEFAULT");
+        }
+      }
+      assertThat(watched.deletes.get()).as("DELETE statements for 5 rows").isEqualTo(5);
+    }
+  }
+
   private static boolean lockable(Connection c, String table, ClaimId id) throws Exception {
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -373,6 +447,9 @@ class MariaDbPurgeBatchTest {
       assertThat(SqlDialect.queryOne(c, "SELECT @@SESSION.innodb_lock_wait_timeout"))
           .as("the session's lock wait, as the pool's URL set it")
           .isEqualTo("3");
+      assertThat(SqlDialect.queryOne(c, "SELECT @@SESSION.tx_isolation"))
+          .as("the session's isolation, as the server set it")
+          .isEqualTo("REPEATABLE-READ");
     }
   }
 

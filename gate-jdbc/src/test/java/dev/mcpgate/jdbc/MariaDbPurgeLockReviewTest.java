@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * The MariaDB/MySQL purge holds no lock but those of the expired rows it deleted, and waits on no
  * row; these cases fail for a purge whose batch is one transaction under REPEATABLE READ that waits
  * on held rows (tried, and taken back; the purge now deletes in auto-committed statements with no
- * lock wait, on MariaDB up to 64 rows a statement stopped after 0.25 s, {@code
+ * lock wait, on MariaDB up to 64 rows a statement under READ COMMITTED, stopped after 50 ms, {@code
  * MariaDbPurgeBatchTest}). Under REPEATABLE READ every primary-key DELETE of the batch keeps its
  * lock until the batch commits: the lock of a row it deleted, of a row it found but did not delete
  * (taken over or renewed since the purge's read: a live lease), and the gap of a row it did not
