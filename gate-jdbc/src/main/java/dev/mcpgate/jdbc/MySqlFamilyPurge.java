@@ -4,10 +4,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The purge of a MariaDB or MySQL claims table, which locks no live row it does not name and waits
@@ -46,10 +44,6 @@ final class MySqlFamilyPurge {
    * time.
    */
   static final String STATEMENT_SECONDS = "0.05";
-
-  /** The isolation levels MariaDB names, the only values put back into {@code tx_isolation}. */
-  private static final Set<String> ISOLATION_LEVELS =
-      Set.of("READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE");
 
   private final String table;
   private final String nowMs;
@@ -109,33 +103,25 @@ final class MySqlFamilyPurge {
     if (!mariadb) {
       return deleteEach(c, expired);
     }
-    String isolation;
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT @@SESSION.tx_isolation, @@SESSION.binlog_format")) {
-      rs.next();
-      isolation = rs.getString(1);
-      if ("STATEMENT".equalsIgnoreCase(rs.getString(2))) {
-        // InnoDB refuses a write under READ COMMITTED that the binary log would log as a statement
-        return deleteEach(c, expired);
-      }
+    if ("STATEMENT".equalsIgnoreCase(SqlDialect.queryOne(c, "SELECT @@SESSION.binlog_format"))) {
+      // InnoDB refuses a write under READ COMMITTED that the binary log would log as a statement
+      return deleteEach(c, expired);
     }
-    if (!ISOLATION_LEVELS.contains(isolation)) {
-      throw new SQLException(
-          "unknown tx_isolation " + isolation + ": the purge could not restore it");
-    }
-    SqlDialect.run(c, "SET SESSION tx_isolation = 'READ-COMMITTED'");
+    // through JDBC, so that a pool that tracks the setting puts it back even if this cannot
+    int isolation = c.getTransactionIsolation();
+    c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
     int deleted;
     try {
       deleted = deleteInGroups(c, expired);
     } catch (SQLException e) {
       try {
-        SqlDialect.run(c, "SET SESSION tx_isolation = '" + isolation + "'");
+        c.setTransactionIsolation(isolation);
       } catch (SQLException restoring) {
         e.addSuppressed(restoring);
       }
       throw e;
     }
-    SqlDialect.run(c, "SET SESSION tx_isolation = '" + isolation + "'");
+    c.setTransactionIsolation(isolation);
     return deleted;
   }
 

@@ -266,6 +266,28 @@ class MariaDbPurgeBatchTest {
   }
 
   /**
+   * The purge puts back the session's isolation it set, on a connection of no pool (a pool that
+   * tracks what JDBC changed, as HikariCP does, would put it back itself).
+   */
+  @Test
+  void thePurgePutsTheIsolationBackOnAConnectionOfNoPool() throws Exception {
+    String tenant = "batch-" + UUID.randomUUID();
+    try (HikariDataSource ds = pool("", 1);
+        JdbcIdempotencyStore store = store(ds)) {
+      MariaDbPurgeFixtures.purgeAll(store);
+      MariaDbPurgeFixtures.expiring(store, new ClaimId(tenant, "t", "k"));
+      Thread.sleep(300);
+    }
+    TestDatabases.Target db = TestDatabases.mariadb();
+    MySqlFamilyPurge statements = new MySqlFamilyPurge(TABLE, MySqlFamilySql.NOW_MS, true);
+    try (Connection c = java.sql.DriverManager.getConnection(db.url(), db.user(), db.password())) {
+      assertThat(statements.delete(c, statements.expired(c, 500))).isPositive();
+      assertThat(SqlDialect.queryOne(c, "SELECT @@SESSION.tx_isolation"))
+          .isEqualTo("REPEATABLE-READ");
+    }
+  }
+
+  /**
    * A server whose binary log logs statements refuses a write under READ COMMITTED (error 1665):
    * there the purge deletes a row a statement, under the session's isolation.
    */
