@@ -107,22 +107,34 @@ final class MySqlFamilyPurge {
       // InnoDB refuses a write under READ COMMITTED that the binary log would log as a statement
       return deleteEach(c, expired);
     }
-    // through JDBC, so that a pool that tracks the setting puts it back even if this cannot
-    int isolation = c.getTransactionIsolation();
-    c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+    // set by SQL, not through JDBC: a pool that sees a JDBC change puts its own default back on
+    // return (the driver's pool: REPEATABLE READ), not what the session had
+    String isolation = isolationLevel(c.getTransactionIsolation());
+    SqlDialect.run(c, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
     int deleted;
     try {
       deleted = deleteInGroups(c, expired);
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException | Error e) {
       try {
-        c.setTransactionIsolation(isolation);
+        SqlDialect.run(c, "SET SESSION TRANSACTION ISOLATION LEVEL " + isolation);
       } catch (SQLException restoring) {
         e.addSuppressed(restoring);
       }
       throw e;
     }
-    c.setTransactionIsolation(isolation);
+    SqlDialect.run(c, "SET SESSION TRANSACTION ISOLATION LEVEL " + isolation);
     return deleted;
+  }
+
+  /** The SQL name of a JDBC isolation level. */
+  private static String isolationLevel(int jdbc) throws SQLException {
+    return switch (jdbc) {
+      case Connection.TRANSACTION_READ_UNCOMMITTED -> "READ UNCOMMITTED";
+      case Connection.TRANSACTION_READ_COMMITTED -> "READ COMMITTED";
+      case Connection.TRANSACTION_REPEATABLE_READ -> "REPEATABLE READ";
+      case Connection.TRANSACTION_SERIALIZABLE -> "SERIALIZABLE";
+      default -> throw new SQLException("unknown transaction isolation " + jdbc);
+    };
   }
 
   /** The DELETE of one expired row by its primary key and token. */

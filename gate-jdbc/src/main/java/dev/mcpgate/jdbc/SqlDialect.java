@@ -188,7 +188,7 @@ abstract class SqlDialect extends LeaseSql {
     T attempt;
     try {
       attempt = work.run();
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException | Error e) {
       if (restoresLockWaitAfterFailure()) {
         try {
           restoreLockWait(c, previous);
