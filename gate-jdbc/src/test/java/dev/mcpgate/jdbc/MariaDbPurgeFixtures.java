@@ -73,4 +73,41 @@ final class MariaDbPurgeFixtures {
     }
     return holder;
   }
+
+  /**
+   * A trigger on {@code table} that sleeps on the DELETE of rows whose key is one of the pairs'
+   * (key, seconds): a stand-in for a row whose DELETE is slow (a large before-image to log, a
+   * starved server thread).
+   */
+  static void slowOn(DataSource ds, String table, Object... keysAndSeconds) throws Exception {
+    StringBuilder body = new StringBuilder();
+    for (int i = 0; i < keysAndSeconds.length; i += 2) {
+      body.append(i == 0 ? "IF " : " ELSEIF ")
+          .append("OLD.idem_key = '")
+          .append(keysAndSeconds[i])
+          .append("' THEN DO SLEEP(")
+          .append(keysAndSeconds[i + 1])
+          .append(");");
+    }
+    body.append(" END IF;");
+    try (Connection c = ds.getConnection()) {
+      SqlDialect.run(c, "DROP TRIGGER IF EXISTS " + table + "_slow");
+      SqlDialect.run(
+          c,
+          "CREATE TRIGGER "
+              + table
+              + "_slow BEFORE DELETE ON "
+              + table
+              + " FOR EACH ROW BEGIN "
+              + body
+              + " END");
+    }
+  }
+
+  /** Drops the trigger {@link #slowOn} made. */
+  static void dropSlow(DataSource ds, String table) throws Exception {
+    try (Connection c = ds.getConnection()) {
+      SqlDialect.run(c, "DROP TRIGGER IF EXISTS " + table + "_slow");
+    }
+  }
 }

@@ -31,7 +31,6 @@ import org.junit.jupiter.api.Test;
  */
 class MariaDbPurgeGroup2ReviewTest {
   private static final String TABLE = "rvg2_purge_group";
-  private static final String SLOW_TRIGGER = "rvg2_purge_group_slow";
 
   /**
    * Passes (a guard, not a finding): the first review's zero-wait case with the driver's
@@ -61,7 +60,7 @@ class MariaDbPurgeGroup2ReviewTest {
               .build();
       try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
           IdempotencyGate gate = IdempotencyGate.builder(store).policy(zeroWait).build()) {
-        slowOn(ds, "z-slow", 1.5);
+        MariaDbPurgeFixtures.slowOn(ds, TABLE, "z-slow", 1.5);
         try {
           for (ToolCall call : new ToolCall[] {a, slow}) {
             setup.execute(call, ResultMapper.utf8(), ctx -> "old");
@@ -76,7 +75,7 @@ class MariaDbPurgeGroup2ReviewTest {
           purge.get(30, TimeUnit.SECONDS);
           assertThat(result).isInstanceOf(GateResult.Executed.class);
         } finally {
-          dropSlow(ds);
+          MariaDbPurgeFixtures.dropSlow(ds, TABLE);
         }
       }
     } finally {
@@ -109,7 +108,7 @@ class MariaDbPurgeGroup2ReviewTest {
         MariaDbPurgeFixtures.expiring(store, new ClaimId(tenant, "refund_order", key));
       }
       Thread.sleep(300);
-      slowOn(ds, "m-slow", 0.15);
+      MariaDbPurgeFixtures.slowOn(ds, TABLE, "m-slow", 0.15);
       try (Connection t = MariaDbPurgeFixtures.hold(ds, TABLE, z)) {
         Future<Integer> purge = threads.submit(() -> store.purgeExpired(500));
         Thread.sleep(25); // the purge's statement deleted "a" and sleeps on "m-slow"
@@ -131,7 +130,7 @@ class MariaDbPurgeGroup2ReviewTest {
             .as("T's request for a row the purge's statement holds (purged %s)", purged)
             .isEqualTo("locked");
       } finally {
-        dropSlow(ds);
+        MariaDbPurgeFixtures.dropSlow(ds, TABLE);
       }
     } finally {
       threads.shutdownNow();
@@ -174,7 +173,7 @@ class MariaDbPurgeGroup2ReviewTest {
           IdempotencyGate gateB = IdempotencyGate.builder(store).policy(short100).build()) {
         // group 1 (m-slow among them): stopped, then a row at a time, m-slow sleeping 1 s; group
         // 2: x and z-slow
-        slowOn(ds, "m-slow", 1.0, "z-slow", 1.0);
+        MariaDbPurgeFixtures.slowOn(ds, TABLE, "m-slow", 1.0, "z-slow", 1.0);
         try {
           for (int i = 0; i < MySqlFamilyPurge.ROWS_PER_DELETE - 1; i++) {
             MariaDbPurgeFixtures.expiring(
@@ -229,7 +228,7 @@ class MariaDbPurgeGroup2ReviewTest {
                   a, new java.util.LinkedHashSet<>(bTold))
               .isEqualTo(1);
         } finally {
-          dropSlow(ds);
+          MariaDbPurgeFixtures.dropSlow(ds, TABLE);
         }
       }
     } finally {
@@ -267,7 +266,7 @@ class MariaDbPurgeGroup2ReviewTest {
               .build();
       try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
           IdempotencyGate gate = IdempotencyGate.builder(store).policy(zeroWait).build()) {
-        slowOn(ds, "z-slow", 1.0);
+        MariaDbPurgeFixtures.slowOn(ds, TABLE, "z-slow", 1.0);
         try {
           for (ToolCall call : new ToolCall[] {a, slow}) {
             setup.execute(call, ResultMapper.utf8(), ctx -> "old");
@@ -284,42 +283,11 @@ class MariaDbPurgeGroup2ReviewTest {
               .as("a single-commit call of an expired key the purge already deleted")
               .isInstanceOf(GateResult.Executed.class);
         } finally {
-          dropSlow(ds);
+          MariaDbPurgeFixtures.dropSlow(ds, TABLE);
         }
       }
     } finally {
       threads.shutdownNow();
-    }
-  }
-
-  private static void slowOn(HikariDataSource ds, Object... keysAndSeconds) throws Exception {
-    StringBuilder body = new StringBuilder();
-    for (int i = 0; i < keysAndSeconds.length; i += 2) {
-      body.append(i == 0 ? "IF " : " ELSEIF ")
-          .append("OLD.idem_key = '")
-          .append(keysAndSeconds[i])
-          .append("' THEN DO SLEEP(")
-          .append(keysAndSeconds[i + 1])
-          .append(");");
-    }
-    body.append(" END IF;");
-    try (Connection c = ds.getConnection()) {
-      SqlDialect.run(c, "DROP TRIGGER IF EXISTS " + SLOW_TRIGGER);
-      SqlDialect.run(
-          c,
-          "CREATE TRIGGER "
-              + SLOW_TRIGGER
-              + " BEFORE DELETE ON "
-              + TABLE
-              + " FOR EACH ROW BEGIN "
-              + body
-              + " END");
-    }
-  }
-
-  private static void dropSlow(HikariDataSource ds) throws Exception {
-    try (Connection c = ds.getConnection()) {
-      SqlDialect.run(c, "DROP TRIGGER IF EXISTS " + SLOW_TRIGGER);
     }
   }
 }

@@ -11,7 +11,6 @@ import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimRequest;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -32,7 +31,6 @@ import org.junit.jupiter.api.Test;
  */
 class MariaDbPurgeGroupReviewTest {
   private static final String TABLE = "rvg_purge_group";
-  private static final String SLOW_TRIGGER = "rvg_purge_group_slow";
 
   /**
    * A statement of the purge that is slow on one of its rows (here a trigger sleeps 1.5 s on the
@@ -66,7 +64,7 @@ class MariaDbPurgeGroupReviewTest {
               .build();
       try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
           IdempotencyGate gate = IdempotencyGate.builder(store).policy(zeroWait).build()) {
-        slowOn(ds, "z-slow", 1.5);
+        MariaDbPurgeFixtures.slowOn(ds, TABLE, "z-slow", 1.5);
         try {
           for (ToolCall call : new ToolCall[] {a, slow}) {
             setup.execute(call, ResultMapper.utf8(), ctx -> "old");
@@ -83,7 +81,7 @@ class MariaDbPurgeGroupReviewTest {
               .as("a single-commit call of an expired key the purge already deleted")
               .isInstanceOf(GateResult.Executed.class);
         } finally {
-          dropSlow(ds);
+          MariaDbPurgeFixtures.dropSlow(ds, TABLE);
         }
       }
     } finally {
@@ -126,7 +124,7 @@ class MariaDbPurgeGroupReviewTest {
       try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
           IdempotencyGate gateA = IdempotencyGate.builder(store).policy(live).build();
           IdempotencyGate gateB = IdempotencyGate.builder(store).policy(live).build()) {
-        slowOn(ds, "m-slow", 1.5, "z-slow", 4.0);
+        MariaDbPurgeFixtures.slowOn(ds, TABLE, "m-slow", 1.5, "z-slow", 4.0);
         try {
           for (int i = 0; i < MySqlFamilyPurge.ROWS_PER_DELETE - 1; i++) {
             MariaDbPurgeFixtures.expiring(
@@ -174,7 +172,7 @@ class MariaDbPurgeGroupReviewTest {
               .as("effects of one intent; A told %s, B told %s", a, resultB)
               .isEqualTo(1);
         } finally {
-          dropSlow(ds);
+          MariaDbPurgeFixtures.dropSlow(ds, TABLE);
         }
       }
     } finally {
@@ -216,38 +214,6 @@ class MariaDbPurgeGroupReviewTest {
       assertThat(purged)
           .as("a purge of expired rows with long keys")
           .isEqualTo(MySqlFamilyPurge.ROWS_PER_DELETE);
-    }
-  }
-
-  /** A trigger that sleeps on the DELETE of rows whose key is one of the pairs' (key, seconds). */
-  private static void slowOn(HikariDataSource ds, Object... keysAndSeconds) throws Exception {
-    StringBuilder body = new StringBuilder();
-    for (int i = 0; i < keysAndSeconds.length; i += 2) {
-      body.append(i == 0 ? "IF " : " ELSEIF ")
-          .append("OLD.idem_key = '")
-          .append(keysAndSeconds[i])
-          .append("' THEN DO SLEEP(")
-          .append(keysAndSeconds[i + 1])
-          .append(");");
-    }
-    body.append(" END IF;");
-    try (Connection c = ds.getConnection()) {
-      SqlDialect.run(c, "DROP TRIGGER IF EXISTS " + SLOW_TRIGGER);
-      SqlDialect.run(
-          c,
-          "CREATE TRIGGER "
-              + SLOW_TRIGGER
-              + " BEFORE DELETE ON "
-              + TABLE
-              + " FOR EACH ROW BEGIN "
-              + body
-              + " END");
-    }
-  }
-
-  private static void dropSlow(HikariDataSource ds) throws Exception {
-    try (Connection c = ds.getConnection()) {
-      SqlDialect.run(c, "DROP TRIGGER IF EXISTS " + SLOW_TRIGGER);
     }
   }
 }
