@@ -21,8 +21,6 @@ import java.util.List;
  * ({@code MariaDbPurgeBatchTest}).
  */
 final class MySqlFamilyPurge {
-  private static final int ER_LOCK_DEADLOCK = 1213;
-
   /**
    * The most rows a MariaDB purge deletes in one statement. Measured here (10,000 rows,
    * auto-commit, the server's defaults): a statement of 50 rows took 1.3 ms and one of 100 2.3 ms,
@@ -111,19 +109,10 @@ final class MySqlFamilyPurge {
     // return (the driver's pool: REPEATABLE READ), not what the session had
     String isolation = isolationLevel(c.getTransactionIsolation());
     SqlDialect.run(c, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
-    int deleted;
-    try {
-      deleted = deleteInGroups(c, expired);
-    } catch (SQLException | RuntimeException | Error e) {
-      try {
-        SqlDialect.run(c, "SET SESSION TRANSACTION ISOLATION LEVEL " + isolation);
-      } catch (SQLException restoring) {
-        e.addSuppressed(restoring);
-      }
-      throw e;
-    }
-    SqlDialect.run(c, "SET SESSION TRANSACTION ISOLATION LEVEL " + isolation);
-    return deleted;
+    return SqlDialect.thenPutBack(
+        () -> deleteInGroups(c, expired),
+        () -> SqlDialect.run(c, "SET SESSION TRANSACTION ISOLATION LEVEL " + isolation),
+        true);
   }
 
   /** The SQL name of a JDBC isolation level. */
@@ -150,11 +139,15 @@ final class MySqlFamilyPurge {
    * named row that no longer matches (taken over or renewed since the read: a live lease, whose
    * renewals must not wait) as soon as it has looked at it; it holds the rows it deleted until it
    * ends, which MariaDB makes within {@value #STATEMENT_SECONDS} s. A held row fails the statement
-   * at once (no lock wait), and a statement stopped or failed is undone whole; its rows then go one
-   * at a time. Groups count a power of two rows, so that a connection prepares at most seven texts,
-   * and name at most {@value #BYTES_PER_DELETE} bytes. Not on MySQL: it can neither stop a DELETE
-   * after a time nor wait less than 1 s for a lock, during which the statement would hold the rows
-   * it had deleted. Not when the binary log logs statements (READ COMMITTED refused).
+   * at once (no lock wait), and a statement stopped (1969) or failed on a lock (1205) is undone
+   * whole; its rows then go one at a time. It is never in a deadlock: it never waits, so it closes
+   * no cycle (another transaction that waits on one of its rows gets it once the statement ends or
+   * is undone; a statement that asks for a row that transaction holds fails at once with 1205:
+   * {@code MariaDbPurgeGroup2ReviewTest}). Groups count a power of two rows, so that a connection
+   * prepares at most seven texts, and name at most {@value #BYTES_PER_DELETE} bytes. Not on MySQL:
+   * it can neither stop a DELETE after a time nor wait less than 1 s for a lock, during which the
+   * statement would hold the rows it had deleted. Not when the binary log logs statements (READ
+   * COMMITTED refused).
    */
   private int deleteInGroups(Connection c, List<ExpiredRow> expired) throws SQLException {
     int deleted = 0;
@@ -169,10 +162,10 @@ final class MySqlFamilyPurge {
         }
         deleted += ps.executeUpdate();
       } catch (SQLException held) {
-        if (MySqlFamilySql.isConnectionLost(held)
-            || !(SqlDialect.isTimeout(held) || held.getErrorCode() == ER_LOCK_DEADLOCK)) {
+        if (!SqlDialect.isTimeout(held)) {
           throw held;
         }
+        // a lost connection fails the first of these, which deleteEach throws on
         deleted += deleteEach(c, group);
       }
     }

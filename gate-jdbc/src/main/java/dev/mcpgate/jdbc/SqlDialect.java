@@ -177,29 +177,44 @@ abstract class SqlDialect extends LeaseSql {
     return withoutLockWait(c, () -> claim(c, r, true, 1, false));
   }
 
-  /** What runs while the lock wait is set to nothing. */
-  interface NoWaitWork<T> {
+  /** Work on a connection that may fail with the database's exception. */
+  interface SqlWork<T> {
     T run() throws SQLException;
   }
 
+  /** A statement that puts back a session setting. */
+  interface SqlRestore {
+    void run() throws SQLException;
+  }
+
   /** Runs {@code work} with the connection's lock wait set to nothing, then puts it back. */
-  final <T> T withoutLockWait(Connection c, NoWaitWork<T> work) throws SQLException {
+  final <T> T withoutLockWait(Connection c, SqlWork<T> work) throws SQLException {
     String previous = noLockWait(c);
-    T attempt;
+    return thenPutBack(work, () -> restoreLockWait(c, previous), restoresLockWaitAfterFailure());
+  }
+
+  /**
+   * Runs {@code work}, then {@code restore}; after a failure of any kind too when {@code
+   * afterFailure}, whose own failure is then added to the work's as suppressed, never thrown in its
+   * place.
+   */
+  static <T> T thenPutBack(SqlWork<T> work, SqlRestore restore, boolean afterFailure)
+      throws SQLException {
+    T done;
     try {
-      attempt = work.run();
+      done = work.run();
     } catch (SQLException | RuntimeException | Error e) {
-      if (restoresLockWaitAfterFailure()) {
+      if (afterFailure) {
         try {
-          restoreLockWait(c, previous);
+          restore.run();
         } catch (SQLException restoring) {
           e.addSuppressed(restoring);
         }
       }
       throw e;
     }
-    restoreLockWait(c, previous);
-    return attempt;
+    restore.run();
+    return done;
   }
 
   /**
