@@ -3,7 +3,11 @@ package dev.mcpgate.jdbc;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,6 +39,30 @@ final class MariaDbPurgeFixtures {
     }
     config.setMaximumPoolSize(size);
     return new HikariDataSource(config);
+  }
+
+  /** Claims that expire 100 ms after they are made, for the purge to find. */
+  static final GatePolicy SHORT_LIVED =
+      GatePolicy.builder().lease(Duration.ofMillis(100)).retention(Duration.ofMillis(100)).build();
+
+  /** Leases of {@code lease}, results kept an hour, and a key in flight refused at once. */
+  static GatePolicy zeroWait(Duration lease) {
+    return GatePolicy.builder()
+        .lease(lease)
+        .retention(Duration.ofHours(1))
+        .inFlightWait(Duration.ZERO)
+        .build();
+  }
+
+  /**
+   * Runs each call once through {@code gate} (its result "old"), a few milliseconds apart: distinct
+   * created_at_ms, so the purge reads them in this order.
+   */
+  static void runEach(IdempotencyGate gate, ToolCall... calls) throws Exception {
+    for (ToolCall call : calls) {
+      gate.execute(call, ResultMapper.utf8(), ctx -> "old");
+      Thread.sleep(3);
+    }
   }
 
   static JdbcIdempotencyStore store(DataSource ds, String table) {

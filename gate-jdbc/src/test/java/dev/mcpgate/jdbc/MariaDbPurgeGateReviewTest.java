@@ -48,24 +48,12 @@ class MariaDbPurgeGateReviewTest {
     try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 8, "");
         JdbcIdempotencyStore store =
             JdbcIdempotencyStore.builder(ds).tableName(TABLE).createSchemaIfMissing(true).build()) {
-      GatePolicy shortLived =
-          GatePolicy.builder()
-              .lease(Duration.ofMillis(100))
-              .retention(Duration.ofMillis(100))
-              .build();
-      GatePolicy live =
-          GatePolicy.builder()
-              .lease(Duration.ofSeconds(2))
-              .retention(Duration.ofHours(1))
-              .inFlightWait(Duration.ZERO)
-              .build();
-      try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
+      GatePolicy live = MariaDbPurgeFixtures.zeroWait(Duration.ofSeconds(2));
+      try (IdempotencyGate setup =
+              IdempotencyGate.builder(store).policy(MariaDbPurgeFixtures.SHORT_LIVED).build();
           IdempotencyGate gateA = IdempotencyGate.builder(store).policy(live).build();
           IdempotencyGate gateB = IdempotencyGate.builder(store).policy(live).build()) {
-        for (ToolCall call : new ToolCall[] {l1, x, l2}) {
-          setup.execute(call, ResultMapper.utf8(), ctx -> "old");
-          Thread.sleep(3);
-        }
+        MariaDbPurgeFixtures.runEach(setup, l1, x, l2);
         Thread.sleep(300); // all three expired
         Connection holder1 = hold(ds, l1);
         Connection holder2 = hold(ds, l2);
@@ -147,23 +135,11 @@ class MariaDbPurgeGateReviewTest {
     try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 8, "");
         JdbcIdempotencyStore store =
             JdbcIdempotencyStore.builder(ds).tableName(TABLE).createSchemaIfMissing(true).build()) {
-      GatePolicy shortLived =
-          GatePolicy.builder()
-              .lease(Duration.ofMillis(100))
-              .retention(Duration.ofMillis(100))
-              .build();
-      GatePolicy live =
-          GatePolicy.builder()
-              .lease(Duration.ofSeconds(10))
-              .retention(Duration.ofHours(1))
-              .inFlightWait(Duration.ZERO)
-              .build();
-      try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
+      GatePolicy live = MariaDbPurgeFixtures.zeroWait(Duration.ofSeconds(10));
+      try (IdempotencyGate setup =
+              IdempotencyGate.builder(store).policy(MariaDbPurgeFixtures.SHORT_LIVED).build();
           IdempotencyGate gate = IdempotencyGate.builder(store).policy(live).build()) {
-        for (ToolCall call : new ToolCall[] {l1, x, l2}) {
-          setup.execute(call, ResultMapper.utf8(), ctx -> "old");
-          Thread.sleep(3);
-        }
+        MariaDbPurgeFixtures.runEach(setup, l1, x, l2);
         Thread.sleep(300);
         Connection holder1 = hold(ds, l1);
         Connection holder2 = hold(ds, l2);

@@ -47,25 +47,13 @@ class MariaDbPurgeGroup2ReviewTest {
     try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 6, "&useServerPrepStmts=true");
         JdbcIdempotencyStore store = MariaDbPurgeFixtures.store(ds, TABLE)) {
       MariaDbPurgeFixtures.purgeAll(store);
-      GatePolicy shortLived =
-          GatePolicy.builder()
-              .lease(Duration.ofMillis(100))
-              .retention(Duration.ofMillis(100))
-              .build();
-      GatePolicy zeroWait =
-          GatePolicy.builder()
-              .lease(Duration.ofSeconds(10))
-              .retention(Duration.ofHours(1))
-              .inFlightWait(Duration.ZERO)
-              .build();
-      try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
+      GatePolicy zeroWait = MariaDbPurgeFixtures.zeroWait(Duration.ofSeconds(10));
+      try (IdempotencyGate setup =
+              IdempotencyGate.builder(store).policy(MariaDbPurgeFixtures.SHORT_LIVED).build();
           IdempotencyGate gate = IdempotencyGate.builder(store).policy(zeroWait).build()) {
         MariaDbPurgeFixtures.slowOn(ds, TABLE, "z-slow", 1.5);
         try {
-          for (ToolCall call : new ToolCall[] {a, slow}) {
-            setup.execute(call, ResultMapper.utf8(), ctx -> "old");
-            Thread.sleep(3);
-          }
+          MariaDbPurgeFixtures.runEach(setup, a, slow);
           Thread.sleep(300);
           Future<Integer> purge = threads.submit(() -> store.purgeExpired(500));
           Thread.sleep(500);
@@ -156,19 +144,10 @@ class MariaDbPurgeGroup2ReviewTest {
     try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 8, "");
         JdbcIdempotencyStore store = MariaDbPurgeFixtures.store(ds, TABLE)) {
       MariaDbPurgeFixtures.purgeAll(store);
-      GatePolicy shortLived =
-          GatePolicy.builder()
-              .lease(Duration.ofMillis(100))
-              .retention(Duration.ofMillis(100))
-              .build();
-      GatePolicy short100 =
-          GatePolicy.builder()
-              .lease(Duration.ofMillis(100))
-              .retention(Duration.ofHours(1))
-              .inFlightWait(Duration.ZERO)
-              .build();
+      GatePolicy short100 = MariaDbPurgeFixtures.zeroWait(Duration.ofMillis(100));
       ToolCall x = ToolCall.of(tenant, "refund_order", "x", args);
-      try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
+      try (IdempotencyGate setup =
+              IdempotencyGate.builder(store).policy(MariaDbPurgeFixtures.SHORT_LIVED).build();
           IdempotencyGate gateA = IdempotencyGate.builder(store).policy(short100).build();
           IdempotencyGate gateB = IdempotencyGate.builder(store).policy(short100).build()) {
         // group 1 (m-slow among them): stopped, then a row at a time, m-slow sleeping 1 s; group
@@ -253,25 +232,13 @@ class MariaDbPurgeGroup2ReviewTest {
     try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 6, "");
         JdbcIdempotencyStore store = MariaDbPurgeFixtures.store(ds, TABLE)) {
       MariaDbPurgeFixtures.purgeAll(store);
-      GatePolicy shortLived =
-          GatePolicy.builder()
-              .lease(Duration.ofMillis(100))
-              .retention(Duration.ofMillis(100))
-              .build();
-      GatePolicy zeroWait =
-          GatePolicy.builder()
-              .lease(Duration.ofSeconds(10))
-              .retention(Duration.ofHours(1))
-              .inFlightWait(Duration.ZERO)
-              .build();
-      try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
+      GatePolicy zeroWait = MariaDbPurgeFixtures.zeroWait(Duration.ofSeconds(10));
+      try (IdempotencyGate setup =
+              IdempotencyGate.builder(store).policy(MariaDbPurgeFixtures.SHORT_LIVED).build();
           IdempotencyGate gate = IdempotencyGate.builder(store).policy(zeroWait).build()) {
         MariaDbPurgeFixtures.slowOn(ds, TABLE, "z-slow", 1.0);
         try {
-          for (ToolCall call : new ToolCall[] {a, slow}) {
-            setup.execute(call, ResultMapper.utf8(), ctx -> "old");
-            Thread.sleep(3);
-          }
+          MariaDbPurgeFixtures.runEach(setup, a, slow);
           Thread.sleep(300);
           Future<Integer> purge = threads.submit(() -> store.purgeExpired(500));
           Thread.sleep(250); // the statement deleted "a", slept on "z-slow" and was stopped

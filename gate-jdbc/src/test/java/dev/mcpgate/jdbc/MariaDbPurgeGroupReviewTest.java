@@ -51,25 +51,13 @@ class MariaDbPurgeGroupReviewTest {
     try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 6, "");
         JdbcIdempotencyStore store = MariaDbPurgeFixtures.store(ds, TABLE)) {
       MariaDbPurgeFixtures.purgeAll(store);
-      GatePolicy shortLived =
-          GatePolicy.builder()
-              .lease(Duration.ofMillis(100))
-              .retention(Duration.ofMillis(100))
-              .build();
-      GatePolicy zeroWait =
-          GatePolicy.builder()
-              .lease(Duration.ofSeconds(10))
-              .retention(Duration.ofHours(1))
-              .inFlightWait(Duration.ZERO)
-              .build();
-      try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
+      GatePolicy zeroWait = MariaDbPurgeFixtures.zeroWait(Duration.ofSeconds(10));
+      try (IdempotencyGate setup =
+              IdempotencyGate.builder(store).policy(MariaDbPurgeFixtures.SHORT_LIVED).build();
           IdempotencyGate gate = IdempotencyGate.builder(store).policy(zeroWait).build()) {
         MariaDbPurgeFixtures.slowOn(ds, TABLE, "z-slow", 1.5);
         try {
-          for (ToolCall call : new ToolCall[] {a, slow}) {
-            setup.execute(call, ResultMapper.utf8(), ctx -> "old");
-            Thread.sleep(3);
-          }
+          MariaDbPurgeFixtures.runEach(setup, a, slow);
           Thread.sleep(300); // both expired
           Future<Integer> purge = threads.submit(() -> store.purgeExpired(500));
           Thread.sleep(500); // the purge deleted "a" and is on "z-slow"
@@ -108,20 +96,11 @@ class MariaDbPurgeGroupReviewTest {
     try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 8, "");
         JdbcIdempotencyStore store = MariaDbPurgeFixtures.store(ds, TABLE)) {
       MariaDbPurgeFixtures.purgeAll(store);
-      GatePolicy shortLived =
-          GatePolicy.builder()
-              .lease(Duration.ofMillis(100))
-              .retention(Duration.ofMillis(100))
-              .build();
-      GatePolicy live =
-          GatePolicy.builder()
-              .lease(Duration.ofSeconds(2))
-              .retention(Duration.ofHours(1))
-              .inFlightWait(Duration.ZERO)
-              .build();
+      GatePolicy live = MariaDbPurgeFixtures.zeroWait(Duration.ofSeconds(2));
       // group 1 (the oldest): f-00.. and m-slow; group 2: x and z-slow
       ToolCall x = ToolCall.of(tenant, "refund_order", "x", args);
-      try (IdempotencyGate setup = IdempotencyGate.builder(store).policy(shortLived).build();
+      try (IdempotencyGate setup =
+              IdempotencyGate.builder(store).policy(MariaDbPurgeFixtures.SHORT_LIVED).build();
           IdempotencyGate gateA = IdempotencyGate.builder(store).policy(live).build();
           IdempotencyGate gateB = IdempotencyGate.builder(store).policy(live).build()) {
         MariaDbPurgeFixtures.slowOn(ds, TABLE, "m-slow", 1.5, "z-slow", 4.0);
