@@ -13,6 +13,7 @@ import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -62,16 +63,23 @@ import java.util.function.LongSupplier;
  * <h2>The store's clock</h2>
  *
  * Expiry is decided by the store's clock ({@link IdempotencyStore#now()}), which may be hours away
- * from this process's. The cache never reads this process's wall clock: it measures the store's
- * clock against the monotonic clock ({@link System#nanoTime()}) at every claim that reaches the
- * store. The offset of one answer is {@code storeNow - sent}, where {@code sent} is the monotonic
- * time just before the claim was sent; since the store read its clock after that, this is an upper
- * bound of the store's lead (the round trip is the measurement's uncertainty, and it is counted on
- * the safe side). The cache keeps the largest offset seen, so the estimate {@code nanoTime() +
- * offset} never runs behind the store's clock, whatever the order answers arrive in, and an answer
- * whose clock was read early (a statement in an old transaction) cannot make entries live longer.
- * An entry is used only while {@code estimate + margin < expiresAt}; Caffeine also drops it then,
- * to free the memory.
+ * from this process's. The cache measures the store's clock against the monotonic clock ({@link
+ * System#nanoTime()}) at every claim that reaches the store. The offset of one answer is {@code
+ * storeNow - sent + 1 ms}, where {@code sent} is the monotonic time just before the claim was sent:
+ * the store read its clock after that, and a store keeps whole milliseconds (its clock may read up
+ * to one behind), so this is an upper bound of the store's lead (the round trip is the
+ * measurement's uncertainty, and it is counted on the safe side). The cache keeps the largest
+ * offset of the last one to two {@linkplain Builder#clockCheck clock checks}, so the estimate
+ * {@code nanoTime() + offset} never runs behind the store's clock, whatever the order answers
+ * arrive in, and a store clock that stepped forward once and back is forgotten two checks later.
+ *
+ * <p>The monotonic clock stops while the host is suspended (a laptop's lid, a paused virtual
+ * machine); the store's does not. So the cache also reads this process's wall clock, only to
+ * compare intervals: the time the wall clock counted since the last measurement beyond what the
+ * monotonic clock counted is added to the estimate and to the measurement's age. A wall clock set
+ * back only makes this count nothing; one set forward only sends claims to the store. An entry is
+ * used only while {@code estimate + margin < expiresAt}; Caffeine also drops it then, to free the
+ * memory.
  *
  * <p>Two things move a store's clock against ours: drift (the clocks run at slightly different
  * rates) and steps (an NTP correction, a fail-over to a server whose clock differs). To bound both,
@@ -108,9 +116,13 @@ import java.util.function.LongSupplier;
  * store, which answers it as before. Give a cache of its own (a wrapper per store, or per group of
  * tools) to tenants whose hit rate must not depend on others.
  *
+ * <p>A hit hands out its own copy of the result's bytes, so a caller that changes them changes no
+ * later replay. Closing the cache closes the store it wraps, if that store is {@link
+ * AutoCloseable}.
+ *
  * <p>Thread-safe. The cache is per instance: wrap a store once and share the wrapper.
  */
-public final class ReplayCache extends ForwardingIdempotencyStore {
+public final class ReplayCache extends ForwardingIdempotencyStore implements AutoCloseable {
 
   /**
    * The default margin before a row's expiry, on the store's clock, at which entries are dropped.
@@ -145,7 +157,7 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
 
   private ReplayCache(Builder b) {
     super(b.store);
-    this.clock = new StoreClock(b.nanoTime, b.margin, b.clockCheck);
+    this.clock = new StoreClock(b.nanoTime, b.wallClock, b.margin, b.clockCheck);
     if (b.maxBytes < b.maxEntries) {
       throw new IllegalArgumentException(
           "maxBytes ("
@@ -202,17 +214,19 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
     Instant storeNow = entry == null ? null : clock.cachedAnswerAt(entry.expiresAtNanos);
     if (storeNow != null) {
       hits.increment();
-      return new ClaimAttempt.Existing(entry.row, storeNow);
+      return new ClaimAttempt.Existing(withOwnResult(entry.row), storeNow);
     }
     misses.increment();
     long sent = clock.nanoTime();
+    long sentWallMillis = clock.wallMillis();
     ClaimAttempt attempt = delegate().claim(request);
-    clock.measured(attempt.storeNow(), sent);
+    clock.measured(attempt.storeNow(), sent, sentWallMillis);
     ClaimRecord row = attempt.record();
     if (attempt instanceof ClaimAttempt.Existing && row.state() == ClaimState.COMPLETED) {
-      Entry fresh = new Entry(row, StoreClock.epochNanos(row.expiresAt()));
+      Entry fresh = new Entry(withOwnResult(row), StoreClock.epochNanos(row.expiresAt()));
       if (clock.nanoTime() < clock.usableUntil(fresh.expiresAtNanos)) {
-        entries.put(request.id(), fresh);
+        // keyed by the row's own id, so that the key and the entry share their texts
+        entries.put(fresh.row.id(), fresh);
       } else if (entry != null) {
         entries.invalidate(request.id());
       }
@@ -229,6 +243,28 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
       entries.invalidate(id); // a new attempt held the key: any entry for it was for an older row
     }
     return completed;
+  }
+
+  /**
+   * @return the row with a copy of its result's bytes: the caller may change the array it is given
+   *     (zero it, decode in place), and neither the entry nor another caller's replay may see that
+   */
+  private static ClaimRecord withOwnResult(ClaimRecord row) {
+    StoredResult result = row.result();
+    if (result == null || result.body().length == 0) {
+      return row;
+    }
+    return new ClaimRecord(
+        row.id(),
+        row.argsHash(),
+        row.state(),
+        row.token(),
+        row.attempt(),
+        row.createdAt(),
+        row.leaseExpiresAt(),
+        row.expiresAt(),
+        row.completedAt(),
+        new StoredResult(result.kind(), result.body().clone()));
   }
 
   /**
@@ -250,6 +286,20 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
   /** Drops every entry; the next claim of each key goes to the store. */
   public void invalidateAll() {
     entries.invalidateAll();
+  }
+
+  /**
+   * Drops every entry and closes the wrapped store if it is {@link AutoCloseable}, so that the
+   * cache can stand where the store stood, in a try-with-resources or a container's shutdown.
+   *
+   * @throws Exception what closing the wrapped store threw
+   */
+  @Override
+  public void close() throws Exception {
+    entries.invalidateAll();
+    if (delegate() instanceof AutoCloseable closeable) {
+      closeable.close();
+    }
   }
 
   /**
@@ -277,6 +327,7 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
     private Duration margin = DEFAULT_MARGIN;
     private Duration clockCheck = DEFAULT_CLOCK_CHECK;
     private LongSupplier nanoTime = System::nanoTime;
+    private InstantSource wallClock = InstantSource.system();
 
     private Builder(IdempotencyStore store) {
       this.store = store;
@@ -344,6 +395,18 @@ public final class ReplayCache extends ForwardingIdempotencyStore {
      */
     public Builder nanoTime(LongSupplier nanoTime) {
       this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+      return this;
+    }
+
+    /**
+     * The wall clock the cache compares the monotonic clock with, to notice time the monotonic
+     * clock did not count (a suspended host); for tests, with {@link #nanoTime}.
+     *
+     * @param wallClock like {@link InstantSource#system()} (the default)
+     * @return this builder
+     */
+    public Builder wallClock(InstantSource wallClock) {
+      this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
       return this;
     }
 

@@ -3,7 +3,8 @@ package dev.mcpgate.cache;
 import com.github.benmanes.caffeine.cache.Expiry;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.atomic.AtomicLong;
+import java.time.InstantSource;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
@@ -14,18 +15,63 @@ import java.util.function.ToLongFunction;
  * since the epoch on the store's clock.
  */
 final class StoreClock {
+  /**
+   * The finest step of a store's clock (a millisecond, by the SPI): an answer's clock may read up
+   * to this much behind the instant the store took it, so each offset measured is raised by it.
+   */
+  static final long STORE_TICK_NANOS = 1_000_000;
+
   private final LongSupplier nanoTime;
+  private final InstantSource wallClock;
   private final long marginNanos;
   private final long clockCheckNanos;
 
-  /** The largest (store's clock in epoch nanos) - (monotonic nanos before sending) seen. */
-  private final AtomicLong offsetNanos = new AtomicLong(Long.MIN_VALUE);
+  /** The latest measurement and the offsets of recent ones; null before the first. */
+  private final AtomicReference<Measured> measured = new AtomicReference<>();
 
-  /** Monotonic nanos (before sending) of the latest claim answer; MIN_VALUE before the first. */
-  private final AtomicLong lastMeasuredNanos = new AtomicLong(Long.MIN_VALUE);
+  /**
+   * What the answers that reached the store have shown of its clock.
+   *
+   * @param sentNanos monotonic nanos before sending the latest claim answered
+   * @param sentWallMillis the wall clock's millis then
+   * @param windowStartNanos monotonic nanos at which the current window of offsets began
+   * @param offsetNanos the largest (store's clock in epoch nanos) - (monotonic nanos before
+   *     sending), plus a store tick, in the current window
+   * @param previousOffsetNanos the largest in the window before it; MIN_VALUE if none
+   */
+  private record Measured(
+      long sentNanos,
+      long sentWallMillis,
+      long windowStartNanos,
+      long offsetNanos,
+      long previousOffsetNanos) {
 
-  StoreClock(LongSupplier nanoTime, Duration margin, Duration clockCheck) {
+    long offset() {
+      return Math.max(offsetNanos, previousOffsetNanos);
+    }
+
+    /** Adds an answer; a window lasts one clock check, so the offset used spans one to two. */
+    Measured and(long sent, long wallMillis, long offset, long windowNanos) {
+      boolean latest = sent - sentNanos > 0;
+      long lastSent = latest ? sent : sentNanos;
+      long lastWall = latest ? wallMillis : sentWallMillis;
+      long age = sent - windowStartNanos;
+      if (age < windowNanos) {
+        return new Measured(
+            lastSent,
+            lastWall,
+            windowStartNanos,
+            Math.max(offsetNanos, offset),
+            previousOffsetNanos);
+      }
+      long previous = age < 2 * windowNanos ? offsetNanos : Long.MIN_VALUE;
+      return new Measured(lastSent, lastWall, sent, offset, previous);
+    }
+  }
+
+  StoreClock(LongSupplier nanoTime, InstantSource wallClock, Duration margin, Duration clockCheck) {
     this.nanoTime = nanoTime;
+    this.wallClock = wallClock;
     this.marginNanos = margin.toNanos();
     this.clockCheckNanos = clockCheck.toNanos();
   }
@@ -38,27 +84,49 @@ final class StoreClock {
   }
 
   /**
+   * @return the wall clock's millis now; read only to notice time the monotonic clock missed
+   */
+  long wallMillis() {
+    return wallClock.millis();
+  }
+
+  /**
    * @return the store's now, as estimated, when a row expiring at {@code expiresAtNanos} may be
    *     answered from the cache (the last measurement is younger than the clock check, and the
    *     estimate plus the margin is before the expiry); else null
    */
   Instant cachedAnswerAt(long expiresAtNanos) {
     long now = nanoTime.getAsLong();
-    long offset = offsetNanos.get();
-    long measuredAt = lastMeasuredNanos.get();
-    if (measuredAt != Long.MIN_VALUE
-        && now - measuredAt <= clockCheckNanos
-        && now + offset + marginNanos < expiresAtNanos) {
-      return instantOfEpochNanos(now + offset);
+    long wall = wallClock.millis();
+    Measured m = measured.get();
+    if (m == null) {
+      return null;
+    }
+    long elapsed = now - m.sentNanos;
+    // time the monotonic clock did not count (it stops while the host is suspended; the store's
+    // clock does not): what the wall clock counted beyond it. The wall clock's millisecond steps
+    // need no rounding up: the store's clock counts the same time in the same steps, and the
+    // store tick added to each offset covers them
+    long missed = Math.max(0, (wall - m.sentWallMillis) * 1_000_000 - elapsed);
+    long estimate = now + m.offset() + missed;
+    if (elapsed + missed <= clockCheckNanos && estimate + marginNanos < expiresAtNanos) {
+      return instantOfEpochNanos(estimate);
     }
     return null;
   }
 
-  /** Takes the store's now from a claim's answer, sent at monotonic {@code sent}. */
-  void measured(Instant storeNow, long sent) {
-    offsetNanos.accumulateAndGet(epochNanos(storeNow) - sent, Math::max);
-    lastMeasuredNanos.accumulateAndGet(
-        sent, (last, next) -> last == Long.MIN_VALUE || next - last > 0 ? next : last);
+  /**
+   * Takes the store's now from a claim's answer, sent at monotonic {@code sent} when the wall clock
+   * read {@code sentWallMillis}.
+   */
+  void measured(Instant storeNow, long sent, long sentWallMillis) {
+    long offset = epochNanos(storeNow) - sent + STORE_TICK_NANOS;
+    measured.accumulateAndGet(
+        null,
+        (m, unused) ->
+            m == null
+                ? new Measured(sent, sentWallMillis, sent, offset, Long.MIN_VALUE)
+                : m.and(sent, sentWallMillis, offset, clockCheckNanos));
   }
 
   /**
@@ -66,11 +134,11 @@ final class StoreClock {
    *     expired, less the margin
    */
   long usableUntil(long expiresAtNanos) {
-    long offset = offsetNanos.get();
-    if (offset == Long.MIN_VALUE) {
+    Measured m = measured.get();
+    if (m == null) {
       return Long.MIN_VALUE;
     }
-    return saturatedSubtract(expiresAtNanos - marginNanos, offset);
+    return saturatedSubtract(expiresAtNanos - marginNanos, m.offset());
   }
 
   /**

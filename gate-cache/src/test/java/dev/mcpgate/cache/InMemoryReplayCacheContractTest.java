@@ -19,6 +19,7 @@ class InMemoryReplayCacheContractTest extends IdempotencyStoreContract {
   protected IdempotencyStore createStore() {
     return ReplayCache.builder(InMemoryIdempotencyStore.create(clock))
         .nanoTime(() -> Clocks.epochNanos(clock.instant()))
+        .wallClock(clock)
         .build();
   }
 

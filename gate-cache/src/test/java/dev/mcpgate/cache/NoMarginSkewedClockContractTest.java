@@ -21,6 +21,7 @@ class NoMarginSkewedClockContractTest extends IdempotencyStoreContract {
         .margin(Duration.ZERO)
         .clockCheck(Duration.ofDays(365))
         .nanoTime(() -> Clocks.epochNanos(clock.instant()) - Duration.ofHours(7).toNanos())
+        .wallClock(clock)
         .build();
   }
 

@@ -73,7 +73,7 @@ class ReplayCacheTest {
 
   private Instance instance(java.util.function.UnaryOperator<ReplayCache.Builder> settings) {
     CountingStore counted = new CountingStore(shared);
-    ReplayCache.Builder b = ReplayCache.builder(counted).nanoTime(nanos);
+    ReplayCache.Builder b = ReplayCache.builder(counted).nanoTime(nanos).wallClock(nanos.wall());
     if (settings != null) {
       b = settings.apply(b);
     }
@@ -367,11 +367,124 @@ class ReplayCacheTest {
     ClaimAttempt cached = a.cache.claim(request("k"));
 
     assertThat(cached).isInstanceOf(ClaimAttempt.Existing.class);
-    assertThat(cached.record()).isSameAs(fromStore.record());
+    assertThat(cached.record()).isEqualTo(fromStore.record());
     assertThat(cached.record().state()).isEqualTo(ClaimState.COMPLETED);
     // never behind the store's clock
     assertThat(cached.storeNow()).isAfterOrEqualTo(storeClock.instant());
     assertThat(cached.storeNow()).isBefore(storeClock.instant().plusMillis(50));
+  }
+
+  @Test
+  void aStoreClockKeptInWholeMillisecondsNeverLetsAnEntryOutliveItsRowWithNoMargin() {
+    Instance a =
+        instance(
+            b ->
+                b.margin(Duration.ZERO)
+                    .clockCheck(Duration.ofDays(1))
+                    // a wall clock that stands still adds nothing to the estimate
+                    .wallClock(java.time.InstantSource.fixed(Instant.EPOCH)));
+    // every claim reaches the store 0.999999 ms into a millisecond, which the store cuts off: its
+    // answer's clock reads almost a millisecond behind the instant it was taken
+    pass(Duration.ofNanos(999_999));
+    a.call("k", ARGS);
+    pass(Duration.ofMillis(1));
+    a.call("k", ARGS); // fills the cache
+
+    pass(RETENTION.minusMillis(1).minusNanos(999_999)); // the row's expiry, to the nanosecond
+    GateResult<String> reused = a.call("k", OTHER_ARGS);
+
+    assertThat(reused).isInstanceOf(GateResult.Executed.class); // the store's answer, no conflict
+    assertThat(a.cache.stats().hits()).isZero();
+  }
+
+  @Test
+  void aHostSuspendedPastARowsExpiryNeverReplaysTheRowFromTheCache() {
+    Instance a = instance();
+    a.call("k", ARGS);
+    a.call("k", ARGS); // fills the cache
+
+    storeClock.advance(RETENTION.plusSeconds(5)); // the host sleeps: the store's clock runs on,
+    nanos.suspend(RETENTION.plusSeconds(5)); // and so does the wall clock, but not nanoTime
+
+    assertThat(a.call("k", OTHER_ARGS)).isInstanceOf(GateResult.Executed.class);
+    assertThat(a.cache.stats().hits()).isZero();
+    assertThat(runs).hasValue(2);
+  }
+
+  @Test
+  void aHostSuspendedForLessThanTheMarginStillHits() {
+    Instance a = instance();
+    a.call("k", ARGS);
+    a.call("k", ARGS);
+
+    storeClock.advance(Duration.ofMillis(300));
+    nanos.suspend(Duration.ofMillis(300));
+    int claims = a.counted.claims.get();
+
+    assertThat(a.call("k", ARGS)).isInstanceOf(GateResult.Replayed.class);
+    assertThat(a.counted.claims.get()).isEqualTo(claims);
+  }
+
+  @Test
+  void aStoreClockThatSteppedForwardAndBackIsForgottenTwoClockChecksLater() {
+    Instance a = instance();
+    a.call("k", ARGS);
+    a.call("k", ARGS);
+
+    storeClock.advance(Duration.ofHours(1)); // a fail-over to a server an hour ahead
+    a.call("during-the-step", ARGS);
+    storeClock.advance(Duration.ofHours(-1)); // and back
+    for (int i = 0; i < 13; i++) { // 2.6 s of traffic: more than two clock checks
+      pass(Duration.ofMillis(200));
+      a.call("after-" + i, ARGS);
+    }
+    long hits = a.cache.stats().hits();
+    int claims = a.counted.claims.get();
+
+    a.call("k", ARGS);
+    a.call("k", ARGS);
+
+    assertThat(a.counted.claims.get()).isLessThanOrEqualTo(claims + 1);
+    assertThat(a.cache.stats().hits()).isGreaterThan(hits);
+  }
+
+  @Test
+  void aCallerThatChangesTheBytesItWasGivenChangesNoLaterReplay() {
+    Instance a = instance();
+    a.call("k", ARGS);
+    ClaimAttempt filled = a.cache.claim(request("k")); // the store's answer, which fills the cache
+    byte[] stored = filled.record().result().body().clone();
+    java.util.Arrays.fill(filled.record().result().body(), (byte) 0);
+
+    ClaimAttempt hit = a.cache.claim(request("k"));
+    assertThat(hit.record().result().body()).isEqualTo(stored);
+    java.util.Arrays.fill(hit.record().result().body(), (byte) 0);
+
+    assertThat(a.cache.claim(request("k")).record().result().body()).isEqualTo(stored);
+    assertThat(a.cache.stats().hits()).isEqualTo(2);
+  }
+
+  @Test
+  void closingTheCacheClosesTheStoreItWraps() throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean closed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    final class ClosingStore extends dev.mcpgate.core.spi.ForwardingIdempotencyStore
+        implements AutoCloseable {
+      ClosingStore() {
+        super(shared);
+      }
+
+      @Override
+      public void close() {
+        closed.set(true);
+      }
+    }
+    try (ReplayCache cache = ReplayCache.wrap(new ClosingStore(), 10)) {
+      assertThat(closed).isFalse();
+    }
+    assertThat(closed).isTrue();
+
+    ReplayCache.wrap(shared, 10).close(); // a store that is not closeable: nothing to close
   }
 
   @Test
