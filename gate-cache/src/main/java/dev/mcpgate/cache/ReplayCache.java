@@ -292,13 +292,23 @@ public final class ReplayCache extends ForwardingIdempotencyStore implements Aut
    * Drops every entry and closes the wrapped store if it is {@link AutoCloseable}, so that the
    * cache can stand where the store stood, in a try-with-resources or a container's shutdown.
    *
-   * @throws Exception what closing the wrapped store threw
+   * @throws IllegalStateException if closing the wrapped store threw a checked exception (its
+   *     cause); an unchecked one is thrown as it is
    */
   @Override
-  public void close() throws Exception {
+  public void close() {
     entries.invalidateAll();
     if (delegate() instanceof AutoCloseable closeable) {
-      closeable.close();
+      try {
+        closeable.close();
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        throw new IllegalStateException("closing the store under the replay cache failed", e);
+      }
     }
   }
 

@@ -465,7 +465,7 @@ class ReplayCacheTest {
   }
 
   @Test
-  void closingTheCacheClosesTheStoreItWraps() throws Exception {
+  void closingTheCacheClosesTheStoreItWraps() {
     java.util.concurrent.atomic.AtomicBoolean closed =
         new java.util.concurrent.atomic.AtomicBoolean();
     final class ClosingStore extends dev.mcpgate.core.spi.ForwardingIdempotencyStore
@@ -485,6 +485,28 @@ class ReplayCacheTest {
     assertThat(closed).isTrue();
 
     ReplayCache.wrap(shared, 10).close(); // a store that is not closeable: nothing to close
+  }
+
+  @Test
+  void aCheckedFailureToCloseTheWrappedStoreIsThrownAsItsCause() {
+    java.io.IOException failure = new java.io.IOException("the pool would not close");
+    final class FailingStore extends dev.mcpgate.core.spi.ForwardingIdempotencyStore
+        implements AutoCloseable {
+      FailingStore() {
+        super(shared);
+      }
+
+      @Override
+      public void close() throws java.io.IOException {
+        throw failure;
+      }
+    }
+    ReplayCache cache = ReplayCache.wrap(new FailingStore(), 10);
+
+    assertThatThrownBy(cache::close)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closing the store under the replay cache failed")
+        .hasCause(failure);
   }
 
   @Test
