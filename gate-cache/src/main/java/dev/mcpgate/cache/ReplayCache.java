@@ -69,17 +69,21 @@ import java.util.function.LongSupplier;
  * the store read its clock after that, and a store keeps whole milliseconds (its clock may read up
  * to one behind), so this is an upper bound of the store's lead (the round trip is the
  * measurement's uncertainty, and it is counted on the safe side). The cache keeps the largest
- * offset of the last one to two {@linkplain Builder#clockCheck clock checks}, so the estimate
- * {@code nanoTime() + offset} never runs behind the store's clock, whatever the order answers
- * arrive in, and a store clock that stepped forward once and back is forgotten two checks later.
+ * offset seen, so the estimate {@code nanoTime() + offset} never runs behind the store's clock,
+ * whatever the order answers arrive in. It keeps it until {@link #invalidateAll()}, not for a
+ * while: a store clock seen once, such as a primary's before a fail-over to a server behind it, may
+ * be the store's clock again after a fail-back, and entries cached meanwhile must not outlive their
+ * rows there. The price: after a step forward that came back, every entry is dropped that much
+ * early (so none is used when the step is longer than the rows' retention) until {@code
+ * invalidateAll()}.
  *
- * <p>The monotonic clock stops while the host is suspended (a laptop's lid, a paused virtual
- * machine); the store's does not. So the cache also reads this process's wall clock, only to
- * compare intervals: the time the wall clock counted since the last measurement beyond what the
- * monotonic clock counted is added to the estimate and to the measurement's age. A wall clock set
- * back only makes this count nothing; one set forward only sends claims to the store. An entry is
- * used only while {@code estimate + margin < expiresAt}; Caffeine also drops it then, to free the
- * memory.
+ * <p>The monotonic clock stops while the host is suspended (a laptop's lid; a paused virtual
+ * machine whose wall clock is set right on resume); the store's does not. So the cache also reads
+ * this process's wall clock, only to compare intervals: the time the wall clock counted since the
+ * last measurement beyond what the monotonic clock counted is added to the estimate and to the
+ * measurement's age. A wall clock set back only makes this count nothing; one set forward only
+ * sends claims to the store. An entry is used only while {@code estimate + margin < expiresAt};
+ * Caffeine also drops it then, to free the memory.
  *
  * <p>Two things move a store's clock against ours: drift (the clocks run at slightly different
  * rates) and steps (an NTP correction, a fail-over to a server whose clock differs). To bound both,
@@ -116,13 +120,15 @@ import java.util.function.LongSupplier;
  * store, which answers it as before. Give a cache of its own (a wrapper per store, or per group of
  * tools) to tenants whose hit rate must not depend on others.
  *
- * <p>A hit hands out its own copy of the result's bytes, so a caller that changes them changes no
- * later replay. Closing the cache closes the store it wraps, if that store is {@link
- * AutoCloseable}.
+ * <p>Every hit of a key hands out the row the store returned, its result's bytes included: by the
+ * SPI's rule no one changes a {@link StoredResult}'s bytes ({@link
+ * dev.mcpgate.core.ResultMapper#bytes()} hands the caller a copy). The cache holds no thread and no
+ * connection, and has nothing to close: close the store you wrapped, as before, when nothing else
+ * uses it.
  *
  * <p>Thread-safe. The cache is per instance: wrap a store once and share the wrapper.
  */
-public final class ReplayCache extends ForwardingIdempotencyStore implements AutoCloseable {
+public final class ReplayCache extends ForwardingIdempotencyStore {
 
   /**
    * The default margin before a row's expiry, on the store's clock, at which entries are dropped.
@@ -182,7 +188,7 @@ public final class ReplayCache extends ForwardingIdempotencyStore implements Aut
                 (id, entry) ->
                     (int) Math.min(Integer.MAX_VALUE, Math.max(floor, bytes(entry.row()))))
             .executor(Runnable::run)
-            .ticker(b.nanoTime::getAsLong)
+            .ticker(clock::nanoTime)
             .expireAfter(clock.<ClaimId, Entry>expiry(Entry::expiresAtNanos))
             .build();
   }
@@ -214,7 +220,7 @@ public final class ReplayCache extends ForwardingIdempotencyStore implements Aut
     Instant storeNow = entry == null ? null : clock.cachedAnswerAt(entry.expiresAtNanos);
     if (storeNow != null) {
       hits.increment();
-      return new ClaimAttempt.Existing(withOwnResult(entry.row), storeNow);
+      return new ClaimAttempt.Existing(entry.row, storeNow);
     }
     misses.increment();
     long sent = clock.nanoTime();
@@ -223,7 +229,7 @@ public final class ReplayCache extends ForwardingIdempotencyStore implements Aut
     clock.measured(attempt.storeNow(), sent, sentWallMillis);
     ClaimRecord row = attempt.record();
     if (attempt instanceof ClaimAttempt.Existing && row.state() == ClaimState.COMPLETED) {
-      Entry fresh = new Entry(withOwnResult(row), StoreClock.epochNanos(row.expiresAt()));
+      Entry fresh = new Entry(row, StoreClock.epochNanos(row.expiresAt()));
       if (clock.nanoTime() < clock.usableUntil(fresh.expiresAtNanos)) {
         // keyed by the row's own id, so that the key and the entry share their texts
         entries.put(fresh.row.id(), fresh);
@@ -246,28 +252,6 @@ public final class ReplayCache extends ForwardingIdempotencyStore implements Aut
   }
 
   /**
-   * @return the row with a copy of its result's bytes: the caller may change the array it is given
-   *     (zero it, decode in place), and neither the entry nor another caller's replay may see that
-   */
-  private static ClaimRecord withOwnResult(ClaimRecord row) {
-    StoredResult result = row.result();
-    if (result == null || result.body().length == 0) {
-      return row;
-    }
-    return new ClaimRecord(
-        row.id(),
-        row.argsHash(),
-        row.state(),
-        row.token(),
-        row.attempt(),
-        row.createdAt(),
-        row.leaseExpiresAt(),
-        row.expiresAt(),
-        row.completedAt(),
-        new StoredResult(result.kind(), result.body().clone()));
-  }
-
-  /**
    * @return what a cached row holds: its result's bytes, two per character of its texts, and
    *     {@value #ENTRY_OVERHEAD_BYTES} for its objects
    */
@@ -283,33 +267,14 @@ public final class ReplayCache extends ForwardingIdempotencyStore implements Aut
         + (row.result() == null ? 0 : row.result().body().length);
   }
 
-  /** Drops every entry; the next claim of each key goes to the store. */
+  /**
+   * Drops every entry and forgets what the cache measured of the store's clock: the next claim of
+   * each key goes to the store, and the first measures the clock afresh. Use it once a step forward
+   * of the store's clock has come back for good (see "The store's clock").
+   */
   public void invalidateAll() {
     entries.invalidateAll();
-  }
-
-  /**
-   * Drops every entry and closes the wrapped store if it is {@link AutoCloseable}, so that the
-   * cache can stand where the store stood, in a try-with-resources or a container's shutdown.
-   *
-   * @throws IllegalStateException if closing the wrapped store threw a checked exception (its
-   *     cause); an unchecked one is thrown as it is
-   */
-  @Override
-  public void close() {
-    entries.invalidateAll();
-    if (delegate() instanceof AutoCloseable closeable) {
-      try {
-        closeable.close();
-      } catch (RuntimeException e) {
-        throw e;
-      } catch (Exception e) {
-        if (e instanceof InterruptedException) {
-          Thread.currentThread().interrupt();
-        }
-        throw new IllegalStateException("closing the store under the replay cache failed", e);
-      }
-    }
+    clock.forget();
   }
 
   /**

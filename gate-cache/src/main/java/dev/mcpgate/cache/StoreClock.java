@@ -22,11 +22,12 @@ final class StoreClock {
   static final long STORE_TICK_NANOS = 1_000_000;
 
   private final LongSupplier nanoTime;
+  private final long originNanos;
   private final InstantSource wallClock;
   private final long marginNanos;
   private final long clockCheckNanos;
 
-  /** The latest measurement and the offsets of recent ones; null before the first. */
+  /** The latest measurement and the largest offset; null before the first (or after forget). */
   private final AtomicReference<Measured> measured = new AtomicReference<>();
 
   /**
@@ -34,53 +35,37 @@ final class StoreClock {
    *
    * @param sentNanos monotonic nanos before sending the latest claim answered
    * @param sentWallMillis the wall clock's millis then
-   * @param windowStartNanos monotonic nanos at which the current window of offsets began
    * @param offsetNanos the largest (store's clock in epoch nanos) - (monotonic nanos before
-   *     sending), plus a store tick, in the current window
-   * @param previousOffsetNanos the largest in the window before it; MIN_VALUE if none
+   *     sending), plus a store tick, of every answer since the first (or since {@link #forget}):
+   *     kept, not aged, because a store clock seen once (a primary failed over from) may be the
+   *     store's clock again, and an entry cached meanwhile must not outlive its row there
    */
-  private record Measured(
-      long sentNanos,
-      long sentWallMillis,
-      long windowStartNanos,
-      long offsetNanos,
-      long previousOffsetNanos) {
+  private record Measured(long sentNanos, long sentWallMillis, long offsetNanos) {
 
-    long offset() {
-      return Math.max(offsetNanos, previousOffsetNanos);
-    }
-
-    /** Adds an answer; a window lasts one clock check, so the offset used spans one to two. */
-    Measured and(long sent, long wallMillis, long offset, long windowNanos) {
+    Measured and(long sent, long wallMillis, long offset) {
       boolean latest = sent - sentNanos > 0;
-      long lastSent = latest ? sent : sentNanos;
-      long lastWall = latest ? wallMillis : sentWallMillis;
-      long age = sent - windowStartNanos;
-      if (age < windowNanos) {
-        return new Measured(
-            lastSent,
-            lastWall,
-            windowStartNanos,
-            Math.max(offsetNanos, offset),
-            previousOffsetNanos);
-      }
-      long previous = age < 2 * windowNanos ? offsetNanos : Long.MIN_VALUE;
-      return new Measured(lastSent, lastWall, sent, offset, previous);
+      return new Measured(
+          latest ? sent : sentNanos,
+          latest ? wallMillis : sentWallMillis,
+          Math.max(offsetNanos, offset));
     }
   }
 
   StoreClock(LongSupplier nanoTime, InstantSource wallClock, Duration margin, Duration clockCheck) {
     this.nanoTime = nanoTime;
+    // monotonic times are counted from here: System.nanoTime()'s origin may be anywhere, even in
+    // the future, and offsets near Long.MIN_VALUE or MAX_VALUE would wrap and compare wrongly
+    this.originNanos = nanoTime.getAsLong();
     this.wallClock = wallClock;
     this.marginNanos = margin.toNanos();
     this.clockCheckNanos = clockCheck.toNanos();
   }
 
   /**
-   * @return the monotonic time now
+   * @return the monotonic time now, in nanos since this clock was made
    */
   long nanoTime() {
-    return nanoTime.getAsLong();
+    return nanoTime.getAsLong() - originNanos;
   }
 
   /**
@@ -96,7 +81,7 @@ final class StoreClock {
    *     estimate plus the margin is before the expiry); else null
    */
   Instant cachedAnswerAt(long expiresAtNanos) {
-    long now = nanoTime.getAsLong();
+    long now = nanoTime();
     long wall = wallClock.millis();
     Measured m = measured.get();
     if (m == null) {
@@ -108,7 +93,7 @@ final class StoreClock {
     // need no rounding up: the store's clock counts the same time in the same steps, and the
     // store tick added to each offset covers them
     long missed = Math.max(0, (wall - m.sentWallMillis) * 1_000_000 - elapsed);
-    long estimate = now + m.offset() + missed;
+    long estimate = now + m.offsetNanos() + missed;
     if (elapsed + missed <= clockCheckNanos && estimate + marginNanos < expiresAtNanos) {
       return instantOfEpochNanos(estimate);
     }
@@ -116,8 +101,8 @@ final class StoreClock {
   }
 
   /**
-   * Takes the store's now from a claim's answer, sent at monotonic {@code sent} when the wall clock
-   * read {@code sentWallMillis}.
+   * Takes the store's now from a claim's answer, sent at {@code sent} ({@link #nanoTime}) when the
+   * wall clock read {@code sentWallMillis}.
    */
   void measured(Instant storeNow, long sent, long sentWallMillis) {
     long offset = epochNanos(storeNow) - sent + STORE_TICK_NANOS;
@@ -125,8 +110,16 @@ final class StoreClock {
         null,
         (m, unused) ->
             m == null
-                ? new Measured(sent, sentWallMillis, sent, offset, Long.MIN_VALUE)
-                : m.and(sent, sentWallMillis, offset, clockCheckNanos));
+                ? new Measured(sent, sentWallMillis, offset)
+                : m.and(sent, sentWallMillis, offset));
+  }
+
+  /**
+   * Forgets every measurement (after the cache's entries were dropped): the next claim measures the
+   * store's clock afresh, and no entry is answered before it.
+   */
+  void forget() {
+    measured.set(null);
   }
 
   /**
@@ -138,7 +131,7 @@ final class StoreClock {
     if (m == null) {
       return Long.MIN_VALUE;
     }
-    return saturatedSubtract(expiresAtNanos - marginNanos, m.offset());
+    return saturatedSubtract(expiresAtNanos - marginNanos, m.offsetNanos());
   }
 
   /**

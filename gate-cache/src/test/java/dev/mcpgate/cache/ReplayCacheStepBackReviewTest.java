@@ -17,11 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review: the offset is now the largest of the last one to two clock checks, so a fail-over to a
- * server whose clock is behind is taken as the store's clock two checks later. The fail-back is
- * then a step forward larger than the margin, and for up to one clock check the cache answers rows
- * the primary already holds expired. Keeping the largest offset ever (the code before) made the
- * step back harmless, as the class Javadoc still says ("a step backward only drops entries early").
+ * Review of 619757f, which kept the largest offset of the last one to two clock checks only: a
+ * fail-over to a server whose clock is behind became the store's clock two checks later, and the
+ * fail-back was then a step forward larger than the margin, for which the cache answered rows the
+ * primary already held expired. The largest offset is kept again until {@code invalidateAll()}.
  */
 class ReplayCacheStepBackReviewTest {
   private static final Duration RETENTION = Duration.ofSeconds(10);

@@ -18,11 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review: offsets are compared with {@code Math.max} (and subtracted with saturation), but an
- * offset {@code storeNow - sent + 1 ms} overflows a long when {@code System.nanoTime()}'s origin is
- * far enough in the future (its Javadoc allows any origin: "perhaps in the future, so values may be
- * negative"). The estimate itself is computed modulo 2^64 and stays right, but once two offsets
- * straddle the wrap, {@code Math.max} keeps the smaller one: the estimate runs behind the store.
+ * Review of 619757f: an offset {@code storeNow - sent + 1 ms} overflowed a long when {@code
+ * System.nanoTime()}'s origin was far enough in the future (its Javadoc allows any origin, "perhaps
+ * in the future, so values may be negative"); once two offsets straddled the wrap, {@code Math.max}
+ * kept the smaller one and the estimate ran behind the store. The cache now counts monotonic time
+ * from when it was made.
  */
 class StoreClockOverflowReviewTest {
   private static final Duration RETENTION = Duration.ofSeconds(10);

@@ -17,6 +17,8 @@ public interface ResultMapper<T> {
   byte[] toBytes(T value);
 
   /**
+   * @param bytes the stored bytes; not to be changed, nor handed out as they are where the caller
+   *     could change them: every replay of a key may be given the same array
    * @return the value that bytes stand for
    */
   T fromBytes(byte[] bytes);
@@ -30,18 +32,21 @@ public interface ResultMapper<T> {
   }
 
   /**
-   * @return a mapper that stores byte arrays as they are
+   * @return a mapper that stores byte arrays as they are, copied each way: the array the action
+   *     returned and the array a replay hands out are the caller's own, and changing either changes
+   *     nothing the store or a later replay holds (a store in memory, or a near-cache, hands every
+   *     replay the same stored bytes)
    */
   static ResultMapper<byte[]> bytes() {
     return new ResultMapper<>() {
       @Override
       public byte[] toBytes(byte[] value) {
-        return value;
+        return value.clone();
       }
 
       @Override
       public byte[] fromBytes(byte[] bytes) {
-        return bytes;
+        return bytes.clone();
       }
     };
   }
