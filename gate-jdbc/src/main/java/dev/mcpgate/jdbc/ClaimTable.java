@@ -3,7 +3,6 @@ package dev.mcpgate.jdbc;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.StoreUnavailableException;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -174,26 +173,12 @@ final class ClaimTable {
       } else if (!Schema.tableExists(c, table)) {
         throw missingTable(d, "\nor build the store with createSchemaIfMissing(true)");
       }
-      return new Setup(
-          d, d.sql(table, claimProcedure(c, d), insertReturning(c, d)), new SqlFailures(d, table));
+      return new Setup(d, d.sql(table, claimProcedure(c, d)), new SqlFailures(d, table));
     } catch (SQLException e) {
       throw new StoreUnavailableException(
           "could not connect to set up the JDBC store for table " + table + SqlFailures.detail(e),
           e);
     }
-  }
-
-  /**
-   * @return true on MariaDB 10.5 and later, whose {@code INSERT} can return rows ({@code
-   *     RETURNING})
-   */
-  private static boolean insertReturning(Connection c, JdbcDialect d) throws SQLException {
-    if (d != JdbcDialect.MARIADB) {
-      return false;
-    }
-    DatabaseMetaData server = c.getMetaData();
-    int major = server.getDatabaseMajorVersion();
-    return major > 10 || major == 10 && server.getDatabaseMinorVersion() >= 5;
   }
 
   /**

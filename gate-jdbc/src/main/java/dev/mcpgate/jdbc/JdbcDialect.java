@@ -161,14 +161,12 @@ public enum JdbcDialect {
 
   /**
    * @param claimProcedure true when the table's procedures exist (MariaDB/MySQL only)
-   * @param insertReturning true when the server returns rows from an {@code INSERT} (MariaDB 10.5
-   *     and later)
    */
-  SqlDialect sql(String table, boolean claimProcedure, boolean insertReturning) {
+  SqlDialect sql(String table, boolean claimProcedure) {
     return switch (this) {
       case POSTGRESQL -> new PostgresSql(table);
-      case MARIADB -> new MySqlFamilySql(table, claimProcedure, true, insertReturning);
-      case MYSQL -> new MySqlFamilySql(table, claimProcedure, false, false);
+      case MARIADB -> new MySqlFamilySql(table, claimProcedure, true);
+      case MYSQL -> new MySqlFamilySql(table, claimProcedure, false);
       case H2 -> new H2Sql(table);
     };
   }

@@ -2,7 +2,6 @@ package dev.mcpgate.jdbc;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
-import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
@@ -19,23 +18,19 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * MariaDB and MySQL. A claim in auto-commit mode on MariaDB 10.5 and later is one statement that
- * inserts the key or returns its row ({@link #readAutoCommitted}): a fresh claim is one round trip,
- * a replay one. On MySQL, and inside a transaction, it is a consistent SELECT (InnoDB takes no lock
- * for it), then, when no row was found, a plain INSERT (see {@link SelectThenInsertSql}): a replay
- * is one round trip, a fresh claim two. Calling the table's claim procedure instead would make a
- * fresh claim one round trip there too, but it made every replay dearer (a {@code CALL} costs more
- * than a plain SELECT: 0.43x against 0.62x of a primary-key SELECT in {@code JdbcThroughput}, fresh
- * calls no faster), so it serves only single-commit mode with a zero wait, where it replaces five
- * round trips (the lock wait read, set and put back, the SELECT and the INSERT) with one, and the
+ * MariaDB and MySQL. A claim in auto-commit mode is a consistent SELECT (InnoDB takes no lock for
+ * it), then, when no row was found, a plain INSERT (see {@link SelectThenInsertSql}): a replay is
+ * one round trip, a fresh claim two. Calling the table's claim procedure instead would make a fresh
+ * claim one round trip, but it made every replay dearer (a {@code CALL} costs more than a plain
+ * SELECT: 0.43x against 0.62x of a primary-key SELECT in {@code JdbcThroughput}, fresh calls no
+ * faster), so it serves only single-commit mode with a zero wait, where it replaces five round
+ * trips (the lock wait read, set and put back, the SELECT and the INSERT) with one, and the
  * completion procedure sends the completion with the {@code COMMIT}. Never {@code INSERT IGNORE},
- * which would turn a too-long value into a silent truncation; {@code ON DUPLICATE KEY UPDATE} locks
- * the row it finds even when it changes nothing, so it is sent only auto-committed (the lock ends
- * with the statement) and without a lock wait.
+ * which would turn a too-long value into a silent truncation, nor {@code ON DUPLICATE KEY UPDATE},
+ * which locks the existing row even when it changes nothing.
  */
 final class MySqlFamilySql extends SelectThenInsertSql {
   private static final int ER_DUP_ENTRY = 1062;
-  private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
   private static final int ER_LOCK_DEADLOCK = 1213;
 
   /** The database clock in epoch milliseconds. */
@@ -47,17 +42,14 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   private static final String NOT_COMMITTED = "mcpgate: not committed";
 
   private final String callSql;
-  private final String claimReturningSql;
   private final boolean mariadb;
   private final String completeSql;
 
   /**
    * @param claimProcedure true when the table's claim procedure exists: claims call it
    * @param mariadb true for MariaDB, whose InnoDB lock wait may be zero; MySQL's is at least 1 s
-   * @param insertReturning true for MariaDB 10.5 and later, which return rows from an {@code
-   *     INSERT}: an auto-committed claim is one statement ({@link #readAutoCommitted})
    */
-  MySqlFamilySql(String table, boolean claimProcedure, boolean mariadb, boolean insertReturning) {
+  MySqlFamilySql(String table, boolean claimProcedure, boolean mariadb) {
     super(
         table,
         NOW_MS,
@@ -69,23 +61,6 @@ final class MySqlFamilySql extends SelectThenInsertSql {
     this.callSql =
         claimProcedure
             ? "CALL " + TableName.claimProcedureName(table) + "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            : null;
-    this.claimReturningSql =
-        insertReturning
-            ? "SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT INTO "
-                + table
-                + " ("
-                + ClaimRows.COLUMNS
-                + ") VALUES (?, ?, ?, ?, 'IN_PROGRESS', ?, 1, "
-                + NOW_MS
-                + ", "
-                + NOW_MS
-                + " + ?, "
-                + NOW_MS
-                + " + ?, NULL, NULL, NULL) ON DUPLICATE KEY UPDATE tenant = tenant RETURNING "
-                + NOW_MS
-                + " AS now_ms, "
-                + ClaimRows.COLUMNS
             : null;
     this.completeSql =
         claimProcedure
@@ -119,43 +94,6 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   @Override
   boolean foldsLockWait() {
     return callSql != null;
-  }
-
-  /**
-   * On MariaDB 10.5 and later, one statement: the INSERT of the claim's row when the key is free,
-   * else the key's row as it is ({@code ON DUPLICATE KEY UPDATE} of nothing, read back by {@code
-   * RETURNING} with the store's clock). The row holds this claim's token only when this statement
-   * inserted it: a token is never used twice. The statement locks the row it finds until it ends,
-   * and waits for no lock ({@code innodb_lock_wait_timeout = 0} for it alone): a row another
-   * transaction holds (a single-commit claim or completion not yet committed, a racing claim, the
-   * purge) fails it at once (1205), and the claim reads the key as elsewhere, by a consistent read
-   * that waits for nothing. So a fresh claim is one round trip, a replay one, and neither waits on
-   * another transaction's lock where the read before did not.
-   */
-  @Override
-  Read readAutoCommitted(Connection c, ClaimRequest r) throws SQLException {
-    if (claimReturningSql == null) {
-      return super.readAutoCommitted(c, r);
-    }
-    try (PreparedStatement ps = c.prepareStatement(claimReturningSql)) {
-      int i = ClaimRows.bindKey(ps, 1, r.id());
-      ps.setString(i++, r.argsHash());
-      ps.setString(i++, r.token().value());
-      ps.setLong(i++, r.lease().toMillis());
-      ps.setLong(i, r.retention().toMillis());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new SQLException("the claim statement of " + table + " returned no row");
-        }
-        ClaimRecord row = ClaimRows.readRow(rs);
-        return new Read(row, rs.getLong("now_ms"), row.token().equals(r.token()), true);
-      }
-    } catch (SQLException e) {
-      if (e.getErrorCode() == ER_LOCK_WAIT_TIMEOUT) {
-        return super.readAutoCommitted(c, r);
-      }
-      throw e;
-    }
   }
 
   @Override

@@ -8,11 +8,10 @@ import java.sql.SQLException;
 
 /**
  * The claim on databases without an insert that reads an existing row back without locking it
- * (MariaDB/MySQL, H2; MariaDB 10.5 and later claim in one statement when auto-committed, see {@link
- * MySqlFamilySql#readAutoCommitted}): the read is a plain SELECT of the row and the store's clock
- * (a consistent, non-locking read), so a replay, a conflict or an in-flight answer is one read-only
- * round trip; a fresh claim is that SELECT, an INSERT that the primary key lets one racer win, and
- * the completion. A duplicate-key error only means another attempt won: go round.
+ * (MariaDB/MySQL, H2): the read is a plain SELECT of the row and the store's clock (a consistent,
+ * non-locking read), so a replay, a conflict or an in-flight answer is one read-only round trip; a
+ * fresh claim is that SELECT, an INSERT that the primary key lets one racer win, and the
+ * completion. A duplicate-key error only means another attempt won: go round.
  */
 abstract class SelectThenInsertSql extends SqlDialect {
   private final String readSql;

@@ -105,15 +105,6 @@ abstract class SqlDialect extends LeaseSql {
       throws SQLException;
 
   /**
-   * The read of a claim in auto-commit mode, where each statement is its own transaction: {@link
-   * #read} by default. A dialect may insert a free key in the same statement ({@link
-   * Read#insertTried}).
-   */
-  Read readAutoCommitted(Connection c, ClaimRequest r) throws SQLException {
-    return read(c, r, false, 0, false);
-  }
-
-  /**
    * @return true when {@link #read} itself can give up at once on another transaction's lock (the
    *     lock wait set and put back inside the claim's one statement); false when the lock wait is
    *     set and put back by statements of their own ({@link #noLockWait}, {@link #restoreLockWait})
@@ -268,8 +259,7 @@ abstract class SqlDialect extends LeaseSql {
       throws SQLException {
     for (int round = 0; round < CLAIM_ROUNDS; round++) {
       try {
-        ClaimAttempt attempt =
-            claimOnce(c, r, inTransaction, inTransaction && round > 0, timeoutSeconds, noWait);
+        ClaimAttempt attempt = claimOnce(c, r, inTransaction && round > 0, timeoutSeconds, noWait);
         if (attempt != null) {
           return attempt;
         }
@@ -286,15 +276,9 @@ abstract class SqlDialect extends LeaseSql {
    * @return the claim's answer, or null when a race was lost and the claim goes round
    */
   private ClaimAttempt claimOnce(
-      Connection c,
-      ClaimRequest r,
-      boolean inTransaction,
-      boolean latest,
-      int timeoutSeconds,
-      boolean noWait)
+      Connection c, ClaimRequest r, boolean latest, int timeoutSeconds, boolean noWait)
       throws SQLException {
-    Read read =
-        inTransaction ? read(c, r, latest, timeoutSeconds, noWait) : readAutoCommitted(c, r);
+    Read read = read(c, r, latest, timeoutSeconds, noWait);
     Instant now = Instant.ofEpochMilli(read.nowMs());
     if (read.inserted()) {
       return new ClaimAttempt.Acquired(read.row(), now);

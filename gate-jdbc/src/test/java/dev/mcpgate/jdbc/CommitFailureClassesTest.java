@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  */
 class CommitFailureClassesTest {
   private final PostgresSql postgres = new PostgresSql("mcpgate_claims");
-  private final MySqlFamilySql mariadb = new MySqlFamilySql("mcpgate_claims", true, true, true);
+  private final MySqlFamilySql mariadb = new MySqlFamilySql("mcpgate_claims", true, true);
 
   private static SQLException state(String sqlState) {
     return new SQLException("failed", sqlState);

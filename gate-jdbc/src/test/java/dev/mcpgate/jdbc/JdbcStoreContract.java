@@ -335,7 +335,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Test
   void anInsertThatLosesTheRaceForAKeyReportsItSoTheClaimGoesRound() throws Exception {
     JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
-    SqlDialect sql = jdbc.dialect().sql(JdbcStoreContract.TABLE, false, false); // two statements
+    SqlDialect sql = jdbc.dialect().sql(JdbcStoreContract.TABLE, false); // the two-statement claim
     dev.mcpgate.core.spi.ClaimRequest first =
         new dev.mcpgate.core.spi.ClaimRequest(
             call("raced", Map.of()).id(), "v1:a", LeaseToken.random(), LONG, LONG);

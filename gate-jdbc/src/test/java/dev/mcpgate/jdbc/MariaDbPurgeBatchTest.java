@@ -416,7 +416,7 @@ class MariaDbPurgeBatchTest {
         MariaDbPurgeFixtures.expiring(store, held);
         MariaDbPurgeFixtures.expiring(store, b);
         Thread.sleep(300);
-        MySqlFamilySql dialect = new MySqlFamilySql(TABLE, true, mariadb, mariadb);
+        MySqlFamilySql dialect = new MySqlFamilySql(TABLE, true, mariadb);
         int purged;
         try (Connection holder = hold(holders, held);
             Connection c = ds.getConnection()) {

@@ -96,7 +96,7 @@ class MariaDbPurgeGroup3ReviewTest {
                       throw e.getCause();
                     }
                   });
-      MySqlFamilySql sql = new MySqlFamilySql(TABLE, false, true, true);
+      MySqlFamilySql sql = new MySqlFamilySql(TABLE, false, true);
       assertThatThrownBy(() -> sql.purge(failing, 500)).isInstanceOf(IllegalStateException.class);
       assertThat(
               SqlDialect.queryOne(

@@ -81,7 +81,7 @@ class PostgresStoreTest extends JdbcStoreContract {
 
   @Test
   void replayConflictAndInFlightAnswersAssignNoTransactionId() throws Exception {
-    SqlDialect sql = JdbcDialect.POSTGRESQL.sql(TABLE, false, false);
+    SqlDialect sql = JdbcDialect.POSTGRESQL.sql(TABLE, false);
     ToolCall done = call("ro-done", Map.of("a", 1));
     IdempotencyGate.builder(store).build().execute(done, ResultMapper.utf8(), ctx -> "r");
     ToolCall running = call("ro-running", Map.of("a", 1));

@@ -96,8 +96,11 @@ class RoundTripsTest {
       int fresh = rig.roundTripsOf(() -> gate.execute(call, ResultMapper.utf8(), ctx -> "done"));
       int replay = rig.roundTripsOf(() -> gate.execute(call, ResultMapper.utf8(), ctx -> "again"));
 
-      // PostgreSQL: INSERT .. ON CONFLICT; MariaDB: INSERT .. ON DUPLICATE KEY UPDATE .. RETURNING
-      assertThat(fresh).as("claim (one round trip), completion (one)").isEqualTo(2);
+      if (database.equals("postgresql")) {
+        assertThat(fresh).as("claim (one round trip), completion (one)").isEqualTo(2);
+      } else {
+        assertThat(fresh).as("claim (a SELECT, then the INSERT), completion").isEqualTo(3);
+      }
       assertThat(replay).as("the claim alone, which finds the row").isEqualTo(1);
       gate.close();
     }
