@@ -174,18 +174,16 @@ public final class AsyncIdempotentCalls {
   /** Lists the server's tools again, bypassing the cache (before a retry after a lost answer). */
   private Mono<KeyPlacement> refresh(String tool) {
     return Mono.defer(
-        () -> {
-          keys.forget(tool);
-          return client
-              .listTools()
-              .expand(
-                  page ->
-                      page.nextCursor() == null
-                          ? Mono.empty()
-                          : client.listTools(page.nextCursor()))
-              .doOnNext(page -> keys.store(page.tools()))
-              .then(Mono.fromSupplier(() -> keys.listedOrMeta(tool)));
-        });
+        () ->
+            client
+                .listTools()
+                .expand(
+                    page ->
+                        page.nextCursor() == null
+                            ? Mono.empty()
+                            : client.listTools(page.nextCursor()))
+                .collectList()
+                .map(pages -> keys.relisted(tool, pages)));
   }
 
   /**

@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -167,14 +169,14 @@ public final class IdempotentCalls {
 
   /** Lists the server's tools again, bypassing the cache (before a retry after a lost answer). */
   private KeyPlacement refresh(String tool) {
-    keys.forget(tool);
+    List<McpSchema.ListToolsResult> pages = new ArrayList<>();
     McpSchema.ListToolsResult page = client.listTools();
-    keys.store(page.tools());
+    pages.add(page);
     while (page.nextCursor() != null) {
       page = client.listTools(page.nextCursor());
-      keys.store(page.tools());
+      pages.add(page);
     }
-    return keys.listedOrMeta(tool);
+    return keys.relisted(tool, pages);
   }
 
   private static void sleep(Duration wait) throws InterruptedException {

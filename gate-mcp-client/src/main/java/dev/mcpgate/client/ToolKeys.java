@@ -22,25 +22,33 @@ final class ToolKeys {
   }
 
   /**
-   * @return where the tool reads its key, after a listing: {@link KeyPlacement#unlisted()} for a
-   *     tool the server did not list (the server answers such a call itself)
+   * Stores a listing of every tool, and reads the tool's placement from that listing: never from
+   * the cache, which another intent's listing or {@link #clear()} may empty meanwhile.
+   *
+   * @param tool the tool called
+   * @param pages every page of one {@code tools/list}
+   * @return where the tool reads its key as listed; {@link KeyPlacement#unlisted()} for a tool the
+   *     server did not list (the server answers such a call itself), which the cache then forgets
    */
-  KeyPlacement listedOrMeta(String tool) {
-    KeyPlacement p = placements.get(tool);
-    return p == null ? KeyPlacement.unlisted() : p;
-  }
-
-  void store(List<McpSchema.Tool> tools) {
-    if (tools != null) {
-      for (McpSchema.Tool tool : tools) {
-        placements.put(tool.name(), KeyPlacement.of(tool, keyArgument));
+  KeyPlacement relisted(String tool, List<McpSchema.ListToolsResult> pages) {
+    KeyPlacement found = null;
+    for (McpSchema.ListToolsResult page : pages) {
+      if (page.tools() == null) {
+        continue;
+      }
+      for (McpSchema.Tool listed : page.tools()) {
+        KeyPlacement placement = KeyPlacement.of(listed, keyArgument);
+        placements.put(listed.name(), placement);
+        if (listed.name().equals(tool)) {
+          found = placement;
+        }
       }
     }
-  }
-
-  /** Drops one tool's definition, so that a listing without it leaves it unlisted. */
-  void forget(String tool) {
-    placements.remove(tool);
+    if (found == null) {
+      placements.remove(tool);
+      return KeyPlacement.unlisted();
+    }
+    return found;
   }
 
   void clear() {

@@ -14,9 +14,11 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -103,6 +105,64 @@ class DroppedAnswersTest {
       assertThat(keys.of("refund_order"))
           .as("the key went in the argument the tool advertises")
           .allMatch(a -> a.argumentKey() != null && a.metaKey() == null);
+    }
+  }
+
+  /**
+   * A listing before a retry answers from what it listed, never from the cache that every intent
+   * shares: while other listings (here, a thread dropping the cache without pause) empty it, a
+   * gated tool that was just listed is not taken for an unlisted one, which would end the intent as
+   * GaveUp after its first attempt.
+   */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Kind.class)
+  void aListingBeforeARetryIsNotUndoneByAnotherIntentsListing(Kind kind) throws Exception {
+    RetryPolicy policy =
+        RetryPolicy.builder()
+            .maxAttempts(5)
+            .initialBackoff(Duration.ofMillis(10))
+            .maxBackoff(Duration.ofMillis(50))
+            .deadline(Duration.ofSeconds(30))
+            .build();
+    try (ExampleServerForTests example = new ExampleServerForTests(false);
+        Connected connected =
+            Servers.connect(
+                Wire.STDIO,
+                kind,
+                example.tools(),
+                ExampleServerForTests.json(),
+                1,
+                Duration.ofMillis(500),
+                policy)) {
+      AtomicBoolean done = new AtomicBoolean();
+      Thread forgetter =
+          new Thread(
+              () -> {
+                while (!done.get()) {
+                  connected.forgetTools().run();
+                }
+              });
+      forgetter.start();
+      ExecutorService threads = Executors.newFixedThreadPool(INTENTS);
+      List<Future<CallOutcome>> calls = new ArrayList<>();
+      try {
+        for (int i = 0; i < INTENTS; i++) {
+          Map<String, Object> args = Map.of("order_id", "ord_" + i, "amount_cents", 100 + i);
+          calls.add(
+              threads.submit(
+                  () -> connected.caller().call(IntentKey.random(), "refund_order", args)));
+        }
+        for (Future<CallOutcome> call : calls) {
+          assertThat(call.get())
+              .as("retried after its lost answer, though the cache was emptied meanwhile")
+              .isInstanceOf(CallOutcome.Completed.class);
+        }
+      } finally {
+        done.set(true);
+        forgetter.join();
+        threads.shutdown();
+      }
+      assertThat(example.executions("refund_order")).isEqualTo(INTENTS);
     }
   }
 

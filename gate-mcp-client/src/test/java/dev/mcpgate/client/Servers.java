@@ -47,8 +47,12 @@ final class Servers {
     ASYNC
   }
 
-  /** A connected client, the way it calls, and how many answers its transport lost. */
-  record Connected(Caller caller, IntSupplier droppedAnswers, AutoCloseable closer)
+  /**
+   * A connected client, the way it calls, how many answers its transport lost, and how to make it
+   * drop the tool definitions it cached.
+   */
+  record Connected(
+      Caller caller, IntSupplier droppedAnswers, Runnable forgetTools, AutoCloseable closer)
       implements AutoCloseable {
     @Override
     public void close() throws Exception {
@@ -110,6 +114,7 @@ final class Servers {
     return new Connected(
         c.caller(),
         c.droppedAnswers(),
+        c.forgetTools(),
         () -> {
           c.close();
           server.close();
@@ -169,6 +174,7 @@ final class Servers {
     return new Connected(
         c.caller(),
         c.droppedAnswers(),
+        c.forgetTools(),
         () -> {
           c.close();
           proxy.close();
@@ -193,7 +199,7 @@ final class Servers {
       McpSyncClient client = McpClient.sync(transport).requestTimeout(requestTimeout).build();
       client.initialize();
       IdempotentCalls calls = IdempotentCalls.builder(client).retryPolicy(policy).build();
-      return new Connected(calls::call, dropped, client::close);
+      return new Connected(calls::call, dropped, calls::forgetTools, client::close);
     }
     McpAsyncClient client = McpClient.async(transport).requestTimeout(requestTimeout).build();
     client.initialize().block(Duration.ofSeconds(30));
@@ -201,6 +207,7 @@ final class Servers {
     return new Connected(
         (key, tool, arguments) -> calls.call(key, tool, arguments).block(Duration.ofSeconds(120)),
         dropped,
+        calls::forgetTools,
         () -> client.closeGracefully().block(Duration.ofSeconds(10)));
   }
 }
