@@ -100,7 +100,13 @@ public sealed interface GateResult<T> {
    * what the MCP adapter tells a model as {@code executed}.
    */
   enum Effect {
-    /** Nothing of the call took effect. */
+    /**
+     * Nothing of the call took effect: the action did not run, or its transaction was rolled back,
+     * or it threw an exception that the policy reads as "did nothing": by default any but an {@link
+     * OutcomeUnknownException} or an interruption. An action that may have acted before it throws
+     * should throw an exception that {@link GatePolicy.Builder#outcomeUnknownWhen} names, so that
+     * its effect is {@link #UNKNOWN} and its key stays fenced.
+     */
     NO,
     /** The call took effect. */
     YES,

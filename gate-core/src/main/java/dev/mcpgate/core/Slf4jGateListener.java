@@ -34,13 +34,20 @@ public final class Slf4jGateListener implements GateListener {
                 : e.failure() != null ? "FAILED " + e.failure() : e.type().name();
     LOG.atLevel(levelOf(e))
         .setCause(e.error())
-        .log(
-            "{} {} attempt {} [{}]: {}",
-            label,
-            e.id(),
-            e.attempt(),
-            e.tokenFingerprint(),
-            e.message());
+        .log("{} {}{}: {}", label, e.id(), attemptOf(e), e.message());
+  }
+
+  /**
+   * @return {@code " attempt N [fingerprint]"} for an event of an attempt (without the brackets
+   *     when it names no token); empty for one that concerns no attempt (a conflict, a claim the
+   *     store could not make), which has nothing to say there
+   */
+  static String attemptOf(GateEvent e) {
+    if (e.attempt() == 0) {
+      return "";
+    }
+    String token = e.tokenFingerprint() == null ? "" : " [" + e.tokenFingerprint() + "]";
+    return " attempt " + e.attempt() + token;
   }
 
   /**

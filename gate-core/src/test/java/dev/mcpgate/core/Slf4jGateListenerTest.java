@@ -49,6 +49,15 @@ class Slf4jGateListenerTest {
     }
   }
 
+  @Test
+  void anEventOfNoAttemptNamesNone() {
+    assertThat(Slf4jGateListener.attemptOf(event(GateEvent.Type.ACQUIRED, 2)))
+        .isEqualTo(" attempt 2 [fp]");
+    assertThat(Slf4jGateListener.attemptOf(event(GateEvent.Type.REFUSED, 0)))
+        .as("a conflict concerns no attempt: not 'attempt 0 [null]'")
+        .isEmpty();
+  }
+
   private static GateEvent event(GateEvent.Type type, int attempt) {
     if (type == GateEvent.Type.REJECTED) {
       return GateEvent.rejected(

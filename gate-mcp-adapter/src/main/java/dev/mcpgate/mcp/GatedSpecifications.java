@@ -1,6 +1,7 @@
 package dev.mcpgate.mcp;
 
 import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
@@ -11,9 +12,22 @@ import java.util.function.Function;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-/** The SDK's four kinds of tool specification, made anew around a {@link GatedTool}. */
+/**
+ * The SDK's four kinds of tool specification, made anew around a {@link GatedTool}. A null
+ * exchange, which the SDK never passes but a unit test calling a handler directly may, is read as
+ * an empty transport context (as a null stateless context is): the handler gets the null as it
+ * would ungated.
+ */
 final class GatedSpecifications {
   private GatedSpecifications() {}
+
+  private static McpTransportContext contextOf(McpSyncServerExchange exchange) {
+    return exchange == null ? McpTransportContext.EMPTY : exchange.transportContext();
+  }
+
+  private static McpTransportContext contextOf(McpAsyncServerExchange exchange) {
+    return exchange == null ? McpTransportContext.EMPTY : exchange.transportContext();
+  }
 
   static McpServerFeatures.SyncToolSpecification of(
       GatedTool g, McpServerFeatures.SyncToolSpecification spec) {
@@ -21,7 +35,7 @@ final class GatedSpecifications {
     return new McpServerFeatures.SyncToolSpecification(
         g.tool(),
         (exchange, request) ->
-            sync(g, exchange.transportContext(), request, r -> handler.apply(exchange, r)));
+            sync(g, contextOf(exchange), request, r -> handler.apply(exchange, r)));
   }
 
   static McpServerFeatures.AsyncToolSpecification of(
@@ -30,7 +44,7 @@ final class GatedSpecifications {
     return new McpServerFeatures.AsyncToolSpecification(
         g.tool(),
         (exchange, request) ->
-            async(g, exchange.transportContext(), request, r -> handler.apply(exchange, r)));
+            async(g, contextOf(exchange), request, r -> handler.apply(exchange, r)));
   }
 
   static McpStatelessServerFeatures.SyncToolSpecification of(
@@ -52,8 +66,7 @@ final class GatedSpecifications {
       GatedTool g, Function<McpSyncServerExchange, Invocation> invocation) {
     return new McpServerFeatures.SyncToolSpecification(
         g.tool(),
-        (exchange, request) ->
-            g.call(exchange.transportContext(), request, invocation.apply(exchange)));
+        (exchange, request) -> g.call(contextOf(exchange), request, invocation.apply(exchange)));
   }
 
   private static CallToolResult sync(
