@@ -154,7 +154,8 @@ final class ClaimTable {
       LOG.warn("lease renewals of table {} use {}", table, source.description());
     } else {
       LOG.info(
-          "lease renewals of table {} use {}; the store takes nothing from the pool for them",
+          "lease renewals of table {} use {}, never a connection of the DataSource the store was"
+              + " given",
           table,
           source.description());
     }
