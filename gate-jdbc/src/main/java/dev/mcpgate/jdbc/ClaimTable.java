@@ -4,6 +4,7 @@ import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -28,6 +29,10 @@ final class ClaimTable {
   private final boolean createSchemaIfMissing;
   private final RenewalSource renewalSource;
   private final Object setupLock = new Object();
+
+  /** How long {@link #verify()} waits for a renewal connection. */
+  private static final Duration RENEWAL_CHECK = Duration.ofSeconds(10);
+
   private volatile Setup setup;
 
   /** What the first connection found: the dialect, and its statements. */
@@ -97,6 +102,37 @@ final class ClaimTable {
       }
     } catch (SQLException e) {
       throw s.failures().of("verify the table", e);
+    }
+    if (!renewalSource.sharesPool()) {
+      verifyRenewals();
+    }
+  }
+
+  /**
+   * Opens one renewal connection, as a renewal would, and looks for the table through it: a renewal
+   * path that cannot connect (credentials the pool has and the driver is not given, say) would let
+   * every lease run out while its action runs, and a retry take the key over.
+   */
+  private void verifyRenewals() {
+    String cannot =
+        "lease renewals of table " + table + " use " + renewalSource.description() + ", which ";
+    try (Connection c = renewalSource.open(RENEWAL_CHECK)) {
+      if (!Schema.tableExists(c, table)) {
+        throw new StoreUnavailableException(
+            cannot
+                + "does not see the table (another database or user than the store's data"
+                + " source?): without renewals a running action's lease runs out and a retry"
+                + " takes its key over. Give them the same database and user",
+            null);
+      }
+    } catch (SQLException e) {
+      throw new StoreUnavailableException(
+          cannot
+              + "could not connect ("
+              + e.getMessage()
+              + "): without renewals a running action's lease runs out and a retry takes its key"
+              + " over. Give them the URL, user and password (or properties) the data source uses",
+          e);
     }
   }
 

@@ -94,11 +94,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
    * startup check that the store is usable. The check compares the table with this version's: every
    * column, as wide, and the purge index; a table made by an older version is out of date even
    * where it still works. The store works without this check, finding a missing table on its first
-   * use (and an out-of-date one, where it matters, by a failing statement).
+   * use (and an out-of-date one, where it matters, by a failing statement). When lease renewals
+   * have connections of their own, it opens one and looks for the table through it too.
    *
    * @throws ClaimsTableException if the table is missing (naming it and the DDL that creates it) or
    *     out of date (naming what differs and the statements that bring it up to date)
-   * @throws StoreUnavailableException if the database cannot be reached
+   * @throws StoreUnavailableException if the database cannot be reached, or the renewals' own
+   *     connection cannot log in or does not see the table
    */
   public void verify() {
     claims.verify();
