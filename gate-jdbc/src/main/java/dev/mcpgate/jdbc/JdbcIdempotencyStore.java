@@ -21,7 +21,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -122,9 +124,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     return setup().dialect();
   }
 
-  /**
-   * @return the claims table
-   */
+  /** Returns the claims table. */
   public String tableName() {
     return table;
   }
@@ -154,15 +154,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   }
 
   /**
-   * Extends every lease in one statement per 200 leases on PostgreSQL (one UPDATE that skips rows
-   * another transaction holds locked, plus one plain read when some were not extended), and in one
-   * batch of single-row UPDATEs on MariaDB/MySQL (with InnoDB's lock wait bounded), on the store's
-   * renewal connection, never one borrowed from the pool the tools use (see the class comment). The
-   * gate calls this once per renewal period for all its running calls, so renewals cost one round
-   * trip per store and period however many calls are in flight. {@code within} is the connection's
-   * network timeout and bounds each statement; a row locked by another transaction leaves its own
-   * lease undecided, not the others. A failed call closes its connection; a call made while another
-   * is still running gets a connection of its own.
+   * Extends every lease on the store's renewal connection, never one borrowed from the tools' pool:
+   * one round trip per store and period however many calls are in flight ({@code docs/stores.md},
+   * "Lease renewals"). {@code within} is the connection's network timeout; a row another
+   * transaction holds locked leaves only its own lease undecided.
    *
    * @throws StoreUnavailableException if the connection failed or timed out: whether any lease was
    *     extended is not known
@@ -214,9 +209,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     }
   }
 
-  /**
-   * @return true while the store holds its renewal connection (for tests)
-   */
+  /** True while the store holds its renewal connection (for tests). */
   boolean holdsRenewalConnection() {
     return renewals.isOpen();
   }
@@ -270,15 +263,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
    * The unit of work of single-commit mode, for {@link
    * dev.mcpgate.core.IdempotencyGate#executeSingleCommit}: a connection from this store's data
    * source with a transaction open, in which the claim is written first, then the action's writes
-   * and the completion, committed once. A duplicate meets the key's uncommitted claim on the
-   * primary key: with a zero wait (as the gate's single-commit runner claims, polling between
-   * transactions) it does not wait for it at all (a lock timeout of nothing, or the dialect's
-   * least: 1 ms on PostgreSQL, 1 s on MySQL) and the claim throws {@link
-   * dev.mcpgate.core.ClaimBusyException}; with a non-zero wait, it waits at most that long, rounded
-   * up to whole seconds (a statement timeout). When the unit of work ends without its commit, the
-   * connection is rolled back before auto-commit is restored: nothing is committed on the way out.
-   * On PostgreSQL the claim raises no error inside the transaction; keep the default READ COMMITTED
-   * isolation there (and on H2). On MariaDB/MySQL the claim reads with {@code LOCK IN SHARE MODE}.
+   * and the completion, committed once. A duplicate meets the key's uncommitted claim: with a zero
+   * wait it does not wait (the dialect's least lock timeout) and the claim throws {@link
+   * dev.mcpgate.core.ClaimBusyException}; else it waits at most that long, in whole seconds. A unit
+   * of work that ends without its commit is rolled back. Keep READ COMMITTED on PostgreSQL and H2.
    *
    * <pre>{@code
    * gate.executeSingleCommit(call, mapper, store.singleCommit(), (connection, ctx) -> {
@@ -332,9 +320,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
       return this;
     }
 
-    /**
-     * @param dialect the dialect to use instead of detecting it from the connection
-     */
+    /** Sets the dialect to use, instead of detecting it from the connection. */
     public Builder dialect(JdbcDialect dialect) {
       this.dialect = requireNonNull(dialect, "dialect must not be null");
       return this;
@@ -367,23 +353,36 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
     /**
      * Opens the renewal connection straight from the JDBC driver, as the store does by itself for a
-     * HikariCP pool: for a pool that hides its URL (Agroal, say) whose URL and credentials the
-     * caller knows. Each connection is opened with the renewal's deadline as the driver's connect
-     * and read timeouts (PostgreSQL, MariaDB, MySQL). Takes precedence over {@link
-     * #renewalConnections(DataSource)}.
+     * HikariCP pool: for a pool that hides its URL (Agroal, say). Each connection is opened with
+     * the renewal's deadline as the driver's connect and read timeouts (PostgreSQL, MariaDB,
+     * MySQL). Takes precedence over {@link #renewalConnections(DataSource)}.
      *
      * @param jdbcUrl the URL of the same database as the claims table
      * @param properties the driver's properties, such as {@code user} and {@code password} (copied)
      * @return this builder
      */
-    public Builder renewalConnectionsFromDriver(String jdbcUrl, java.util.Properties properties) {
-      requireNonNull(jdbcUrl, "jdbcUrl must not be null");
-      java.util.Properties copy = new java.util.Properties();
+    public Builder renewalConnectionsFromDriver(String jdbcUrl, Properties properties) {
+      Properties copy = new Properties();
       copy.putAll(requireNonNull(properties, "properties must not be null"));
+      return renewalConnectionsFromDriver(jdbcUrl, () -> copy);
+    }
+
+    /**
+     * As above, with the properties asked for again for each new connection: for credentials that
+     * rotate. It runs within a renewal try's deadline: answer from a cache.
+     *
+     * @param jdbcUrl the URL of the same database as the claims table
+     * @param properties the driver's properties for a new connection
+     * @return this builder
+     */
+    public Builder renewalConnectionsFromDriver(String jdbcUrl, Supplier<Properties> properties) {
+      requireNonNull(properties, "properties must not be null");
       ClassLoader loader = Thread.currentThread().getContextClassLoader();
       this.renewalDriver =
           RenewalSource.fromDriver(
-              jdbcUrl, copy, loader == null ? Builder.class.getClassLoader() : loader);
+              requireNonNull(jdbcUrl, "jdbcUrl must not be null"),
+              properties,
+              loader == null ? Builder.class.getClassLoader() : loader);
       return this;
     }
 

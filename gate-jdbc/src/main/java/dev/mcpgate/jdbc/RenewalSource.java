@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -149,7 +150,7 @@ final class RenewalSource {
       String initSql = (String) getter(pool, "getConnectionInitSql");
       return fromDriver(
           url,
-          base,
+          () -> base,
           driverClass,
           pool.getClass().getClassLoader(),
           schema,
@@ -165,12 +166,13 @@ final class RenewalSource {
 
   /**
    * @param url the JDBC URL
-   * @param properties the driver's properties (user, password, ...)
+   * @param properties the driver's properties (user, password, ...), asked again for each new
+   *     connection
    * @param loader where to find the driver when it is not registered
    * @return connections straight from the driver, each opened with the try's deadline as its
    *     connect and read timeouts
    */
-  static RenewalSource fromDriver(String url, Properties properties, ClassLoader loader) {
+  static RenewalSource fromDriver(String url, Supplier<Properties> properties, ClassLoader loader) {
     return fromDriver(
         url,
         properties,
@@ -184,7 +186,7 @@ final class RenewalSource {
 
   private static RenewalSource fromDriver(
       String url,
-      Properties base,
+      Supplier<Properties> base,
       String driverClass,
       ClassLoader loader,
       String schema,
@@ -194,7 +196,7 @@ final class RenewalSource {
     return new RenewalSource(
         within -> {
           Connection c =
-              driver(url, driverClass, loader).connect(url, withDeadline(url, base, within));
+              driver(url, driverClass, loader).connect(url, withDeadline(url, base.get(), within));
           if (c == null) {
             throw new SQLException("the driver does not take the URL " + redact(url));
           }

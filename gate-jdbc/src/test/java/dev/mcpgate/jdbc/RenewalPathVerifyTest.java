@@ -97,4 +97,42 @@ class RenewalPathVerifyTest {
       store.close();
     }
   }
+
+  @Test
+  void renewalPropertiesFromASupplierAreAskedForAgainForEachNewConnection() {
+    TestDatabases.Target pg = TestDatabases.postgres();
+    HikariDataSource pool = TestDatabases.pool(pg, "renewal-verify-pg", 2);
+    String url = pg.url().replaceFirst("\\?.*$", "");
+    java.util.regex.Matcher inUrl =
+        java.util.regex.Pattern.compile("[?&]user=([^&]+)").matcher(pg.url());
+    String user = pg.user() != null ? pg.user() : inUrl.find() ? inUrl.group(1) : "postgres";
+    java.util.concurrent.atomic.AtomicInteger asked =
+        new java.util.concurrent.atomic.AtomicInteger();
+    JdbcIdempotencyStore store =
+        JdbcIdempotencyStore.builder(pool)
+            .tableName(fresh())
+            .createSchemaIfMissing(true)
+            .renewalConnectionsFromDriver(
+                url,
+                () -> {
+                  Properties p = new Properties();
+                  // rotated credentials: wrong at first, right from the second connection on
+                  boolean rotated = asked.incrementAndGet() > 1;
+                  p.setProperty("user", rotated ? user : "mcpgate_no_such_role");
+                  if (rotated && pg.password() != null) {
+                    p.setProperty("password", pg.password());
+                  }
+                  return p;
+                })
+            .build();
+    try {
+      assertThat(catchThrowableOfType(StoreUnavailableException.class, store::verify))
+          .as("the first connection, with the credentials of before")
+          .isNotNull();
+      store.verify(); // a new connection, with the credentials of now
+      assertThat(asked).hasValueGreaterThanOrEqualTo(2);
+    } finally {
+      store.close();
+    }
+  }
 }

@@ -16,6 +16,8 @@ import dev.mcpgate.mcp.ToolPolicy;
 import dev.mcpgate.quarkus.McpGateConfig;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.quarkus.credentials.CredentialsProvider;
+import io.quarkus.credentials.runtime.CredentialsProviderFinder;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
@@ -23,9 +25,11 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -234,16 +238,49 @@ public class GateBeans {
     // timeouts), never from the Agroal pool the tools may hold in full
     Config app = ConfigProvider.getConfig();
     app.getOptionalValue("quarkus.datasource.jdbc.url", String.class)
-        .ifPresent(
-            url -> {
-              Properties credentials = new Properties();
-              app.getOptionalValue("quarkus.datasource.username", String.class)
-                  .ifPresent(user -> credentials.setProperty("user", user));
-              app.getOptionalValue("quarkus.datasource.password", String.class)
-                  .ifPresent(password -> credentials.setProperty("password", password));
-              b.renewalConnectionsFromDriver(url, credentials);
-            });
+        .ifPresent(url -> b.renewalConnectionsFromDriver(url, renewalProperties(app)));
     return b.build();
+  }
+
+  /**
+   * The driver's properties for a renewal connection, as Agroal makes its own: the data source's
+   * additional JDBC properties, its user and password, and what its credentials provider says,
+   * asked again for each new renewal connection (so that rotated credentials are used).
+   */
+  private static Supplier<Properties> renewalProperties(Config app) {
+    String prefix = "quarkus.datasource.jdbc.additional-jdbc-properties.";
+    Properties fixed = new Properties();
+    for (String name : app.getPropertyNames()) {
+      if (name.startsWith(prefix)) {
+        String property = name.substring(prefix.length()).replace("\"", "");
+        app.getOptionalValue(name, String.class).ifPresent(v -> fixed.setProperty(property, v));
+      }
+    }
+    app.getOptionalValue("quarkus.datasource.username", String.class)
+        .ifPresent(user -> fixed.setProperty("user", user));
+    app.getOptionalValue("quarkus.datasource.password", String.class)
+        .ifPresent(password -> fixed.setProperty("password", password));
+    Optional<String> provider =
+        app.getOptionalValue("quarkus.datasource.credentials-provider", String.class);
+    if (provider.isEmpty()) {
+      return () -> fixed;
+    }
+    CredentialsProvider credentials =
+        CredentialsProviderFinder.find(
+            app.getOptionalValue("quarkus.datasource.credentials-provider-name", String.class)
+                .orElse(null));
+    return () -> {
+      Properties now = new Properties();
+      now.putAll(fixed);
+      Map<String, String> given = credentials.getCredentials(provider.get());
+      if (given.get(CredentialsProvider.USER_PROPERTY_NAME) != null) {
+        now.setProperty("user", given.get(CredentialsProvider.USER_PROPERTY_NAME));
+      }
+      if (given.get(CredentialsProvider.PASSWORD_PROPERTY_NAME) != null) {
+        now.setProperty("password", given.get(CredentialsProvider.PASSWORD_PROPERTY_NAME));
+      }
+      return now;
+    };
   }
 
   private void verify(IdempotencyStore store) {
