@@ -11,6 +11,7 @@ import dev.mcpgate.quarkus.internal.GateRecorder;
 import dev.mcpgate.quarkus.internal.Gated;
 import dev.mcpgate.quarkus.internal.GatedTools;
 import dev.mcpgate.quarkus.internal.MicrometerMetrics;
+import dev.mcpgate.quarkus.internal.ToolSecurity;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
@@ -85,6 +86,7 @@ class GateProcessor {
             CurrentCall.class,
             CurrentCall.Capture.class,
             GateInterceptor.class,
+            ToolSecurity.class,
             Gated.class)
         .setUnremovable()
         .build();

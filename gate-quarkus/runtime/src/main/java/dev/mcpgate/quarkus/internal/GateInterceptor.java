@@ -38,6 +38,7 @@ public class GateInterceptor {
   @Inject GateBeans beans;
   @Inject CallTenant tenants;
   @Inject CurrentCall current;
+  @Inject ToolSecurity security;
   @Inject ObjectMapper json;
 
   @AroundInvoke
@@ -46,6 +47,7 @@ public class GateInterceptor {
     if (tool == null) {
       return ic.proceed();
     }
+    security.check(ic.getMethod(), ic.getParameters()); // replays too, before the gate answers
     SyncToolSpecification spec = beans.spec(tool);
     Object[] params = ic.getParameters();
     Call call = new Call(ic);
