@@ -1,0 +1,246 @@
+package dev.mcpgate.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.client.Servers.Kind;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.mcp.ExactNumbers;
+import dev.mcpgate.mcp.KeySource;
+import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.mcp.Pipe;
+import dev.mcpgate.mcp.TenantResolver;
+import dev.mcpgate.mcp.ToolPolicy;
+import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Second adversarial review of gate-mcp-client (branch review-client, after 17c6c46): each test
+ * shows an intent that runs twice, or a caller told something untrue. All fail on main at 17c6c46.
+ */
+class ReviewRoundTwoTest {
+  private static final RetryPolicy FAST =
+      RetryPolicy.builder()
+          .maxAttempts(5)
+          .initialBackoff(Duration.ofMillis(20))
+          .maxBackoff(Duration.ofMillis(200))
+          .deadline(Duration.ofSeconds(20))
+          .build();
+
+  private static final Map<String, Object> ORDER =
+      Map.of("type", "object", "properties", Map.of("order_id", Map.of("type", "string")));
+
+  private final IdempotencyGate gate =
+      IdempotencyGate.builder(new RetryRulesTest.FlakyStore())
+          .policy(GatePolicy.builder().inFlightWait(Duration.ofMillis(100)).build())
+          .build();
+  private final AtomicInteger runs = new AtomicInteger();
+  private final List<AutoCloseable> closers = new ArrayList<>();
+  private McpSyncServer server;
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : closers) {
+      c.close();
+    }
+    gate.close();
+  }
+
+  private McpGate mcpGate(dev.mcpgate.mcp.CallAuthorizer authorizer) {
+    McpGate.Builder b =
+        McpGate.builder(gate)
+            .tenantResolver(TenantResolver.fixed("test"))
+            .jsonMapper(ExactNumbers.jsonMapper());
+    if (authorizer != null) {
+      b.authorizer(authorizer);
+    }
+    return b.build();
+  }
+
+  /** order_id may be null: a natural key field the caller does not always have. */
+  private static final Map<String, Object> NULLABLE_ORDER =
+      Map.of(
+          "type",
+          "object",
+          "properties",
+          Map.of("order_id", Map.of("type", List.of("string", "null"))));
+
+  private SyncToolSpecification tool(String name, long sleepMs) {
+    return tool(name, ORDER, sleepMs);
+  }
+
+  private SyncToolSpecification tool(String name, Map<String, Object> schema, long sleepMs) {
+    return new SyncToolSpecification(
+        McpSchema.Tool.builder(name, schema).description(name).build(),
+        (exchange, request) -> {
+          runs.incrementAndGet();
+          try {
+            Thread.sleep(sleepMs);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return CallToolResult.builder().addTextContent("refunded").build();
+        });
+  }
+
+  /** An in-process stdio server ({@link #server}) of these tools, closed after the test. */
+  private LossyStdioClientTransport serve(List<SyncToolSpecification> tools, int drops) {
+    Pipe toServer = new Pipe();
+    Pipe toClient = new Pipe();
+    server =
+        McpServer.sync(
+                new StdioServerTransportProvider(
+                    ExactNumbers.jsonMapper(), toServer.in, toClient.out))
+            .jsonMapper(ExactNumbers.jsonMapper())
+            .serverInfo("review-2", "1")
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+            .tools(tools)
+            .build();
+    McpSyncServer s = server;
+    closers.add(s::close);
+    return new LossyStdioClientTransport(
+        McpJsonDefaults.getMapper(), toClient.in, toServer.out, drops);
+  }
+
+  private Servers.Caller caller(Kind kind, LossyStdioClientTransport transport, Duration timeout) {
+    if (kind == Kind.SYNC) {
+      McpSyncClient client = McpClient.sync(transport).requestTimeout(timeout).build();
+      closers.add(0, client::close);
+      client.initialize();
+      return IdempotentCalls.builder(client).retryPolicy(FAST).build()::call;
+    }
+    AsyncIdempotentCalls calls = asyncCalls(transport, timeout);
+    return (key, tool, args) -> calls.call(key, tool, args).block(Duration.ofSeconds(60));
+  }
+
+  private AsyncIdempotentCalls asyncCalls(LossyStdioClientTransport transport, Duration timeout) {
+    McpAsyncClient client = McpClient.async(transport).requestTimeout(timeout).build();
+    closers.add(0, () -> client.closeGracefully().block(Duration.ofSeconds(10)));
+    client.initialize().block(Duration.ofSeconds(30));
+    return AsyncIdempotentCalls.builder(client).retryPolicy(FAST).build();
+  }
+
+  /**
+   * A natural-key tool (required false) called with its natural-key argument present but null: the
+   * client counts the argument as held (arguments.keySet().containsAll) and deems a retry safe; the
+   * server's KeyExtractor treats a null value as no natural key and runs the call ungated. The
+   * first answer is lost, the client retries, and the refund runs twice.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aNaturalKeyArgumentThatIsNullIsNotAKeyTheServerReads(Kind kind) throws Exception {
+    McpGate mcp = mcpGate(null);
+    LossyStdioClientTransport transport =
+        serve(
+            List.of(
+                mcp.gate(
+                    tool("refund_natural", NULLABLE_ORDER, 0),
+                    ToolPolicy.builder()
+                        .keySources(KeySource.NATURAL)
+                        .naturalKey("order_id")
+                        .required(false)
+                        .build())),
+            1);
+    Servers.Caller caller = caller(kind, transport, Duration.ofMillis(1500));
+    Map<String, Object> args = new HashMap<>();
+    args.put("order_id", null);
+    args.put("amount_cents", 5);
+
+    CallOutcome outcome = caller.call(IntentKey.random(), "refund_natural", args);
+
+    assertThat(runs.get()).as("one intent, outcome " + outcome).isEqualTo(1);
+  }
+
+  /**
+   * The tool is redeployed while the first attempt's answer is lost: its key source changes from
+   * the key argument (or _meta) to a natural key. The listing before the retry says the tool is
+   * still retry-safe (idempotentHint, the call holds its natural key), so the client retries; but
+   * the server now reads another key (the natural key, not the intent key the first attempt was
+   * claimed under), so the retry is a new claim and the refund runs twice. The listing checks that
+   * the tool is retry-safe now, not that it reads the key the earlier attempts were sent under.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aRetryAfterTheToolsKeySourceChangedIsNotARetryOfTheSameClaim(Kind kind) throws Exception {
+    McpGate mcp = mcpGate(null);
+    SyncToolSpecification byIntentKey = mcp.gate(tool("refund", 0), ToolPolicy.defaults());
+    SyncToolSpecification byNaturalKey =
+        mcp.gate(
+            tool("refund", 0),
+            ToolPolicy.builder().keySources(KeySource.NATURAL).naturalKey("order_id").build());
+    LossyStdioClientTransport transport = serve(List.of(byIntentKey), 1);
+    Servers.Caller caller = caller(kind, transport, Duration.ofMillis(1500));
+    // the redeploy, while the client waits for the first (lost) answer
+    Thread redeploy =
+        new Thread(
+            () -> {
+              while (runs.get() == 0) {
+                Thread.onSpinWait();
+              }
+              server.removeTool("refund");
+              server.addTool(byNaturalKey);
+            });
+    redeploy.start();
+
+    CallOutcome outcome = caller.call(IntentKey.random(), "refund", Map.of("order_id", "o1"));
+    redeploy.join(10_000);
+
+    assertThat(runs.get()).as("one intent, outcome " + outcome).isEqualTo(1);
+  }
+
+  /**
+   * Two subscriptions of one Mono at once (Mono.zip(m, m), a Mono handed to two consumers): both
+   * build their Attempts before either sent, so the second sees sent == true at getAndSet but keeps
+   * known == NO and refreshDue == false. It sends too (the tool is retry-safe), and its attempt is
+   * refused with executed "no" (a per-key quota, as in ReviewFindingsTest finding 1). That
+   * subscription is told Refused ("nothing of this intent ran; a new request needs a new key")
+   * while the other subscription's attempt of the same intent ran.
+   */
+  @Test
+  void aConcurrentSubscriptionIsNotToldRefusedWhileTheOtherOnesAttemptRan() throws Exception {
+    Set<String> seen = ConcurrentHashMap.newKeySet();
+    McpGate mcp =
+        mcpGate(
+            (tenant, context, request) ->
+                seen.add(String.valueOf(Keys.of(request)))
+                    ? null
+                    : "quota: one call per key (test)");
+    AsyncIdempotentCalls calls =
+        asyncCalls(serve(List.of(mcp.gate(tool("refund", 400), ToolPolicy.defaults())), 0),
+            Duration.ofSeconds(10));
+
+    Mono<CallOutcome> refund = calls.call("refund", Map.of("order_id", "z1"));
+    var both =
+        Mono.zip(
+                refund.subscribeOn(Schedulers.boundedElastic()),
+                refund.subscribeOn(Schedulers.boundedElastic()))
+            .block(Duration.ofSeconds(30));
+
+    assertThat(runs.get()).as("the intent ran once").isEqualTo(1);
+    assertThat(List.of(both.getT1(), both.getT2()))
+        .as("no subscription is told the intent did not run")
+        .noneMatch(o -> o instanceof CallOutcome.Refused);
+  }
+}
