@@ -243,4 +243,62 @@ class ReviewRoundTwoTest {
         .as("no subscription is told the intent did not run")
         .noneMatch(o -> o instanceof CallOutcome.Refused);
   }
+
+  /**
+   * The ran-twice form of the concurrent-subscription finding: the second subscription, which
+   * finds at getAndSet that the other one already sent, sends again under the placement it read
+   * from the cache, without listing the tool again as every other retry does. A tool redeployed
+   * ungated (no idempotentHint) behind the cached gated definition (as in
+   * ReviewFixesTest.theAsyncClientListsTheToolAgainBeforeARetry) then runs twice for one intent.
+   */
+  @Test
+  void aConcurrentSubscriptionListsTheToolAgainBeforeSendingItAgain() throws Exception {
+    McpGate mcp = mcpGate(null);
+    SyncToolSpecification gated = mcp.gate(tool("refund", 0), ToolPolicy.defaults());
+    AtomicInteger ungatedRuns = new AtomicInteger();
+    SyncToolSpecification ungated = // no gate, no idempotentHint
+        new SyncToolSpecification(
+            McpSchema.Tool.builder("refund", ORDER).description("refund").build(),
+            (exchange, request) -> {
+              ungatedRuns.incrementAndGet();
+              return CallToolResult.builder().addTextContent("refunded").build();
+            });
+    AsyncIdempotentCalls calls =
+        asyncCalls(
+            serve(List.of(gated, mcp.gate(tool("other", 0), ToolPolicy.defaults())), 0),
+            Duration.ofSeconds(10));
+
+    // the race: both subscriptions build their Attempts before either reaches sent.getAndSet;
+    // released together by a barrier, they do within a few intents
+    int intents = 30;
+    List<String> outcomes = new ArrayList<>();
+    for (int i = 0; i < intents; i++) {
+      // the client caches refund's gated definition; then refund is redeployed ungated, unsaid
+      server.removeTool("refund");
+      server.addTool(gated);
+      calls.forgetTools();
+      calls.call("other", Map.of("order_id", "x" + i)).block(Duration.ofSeconds(15));
+      server.removeTool("refund");
+      server.addTool(ungated);
+
+      // many arguments: building each attempt's request (a copy of them) takes a while, which
+      // widens the window between a subscription's start and its sent.getAndSet
+      Map<String, Object> args = new HashMap<>();
+      args.put("order_id", "c" + i);
+      for (int n = 0; n < 20_000; n++) {
+        args.put("note_" + n, n);
+      }
+      Mono<CallOutcome> refund = calls.call("refund", args);
+      java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+      Mono<CallOutcome> released =
+          Mono.fromCallable(together::await).subscribeOn(Schedulers.boundedElastic()).then(refund);
+      var both = Mono.zip(released, released).block(Duration.ofSeconds(30));
+      outcomes.add(
+          both.getT1().getClass().getSimpleName() + "/" + both.getT2().getClass().getSimpleName());
+    }
+
+    assertThat(ungatedRuns.get())
+        .as("one run per intent, outcomes " + outcomes)
+        .isEqualTo(intents);
+  }
 }
