@@ -124,22 +124,39 @@ class ReviewRoundTwoTest {
         McpJsonDefaults.getMapper(), toClient.in, toServer.out, drops);
   }
 
-  private Servers.Caller caller(Kind kind, LossyStdioClientTransport transport, Duration timeout) {
+  private Servers.Caller caller(
+      Kind kind, io.modelcontextprotocol.spec.McpClientTransport transport, Duration timeout) {
+    return caller(kind, transport, timeout, FAST);
+  }
+
+  private Servers.Caller caller(
+      Kind kind,
+      io.modelcontextprotocol.spec.McpClientTransport transport,
+      Duration timeout,
+      RetryPolicy policy) {
     if (kind == Kind.SYNC) {
       McpSyncClient client = McpClient.sync(transport).requestTimeout(timeout).build();
       closers.add(0, client::close);
       client.initialize();
-      return IdempotentCalls.builder(client).retryPolicy(FAST).build()::call;
+      return IdempotentCalls.builder(client).retryPolicy(policy).build()::call;
     }
-    AsyncIdempotentCalls calls = asyncCalls(transport, timeout);
+    AsyncIdempotentCalls calls = asyncCalls(transport, timeout, policy);
     return (key, tool, args) -> calls.call(key, tool, args).block(Duration.ofSeconds(60));
   }
 
-  private AsyncIdempotentCalls asyncCalls(LossyStdioClientTransport transport, Duration timeout) {
+  private AsyncIdempotentCalls asyncCalls(
+      io.modelcontextprotocol.spec.McpClientTransport transport, Duration timeout) {
+    return asyncCalls(transport, timeout, FAST);
+  }
+
+  private AsyncIdempotentCalls asyncCalls(
+      io.modelcontextprotocol.spec.McpClientTransport transport,
+      Duration timeout,
+      RetryPolicy policy) {
     McpAsyncClient client = McpClient.async(transport).requestTimeout(timeout).build();
     closers.add(0, () -> client.closeGracefully().block(Duration.ofSeconds(10)));
     client.initialize().block(Duration.ofSeconds(30));
-    return AsyncIdempotentCalls.builder(client).retryPolicy(FAST).build();
+    return AsyncIdempotentCalls.builder(client).retryPolicy(policy).build();
   }
 
   /**
@@ -300,5 +317,98 @@ class ReviewRoundTwoTest {
     assertThat(ungatedRuns.get())
         .as("one run per intent, outcomes " + outcomes)
         .isEqualTo(intents);
+  }
+
+  /**
+   * A server whose tools/list pagination cycles (every page says nextCursor "again": a paging bug,
+   * or a cursor the server cannot resume and restarts from). The client follows nextCursor with no
+   * bound, no cycle check and no deadline, so the listing before the retry never ends: the first
+   * attempt ran and its answer was lost, and the call never returns an outcome (the caller, who
+   * did not choose the key, never learns it). The first listing is sound here; the cycle starts
+   * after the first tools/call.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aListingWhosePagesCycleStillEndsTheIntentInAnOutcome(Kind kind) throws Exception {
+    McpGate mcp = mcpGate(null);
+    CursorCycle transport =
+        new CursorCycle(serve(List.of(mcp.gate(tool("refund", 0), ToolPolicy.defaults())), 1));
+    RetryPolicy deadline3s =
+        RetryPolicy.builder()
+            .initialBackoff(Duration.ofMillis(20))
+            .maxBackoff(Duration.ofMillis(200))
+            .deadline(Duration.ofSeconds(3))
+            .build();
+    Servers.Caller caller = caller(kind, transport, Duration.ofMillis(1000), deadline3s);
+    java.util.concurrent.CompletableFuture<CallOutcome> outcome =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> caller.call(IntentKey.random(), "refund", Map.of("order_id", "p1")));
+
+    CallOutcome got = null;
+    try {
+      got = outcome.get(10, java.util.concurrent.TimeUnit.SECONDS); // the deadline is 3 s
+    } catch (java.util.concurrent.TimeoutException e) {
+      // no outcome
+    }
+    assertThat(runs.get()).as("the first attempt ran").isEqualTo(1);
+    assertThat(got)
+        .as("an outcome within 10 s; tools/list pages requested: " + transport.pages.get())
+        .isNotNull();
+  }
+
+  /** Rewrites every tools/list answer after the first tools/call to say nextCursor "again". */
+  private static final class CursorCycle implements io.modelcontextprotocol.spec.McpClientTransport {
+    private final LossyStdioClientTransport delegate;
+    private final Set<Object> listings = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean called =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    final AtomicInteger pages = new AtomicInteger();
+
+    CursorCycle(LossyStdioClientTransport delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Mono<Void> connect(
+        java.util.function.Function<
+                Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>>
+            handler) {
+      return delegate.connect(in -> handler.apply(in.map(this::rewrite)));
+    }
+
+    private McpSchema.JSONRPCMessage rewrite(McpSchema.JSONRPCMessage message) {
+      if (message instanceof McpSchema.JSONRPCResponse r
+          && listings.remove(r.id())
+          && called.get()
+          && r.result() instanceof Map<?, ?> result) {
+        Map<Object, Object> cycled = new java.util.LinkedHashMap<>(result);
+        cycled.put("nextCursor", "again");
+        return new McpSchema.JSONRPCResponse(r.jsonrpc(), r.id(), cycled, r.error());
+      }
+      return message;
+    }
+
+    @Override
+    public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
+      if (message instanceof McpSchema.JSONRPCRequest request) {
+        if (McpSchema.METHOD_TOOLS_LIST.equals(request.method())) {
+          listings.add(request.id());
+          pages.incrementAndGet();
+        } else if (McpSchema.METHOD_TOOLS_CALL.equals(request.method())) {
+          called.set(true);
+        }
+      }
+      return delegate.sendMessage(message);
+    }
+
+    @Override
+    public Mono<Void> closeGracefully() {
+      return delegate.closeGracefully();
+    }
+
+    @Override
+    public <T> T unmarshalFrom(Object data, io.modelcontextprotocol.json.TypeRef<T> type) {
+      return delegate.unmarshalFrom(data, type);
+    }
   }
 }
