@@ -356,6 +356,40 @@ class ReviewRoundTwoTest {
         .isNotNull();
   }
 
+  /**
+   * The caller's scheduler (AsyncIdempotentCalls.Builder.scheduler) is disposed while an attempt
+   * is in flight (an application shutting down its pools). The attempt ran and its answer was lost;
+   * the wait before the retry, Mono.delay on that scheduler, fails with RejectedExecutionException,
+   * which nothing catches after the attempt was sent: the Mono fails instead of ending in GaveUp
+   * UNKNOWN, and a caller who did not choose the key loses it.
+   */
+  @Test
+  void aRejectedWaitAfterASentAttemptStillEndsInAnOutcome() throws Exception {
+    McpGate mcp = mcpGate(null);
+    reactor.core.scheduler.Scheduler waits = Schedulers.newSingle("review-waits");
+    closers.add(waits::dispose);
+    SyncToolSpecification gated = mcp.gate(tool("refund", 0), ToolPolicy.defaults());
+    SyncToolSpecification disposing =
+        new SyncToolSpecification(
+            gated.tool(),
+            (exchange, request) -> {
+              waits.dispose(); // the application shuts down while the refund runs
+              return gated.callHandler().apply(exchange, request);
+            });
+    LossyStdioClientTransport transport = serve(List.of(disposing), 1);
+    McpAsyncClient client = McpClient.async(transport).requestTimeout(Duration.ofMillis(1000)).build();
+    closers.add(0, () -> client.closeGracefully().block(Duration.ofSeconds(10)));
+    client.initialize().block(Duration.ofSeconds(30));
+    AsyncIdempotentCalls calls =
+        AsyncIdempotentCalls.builder(client).retryPolicy(FAST).scheduler(waits).build();
+
+    Mono<CallOutcome> refund = calls.call("refund", Map.of("order_id", "s1"));
+
+    assertThat(refund.map(Object.class::cast).onErrorResume(Mono::just).block(Duration.ofSeconds(15)))
+        .as("ran " + runs.get() + " time(s)")
+        .isInstanceOf(CallOutcome.class);
+  }
+
   /** Rewrites every tools/list answer after the first tools/call to say nextCursor "again". */
   private static final class CursorCycle implements io.modelcontextprotocol.spec.McpClientTransport {
     private final LossyStdioClientTransport delegate;
