@@ -390,6 +390,41 @@ class ReviewRoundTwoTest {
         .isInstanceOf(CallOutcome.class);
   }
 
+  /**
+   * The documented way on after GaveUp UNKNOWN: "call again with that key later". The later call
+   * starts a new Attempts with known == NO, as if the key were fresh; its first attempt is refused
+   * with executed "no" (the caller's token expired meanwhile: the CallAuthorizer refuses before
+   * anything is claimed, so "no" speaks only for that attempt). The caller is told Refused, whose
+   * docs say nothing of this intent ran and "a new request then needs a new key", though the
+   * earlier call of this very key ran the refund; following them runs it twice.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aLaterCallWithAnEarlierOutcomesKeyIsNotToldNothingRan(Kind kind) throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean expired =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    McpGate mcp =
+        mcpGate((tenant, context, request) -> expired.get() ? "token expired (test)" : null);
+    LossyStdioClientTransport transport =
+        serve(List.of(mcp.gate(tool("refund", 0), ToolPolicy.defaults())), 1);
+    RetryPolicy once =
+        RetryPolicy.builder().maxAttempts(1).deadline(Duration.ofSeconds(20)).build();
+    Servers.Caller caller = caller(kind, transport, Duration.ofMillis(1000), once);
+    IntentKey key = IntentKey.of("refund-op-42");
+
+    CallOutcome first = caller.call(key, "refund", Map.of("order_id", "k1"));
+    assertThat(first).isInstanceOf(CallOutcome.GaveUp.class);
+    assertThat(((CallOutcome.GaveUp) first).executed()).isEqualTo(Executed.UNKNOWN);
+    expired.set(true);
+
+    CallOutcome later = caller.call(key, "refund", Map.of("order_id", "k1"));
+
+    assertThat(runs.get()).as("the intent ran, in the first call").isEqualTo(1);
+    assertThat(later)
+        .as("told 'nothing of this intent ran; a new request needs a new key' though it ran")
+        .isNotInstanceOf(CallOutcome.Refused.class);
+  }
+
   /** Rewrites every tools/list answer after the first tools/call to say nextCursor "again". */
   private static final class CursorCycle implements io.modelcontextprotocol.spec.McpClientTransport {
     private final LossyStdioClientTransport delegate;
