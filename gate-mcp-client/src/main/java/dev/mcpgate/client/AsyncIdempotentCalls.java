@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -81,8 +81,8 @@ public final class AsyncIdempotentCalls {
     requireNonNull(tool, "tool must not be null");
     requireNonNull(arguments, "arguments must not be null");
     Map<String, ?> args = ArgumentSnapshot.of(arguments);
-    // shared by every subscription: whether an earlier one sent an attempt of this intent
-    AtomicBoolean sent = new AtomicBoolean();
+    // shared by every subscription: the placement an earlier one first sent an attempt under
+    AtomicReference<KeyPlacement> sent = new AtomicReference<>();
     return Mono.defer(() -> attempt(new Attempts(policy, key, tool, sent.get()), tool, args, sent));
   }
 
@@ -92,7 +92,7 @@ public final class AsyncIdempotentCalls {
   }
 
   private Mono<CallOutcome> attempt(
-      Attempts attempts, String tool, Map<String, ?> args, AtomicBoolean sent) {
+      Attempts attempts, String tool, Map<String, ?> args, AtomicReference<KeyPlacement> sent) {
     return Mono.defer(
         () -> {
           boolean refresh = attempts.refreshDue();
@@ -122,7 +122,7 @@ public final class AsyncIdempotentCalls {
       boolean refresh,
       String tool,
       Map<String, ?> args,
-      AtomicBoolean sent) {
+      AtomicReference<KeyPlacement> sent) {
     return Mono.defer(
             () -> {
               boolean retrySafe = placement.retrySafe(args);
@@ -132,14 +132,18 @@ public final class AsyncIdempotentCalls {
                   return Mono.just(stale);
                 }
               }
+              Attempts.Next changed = attempts.claim(placement, args);
+              if (changed != null) {
+                return Mono.just(changed);
+              }
               McpSchema.CallToolRequest request = placement.request(tool, args, attempts.key());
-              boolean sentBefore = sent.getAndSet(true);
+              boolean sentBefore = sent.compareAndExchange(null, placement) != null;
               if (!retrySafe && sentBefore && !attempts.anySent()) {
                 // a concurrent subscription sent it: this one must not send it again
                 return Mono.just(new Attempts.Stop(attempts.sentByAnEarlierRun()));
               }
               attempts.begin();
-              attempts.sending();
+              attempts.sending(placement);
               return client
                   .callTool(request)
                   .map(attempts::answered)

@@ -34,23 +34,28 @@ final class Attempts {
   private AttemptFailure last;
   private boolean refreshDue;
   private boolean sent;
+  private KeyPlacement claimed;
 
   Attempts(RetryPolicy policy, IntentKey key, String tool) {
-    this(policy, key, tool, false);
+    this(policy, key, tool, null);
   }
 
   /**
-   * @param sentBefore true when an earlier run of the same intent (an earlier subscription) sent an
-   *     attempt whose answer this run will not see: the effect is then not known to be NO, and the
-   *     tool's definition is listed again before this run sends anything
+   * @param sentBefore when an earlier run of the same intent (an earlier subscription) sent an
+   *     attempt whose answer this run will not see, the placement it was sent under: the effect is
+   *     then not known to be NO, the tool's definition is listed again before this run sends
+   *     anything, and this run sends only under a placement that gates the same claim; null when
+   *     nothing was sent before
    */
-  Attempts(RetryPolicy policy, IntentKey key, String tool, boolean sentBefore) {
+  Attempts(RetryPolicy policy, IntentKey key, String tool, KeyPlacement sentBefore) {
     this.policy = policy;
     this.key = key;
     this.tool = tool;
-    this.known = sentBefore ? Executed.UNKNOWN : Executed.NO;
-    this.refreshDue = sentBefore;
-    this.sent = sentBefore;
+    boolean before = sentBefore != null;
+    this.known = before ? Executed.UNKNOWN : Executed.NO;
+    this.refreshDue = before;
+    this.sent = before;
+    this.claimed = sentBefore;
   }
 
   IntentKey key() {
@@ -62,9 +67,44 @@ final class Attempts {
     attempts++;
   }
 
-  /** The attempt's request is about to be sent. */
-  void sending() {
+  /**
+   * An attempt is about to be sent under this placement: it must gate the call under the claim the
+   * intent's earlier sent attempts were gated under (the tool's key source may have changed since,
+   * in a redeploy or in the cache another intent's listing fills). Another claim would be a new
+   * one: the call could run again.
+   *
+   * @param arguments the call's arguments, without the key
+   * @return null to send it; else the intent's end
+   */
+  Next claim(KeyPlacement placement, Map<String, ?> arguments) {
+    if (claimed == null || claimed.equals(placement)) {
+      return null;
+    }
+    KeyPlacement.Claim earlier = claimed.claim(arguments);
+    if (earlier != null && earlier.equals(placement.claim(arguments))) {
+      return null;
+    }
+    known = known.and(Executed.UNKNOWN);
+    if (last == null) {
+      last =
+          new AttemptFailure.NoAnswer(
+              new IllegalStateException(
+                  "an earlier run of this intent sent " + tool + " and saw no answer"));
+    }
+    return giveUp(
+        "without sending again: the tool's key source changed since an attempt was sent ("
+            + earlier
+            + ", now "
+            + placement.claim(arguments)
+            + "), so a retry would not be gated under the same key");
+  }
+
+  /** The attempt's request, built under this placement, is about to be sent. */
+  void sending(KeyPlacement placement) {
     sent = true;
+    if (claimed == null) {
+      claimed = placement;
+    }
   }
 
   /**

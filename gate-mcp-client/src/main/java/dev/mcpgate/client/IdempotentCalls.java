@@ -144,9 +144,13 @@ public final class IdempotentCalls {
         return stale;
       }
     }
+    Attempts.Next changed = attempts.claim(placement, args);
+    if (changed != null) {
+      return changed;
+    }
     attempts.begin();
     McpSchema.CallToolRequest request = placement.request(tool, args, attempts.key());
-    attempts.sending();
+    attempts.sending(placement);
     try {
       return attempts.answered(client.callTool(request));
     } catch (RuntimeException e) {

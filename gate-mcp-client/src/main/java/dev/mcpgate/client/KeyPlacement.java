@@ -54,6 +54,28 @@ record KeyPlacement(boolean inArgument, String name, boolean retrySafe, List<Str
   }
 
   /**
+   * What the server gates a call of these arguments under: the intent key (wherever it is put, in
+   * an argument or in {@code _meta}: the same value), or the natural key of these arguments.
+   *
+   * @param intentKey true for the intent key
+   * @param naturalKey the natural key's arguments; empty for the intent key
+   */
+  record Claim(boolean intentKey, List<String> naturalKey) {}
+
+  /**
+   * @return what the server gates a call of these arguments under, or null when it gates it under
+   *     nothing the client sends (a header-only tool, a natural-key call without its key, a tool
+   *     that does not declare a retry safe): two placements with equal claims gate a call of the
+   *     same arguments under the same key
+   */
+  Claim claim(Map<String, ?> arguments) {
+    if (retrySafe) {
+      return new Claim(true, List.of());
+    }
+    return holdsNaturalKey(arguments) ? new Claim(false, naturalKey) : null;
+  }
+
+  /**
    * Reads a tool's definition, as an MCP Gate server writes it: its {@code _meta} {@value
    * #META_TOOL} lists {@code key_sources} in the server's order of precedence, with {@code
    * key_argument} and {@code meta_key}; the first of {@code argument} (when the input schema has
