@@ -24,8 +24,9 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Nothing is sent until the returned {@link Mono} is subscribed; each subscription is the same
  * intent (the same key), so resubscribing retries it, never starts a new one. The subscriptions of
- * one returned {@code Mono} share what was sent: once an attempt was sent, a resubscription counts
- * it as a lost answer (it lists the tool's definition again before sending), and a tool that is not
+ * one returned {@code Mono} share what was sent: once an attempt was sent, a resubscription (or a
+ * concurrent subscription that finds it sent) counts it as a lost answer (the effect is then not
+ * known to be NO, and it lists the tool's definition again before sending), and a tool that is not
  * retry-safe is not sent again: that subscription ends as {@link CallOutcome.GaveUp} with {@link
  * Executed#UNKNOWN}. Cancelling stops the retries; an attempt already sent may still run on the
  * server.
@@ -137,10 +138,15 @@ public final class AsyncIdempotentCalls {
                 return Mono.just(changed);
               }
               McpSchema.CallToolRequest request = placement.request(tool, args, attempts.key());
-              boolean sentBefore = sent.compareAndExchange(null, placement) != null;
-              if (!retrySafe && sentBefore && !attempts.anySent()) {
-                // a concurrent subscription sent it: this one must not send it again
-                return Mono.just(new Attempts.Stop(attempts.sentByAnEarlierRun()));
+              KeyPlacement sentBefore = sent.compareAndExchange(null, placement);
+              if (sentBefore != null && !attempts.anySent()) {
+                // a concurrent subscription sent it: for this one, a lost answer
+                if (!retrySafe) {
+                  // it must not send it again
+                  return Mono.just(new Attempts.Stop(attempts.sentByAnEarlierRun()));
+                }
+                // the effect is now unknown; list the tool again before sending it again
+                return Mono.just(attempts.sentByAnotherRun(sentBefore));
               }
               attempts.begin();
               attempts.sending(placement);

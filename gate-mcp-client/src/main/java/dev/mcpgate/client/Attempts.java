@@ -161,6 +161,34 @@ final class Attempts {
   }
 
   /**
+   * Another run of this intent (a concurrent subscription) sent an attempt after this run started
+   * and before it sent its own: that attempt's answer is this run's lost answer. The effect is no
+   * longer known to be NO, and the tool is listed again before this run sends.
+   *
+   * @param placement the placement the other run sent its attempt under
+   * @return go on at once: list the tool again, then send (or not) as after a lost answer
+   */
+  Next sentByAnotherRun(KeyPlacement placement) {
+    known = known.and(Executed.UNKNOWN);
+    refreshDue = true;
+    sent = true;
+    if (claimed == null) {
+      claimed = placement;
+    }
+    if (last == null) {
+      last =
+          new AttemptFailure.NoAnswer(
+              new IllegalStateException(
+                  "a concurrent subscription of this intent sent "
+                      + tool
+                      + "; its answer is not this one's"));
+    }
+    LOG.debug(
+        "{} with key {}: a concurrent subscription sent it; listing the tool again", tool, key);
+    return new Retry(Duration.ZERO);
+  }
+
+  /**
    * Something failed inside the client after an attempt was sent: the intent ends with what is
    * known of the effect, never with an exception that would lose the key.
    */
