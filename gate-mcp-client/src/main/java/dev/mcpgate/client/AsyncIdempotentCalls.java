@@ -184,16 +184,24 @@ public final class AsyncIdempotentCalls {
   /** Lists the server's tools again, bypassing the cache (before a retry after a lost answer). */
   private Mono<KeyPlacement> refresh(String tool) {
     return Mono.defer(
-        () ->
-            client
-                .listTools()
-                .expand(
-                    page ->
-                        page.nextCursor() == null
-                            ? Mono.empty()
-                            : client.listTools(page.nextCursor()))
-                .collectList()
-                .map(pages -> keys.relisted(tool, pages)));
+        () -> {
+          ToolKeys.Pages cursors = new ToolKeys.Pages();
+          // the first page only: listTools() follows every cursor itself, without bound
+          return client
+              .listTools(McpSchema.FIRST_PAGE)
+              .expand(
+                  page -> {
+                    String cursor;
+                    try {
+                      cursor = cursors.next(page);
+                    } catch (ToolKeys.ListingDidNotEnd e) {
+                      return Mono.error(e);
+                    }
+                    return cursor == null ? Mono.empty() : client.listTools(cursor);
+                  })
+              .collectList()
+              .map(pages -> keys.relisted(tool, pages));
+        });
   }
 
   /**
