@@ -113,7 +113,11 @@ public final class AsyncIdempotentCalls {
                       next instanceof Attempts.Stop stop
                           ? Mono.just(stop.outcome())
                           : Mono.delay(((Attempts.Retry) next).delay(), scheduler)
-                              .then(attempt(attempts, tool, args, sent)));
+                              .onErrorMap(WaitFailed::new)
+                              .then(attempt(attempts, tool, args, sent))
+                              .onErrorResume(
+                                  WaitFailed.class,
+                                  e -> Mono.just(attempts.waitFailed(e.getCause()))));
         });
   }
 
@@ -169,6 +173,15 @@ public final class AsyncIdempotentCalls {
     private static final long serialVersionUID = 1L;
 
     ListingFailed(Throwable cause) {
+      super(cause);
+    }
+  }
+
+  /** A failure of the wait before a retry (a disposed scheduler), told apart from the retry's. */
+  private static final class WaitFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    WaitFailed(Throwable cause) {
       super(cause);
     }
   }

@@ -270,6 +270,19 @@ final class Attempts {
     return new CallOutcome.GaveUp(key, known, last, Math.max(1, attempts));
   }
 
+  /**
+   * The wait before a retry could not be timed (the caller's scheduler refused it, as when it was
+   * disposed): stop now, with what is known of the effect, never with an exception that would lose
+   * the key.
+   */
+  CallOutcome waitFailed(Throwable failure) {
+    LOG.warn("{} with key {}: the wait before a retry failed; not retried", tool, key, failure);
+    if (last == null) {
+      last = new AttemptFailure.NoAnswer(failure);
+    }
+    return new CallOutcome.GaveUp(key, known, last, Math.max(1, attempts));
+  }
+
   private Next retry(AttemptFailure failure, Duration serverWait) {
     last = failure;
     if (attempts >= policy.maxAttempts()) {
