@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -24,8 +24,9 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Nothing is sent until the returned {@link Mono} is subscribed; each subscription is the same
  * intent (the same key), so resubscribing retries it, never starts a new one. The subscriptions of
- * one returned {@code Mono} share what was sent: once an attempt was sent, a resubscription counts
- * it as a lost answer (it lists the tool's definition again before sending), and a tool that is not
+ * one returned {@code Mono} share what was sent: once an attempt was sent, a resubscription (or a
+ * concurrent subscription that finds it sent) counts it as a lost answer (the effect is then not
+ * known to be NO, and it lists the tool's definition again before sending), and a tool that is not
  * retry-safe is not sent again: that subscription ends as {@link CallOutcome.GaveUp} with {@link
  * Executed#UNKNOWN}. Cancelling stops the retries; an attempt already sent may still run on the
  * server.
@@ -81,8 +82,8 @@ public final class AsyncIdempotentCalls {
     requireNonNull(tool, "tool must not be null");
     requireNonNull(arguments, "arguments must not be null");
     Map<String, ?> args = ArgumentSnapshot.of(arguments);
-    // shared by every subscription: whether an earlier one sent an attempt of this intent
-    AtomicBoolean sent = new AtomicBoolean();
+    // shared by every subscription: the placement an earlier one first sent an attempt under
+    AtomicReference<KeyPlacement> sent = new AtomicReference<>();
     return Mono.defer(() -> attempt(new Attempts(policy, key, tool, sent.get()), tool, args, sent));
   }
 
@@ -92,7 +93,7 @@ public final class AsyncIdempotentCalls {
   }
 
   private Mono<CallOutcome> attempt(
-      Attempts attempts, String tool, Map<String, ?> args, AtomicBoolean sent) {
+      Attempts attempts, String tool, Map<String, ?> args, AtomicReference<KeyPlacement> sent) {
     return Mono.defer(
         () -> {
           boolean refresh = attempts.refreshDue();
@@ -112,7 +113,11 @@ public final class AsyncIdempotentCalls {
                       next instanceof Attempts.Stop stop
                           ? Mono.just(stop.outcome())
                           : Mono.delay(((Attempts.Retry) next).delay(), scheduler)
-                              .then(attempt(attempts, tool, args, sent)));
+                              .onErrorMap(WaitFailed::new)
+                              .then(attempt(attempts, tool, args, sent))
+                              .onErrorResume(
+                                  WaitFailed.class,
+                                  e -> Mono.just(attempts.waitFailed(e.getCause()))));
         });
   }
 
@@ -122,7 +127,7 @@ public final class AsyncIdempotentCalls {
       boolean refresh,
       String tool,
       Map<String, ?> args,
-      AtomicBoolean sent) {
+      AtomicReference<KeyPlacement> sent) {
     return Mono.defer(
             () -> {
               boolean retrySafe = placement.retrySafe(args);
@@ -132,14 +137,23 @@ public final class AsyncIdempotentCalls {
                   return Mono.just(stale);
                 }
               }
+              Attempts.Next changed = attempts.claim(placement, args);
+              if (changed != null) {
+                return Mono.just(changed);
+              }
               McpSchema.CallToolRequest request = placement.request(tool, args, attempts.key());
-              boolean sentBefore = sent.getAndSet(true);
-              if (!retrySafe && sentBefore && !attempts.anySent()) {
-                // a concurrent subscription sent it: this one must not send it again
-                return Mono.just(new Attempts.Stop(attempts.sentByAnEarlierRun()));
+              KeyPlacement sentBefore = sent.compareAndExchange(null, placement);
+              if (sentBefore != null && !attempts.anySent()) {
+                // a concurrent subscription sent it: for this one, a lost answer
+                if (!retrySafe) {
+                  // it must not send it again
+                  return Mono.just(new Attempts.Stop(attempts.sentByAnEarlierRun()));
+                }
+                // the effect is now unknown; list the tool again before sending it again
+                return Mono.just(attempts.sentByAnotherRun(sentBefore));
               }
               attempts.begin();
-              attempts.sending();
+              attempts.sending(placement);
               return client
                   .callTool(request)
                   .map(attempts::answered)
@@ -163,6 +177,15 @@ public final class AsyncIdempotentCalls {
     }
   }
 
+  /** A failure of the wait before a retry (a disposed scheduler), told apart from the retry's. */
+  private static final class WaitFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    WaitFailed(Throwable cause) {
+      super(cause);
+    }
+  }
+
   private Mono<KeyPlacement> placement(String tool) {
     KeyPlacement cached = keys.cached(tool);
     if (cached != null) {
@@ -174,16 +197,24 @@ public final class AsyncIdempotentCalls {
   /** Lists the server's tools again, bypassing the cache (before a retry after a lost answer). */
   private Mono<KeyPlacement> refresh(String tool) {
     return Mono.defer(
-        () ->
-            client
-                .listTools()
-                .expand(
-                    page ->
-                        page.nextCursor() == null
-                            ? Mono.empty()
-                            : client.listTools(page.nextCursor()))
-                .collectList()
-                .map(pages -> keys.relisted(tool, pages)));
+        () -> {
+          ToolKeys.Pages cursors = new ToolKeys.Pages();
+          // the first page only: listTools() follows every cursor itself, without bound
+          return client
+              .listTools(McpSchema.FIRST_PAGE)
+              .expand(
+                  page -> {
+                    String cursor;
+                    try {
+                      cursor = cursors.next(page);
+                    } catch (ToolKeys.ListingDidNotEnd e) {
+                      return Mono.error(e);
+                    }
+                    return cursor == null ? Mono.empty() : client.listTools(cursor);
+                  })
+              .collectList()
+              .map(pages -> keys.relisted(tool, pages));
+        });
   }
 
   /**

@@ -34,23 +34,28 @@ final class Attempts {
   private AttemptFailure last;
   private boolean refreshDue;
   private boolean sent;
+  private KeyPlacement claimed;
 
   Attempts(RetryPolicy policy, IntentKey key, String tool) {
-    this(policy, key, tool, false);
+    this(policy, key, tool, null);
   }
 
   /**
-   * @param sentBefore true when an earlier run of the same intent (an earlier subscription) sent an
-   *     attempt whose answer this run will not see: the effect is then not known to be NO, and the
-   *     tool's definition is listed again before this run sends anything
+   * @param sentBefore when an earlier run of the same intent (an earlier subscription) sent an
+   *     attempt whose answer this run will not see, the placement it was sent under: the effect is
+   *     then not known to be NO, the tool's definition is listed again before this run sends
+   *     anything, and this run sends only under a placement that gates the same claim; null when
+   *     nothing was sent before
    */
-  Attempts(RetryPolicy policy, IntentKey key, String tool, boolean sentBefore) {
+  Attempts(RetryPolicy policy, IntentKey key, String tool, KeyPlacement sentBefore) {
     this.policy = policy;
     this.key = key;
     this.tool = tool;
-    this.known = sentBefore ? Executed.UNKNOWN : Executed.NO;
-    this.refreshDue = sentBefore;
-    this.sent = sentBefore;
+    boolean before = sentBefore != null;
+    this.known = before ? Executed.UNKNOWN : Executed.NO;
+    this.refreshDue = before;
+    this.sent = before;
+    this.claimed = sentBefore;
   }
 
   IntentKey key() {
@@ -62,9 +67,44 @@ final class Attempts {
     attempts++;
   }
 
-  /** The attempt's request is about to be sent. */
-  void sending() {
+  /**
+   * An attempt is about to be sent under this placement: it must gate the call under the claim the
+   * intent's earlier sent attempts were gated under (the tool's key source may have changed since,
+   * in a redeploy or in the cache another intent's listing fills). Another claim would be a new
+   * one: the call could run again.
+   *
+   * @param arguments the call's arguments, without the key
+   * @return null to send it; else the intent's end
+   */
+  Next claim(KeyPlacement placement, Map<String, ?> arguments) {
+    if (claimed == null || claimed.equals(placement)) {
+      return null;
+    }
+    KeyPlacement.Claim earlier = claimed.claim(arguments);
+    if (earlier != null && earlier.equals(placement.claim(arguments))) {
+      return null;
+    }
+    known = known.and(Executed.UNKNOWN);
+    if (last == null) {
+      last =
+          new AttemptFailure.NoAnswer(
+              new IllegalStateException(
+                  "an earlier run of this intent sent " + tool + " and saw no answer"));
+    }
+    return giveUp(
+        "without sending again: the tool's key source changed since an attempt was sent ("
+            + earlier
+            + ", now "
+            + placement.claim(arguments)
+            + "), so a retry would not be gated under the same key");
+  }
+
+  /** The attempt's request, built under this placement, is about to be sent. */
+  void sending(KeyPlacement placement) {
     sent = true;
+    if (claimed == null) {
+      claimed = placement;
+    }
   }
 
   /**
@@ -118,6 +158,34 @@ final class Attempts {
                     + tool
                     + ", which does not declare a retry safe; its answer is not this one's"));
     return ((Stop) giveUp("without sending: the call was sent before")).outcome();
+  }
+
+  /**
+   * Another run of this intent (a concurrent subscription) sent an attempt after this run started
+   * and before it sent its own: that attempt's answer is this run's lost answer. The effect is no
+   * longer known to be NO, and the tool is listed again before this run sends.
+   *
+   * @param placement the placement the other run sent its attempt under
+   * @return go on at once: list the tool again, then send (or not) as after a lost answer
+   */
+  Next sentByAnotherRun(KeyPlacement placement) {
+    known = known.and(Executed.UNKNOWN);
+    refreshDue = true;
+    sent = true;
+    if (claimed == null) {
+      claimed = placement;
+    }
+    if (last == null) {
+      last =
+          new AttemptFailure.NoAnswer(
+              new IllegalStateException(
+                  "a concurrent subscription of this intent sent "
+                      + tool
+                      + "; its answer is not this one's"));
+    }
+    LOG.debug(
+        "{} with key {}: a concurrent subscription sent it; listing the tool again", tool, key);
+    return new Retry(Duration.ZERO);
   }
 
   /**
@@ -198,6 +266,19 @@ final class Attempts {
     LOG.info("{} with key {}: interrupted while waiting to retry", tool, key);
     if (last == null) {
       last = new AttemptFailure.NoAnswer(new InterruptedException("interrupted"));
+    }
+    return new CallOutcome.GaveUp(key, known, last, Math.max(1, attempts));
+  }
+
+  /**
+   * The wait before a retry could not be timed (the caller's scheduler refused it, as when it was
+   * disposed): stop now, with what is known of the effect, never with an exception that would lose
+   * the key.
+   */
+  CallOutcome waitFailed(Throwable failure) {
+    LOG.warn("{} with key {}: the wait before a retry failed; not retried", tool, key, failure);
+    if (last == null) {
+      last = new AttemptFailure.NoAnswer(failure);
     }
     return new CallOutcome.GaveUp(key, known, last, Math.max(1, attempts));
   }

@@ -144,9 +144,13 @@ public final class IdempotentCalls {
         return stale;
       }
     }
+    Attempts.Next changed = attempts.claim(placement, args);
+    if (changed != null) {
+      return changed;
+    }
     attempts.begin();
     McpSchema.CallToolRequest request = placement.request(tool, args, attempts.key());
-    attempts.sending();
+    attempts.sending(placement);
     try {
       return attempts.answered(client.callTool(request));
     } catch (RuntimeException e) {
@@ -170,10 +174,12 @@ public final class IdempotentCalls {
   /** Lists the server's tools again, bypassing the cache (before a retry after a lost answer). */
   private KeyPlacement refresh(String tool) {
     List<McpSchema.ListToolsResult> pages = new ArrayList<>();
-    McpSchema.ListToolsResult page = client.listTools();
+    ToolKeys.Pages cursors = new ToolKeys.Pages();
+    // the first page only: listTools() follows every cursor itself, without bound
+    McpSchema.ListToolsResult page = client.listTools(McpSchema.FIRST_PAGE);
     pages.add(page);
-    while (page.nextCursor() != null) {
-      page = client.listTools(page.nextCursor());
+    for (String cursor = cursors.next(page); cursor != null; cursor = cursors.next(page)) {
+      page = client.listTools(cursor);
       pages.add(page);
     }
     return keys.relisted(tool, pages);

@@ -18,7 +18,7 @@ import java.util.Map;
  *     server did not list
  * @param naturalKey for a tool that declares {@code idempotentHint: true} and whose only key the
  *     client can give is a natural key, its arguments: a call is retry-safe when it holds every one
- *     of them; empty otherwise
+ *     of them, none null (the server reads a null value as no natural key); empty otherwise
  */
 record KeyPlacement(boolean inArgument, String name, boolean retrySafe, List<String> naturalKey) {
 
@@ -38,10 +38,41 @@ record KeyPlacement(boolean inArgument, String name, boolean retrySafe, List<Str
    * @param arguments the call's arguments, without the key
    * @return whether a call of these arguments whose answer was lost may be sent again with the same
    *     key: the server reads the key where the client puts it, or every natural-key argument is in
-   *     the call (and the tool declares {@code idempotentHint: true})
+   *     the call and not null (and the tool declares {@code idempotentHint: true}); a null value is
+   *     no natural key to the server, which then runs the call ungated
    */
   boolean retrySafe(Map<String, ?> arguments) {
-    return retrySafe || (!naturalKey.isEmpty() && arguments.keySet().containsAll(naturalKey));
+    return retrySafe || holdsNaturalKey(arguments);
+  }
+
+  /**
+   * @return true when the tool is keyed by a natural key and the arguments hold every one of its
+   *     arguments, none null
+   */
+  boolean holdsNaturalKey(Map<String, ?> arguments) {
+    return !naturalKey.isEmpty() && naturalKey.stream().allMatch(n -> arguments.get(n) != null);
+  }
+
+  /**
+   * What the server gates a call of these arguments under: the intent key (wherever it is put, in
+   * an argument or in {@code _meta}: the same value), or the natural key of these arguments.
+   *
+   * @param intentKey true for the intent key
+   * @param naturalKey the natural key's arguments; empty for the intent key
+   */
+  record Claim(boolean intentKey, List<String> naturalKey) {}
+
+  /**
+   * @return what the server gates a call of these arguments under, or null when it gates it under
+   *     nothing the client sends (a header-only tool, a natural-key call without its key, a tool
+   *     that does not declare a retry safe): two placements with equal claims gate a call of the
+   *     same arguments under the same key
+   */
+  Claim claim(Map<String, ?> arguments) {
+    if (retrySafe) {
+      return new Claim(true, List.of());
+    }
+    return holdsNaturalKey(arguments) ? new Claim(false, naturalKey) : null;
   }
 
   /**
