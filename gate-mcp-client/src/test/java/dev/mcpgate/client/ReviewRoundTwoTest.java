@@ -245,7 +245,8 @@ class ReviewRoundTwoTest {
                     ? null
                     : "quota: one call per key (test)");
     AsyncIdempotentCalls calls =
-        asyncCalls(serve(List.of(mcp.gate(tool("refund", 400), ToolPolicy.defaults())), 0),
+        asyncCalls(
+            serve(List.of(mcp.gate(tool("refund", 400), ToolPolicy.defaults())), 0),
             Duration.ofSeconds(10));
 
     Mono<CallOutcome> refund = calls.call("refund", Map.of("order_id", "z1"));
@@ -262,10 +263,10 @@ class ReviewRoundTwoTest {
   }
 
   /**
-   * The ran-twice form of the concurrent-subscription finding: the second subscription, which
-   * finds at getAndSet that the other one already sent, sends again under the placement it read
-   * from the cache, without listing the tool again as every other retry does. A tool redeployed
-   * ungated (no idempotentHint) behind the cached gated definition (as in
+   * The ran-twice form of the concurrent-subscription finding: the second subscription, which finds
+   * at getAndSet that the other one already sent, sends again under the placement it read from the
+   * cache, without listing the tool again as every other retry does. A tool redeployed ungated (no
+   * idempotentHint) behind the cached gated definition (as in
    * ReviewFixesTest.theAsyncClientListsTheToolAgainBeforeARetry) then runs twice for one intent.
    */
   @Test
@@ -314,18 +315,16 @@ class ReviewRoundTwoTest {
           both.getT1().getClass().getSimpleName() + "/" + both.getT2().getClass().getSimpleName());
     }
 
-    assertThat(ungatedRuns.get())
-        .as("one run per intent, outcomes " + outcomes)
-        .isEqualTo(intents);
+    assertThat(ungatedRuns.get()).as("one run per intent, outcomes " + outcomes).isEqualTo(intents);
   }
 
   /**
    * A server whose tools/list pagination cycles (every page says nextCursor "again": a paging bug,
    * or a cursor the server cannot resume and restarts from). The client follows nextCursor with no
    * bound, no cycle check and no deadline, so the listing before the retry never ends: the first
-   * attempt ran and its answer was lost, and the call never returns an outcome (the caller, who
-   * did not choose the key, never learns it). The first listing is sound here; the cycle starts
-   * after the first tools/call.
+   * attempt ran and its answer was lost, and the call never returns an outcome (the caller, who did
+   * not choose the key, never learns it). The first listing is sound here; the cycle starts after
+   * the first tools/call.
    */
   @ParameterizedTest
   @EnumSource(Kind.class)
@@ -357,8 +356,8 @@ class ReviewRoundTwoTest {
   }
 
   /**
-   * The caller's scheduler (AsyncIdempotentCalls.Builder.scheduler) is disposed while an attempt
-   * is in flight (an application shutting down its pools). The attempt ran and its answer was lost;
+   * The caller's scheduler (AsyncIdempotentCalls.Builder.scheduler) is disposed while an attempt is
+   * in flight (an application shutting down its pools). The attempt ran and its answer was lost;
    * the wait before the retry, Mono.delay on that scheduler, fails with RejectedExecutionException,
    * which nothing catches after the attempt was sent: the Mono fails instead of ending in GaveUp
    * UNKNOWN, and a caller who did not choose the key loses it.
@@ -377,7 +376,8 @@ class ReviewRoundTwoTest {
               return gated.callHandler().apply(exchange, request);
             });
     LossyStdioClientTransport transport = serve(List.of(disposing), 1);
-    McpAsyncClient client = McpClient.async(transport).requestTimeout(Duration.ofMillis(1000)).build();
+    McpAsyncClient client =
+        McpClient.async(transport).requestTimeout(Duration.ofMillis(1000)).build();
     closers.add(0, () -> client.closeGracefully().block(Duration.ofSeconds(10)));
     client.initialize().block(Duration.ofSeconds(30));
     AsyncIdempotentCalls calls =
@@ -385,7 +385,8 @@ class ReviewRoundTwoTest {
 
     Mono<CallOutcome> refund = calls.call("refund", Map.of("order_id", "s1"));
 
-    assertThat(refund.map(Object.class::cast).onErrorResume(Mono::just).block(Duration.ofSeconds(15)))
+    assertThat(
+            refund.map(Object.class::cast).onErrorResume(Mono::just).block(Duration.ofSeconds(15)))
         .as("ran " + runs.get() + " time(s)")
         .isInstanceOf(CallOutcome.class);
   }
@@ -426,7 +427,8 @@ class ReviewRoundTwoTest {
   }
 
   /** Rewrites every tools/list answer after the first tools/call to say nextCursor "again". */
-  private static final class CursorCycle implements io.modelcontextprotocol.spec.McpClientTransport {
+  private static final class CursorCycle
+      implements io.modelcontextprotocol.spec.McpClientTransport {
     private final LossyStdioClientTransport delegate;
     private final Set<Object> listings = ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.atomic.AtomicBoolean called =
@@ -439,8 +441,7 @@ class ReviewRoundTwoTest {
 
     @Override
     public Mono<Void> connect(
-        java.util.function.Function<
-                Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>>
+        java.util.function.Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>>
             handler) {
       return delegate.connect(in -> handler.apply(in.map(this::rewrite)));
     }
