@@ -12,8 +12,8 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
  *   <li>{@link Completed}: the tool answered (its own error results included); this is its first
  *       result, whichever attempt brought it.
  *   <li>{@link Refused}: the server refused the call and says it did not take effect, and no
- *       earlier attempt of the intent lost its answer: nothing of this intent ran; the same call
- *       with the same key would be refused again.
+ *       earlier attempt of this call lost its answer: nothing of this call ran; the same call with
+ *       the same key would be refused again.
  *   <li>{@link OutcomeUnknown}: the server says the call ran or may have, and cannot give its
  *       result; it was not sent again.
  *   <li>{@link ErrorAnswer}: the server answered with a JSON-RPC error, and no earlier attempt of
@@ -24,9 +24,13 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
  *       known.
  * </ul>
  *
- * <p>Never send an intent again under a new key unless its outcome says {@link Executed#NO}: a new
- * key is a new request to the server, and could act twice. To try again later, call with the same
- * {@link #key()}.
+ * <p>An outcome speaks for the attempts of its own call. Under a key the client made ({@link
+ * IdempotentCalls#call(String, java.util.Map)}) that is the whole intent; under a key you gave
+ * ({@link IntentKey#of}, or an earlier outcome's key), an earlier call of yours under it may have
+ * run, whatever this call was told. Never send an intent again under a new key unless its outcome
+ * says {@link Executed#NO} and no earlier call under its key may have run: a new key is a new
+ * request to the server, and could act twice. To try again later, call with the same {@link
+ * #key()}.
  */
 public sealed interface CallOutcome {
 
@@ -66,9 +70,11 @@ public sealed interface CallOutcome {
    * The server refused the call, and says it did not take effect ({@link Executed#NO}) and that
    * sending it again with the same key would be refused again: a missing or invalid key, a key used
    * before with other arguments, an unknown tenant, a forbidden call, arguments that cannot be
-   * compared. Only ever returned when nothing of this intent ran: every earlier attempt, if any,
-   * was answered "did not take effect" (after a lost answer, such a refusal ends as {@link GaveUp}
-   * instead). Fix the cause first; a new request then needs a new key.
+   * compared. Only ever returned when nothing of this call ran: every earlier attempt of this call,
+   * if any, was answered "did not take effect" (after a lost answer, such a refusal ends as {@link
+   * GaveUp} instead). It does not speak for an earlier call under a key you gave (one that ended
+   * {@link GaveUp}, say): that call's effect is as its outcome said. Fix the cause first; a new
+   * request then needs a new key, once no earlier call under this one may have run.
    *
    * @param key the intent's key
    * @param error the server's refusal
@@ -116,8 +122,9 @@ public sealed interface CallOutcome {
    * The server answered with a JSON-RPC error instead of a result: the tool threw, is unknown, or
    * its arguments broke its schema. The protocol says nothing of the effect; on an MCP Gate server
    * a tool that threw has released its key, so the same key runs it again. Not sent again. Only
-   * returned when no earlier attempt of the intent lost its answer (after a lost answer, a JSON-RPC
-   * error ends as {@link GaveUp} with {@link Executed#UNKNOWN}).
+   * returned when no earlier attempt of this call lost its answer (after a lost answer, a JSON-RPC
+   * error ends as {@link GaveUp} with {@link Executed#UNKNOWN}); like {@link Refused}, it does not
+   * speak for an earlier call under a key you gave.
    *
    * @param key the intent's key
    * @param code the JSON-RPC error code

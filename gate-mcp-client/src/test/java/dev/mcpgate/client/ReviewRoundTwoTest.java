@@ -392,16 +392,15 @@ class ReviewRoundTwoTest {
   }
 
   /**
-   * The documented way on after GaveUp UNKNOWN: "call again with that key later". The later call
-   * starts a new Attempts with known == NO, as if the key were fresh; its first attempt is refused
-   * with executed "no" (the caller's token expired meanwhile: the CallAuthorizer refuses before
-   * anything is claimed, so "no" speaks only for that attempt). The caller is told Refused, whose
-   * docs say nothing of this intent ran and "a new request then needs a new key", though the
-   * earlier call of this very key ran the refund; following them runs it twice.
+   * The documented way on after GaveUp UNKNOWN: "call again with that key later". The later call's
+   * first attempt is refused with executed "no" (the caller's token expired meanwhile: the
+   * CallAuthorizer refuses before anything is claimed, so "no" speaks only for that attempt). The
+   * client cannot know what the caller's earlier calls under a key it gave did, so the later call
+   * is Refused for itself only (CallOutcome's and Refused's docs say so), and nothing runs again.
    */
   @ParameterizedTest
   @EnumSource(Kind.class)
-  void aLaterCallWithAnEarlierOutcomesKeyIsNotToldNothingRan(Kind kind) throws Exception {
+  void aLaterCallUnderAGivenKeyIsToldOnlyOfItself(Kind kind) throws Exception {
     java.util.concurrent.atomic.AtomicBoolean expired =
         new java.util.concurrent.atomic.AtomicBoolean();
     McpGate mcp =
@@ -420,10 +419,14 @@ class ReviewRoundTwoTest {
 
     CallOutcome later = caller.call(key, "refund", Map.of("order_id", "k1"));
 
-    assertThat(runs.get()).as("the intent ran, in the first call").isEqualTo(1);
-    assertThat(later)
-        .as("told 'nothing of this intent ran; a new request needs a new key' though it ran")
-        .isNotInstanceOf(CallOutcome.Refused.class);
+    assertThat(runs.get()).as("the intent ran, in the first call, and not again").isEqualTo(1);
+    assertThat(later).as("refused for itself").isInstanceOf(CallOutcome.Refused.class);
+    CallOutcome.Refused refused = (CallOutcome.Refused) later;
+    assertThat(refused.key()).isEqualTo(key);
+    assertThat(refused.attempts()).isEqualTo(1);
+    assertThat(refused.error().executed())
+        .as("what the server said of this call")
+        .isEqualTo(Executed.NO);
   }
 
   /** Rewrites every tools/list answer after the first tools/call to say nextCursor "again". */
