@@ -1,6 +1,7 @@
 package dev.mcpgate.quarkus.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpgate.core.OutcomeUnknownException;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -116,7 +117,14 @@ public class GateInterceptor {
       this.ic = ic;
     }
 
-    /** Runs the method, for the adapter: its result, as the adapter stores it. */
+    /**
+     * Runs the method, for the adapter: its result, as the adapter stores it.
+     *
+     * @throws OutcomeUnknownException when the method returned but what it returned cannot be
+     *     stored (null, content or structured content that cannot be converted): the gate then
+     *     keeps the key fenced instead of freeing it, and its retries are told the outcome is
+     *     unknown
+     */
     CallToolResult proceed(ObjectMapper json) {
       Object value;
       try {
@@ -127,7 +135,16 @@ public class GateInterceptor {
         throw new Thrown(e);
       }
       returned = (ToolResponse) value;
-      stored = ToolResponses.toResult(returned, v -> json.convertValue(v, Object.class));
+      try {
+        stored = ToolResponses.toResult(returned, v -> json.convertValue(v, Object.class));
+      } catch (RuntimeException e) {
+        // the method ran (its effect happened): freeing the key would let a retry run it again
+        throw new OutcomeUnknownException(
+            "the gated tool ran, but its result cannot be stored for retries ("
+                + e.getMessage()
+                + "): its key stays fenced as outcome unknown",
+            e);
+      }
       return stored;
     }
 
