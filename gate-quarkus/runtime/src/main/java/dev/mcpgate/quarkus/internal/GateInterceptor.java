@@ -47,6 +47,23 @@ public class GateInterceptor {
     if (tool == null) {
       return ic.proceed();
     }
+    boolean request = Arc.container().requestContext().isActive();
+    if (request && current.inside()) {
+      // called from Java inside the gated tools/call of this request: part of that call's action
+      // (the outer call is the intent), never a call of its own under the outer call's key
+      return ic.proceed();
+    }
+    boolean entered = request && current.enter(tool.name());
+    try {
+      return gated(tool, ic);
+    } finally {
+      if (entered) {
+        current.exit();
+      }
+    }
+  }
+
+  private Object gated(GatedTools.Tool tool, InvocationContext ic) throws Exception {
     SyncToolSpecification spec = beans.spec(tool);
     Object[] params = ic.getParameters();
     Call call = new Call(ic);
@@ -103,7 +120,7 @@ public class GateInterceptor {
     Meta meta =
         tool.metaParameter() >= 0
             ? (Meta) params[tool.metaParameter()]
-            : Arc.container().requestContext().isActive() ? current.meta() : null;
+            : Arc.container().requestContext().isActive() ? current.meta(tool.name()) : null;
     return meta == null ? null : meta.asJsonObject().getMap();
   }
 
