@@ -58,27 +58,11 @@ class DeclarationsReviewTest {
     String order = UUID.randomUUID().toString();
     CallToolRequest call =
         new CallToolRequest(
-            "refundFinal", Map.of("order_id", order, "idempotency_key", UUID.randomUUID().toString()));
+            "refundFinal",
+            Map.of("order_id", order, "idempotency_key", UUID.randomUUID().toString()));
     CallToolResult first = client().callTool(call);
     CallToolResult retry = client().callTool(call);
 
     assertThat(ReviewTools.runs(order)).as("first %s, retry %s", first, retry).isEqualTo(1);
-  }
-
-  /**
-   * Medium-low: the build accepts a defaultValue on the key argument. A call without a key is then
-   * not refused (idempotency_key_required) but gated under the shared default key: a second,
-   * separate reminder to the same person (within the retention) is answered as a replay of the
-   * first and never sent; one to another person is refused as a key conflict. Expected: the build
-   * refuses a default on the key argument (or the call without a key is refused).
-   */
-  @Test
-  void aCallWithoutAKeyIsNotGatedUnderADefaultKey() {
-    String to = UUID.randomUUID().toString();
-    CallToolRequest call = new CallToolRequest("remind", Map.of("to", to));
-    CallToolResult first = client().callTool(call);
-
-    assertThat(first.isError()).as("a call without a key: %s", first).isTrue();
-    assertThat(ReviewTools.runs(to)).isZero();
   }
 }

@@ -7,22 +7,13 @@ import io.quarkiverse.mcp.server.ToolResponse;
 
 /** Gated tools declared in ways an interceptor may not reach. */
 public class FinalTools {
-  @Tool(description = "Refunds (a final method).", annotations = @Tool.Annotations(idempotentHint = true))
+  @Tool(
+      description = "Refunds (a final method).",
+      annotations = @Tool.Annotations(idempotentHint = true))
   @Idempotent
   public final ToolResponse refundFinal(
       @ToolArg(name = "order_id") String orderId,
       @ToolArg(name = "idempotency_key", required = false) String idempotencyKey) {
     return ToolResponse.success("refunded " + orderId + " (run " + ReviewTools.ran(orderId) + ")");
-  }
-
-  @Tool(
-      description = "Sends a reminder; the key has a default.",
-      annotations = @Tool.Annotations(idempotentHint = true))
-  @Idempotent
-  ToolResponse remind(
-      @ToolArg(name = "to") String to,
-      @ToolArg(name = "idempotency_key", required = false, defaultValue = "reminder")
-          String idempotencyKey) {
-    return ToolResponse.success("reminded " + to + " (run " + ReviewTools.ran(to) + ")");
   }
 }
