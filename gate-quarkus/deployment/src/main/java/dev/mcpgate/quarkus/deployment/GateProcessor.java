@@ -10,6 +10,7 @@ import dev.mcpgate.quarkus.internal.GateInterceptor;
 import dev.mcpgate.quarkus.internal.GateRecorder;
 import dev.mcpgate.quarkus.internal.Gated;
 import dev.mcpgate.quarkus.internal.GatedTools;
+import dev.mcpgate.quarkus.internal.InFlightCalls;
 import dev.mcpgate.quarkus.internal.MicrometerMetrics;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
@@ -86,6 +87,7 @@ class GateProcessor {
             CallTenant.class,
             CurrentCall.class,
             CurrentCall.Capture.class,
+            InFlightCalls.class,
             GateInterceptor.class,
             Gated.class)
         .setUnremovable()

@@ -25,14 +25,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Review (medium-low): GateBeans.stop, the ShutdownEvent observer, closes the gate (its lease
- * renewals) at once, with gated calls still running: it neither waits for them nor refuses new
- * ones first. Quarkus fires ShutdownEvent with requests in flight (no quarkus.shutdown.timeout by
+ * renewals) at once, with gated calls still running: it neither waits for them nor refuses new ones
+ * first. Quarkus fires ShutdownEvent with requests in flight (no quarkus.shutdown.timeout by
  * default; over stdio nothing tracks them), and the worker thread goes on running the tool. From
  * then on the running attempt's lease is not renewed: after one lease (5 s by default) a retry on
  * another replica takes the key over and runs the effect again while the first still runs: a live
  * action taken over, which the contract rules out. (With mcpgate.store=redis, stop also closes the
  * store under the call, so its completion cannot be stored either.) Expected: stop drains (waits,
- * bounded, for the calls in flight, renewing their leases) before closing the renewals.
+ * bounded, for the calls in flight, renewing their leases) before closing the renewals, and refuses
+ * new gated calls meanwhile. (Changed with the fix: stop runs on a thread of its own, as Quarkus'
+ * shutdown does, since it now returns only once the export ended.)
  */
 class ShutdownInFlightReviewTest {
 
@@ -48,9 +50,7 @@ class ShutdownInFlightReviewTest {
 
   @Inject GateBeans beans;
 
-  @Test
-  void aCallInFlightKeepsItsLeaseWhileTheApplicationStops() throws Exception {
-    int port = ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
+  private static McpSyncClient client(int port) {
     McpSyncClient client =
         McpClient.sync(
                 HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
@@ -59,31 +59,67 @@ class ShutdownInFlightReviewTest {
             .requestTimeout(Duration.ofSeconds(30))
             .build();
     client.initialize();
+    return client;
+  }
+
+  @Test
+  void aCallInFlightKeepsItsLeaseWhileTheApplicationStops() throws Exception {
+    int port = ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
+    McpSyncClient client = client(port);
+    McpSyncClient late = client(port);
     String key = UUID.randomUUID().toString();
+    String report = UUID.randomUUID().toString();
     CallToolRequest export =
-        new CallToolRequest(
-            "export", Map.of("report", UUID.randomUUID().toString(), "idempotency_key", key));
-    ExecutorService pool = Executors.newSingleThreadExecutor();
+        new CallToolRequest("export", Map.of("report", report, "idempotency_key", key));
+    ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       Future<CallToolResult> first = pool.submit(() -> client.callTool(export));
       Thread.sleep(1000); // the export runs (6 s; lease 2 s)
-      // what the ShutdownEvent does (GateBeans.stop; reflection: the test's class loader differs)
+      // what the ShutdownEvent does, on a thread of its own as Quarkus' shutdown runs it
+      // (GateBeans.stop; reflection: the test's class loader differs)
       java.lang.reflect.Method stop =
           GateBeans.class.getDeclaredMethod("stop", io.quarkus.runtime.ShutdownEvent.class);
       stop.setAccessible(true);
-      stop.invoke(beans, new io.quarkus.runtime.ShutdownEvent());
+      Future<Object> stopping =
+          pool.submit(() -> stop.invoke(beans, new io.quarkus.runtime.ShutdownEvent()));
       Thread.sleep(3000); // more than a lease
 
       ClaimRecord row =
           beans.store().find(new ClaimId("constant:review", "export", key)).orElseThrow();
       assertThat(first.isDone()).as("the export still runs").isFalse();
+      assertThat(stopping.isDone()).as("the gate waits for it before closing").isFalse();
       assertThat(row.leaseExpiresAt())
           .as("the running export's lease, at %s", beans.store().now())
           .isAfter(beans.store().now());
-      first.get();
+
+      // a gated call that arrives while the application stops is refused, and does not run
+      String other = UUID.randomUUID().toString();
+      CallToolResult refused =
+          late.callTool(
+              new CallToolRequest(
+                  "export",
+                  Map.of("report", other, "idempotency_key", UUID.randomUUID().toString())));
+      assertThat(refused.isError()).as("%s", refused).isTrue();
+      assertThat(refused.structuredContent())
+          .asString()
+          .contains("idempotency_store_unavailable")
+          .contains("executed=no");
+      assertThat(ReviewTools.runs(other)).isZero();
+
+      assertThat(first.get().isError()).as("%s", first.get()).isFalse();
+      stopping.get(); // returns once the export ended, its result stored
+      assertThat(
+              beans
+                  .store()
+                  .find(new ClaimId("constant:review", "export", key))
+                  .orElseThrow()
+                  .state())
+          .isEqualTo(dev.mcpgate.core.spi.ClaimState.COMPLETED);
+      assertThat(ReviewTools.runs(report)).isEqualTo(1);
     } finally {
       pool.shutdownNow();
       client.closeGracefully();
+      late.closeGracefully();
     }
   }
 }

@@ -2,11 +2,13 @@ package dev.mcpgate.quarkus.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpgate.core.OutcomeUnknownException;
+import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.quarkiverse.mcp.server.Meta;
+import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.arc.Arc;
 import jakarta.annotation.Priority;
@@ -18,6 +20,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -39,6 +42,7 @@ public class GateInterceptor {
   @Inject GateBeans beans;
   @Inject CallTenant tenants;
   @Inject CurrentCall current;
+  @Inject InFlightCalls inFlight;
   @Inject ObjectMapper json;
 
   @AroundInvoke
@@ -53,6 +57,9 @@ public class GateInterceptor {
       // (the outer call is the intent), never a call of its own under the outer call's key
       return ic.proceed();
     }
+    if (!inFlight.enter()) {
+      return STOPPING;
+    }
     boolean entered = request && current.enter(tool.name());
     try {
       return gated(tool, ic);
@@ -60,7 +67,23 @@ public class GateInterceptor {
       if (entered) {
         current.exit();
       }
+      inFlight.exit();
     }
+  }
+
+  /** The answer to a gated call that arrives while the application stops: nothing ran. */
+  private static final ToolResponse STOPPING = stopping();
+
+  private static ToolResponse stopping() {
+    String message =
+        "The server is shutting down, so this call was not run and nothing took effect. It is safe"
+            + " to retry the same call with the same key.";
+    Map<String, Object> error = new LinkedHashMap<>();
+    error.put("type", McpGateErrors.STORE_UNAVAILABLE);
+    error.put("message", message);
+    error.put(McpGateErrors.EXECUTED, McpGateErrors.EXECUTED_NO);
+    error.put(McpGateErrors.RETRY_WITH_SAME_KEY, true);
+    return new ToolResponse(true, List.of(new TextContent(message)), Map.of("error", error), null);
   }
 
   private Object gated(GatedTools.Tool tool, InvocationContext ic) throws Exception {
