@@ -69,6 +69,23 @@ public interface McpGateConfig {
   /** The scheduled purge of expired claims of a JDBC store. */
   Purge purge();
 
+  /** What the gate does when the application stops. */
+  Shutdown shutdown();
+
+  /**
+   * When the application stops, the gate refuses new gated calls ({@code
+   * idempotency_store_unavailable}: not run, safe to retry with the same key) and waits for the
+   * gated calls in flight, renewing their leases, before it closes.
+   */
+  interface Shutdown {
+    /**
+     * How long to wait at most for gated calls in flight; a call still running after it loses its
+     * lease renewals (logged at WARN), so a retry elsewhere may take its key over after one lease.
+     */
+    @WithDefault("10s")
+    Duration drainTimeout();
+  }
+
   /**
    * Where a call's tenant comes from: a constant (a single-user stdio server), or else the
    * authenticated principal ({@code SecurityIdentity}). A source that finds nothing refuses the

@@ -10,6 +10,7 @@ import dev.mcpgate.quarkus.internal.GateInterceptor;
 import dev.mcpgate.quarkus.internal.GateRecorder;
 import dev.mcpgate.quarkus.internal.Gated;
 import dev.mcpgate.quarkus.internal.GatedTools;
+import dev.mcpgate.quarkus.internal.InFlightCalls;
 import dev.mcpgate.quarkus.internal.MicrometerMetrics;
 import dev.mcpgate.quarkus.internal.ToolSecurity;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
@@ -27,7 +28,9 @@ import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.jboss.jandex.AnnotationInstance;
@@ -85,6 +88,7 @@ class GateProcessor {
             CallTenant.class,
             CurrentCall.class,
             CurrentCall.Capture.class,
+            InFlightCalls.class,
             GateInterceptor.class,
             ToolSecurity.class,
             Gated.class)
@@ -262,8 +266,29 @@ class GateProcessor {
               + "\", required = false) String idempotencyKey), or take the key from _meta only"
               + " (keySources = KeySource.META)");
     }
+    Map<String, String> defaults = defaultValues(method);
+    if (sources.contains(KeySource.ARGUMENT.name()) && defaults.containsKey(keyArgument)) {
+      problems.add(
+          where
+              + ": its key argument "
+              + keyArgument
+              + " has a defaultValue (\""
+              + defaults.get(keyArgument)
+              + "\"), so a call without a key would be gated under that one shared key and a"
+              + " later, separate call answered as a replay of the first; remove the defaultValue"
+              + " (a call without a key is then refused, idempotency_key_required)");
+    }
     if (gated.value("naturalKey") != null) {
       for (String natural : gated.value("naturalKey").asStringArray()) {
+        if (defaults.containsKey(natural)) {
+          problems.add(
+              where
+                  + ": its natural key argument "
+                  + natural
+                  + " has a defaultValue (\""
+                  + defaults.get(natural)
+                  + "\"), so calls without it would share one key; remove the defaultValue");
+        }
         if (!arguments.contains(natural)) {
           problems.add(
               where
@@ -274,6 +299,22 @@ class GateProcessor {
         }
       }
     }
+  }
+
+  /**
+   * @return by tool argument name, the {@code defaultValue} of each {@code @ToolArg} that sets one
+   */
+  private static Map<String, String> defaultValues(MethodInfo method) {
+    Map<String, String> defaults = new LinkedHashMap<>();
+    for (MethodParameterInfo p : method.parameters()) {
+      AnnotationInstance arg = p.annotation(TOOL_ARG);
+      AnnotationValue value = arg == null ? null : arg.value("defaultValue");
+      if (value != null && !value.asString().isEmpty()) {
+        AnnotationValue argName = arg.value("name");
+        defaults.put(argName == null ? p.name() : argName.asString(), value.asString());
+      }
+    }
+    return defaults;
   }
 
   private static List<String> named(List<String> arguments) {

@@ -10,26 +10,61 @@ import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
 /**
- * The {@code _meta} of the {@code tools/call} request being served, for a gated tool method that
- * does not declare a {@link Meta} parameter of its own: the extension shows it to tool filters,
- * which run in the call's request context before the tool does.
+ * The {@code tools/call} of a gated tool being served in this request, as the extension shows it to
+ * tool filters (which run in the call's request context before the tool does): the tool's name and
+ * the request's {@code _meta}, for a gated tool method that does not declare a {@link Meta}
+ * parameter of its own; and whether that call's invocation has entered the gate, so that a gated
+ * method called from Java inside it runs as part of its action instead of as a call of its own.
  */
 @RequestScoped
 public class CurrentCall {
-  private Meta meta;
+  private volatile String tool;
+  private volatile Meta meta;
+  private boolean entered;
 
   /**
-   * @return the request's {@code _meta}, or null when no {@code tools/call} was seen
+   * @param toolName the gated tool about to run
+   * @return the request's {@code _meta} when the {@code tools/call} seen was of that tool; else
+   *     null (another tool's key is never borrowed)
    */
-  Meta meta() {
-    return meta;
+  Meta meta(String toolName) {
+    return toolName.equals(tool) ? meta : null;
   }
 
-  void meta(Meta meta) {
-    this.meta = meta;
+  void record(String toolName, Meta meta) {
+    synchronized (this) {
+      this.tool = toolName;
+      this.meta = meta;
+      this.entered = false;
+    }
   }
 
-  /** Records the {@code _meta} of each {@code tools/call} of a gated tool; hides nothing. */
+  /**
+   * Marks the invocation of the recorded {@code tools/call}'s tool as inside the gate.
+   *
+   * @return true when it was marked (the caller then {@linkplain #exit() exits}); false when no
+   *     {@code tools/call} of this tool was recorded, or one is inside already
+   */
+  synchronized boolean enter(String toolName) {
+    if (entered || !toolName.equals(tool)) {
+      return false;
+    }
+    entered = true;
+    return true;
+  }
+
+  /**
+   * @return whether the gated {@code tools/call} of this request is inside the gate
+   */
+  synchronized boolean inside() {
+    return entered;
+  }
+
+  synchronized void exit() {
+    entered = false;
+  }
+
+  /** Records each {@code tools/call} of a gated tool; hides nothing. */
   @Singleton
   public static class Capture implements ToolFilter {
     @Inject CurrentCall current;
@@ -38,7 +73,7 @@ public class CurrentCall {
     @Override
     public boolean test(ToolInfo tool, FilterContext context) {
       if (context.method() == McpMethod.TOOLS_CALL && gated.isGated(tool.name())) {
-        current.meta(context.meta());
+        current.record(tool.name(), context.meta());
       }
       return true;
     }

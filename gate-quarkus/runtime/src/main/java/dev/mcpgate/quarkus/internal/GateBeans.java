@@ -22,6 +22,7 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -54,6 +55,7 @@ public class GateBeans {
       new ConcurrentHashMap<>();
   private volatile IdempotencyStore opened; // closed by stop, even when the rest was not built
   private volatile Built built;
+  @Inject InFlightCalls inFlight; // drained at shutdown, before the gate closes
 
   /** What was built at startup, closed at shutdown. */
   private record Built(
@@ -130,11 +132,20 @@ public class GateBeans {
   }
 
   /**
-   * Closes what was opened: the purge and the gate once built, and the Redis store (with the
-   * Lettuce client it made) even when the rest was never built. At shutdown, and from {@link
-   * #start} when the startup fails.
+   * Refuses new gated calls and waits (at most {@code mcpgate.shutdown.drain-timeout}) for those in
+   * flight, whose leases the gate renews meanwhile; then closes what was opened: the purge and the
+   * gate once built, and the Redis store (with the Lettuce client it made) even when the rest was
+   * never built. At shutdown, and from {@link #start} when the startup fails.
    */
   void stop(@Observes ShutdownEvent event) {
+    int left = inFlight.drain(config.shutdown().drainTimeout());
+    if (left > 0) {
+      LOG.warnf(
+          "MCP Gate closes with %d gated calls still running after"
+              + " mcpgate.shutdown.drain-timeout=%s: their leases are no longer renewed, so a"
+              + " retry elsewhere may take their keys over after one lease while they still run",
+          left, config.shutdown().drainTimeout());
+    }
     Built b = built;
     if (b != null) {
       if (b.purger() != null) {

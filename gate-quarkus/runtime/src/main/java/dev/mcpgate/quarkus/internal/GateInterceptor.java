@@ -1,11 +1,14 @@
 package dev.mcpgate.quarkus.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpgate.core.OutcomeUnknownException;
+import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.quarkiverse.mcp.server.Meta;
+import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.arc.Arc;
 import jakarta.annotation.Priority;
@@ -17,6 +20,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -39,6 +43,7 @@ public class GateInterceptor {
   @Inject CallTenant tenants;
   @Inject CurrentCall current;
   @Inject ToolSecurity security;
+  @Inject InFlightCalls inFlight;
   @Inject ObjectMapper json;
 
   @AroundInvoke
@@ -47,7 +52,43 @@ public class GateInterceptor {
     if (tool == null) {
       return ic.proceed();
     }
+    boolean request = Arc.container().requestContext().isActive();
+    if (request && current.inside()) {
+      // called from Java inside the gated tools/call of this request: part of that call's action
+      // (the outer call is the intent), never a call of its own under the outer call's key
+      return ic.proceed();
+    }
     security.check(ic.getMethod(), ic.getParameters()); // replays too, before the gate answers
+    if (!inFlight.enter()) {
+      return STOPPING;
+    }
+    boolean entered = request && current.enter(tool.name());
+    try {
+      return gated(tool, ic);
+    } finally {
+      if (entered) {
+        current.exit();
+      }
+      inFlight.exit();
+    }
+  }
+
+  /** The answer to a gated call that arrives while the application stops: nothing ran. */
+  private static final ToolResponse STOPPING = stopping();
+
+  private static ToolResponse stopping() {
+    String message =
+        "The server is shutting down, so this call was not run and nothing took effect. It is safe"
+            + " to retry the same call with the same key.";
+    Map<String, Object> error = new LinkedHashMap<>();
+    error.put("type", McpGateErrors.STORE_UNAVAILABLE);
+    error.put("message", message);
+    error.put(McpGateErrors.EXECUTED, McpGateErrors.EXECUTED_NO);
+    error.put(McpGateErrors.RETRY_WITH_SAME_KEY, true);
+    return new ToolResponse(true, List.of(new TextContent(message)), Map.of("error", error), null);
+  }
+
+  private Object gated(GatedTools.Tool tool, InvocationContext ic) throws Exception {
     SyncToolSpecification spec = beans.spec(tool);
     Object[] params = ic.getParameters();
     Call call = new Call(ic);
@@ -104,7 +145,7 @@ public class GateInterceptor {
     Meta meta =
         tool.metaParameter() >= 0
             ? (Meta) params[tool.metaParameter()]
-            : Arc.container().requestContext().isActive() ? current.meta() : null;
+            : Arc.container().requestContext().isActive() ? current.meta(tool.name()) : null;
     return meta == null ? null : meta.asJsonObject().getMap();
   }
 
@@ -118,7 +159,14 @@ public class GateInterceptor {
       this.ic = ic;
     }
 
-    /** Runs the method, for the adapter: its result, as the adapter stores it. */
+    /**
+     * Runs the method, for the adapter: its result, as the adapter stores it.
+     *
+     * @throws OutcomeUnknownException when the method returned but what it returned cannot be
+     *     stored (null, content or structured content that cannot be converted): the gate then
+     *     keeps the key fenced instead of freeing it, and its retries are told the outcome is
+     *     unknown
+     */
     CallToolResult proceed(ObjectMapper json) {
       Object value;
       try {
@@ -129,7 +177,16 @@ public class GateInterceptor {
         throw new Thrown(e);
       }
       returned = (ToolResponse) value;
-      stored = ToolResponses.toResult(returned, v -> json.convertValue(v, Object.class));
+      try {
+        stored = ToolResponses.toResult(returned, v -> json.convertValue(v, Object.class));
+      } catch (RuntimeException e) {
+        // the method ran (its effect happened): freeing the key would let a retry run it again
+        throw new OutcomeUnknownException(
+            "the gated tool ran, but its result cannot be stored for retries ("
+                + e.getMessage()
+                + "): its key stays fenced as outcome unknown",
+            e);
+      }
       return stored;
     }
 

@@ -3,11 +3,15 @@ package dev.mcpgate.quarkus.internal;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.quarkiverse.mcp.server.AudioContent;
+import io.quarkiverse.mcp.server.BlobResourceContents;
 import io.quarkiverse.mcp.server.Content;
+import io.quarkiverse.mcp.server.EmbeddedResource;
 import io.quarkiverse.mcp.server.ImageContent;
 import io.quarkiverse.mcp.server.MetaKey;
+import io.quarkiverse.mcp.server.ResourceContents;
 import io.quarkiverse.mcp.server.ResourceLink;
 import io.quarkiverse.mcp.server.TextContent;
+import io.quarkiverse.mcp.server.TextResourceContents;
 import io.quarkiverse.mcp.server.ToolResponse;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,9 +21,9 @@ import java.util.function.Function;
 
 /**
  * Converts between the extension's {@link ToolResponse} and the adapter's {@link CallToolResult},
- * which is what the gate stores and replays and what its refusals are made of. Text, image, audio
- * and resource-link content, structured content, {@code isError} and {@code _meta} are carried;
- * content annotations are not.
+ * which is what the gate stores and replays and what its refusals are made of. Text, image, audio,
+ * resource-link and embedded-resource (text or blob) content, structured content, {@code isError}
+ * and {@code _meta} are carried; content annotations are not.
  */
 final class ToolResponses {
   private ToolResponses() {}
@@ -27,7 +31,8 @@ final class ToolResponses {
   /**
    * @param response what the tool method returned
    * @param toTree turns structured content into maps, lists and scalars (the app's JSON mapper)
-   * @throws IllegalArgumentException for content that cannot be stored (an embedded resource)
+   * @throws IllegalArgumentException for a result that cannot be stored (null, or content of a kind
+   *     this class does not know)
    */
   static CallToolResult toResult(ToolResponse response, Function<Object, Object> toTree) {
     if (response == null) {
@@ -66,10 +71,29 @@ final class ToolResponses {
           null,
           keysAsText(l._meta()));
     }
+    if (c instanceof EmbeddedResource r) {
+      return new McpSchema.EmbeddedResource(null, toResult(r.resource()), keysAsText(r._meta()));
+    }
     throw new IllegalArgumentException(
         "a gated tool's result cannot hold "
-            + c.getClass().getSimpleName()
-            + " content: gate-quarkus stores text, image, audio and resource links");
+            + (c == null ? "null" : c.getClass().getSimpleName())
+            + " content: gate-quarkus stores text, image, audio, resource links and embedded"
+            + " resources");
+  }
+
+  private static McpSchema.ResourceContents toResult(ResourceContents r) {
+    if (r instanceof TextResourceContents t) {
+      return new McpSchema.TextResourceContents(
+          t.uri(), t.mimeType(), t.text(), keysAsText(t._meta()));
+    }
+    if (r instanceof BlobResourceContents b) {
+      return new McpSchema.BlobResourceContents(
+          b.uri(), b.mimeType(), b.blob(), keysAsText(b._meta()));
+    }
+    throw new IllegalArgumentException(
+        "a gated tool's embedded resource cannot hold "
+            + (r == null ? "null" : r.getClass().getSimpleName())
+            + " contents: gate-quarkus stores text and blob resource contents");
   }
 
   /**
@@ -111,8 +135,24 @@ final class ToolResponses {
           metaKeys(l.meta()),
           null);
     }
+    if (c instanceof McpSchema.EmbeddedResource r) {
+      return new EmbeddedResource(toResponse(r.resource()), metaKeys(r.meta()), null);
+    }
     throw new IllegalArgumentException(
         "a stored result holds " + c.type() + " content, which gate-quarkus does not replay");
+  }
+
+  private static ResourceContents toResponse(McpSchema.ResourceContents r) {
+    if (r instanceof McpSchema.TextResourceContents t) {
+      return new TextResourceContents(t.uri(), t.text(), t.mimeType(), metaKeys(t.meta()));
+    }
+    if (r instanceof McpSchema.BlobResourceContents b) {
+      return new BlobResourceContents(b.uri(), b.blob(), b.mimeType(), metaKeys(b.meta()));
+    }
+    throw new IllegalArgumentException(
+        "a stored result holds an embedded resource of "
+            + (r == null ? "no" : r.getClass().getSimpleName())
+            + " contents, which gate-quarkus does not replay");
   }
 
   private static Map<String, Object> keysAsText(Map<MetaKey, Object> meta) {

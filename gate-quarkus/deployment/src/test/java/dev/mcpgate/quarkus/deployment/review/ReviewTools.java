@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class ReviewTools {
   static final Map<String, AtomicInteger> RUNS = new ConcurrentHashMap<>();
 
-  static int runs(String id) {
+  public static int runs(String id) {
     AtomicInteger n = RUNS.get(id);
     return n == null ? 0 : n.get();
   }
