@@ -3,9 +3,7 @@ package dev.mcpgate.quarkus.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
@@ -14,12 +12,10 @@ import io.quarkiverse.mcp.server.ToolArg;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.test.QuarkusUnitTest;
 import jakarta.inject.Inject;
-import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -35,7 +31,7 @@ class NestedCallsTest {
   @RegisterExtension
   static final QuarkusUnitTest APP =
       new QuarkusUnitTest()
-          .withApplicationRoot(jar -> jar.addClasses(Charges.class, Orders.class))
+          .withApplicationRoot(jar -> jar.addClasses(Charges.class, Orders.class, TestClient.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
           .overrideConfigKey("quarkus.http.test-port", "0")
           .overrideConfigKey("mcpgate.store", "memory")
@@ -99,28 +95,15 @@ class NestedCallsTest {
     }
   }
 
-  private static McpSyncClient client;
+  private static final TestClient CLIENT = new TestClient();
 
-  static synchronized McpSyncClient client() {
-    if (client == null) {
-      int port = ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
-      client =
-          McpClient.sync(
-                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                      .endpoint("/mcp")
-                      .build())
-              .requestTimeout(Duration.ofSeconds(30))
-              .build();
-      client.initialize();
-    }
-    return client;
+  static McpSyncClient client() {
+    return CLIENT.get();
   }
 
   @AfterAll
   static void close() {
-    if (client != null) {
-      client.closeGracefully();
-    }
+    CLIENT.close();
   }
 
   private static CallToolResult order(String account, String key) {

@@ -3,9 +3,7 @@ package dev.mcpgate.quarkus.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -17,13 +15,11 @@ import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.test.QuarkusUnitTest;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,7 +34,7 @@ class StoredResultsTest {
   @RegisterExtension
   static final QuarkusUnitTest APP =
       new QuarkusUnitTest()
-          .withApplicationRoot(jar -> jar.addClasses(ResultTools.class))
+          .withApplicationRoot(jar -> jar.addClasses(ResultTools.class, TestClient.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
           .overrideConfigKey("quarkus.http.test-port", "0")
           .overrideConfigKey("mcpgate.store", "memory")
@@ -105,28 +101,15 @@ class StoredResultsTest {
     }
   }
 
-  private static McpSyncClient client;
+  private static final TestClient CLIENT = new TestClient();
 
-  static synchronized McpSyncClient client() {
-    if (client == null) {
-      int port = ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
-      client =
-          McpClient.sync(
-                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                      .endpoint("/mcp")
-                      .build())
-              .requestTimeout(Duration.ofSeconds(30))
-              .build();
-      client.initialize();
-    }
-    return client;
+  static McpSyncClient client() {
+    return CLIENT.get();
   }
 
   @AfterAll
   static void close() {
-    if (client != null) {
-      client.closeGracefully();
-    }
+    CLIENT.close();
   }
 
   private static Object answer(String tool, String id, String key) {

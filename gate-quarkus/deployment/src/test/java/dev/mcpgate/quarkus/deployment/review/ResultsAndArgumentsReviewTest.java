@@ -2,16 +2,13 @@ package dev.mcpgate.quarkus.deployment.review;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.modelcontextprotocol.client.McpClient;
+import dev.mcpgate.quarkus.deployment.TestClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.quarkus.test.QuarkusUnitTest;
-import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,34 +23,22 @@ class ResultsAndArgumentsReviewTest {
   @RegisterExtension
   static final QuarkusUnitTest APP =
       new QuarkusUnitTest()
-          .withApplicationRoot(jar -> jar.addClasses(ReviewTools.class, ReviewTools.Payment.class))
+          .withApplicationRoot(
+              jar -> jar.addClasses(ReviewTools.class, ReviewTools.Payment.class, TestClient.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
           .overrideConfigKey("quarkus.http.test-port", "0")
           .overrideConfigKey("mcpgate.store", "memory")
           .overrideConfigKey("mcpgate.tenant.constant", "review");
 
-  private static McpSyncClient client;
+  private static final TestClient CLIENT = new TestClient();
 
-  static synchronized McpSyncClient client() {
-    if (client == null) {
-      int port = ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
-      client =
-          McpClient.sync(
-                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                      .endpoint("/mcp")
-                      .build())
-              .requestTimeout(Duration.ofSeconds(30))
-              .build();
-      client.initialize();
-    }
-    return client;
+  static McpSyncClient client() {
+    return CLIENT.get();
   }
 
   @AfterAll
   static void close() {
-    if (client != null) {
-      client.closeGracefully();
-    }
+    CLIENT.close();
   }
 
   static String fresh() {
