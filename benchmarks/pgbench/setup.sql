@@ -1,0 +1,19 @@
+-- The claims table as gate-jdbc creates it (pgb_a, with its purge index), the same without the
+-- purge index (pgb_b), and the raw floor's table (pgb_raw). Run before each round: fresh tables.
+DROP TABLE IF EXISTS pgb_a;
+CREATE TABLE pgb_a (
+  tenant VARCHAR(255) NOT NULL, tool VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,
+  args_hash VARCHAR(80) NOT NULL, state VARCHAR(16) NOT NULL, lease_token VARCHAR(64) NOT NULL,
+  attempt INTEGER NOT NULL, created_at_ms BIGINT NOT NULL, lease_expires_at_ms BIGINT NOT NULL,
+  expires_at_ms BIGINT NOT NULL, completed_at_ms BIGINT, result_kind VARCHAR(16), result BYTEA,
+  PRIMARY KEY (tenant, tool, idem_key)) WITH (fillfactor = 80);
+CREATE INDEX pgb_a_created ON pgb_a (created_at_ms);
+DROP TABLE IF EXISTS pgb_b;
+CREATE TABLE pgb_b (
+  tenant VARCHAR(255) NOT NULL, tool VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,
+  args_hash VARCHAR(80) NOT NULL, state VARCHAR(16) NOT NULL, lease_token VARCHAR(64) NOT NULL,
+  attempt INTEGER NOT NULL, created_at_ms BIGINT NOT NULL, lease_expires_at_ms BIGINT NOT NULL,
+  expires_at_ms BIGINT NOT NULL, completed_at_ms BIGINT, result_kind VARCHAR(16), result BYTEA,
+  PRIMARY KEY (tenant, tool, idem_key)) WITH (fillfactor = 80);
+DROP TABLE IF EXISTS pgb_raw;
+CREATE TABLE pgb_raw (k VARCHAR(255) PRIMARY KEY, token VARCHAR(64) NOT NULL, state VARCHAR(16) NOT NULL, result BYTEA);
