@@ -258,7 +258,7 @@ public class GateBeans {
    * additional JDBC properties, its user and password, and what its credentials provider says,
    * asked again for each new renewal connection (so that rotated credentials are used).
    */
-  private static Supplier<Properties> renewalProperties(Config app) {
+  static Supplier<Properties> renewalProperties(Config app) {
     String prefix = "quarkus.datasource.jdbc.additional-jdbc-properties.";
     Properties fixed = new Properties();
     for (String name : app.getPropertyNames()) {
