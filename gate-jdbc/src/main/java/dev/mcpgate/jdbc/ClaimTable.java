@@ -125,7 +125,10 @@ final class ClaimTable {
                 + " takes its key over. Give them the same database and user",
             null);
       }
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
+      if (e instanceof StoreUnavailableException told) {
+        throw told;
+      }
       throw new StoreUnavailableException(
           cannot
               + "could not connect ("

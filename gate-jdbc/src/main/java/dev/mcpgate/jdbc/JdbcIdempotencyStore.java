@@ -364,24 +364,25 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     public Builder renewalConnectionsFromDriver(String jdbcUrl, Properties properties) {
       Properties copy = new Properties();
       copy.putAll(requireNonNull(properties, "properties must not be null"));
-      return renewalConnectionsFromDriver(jdbcUrl, () -> copy);
+      return renewalConnectionsFromDriver(jdbcUrl, () -> copy, null);
     }
 
     /**
-     * As above, with the properties asked for again for each new connection: for credentials that
-     * rotate. It runs within a renewal try's deadline: answer from a cache.
+     * As above, with the properties asked for again for each new connection (credentials that
+     * rotate; it runs within a renewal try's deadline: answer from a cache), and {@code initSql}
+     * (the pool's own new-connection SQL, such as a {@code search_path}) run on each, or null.
      *
-     * @param jdbcUrl the URL of the same database as the claims table
-     * @param properties the driver's properties for a new connection
      * @return this builder
      */
-    public Builder renewalConnectionsFromDriver(String jdbcUrl, Supplier<Properties> properties) {
+    public Builder renewalConnectionsFromDriver(
+        String jdbcUrl, Supplier<Properties> properties, String initSql) {
       requireNonNull(properties, "properties must not be null");
       ClassLoader loader = Thread.currentThread().getContextClassLoader();
       this.renewalDriver =
           RenewalSource.fromDriver(
               requireNonNull(jdbcUrl, "jdbcUrl must not be null"),
               properties,
+              initSql,
               loader == null ? Builder.class.getClassLoader() : loader);
       return this;
     }

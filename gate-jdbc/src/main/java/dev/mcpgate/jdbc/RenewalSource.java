@@ -119,10 +119,14 @@ final class RenewalSource {
 
   private static RenewalSource fromHikari(DataSource pool) {
     try {
+      // what the pool sets on each of its connections, so that the table resolves as it does
+      String schema = (String) getter(pool, "getSchema");
+      String catalog = (String) getter(pool, "getCatalog");
+      String initSql = (String) getter(pool, "getConnectionInitSql");
       Object wrapped = getter(pool, "getDataSource");
       if (wrapped instanceof DataSource raw) {
         return new RenewalSource(
-            within -> raw.getConnection(),
+            within -> prepared(raw.getConnection(), catalog, schema, initSql),
             "the unpooled data source the HikariCP pool wraps (" + raw.getClass().getName() + ")",
             false);
       }
@@ -144,10 +148,6 @@ final class RenewalSource {
         base.setProperty("password", password.toString());
       }
       String driverClass = (String) getter(pool, "getDriverClassName");
-      // what the pool sets on each of its connections, so that the table resolves as it does
-      String schema = (String) getter(pool, "getSchema");
-      String catalog = (String) getter(pool, "getCatalog");
-      String initSql = (String) getter(pool, "getConnectionInitSql");
       return fromDriver(
           url,
           () -> base,
@@ -168,11 +168,13 @@ final class RenewalSource {
    * @param url the JDBC URL
    * @param properties the driver's properties (user, password, ...), asked again for each new
    *     connection
+   * @param initSql run on each new connection (the pool's own new-connection SQL), or null
    * @param loader where to find the driver when it is not registered
    * @return connections straight from the driver, each opened with the try's deadline as its
    *     connect and read timeouts
    */
-  static RenewalSource fromDriver(String url, Supplier<Properties> properties, ClassLoader loader) {
+  static RenewalSource fromDriver(
+      String url, Supplier<Properties> properties, String initSql, ClassLoader loader) {
     return fromDriver(
         url,
         properties,
@@ -180,7 +182,7 @@ final class RenewalSource {
         loader,
         null,
         null,
-        null,
+        initSql,
         "the driver, with the URL and credentials given for renewals (not a pool): " + redact(url));
   }
 
@@ -200,30 +202,39 @@ final class RenewalSource {
           if (c == null) {
             throw new SQLException("the driver does not take the URL " + redact(url));
           }
-          try {
-            if (catalog != null) {
-              c.setCatalog(catalog);
-            }
-            if (schema != null) {
-              c.setSchema(schema);
-            }
-            if (initSql != null) {
-              try (java.sql.Statement st = c.createStatement()) {
-                st.execute(initSql);
-              }
-            }
-            return c;
-          } catch (SQLException | RuntimeException e) {
-            try {
-              c.close();
-            } catch (SQLException closing) {
-              e.addSuppressed(closing);
-            }
-            throw e;
-          }
+          return prepared(c, catalog, schema, initSql);
         },
         description,
         false);
+  }
+
+  /**
+   * Sets on a new renewal connection what the tools' connections have, so that the table resolves
+   * as it does for them; closes it if that fails.
+   */
+  private static Connection prepared(Connection c, String catalog, String schema, String initSql)
+      throws SQLException {
+    try {
+      if (catalog != null) {
+        c.setCatalog(catalog);
+      }
+      if (schema != null) {
+        c.setSchema(schema);
+      }
+      if (initSql != null) {
+        try (java.sql.Statement st = c.createStatement()) {
+          st.execute(initSql);
+        }
+      }
+      return c;
+    } catch (SQLException | RuntimeException e) {
+      try {
+        c.close();
+      } catch (SQLException closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
+    }
   }
 
   /** The driver's own timeouts for connecting and reading, of the try's deadline. */

@@ -68,7 +68,8 @@ class RenewalPathReviewTest {
                 TestDatabases.h2().url(),
                 () -> {
                   throw new IllegalStateException("vault sealed");
-                })
+                },
+                null)
             .build();
     try {
       assertThat(catchThrowable(store::verify))

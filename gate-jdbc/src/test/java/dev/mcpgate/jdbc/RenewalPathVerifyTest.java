@@ -123,7 +123,8 @@ class RenewalPathVerifyTest {
                     p.setProperty("password", pg.password());
                   }
                   return p;
-                })
+                },
+                null)
             .build();
     try {
       assertThat(catchThrowableOfType(StoreUnavailableException.class, store::verify))

@@ -249,7 +249,14 @@ public class GateBeans {
     // timeouts), never from the Agroal pool the tools may hold in full
     Config app = ConfigProvider.getConfig();
     app.getOptionalValue("quarkus.datasource.jdbc.url", String.class)
-        .ifPresent(url -> b.renewalConnectionsFromDriver(url, renewalProperties(app)));
+        .ifPresent(
+            url ->
+                b.renewalConnectionsFromDriver(
+                    url,
+                    renewalProperties(app),
+                    // what Agroal runs on each new connection (a search_path, say)
+                    app.getOptionalValue("quarkus.datasource.jdbc.new-connection-sql", String.class)
+                        .orElse(null)));
     return b.build();
   }
 

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * source's URL, additional JDBC properties and credentials, but not
  * quarkus.datasource.jdbc.new-connection-sql, which Agroal runs on each of its connections. A data
  * source whose claims table resolves through it (SET search_path TO app) works through the pool;
- * the renewal connection does not see the table, so verify() (on by default) stops the startup of
- * a working application, and with mcpgate.verify-schema=false every renewal fails and a long run's
+ * the renewal connection does not see the table, so verify() (on by default) stops the startup of a
+ * working application, and with mcpgate.verify-schema=false every renewal fails and a long run's
  * retry runs it again. Expected: the application starts and the long action runs once. Needs
  * PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
  */
