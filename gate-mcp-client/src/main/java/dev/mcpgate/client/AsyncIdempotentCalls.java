@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -28,8 +29,10 @@ import reactor.core.scheduler.Schedulers;
  * concurrent subscription that finds it sent) counts it as a lost answer (the effect is then not
  * known to be NO, and it lists the tool's definition again before sending), and a tool that is not
  * retry-safe is not sent again: that subscription ends as {@link CallOutcome.GaveUp} with {@link
- * Executed#UNKNOWN}. Cancelling stops the retries; an attempt already sent may still run on the
- * server.
+ * Executed#UNKNOWN}. A subscription whose attempt was sent beside another subscription's reads its
+ * answer as speaking for its own attempt only (the other may have run): a refusal then ends it as
+ * {@code GaveUp}, never {@link CallOutcome.Refused}. Cancelling stops the retries; an attempt
+ * already sent may still run on the server.
  */
 public final class AsyncIdempotentCalls {
   private final McpAsyncClient client;
@@ -82,9 +85,9 @@ public final class AsyncIdempotentCalls {
     requireNonNull(tool, "tool must not be null");
     requireNonNull(arguments, "arguments must not be null");
     Map<String, ?> args = ArgumentSnapshot.of(arguments);
-    // shared by every subscription: the placement an earlier one first sent an attempt under
-    AtomicReference<KeyPlacement> sent = new AtomicReference<>();
-    return Mono.defer(() -> attempt(new Attempts(policy, key, tool, sent.get()), tool, args, sent));
+    Sent sent = new Sent();
+    return Mono.defer(
+        () -> attempt(new Attempts(policy, key, tool, sent.first.get()), tool, args, sent));
   }
 
   /** Drops the cached tool definitions: the next call lists the server's tools again. */
@@ -93,7 +96,7 @@ public final class AsyncIdempotentCalls {
   }
 
   private Mono<CallOutcome> attempt(
-      Attempts attempts, String tool, Map<String, ?> args, AtomicReference<KeyPlacement> sent) {
+      Attempts attempts, String tool, Map<String, ?> args, Sent sent) {
     return Mono.defer(
         () -> {
           boolean refresh = attempts.refreshDue();
@@ -127,7 +130,7 @@ public final class AsyncIdempotentCalls {
       boolean refresh,
       String tool,
       Map<String, ?> args,
-      AtomicReference<KeyPlacement> sent) {
+      Sent sent) {
     return Mono.defer(
             () -> {
               boolean retrySafe = placement.retrySafe(args);
@@ -142,7 +145,7 @@ public final class AsyncIdempotentCalls {
                 return Mono.just(changed);
               }
               McpSchema.CallToolRequest request = placement.request(tool, args, attempts.key());
-              KeyPlacement sentBefore = sent.compareAndExchange(null, placement);
+              KeyPlacement sentBefore = sent.first.compareAndExchange(null, placement);
               if (sentBefore != null && !attempts.anySent()) {
                 // a concurrent subscription sent it: for this one, a lost answer
                 if (!retrySafe) {
@@ -154,10 +157,12 @@ public final class AsyncIdempotentCalls {
               }
               attempts.begin();
               attempts.sending(placement);
+              sent.count.incrementAndGet();
               return client
                   .callTool(request)
-                  .map(attempts::answered)
-                  .onErrorResume(e -> Mono.just(attempts.failed(e, true, retrySafe)));
+                  .map(result -> sent.byOthers(attempts).answered(result))
+                  .onErrorResume(
+                      e -> Mono.just(sent.byOthers(attempts).failed(e, true, retrySafe)));
             })
         .onErrorResume(
             e -> attempts.anySent(),
@@ -166,6 +171,28 @@ public final class AsyncIdempotentCalls {
                     new Attempts.Stop(
                         attempts.internalFailure(
                             e instanceof RuntimeException r ? r : new IllegalStateException(e)))));
+  }
+
+  /** What the subscriptions of one intent share: what they sent. */
+  private static final class Sent {
+    /** The placement the first attempt sent by any subscription was sent under. */
+    final AtomicReference<KeyPlacement> first = new AtomicReference<>();
+
+    /** How many attempts all subscriptions sent. */
+    final AtomicInteger count = new AtomicInteger();
+
+    /**
+     * An answer arrived: when another subscription sent an attempt too (it may have overtaken this
+     * one's and run), this one's answer no longer speaks for the intent alone.
+     *
+     * @return the attempts, told so
+     */
+    Attempts byOthers(Attempts attempts) {
+      if (count.get() > attempts.sends()) {
+        attempts.sentByAnotherRun();
+      }
+      return attempts;
+    }
   }
 
   /** A failure to list the server's tools, told apart from the attempt's own failures. */

@@ -34,6 +34,7 @@ final class Attempts {
   private AttemptFailure last;
   private boolean refreshDue;
   private boolean sent;
+  private int sends;
   private KeyPlacement claimed;
 
   Attempts(RetryPolicy policy, IntentKey key, String tool) {
@@ -102,6 +103,7 @@ final class Attempts {
   /** The attempt's request, built under this placement, is about to be sent. */
   void sending(KeyPlacement placement) {
     sent = true;
+    sends++;
     if (claimed == null) {
       claimed = placement;
     }
@@ -113,6 +115,30 @@ final class Attempts {
    */
   boolean anySent() {
     return sent;
+  }
+
+  /**
+   * @return how many attempts this run sent
+   */
+  int sends() {
+    return sends;
+  }
+
+  /**
+   * Another run of this intent (a concurrent subscription) sent an attempt too, whose answer this
+   * run does not see: it may have run, so the effect is no longer known to be NO, and a refusal
+   * this run is given speaks for its own attempt only.
+   */
+  void sentByAnotherRun() {
+    known = known.and(Executed.UNKNOWN);
+    if (last == null) {
+      last =
+          new AttemptFailure.NoAnswer(
+              new IllegalStateException(
+                  "a concurrent subscription of this intent sent "
+                      + tool
+                      + "; its answer is not this one's"));
+    }
   }
 
   /**
@@ -169,19 +195,11 @@ final class Attempts {
    * @return go on at once: list the tool again, then send (or not) as after a lost answer
    */
   Next sentByAnotherRun(KeyPlacement placement) {
-    known = known.and(Executed.UNKNOWN);
+    sentByAnotherRun();
     refreshDue = true;
     sent = true;
     if (claimed == null) {
       claimed = placement;
-    }
-    if (last == null) {
-      last =
-          new AttemptFailure.NoAnswer(
-              new IllegalStateException(
-                  "a concurrent subscription of this intent sent "
-                      + tool
-                      + "; its answer is not this one's"));
     }
     LOG.debug(
         "{} with key {}: a concurrent subscription sent it; listing the tool again", tool, key);

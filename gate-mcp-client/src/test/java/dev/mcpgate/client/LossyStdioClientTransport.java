@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import reactor.core.publisher.Mono;
 
@@ -30,6 +31,7 @@ final class LossyStdioClientTransport implements McpClientTransport {
   private final Map<Object, String> keyOfRequest = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> dropped = new ConcurrentHashMap<>();
   final AtomicInteger droppedAnswers = new AtomicInteger();
+  private final AtomicLong nextCallDelayMillis = new AtomicLong();
   private volatile boolean closing;
 
   LossyStdioClientTransport(
@@ -68,6 +70,14 @@ final class LossyStdioClientTransport implements McpClientTransport {
     return Mono.empty();
   }
 
+  /**
+   * Holds the next {@code tools/call} request back for this long before writing it, as a busy
+   * machine may pause the thread that sends it: requests sent later overtake it.
+   */
+  void delayNextCall(long millis) {
+    nextCallDelayMillis.set(millis);
+  }
+
   private boolean lost(McpSchema.JSONRPCMessage message) {
     if (!(message instanceof McpSchema.JSONRPCResponse response)) {
       return false;
@@ -92,6 +102,14 @@ final class LossyStdioClientTransport implements McpClientTransport {
               && request.params() instanceof McpSchema.CallToolRequest call
               && Keys.of(call) != null) {
             keyOfRequest.put(request.id(), Keys.of(call));
+            long delay = nextCallDelayMillis.getAndSet(0);
+            if (delay > 0) {
+              try {
+                Thread.sleep(delay);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
           }
           try {
             byte[] line =

@@ -263,6 +263,43 @@ class ReviewRoundTwoTest {
   }
 
   /**
+   * The same race, the other way round: the subscription that sent first is paused before its
+   * request leaves (a busy machine), the other one finds it sent, lists the tool again and sends;
+   * its request overtakes the first and runs, and the first is then refused with executed "no" (the
+   * per-key quota). That refusal speaks for its own request only: the intent ran, so the first
+   * subscription must not be told Refused. Found as a CI failure of the test above.
+   */
+  @Test
+  void theFirstSendersRefusalAfterTheOtherRanIsNotRefused() throws Exception {
+    Set<String> seen = ConcurrentHashMap.newKeySet();
+    McpGate mcp =
+        mcpGate(
+            (tenant, context, request) ->
+                seen.add(String.valueOf(Keys.of(request)))
+                    ? null
+                    : "quota: one call per key (test)");
+    LossyStdioClientTransport transport =
+        serve(List.of(mcp.gate(tool("refund", 0), ToolPolicy.defaults())), 0);
+    AsyncIdempotentCalls calls = asyncCalls(transport, Duration.ofSeconds(10));
+    calls.call("refund", Map.of("order_id", "warm-up")).block(Duration.ofSeconds(30));
+    runs.set(0);
+    transport.delayNextCall(1_500);
+
+    Mono<CallOutcome> refund = calls.call("refund", Map.of("order_id", "z2"));
+    var both =
+        Mono.zip(
+                refund.subscribeOn(Schedulers.boundedElastic()),
+                refund.subscribeOn(Schedulers.boundedElastic()))
+            .block(Duration.ofSeconds(30));
+
+    assertThat(runs.get()).as("the intent ran once").isEqualTo(1);
+    assertThat(List.of(both.getT1(), both.getT2()))
+        .as("no subscription is told the intent did not run")
+        .noneMatch(o -> o instanceof CallOutcome.Refused)
+        .anyMatch(o -> o instanceof CallOutcome.Completed);
+  }
+
+  /**
    * The ran-twice form of the concurrent-subscription finding: the second subscription, which finds
    * at getAndSet that the other one already sent, sends again under the placement it read from the
    * cache, without listing the tool again as every other retry does. A tool redeployed ungated (no
