@@ -116,19 +116,10 @@ final class ClaimTable {
   private void verifyRenewals() {
     String cannot =
         "lease renewals of table " + table + " use " + renewalSource.description() + ", which ";
+    boolean seesTable;
     try (Connection c = renewalSource.open(RENEWAL_CHECK)) {
-      if (!Schema.tableExists(c, table)) {
-        throw new StoreUnavailableException(
-            cannot
-                + "does not see the table (another database or user than the store's data"
-                + " source?): without renewals a running action's lease runs out and a retry"
-                + " takes its key over. Give them the same database and user",
-            null);
-      }
+      seesTable = Schema.tableExists(c, table);
     } catch (SQLException | RuntimeException e) {
-      if (e instanceof StoreUnavailableException told) {
-        throw told;
-      }
       throw new StoreUnavailableException(
           cannot
               + "could not connect ("
@@ -136,6 +127,14 @@ final class ClaimTable {
               + "): without renewals a running action's lease runs out and a retry takes its key"
               + " over. Give them the URL, user and password (or properties) the data source uses",
           e);
+    }
+    if (!seesTable) {
+      throw new StoreUnavailableException(
+          cannot
+              + "does not see the table (another database or user than the store's data source?):"
+              + " without renewals a running action's lease runs out and a retry takes its key"
+              + " over. Give them the same database and user",
+          null);
     }
   }
 

@@ -1,23 +1,10 @@
 package dev.mcpgate.quarkus.deployment.review;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import io.modelcontextprotocol.client.McpClient;
-import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
-import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import dev.mcpgate.quarkus.deployment.TestClient;
 import io.quarkus.test.QuarkusUnitTest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
-import java.time.Duration;
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -48,7 +35,13 @@ class NewConnectionSqlReviewTest {
   static final QuarkusUnitTest APP =
       new QuarkusUnitTest()
           .withApplicationRoot(
-              jar -> jar.addClasses(LongTools.class, ReviewTools.class, ReviewTools.Payment.class))
+              jar ->
+                  jar.addClasses(
+                      TestClient.class,
+                      LongExport.class,
+                      LongTools.class,
+                      ReviewTools.class,
+                      ReviewTools.Payment.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
           .overrideConfigKey("quarkus.http.test-port", "0")
           .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
@@ -62,30 +55,6 @@ class NewConnectionSqlReviewTest {
 
   @Test
   void aDataSourceWithNewConnectionSqlStartsAndRunsALongActionOnce() throws Exception {
-    int port = ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
-    McpSyncClient client =
-        McpClient.sync(
-                HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                    .endpoint("/mcp")
-                    .build())
-            .requestTimeout(Duration.ofSeconds(30))
-            .build();
-    client.initialize();
-    String report = UUID.randomUUID().toString();
-    CallToolRequest export =
-        new CallToolRequest(
-            "export", Map.of("report", report, "idempotency_key", UUID.randomUUID().toString()));
-    ExecutorService pool = Executors.newSingleThreadExecutor();
-    try {
-      Future<CallToolResult> first = pool.submit(() -> client.callTool(export));
-      Thread.sleep(4000);
-      CallToolResult retry = client.callTool(export);
-      assertThat(ReviewTools.runs(report))
-          .as("runs; first %s, retry %s", first.get(), retry)
-          .isEqualTo(1);
-    } finally {
-      pool.shutdownNow();
-      client.closeGracefully();
-    }
+    LongExport.aRunLongerThanItsLeaseRunsOnce();
   }
 }
