@@ -105,6 +105,14 @@ class ReviewRoundTwoTest {
         });
   }
 
+  /** A gate whose policy refuses (executed "no") every call under a key after the first. */
+  private McpGate oneCallPerKey() {
+    Set<String> seen = ConcurrentHashMap.newKeySet();
+    return mcpGate(
+        (tenant, context, request) ->
+            seen.add(String.valueOf(Keys.of(request))) ? null : "quota: one call per key (test)");
+  }
+
   /** An in-process stdio server ({@link #server}) of these tools, closed after the test. */
   private LossyStdioClientTransport serve(List<SyncToolSpecification> tools, int drops) {
     Pipe toServer = new Pipe();
@@ -237,13 +245,7 @@ class ReviewRoundTwoTest {
    */
   @Test
   void aConcurrentSubscriptionIsNotToldRefusedWhileTheOtherOnesAttemptRan() throws Exception {
-    Set<String> seen = ConcurrentHashMap.newKeySet();
-    McpGate mcp =
-        mcpGate(
-            (tenant, context, request) ->
-                seen.add(String.valueOf(Keys.of(request)))
-                    ? null
-                    : "quota: one call per key (test)");
+    McpGate mcp = oneCallPerKey();
     AsyncIdempotentCalls calls =
         asyncCalls(
             serve(List.of(mcp.gate(tool("refund", 400), ToolPolicy.defaults())), 0),
@@ -271,13 +273,7 @@ class ReviewRoundTwoTest {
    */
   @Test
   void theFirstSendersRefusalAfterTheOtherRanIsNotRefused() throws Exception {
-    Set<String> seen = ConcurrentHashMap.newKeySet();
-    McpGate mcp =
-        mcpGate(
-            (tenant, context, request) ->
-                seen.add(String.valueOf(Keys.of(request)))
-                    ? null
-                    : "quota: one call per key (test)");
+    McpGate mcp = oneCallPerKey();
     LossyStdioClientTransport transport =
         serve(List.of(mcp.gate(tool("refund", 0), ToolPolicy.defaults())), 0);
     AsyncIdempotentCalls calls = asyncCalls(transport, Duration.ofSeconds(10));
