@@ -73,6 +73,7 @@ class RenewalCredentialsRotationTest {
           return p;
         };
     String url = pg.url().replaceFirst("\\?.*$", ""); // the credentials come from the supplier only
+    cleanup.add(() -> TestDatabases.closePools("rotation")); // holds none of the server's 100
     JdbcIdempotencyStore store =
         JdbcIdempotencyStore.builder(TestDatabases.pool(pg, "rotation", 2))
             .tableName(table)
