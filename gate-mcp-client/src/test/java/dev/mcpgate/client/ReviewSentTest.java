@@ -221,6 +221,72 @@ class ReviewSentTest {
         .matches(o -> !saysNothingRan(o), "does not say nothing ran");
   }
 
+  /**
+   * Not from bd8b681 (found while reading the wait path): the caller's scheduler is disposed while
+   * a wait before a retry is pending on it (the application shuts its pools down between two
+   * attempts). The docs say that when the scheduler refuses the wait (it was disposed) the intent
+   * ends as {@code GaveUp} with what is known; but a wait already scheduled is dropped by the
+   * disposal, never run and never failed, so the Mono never ends: the caller waits forever and
+   * never learns the key's state.
+   */
+  @Test
+  void aSchedulerDisposedDuringAWaitStillEndsTheIntent() throws Exception {
+    LossyStdioClientTransport transport =
+        serve(List.of(mcpGate().gate(tool("refund"), ToolPolicy.defaults())));
+    CountDownLatch waiting = new CountDownLatch(1);
+    Scheduler single = Schedulers.newSingle("review-sent-waits");
+    closers.add(single::dispose);
+    Scheduler waits =
+        new Scheduler() {
+          @Override
+          public Disposable schedule(Runnable task) {
+            return single.schedule(task);
+          }
+
+          @Override
+          public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+            Disposable d = single.schedule(task, delay, unit);
+            waiting.countDown();
+            return d;
+          }
+
+          @Override
+          public Worker createWorker() {
+            return single.createWorker();
+          }
+
+          @Override
+          public void dispose() {
+            single.dispose();
+          }
+        };
+    RetryPolicy slow =
+        RetryPolicy.builder()
+            .maxAttempts(5)
+            .initialBackoff(Duration.ofSeconds(2))
+            .maxBackoff(Duration.ofSeconds(2))
+            .deadline(Duration.ofSeconds(20))
+            .build();
+    AsyncIdempotentCalls calls = asyncCalls(transport, slow, waits);
+    store.claimFailures.set(1); // the first attempt: retry_with_same_key, executed "no"
+
+    CompletableFuture<CallOutcome> outcome =
+        calls.call("refund", Map.of("order_id", "s4")).toFuture();
+    assertThat(waiting.await(30, TimeUnit.SECONDS)).as("a wait before a retry").isTrue();
+    assertThat(store.claimFailures.get()).as("its attempt was refused: store unreachable").isZero();
+    waits.dispose(); // the application shuts down between two attempts
+
+    CallOutcome ended = null;
+    try {
+      ended = outcome.get(10, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      // asserted below
+    }
+    assertThat(ended)
+        .as("an outcome within 10 s of a 2 s wait whose scheduler was disposed")
+        .isNotNull();
+  }
+
   /** Times the waits between attempts; holds the first timed wait until released. */
   private static final class HoldFirstWait implements Scheduler {
     private final Scheduler delegate = Schedulers.parallel();
