@@ -12,8 +12,11 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import reactor.core.publisher.Mono;
 
@@ -32,7 +35,33 @@ final class LossyStdioClientTransport implements McpClientTransport {
   private final Map<String, AtomicInteger> dropped = new ConcurrentHashMap<>();
   final AtomicInteger droppedAnswers = new AtomicInteger();
   private final AtomicLong nextCallDelayMillis = new AtomicLong();
+  private final AtomicReference<ListHold> nextListHold = new AtomicReference<>();
+  private volatile ListFailure listFailure = ListFailure.NONE;
+  private volatile Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler;
   private volatile boolean closing;
+
+  /** How the {@code tools/list} requests fail from {@link #failLists(ListFailure)} on. */
+  enum ListFailure {
+    /** They do not: they go to the server. */
+    NONE,
+    /** The server's answer is a JSON-RPC error (an internal error while it is redeployed). */
+    JSON_RPC_ERROR,
+    /** The request cannot be written (the connection broke). */
+    IO_ERROR
+  }
+
+  /** A held {@code tools/list} request: {@link #held} once it is held; sent on {@link #release}. */
+  record ListHold(CountDownLatch held, CountDownLatch released) {
+    void awaitHeld() throws InterruptedException {
+      if (!held.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("no tools/list request was held");
+      }
+    }
+
+    void release() {
+      released.countDown();
+    }
+  }
 
   LossyStdioClientTransport(
       McpJsonMapper json, InputStream fromServer, OutputStream toServer, int dropsPerKey) {
@@ -45,6 +74,7 @@ final class LossyStdioClientTransport implements McpClientTransport {
   @Override
   public Mono<Void> connect(
       Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
+    this.handler = handler;
     Thread reader =
         new Thread(
             () -> {
@@ -78,6 +108,21 @@ final class LossyStdioClientTransport implements McpClientTransport {
     nextCallDelayMillis.set(millis);
   }
 
+  /**
+   * Holds the next {@code tools/list} request back until the returned hold is released, as a busy
+   * machine may pause the thread that sends it; it then goes on as {@link #failLists} says.
+   */
+  ListHold holdNextList() {
+    ListHold hold = new ListHold(new CountDownLatch(1), new CountDownLatch(1));
+    nextListHold.set(hold);
+    return hold;
+  }
+
+  /** From now on, every {@code tools/list} request fails this way. */
+  void failLists(ListFailure failure) {
+    listFailure = failure;
+  }
+
   private boolean lost(McpSchema.JSONRPCMessage message) {
     if (!(message instanceof McpSchema.JSONRPCResponse response)) {
       return false;
@@ -108,6 +153,35 @@ final class LossyStdioClientTransport implements McpClientTransport {
                 Thread.sleep(delay);
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+              }
+            }
+          }
+          if (message instanceof McpSchema.JSONRPCRequest request
+              && McpSchema.METHOD_TOOLS_LIST.equals(request.method())) {
+            ListHold hold = nextListHold.getAndSet(null);
+            if (hold != null) {
+              hold.held.countDown();
+              try {
+                hold.released.await(30, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            switch (listFailure) {
+              case JSON_RPC_ERROR -> {
+                handler
+                    .apply(
+                        Mono.just(
+                            McpSchema.JSONRPCResponse.error(
+                                request.id(),
+                                new McpSchema.JSONRPCResponse.JSONRPCError(
+                                    -32603, "tools/list failed (test)"))))
+                    .subscribe();
+                return;
+              }
+              case IO_ERROR -> throw new IllegalStateException("stdio client write failed (test)");
+              case NONE -> {
+                // sent below
               }
             }
           }
