@@ -87,7 +87,12 @@ public final class AsyncIdempotentCalls {
     Map<String, ?> args = ArgumentSnapshot.of(arguments);
     Sent sent = new Sent();
     return Mono.defer(
-        () -> attempt(new Attempts(policy, key, tool, sent.first.get()), tool, args, sent));
+        () ->
+            attempt(
+                new Attempts(policy, key, tool, sent.first.get(), sent.count::get),
+                tool,
+                args,
+                sent));
   }
 
   /** Drops the cached tool definitions: the next call lists the server's tools again. */
@@ -160,9 +165,8 @@ public final class AsyncIdempotentCalls {
               sent.count.incrementAndGet();
               return client
                   .callTool(request)
-                  .map(result -> sent.byOthers(attempts).answered(result))
-                  .onErrorResume(
-                      e -> Mono.just(sent.byOthers(attempts).failed(e, true, retrySafe)));
+                  .map(attempts::answered)
+                  .onErrorResume(e -> Mono.just(attempts.failed(e, true, retrySafe)));
             })
         .onErrorResume(
             e -> attempts.anySent(),
@@ -178,21 +182,11 @@ public final class AsyncIdempotentCalls {
     /** The placement the first attempt sent by any subscription was sent under. */
     final AtomicReference<KeyPlacement> first = new AtomicReference<>();
 
-    /** How many attempts all subscriptions sent. */
-    final AtomicInteger count = new AtomicInteger();
-
     /**
-     * An answer arrived: when another subscription sent an attempt too (it may have overtaken this
-     * one's and run), this one's answer no longer speaks for the intent alone.
-     *
-     * @return the attempts, told so
+     * How many attempts all subscriptions sent: each decides its outcome knowing whether others
+     * sent (their attempts may have overtaken its own and run).
      */
-    Attempts byOthers(Attempts attempts) {
-      if (count.get() > attempts.sends()) {
-        attempts.sentByAnotherRun();
-      }
-      return attempts;
-    }
+    final AtomicInteger count = new AtomicInteger();
   }
 
   /** A failure to list the server's tools, told apart from the attempt's own failures. */
@@ -281,7 +275,9 @@ public final class AsyncIdempotentCalls {
 
     /**
      * @param scheduler where the waits between attempts are timed (default: Reactor's parallel
-     *     scheduler); the caller's, never one this class starts
+     *     scheduler); the caller's, never one this class starts. A wait it refuses ends the intent
+     *     as {@link CallOutcome.GaveUp}; a wait it drops (disposed during the wait) is never told,
+     *     and that intent's {@code Mono} does not end: dispose it after its intents ended
      * @return this builder
      * @throws NullPointerException if null
      */

@@ -5,6 +5,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,9 +37,10 @@ final class Attempts {
   private boolean sent;
   private int sends;
   private KeyPlacement claimed;
+  private final IntSupplier sentByAll;
 
   Attempts(RetryPolicy policy, IntentKey key, String tool) {
-    this(policy, key, tool, null);
+    this(policy, key, tool, null, null);
   }
 
   /**
@@ -47,11 +49,21 @@ final class Attempts {
    *     then not known to be NO, the tool's definition is listed again before this run sends
    *     anything, and this run sends only under a placement that gates the same claim; null when
    *     nothing was sent before
+   * @param sentByAll how many attempts every run of this intent (every subscription) sent so far,
+   *     this one's included; null when this run is the intent's only one. Every outcome is decided
+   *     knowing it: once others sent, their attempts may have run, and nothing this run saw says
+   *     they did not
    */
-  Attempts(RetryPolicy policy, IntentKey key, String tool, KeyPlacement sentBefore) {
+  Attempts(
+      RetryPolicy policy,
+      IntentKey key,
+      String tool,
+      KeyPlacement sentBefore,
+      IntSupplier sentByAll) {
     this.policy = policy;
     this.key = key;
     this.tool = tool;
+    this.sentByAll = sentByAll;
     boolean before = sentBefore != null;
     this.known = before ? Executed.UNKNOWN : Executed.NO;
     this.refreshDue = before;
@@ -118,18 +130,17 @@ final class Attempts {
   }
 
   /**
-   * @return how many attempts this run sent
+   * Before an outcome is decided: when another run of this intent (a concurrent subscription) sent
+   * an attempt too, whose answer this run does not see, it may have run, so the effect is no longer
+   * known to be NO, and a refusal or error this run is given speaks for its own attempt only.
    */
-  int sends() {
-    return sends;
+  private void othersSent() {
+    if (sentByAll != null && sentByAll.getAsInt() > sends) {
+      othersMayHaveRun();
+    }
   }
 
-  /**
-   * Another run of this intent (a concurrent subscription) sent an attempt too, whose answer this
-   * run does not see: it may have run, so the effect is no longer known to be NO, and a refusal
-   * this run is given speaks for its own attempt only.
-   */
-  void sentByAnotherRun() {
+  private void othersMayHaveRun() {
     known = known.and(Executed.UNKNOWN);
     if (last == null) {
       last =
@@ -195,7 +206,7 @@ final class Attempts {
    * @return go on at once: list the tool again, then send (or not) as after a lost answer
    */
   Next sentByAnotherRun(KeyPlacement placement) {
-    sentByAnotherRun();
+    othersMayHaveRun();
     refreshDue = true;
     sent = true;
     if (claimed == null) {
@@ -220,6 +231,7 @@ final class Attempts {
 
   /** The server answered the attempt with a result. */
   Next answered(CallToolResult result) {
+    othersSent();
     GateError error = GateError.of(result).orElse(null);
     if (error == null) {
       return new Stop(new CallOutcome.Completed(key, result, replayed(result), attempts));
@@ -254,6 +266,7 @@ final class Attempts {
    *     the second call would act again
    */
   Next failed(Throwable failure, boolean sent, boolean retrySafe) {
+    othersSent();
     McpError answer = jsonRpcError(failure);
     if (answer != null && answer.getJsonRpcError() != null) {
       var e = answer.getJsonRpcError();
@@ -281,6 +294,7 @@ final class Attempts {
 
   /** The caller's thread was interrupted while waiting to retry: stop now. */
   CallOutcome interrupted() {
+    othersSent();
     LOG.info("{} with key {}: interrupted while waiting to retry", tool, key);
     if (last == null) {
       last = new AttemptFailure.NoAnswer(new InterruptedException("interrupted"));
@@ -294,6 +308,7 @@ final class Attempts {
    * the key.
    */
   CallOutcome waitFailed(Throwable failure) {
+    othersSent();
     LOG.warn("{} with key {}: the wait before a retry failed; not retried", tool, key, failure);
     if (last == null) {
       last = new AttemptFailure.NoAnswer(failure);
@@ -325,6 +340,7 @@ final class Attempts {
   }
 
   private Next giveUp(String when) {
+    othersSent();
     LOG.info(
         "{} with key {}: gave up {} ({}); whether it took effect: {}",
         tool,
