@@ -84,11 +84,11 @@ final class RejectionMessages {
         "The arguments cannot be compared for"
             + " retries: the server read the number at "
             + path
-            + " as an approximate (double)"
-            + " value, so it could not tell this call from one with a nearby number. Nothing was"
-            + " run. A whole number sent without a decimal point or exponent is read exactly; other"
-            + " decimals need the server to read numbers exactly (its operator configures the"
-            + " transport with ExactNumbers.jsonMapper(), or, with the Spring Boot starter, sets"
+            + " as an approximate (double) value, so it could not tell this call from one with a"
+            + " nearby number. Nothing was run. Where a whole number is meant, one sent without a"
+            + " decimal point or exponent may be read exactly; otherwise a call with this argument"
+            + " is refused until the server's operator has it read numbers exactly (on the MCP Java"
+            + " SDK, with ExactNumbers.jsonMapper(); with the Spring Boot starter,"
             + " mcpgate.exact-numbers=true).");
   }
 }

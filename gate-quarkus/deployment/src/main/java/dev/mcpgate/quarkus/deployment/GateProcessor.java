@@ -228,7 +228,10 @@ class GateProcessor {
               + " not "
               + method.returnType().name());
     }
-    if (method.hasAnnotation(NON_BLOCKING) || method.declaringClass().hasAnnotation(NON_BLOCKING)) {
+    // on the method, or on its class (hasAnnotation would also find it on the class's other
+    // methods)
+    if (method.hasDeclaredAnnotation(NON_BLOCKING)
+        || method.declaringClass().hasDeclaredAnnotation(NON_BLOCKING)) {
       problems.add(
           where
               + ": a gated tool waits on its store (and on a duplicate in flight), so it cannot run"
@@ -250,6 +253,20 @@ class GateProcessor {
         gated.value("keySources") == null
             ? List.of(KeySource.ARGUMENT.name(), KeySource.META.name())
             : Arrays.asList(gated.value("keySources").asEnumArray());
+    if (sources.contains(KeySource.HEADER.name())) {
+      problems.add(
+          where
+              + ": keySources names HEADER, but the MCP server hands the gate no HTTP header, so"
+              + " no key is ever found there; take the key from the argument or _meta"
+              + " (KeySource.ARGUMENT, KeySource.META)");
+    }
+    if (gated.value("keyDescription") != null) {
+      problems.add(
+          where
+              + ": @Idempotent(keyDescription) is not used here: the MCP server writes the tool's"
+              + " definition from the method; write the key's description in its @ToolArg"
+              + " (description = \"...\")");
+    }
     String keyArgument =
         gated.value("keyArgument") == null
             ? ToolPolicy.DEFAULT_KEY_ARGUMENT

@@ -16,7 +16,7 @@ class BuildChecksTest {
   @RegisterExtension
   static final QuarkusUnitTest APP =
       new QuarkusUnitTest()
-          .withApplicationRoot(jar -> jar.addClasses(BadTools.class))
+          .withApplicationRoot(jar -> jar.addClasses(BadTools.class, EventLoopTools.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
           .overrideConfigKey("mcpgate.store", "memory")
           .assertException(
@@ -40,11 +40,38 @@ class BuildChecksTest {
                               + "$BadTools#close): a gated tool tells clients so")
                       .hasMessageContaining(
                           "tool ping (dev.mcpgate.quarkus.deployment.BuildChecksTest$BadTools"
-                              + "#ping): a gated tool waits on its store"));
+                              + "#ping): a gated tool waits on its store")
+                      .hasMessageContaining(
+                          "tool by_header (dev.mcpgate.quarkus.deployment.BuildChecksTest"
+                              + "$BadTools#byHeader): keySources names HEADER, but the MCP server"
+                              + " hands the gate no HTTP header")
+                      .hasMessageContaining(
+                          "tool described (dev.mcpgate.quarkus.deployment.BuildChecksTest"
+                              + "$BadTools#described): @Idempotent(keyDescription) is not used"
+                              + " here")
+                      .hasMessageContaining(
+                          "tool remind (dev.mcpgate.quarkus.deployment.BuildChecksTest"
+                              + "$EventLoopTools#remind): a gated tool waits on its store")
+                      // @NonBlocking on ping, a method of the same class, is not transfer's
+                      .satisfies(
+                          f ->
+                              assertThat(f.getMessage())
+                                  .doesNotContain("BadTools#transfer): a gated tool waits")));
 
   @Test
   void theBuildFails() {
     // the assertion is the extension's: the build must fail with the messages above
+  }
+
+  /** A class whose tools all run on the event loop. */
+  @io.smallrye.common.annotation.NonBlocking
+  public static class EventLoopTools {
+    @Tool(annotations = @Tool.Annotations(idempotentHint = true))
+    @Idempotent
+    ToolResponse remind(
+        String account, @ToolArg(name = "idempotency_key", required = false) String key) {
+      return ToolResponse.success("sent");
+    }
   }
 
   /** Tools that cannot be gated as declared. */
@@ -60,6 +87,19 @@ class BuildChecksTest {
     @io.smallrye.common.annotation.NonBlocking
     ToolResponse ping() {
       return ToolResponse.success("pong");
+    }
+
+    @Tool(name = "by_header", annotations = @Tool.Annotations(idempotentHint = true))
+    @Idempotent(keySources = dev.mcpgate.mcp.KeySource.HEADER)
+    ToolResponse byHeader(String account) {
+      return ToolResponse.success("done");
+    }
+
+    @Tool(annotations = @Tool.Annotations(idempotentHint = true))
+    @Idempotent(keyDescription = "the order's operation id")
+    ToolResponse described(
+        String account, @ToolArg(name = "idempotency_key", required = false) String key) {
+      return ToolResponse.success("done");
     }
 
     @Tool(name = "close_account")

@@ -45,7 +45,7 @@ public class RefundTools {
   @Idempotent
   ToolResponse charge(
       @ToolArg(name = "account") String account,
-      @ToolArg(name = "amount") double amount,
+      @ToolArg(name = "amount") Double amount, // boxed: a primitive double stops the startup
       @ToolArg(name = "idempotency_key", required = false) String idempotencyKey) {
     ran(account);
     return ToolResponse.success("charged " + amount);

@@ -116,6 +116,7 @@ public class GateBeans {
             (context, request) ->
                 ((GateInterceptor.Call) context.get(GateInterceptor.CALL)).proceed(json));
     try {
+      checkNumbers(tool);
       return mcpGate().gate(plain, ToolPolicy.of(tool.method().getAnnotation(Idempotent.class)));
     } catch (RuntimeException e) {
       throw new IllegalStateException(
@@ -128,6 +129,46 @@ public class GateBeans {
               + "): "
               + e.getMessage(),
           e);
+    }
+  }
+
+  /**
+   * A {@code double} or {@code float} argument arrives decoded as a double, which the adapter
+   * refuses unless inexact numbers are accepted: a primitive one is always given, so every call of
+   * the tool would be refused, whole numbers too; a boxed one, each call that gives it.
+   *
+   * @throws IllegalArgumentException for a primitive one, naming it and the fixes
+   */
+  private void checkNumbers(GatedTools.Tool tool) {
+    if (config.acceptInexactNumbers()) {
+      return;
+    }
+    String fixes =
+        "take it as a whole number of the smallest unit (long) or as a String, or accept the risk"
+            + " with mcpgate.accept-inexact-numbers=true";
+    for (int i = 0; i < tool.arguments().length && i < tool.parameterTypes().length; i++) {
+      String name = tool.arguments()[i];
+      String type = tool.parameterTypes()[i];
+      if (name == null) {
+        continue;
+      }
+      if (type.equals("double") || type.equals("float")) {
+        throw new IllegalArgumentException(
+            "its argument "
+                + name
+                + " is a "
+                + type
+                + ", which the MCP server decodes as a double and no hash can tell apart from"
+                + " nearby numbers, so every call would be refused (arguments_invalid), whole"
+                + " numbers too; "
+                + fixes);
+      }
+      if (type.equals("java.lang.Double") || type.equals("java.lang.Float")) {
+        LOG.warnf(
+            "MCP Gate: tool %s: a call that gives its argument %s (a %s) is refused"
+                + " (arguments_invalid), whole numbers too: %s",
+            tool.name(), name, type, fixes);
+      }
     }
   }
 
