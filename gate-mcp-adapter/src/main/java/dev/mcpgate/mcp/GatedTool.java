@@ -362,11 +362,12 @@ final class GatedTool {
   private void warnInexact(String path) {
     limited.warn(
         "inexact number",
-        "tool {}: refused a call (arguments_invalid) whose number at {} arrived as a"
-            + " double: the server's transport reads decimals inexactly, so nearby numbers would"
-            + " hash alike. Build the transport and the server with ExactNumbers.jsonMapper()"
-            + " (with the Spring Boot starter: set mcpgate.exact-numbers=true), or accept the risk"
-            + " with McpGate.Builder.acceptInexactNumbers()",
+        "tool {}: refused a call (arguments_invalid) whose number at {} arrived as a double: the"
+            + " server's transport reads decimals inexactly, so nearby numbers would hash alike. On"
+            + " the MCP Java SDK, build the transport and the server with ExactNumbers.jsonMapper()"
+            + " (with the Spring Boot starter: mcpgate.exact-numbers=true); on Quarkus, take the"
+            + " argument as a long or a String; or accept the risk"
+            + " (McpGate.Builder.acceptInexactNumbers(), mcpgate.accept-inexact-numbers=true)",
         tool.name(),
         path);
   }
