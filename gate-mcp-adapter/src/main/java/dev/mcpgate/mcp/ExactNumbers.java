@@ -81,10 +81,10 @@ public final class ExactNumbers {
       throw new IllegalStateException(
           "the JSON mapper "
               + name
-              + " reads decimals as double, so arguments such as 9007199254740993.0 and"
-              + " 9007199254740992.0 hash alike and one call would replay the other's result;"
-              + " give the server's transport, the server and the gate"
-              + " ExactNumbers.jsonMapper()");
+              + " reads decimals as double, which no hash can tell apart from nearby numbers"
+              + " (9007199254740993.0 and 9007199254740992.0 arrive alike), and exact numbers are"
+              + " required (requireExactNumbers()); give the server's transport, the server and"
+              + " the gate ExactNumbers.jsonMapper()");
     }
     if (accept) {
       LOG.warn(

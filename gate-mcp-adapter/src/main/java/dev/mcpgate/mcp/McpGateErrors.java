@@ -125,7 +125,8 @@ public final class McpGateErrors {
 
   /**
    * The {@code _meta} entry of a gated tool's definition in {@code tools/list}: how it is gated
-   * ({@code key_sources}, {@code key_argument}, {@code natural_key}), for surveys and clients.
+   * ({@code key_sources}, {@code key_argument}, {@code meta_key}, {@code natural_key}, {@code
+   * key_required}, {@code in_flight}), for surveys and clients.
    */
   public static final String META_TOOL = "dev.mcpgate/idempotency";
 

@@ -293,8 +293,9 @@ final class ToolSpecificationGating
         && ServerJson.serverReadsExactly(beans).equals(java.util.Optional.of(false))) {
       LOG.warn(
           "The gated tools {} take decimal numbers, and Spring AI's MCP server reads them as"
-              + " double: 9007199254740993.0 and 9007199254740992.0 arrive alike, so a call with"
-              + " one would replay the other's result. Set mcpgate.exact-numbers=true to make the"
+              + " double, which no hash can tell apart from nearby numbers (9007199254740993.0"
+              + " and 9007199254740992.0 arrive alike): a call with a decimal argument is refused"
+              + " (arguments_invalid, nothing run). Set mcpgate.exact-numbers=true to make the"
               + " server read decimals exactly.",
           decimals);
     }

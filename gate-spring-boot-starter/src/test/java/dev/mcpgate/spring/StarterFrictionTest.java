@@ -339,6 +339,7 @@ class StarterFrictionTest {
       assertThat(log)
           .contains("take decimal numbers")
           .contains("charge_card")
+          .contains("a call with a decimal argument is refused")
           .contains("mcpgate.exact-numbers=true");
       McpSyncClient client = SpringBootStarterTest.client(app, "inexact-" + System.nanoTime());
       try {
