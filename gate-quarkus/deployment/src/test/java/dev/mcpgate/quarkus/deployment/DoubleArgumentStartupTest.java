@@ -28,8 +28,8 @@ class DoubleArgumentStartupTest {
                   assertThat(e)
                       .hasStackTraceContaining(
                           "MCP Gate cannot gate tool pay"
-                              + " (dev.mcpgate.quarkus.deployment.DoubleArgumentStartupTest$PayTools#pay):"
-                              + " its argument amount is a double")
+                              + " (dev.mcpgate.quarkus.deployment.DoubleArgumentStartupTest"
+                              + "$PayTools#pay): its argument amount is a double")
                       .hasStackTraceContaining("mcpgate.accept-inexact-numbers=true"));
 
   @Test
