@@ -117,11 +117,20 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Override
   public JdbcIdempotencyStore storeOn(DataSource data, DataSource renewals) {
     JdbcIdempotencyStore.Builder b =
-        JdbcIdempotencyStore.builder(data != null ? data : dataSource()).tableName(TABLE);
+        storeBuilder(data != null ? data : dataSource()).tableName(TABLE);
     if (renewals != null) {
       b.renewalConnections(renewals);
     }
     return closedAfterTest(b.build());
+  }
+
+  /**
+   * @param data the store's data source
+   * @return a builder of a store on {@code data}, as every store of the contract is built; a
+   *     subclass pins a dialect here
+   */
+  JdbcIdempotencyStore.Builder storeBuilder(DataSource data) {
+    return JdbcIdempotencyStore.builder(data);
   }
 
   /**
@@ -132,10 +141,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Override
   protected IdempotencyStore createStore() throws Exception {
     JdbcIdempotencyStore s =
-        JdbcIdempotencyStore.builder(dataSource())
-            .tableName(TABLE)
-            .createSchemaIfMissing(true)
-            .build();
+        storeBuilder(dataSource()).tableName(TABLE).createSchemaIfMissing(true).build();
     try (Connection c = dataSource().getConnection();
         Statement st = c.createStatement()) {
       st.execute(
@@ -187,8 +193,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   void freshCallAndReplayCostTheDocumentedStatements() {
     CountingDataSource counting = new CountingDataSource(dataSource());
     JdbcIdempotencyStore counted =
-        closedAfterTest(
-            JdbcIdempotencyStore.builder(counting.dataSource()).tableName(TABLE).build());
+        closedAfterTest(storeBuilder(counting.dataSource()).tableName(TABLE).build());
     IdempotencyGate gate = IdempotencyGate.builder(counted).build();
     ToolCall call = call("rt", Map.of("order_id", "ord_9f2"));
     counted.verify(); // the store's one-time setup (dialect, table) is not a claim's cost
@@ -207,8 +212,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   void takeoverCostsAtMostThreeStatements() throws Exception {
     CountingDataSource counting = new CountingDataSource(dataSource());
     JdbcIdempotencyStore counted =
-        closedAfterTest(
-            JdbcIdempotencyStore.builder(counting.dataSource()).tableName(TABLE).build());
+        closedAfterTest(storeBuilder(counting.dataSource()).tableName(TABLE).build());
     ToolCall call = call("rt-takeover", Map.of("order_id", "ord_9f2"));
     IdempotencyGate.builder(counted)
         .policy(GatePolicy.builder().lease(shortLease()).build())
@@ -746,11 +750,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Test
   void missingTableIsAnErrorThatNamesTheTableAndTheDdl() {
     assertThatThrownBy(
-            () ->
-                JdbcIdempotencyStore.builder(dataSource())
-                    .tableName("mcpgate_no_such_table")
-                    .build()
-                    .verify())
+            () -> storeBuilder(dataSource()).tableName("mcpgate_no_such_table").build().verify())
         .isInstanceOf(IdempotencyException.class)
         .hasMessageContaining("mcpgate_no_such_table")
         .hasMessageContaining("CREATE TABLE IF NOT EXISTS mcpgate_no_such_table");
@@ -775,8 +775,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
                     throw e.getCause();
                   }
                 });
-    JdbcIdempotencyStore s =
-        closedAfterTest(JdbcIdempotencyStore.builder(flaky).tableName(TABLE).build());
+    JdbcIdempotencyStore s = closedAfterTest(storeBuilder(flaky).tableName(TABLE).build());
     IdempotencyGate gate = IdempotencyGate.builder(s).build();
     AtomicInteger runs = new AtomicInteger();
 
@@ -810,7 +809,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   @Test
   void tableNameMustBeAPlainIdentifier() {
     for (String bad : List.of("claims; DROP TABLE x", "1claims", "cl aims", "a.b.c", "", "\"q\"")) {
-      assertThatThrownBy(() -> JdbcIdempotencyStore.builder(dataSource()).tableName(bad))
+      assertThatThrownBy(() -> storeBuilder(dataSource()).tableName(bad))
           .as(bad)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("identifier");
@@ -822,10 +821,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
     String table = "mcpgate_dropped_" + Math.abs(tenant.hashCode());
     JdbcIdempotencyStore s =
         closedAfterTest(
-            JdbcIdempotencyStore.builder(dataSource())
-                .tableName(table)
-                .createSchemaIfMissing(true)
-                .build());
+            storeBuilder(dataSource()).tableName(table).createSchemaIfMissing(true).build());
     s.verify(); // creates the table
     try (Connection c = dataSource().getConnection();
         Statement st = c.createStatement()) {
@@ -882,17 +878,11 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract
   void assertTheSecondTableKeepsItsClaim(String one, String two, String key) throws Exception {
     JdbcIdempotencyStore first =
         closedAfterTest(
-            JdbcIdempotencyStore.builder(dataSource())
-                .tableName(one)
-                .createSchemaIfMissing(true)
-                .build());
+            storeBuilder(dataSource()).tableName(one).createSchemaIfMissing(true).build());
     first.verify();
     JdbcIdempotencyStore second =
         closedAfterTest(
-            JdbcIdempotencyStore.builder(dataSource())
-                .tableName(two)
-                .createSchemaIfMissing(true)
-                .build());
+            storeBuilder(dataSource()).tableName(two).createSchemaIfMissing(true).build());
     second.verify();
     dev.mcpgate.core.spi.ClaimRequest request =
         new dev.mcpgate.core.spi.ClaimRequest(

@@ -62,6 +62,22 @@ public final class TestDatabases {
                     null)));
   }
 
+  /**
+   * @return the MariaDB target reached through MySQL's driver (Connector/J), the driver a MySQL
+   *     user runs; there is no MySQL server here
+   */
+  static Target mariadbThroughConnectorJ() {
+    Target mariadb = mariadb();
+    if (!mariadb.url().startsWith("jdbc:mariadb:")) {
+      throw new IllegalStateException("not a MariaDB JDBC URL: " + mariadb.url());
+    }
+    return new Target(
+        "jdbc:mysql:" + mariadb.url().substring("jdbc:mariadb:".length()),
+        mariadb.user(),
+        mariadb.password(),
+        mariadb.how() + ", through Connector/J");
+  }
+
   static Target h2() {
     return new Target("jdbc:h2:mem:mcpgate;DB_CLOSE_DELAY=-1", "sa", "", "embedded H2");
   }
