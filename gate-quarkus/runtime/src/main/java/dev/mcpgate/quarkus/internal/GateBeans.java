@@ -133,11 +133,13 @@ public class GateBeans {
   }
 
   /**
-   * A {@code double} or {@code float} argument arrives decoded as a double, which the adapter
-   * refuses unless inexact numbers are accepted: a primitive one is always given, so every call of
-   * the tool would be refused, whole numbers too; a boxed one, each call that gives it.
+   * A {@code double} or {@code float} in an argument reaches the gate as a double, which the
+   * adapter refuses unless inexact numbers are accepted ({@link InexactNumbers}): where one is
+   * written whenever the argument is given (a primitive, at the top or in a nested object), every
+   * call that gives it would be refused, whole numbers too; elsewhere, each call that carries one.
    *
-   * @throws IllegalArgumentException for a primitive one, naming it and the fixes
+   * @throws IllegalArgumentException for one written whenever the argument is given, naming where
+   *     it sits and the fixes
    */
   private void checkNumbers(GatedTools.Tool tool) {
     if (config.acceptInexactNumbers()) {
@@ -146,28 +148,31 @@ public class GateBeans {
     String fixes =
         "take it as a whole number of the smallest unit (long) or as a String, or accept the risk"
             + " with mcpgate.accept-inexact-numbers=true";
-    for (int i = 0; i < tool.arguments().length && i < tool.parameterTypes().length; i++) {
+    java.lang.reflect.Type[] types = tool.method().getGenericParameterTypes();
+    for (int i = 0; i < tool.arguments().length && i < types.length; i++) {
       String name = tool.arguments()[i];
-      String type = tool.parameterTypes()[i];
       if (name == null) {
         continue;
       }
-      if (type.equals("double") || type.equals("float")) {
-        throw new IllegalArgumentException(
-            "its argument "
-                + name
-                + " is a "
-                + type
-                + ", which the MCP server decodes as a double and no hash can tell apart from"
-                + " nearby numbers, so every call would be refused (arguments_invalid), whole"
-                + " numbers too; "
-                + fixes);
-      }
-      if (type.equals("java.lang.Double") || type.equals("java.lang.Float")) {
+      for (InexactNumbers.Found found : new InexactNumbers(json).in(name, types[i])) {
+        boolean top = found.path().equals(name);
+        if (found.always()) {
+          throw new IllegalArgumentException(
+              (top
+                      ? "its argument " + name + " is a double or float"
+                      : "its argument " + name + " holds a double or float at " + found.path())
+                  + ", which reaches the gate as a double that no hash can tell apart from nearby"
+                  + " numbers, so every call that gives "
+                  + name
+                  + " would be refused (arguments_invalid), whole numbers too; "
+                  + fixes);
+        }
         LOG.warnf(
-            "MCP Gate: tool %s: a call that gives its argument %s (a %s) is refused"
-                + " (arguments_invalid), whole numbers too: %s",
-            tool.name(), name, type, fixes);
+            "MCP Gate: tool %s: a call that gives %s is refused (arguments_invalid), whole numbers"
+                + " too: %s",
+            tool.name(),
+            top ? name + " (a double or float)" : "a double or float at " + found.path(),
+            fixes);
       }
     }
   }
