@@ -16,6 +16,8 @@ import dev.mcpgate.quarkus.internal.ToolSecurity;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
+import io.quarkus.deployment.Capabilities;
+import io.quarkus.deployment.Capability;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
@@ -114,8 +116,10 @@ class GateProcessor {
 
   @BuildStep
   @Record(ExecutionTime.STATIC_INIT)
-  SyntheticBeanBuildItem gatedTools(CombinedIndexBuildItem combined, GateRecorder recorder) {
+  SyntheticBeanBuildItem gatedTools(
+      CombinedIndexBuildItem combined, Capabilities capabilities, GateRecorder recorder) {
     IndexView index = combined.getIndex();
+    boolean http = capabilities.isPresent(Capability.VERTX_HTTP);
     List<String> lines = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     List<String> survey = new ArrayList<>();
@@ -143,7 +147,7 @@ class GateProcessor {
         continue;
       }
       List<String> arguments = arguments(method);
-      check(method, name, gated, arguments, readOnly, idempotent, problems);
+      check(method, name, gated, arguments, readOnly, idempotent, http, problems);
       List<String> types = new ArrayList<>();
       for (int i = 0; i < method.parametersCount(); i++) {
         types.add(method.parameterType(i).name().toString());
@@ -211,13 +215,14 @@ class GateProcessor {
     return names;
   }
 
-  private static void check(
+  static void check(
       MethodInfo method,
       String tool,
       AnnotationInstance gated,
       List<String> arguments,
       boolean readOnly,
       boolean idempotentHint,
+      boolean http,
       List<String> problems) {
     String where =
         "tool " + tool + " (" + method.declaringClass().name() + "#" + method.name() + ")";
@@ -253,12 +258,12 @@ class GateProcessor {
         gated.value("keySources") == null
             ? List.of(KeySource.ARGUMENT.name(), KeySource.META.name())
             : Arrays.asList(gated.value("keySources").asEnumArray());
-    if (sources.contains(KeySource.HEADER.name())) {
+    if (sources.contains(KeySource.HEADER.name()) && !http) {
       problems.add(
           where
-              + ": keySources names HEADER, but the MCP server hands the gate no HTTP header, so"
-              + " no key is ever found there; take the key from the argument or _meta"
-              + " (KeySource.ARGUMENT, KeySource.META)");
+              + ": keySources names HEADER, but the application has no HTTP transport"
+              + " (quarkus-mcp-server-http), so no header ever reaches the gate; add it, or take"
+              + " the key from the argument or _meta (KeySource.ARGUMENT, KeySource.META)");
     }
     if (gated.value("keyDescription") != null) {
       problems.add(

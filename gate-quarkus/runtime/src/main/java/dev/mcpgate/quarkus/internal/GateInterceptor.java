@@ -2,6 +2,8 @@ package dev.mcpgate.quarkus.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpgate.core.OutcomeUnknownException;
+import dev.mcpgate.mcp.Idempotent;
+import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification;
@@ -16,8 +18,10 @@ import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
+import java.lang.reflect.Method;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -98,6 +102,9 @@ public class GateInterceptor {
     if (tenant != null) {
       context.put(CallTenant.CONTEXT_KEY, tenant);
     }
+    if (listsHeader(ic.getMethod())) {
+      KeySource.copyHeader(HeaderKey.current(), context);
+    }
     CallToolRequest request =
         new CallToolRequest(tool.name(), arguments(tool, params), meta(tool, params));
     CallToolResult result;
@@ -107,6 +114,11 @@ public class GateInterceptor {
       throw e.checked;
     }
     return call.response(result);
+  }
+
+  private static boolean listsHeader(Method method) {
+    Idempotent gated = method.getAnnotation(Idempotent.class);
+    return gated != null && Arrays.asList(gated.keySources()).contains(KeySource.HEADER);
   }
 
   /** The tool arguments among the method's parameters, by name, as JSON values. */
