@@ -10,11 +10,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The status command's summary answers "did it run, and how often?" from the audit trail. An
- * attempt that ran and whose outcome is unknown, or whose result was too large to keep, is recorded
- * as OUTCOME_UNKNOWN or RESULT_NOT_STORED with its attempt (not 0); a takeover (attempt 2) means an
- * earlier attempt ran, or may have. The summary must not say "ran 0 times" or "ran once" there.
- * Found in the operations newcomer trial; fails today (the summary counts only EXECUTED, TAKEOVER,
- * RELEASED and LEASE_LOST as runs).
+ * attempt that ran and whose outcome is unknown, whose result was too large to keep, or whose
+ * result the store refused, is recorded as OUTCOME_UNKNOWN, RESULT_NOT_STORED or STORE_UNAVAILABLE
+ * with its attempt (not 0); a takeover (attempt 2) means an earlier attempt ran, or may have. The
+ * summary must not say "ran 0 times" or "ran once" there. Found in the operations newcomer trial;
+ * fails today (the summary counts only EXECUTED, TAKEOVER, RELEASED and LEASE_LOST as runs).
  */
 class StatusSummaryTruthTest {
   private static AuditRecord record(AuditDecision decision, int attempt) {
@@ -53,6 +53,16 @@ class StatusSummaryTruthTest {
                 record(AuditDecision.RESULT_NOT_STORED, 0)));
 
     // today: "ran 0 times; result_not_stored 2 times", though the call "ran and took effect"
+    assertThat(summary).startsWith("ran once");
+  }
+
+  @Test
+  void anAttemptWhoseResultTheStoreRefusedRanOnce() {
+    // the adapter records an action that ran, but whose result the store refused, so
+    String summary = Status.summary(List.of(record(AuditDecision.STORE_UNAVAILABLE, 1)));
+
+    // today: "ran 0 times; store_unavailable 1 time"; its reason says "ran, but its result could
+    // not be stored"
     assertThat(summary).startsWith("ran once");
   }
 
