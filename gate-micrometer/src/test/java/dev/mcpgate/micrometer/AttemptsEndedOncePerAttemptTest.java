@@ -11,12 +11,16 @@ import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.StoredResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -78,6 +82,40 @@ class AttemptsEndedOncePerAttemptTest {
         meters.find("mcpgate.attempts.ended").counters().stream().mapToDouble(Counter::count).sum();
     assertThat(executed).isEqualTo(1.0);
     // today: 3.0 (store_failed 2, marked_unknown 1)
+    assertThat(ended).as("attempts.ended for one attempt").isEqualTo(1.0);
+  }
+
+  @Test
+  void anAttemptThatLostItsLeaseEndsOnce() {
+    ForwardingIdempotencyStore takenOver =
+        new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
+          @Override
+          public ExtendedLeases extendLeases(
+              List<HeldLease> leases, Duration lease, Duration within) {
+            return new ExtendedLeases(Set.of(), Set.of()); // every lease no longer held
+          }
+
+          @Override
+          public boolean complete(
+              ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
+            return false; // another attempt holds the key
+          }
+        };
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(takenOver).listener(GateMetrics.of(meters, "memory")).build()) {
+      gate.execute(
+          ToolCall.of("acme", "refund_order", "k-2", Map.of("amount", 500)),
+          ResultMapper.utf8(),
+          ctx -> {
+            Thread.sleep(2_000); // past one renewal period (1.25 s)
+            return "refunded";
+          });
+    }
+
+    double ended =
+        meters.find("mcpgate.attempts.ended").counters().stream().mapToDouble(Counter::count).sum();
+    // today: 2.0 (lease_lost from the refused renewal, and again from the completion)
     assertThat(ended).as("attempts.ended for one attempt").isEqualTo(1.0);
   }
 }
