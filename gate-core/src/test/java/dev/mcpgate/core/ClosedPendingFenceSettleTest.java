@@ -11,12 +11,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A gate closed while the store still refuses a fence logs at ERROR "Settle it by hand
- * (gate.resolveUnknown)", and docs/operations.md ("Liveness") says the same: "settle such a key by
- * hand (gate.resolveUnknown)". But the key's row is IN_PROGRESS, not UNKNOWN, and resolveUnknown
- * settles only UNKNOWN rows: it returns false and changes nothing, and the first retry after the
- * lease takes the key over and runs the action again. Found in the operations newcomer trial (the
- * claims table renamed away during an action on MariaDB, then the gate closed; the retry ran the
- * refund a second time); fails today.
+ * (gate.resolveUnknown)", as docs/operations.md ("Liveness") said until this trial ("settle such a
+ * key by hand"). But the key's row is IN_PROGRESS, not UNKNOWN, and resolveUnknown settles only
+ * UNKNOWN rows: it returns false and changes nothing, and the first retry after the lease takes the
+ * key over and runs the action again. Found in the operations newcomer trial (the claims table
+ * renamed away during an action on MariaDB, then the gate closed; the retry ran the refund a second
+ * time); fails today.
  */
 class ClosedPendingFenceSettleTest {
   private static final ResultMapper<String> MAPPER = ResultMapper.utf8();
