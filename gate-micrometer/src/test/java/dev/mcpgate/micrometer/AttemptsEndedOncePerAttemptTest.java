@@ -1,0 +1,121 @@
+package dev.mcpgate.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ExtendedLeases;
+import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import dev.mcpgate.core.spi.HeldLease;
+import dev.mcpgate.core.spi.StoredResult;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docs/operations.md: {@code mcpgate.attempts.ended} counts "how an executed attempt's claim
+ * ended". One attempt whose result and fence the store refuses, and whose fence lands late, ends
+ * once; today it is counted three times (store_failed twice, then marked_unknown), so the sum of
+ * attempts.ended no longer matches the executed calls. Found in the operations newcomer trial (the
+ * claims table renamed away during an action, on PostgreSQL); fails today.
+ */
+class AttemptsEndedOncePerAttemptTest {
+  @Test
+  void anAttemptWhoseFenceLandsLateEndsOnce() throws Exception {
+    AtomicBoolean down = new AtomicBoolean();
+    ForwardingIdempotencyStore flaky =
+        new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
+          @Override
+          public boolean complete(
+              ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
+            if (down.get()) {
+              throw new StoreUnavailableException("connection refused (test)", null);
+            }
+            return super.complete(id, token, result, retention);
+          }
+
+          @Override
+          public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+            if (down.get()) {
+              throw new StoreUnavailableException("connection refused (test)", null);
+            }
+            return super.markUnknown(id, token, fence);
+          }
+        };
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    ToolCall call = ToolCall.of("acme", "refund_order", "k-1", Map.of("amount", 500));
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(flaky).listener(GateMetrics.of(meters, "memory")).build()) {
+      GateResult<String> result =
+          gate.execute(
+              call,
+              ResultMapper.utf8(),
+              ctx -> {
+                down.set(true);
+                return "refunded";
+              });
+      assertThat(result).isInstanceOf(GateResult.Executed.class);
+      down.set(false);
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (gate.find(call.id()).map(r -> r.state() != ClaimState.UNKNOWN).orElse(true)
+          && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertThat(gate.find(call.id()).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
+    }
+
+    double executed =
+        meters.find("mcpgate.calls").counters().stream().mapToDouble(Counter::count).sum();
+    double ended =
+        meters.find("mcpgate.attempts.ended").counters().stream().mapToDouble(Counter::count).sum();
+    assertThat(executed).isEqualTo(1.0);
+    // today: 3.0 (store_failed 2, marked_unknown 1)
+    assertThat(ended).as("attempts.ended for one attempt").isEqualTo(1.0);
+  }
+
+  @Test
+  void anAttemptThatLostItsLeaseEndsOnce() {
+    ForwardingIdempotencyStore takenOver =
+        new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
+          @Override
+          public ExtendedLeases extendLeases(
+              List<HeldLease> leases, Duration lease, Duration within) {
+            return new ExtendedLeases(Set.of(), Set.of()); // every lease no longer held
+          }
+
+          @Override
+          public boolean complete(
+              ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
+            return false; // another attempt holds the key
+          }
+        };
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(takenOver).listener(GateMetrics.of(meters, "memory")).build()) {
+      gate.execute(
+          ToolCall.of("acme", "refund_order", "k-2", Map.of("amount", 500)),
+          ResultMapper.utf8(),
+          ctx -> {
+            Thread.sleep(2_000); // past one renewal period (1.25 s)
+            return "refunded";
+          });
+    }
+
+    double ended =
+        meters.find("mcpgate.attempts.ended").counters().stream().mapToDouble(Counter::count).sum();
+    // today: 2.0 (lease_lost from the refused renewal, and again from the completion)
+    assertThat(ended).as("attempts.ended for one attempt").isEqualTo(1.0);
+  }
+}
