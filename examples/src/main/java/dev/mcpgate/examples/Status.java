@@ -192,8 +192,8 @@ final class Status {
                 + key
                 + "\" for tenant "
                 + tenant
-                + " has no unknown"
-                + " outcome to settle; nothing changed. claim: "
+                + " has no unknown outcome to settle (none, completed, or in progress under a"
+                + " live lease, whose attempt may be running); nothing changed. claim: "
                 + gate.find(id).map(Status::describe).orElse("none"));
         return 1;
       }

@@ -139,7 +139,7 @@ class StatusTest {
                 "--not-happened"))
         .isEqualTo(1);
     assertThat(again.toString(StandardCharsets.UTF_8))
-        .contains("has no unknown outcome to settle; nothing changed");
+        .contains("has no unknown outcome to settle (none, completed, or in progress");
 
     try (ExampleServer server =
         new ExampleServer(

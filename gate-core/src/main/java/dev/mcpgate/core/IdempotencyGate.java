@@ -268,14 +268,17 @@ public final class IdempotencyGate implements AutoCloseable {
    * Settles a key whose outcome is unknown, for an operator who found out (in the payment
    * provider's dashboard, say) what the policy's {@link Reconciler} could not: with {@link
    * Reconciler.Verdict#happened} the result is stored and replayed to retries; with {@link
-   * Reconciler.Verdict#notHappened} the fence is lifted and a retry runs the action. The write is
-   * conditional on the row being the unknown one that was read, so a concurrent change wins.
+   * Reconciler.Verdict#notHappened} the fence is lifted and a retry runs the action. A row whose
+   * outcome is unknown is one fenced as unknown, or one still in progress whose lease has run out
+   * on the store's clock (its process died, or its gate closed before it could write the fence),
+   * which a retry would take over. The write is conditional on the row being the one that was read
+   * (its token), so a concurrent change wins.
    *
    * @param id the key to settle
    * @param verdict happened (with the result bytes, as the tool's {@link ResultMapper} writes them)
    *     or not happened
    * @return true when the key was settled; false when there is no row whose outcome is unknown at
-   *     {@code id} (none, or it is running, completed or was settled meanwhile)
+   *     {@code id} (none, or it is running under a live lease, completed or was settled meanwhile)
    * @throws IllegalArgumentException for {@link Reconciler.Verdict.StillUnknown}, which settles
    *     nothing
    * @throws ResultTooLargeException if the result is over the policy's limit: nothing written

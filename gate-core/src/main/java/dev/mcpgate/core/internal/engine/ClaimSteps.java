@@ -14,6 +14,7 @@ import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
@@ -108,19 +109,27 @@ final class ClaimSteps {
   }
 
   /**
-   * Settles the unknown row at {@code id} by an operator's verdict, conditional on the row read.
+   * Settles the row at {@code id} whose outcome is unknown by an operator's verdict, conditional on
+   * the row read (its token): a row fenced as unknown, or one still in progress whose lease has run
+   * out on the store's clock (its attempt's process died, or its gate closed before the fence could
+   * be written), which a retry would otherwise take over and run again.
    *
    * @param verdict happened or not happened (the caller refused still unknown)
-   * @return false when there is no row whose outcome is unknown at {@code id}
+   * @return false when there is no such row at {@code id}
    */
   boolean resolveUnknown(GatePolicy policy, ClaimId id, Reconciler.Verdict verdict) {
     Optional<ClaimRecord> found;
+    Instant now;
     try {
       found = store.find(id);
+      now = store.now();
     } catch (RuntimeException e) {
       throw new StoreUnavailableException("could not read " + id, e);
     }
-    if (found.isEmpty() || found.get().state() != ClaimState.UNKNOWN) {
+    if (found.isEmpty()
+        || !(found.get().state() == ClaimState.UNKNOWN
+            || found.get().state() == ClaimState.IN_PROGRESS
+                && !found.get().leaseExpiresAt().isAfter(now))) {
       return false;
     }
     ClaimRecord row = found.get();

@@ -212,8 +212,9 @@ final class LateFencer implements AutoCloseable {
     for (LateFence f : left) {
       LOG.error(
           "closing the gate before the fence of {} (attempt {}) could be written: the store"
-              + " refused it; once its lease runs out a retry may run the action again. Settle"
-              + " it by hand (gate.resolveUnknown) or check downstream with its downstream key",
+              + " refused it; once its lease runs out a retry may run the action again. Once the"
+              + " lease has run out, settle it by hand (gate.resolveUnknown) before a retry comes,"
+              + " or check downstream with its downstream key",
           f.renewal.claim.id(),
           f.renewal.claim.attempt());
       f.cancel();
