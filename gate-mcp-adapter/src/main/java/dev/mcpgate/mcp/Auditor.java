@@ -29,6 +29,7 @@ final class Auditor {
   private final Redaction redaction;
   private final Function<CallToolResult, String> summary;
   private final AtomicLong failures = new AtomicLong();
+  private final RateLimitedLog limited = RateLimitedLog.perMinute(LOG);
 
   Auditor(AuditSink sink, Redaction redaction, Function<CallToolResult, String> summary) {
     this.sink = sink;
@@ -114,7 +115,9 @@ final class Auditor {
         // does, with the tool's policy
         hash = hashOrNull(known.call().arguments(), ignored);
       }
-      String summarized = summary != null && result != null ? summary.apply(result) : null;
+      String summarized =
+          summary != null && result != null ? hook("summary", tool, summary, result) : null;
+      String redacted = hook("redaction", tool, a -> redaction.redact(tool, a), arguments);
       sink.record(
           new AuditRecord(
               Instant.now(),
@@ -122,7 +125,7 @@ final class Auditor {
               tool,
               known.key(),
               hash,
-              redaction.redact(tool, arguments),
+              redacted,
               decision.decision(),
               decision.reason(),
               decision.attempt(),
@@ -130,13 +133,32 @@ final class Auditor {
               (System.nanoTime() - startNanos) / 1_000));
     } catch (RuntimeException e) {
       long n = failures.incrementAndGet();
-      LOG.warn(
+      limited.warn(
+          "audit_sink",
           "the audit record of a {} call to {} could not be written ({} so far); the"
               + " decision stands",
           decision.decision(),
           tool,
           n,
           e);
+    }
+  }
+
+  /**
+   * @return what the application's hook made of {@code input}; when the hook throws, a note that it
+   *     failed (logged at WARN), so that the record keeps the rest and never the raw input
+   */
+  private <I> String hook(String what, String tool, Function<I, String> hook, I input) {
+    try {
+      return hook.apply(input);
+    } catch (RuntimeException e) {
+      limited.warn(
+          "audit_" + what,
+          "the audit {} hook failed on a call to {}; the record notes it",
+          what,
+          tool,
+          e);
+      return "(" + what + " failed: " + e.getClass().getSimpleName() + ")";
     }
   }
 
