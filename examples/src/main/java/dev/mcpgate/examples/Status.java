@@ -45,22 +45,26 @@ final class Status {
     try (HikariDataSource ds = new HikariDataSource(config)) {
       JdbcAuditLog log = JdbcAuditLog.of(ds, auditTable);
       if (search != null) {
-        List<AuditRecord> found = log.search(tenant, search, 50);
+        int shown = 50;
+        List<AuditRecord> found = log.search(tenant, search, shown + 1); // one more: are there?
         out.println(
-            found.size()
-                + " record(s) of tenant "
+            (found.size() > shown
+                    ? "the newest " + shown + " of more than " + shown + " records"
+                    : found.size() + " record(s)")
+                + " of tenant "
                 + tenant
                 + " whose arguments contain \""
                 + search
-                + "\" (newest first):");
-        for (AuditRecord r : found) {
+                + "\" (newest first"
+                + (found.size() > shown ? "; narrow the search to see older ones" : "")
+                + "):");
+        for (AuditRecord r : found.subList(0, Math.min(shown, found.size()))) {
           out.println(
               "  "
                   + r.at()
                   + "  "
                   + r.tool()
-                  + "  key "
-                  + r.key()
+                  + (r.key() == null ? "  no key" : "  key " + r.key())
                   + "  "
                   + r.decision()
                   + "  "
@@ -214,19 +218,44 @@ final class Status {
     }
   }
 
-  /** "ran once, attempt 1; replayed 3 times; refused 1 time (CONFLICT)". */
+  /**
+   * "ran once, last by attempt 1; replayed 3 times; conflict 1 time": a record's call ran the
+   * action when it is not a replay and names an attempt (see docs/operations.md, the audit trail).
+   */
   static String summary(List<AuditRecord> history) {
     if (history.isEmpty()) {
       return "no audit records";
     }
     Map<AuditDecision, Integer> counts = new TreeMap<>();
     history.forEach(r -> counts.merge(r.decision(), 1, Integer::sum));
-    int ran =
-        counts.getOrDefault(AuditDecision.EXECUTED, 0)
-            + counts.getOrDefault(AuditDecision.TAKEOVER, 0)
-            + counts.getOrDefault(AuditDecision.RELEASED, 0)
-            + counts.getOrDefault(AuditDecision.LEASE_LOST, 0);
-    StringBuilder s = new StringBuilder(ran == 1 ? "ran once" : "ran " + ran + " times");
+    // a record's call ran the action when it is not a replay and names an attempt: outcomes
+    // unknown, results not kept or refused by the store included
+    List<AuditRecord> runs =
+        history.stream()
+            .filter(r -> r.decision() != AuditDecision.REPLAYED && r.attempt() > 0)
+            .toList();
+    // an attempt taken over left no record when it was killed: it ran, or may have
+    long unrecorded =
+        runs.stream()
+            .filter(r -> r.decision() == AuditDecision.TAKEOVER)
+            .mapToInt(AuditRecord::attempt)
+            .max()
+            .stream()
+            .flatMap(last -> java.util.stream.IntStream.range(1, last))
+            .filter(a -> runs.stream().noneMatch(r -> r.attempt() == a))
+            .count();
+    int ran = runs.size();
+    StringBuilder s =
+        new StringBuilder(
+            unrecorded > 0
+                ? "ran "
+                    + ran
+                    + " to "
+                    + (ran + unrecorded)
+                    + " times ("
+                    + unrecorded
+                    + " attempt(s) taken over left no record, and may have run)"
+                : ran == 1 ? "ran once" : "ran " + ran + " times");
     history.stream()
         .filter(
             r -> r.decision() == AuditDecision.EXECUTED || r.decision() == AuditDecision.TAKEOVER)
