@@ -30,7 +30,10 @@ import io.micrometer.core.instrument.Timer;
  *       not claim (nothing ran): {@code failed.store_unavailable}.
  *   <li>{@code mcpgate.attempts.ended} (counter; tags {@code tool}, {@code result}, {@code store}):
  *       how an executed attempt's claim ended: {@code completed}, {@code released}, {@code
- *       marked_unknown}, {@code lease_lost}, {@code store_failed}, {@code result_not_stored}.
+ *       marked_unknown}, {@code lease_lost}, {@code store_failed}, {@code result_not_stored}; one
+ *       per event that ends or settles an attempt, so one attempt may count more than once (a
+ *       refused result and a refused fence, then the fence written late; a lost lease told by a
+ *       renewal and again at completion).
  *   <li>{@code mcpgate.inflight.wait} (timer; tags {@code tool}, {@code outcome}, {@code store}):
  *       how long a call waited on another attempt with the same key, recorded for the calls that
  *       waited.
