@@ -1,11 +1,14 @@
 package dev.mcpgate.jdbc;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.spi.ClaimRequest;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -32,6 +35,11 @@ final class ClaimTable {
 
   /** How long {@link #verify()} waits for a renewal connection. */
   private static final Duration RENEWAL_CHECK = Duration.ofSeconds(10);
+
+  /** The tenant and tool of the row that {@link #verifyRenewals} looks for through renewals. */
+  private static final String PROBE_TENANT = "mcpgate:verify";
+
+  private static final String PROBE_TOOL = "renewal-path";
 
   private volatile Setup setup;
 
@@ -109,16 +117,30 @@ final class ClaimTable {
   }
 
   /**
-   * Opens one renewal connection, as a renewal would, and looks for the table through it: a renewal
-   * path that cannot connect (credentials the pool has and the driver is not given, say) would let
-   * every lease run out while its action runs, and a retry take the key over.
+   * Opens one renewal connection, as a renewal would, and looks through it for a probe row the
+   * store has just written: a renewal path that cannot connect (credentials the pool has and the
+   * driver is not given, say), or that reaches another table of the same name (another database or
+   * schema), would let every lease run out while its action runs, and a retry take the key over.
+   * The probe row (its own tenant and tool, a random key, a one-minute lease and expiry) is
+   * released after the look, or purged once it expires.
    */
   private void verifyRenewals() {
     String cannot =
         "lease renewals of table " + table + " use " + renewalSource.description() + ", which ";
+    ClaimId probe = new ClaimId(PROBE_TENANT, PROBE_TOOL, UUID.randomUUID().toString());
+    LeaseToken token = LeaseToken.random();
+    run(
+        "write the renewal path's probe row",
+        (c, sql) ->
+            sql.claim(
+                c,
+                new ClaimRequest(
+                    probe, "probe", token, Duration.ofMinutes(1), Duration.ofMinutes(1))));
     boolean seesTable;
+    boolean seesProbe;
     try (Connection c = renewalSource.open(RENEWAL_CHECK)) {
       seesTable = Schema.tableExists(c, table);
+      seesProbe = seesTable && get().sql().find(c, probe) != null;
     } catch (SQLException | RuntimeException e) {
       throw new StoreUnavailableException(
           cannot
@@ -127,13 +149,23 @@ final class ClaimTable {
               + "): without renewals a running action's lease runs out and a retry takes its key"
               + " over. Give them the URL, user and password (or properties) the data source uses",
           e);
+    } finally {
+      try {
+        run("release the renewal path's probe row", (c, sql) -> sql.release(c, probe, token));
+      } catch (RuntimeException e) {
+        LOG.warn("the renewal path's probe row {} is left to expire (in a minute)", probe, e);
+      }
     }
-    if (!seesTable) {
+    if (!seesProbe) {
       throw new StoreUnavailableException(
           cannot
-              + "does not see the table (another database or user than the store's data source?):"
+              + (seesTable
+                  ? "reach a table of that name without the row the store just wrote through its"
+                      + " data source (another database, schema or search_path):"
+                  : "does not see the table (another database, schema or user than the store's"
+                      + " data source?):")
               + " without renewals a running action's lease runs out and a retry takes its key"
-              + " over. Give them the same database and user",
+              + " over. Give them the same database, schema and user",
           null);
     }
   }
