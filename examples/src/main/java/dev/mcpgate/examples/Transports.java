@@ -116,7 +116,8 @@ final class Transports {
                   if (tenants.size() == 1 && !tenants.get(0).isBlank()) {
                     values.put("tenant", tenants.get(0));
                   }
-                  KeySource.copyHeader(request.getHeader(KeySource.HEADER_CONTEXT_KEY), values);
+                  KeySource.copyHeader(
+                      Collections.list(request.getHeaders(KeySource.HEADER_CONTEXT_KEY)), values);
                   return McpTransportContext.create(values);
                 })
             .build();

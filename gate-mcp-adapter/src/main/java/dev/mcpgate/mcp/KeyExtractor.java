@@ -84,6 +84,11 @@ final class KeyExtractor {
     if (value == null || value instanceof String) {
       return (String) value;
     }
+    if (value instanceof List<?> values) { // KeySource.copyHeader: a header sent with two values
+      throw new InvalidIdempotencyKeyException(
+          where + " was sent " + values.size() + " times with different values; send it once",
+          false);
+    }
     throw new InvalidIdempotencyKeyException(
         where + " must be a string, was " + value.getClass().getSimpleName(), false);
   }

@@ -1,5 +1,6 @@
 package dev.mcpgate.mcp;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -32,7 +33,8 @@ public enum KeySource {
    * .contextExtractor(request -> {
    *   Map<String, Object> values = new HashMap<>();
    *   ...
-   *   KeySource.copyHeader(request.getHeader(KeySource.HEADER_CONTEXT_KEY), values);
+   *   KeySource.copyHeader(
+   *       Collections.list(request.getHeaders(KeySource.HEADER_CONTEXT_KEY)), values);
    *   return McpTransportContext.create(values);
    * })
    * }</pre>
@@ -66,5 +68,22 @@ public enum KeySource {
     if (headerValue != null) {
       contextValues.put(HEADER_CONTEXT_KEY, headerValue);
     }
+  }
+
+  /**
+   * As {@link #copyHeader(String, Map)}, for every value of the header (a request may send it more
+   * than once): one value, or one value repeated, is the key; different values are all kept, and
+   * the adapter refuses the call as ambiguous ({@code idempotency_key_invalid}, nothing run), as it
+   * refuses different keys sent in two places, since which one a retry sends is unknowable.
+   *
+   * @param headerValues the header's values, in the order sent; null or empty when it has none
+   * @param contextValues the values the context extractor builds
+   */
+  public static void copyHeader(List<String> headerValues, Map<String, Object> contextValues) {
+    if (headerValues == null || headerValues.isEmpty()) {
+      return;
+    }
+    List<String> distinct = headerValues.stream().distinct().toList();
+    contextValues.put(HEADER_CONTEXT_KEY, distinct.size() == 1 ? distinct.get(0) : distinct);
   }
 }

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -88,7 +89,8 @@ public interface McpHarness extends AutoCloseable {
                   if (tenant != null) {
                     values.put("tenant", tenant);
                   }
-                  KeySource.copyHeader(request.getHeader(KeySource.HEADER_CONTEXT_KEY), values);
+                  KeySource.copyHeader(
+                      Collections.list(request.getHeaders(KeySource.HEADER_CONTEXT_KEY)), values);
                   return McpTransportContext.create(values);
                 })
             .build();

@@ -16,8 +16,7 @@ import dev.mcpgate.quarkus.internal.ToolSecurity;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
-import io.quarkus.deployment.Capabilities;
-import io.quarkus.deployment.Capability;
+import io.quarkus.bootstrap.classloading.QuarkusClassLoader;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
@@ -53,6 +52,7 @@ import org.jboss.logging.Logger;
 class GateProcessor {
   private static final Logger LOG = Logger.getLogger(GateProcessor.class);
   private static final String MCP = "io.quarkiverse.mcp.server.";
+  private static final String MCP_HTTP_TRANSPORT = MCP + "http.runtime.HttpMcpServerRecorder";
   private static final DotName TOOL = DotName.createSimple(MCP + "Tool");
   private static final DotName TOOL_ARG = DotName.createSimple(MCP + "ToolArg");
   private static final DotName TOOL_RESPONSE = DotName.createSimple(MCP + "ToolResponse");
@@ -116,10 +116,11 @@ class GateProcessor {
 
   @BuildStep
   @Record(ExecutionTime.STATIC_INIT)
-  SyntheticBeanBuildItem gatedTools(
-      CombinedIndexBuildItem combined, Capabilities capabilities, GateRecorder recorder) {
+  SyntheticBeanBuildItem gatedTools(CombinedIndexBuildItem combined, GateRecorder recorder) {
     IndexView index = combined.getIndex();
-    boolean http = capabilities.isPresent(Capability.VERTX_HTTP);
+    // the MCP server's HTTP transport (Streamable HTTP, HTTP+SSE), not any Vert.x HTTP (a REST or
+    // WebSocket-only application has that too, and no header reaches a tool call through it)
+    boolean http = QuarkusClassLoader.isClassPresentAtRuntime(MCP_HTTP_TRANSPORT);
     List<String> lines = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     List<String> survey = new ArrayList<>();

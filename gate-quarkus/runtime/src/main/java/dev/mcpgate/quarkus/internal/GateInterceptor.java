@@ -68,7 +68,7 @@ public class GateInterceptor {
     }
     boolean entered = request && current.enter(tool.name());
     try {
-      return gated(tool, ic);
+      return gated(tool, ic, entered);
     } finally {
       if (entered) {
         current.exit();
@@ -92,7 +92,13 @@ public class GateInterceptor {
     return new ToolResponse(true, List.of(new TextContent(message)), Map.of("error", error), null);
   }
 
-  private Object gated(GatedTools.Tool tool, InvocationContext ic) throws Exception {
+  /**
+   * @param served true when this invocation serves the request's {@code tools/call} of this tool:
+   *     only then is the request's header this call's (called from Java inside another tool's call,
+   *     or outside any, it is not)
+   */
+  private Object gated(GatedTools.Tool tool, InvocationContext ic, boolean served)
+      throws Exception {
     SyncToolSpecification spec = beans.spec(tool);
     Object[] params = ic.getParameters();
     Call call = new Call(ic);
@@ -102,7 +108,7 @@ public class GateInterceptor {
     if (tenant != null) {
       context.put(CallTenant.CONTEXT_KEY, tenant);
     }
-    if (listsHeader(ic.getMethod())) {
+    if (served && listsHeader(ic.getMethod())) {
       KeySource.copyHeader(HeaderKey.current(), context);
     }
     CallToolRequest request =

@@ -4,6 +4,7 @@ import dev.mcpgate.mcp.KeySource;
 import io.quarkus.arc.Arc;
 import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
 import io.vertx.ext.web.RoutingContext;
+import java.util.List;
 
 /**
  * The {@code Idempotency-Key} header of the HTTP request that carries the current tool call. The
@@ -16,14 +17,16 @@ final class HeaderKey {
   private HeaderKey() {}
 
   /**
-   * @return the header's value on the current call's HTTP request, or null when there is no such
-   *     request or it has no such header
+   * @return the header's values on the current call's HTTP request, as sent; empty when there is no
+   *     such request or it has no such header
    */
-  static String current() {
+  static List<String> current() {
     if (!Arc.container().requestContext().isActive()) {
-      return null;
+      return List.of();
     }
     RoutingContext routing = Arc.container().instance(CurrentVertxRequest.class).get().getCurrent();
-    return routing == null ? null : routing.request().getHeader(KeySource.HEADER_CONTEXT_KEY);
+    return routing == null
+        ? List.of()
+        : routing.request().headers().getAll(KeySource.HEADER_CONTEXT_KEY);
   }
 }

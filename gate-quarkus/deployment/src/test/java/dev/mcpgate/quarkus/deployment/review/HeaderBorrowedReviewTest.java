@@ -67,8 +67,7 @@ class HeaderBorrowedReviewTest {
 
     @Tool(description = "Places an order of two equal lines, not gated itself.")
     ToolResponse ungatedOrder(
-        @ToolArg(name = "account") String account,
-        @ToolArg(name = "line_cents") long lineCents) {
+        @ToolArg(name = "account") String account, @ToolArg(name = "line_cents") long lineCents) {
       return ToolResponse.success(
           text(charges.charge(account, lineCents))
               + "; "

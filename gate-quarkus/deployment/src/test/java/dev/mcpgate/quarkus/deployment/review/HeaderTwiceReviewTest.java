@@ -24,13 +24,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Review (low): a POST that carries the Idempotency-Key header twice, with two different values,
- * is gated under the first value (HeaderKey: request().getHeader, the first of the values), the
- * other silently dropped. The adapter refuses a call whose key sources disagree as ambiguous
- * ("which one the client reuses on a retry is unknowable", KeyExtractor); two values of the one
- * header are the same ambiguity (the IETF draft's header is a single sf-string). A retry whose
- * client or proxy sends the two in the other order runs the effect a second time. Expected: the
- * call is refused as an invalid key (nothing run).
+ * Review (low): a POST that carries the Idempotency-Key header twice, with two different values, is
+ * gated under the first value (HeaderKey: request().getHeader, the first of the values), the other
+ * silently dropped. The adapter refuses a call whose key sources disagree as ambiguous ("which one
+ * the client reuses on a retry is unknowable", KeyExtractor); two values of the one header are the
+ * same ambiguity (the IETF draft's header is a single sf-string). A retry whose client or proxy
+ * sends the two in the other order runs the effect a second time. Expected: the call is refused as
+ * an invalid key (nothing run).
  */
 class HeaderTwiceReviewTest {
 
