@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * table) passes {@code verify()}: every renewal then finds no row, the gate reports the lease lost,
  * the real row's lease runs out and a retry runs the action a second time (seen in a trial on
  * PostgreSQL: pool on schema A, renewals with {@code currentSchema=B}, both with the default table;
- * the 9 s action ran twice). FAILS at the time of writing: verify() passes.
+ * the 9 s action ran twice). verify() now looks for a probe row through the renewal path.
  */
 class RenewalPathSameNameTableTest {
   @AfterAll
