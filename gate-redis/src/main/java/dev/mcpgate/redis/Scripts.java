@@ -108,12 +108,19 @@ final class Scripts {
           return 1
           """;
 
-  /** KEYS: claim. Deletes the row if it has expired at the server's clock. 1 or 0. */
+  /**
+   * KEYS: claim. Deletes it if it is a claim (a hash with a claim's fields and states) that has
+   * expired at the server's clock; any other key under the prefix is left as it is. 1 or 0.
+   */
   static final String PURGE =
       NOW
           + """
-          local e = redis.call('HGET', KEYS[1], 'e')
-          if not e or tonumber(e) > now then return 0 end
+          if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return 0 end
+          local f = redis.call('HMGET', KEYS[1], 'e', 's', 't', 'h', 'a')
+          local e, st = tonumber(f[1]), f[2]
+          if not (e and f[3] and f[4] and f[5]) then return 0 end
+          if st ~= 'IN_PROGRESS' and st ~= 'COMPLETED' and st ~= 'UNKNOWN' then return 0 end
+          if e > now then return 0 end
           redis.call('DEL', KEYS[1])
           return 1
           """;
