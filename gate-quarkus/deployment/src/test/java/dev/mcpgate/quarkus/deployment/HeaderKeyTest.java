@@ -8,6 +8,7 @@ import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
@@ -15,6 +16,7 @@ import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.test.QuarkusUnitTest;
+import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,50 +46,49 @@ class HeaderKeyTest {
   private static final AtomicReference<String> HEADER = new AtomicReference<>();
 
   private static McpSyncClient client;
+  private static McpSyncClient sseClient;
 
+  private static String base() {
+    return "http://127.0.0.1:"
+        + ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
+  }
+
+  /** Adds the header, when one is set, to each HTTP request a client sends. */
+  private static void addHeader(HttpRequest.Builder request) {
+    String key = HEADER.get();
+    if (key != null) {
+      request.header(KeySource.HEADER_CONTEXT_KEY, key);
+    }
+  }
+
+  private static McpSyncClient connect(McpClientTransport transport) {
+    McpSyncClient c = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(30)).build();
+    c.initialize();
+    return c;
+  }
+
+  /** A client of Streamable HTTP, whose calls are POSTs to {@code /mcp}. */
   private static McpSyncClient client() {
     if (client == null) {
-      int port = ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
       client =
-          McpClient.sync(
-                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                      .endpoint("/mcp")
-                      .httpRequestCustomizer(
-                          (builder, method, uri, body, ctx) -> {
-                            String key = HEADER.get();
-                            if (key != null) {
-                              builder.header(KeySource.HEADER_CONTEXT_KEY, key);
-                            }
-                          })
-                      .build())
-              .requestTimeout(Duration.ofSeconds(30))
-              .build();
-      client.initialize();
+          connect(
+              HttpClientStreamableHttpTransport.builder(base())
+                  .endpoint("/mcp")
+                  .httpRequestCustomizer((b, method, uri, body, ctx) -> addHeader(b))
+                  .build());
     }
     return client;
   }
 
-  private static McpSyncClient sseClient;
-
   /** A client of the older HTTP+SSE transport, whose calls are POSTs to its messages endpoint. */
   private static McpSyncClient sseClient() {
     if (sseClient == null) {
-      int port = ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
       sseClient =
-          McpClient.sync(
-                  HttpClientSseClientTransport.builder("http://127.0.0.1:" + port)
-                      .sseEndpoint("/mcp/sse")
-                      .httpRequestCustomizer(
-                          (builder, method, uri, body, ctx) -> {
-                            String key = HEADER.get();
-                            if (key != null) {
-                              builder.header(KeySource.HEADER_CONTEXT_KEY, key);
-                            }
-                          })
-                      .build())
-              .requestTimeout(Duration.ofSeconds(30))
-              .build();
-      sseClient.initialize();
+          connect(
+              HttpClientSseClientTransport.builder(base())
+                  .sseEndpoint("/mcp/sse")
+                  .httpRequestCustomizer((b, method, uri, body, ctx) -> addHeader(b))
+                  .build());
     }
     return sseClient;
   }
