@@ -268,10 +268,9 @@ public final class IdempotencyGate implements AutoCloseable {
    * Settles a key whose outcome is unknown, for an operator who found out (in the payment
    * provider's dashboard, say) what the policy's {@link Reconciler} could not: with {@link
    * Reconciler.Verdict#happened} the result is stored and replayed to retries; with {@link
-   * Reconciler.Verdict#notHappened} the fence is lifted and a retry runs the action. A row whose
-   * outcome is unknown is one fenced as unknown, or one still in progress whose lease has run out
-   * on the store's clock (its process died, or its gate closed before it could write the fence),
-   * which a retry would take over. The write is conditional on the row being the one that was read
+   * Reconciler.Verdict#notHappened} the fence is lifted and a retry runs the action. Such a row is
+   * fenced as unknown, or in progress with its lease run out on the store's clock (its process
+   * died, or its gate closed before writing the fence). The write is conditional on the row read
    * (its token), so a concurrent change wins.
    *
    * @param id the key to settle

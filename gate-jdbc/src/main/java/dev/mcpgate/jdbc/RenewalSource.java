@@ -95,7 +95,8 @@ final class RenewalSource {
             + "), a pool the store cannot see past: one connection is kept out of it while leases"
             + " are renewed, and after a failure the next is borrowed from it, waiting while the"
             + " tools hold every connection; give the store a source of its own with"
-            + " renewalConnections(..) (an unpooled DataSource of the driver)",
+            + " renewalConnections(..) (an unpooled DataSource of the driver) or"
+            + " renewalConnectionsFromDriver(url, properties)",
         true);
   }
 
