@@ -10,10 +10,10 @@ import java.time.Duration;
 
 /**
  * Times every store operation: {@code mcpgate.store.operations} (timer; tags {@code operation} =
- * {@code claim}, {@code complete}, {@code release}, {@code extend}, {@code mark_unknown}, {@code
- * find}, {@code purge}; {@code outcome} = {@code success} or {@code error}; {@code store}). A
- * claim's latency is most of what a replay costs, so this is the timer to watch; a rising {@code
- * error} rate is a store going away.
+ * {@code claim}, {@code complete}, {@code release}, {@code extend}, {@code extend_many} (the gate's
+ * renewals), {@code mark_unknown}, {@code find}, {@code purge}; {@code outcome} = {@code success}
+ * or {@code error}; {@code store}). A claim's latency is most of what a replay costs, so this is
+ * the timer to watch; a rising {@code error} rate is a store going away.
  */
 public final class MeteredStore extends TimedIdempotencyStore {
   private final MeterRegistry registry;

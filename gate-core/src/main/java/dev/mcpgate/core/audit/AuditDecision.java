@@ -23,9 +23,15 @@ public enum AuditDecision {
   IN_PROGRESS,
   /** Another attempt held the key but had stopped responding; nothing ran. */
   HOLDER_UNRESPONSIVE,
-  /** An earlier attempt's outcome is unknown, or this one's is; see the reason. */
+  /**
+   * An outcome is unknown: with an attempt above 0, this call's (it ran); with attempt 0, an
+   * earlier attempt's (nothing ran now); see the reason.
+   */
   OUTCOME_UNKNOWN,
-  /** The call ran before but its result was too large to keep; nothing ran. */
+  /**
+   * The result was too large to keep: with an attempt above 0, this call ran and took effect; with
+   * attempt 0, it ran before and nothing ran now.
+   */
   RESULT_NOT_STORED,
   /** The action ran and failed, or returned a failure result; the claim was released. */
   RELEASED,
