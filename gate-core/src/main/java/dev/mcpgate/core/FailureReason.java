@@ -52,5 +52,11 @@ public enum FailureReason {
    * back (changed since, or the codec lacks the key it was written with): nothing ran now, and a
    * retry with the same key fails the same way until the operator fixes the mapper or codec.
    */
-  RESULT_UNREADABLE
+  RESULT_UNREADABLE,
+  /**
+   * The gate was closed (its application is stopping) before the action could start: nothing ran,
+   * and a claim taken on the way was released. A retry with the same key, to a gate that is open,
+   * is safe.
+   */
+  GATE_CLOSED
 }

@@ -29,8 +29,8 @@ import java.util.Locale;
  * @param tool the tool called: {@code id.tool()}, or for {@link Type#REJECTED} the tool alone
  * @param rejection why a call was refused before the gate; null unless {@code type} is {@link
  *     Type#REJECTED}
- * @param failure why the gate failed a call it could not claim; null unless {@code type} is {@link
- *     Type#FAILED}
+ * @param failure why the gate failed a call it could not claim (or that reached it closed); null
+ *     unless {@code type} is {@link Type#FAILED}
  */
 public record GateEvent(
     Type type,
@@ -234,10 +234,11 @@ public record GateEvent(
     REJECTED,
     /**
      * The gate failed a call before deciding it: the store could not be reached to claim its key
-     * (or could not begin the unit of work that claims it), so nothing ran and nothing was claimed
-     * ({@link GateEvent#failure()} says why; {@link GateEvent#error()} is the store's exception).
-     * The call's result is a {@link GateResult.Failed} whose retry is safe. Failures after a claim
-     * are told by the events that end its attempt ({@link #RELEASED}, {@link #STORE_FAILED}, ...).
+     * (or could not begin the unit of work that claims it), or the gate was closed, so nothing ran
+     * and nothing was claimed ({@link GateEvent#failure()} says why; {@link GateEvent#error()} is
+     * the store's exception, null for a closed gate). The call's result is a {@link
+     * GateResult.Failed} whose retry is safe. Failures after a claim are told by the events that
+     * end its attempt ({@link #RELEASED}, {@link #STORE_FAILED}, ...).
      */
     FAILED,
     /** A result was stored (by the attempt, or by a reconciler's verdict). */

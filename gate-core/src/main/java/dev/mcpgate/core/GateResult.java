@@ -8,9 +8,9 @@ import java.util.function.Function;
  * What {@link IdempotencyGate#execute} did with one call, as a value: the action was executed in
  * this call, a stored result was replayed, the call was refused, or it failed. Every outcome the
  * gate decides is one of these four, the action's own exception (an {@link Error} too) included, in
- * {@link Failed#cause()}; exceptions are left for programming errors (a closed gate, a null
- * argument) and for an {@link Error} of the gate's own parts (the mapper, the codec). A caller who
- * prefers exceptions calls {@link #orThrow()}, which throws an action's {@code Error} on.
+ * {@link Failed#cause()}; exceptions are left for programming errors (a null argument) and for an
+ * {@link Error} of the gate's own parts (the mapper, the codec). A caller who prefers exceptions
+ * calls {@link #orThrow()}, which throws an action's {@code Error} on.
  *
  * @param <T> the action's result type
  */

@@ -144,9 +144,8 @@ public final class IdempotencyGate implements AutoCloseable {
    * @param action the effect
    * @return executed, replayed, refused or failed: a failure of the store, of the action (its
    *     exception, an {@link Error} too, in {@link GateResult.Failed#cause()}, after the claim was
-   *     released or fenced), or of the result (too large, unreadable), with what is known of the
-   *     effect; {@link GateResult#orThrow()} for callers who prefer exceptions
-   * @throws IllegalStateException if the gate is closed
+   *     released or fenced), of the result (too large, unreadable), or a closed gate, with what is
+   *     known of the effect; {@link GateResult#orThrow()} for callers who prefer exceptions
    */
   public <T> GateResult<T> execute(ToolCall call, ResultMapper<T> mapper, GateAction<T> action) {
     notNull(action, "action");

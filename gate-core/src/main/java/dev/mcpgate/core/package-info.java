@@ -13,12 +13,11 @@
  * the call executed, replayed, was refused ({@link dev.mcpgate.core.RefusalReason}: a conflict, a
  * call in progress, an unknown earlier outcome) or failed ({@link dev.mcpgate.core.FailureReason}:
  * the store, a commit, a lost lease, an unknown outcome, the action's own exception, a result too
- * large or unreadable, arguments that cannot be hashed). A failure says what is known of the effect
- * ({@link dev.mcpgate.core.GateResult.Effect}: no, yes, unknown) and whether a retry with the same
- * key is safe. What remains thrown: {@link NullPointerException} and {@link
- * IllegalArgumentException} for a bad argument, {@link IllegalStateException} from a closed gate,
- * an {@link Error} of the gate's own parts, and whatever {@code orThrow()} throws for a caller who
- * asks for it.
+ * large or unreadable, arguments that cannot be hashed, a closed gate). A failure says what is
+ * known of the effect ({@link dev.mcpgate.core.GateResult.Effect}: no, yes, unknown) and whether a
+ * retry with the same key is safe. What remains thrown: {@link NullPointerException} and {@link
+ * IllegalArgumentException} for a bad argument, an {@link Error} of the gate's own parts, and
+ * whatever {@code orThrow()} throws for a caller who asks for it.
  *
  * <pre>
  * IdempotencyException                  root; thrown by the step-by-step API when a stored claim

@@ -1,8 +1,8 @@
 package dev.mcpgate.core;
 
+import static dev.mcpgate.core.Failures.failed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimState;
@@ -157,12 +157,10 @@ class LateFenceReReviewTest {
     }
     try {
       assertThat(gate.engine().renewing()).as("no renewal goes on after close()").isZero();
-      assertThatThrownBy(
-              () ->
-                  gate.execute(
-                      ToolCall.of("acme", "refund_order", "k2", Map.of()), MAPPER, c -> ""))
-          .as("a call after close() is refused")
-          .isInstanceOf(IllegalStateException.class);
+      // a call after close() is refused
+      failed(
+          gate.execute(ToolCall.of("acme", "refund_order", "k2", Map.of()), MAPPER, c -> ""),
+          FailureReason.GATE_CLOSED);
     } finally {
       gate.close();
     }

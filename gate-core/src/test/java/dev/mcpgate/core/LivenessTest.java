@@ -1,7 +1,7 @@
 package dev.mcpgate.core;
 
+import static dev.mcpgate.core.Failures.failed;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ExtendedLeases;
@@ -219,12 +219,10 @@ class LivenessTest {
     renewer.get().join(5_000);
 
     assertThat(renewer.get().isAlive()).as("no thread left after close").isFalse();
-    assertThatThrownBy(() -> gate.execute(call("k2"), ResultMapper.utf8(), ctx -> "ran"))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("closed");
-    assertThatThrownBy(() -> sibling.execute(call("k3"), ResultMapper.utf8(), ctx -> "ran"))
-        .as("a gate made by withPolicy shares the renewer, and its closing")
-        .isInstanceOf(IllegalStateException.class);
+    failed(gate.execute(call("k2"), ResultMapper.utf8(), ctx -> "ran"), FailureReason.GATE_CLOSED);
+    // a gate made by withPolicy shares the renewer, and its closing
+    failed(
+        sibling.execute(call("k3"), ResultMapper.utf8(), ctx -> "ran"), FailureReason.GATE_CLOSED);
   }
 
   @Test

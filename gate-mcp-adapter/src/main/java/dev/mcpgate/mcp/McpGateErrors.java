@@ -52,17 +52,17 @@ public final class McpGateErrors {
   public static final String OUTCOME_UNKNOWN = "idempotency_outcome_unknown";
 
   /**
-   * The store could not be reached, or the call's transaction was rolled back. Nothing took effect;
-   * safe to retry the same call with the same key later.
+   * The store could not be reached, the call's transaction was rolled back, or the server is
+   * shutting down (its gate is closed). Nothing took effect; safe to retry the same call with the
+   * same key later.
    */
   public static final String STORE_UNAVAILABLE = "idempotency_store_unavailable";
 
   /**
    * The server failed while handling the call, in a way that is not one of the answers above (a
-   * hook of the server's threw, the gate was closed); the details are in the server's log, never in
-   * the answer. {@value #EXECUTED} says what is known: {@value #EXECUTED_NO} when it failed before
-   * the gate, {@value #EXECUTED_UNKNOWN} otherwise. Retrying the same call with the same key is
-   * safe.
+   * hook of the server's threw); the details are in the server's log, never in the answer. {@value
+   * #EXECUTED} says what is known: {@value #EXECUTED_NO} when it failed before the gate, {@value
+   * #EXECUTED_UNKNOWN} otherwise. Retrying the same call with the same key is safe.
    */
   public static final String INTERNAL_ERROR = "idempotency_internal_error";
 

@@ -240,6 +240,14 @@ final class ModelMessages {
               "The idempotency store could not be reached, so this call did not take effect. It is"
                   + " safe to retry the same call with the same key later.",
               null);
+      case GATE_CLOSED ->
+          error(
+              McpGateErrors.STORE_UNAVAILABLE,
+              effect,
+              retry,
+              "The server is shutting down, so this call was not run and nothing took effect. It is"
+                  + " safe to retry the same call with the same key.",
+              null);
       case ROLLED_BACK ->
           error(
               McpGateErrors.STORE_UNAVAILABLE,

@@ -153,9 +153,9 @@ class AuditAfterClaimTest {
         .isEqualTo("failed before any handler ran: java.lang.IllegalStateException");
   }
 
-  /** The gate itself refusing the call (it is closed): no handler ran, nothing was released. */
+  /** A closed gate refusing the call: no handler ran, and the model is told nothing took effect. */
   @Test
-  void aGateThatFailsBeforeTheHandlerIsRecordedAsAFailureBeforeAnyHandlerRan() {
+  void aClosedGateIsRecordedAsAFailureThatRanNothing() {
     IdempotencyGate gate = IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build();
     McpGate mcpGate =
         McpGate.builder(gate)
@@ -175,7 +175,7 @@ class AuditAfterClaimTest {
 
     CallToolResult answer = call(spec, "k-closed");
     assertThat(answer.structuredContent().toString())
-        .contains(McpGateErrors.INTERNAL_ERROR, "executed=unknown")
+        .contains(McpGateErrors.STORE_UNAVAILABLE, "executed=no")
         .doesNotContain("closed");
 
     assertThat(runs).hasValue(0);

@@ -90,13 +90,13 @@ class NothingInternalReachesTheClientTest {
   }
 
   @Test
-  void aClosedGateIsAFixedAnswer() {
+  void aClosedGateIsAFixedAnswerThatNothingRan() {
     IdempotencyGate gate = IdempotencyGate.builder(store).build();
     gate.close();
 
     assertThat(error(call(gate, b -> b, tools.refundSpec())))
-        .containsEntry("type", McpGateErrors.INTERNAL_ERROR)
-        .containsEntry("executed", "unknown")
+        .containsEntry("type", McpGateErrors.STORE_UNAVAILABLE)
+        .containsEntry("executed", "no")
         .containsEntry("retry_with_same_key", true);
     assertThat(tools.refunds).hasValue(0);
   }

@@ -27,7 +27,8 @@ import io.micrometer.core.instrument.Timer;
  *       before the gate (no claim made): {@code rejected.tenant_unknown}, {@code
  *       rejected.tenant_invalid}, {@code rejected.forbidden}, {@code rejected.key_required}, {@code
  *       rejected.key_invalid}, {@code rejected.arguments_invalid}; and for a call the store could
- *       not claim (nothing ran): {@code failed.store_unavailable}.
+ *       not claim, or that reached a closed gate (nothing ran): {@code failed.store_unavailable},
+ *       {@code failed.gate_closed}.
  *   <li>{@code mcpgate.attempts.ended} (counter; tags {@code tool}, {@code result}, {@code store}):
  *       how an executed attempt's claim ended: {@code completed}, {@code released}, {@code
  *       marked_unknown}, {@code lease_lost}, {@code store_failed}, {@code result_not_stored}; one

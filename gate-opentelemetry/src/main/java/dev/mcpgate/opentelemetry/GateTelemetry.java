@@ -29,8 +29,9 @@ import io.opentelemetry.api.OpenTelemetry;
  *       rejected.tenant_unknown}, {@code rejected.tenant_invalid}, {@code rejected.forbidden},
  *       {@code rejected.key_required}, {@code rejected.key_invalid}, {@code
  *       rejected.arguments_invalid}, and for a call the store could not claim {@code
- *       failed.store_unavailable}; {@code key_source} is {@code argument}, {@code meta}, {@code
- *       natural}, {@code header}, or {@code none} when the caller did not say.
+ *       failed.store_unavailable} (or that reached a closed gate, {@code failed.gate_closed});
+ *       {@code key_source} is {@code argument}, {@code meta}, {@code natural}, {@code header}, or
+ *       {@code none} when the caller did not say.
  *   <li>{@code mcpgate.attempts.ended} (counter, {@code {attempt}}; {@code tool}, {@code result},
  *       {@code store}): how an executed attempt's claim ended: {@code completed}, {@code released},
  *       {@code marked_unknown}, {@code lease_lost}, {@code store_failed}, {@code

@@ -48,8 +48,9 @@ public enum AuditDecision {
   STORE_UNAVAILABLE,
   /**
    * The call failed outside the gate's decisions, or its stored result could not be read back: a
-   * hook of the adapter's (an authorizer, a key digest) or the gate itself threw, or the mapper or
-   * codec could not read a stored result; see the reason. Nothing ran in this call.
+   * hook of the adapter's (an authorizer, a key digest) or the gate itself threw, the gate was
+   * closed, or the mapper or codec could not read a stored result; see the reason. Nothing ran in
+   * this call.
    */
   FAILED;
 
@@ -105,7 +106,7 @@ public enum AuditDecision {
       case ACTION_FAILED -> RELEASED;
       case RESULT_TOO_LARGE -> RESULT_NOT_STORED;
       case ARGUMENTS_INVALID -> KEY_REFUSED;
-      case RESULT_UNREADABLE -> FAILED;
+      case RESULT_UNREADABLE, GATE_CLOSED -> FAILED;
     };
   }
 }

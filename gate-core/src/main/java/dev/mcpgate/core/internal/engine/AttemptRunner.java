@@ -74,6 +74,10 @@ final class AttemptRunner {
       renewal = leases.start(claim, policy, events, sentNanos);
     } catch (RuntimeException e) {
       settler.release(claim, e);
+      if (leases.isClosed()) {
+        throw CallFailure.gateClosed(
+            true, "the gate closed before the action of " + id + " could start; it did not run", e);
+      }
       throw CallFailure.storeUnavailable(
           null, // no attempt ran
           "could not start renewing the lease of " + id + "; the action did not run; safe to retry",

@@ -57,6 +57,19 @@ final class CallFailure extends RuntimeException {
   }
 
   /**
+   * Nothing ran: the gate was closed before the action could start. {@code claimed} when a claim
+   * was acquired (and released) on the way, whose end the listeners were told; else they are told
+   * of this call as of an unclaimed one.
+   */
+  static CallFailure gateClosed(boolean claimed, String message, Throwable cause) {
+    CallFailure failure =
+        new CallFailure(
+            FailureReason.GATE_CLOSED, GateResult.Effect.NO, true, null, message, cause);
+    failure.unclaimed = !claimed;
+    return failure;
+  }
+
+  /**
    * @return whether the store could not claim the call, before any decision about it was told
    */
   boolean isUnclaimed() {

@@ -103,7 +103,8 @@ public final class GateEngine {
 
   private void checkOpen() {
     if (renewer.isClosed()) {
-      throw new IllegalStateException("the gate is closed");
+      throw CallFailure.gateClosed(
+          false, "the gate is closed; the action did not run; safe to retry", null);
     }
   }
 
@@ -123,10 +124,10 @@ public final class GateEngine {
       ResultMapper<T> mapper,
       TransactionScope<R> scope,
       ScopedAction<T, R> action) {
-    checkOpen();
     String hash = null;
     Duration waited = Duration.ZERO;
     try {
+      checkOpen();
       String argsHash = hash = hash(policy, call);
       Claimer.Claimed claimed = claimer.claimWaiting(policy, call, argsHash);
       waited = claimed.waited();
@@ -154,9 +155,9 @@ public final class GateEngine {
       ResultMapper<T> mapper,
       ClaimingScope<R> scope,
       ScopedAction<T, R> action) {
-    checkOpen();
     String hash = null;
     try {
+      checkOpen();
       String argsHash = hash = hash(policy, call);
       // one transaction's claim does not wait: its decision events say zero
       return singleCommit.run(

@@ -207,31 +207,33 @@ final class PromiseChecker {
         && mine.stream().noneMatch(r -> r.ending() == History.Ending.RETURNED)) {
       return "told " + reason + " with its effect done, but this call's action did not return";
     }
-    switch (reason) {
-      case STORE_UNAVAILABLE:
-      case LEASE_LOST:
-        return mine.isEmpty() ? null : "told " + reason + " (did not run), but this call ran";
-      case ACTION_FAILED:
-        boolean threw =
-            mine.stream()
-                .anyMatch(
-                    r ->
-                        r.ending() == History.Ending.THREW || r.ending() == History.Ending.UNKNOWN);
-        if (!threw) {
-          return "told the action failed, but this call's action did not throw";
-        }
-        boolean unknown = mine.stream().anyMatch(r -> r.ending() == History.Ending.UNKNOWN);
-        if (unknown && failed.effect() == GateResult.Effect.NO) {
-          return "told the effect did not happen, but the action could not tell";
-        }
-        return null;
-      case OUTCOME_UNKNOWN:
-        return mine.stream().anyMatch(r -> r.ending() == History.Ending.UNKNOWN)
-            ? null
-            : "told the outcome is unknown, but this call's action did not say so";
-      default:
-        return "failed " + reason + ", which nothing in this simulation causes";
+    return switch (reason) {
+      case STORE_UNAVAILABLE, LEASE_LOST, GATE_CLOSED ->
+          mine.isEmpty() ? null : "told " + reason + " (did not run), but this call ran";
+      case ACTION_FAILED -> actionFailedWrong(failed, mine);
+      case OUTCOME_UNKNOWN ->
+          mine.stream().anyMatch(r -> r.ending() == History.Ending.UNKNOWN)
+              ? null
+              : "told the outcome is unknown, but this call's action did not say so";
+      case ROLLED_BACK, COMMIT_UNKNOWN, RESULT_TOO_LARGE, ARGUMENTS_INVALID, RESULT_UNREADABLE ->
+          "failed " + reason + ", which nothing in this simulation causes";
+    };
+  }
+
+  private static String actionFailedWrong(
+      GateResult.Failed<String> failed, List<History.Run> mine) {
+    boolean threw =
+        mine.stream()
+            .anyMatch(
+                r -> r.ending() == History.Ending.THREW || r.ending() == History.Ending.UNKNOWN);
+    if (!threw) {
+      return "told the action failed, but this call's action did not throw";
     }
+    boolean unknown = mine.stream().anyMatch(r -> r.ending() == History.Ending.UNKNOWN);
+    if (unknown && failed.effect() == GateResult.Effect.NO) {
+      return "told the effect did not happen, but the action could not tell";
+    }
+    return null;
   }
 
   /**
