@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 final class AttemptRunner {
   private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
+  private static final String NOT_STARTED = "the action did not start";
 
   private final ClaimSteps steps;
   private final IdempotencyStore store;
@@ -73,7 +74,7 @@ final class AttemptRunner {
     try {
       renewal = leases.start(claim, policy, events, sentNanos);
     } catch (RuntimeException e) {
-      settler.release(claim, e);
+      settler.release(claim, e, NOT_STARTED);
       if (leases.isClosed()) {
         throw CallFailure.gateClosed(
             true, "the gate closed before the action of " + id + " could start; it did not run", e);
@@ -104,7 +105,7 @@ final class AttemptRunner {
       resource = scope.begin();
     } catch (RuntimeException e) {
       renewal.finishing();
-      settler.release(claim, e);
+      settler.release(claim, e, NOT_STARTED);
       throw CallFailure.storeUnavailable(
           null, // no attempt ran
           "could not begin the unit of work for " + id + "; the action did not run; safe to retry",
@@ -210,7 +211,7 @@ final class AttemptRunner {
       // anything between the action and the commit: the mapper, the codec, the completion
       rollbackQuietly(scope, resource, e);
       if (transactional) {
-        settler.release(claim, e);
+        settler.release(claim, e, "storing the result failed and the unit of work rolled back");
         throw new CallFailure(
             FailureReason.ROLLED_BACK,
             GateResult.Effect.NO,

@@ -102,7 +102,7 @@ final class FailureSettler {
               + policy.unknownFence()
               + " runs out");
     } else {
-      release(claim, failure);
+      release(claim, failure, "the action failed");
     }
   }
 
@@ -191,27 +191,29 @@ final class FailureSettler {
     }
   }
 
-  void release(ClaimOutcome.Acquired claim, Throwable failure) {
+  /**
+   * @param what what happened to the attempt, for the events: "the action failed", "the action did
+   *     not start"
+   */
+  void release(ClaimOutcome.Acquired claim, Throwable failure, String what) {
     settle(
         claim,
         failure,
         () -> {
           if (store.release(claim.id(), claim.token())) {
             events.emit(
-                GateEvent.Type.RELEASED,
-                claim,
-                "the action failed; claim released, a retry runs again",
-                failure);
+                GateEvent.Type.RELEASED, claim, what + "; claim released, a retry runs", failure);
           } else {
             events.emit(
                 GateEvent.Type.LEASE_LOST,
                 claim,
-                "the action failed, and the lease had been taken over",
+                what + ", and the lease had been taken over",
                 failure);
           }
         },
-        "the action failed and the claim could not be released; the key stays claimed until"
-            + " its lease expires");
+        what
+            + " and the claim could not be released; the key stays claimed until its lease"
+            + " expires");
   }
 
   /**
