@@ -17,13 +17,12 @@ final class HeaderKey {
   private HeaderKey() {}
 
   /**
+   * Called only for a call this invocation serves, which runs in an active request context.
+   *
    * @return the header's values on the current call's HTTP request, as sent; empty when there is no
    *     such request or it has no such header
    */
   static List<String> current() {
-    if (!Arc.container().requestContext().isActive()) {
-      return List.of();
-    }
     RoutingContext routing = Arc.container().instance(CurrentVertxRequest.class).get().getCurrent();
     return routing == null
         ? List.of()
