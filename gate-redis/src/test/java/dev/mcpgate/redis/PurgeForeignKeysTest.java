@@ -49,4 +49,28 @@ class PurgeForeignKeysTest {
       assertThat(redis.exists(appKey)).as("the application's hash after a purge").isEqualTo(1L);
     }
   }
+
+  @Test
+  void aHashWithAClaimsFieldsButAStateOfItsOwnIsNotDeleted() {
+    String prefix = prefix();
+    try (StatefulRedisConnection<String, String> c = TestRedis.client().connect();
+        RedisIdempotencyStore store =
+            RedisIdempotencyStore.builder(TestRedis.client()).keyPrefix(prefix).build()) {
+      RedisCommands<String, String> redis = c.sync();
+      Map<String, String> fields = Map.of("e", "1", "t", "tok", "h", "hash", "a", "1");
+      String appKey = prefix + "job:9";
+      redis.hset(appKey, fields);
+      redis.hset(appKey, "s", "active"); // an application's state, not a claim's
+      String claimLike = prefix + "job:10";
+      redis.hset(claimLike, fields);
+      redis.hset(claimLike, "s", "COMPLETED");
+      redis.expire(appKey, 60);
+      redis.expire(claimLike, 60);
+
+      assertThat(store.purgeExpired(100)).as("the expired claim-shaped hash is purged").isOne();
+
+      assertThat(redis.exists(appKey)).as("the hash whose state is not a claim's").isEqualTo(1L);
+      assertThat(redis.exists(claimLike)).isZero();
+    }
+  }
 }
