@@ -60,8 +60,12 @@ final class RequestIdentity {
               instanceof org.springframework.security.authentication.AnonymousAuthenticationToken) {
         return null;
       }
+      Object principal = auth.getPrincipal();
+      boolean oauth2 = SpringTenantResolver.OAUTH2;
       return SpringTenantResolver.principal(
-          SpringTenantResolver.OAUTH2 ? Issuers.of(auth.getPrincipal()) : null, auth.getName());
+          oauth2 ? Issuers.of(principal) : null,
+          oauth2 && Issuers.isToken(principal),
+          auth.getName());
     }
   }
 
@@ -70,6 +74,9 @@ final class RequestIdentity {
    * JwtAuthenticationToken}'s principal), of an OIDC user, or of an introspected token.
    */
   static final class Issuers {
+    /**
+     * @return the token's issuer, or null when it names none or is no token
+     */
     static String of(Object principal) {
       Object iss = null;
       if (principal instanceof org.springframework.security.oauth2.core.ClaimAccessor claims) {
@@ -78,14 +85,13 @@ final class RequestIdentity {
           instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal p) {
         iss = p.getAttributes().get("iss");
       }
-      if (iss != null && !iss.toString().isBlank()) {
-        return iss.toString();
-      }
-      boolean token =
-          principal instanceof org.springframework.security.oauth2.core.ClaimAccessor
-              || principal
-                  instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal;
-      return token ? SpringTenantResolver.TOKEN_WITHOUT_ISSUER : null;
+      return iss == null || iss.toString().isBlank() ? null : iss.toString();
+    }
+
+    static boolean isToken(Object principal) {
+      return principal instanceof org.springframework.security.oauth2.core.ClaimAccessor
+          || principal
+              instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal;
     }
   }
 

@@ -162,24 +162,26 @@ final class SpringTenantResolver implements TenantResolver {
    * the name, so the value decodes to one (issuer, name) pair.
    *
    * @param issuer the issuer ({@code iss}), or null or blank for none
+   * @param token whether the principal is a token's (a JWT, an OAuth 2.0 user): one that names no
+   *     issuer gets the issuer part {@link #TOKEN_WITHOUT_ISSUER}
    * @param name the principal's name
    * @return the tenant
    */
-  static String principal(String issuer, String name) {
-    if (TOKEN_WITHOUT_ISSUER.equals(issuer)) {
-      return "principal:" + TOKEN_WITHOUT_ISSUER + "#" + escape(name);
+  static String principal(String issuer, boolean token, String name) {
+    if (issuer != null && !issuer.isBlank()) {
+      return "principal:" + escape(issuer) + "#" + escape(name);
     }
-    return issuer == null || issuer.isBlank()
-        ? "principal:" + escape(name)
-        : "principal:" + escape(issuer) + "#" + escape(name);
+    return token
+        ? "principal:" + TOKEN_WITHOUT_ISSUER + "#" + escape(name)
+        : "principal:" + escape(name);
   }
 
   /**
-   * The issuer part of a token's principal (a JWT, an OAuth 2.0 user) that names no issuer: written
-   * as it is, where a real issuer's {@code %} is always {@code %25}, so it is no issuer's and no
-   * local user's (who has no issuer part) either.
+   * The issuer part of a token's principal that names no issuer: written as it is, where a real
+   * issuer's {@code %} is always {@code %25} (an issuer spelled {@code %token} too), so it is no
+   * issuer's and no local user's (who has no issuer part) either.
    */
-  static final String TOKEN_WITHOUT_ISSUER = "%token";
+  private static final String TOKEN_WITHOUT_ISSUER = "%token";
 
   private static String escape(String part) {
     return part.replace("%", "%25").replace("#", "%23");

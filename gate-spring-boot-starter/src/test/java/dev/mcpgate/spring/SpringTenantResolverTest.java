@@ -255,6 +255,8 @@ class SpringTenantResolverTest {
   void noTwoIssuerAndNamePairsShareATenant() {
     String[][] pairs = {
       {null, "alice"},
+      {"%token", "alice"},
+      {null, "%token#alice"},
       {"", "alice"},
       {"a", "b"},
       {null, "a#b"},
@@ -275,12 +277,19 @@ class SpringTenantResolverTest {
     for (String[] pair : pairs) {
       String issuer = pair[0] == null || pair[0].isBlank() ? null : pair[0];
       if (distinctPairs.add(issuer + "\u0000" + pair[1])) {
-        assertThat(tenants.add(SpringTenantResolver.principal(pair[0], pair[1])))
-            .as("%s %s gave %s", pair[0], pair[1], SpringTenantResolver.principal(pair[0], pair[1]))
-            .isTrue();
+        for (boolean token : new boolean[] {false, true}) {
+          String tenant = SpringTenantResolver.principal(pair[0], token, pair[1]);
+          if (issuer != null && token) {
+            continue; // a token with an issuer is named by it, as a non-token with that issuer
+          }
+          assertThat(tenants.add(tenant))
+              .as("%s %s (token %s) gave %s", pair[0], pair[1], token, tenant)
+              .isTrue();
+        }
       }
     }
-    assertThat(SpringTenantResolver.principal("a#b", "c#d%")).isEqualTo("principal:a%23b#c%23d%25");
+    assertThat(SpringTenantResolver.principal("a#b", false, "c#d%"))
+        .isEqualTo("principal:a%23b#c%23d%25");
   }
 
   @Test
