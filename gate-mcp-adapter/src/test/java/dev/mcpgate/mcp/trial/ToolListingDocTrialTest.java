@@ -13,7 +13,6 @@ import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -65,26 +64,6 @@ class ToolListingDocTrialTest {
                 + " result instead of acting twice.");
     assertThat(description(ToolPolicy.builder().keySources(KeySource.META).build()))
         .endsWith("Retried calls with the same idempotency key are done once.");
-  }
-
-  @Test
-  void theKeyPropertyIsRequiredOnlyWhenTheArgumentIsTheOnlySource() {
-    assertThat(mcpGate.gate(spec(null), ToolPolicy.defaults()).tool().inputSchema())
-        .doesNotContainKey("required");
-    assertThat(
-            mcpGate
-                .gate(spec(null), ToolPolicy.builder().keySources(KeySource.ARGUMENT).build())
-                .tool()
-                .inputSchema())
-        .containsEntry("required", List.of("idempotency_key"));
-    assertThat(
-            mcpGate
-                .gate(
-                    spec(null),
-                    ToolPolicy.builder().keySources(KeySource.ARGUMENT).required(false).build())
-                .tool()
-                .inputSchema())
-        .doesNotContainKey("required");
   }
 
   @Test
