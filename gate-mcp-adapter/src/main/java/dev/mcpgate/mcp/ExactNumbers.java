@@ -66,6 +66,18 @@ public final class ExactNumbers {
   }
 
   /**
+   * @return {@code mapper} when it reads decimals exactly, else the exact mapper of the SDK's
+   *     Jackson line; {@code mapper} when the SDK's JSON module is neither of its Jackson modules
+   */
+  static McpJsonMapper forResults(McpJsonMapper mapper) {
+    if (readsExactly(mapper)) {
+      return mapper;
+    }
+    String line = mapper.getClass().getName();
+    return line.equals(JACKSON2) || line.equals(JACKSON3) ? jsonMapper() : mapper;
+  }
+
+  /**
    * The builder's check of the gate's mapper: an error when exact numbers are required and it reads
    * decimals as {@code double}, else a warning saying what follows.
    *

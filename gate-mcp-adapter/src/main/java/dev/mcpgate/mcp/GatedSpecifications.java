@@ -7,7 +7,6 @@ import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.util.Optional;
 import java.util.function.Function;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -88,15 +87,13 @@ final class GatedSpecifications {
       CallToolRequest request,
       Function<CallToolRequest, Mono<CallToolResult>> handler) {
     return g.resolveTenantReactive(context)
-        .map(Optional::of)
-        .defaultIfEmpty(Optional.empty())
         .flatMap(
             tenant ->
                 Mono.fromCallable(
                         () ->
                             g.call(
                                 context,
-                                tenant.orElse(null),
+                                tenant,
                                 request,
                                 new Invocation.Direct(r -> handler.apply(r).block())))
                     .subscribeOn(Schedulers.boundedElastic()));

@@ -112,40 +112,46 @@ final class GatedTool {
   }
 
   /**
-   * @return the call's tenant on this thread, or null (resolver failures are logged)
+   * A call's tenant as resolved where it arrived.
+   *
+   * @param name the tenant, or null when the resolver gave none
+   * @param failure what the resolver threw, or null: the server's failure, not the caller's
    */
-  String resolveTenant(McpTransportContext context) {
+  record Tenant(String name, Throwable failure) {
+    static final Tenant NONE = new Tenant(null, null);
+  }
+
+  /**
+   * @return the call's tenant on this thread
+   */
+  Tenant resolveTenant(McpTransportContext context) {
     try {
-      return tenants.resolve(context == null ? McpTransportContext.EMPTY : context);
+      return new Tenant(
+          tenants.resolve(context == null ? McpTransportContext.EMPTY : context), null);
     } catch (RuntimeException | Error e) {
       if (e instanceof VirtualMachineError vm) {
         throw vm;
       }
-      limited.error("tenant resolver failed", "tenant resolver failed for tool {}", tool.name(), e);
-      return null;
+      return new Tenant(null, e);
     }
   }
 
   /**
    * @return the call's tenant, resolved on the subscribing thread with the subscriber's Reactor
-   *     context (async tools: where the call arrives, before any scheduler hop); empty when it
-   *     cannot be told (resolver failures are logged)
+   *     context (async tools: where the call arrives, before any scheduler hop)
    */
-  Mono<String> resolveTenantReactive(McpTransportContext context) {
+  Mono<Tenant> resolveTenantReactive(McpTransportContext context) {
     return Mono.defer(
             () -> tenants.resolveReactive(context == null ? McpTransportContext.EMPTY : context))
+        .map(name -> new Tenant(name, null))
+        .defaultIfEmpty(Tenant.NONE)
         .onErrorResume(
-            e -> !(e instanceof VirtualMachineError),
-            e -> {
-              limited.error(
-                  "tenant resolver failed", "tenant resolver failed for tool {}", tool.name(), e);
-              return Mono.empty();
-            });
+            e -> !(e instanceof VirtualMachineError), e -> Mono.just(new Tenant(null, e)));
   }
 
-  /** A call whose tenant was resolved where it arrived ({@code tenant} null: none). */
+  /** A call whose tenant was resolved where it arrived. */
   CallToolResult call(
-      McpTransportContext context, String tenant, CallToolRequest request, Invocation invocation) {
+      McpTransportContext context, Tenant tenant, CallToolRequest request, Invocation invocation) {
     long startNanos = System.nanoTime();
     Decided decided = decide(context, tenant, request, invocation);
     if (decided == Decided.UNGATED) {
@@ -165,8 +171,15 @@ final class GatedTool {
 
   /** Never throws: a failure is in the decision, with what was known when it came. */
   private Decided decide(
-      McpTransportContext context, String tenant, CallToolRequest request, Invocation invocation) {
+      McpTransportContext context,
+      Tenant resolved,
+      CallToolRequest request,
+      Invocation invocation) {
     Auditor.Known known = Auditor.Known.NOTHING;
+    if (resolved.failure() != null) { // the server's hook failed: not the caller's to fix
+      return Decided.failedBeforeAnyHandler(resolved.failure(), known, limited, tool.name());
+    }
+    String tenant = resolved.name();
     try {
       McpTransportContext transport = context == null ? McpTransportContext.EMPTY : context;
       if (tenant == null || tenant.isEmpty()) {
@@ -381,11 +394,14 @@ final class GatedTool {
 
   /**
    * The request the handler sees: a new one for each attempt, whose meta can carry its claim
-   * ({@link GatedClaim}), without the key argument unless the policy keeps it.
+   * ({@link GatedClaim}), without the key argument (when it is a key source) unless the policy
+   * keeps it.
    */
   private CallToolRequest handlerRequest(CallToolRequest request, Map<String, Object> arguments) {
     Map<String, Object> args = arguments;
-    if (!policy.keepKeyArgument() && arguments.containsKey(policy.keyArgument())) {
+    if (policy.takesKeyArgument()
+        && !policy.keepKeyArgument()
+        && arguments.containsKey(policy.keyArgument())) {
       args = new LinkedHashMap<>(arguments);
       args.remove(policy.keyArgument());
     }

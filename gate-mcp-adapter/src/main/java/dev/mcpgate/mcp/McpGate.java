@@ -322,7 +322,9 @@ public final class McpGate {
 
     /**
      * @param mapper the JSON mapper of the server (for stored results, and checked for exact
-     *     numbers); the SDK's default one otherwise
+     *     numbers): one that reads decimals as {@code double} replays a decimal in a result
+     *     rounded. Without it, the SDK's default one is checked, and results are stored through it
+     *     set up to read decimals exactly
      */
     public Builder jsonMapper(McpJsonMapper mapper) {
       this.json = requireNonNull(mapper, "mapper must not be null");
@@ -369,17 +371,20 @@ public final class McpGate {
             "requireExactNumbers() and acceptInexactNumbers()"
                 + " contradict each other: choose one");
       }
-      McpJsonMapper mapper =
+      McpJsonMapper server =
           ExactNumbers.checked(
               json != null ? json : ExactNumbers.sdkDefault(),
               requireExactNumbers,
               acceptInexactNumbers);
+      // without the server's own mapper, results are stored through the SDK's default set up to
+      // read decimals exactly: a replay must not round a decimal its first answer held
+      McpJsonMapper results = json != null ? server : ExactNumbers.forResults(server);
       return new McpGate(
           new ToolGating(
               gate,
               tenants,
               authorizer,
-              new CallToolResultMapper(mapper),
+              new CallToolResultMapper(results),
               audit == null ? Auditor.NONE : new Auditor(audit, redaction, resultSummary),
               new KeyProtection(keyDigest, digestAllKeys),
               acceptInexactNumbers));

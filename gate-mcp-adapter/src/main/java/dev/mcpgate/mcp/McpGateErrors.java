@@ -60,9 +60,12 @@ public final class McpGateErrors {
 
   /**
    * The server failed while handling the call, in a way that is not one of the answers above (a
-   * hook of the server's threw); the details are in the server's log, never in the answer. {@value
-   * #EXECUTED} says what is known: {@value #EXECUTED_NO} when it failed before the gate, {@value
-   * #EXECUTED_UNKNOWN} otherwise. Retrying the same call with the same key is safe.
+   * hook of the server's threw, or no answer could be made of the call's result); the details are
+   * in the server's log, never in the answer. {@value #EXECUTED} says what is known: {@value
+   * #EXECUTED_NO} when it failed before the gate, {@value #EXECUTED_YES} when the call took effect
+   * and its answer cannot be made ({@value #RETRY_WITH_SAME_KEY} false: a retry would get this
+   * error again), {@value #EXECUTED_UNKNOWN} otherwise. Retrying the same call with the same key is
+   * safe unless it took effect.
    */
   public static final String INTERNAL_ERROR = "idempotency_internal_error";
 

@@ -346,22 +346,23 @@ final class ModelMessages {
   }
 
   /**
-   * A failure that is none of the gate's answers (a hook of the server's threw, the gate was
-   * closed): a fixed sentence, with nothing of the failure in it (its details go to the server's
-   * log), saying only what is known of the effect.
+   * A failure that is none of the gate's answers (a hook of the server's threw, the gate threw, an
+   * answer could not be made of a result): a fixed sentence, with nothing of the failure in it (its
+   * details go to the server's log), saying only what is known of the effect. A retry is safe but
+   * for a call that took effect, whose answer a retry would fail to make again.
    */
   static CallToolResult internalError(Effect effect) {
     return error(
         McpGateErrors.INTERNAL_ERROR,
         effect,
-        true,
+        effect != Effect.YES, // its answer is made from the stored result, which a retry reads too
         effect == Effect.NO
             ? "The server failed before running this call, so it did not take effect. It is safe to"
                 + " retry the same call with the same key later."
             : effect == Effect.YES
-                ? "The call took effect, but the server failed while answering it. Do not send it"
-                    + " with a new key: that would do it twice. Retrying the same call with the"
-                    + " same key is safe."
+                ? "The call took effect, but the server cannot make its answer, and a retry with"
+                    + " the same key would get this error again. Do not send it with a new key:"
+                    + " that would do it twice. Check its effect directly, or ask the operator."
                 : "The server failed while handling this call and cannot say whether it took"
                     + " effect. Retry the same call with the same key later: that is safe, and it"
                     + " returns the first result if the call took effect. Do not send it with a"

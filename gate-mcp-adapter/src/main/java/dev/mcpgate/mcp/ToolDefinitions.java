@@ -26,7 +26,7 @@ final class ToolDefinitions {
         tool.inputSchema() == null
             ? new LinkedHashMap<>(Map.of("type", "object"))
             : new LinkedHashMap<>(tool.inputSchema());
-    if (policy.keySources().contains(KeySource.ARGUMENT)) {
+    if (policy.takesKeyArgument()) {
       addKeyArgument(schema, policy);
     }
     String sentence = ModelMessages.retrySentence(policy);

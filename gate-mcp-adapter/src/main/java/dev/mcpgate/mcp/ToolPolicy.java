@@ -21,10 +21,12 @@ import java.util.Set;
  * @param keyArgument the key argument's name (default {@code idempotency_key})
  * @param naturalKey argument names whose values make the key, with {@link KeySource#NATURAL}
  * @param required true (default) to refuse a call without a key; false to run it ungated
- * @param keepKeyArgument true to pass the key argument on to the handler (default: removed)
+ * @param keepKeyArgument true to pass the key argument on to the handler (default: removed, when
+ *     the argument is a key source; a tool whose keys come from elsewhere keeps an argument of that
+ *     name as its own)
  * @param settings what this tool sets of its gate's policy, each value set or inherited ({@link
  *     GateSettings#inherited()} by default); resolved by {@link GatePolicy#with}, with the key
- *     argument always left out of the hash
+ *     argument left out of the hash when it is a key source
  * @param keyDescription what the key argument means, when it is not a fresh value per request (an
  *     app's id of a queued request, say): the key argument's description in the input schema, and
  *     the tool's retry sentence then asks for the same arguments only; null for the default ("a new
@@ -199,8 +201,8 @@ public record ToolPolicy(
 
   /**
    * A tool's effective policy: the gate's policy with this tool's settings, resolved by {@link
-   * GatePolicy#with}, the key argument left out of the hash, and {@link InFlight#REFUSE} as an
-   * in-flight wait of zero.
+   * GatePolicy#with}, the key argument left out of the hash when it is a key source (else it is the
+   * tool's own argument), and {@link InFlight#REFUSE} as an in-flight wait of zero.
    *
    * @param base the gate's policy
    * @return the tool's effective policy
@@ -211,8 +213,18 @@ public record ToolPolicy(
       b.inFlightWait(Duration.ZERO); // WAIT keeps the in-flight wait the settings resolve to
     }
     Set<String> ignored = new HashSet<>(settings.ignoredArguments());
-    ignored.add(keyArgument);
+    if (takesKeyArgument()) {
+      ignored.add(keyArgument);
+    }
     return base.with(b.ignoredArguments(ignored).build());
+  }
+
+  /**
+   * @return true when the key argument is a key source: the gate's, added to the tool's schema,
+   *     left out of the hash and (unless kept) of the handler's arguments
+   */
+  boolean takesKeyArgument() {
+    return keySources.contains(KeySource.ARGUMENT);
   }
 
   /**

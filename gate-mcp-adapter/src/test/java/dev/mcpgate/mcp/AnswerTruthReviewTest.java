@@ -92,9 +92,12 @@ class AnswerTruthReviewTest {
     assertThat(answer[0].content().toString()).doesNotContain("alice", "kms-2026-12");
   }
 
-  /** A tenant resolver's Error (not the JVM's) is no tenant, not a failure reaching the client. */
+  /**
+   * A tenant resolver's Error (not the JVM's) is the server's failure, answered as one (nothing
+   * ran, a retry is safe), never thrown to the client nor told as the caller's missing tenant.
+   */
   @Test
-  void anErrorOfTheTenantResolverIsNoTenant() {
+  void anErrorOfTheTenantResolverIsAFixedAnswerThatNothingRan() {
     AtomicInteger runs = new AtomicInteger();
     try (IdempotencyGate gate =
         IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build()) {
@@ -120,7 +123,10 @@ class AnswerTruthReviewTest {
                   }));
 
       assertThat(GatedServerContract.error(answer))
-          .containsEntry("type", McpGateErrors.TENANT_UNKNOWN);
+          .containsEntry("type", McpGateErrors.INTERNAL_ERROR)
+          .containsEntry("executed", "no")
+          .containsEntry("retry_with_same_key", true);
+      assertThat(answer.toString()).doesNotContain("alice");
     }
     assertThat(runs).hasValue(0);
   }
