@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.StoreUnavailableException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -21,11 +24,12 @@ import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableStatus;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
 
 /**
  * {@link DynamoDbIdempotencyStore#verify()} on real DynamoDB-API servers: the table's key schema,
- * and the renewal path checked with a probe item, which is never left behind. The renewal client
- * that reaches another table of the same name is on a second server.
+ * the warning when TTL is off, and the renewal path checked with a probe item, which is never left
+ * behind. The renewal client that reaches another table of the same name is on a second server.
  */
 class DynamoDbVerifyTest {
   private static final String TABLE = "mcpgate_verify_test";
@@ -55,6 +59,27 @@ class DynamoDbVerifyTest {
 
       assertThat(probes(store)).as("probe items after verify").isEqualTo(before);
     }
+  }
+
+  @Test
+  void verifyWarnsWhenTtlIsNotEnabledAndStillPasses() {
+    assertThat(client.describeTimeToLive(d -> d.tableName(TABLE)).timeToLiveDescription())
+        .as("TTL of the test table (dynalite never enables it)")
+        .satisfies(t -> assertThat(t.timeToLiveStatus()).isNotEqualTo(TimeToLiveStatus.ENABLED));
+    PrintStream err = System.err;
+    ByteArrayOutputStream logged = new ByteArrayOutputStream();
+    try (DynamoDbIdempotencyStore store =
+        DynamoDbIdempotencyStore.builder(client).tableName(TABLE).build()) {
+      System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8));
+      store.verify();
+    } finally {
+      System.setErr(err);
+    }
+
+    assertThat(logged.toString(StandardCharsets.UTF_8))
+        .contains("WARN")
+        .contains("TTL of DynamoDB table " + TABLE)
+        .contains("not enabled on attribute ttl");
   }
 
   @Test
