@@ -7,7 +7,6 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.HeldLease;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -107,14 +106,14 @@ final class TableCheck {
    *     builder's keys, which are strings
    */
   private static String keys(String hash, String range, List<AttributeDefinition> definitions) {
-    List<String> keys = new ArrayList<>();
-    keys.add("partition key " + hash + " (" + type(hash, definitions) + ")");
-    if (range != null) {
-      keys.add("sort key " + range + " (" + type(range, definitions) + ")");
-    } else {
-      keys.add("no sort key");
-    }
-    return String.join(", ", keys);
+    return "partition key "
+        + hash
+        + " ("
+        + type(hash, definitions)
+        + "), "
+        + (range == null
+            ? "no sort key"
+            : "sort key " + range + " (" + type(range, definitions) + ")");
   }
 
   private static String type(String attribute, List<AttributeDefinition> definitions) {
@@ -146,17 +145,16 @@ final class TableCheck {
           items.ttlAttribute);
       return;
     }
-    String status = ttl == null ? null : ttl.timeToLiveStatusAsString();
+    TimeToLiveStatus status = ttl == null ? null : ttl.timeToLiveStatus();
     boolean on =
-        (ttl != null && ttl.timeToLiveStatus() == TimeToLiveStatus.ENABLED
-                || ttl != null && ttl.timeToLiveStatus() == TimeToLiveStatus.ENABLING)
+        (status == TimeToLiveStatus.ENABLED || status == TimeToLiveStatus.ENABLING)
             && items.ttlAttribute.equals(ttl.attributeName());
     if (!on) {
       LOG.warn(
           "TTL of DynamoDB table {} is {}{}, not enabled on attribute {}: expired items stay until"
               + " purgeExpired removes them (docs/stores.md, Table definition)",
           table,
-          status == null ? "unknown" : status,
+          status == null ? "unknown" : ttl.timeToLiveStatusAsString(),
           ttl == null || ttl.attributeName() == null ? "" : " on attribute " + ttl.attributeName(),
           items.ttlAttribute);
     }
