@@ -33,8 +33,18 @@ final class TableCheck {
 
   static final String PROBE_TOOL = "renewal-path";
 
-  /** The probe's lease and expiry: it is released at once, or expires after this. */
+  /** The probe's lease as claimed. */
   private static final Duration PROBE_LEASE = Duration.ofMinutes(1);
+
+  /**
+   * What the probe's lease is extended to, from now: later than it was claimed with, so that the
+   * extension writes (even on a clock that has not moved), within its expiry, so that it is one
+   * write.
+   */
+  private static final Duration PROBE_EXTENSION = Duration.ofSeconds(90);
+
+  /** The probe's expiry: it is released at once, or expires after this. */
+  private static final Duration PROBE_EXPIRY = Duration.ofMinutes(2);
 
   /** How long the probe's extension may take through the renewal client. */
   private static final Duration RENEWAL_CHECK = Duration.ofSeconds(10);
@@ -161,18 +171,18 @@ final class TableCheck {
   }
 
   /**
-   * Claims a probe item (its own tenant and tool, a random key, a one-minute lease and expiry)
-   * through the main client, extends its lease as the gate's renewals do (through the renewal
-   * client), and releases it: a renewal client that reaches another table of the same name (another
-   * region, account or endpoint) finds no item, and would report every lease lost while its action
-   * runs, so that a retry takes the key over. The probe is released either way, or left to expire
-   * if the release fails.
+   * Claims a probe item (its own tenant and tool, a random key, a one-minute lease, a two-minute
+   * expiry) through the main client, extends its lease as the gate's renewals do (through the
+   * renewal client), and releases it: a renewal client that reaches another table of the same name
+   * (another region, account or endpoint) finds no item, and would report every lease lost while
+   * its action runs, so that a retry takes the key over. The probe is released either way, or left
+   * to expire if the release fails.
    */
   private void verifyRenewals() {
     String table = requests.table;
     ClaimId probe = new ClaimId(PROBE_TENANT, PROBE_TOOL, UUID.randomUUID().toString());
     LeaseToken token = LeaseToken.random();
-    writes.claim(new ClaimRequest(probe, "probe", token, PROBE_LEASE, PROBE_LEASE));
+    writes.claim(new ClaimRequest(probe, "probe", token, PROBE_LEASE, PROBE_EXPIRY));
     String renewalPath =
         "lease renewals of DynamoDB table "
             + table
@@ -191,7 +201,7 @@ final class TableCheck {
           renewals
               .extend(
                   List.of(new HeldLease(probe, token)),
-                  clock.millis() + PROBE_LEASE.toMillis(),
+                  clock.millis() + PROBE_EXTENSION.toMillis(),
                   RENEWAL_CHECK)
               .extended()
               .contains(token);
@@ -207,7 +217,7 @@ final class TableCheck {
       try {
         writes.release(probe, token);
       } catch (RuntimeException e) {
-        LOG.warn("the renewal path's probe item {} is left to expire (in a minute)", probe, e);
+        LOG.warn("the renewal path's probe item {} is left to expire (in two minutes)", probe, e);
       }
     }
     if (!extended) {
