@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -31,6 +30,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  *     .leaseSafetyMargin(Duration.ofSeconds(1))
  *     .createSchemaIfMissing(true)          // for tests and first-time users
  *     .build();
+ * store.verify();                           // at startup: the table's keys, the renewal path
  * ...
  * store.close();                            // stops the renewal threads; the clients are yours
  * }</pre>
@@ -75,6 +75,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   private final LeaseWrites leaseWrites;
   private final ClaimWrites writes;
   private final Renewals renewals;
+  private final TableCheck check;
   private final InstantSource clock;
   private final long marginMs;
 
@@ -90,15 +91,12 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
             b.compress);
     this.admin = new TableAdmin(requests, items);
     this.leaseWrites = new LeaseWrites(items);
-    this.renewals =
-        new Renewals(
-            leaseWrites,
-            b.renewalClient == null ? requests : new Requests(b.renewalClient, b.table),
-            b.renewalConcurrency,
-            b.renewalExecutor);
+    Requests renewing = b.renewalClient == null ? requests : new Requests(b.renewalClient, b.table);
+    this.renewals = new Renewals(leaseWrites, renewing, b.renewalConcurrency, b.renewalExecutor);
     this.clock = b.clock;
     this.marginMs = b.margin.toMillis();
     this.writes = new ClaimWrites(requests, items, clock, marginMs);
+    this.check = new TableCheck(requests, renewing, items, writes, renewals, clock);
   }
 
   /**
@@ -110,15 +108,25 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   }
 
   /**
-   * @return the table's name
+   * Checks now, for a startup check (building makes no request), that the table exists with the
+   * builder's keys and that the renewal client reaches it: a probe item (tenant {@code
+   * mcpgate:verify}, a random key, a one-minute lease) is claimed through the main client, extended
+   * through the renewal client as the gate's renewals are, and released. Logs a warning when TTL is
+   * not enabled on the TTL attribute. The permissions it needs are in docs/stores.md.
+   *
+   * @throws StoreUnavailableException if DynamoDB cannot be reached, the table is missing or has
+   *     other keys, or the renewal client does not find the probe (naming its region and endpoint)
    */
+  public void verify() {
+    check.verify();
+  }
+
+  /** Returns the table's name. */
   public String tableName() {
     return requests.table;
   }
 
-  /**
-   * @return whether the server returned the old item on a failed condition so far (test hook)
-   */
+  /** Whether the server returned the old item on a failed condition so far (a test hook). */
   boolean returnsOldItemOnConditionFailure() {
     return writes.returnsOldItemOnConditionFailure();
   }
@@ -176,9 +184,6 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     requireNonNull(leases, "leases must not be null");
     StoreArguments.atLeastOneMs(lease, "lease");
     StoreArguments.atLeastOneMs(within, "within");
-    if (leases.isEmpty()) {
-      return ExtendedLeases.of(Set.of());
-    }
     return renewals.extend(leases, clock.millis() + lease.toMillis(), within);
   }
 
@@ -205,9 +210,6 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
    */
   @Override
   public int purgeExpired(int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
-    }
     return admin.purgeExpired(limit, clock.millis() - marginMs);
   }
 

@@ -69,11 +69,14 @@ final class Renewals implements AutoCloseable {
    * within}.
    *
    * @return the leases extended (or already held past the end), and those undecided; any other is
-   *     no longer held
+   *     no longer held (none for no leases, without a request)
    * @throws StoreUnavailableException if the store was closed, or no lease was settled in time (all
    *     of them are then undecided)
    */
   ExtendedLeases extend(List<HeldLease> leases, long leaseEndMs, Duration within) {
+    if (leases.isEmpty()) {
+      return ExtendedLeases.of(Set.of());
+    }
     long deadline = System.nanoTime() + within.toNanos();
     int n = leases.size();
     AtomicReferenceArray<Object> outcomes = new AtomicReferenceArray<>(n); // Boolean or failure

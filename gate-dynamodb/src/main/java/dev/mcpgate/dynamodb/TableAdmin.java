@@ -93,8 +93,13 @@ final class TableAdmin {
    * The Scan's filter and each delete's condition both require the item to be one of the store's
    * own (a shared table's other items, even with an {@code expires_at} of their own, are never
    * touched) and still expired (an item claimed again since the Scan read it stays).
+   *
+   * @throws IllegalArgumentException if {@code limit} is below 1
    */
   int purgeExpired(int limit, long cutoffMs) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+    }
     int deleted = 0;
     Map<String, AttributeValue> start = null;
     do {

@@ -76,6 +76,27 @@ final class TestDynamo {
     return endpoint;
   }
 
+  /**
+   * A second DynamoDB-API server, apart from {@link #endpoint()}: the endpoint in {@code
+   * MCPGATE_TEST_DYNAMODB_SECOND_ENDPOINT} (CI starts a second dynalite and sets it). Without it
+   * the test is skipped, or fails when {@code MCPGATE_TEST_REQUIRE_ALL=true}.
+   */
+  static URI secondEndpoint() {
+    endpoint();
+    String env = System.getenv("MCPGATE_TEST_DYNAMODB_SECOND_ENDPOINT");
+    if (env == null || env.isBlank()) {
+      String message =
+          "this test needs a second DynamoDB-API server: MCPGATE_TEST_DYNAMODB_SECOND_ENDPOINT is"
+              + " not set (start another dynalite: npx dynalite --port 4568, then set it)";
+      if ("true".equalsIgnoreCase(System.getenv("MCPGATE_TEST_REQUIRE_ALL"))) {
+        Assertions.fail(
+            message + " (MCPGATE_TEST_REQUIRE_ALL=true: a skipped backend is a failure)");
+      }
+      Assumptions.abort(message);
+    }
+    return URI.create(env);
+  }
+
   static DynamoDbClient client(ExecutionInterceptor... interceptors) {
     return client(URI.create(endpoint()), interceptors);
   }

@@ -57,8 +57,10 @@ public class McpGateProperties {
   /**
    * Connect to the store at startup and check it: a JDBC store's claims table (creating it first
    * with mcpgate.create-schema-if-missing; startup fails naming the table and its DDL when it is
-   * missing), a Redis store's every node (warning when its maxmemory-policy can evict claims).
-   * False lets the server start while its store is down; the first call finds out then.
+   * missing), a DynamoDB store's table and its keys, with a probe item claimed, renewed and
+   * released (warning when TTL is off), a Redis store's every node (warning when its
+   * maxmemory-policy can evict claims). False lets the server start while its store is down; the
+   * first call finds out then.
    */
   private boolean verifySchema = true;
 

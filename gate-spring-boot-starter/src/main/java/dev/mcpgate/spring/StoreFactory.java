@@ -8,8 +8,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Makes the store that {@code mcpgate.store} asks for from the application's own beans: its
- * DataSource, or its DynamoDbClient, or memory when asked for by name. A JDBC store is verified at
- * startup ({@link #verify}) unless {@code mcpgate.verify-schema=false}.
+ * DataSource, or its DynamoDbClient, or memory when asked for by name. A JDBC, DynamoDB or Redis
+ * store is verified at startup ({@link #verify}) unless {@code mcpgate.verify-schema=false}.
  */
 final class StoreFactory {
   private static final String JDBC_STORE = "dev.mcpgate.jdbc.JdbcIdempotencyStore";
@@ -95,7 +95,8 @@ final class StoreFactory {
   /**
    * Connects a JDBC store now and checks its claims table (created first with {@code
    * mcpgate.create-schema-if-missing=true}), so that a missing table or an unreachable database
-   * stops the startup instead of the first call.
+   * stops the startup instead of the first call; a DynamoDB store's table, keys and renewals
+   * ({@code DynamoDbIdempotencyStore.verify()}), and a Redis store's nodes, likewise.
    *
    * @throws IllegalStateException naming the table, the DDL that creates it, and the properties
    */
@@ -112,6 +113,20 @@ final class StoreFactory {
                 + e.getMessage()
                 + "\n(mcpgate.verify-schema=false starts without this check, and the first call"
                 + " finds out)",
+            e);
+      }
+      return;
+    }
+    if (store.getClass().getName().equals(DYNAMODB_STORE)) {
+      try {
+        DynamoDbStores.verify(store);
+      } catch (dev.mcpgate.core.StoreUnavailableException e) {
+        throw new IllegalStateException(
+            "MCP Gate could not use its DynamoDB store at startup: "
+                + e.getMessage()
+                + "\n(mcpgate.create-schema-if-missing=true creates a missing table;"
+                + " mcpgate.verify-schema=false starts without this check, and the first call finds"
+                + " out)",
             e);
       }
       return;
@@ -153,6 +168,10 @@ final class StoreFactory {
           .tableName(props.getTableName())
           .createSchemaIfMissing(props.isCreateSchemaIfMissing())
           .build();
+    }
+
+    static void verify(IdempotencyStore store) {
+      ((dev.mcpgate.dynamodb.DynamoDbIdempotencyStore) store).verify();
     }
   }
 
