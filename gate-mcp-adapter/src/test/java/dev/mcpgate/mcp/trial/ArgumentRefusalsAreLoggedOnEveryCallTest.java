@@ -16,10 +16,12 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -33,20 +35,22 @@ import org.slf4j.LoggerFactory;
  * LOG.warn directly, not through RateLimitedLog, and with the exception's stack trace: 50 calls, 50
  * WARN lines with 50 stack traces.
  *
- * <p>The adapter's test resources turn the McpGate logger off; this test turns it on before
- * slf4j-simple makes it, and is skipped when another test in the same JVM made it first (run it
- * alone: {@code -Dtest='**}{@code /trial/ArgumentRefusalsAreLoggedOnEveryCallTest'}).
+ * <p>The adapter's test resources turn the McpGate logger off; this test sets slf4j-simple's logger
+ * to WARN for its calls (and back), and is skipped if the binding is another.
  */
 class ArgumentRefusalsAreLoggedOnEveryCallTest {
-  static {
-    System.setProperty("org.slf4j.simpleLogger.log.dev.mcpgate.mcp.McpGate", "warn");
-  }
+  private static final int WARN = 30; // slf4j-simple's LOG_LEVEL_WARN
 
   @Test
-  void aCallerCannotWriteAWarnLineOnEveryCall() {
+  void aCallerCannotWriteAWarnLineOnEveryCall() throws Exception {
+    Logger logger = LoggerFactory.getLogger(McpGate.class);
     assumeTrue(
-        LoggerFactory.getLogger(McpGate.class).isWarnEnabled(),
-        "the McpGate logger was made (off) by an earlier test in this JVM");
+        logger.getClass().getName().equals("org.slf4j.simple.SimpleLogger"),
+        "slf4j-simple is the binding");
+    Field level = logger.getClass().getDeclaredField("currentLogLevel");
+    level.setAccessible(true);
+    int before = level.getInt(logger);
+    level.setInt(logger, WARN);
     McpSchema.Tool refund =
         McpSchema.Tool.builder()
             .name("refund")
@@ -83,6 +87,7 @@ class ArgumentRefusalsAreLoggedOnEveryCallTest {
       }
     } finally {
       System.setErr(err);
+      level.setInt(logger, before);
       gate.close();
     }
 
