@@ -173,7 +173,8 @@ public final class ExactNumbers {
     }
     StringBuilder out = new StringBuilder("$");
     for (Object step : path) {
-      out.append(step instanceof Integer i ? "[" + i + "]" : "." + step);
+      out.append(
+          step instanceof Integer i ? "[" + i + "]" : CanonicalJson.pathSegment((String) step));
     }
     return out.toString();
   }

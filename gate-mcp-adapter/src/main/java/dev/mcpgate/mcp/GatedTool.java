@@ -6,6 +6,7 @@ import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.GateResult.Effect;
 import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import dev.mcpgate.core.KeyDigest;
 import dev.mcpgate.core.RejectionReason;
@@ -237,6 +238,13 @@ final class GatedTool {
         rejected(RejectionReason.KEY_INVALID, found == null ? null : found.source().wireName());
         return Decided.answered(
             RejectionMessages.keyInvalid(e), known, AuditDecision.KEY_REFUSED, e.getMessage());
+      } catch (InvalidArgumentsException e) { // the values of a natural key, as the hash would
+        rejected(RejectionReason.ARGUMENTS_INVALID, KeySource.NATURAL.wireName());
+        return Decided.answered(
+            RejectionMessages.argumentsInvalid(e),
+            known,
+            AuditDecision.KEY_REFUSED,
+            e.getMessage());
       }
       if (!acceptInexactNumbers) {
         // the transport's mapper read the arguments; a double among them may be a rounded
@@ -352,7 +360,8 @@ final class GatedTool {
               : new ActionFailedException("tool " + tool.name() + " failed", cause),
           Auditor.Decision.of(known, failed, reason));
     }
-    LOG.warn(
+    limited.warn( // a caller can make a failure on every call: the gate's events tell each one
+        "failed " + failed.reason(),
         "tool {}: {} ({}; executed {}, retry with the same key {})",
         tool.name(),
         failed.message(),

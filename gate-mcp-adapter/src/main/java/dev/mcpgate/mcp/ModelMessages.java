@@ -92,24 +92,31 @@ final class ModelMessages {
   }
 
   /**
-   * @return "idempotency key "k1"", or, for a key stored as a digest (a natural key: argument
-   *     values that may be personal data), words that quote neither the digest nor the values
+   * @param keySource where the call's key came from ({@code natural}: made from its arguments)
+   * @return "idempotency key "k1"", or, for a key stored as its digest (a natural key: argument
+   *     values that may be personal data; a client's key under {@code digestAllKeys}), words that
+   *     quote neither the digest nor the key, and say it was made from the arguments only when it
+   *     was
    */
-  static String keyOf(ClaimId id) {
-    return KeyDigest.looksDigested(id.key())
+  static String keyOf(ClaimId id, String keySource) {
+    if (!KeyDigest.looksDigested(id.key())) {
+      return "idempotency key " + quoted(id.key());
+    }
+    return KeySource.NATURAL.wireName().equals(keySource)
         ? "same key (made from its arguments)"
-        : "idempotency key " + quoted(id.key());
+        : "same idempotency key"; // a client's key kept as its digest: quoted nowhere
   }
 
   /**
    * @return a valid key (one {@link ClaimId} took: no control characters) as gate-core's messages
    *     and {@link ClaimId#toString} quote it: in double quotes, with {@code "} and {@code \}
-   *     escaped, cut after 80 chars
+   *     escaped, cut after 80 characters (code points, never inside one)
    */
   static String quoted(String key) {
-    int n = Math.min(key.length(), 80);
-    String shown = key.substring(0, n).replace("\\", "\\\\").replace("\"", "\\\"");
-    return "\"" + shown + "\"" + (key.length() > n ? "... (" + key.length() + " chars)" : "");
+    int total = key.codePointCount(0, key.length());
+    int end = key.offsetByCodePoints(0, Math.min(total, 80));
+    String shown = key.substring(0, end).replace("\\", "\\\\").replace("\"", "\\\"");
+    return "\"" + shown + "\"" + (total > 80 ? "... (" + total + " characters)" : "");
   }
 
   /**
@@ -140,7 +147,7 @@ final class ModelMessages {
           notRun(
               type,
               "The "
-                  + keyOf(id)
+                  + keyOf(id, refused.keySource())
                   + " was already used for a call to "
                   + id.tool()
                   + " with different arguments, so this call was not run. Use a new key for a new"
@@ -153,7 +160,7 @@ final class ModelMessages {
               "A call to "
                   + id.tool()
                   + " with the "
-                  + keyOf(id)
+                  + keyOf(id, refused.keySource())
                   + " is still running. Retry the"
                   + " same call with the same key after "
                   + ms
@@ -168,7 +175,7 @@ final class ModelMessages {
               "An earlier attempt of this call to "
                   + id.tool()
                   + " with the "
-                  + keyOf(id)
+                  + keyOf(id, refused.keySource())
                   + " stopped responding before it finished, and may have taken"
                   + " effect. Retry the same call with the same key after "
                   + ms

@@ -1,5 +1,6 @@
 package dev.mcpgate.mcp;
 
+import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 
@@ -72,6 +73,18 @@ final class RejectionMessages {
             + e.getMessage()
             + ". Nothing was run. Send one key of 1 to 255 characters, valid"
             + " Unicode, without control characters.");
+  }
+
+  /**
+   * The arguments a natural key is made of have no canonical form (too deep, too large, a NaN): the
+   * same refusal as when the gate cannot hash the arguments.
+   */
+  static CallToolResult argumentsInvalid(InvalidArgumentsException e) {
+    return ModelMessages.notRun(
+        McpGateErrors.ARGUMENTS_INVALID,
+        "The arguments cannot be compared for retries: "
+            + e.getMessage()
+            + ". Nothing was run; send the call again with valid arguments.");
   }
 
   /**

@@ -204,6 +204,6 @@ class ModelMessagesTest {
           .as(key)
           .isEqualTo(core.substring(prefix.length(), core.length() - 1));
     }
-    assertThat(ModelMessages.keyOf(ID)).isEqualTo("idempotency key \"k-1\"");
+    assertThat(ModelMessages.keyOf(ID, "argument")).isEqualTo("idempotency key \"k-1\"");
   }
 }

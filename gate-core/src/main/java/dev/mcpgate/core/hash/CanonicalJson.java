@@ -219,7 +219,7 @@ public final class CanonicalJson {
       try {
         value(value, depth);
       } catch (PathFailure f) {
-        throw f.under(memberSegment(name));
+        throw f.under(pathSegment(name));
       }
     }
 
@@ -380,10 +380,19 @@ public final class CanonicalJson {
     }
   }
 
-  private static String memberSegment(String name) {
+  /**
+   * How a refusal's path names an object member: {@code .name} for a plain identifier, else {@code
+   * ["name"]} quoted with what could forge or hide text in a log escaped, as every path this class
+   * writes; for others that name a path in the same words.
+   *
+   * @param name the member's name, as the caller sent it
+   * @return the path segment
+   */
+  public static String pathSegment(String name) {
     boolean plain = !name.isEmpty() && Character.isJavaIdentifierStart(name.charAt(0));
     for (int i = 1; plain && i < name.length(); i++) {
-      plain = Character.isJavaIdentifierPart(name.charAt(i));
+      char c = name.charAt(i); // the "ignorable" controls are parts of identifiers too: quote them
+      plain = Character.isJavaIdentifierPart(c) && !Character.isIdentifierIgnorable(c);
     }
     return plain ? "." + name : "[" + Checks.quote(name) + "]";
   }

@@ -43,26 +43,38 @@ public final class Checks {
     return duration;
   }
 
-  /** Renders a user-supplied value for an error message: quoted, escaped, and cut to 80 chars. */
+  /**
+   * Renders a user-supplied value for an error message: quoted, cut after 80 characters (code
+   * points, never inside one), with what could forge or hide text in a log escaped as {@code
+   * \\uXXXX}: control characters, format characters (bidirectional overrides, zero-width ones),
+   * line and paragraph separators and lone surrogates; {@code "} and {@code \\} escaped too.
+   */
   public static String quote(String value) {
     if (value == null) {
       return "null";
     }
-    StringBuilder sb = new StringBuilder(Math.min(value.length(), 80) + 8).append('"');
-    int n = Math.min(value.length(), 80);
-    for (int i = 0; i < n; i++) {
-      char c = value.charAt(i);
-      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
-        sb.append(String.format("\\u%04x", (int) c));
+    int total = value.codePointCount(0, value.length());
+    StringBuilder sb = new StringBuilder(Math.min(value.length(), 160) + 8).append('"');
+    int shown = 0;
+    for (int i = 0; i < value.length() && shown < 80; shown++) {
+      int c = value.codePointAt(i);
+      i += Character.charCount(c);
+      int type = Character.getType(c);
+      if (type == Character.CONTROL
+          || type == Character.FORMAT
+          || type == Character.LINE_SEPARATOR
+          || type == Character.PARAGRAPH_SEPARATOR
+          || type == Character.SURROGATE) {
+        sb.append(String.format("\\u%04x", c));
       } else if (c == '"' || c == '\\') {
-        sb.append('\\').append(c);
+        sb.append('\\').append((char) c);
       } else {
-        sb.append(c);
+        sb.appendCodePoint(c);
       }
     }
     sb.append('"');
-    if (value.length() > n) {
-      sb.append("... (").append(value.length()).append(" chars)");
+    if (total > shown) {
+      sb.append("... (").append(total).append(" characters)");
     }
     return sb.toString();
   }
