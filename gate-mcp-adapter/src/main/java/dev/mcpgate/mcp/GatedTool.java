@@ -109,50 +109,22 @@ final class GatedTool {
   }
 
   CallToolResult call(McpTransportContext context, CallToolRequest request, Invocation invocation) {
-    return call(context, resolveTenant(context), request, invocation);
+    return call(context, ResolvedTenant.of(tenants, context), request, invocation);
   }
 
   /**
-   * A call's tenant as resolved where it arrived.
-   *
-   * @param name the tenant, or null when the resolver gave none
-   * @param failure what the resolver threw, or null: the server's failure, not the caller's
+   * @return the call's tenant, resolved where the call arrives ({@link ResolvedTenant#reactive})
    */
-  record Tenant(String name, Throwable failure) {
-    static final Tenant NONE = new Tenant(null, null);
-  }
-
-  /**
-   * @return the call's tenant on this thread
-   */
-  Tenant resolveTenant(McpTransportContext context) {
-    try {
-      return new Tenant(
-          tenants.resolve(context == null ? McpTransportContext.EMPTY : context), null);
-    } catch (RuntimeException | Error e) {
-      if (e instanceof VirtualMachineError vm) {
-        throw vm;
-      }
-      return new Tenant(null, e);
-    }
-  }
-
-  /**
-   * @return the call's tenant, resolved on the subscribing thread with the subscriber's Reactor
-   *     context (async tools: where the call arrives, before any scheduler hop)
-   */
-  Mono<Tenant> resolveTenantReactive(McpTransportContext context) {
-    return Mono.defer(
-            () -> tenants.resolveReactive(context == null ? McpTransportContext.EMPTY : context))
-        .map(name -> new Tenant(name, null))
-        .defaultIfEmpty(Tenant.NONE)
-        .onErrorResume(
-            e -> !(e instanceof VirtualMachineError), e -> Mono.just(new Tenant(null, e)));
+  Mono<ResolvedTenant> resolveTenantReactive(McpTransportContext context) {
+    return ResolvedTenant.reactive(tenants, context);
   }
 
   /** A call whose tenant was resolved where it arrived. */
   CallToolResult call(
-      McpTransportContext context, Tenant tenant, CallToolRequest request, Invocation invocation) {
+      McpTransportContext context,
+      ResolvedTenant tenant,
+      CallToolRequest request,
+      Invocation invocation) {
     long startNanos = System.nanoTime();
     Decided decided = decide(context, tenant, request, invocation);
     if (decided == Decided.UNGATED) {
@@ -173,7 +145,7 @@ final class GatedTool {
   /** Never throws: a failure is in the decision, with what was known when it came. */
   private Decided decide(
       McpTransportContext context,
-      Tenant resolved,
+      ResolvedTenant resolved,
       CallToolRequest request,
       Invocation invocation) {
     Auditor.Known known = Auditor.Known.NOTHING;

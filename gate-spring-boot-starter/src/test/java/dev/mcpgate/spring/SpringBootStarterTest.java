@@ -310,15 +310,16 @@ class SpringBootStarterTest {
           .extracting(Thread::getName)
           .anyMatch(n -> n.startsWith("mcpgate-purge-"));
     }
-    assertThatThrownBy(
-            () ->
-                gate.get()
-                    .execute(
-                        dev.mcpgate.core.ToolCall.of("t", "x", "k", Map.of()),
-                        dev.mcpgate.core.ResultMapper.utf8(),
-                        ctx -> "ran"))
+    assertThat(
+            gate.get()
+                .execute(
+                    dev.mcpgate.core.ToolCall.of("t", "x", "k", Map.of()),
+                    dev.mcpgate.core.ResultMapper.utf8(),
+                    ctx -> "ran"))
         .as("the gate was closed with the context")
-        .hasMessageContaining("closed");
+        .isInstanceOfSatisfying(
+            dev.mcpgate.core.GateResult.Failed.class,
+            f -> assertThat(f.reason()).isEqualTo(dev.mcpgate.core.FailureReason.GATE_CLOSED));
   }
 
   @Test
