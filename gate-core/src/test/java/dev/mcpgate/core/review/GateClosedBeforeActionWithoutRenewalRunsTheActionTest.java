@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * Finding: a gate closed between the claim and the action is {@code Failed(GATE_CLOSED)} only for
- * a policy that renews leases. {@code LeaseRenewer.start} checks {@code closed} only after it has
+ * Finding: a gate closed between the claim and the action is {@code Failed(GATE_CLOSED)} only for a
+ * policy that renews leases. {@code LeaseRenewer.start} checks {@code closed} only after it has
  * joined a renewal group; a policy with {@code leaseRenewal(Duration.ZERO)} (or a {@code
  * withPolicy} sibling with one) returns before that check, and nothing later looks at the gate.
  *

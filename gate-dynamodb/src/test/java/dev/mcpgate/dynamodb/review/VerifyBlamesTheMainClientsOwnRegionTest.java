@@ -82,8 +82,7 @@ class VerifyBlamesTheMainClientsOwnRegionTest {
       // made by an earlier run
     }
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (client.describeTable(d -> d.tableName(TABLE)).table().tableStatus()
-            != TableStatus.ACTIVE
+    while (client.describeTable(d -> d.tableName(TABLE)).table().tableStatus() != TableStatus.ACTIVE
         && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
