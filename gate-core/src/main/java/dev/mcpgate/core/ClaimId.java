@@ -114,6 +114,18 @@ public record ClaimId(String tenant, String tool, String key) {
     return echo ? ": " + quote(value) : "";
   }
 
+  /**
+   * How the gate's messages (and {@link #toString()}) quote a tenant, tool or key: in double
+   * quotes, cut after 80 characters (never inside one), with what could forge or hide text escaped
+   * ({@code "}, {@code \}, control and format characters, line separators, lone surrogates).
+   *
+   * @param value a caller's value, or null
+   * @return the value quoted
+   */
+  public static String quoted(String value) {
+    return quote(value);
+  }
+
   @Override
   public String toString() {
     return "(" + quote(tenant) + ", " + quote(tool) + ", " + quote(key) + ")";

@@ -48,20 +48,22 @@ import java.util.concurrent.ScheduledExecutorService;
  * sentences for models.
  *
  * <p>While {@link #execute} runs an action, the gate renews its lease on a thread of its own (see
- * {@link GatePolicy#leaseRenewal()}); {@link #close()} stops that thread. Gates made by {@link
- * #withPolicy} share it with the gate they came from.
+ * {@link GatePolicy#leaseRenewal()}); {@link #close()} of the gate the builder made stops it, for
+ * the gates made from it by {@link #withPolicy} too, which share it.
  */
 public final class IdempotencyGate implements AutoCloseable {
   private final GateEngine engine;
   private final GatePolicy policy;
+  private final boolean owner; // the builder's gate, whose close() closes the engine
 
   /**
    * @param engine wired once by the builder, and shared by every gate {@link #withPolicy} makes
    * @param policy this gate's, passed to the engine with each call
    */
-  private IdempotencyGate(GateEngine engine, GatePolicy policy) {
+  private IdempotencyGate(GateEngine engine, GatePolicy policy, boolean owner) {
     this.engine = engine;
     this.policy = policy;
+    this.owner = owner;
   }
 
   /**
@@ -78,24 +80,26 @@ public final class IdempotencyGate implements AutoCloseable {
    *     gate's engine (nothing is wired anew), so it is cheap to make one per tool
    */
   public IdempotencyGate withPolicy(GatePolicy policy) {
-    return new IdempotencyGate(engine, notNull(policy, "policy"));
+    return new IdempotencyGate(engine, notNull(policy, "policy"), false);
   }
 
   /**
-   * Stops renewing leases, and the renewal thread if the gate started one (a scheduler given to the
-   * builder is the caller's to stop); for this gate and every gate {@link #withPolicy} made from
-   * it. Calls after it are refused with {@link IllegalStateException}, nothing run. Actions still
-   * running lose their renewals: their leases run out and their completions are fenced as after a
-   * crash. The store is not closed: it is the caller's.
+   * On the gate the builder made: stops renewing leases, and the renewal thread if the gate started
+   * one (a scheduler given to the builder is the caller's to stop), for it and every gate {@link
+   * #withPolicy} made from it; calls after it are {@code Failed(GATE_CLOSED)}, nothing run. Actions
+   * still running lose their renewals: their leases run out and their completions are fenced as
+   * after a crash. The store is not closed: the caller's. On a gate {@link #withPolicy} made:
+   * nothing (it shares the builder's gate's engine, which that gate's close stops).
    */
   @Override
   public void close() {
-    engine.close();
+    if (owner) {
+      engine.close();
+    }
   }
 
   /**
-   * @return the engine, for tests: how many running attempts it renews now ({@code renewing()}), a
-   *     context for a claim taken with {@link #claim} whose lease nobody renews ({@code context})
+   * @return the engine, for tests (what it renews now; a context for a {@link #claim})
    */
   GateEngine engine() {
     return engine;
@@ -104,10 +108,8 @@ public final class IdempotencyGate implements AutoCloseable {
   /**
    * Tells this gate's listeners that a call was refused before it reached the gate (a {@link
    * GateEvent.Type#REJECTED} event), so that the metrics and spans that count the gate's decisions
-   * count it too. For adapters, such as the MCP adapter, that decide a call's tenant and key before
-   * calling {@link #execute}; nothing is claimed or stored. Arguments that cannot be hashed are
-   * told by {@link #execute} itself, before it returns their {@link
-   * FailureReason#ARGUMENTS_INVALID} failure.
+   * count it too. For adapters that decide a call's tenant and key before calling {@link #execute};
+   * nothing is claimed or stored. {@link #execute} tells of arguments it cannot hash itself.
    *
    * @param tool the tool called
    * @param rejection why it was refused
@@ -201,7 +203,6 @@ public final class IdempotencyGate implements AutoCloseable {
    * Claims the call once, without waiting. On {@link ClaimOutcome.Acquired} the caller holds the
    * key and must {@link #complete}, {@link #release} or {@link #markUnknown} it.
    *
-   * @param call the call
    * @return the outcome
    * @throws StoreUnavailableException if the claim could not be written
    * @throws InvalidArgumentsException if the arguments cannot be hashed
@@ -214,7 +215,6 @@ public final class IdempotencyGate implements AutoCloseable {
   /**
    * Stores the result of an acquired claim for replay.
    *
-   * @param claim the acquired claim
    * @param result the result bytes (encoded by the codec before storing)
    * @param failure true to store it as a failure result
    * @return false when another attempt took the lease over: nothing was stored
@@ -393,7 +393,8 @@ public final class IdempotencyGate implements AutoCloseable {
     public IdempotencyGate build() {
       return new IdempotencyGate(
           new GateEngine(store, codec, List.copyOf(listeners), clock, scheduler, executor, ticker),
-          policy);
+          policy,
+          true);
     }
   }
 }

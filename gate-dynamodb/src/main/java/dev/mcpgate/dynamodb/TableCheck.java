@@ -183,18 +183,21 @@ final class TableCheck {
     ClaimId probe = new ClaimId(PROBE_TENANT, PROBE_TOOL, UUID.randomUUID().toString());
     LeaseToken token = LeaseToken.random();
     writes.claim(new ClaimRequest(probe, "probe", token, PROBE_LEASE, PROBE_EXPIRY));
+    boolean own = renewalRequests.client != requests.client; // a renewal client of its own
     String renewalPath =
         "lease renewals of DynamoDB table "
             + table
             + " go through the renewal client ("
             + where(renewalRequests.client)
-            + (renewalRequests == requests ? ", the main client" : "")
+            + (own ? "" : ", the main client")
             + "), which ";
     String fix =
-        ", and a retry would take its key over and run the action again. Give the renewal client"
-            + " the main client's region, endpoint and credentials ("
-            + where(requests.client)
-            + ")";
+        ", and a retry would take its key over and run the action again"
+            + (own
+                ? ". Give the renewal client the main client's region, endpoint and credentials ("
+                    + where(requests.client)
+                    + ")"
+                : "");
     boolean extended;
     try {
       extended =

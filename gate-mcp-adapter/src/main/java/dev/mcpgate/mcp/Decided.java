@@ -37,8 +37,8 @@ record Decided(CallToolResult result, Throwable thrown, Auditor.Decision audit) 
   }
 
   /**
-   * A failure the gate threw instead of deciding (it is closed; an {@link Error} of its mapper or
-   * codec): our fixed answer that the effect is not known, as for {@link #failedBeforeAnyHandler}.
+   * A failure the gate threw instead of deciding (an {@link Error} of its mapper or codec): our
+   * fixed answer that the effect is not known, as for {@link #failedBeforeAnyHandler}.
    */
   static Decided thrownByTheGate(
       Throwable thrown, Auditor.Known known, RateLimitedLog log, String tool) {

@@ -254,7 +254,8 @@ final class GatedTool {
     try {
       result = invocation.gated(gate, call, mapper, ctx -> handlerRequest(request, arguments));
     } catch (RuntimeException | Error e) {
-      return Decided.thrownByTheGate(e, known, limited, tool.name()); // closed, or an Error
+      return Decided.thrownByTheGate(
+          e, known, limited, tool.name()); // an Error of its mapper or codec
     }
     try {
       return answer(result, known);

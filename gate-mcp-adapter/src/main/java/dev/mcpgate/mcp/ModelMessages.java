@@ -100,23 +100,11 @@ final class ModelMessages {
    */
   static String keyOf(ClaimId id, String keySource) {
     if (!KeyDigest.looksDigested(id.key())) {
-      return "idempotency key " + quoted(id.key());
+      return "idempotency key " + ClaimId.quoted(id.key());
     }
     return KeySource.NATURAL.wireName().equals(keySource)
         ? "same key (made from its arguments)"
         : "same idempotency key"; // a client's key kept as its digest: quoted nowhere
-  }
-
-  /**
-   * @return a valid key (one {@link ClaimId} took: no control characters) as gate-core's messages
-   *     and {@link ClaimId#toString} quote it: in double quotes, with {@code "} and {@code \}
-   *     escaped, cut after 80 characters (code points, never inside one)
-   */
-  static String quoted(String key) {
-    int total = key.codePointCount(0, key.length());
-    int end = key.offsetByCodePoints(0, Math.min(total, 80));
-    String shown = key.substring(0, end).replace("\\", "\\\\").replace("\"", "\\\"");
-    return "\"" + shown + "\"" + (total > 80 ? "... (" + total + " characters)" : "");
   }
 
   /**

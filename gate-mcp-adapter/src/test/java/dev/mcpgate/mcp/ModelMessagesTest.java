@@ -197,12 +197,13 @@ class ModelMessagesTest {
             "x".repeat(80),
             "y".repeat(81) + "\"",
             "\u00e9t\u00e9 \ud83d\ude00",
+            "rtl\u202eover",
             "z".repeat(ClaimId.MAX_LENGTH))) {
       String core = new ClaimId("t", "x", key).toString();
       assertThat(core).startsWith(prefix).endsWith(")");
-      assertThat(ModelMessages.quoted(key))
+      assertThat(ModelMessages.keyOf(new ClaimId("t", "x", key), "argument"))
           .as(key)
-          .isEqualTo(core.substring(prefix.length(), core.length() - 1));
+          .isEqualTo("idempotency key " + core.substring(prefix.length(), core.length() - 1));
     }
     assertThat(ModelMessages.keyOf(ID, "argument")).isEqualTo("idempotency key \"k-1\"");
   }

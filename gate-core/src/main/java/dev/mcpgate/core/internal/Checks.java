@@ -65,7 +65,9 @@ public final class Checks {
           || type == Character.LINE_SEPARATOR
           || type == Character.PARAGRAPH_SEPARATOR
           || type == Character.SURROGATE) {
-        sb.append(String.format("\\u%04x", c));
+        for (char unit : Character.toChars(c)) { // past the BMP: its two UTF-16 units
+          sb.append(String.format("\\u%04x", (int) unit));
+        }
       } else if (c == '"' || c == '\\') {
         sb.append('\\').append((char) c);
       } else {

@@ -113,10 +113,22 @@ final class AttemptRunner {
     }
     try {
       T value;
-      LeaseRenewer.Held held = leases.confirmBeforeAction(renewal, policy);
+      // a gate closed meanwhile renews no lease: the action must not start (a policy without
+      // renewal too), nor be told a store failure when the closed gate refused to ask the store
+      LeaseRenewer.Held held =
+          leases.isClosed() ? null : leases.confirmBeforeAction(renewal, policy);
       if (held != LeaseRenewer.Held.YES) {
         renewal.finishing();
         rollbackQuietly(scope, resource, null);
+        if (held == null || leases.isClosed()) {
+          CallFailure closed =
+              CallFailure.gateClosed(
+                  true,
+                  "the gate closed before the action of " + id + " could start; it did not run",
+                  null);
+          settler.release(claim, closed, NOT_STARTED);
+          throw closed;
+        }
         throw settler.notStarted(claim, held);
       }
       try {
