@@ -61,11 +61,17 @@ final class RequestIdentity {
         return null;
       }
       Object principal = auth.getPrincipal();
-      boolean oauth2 = SpringTenantResolver.OAUTH2;
-      return SpringTenantResolver.principal(
-          oauth2 ? Issuers.of(principal) : null,
-          oauth2 && Issuers.isToken(principal),
-          auth.getName());
+      if (!SpringTenantResolver.OAUTH2) {
+        return SpringTenantResolver.principal(null, null, auth.getName());
+      }
+      String origin = null;
+      if (SpringTenantResolver.OAUTH2_CLIENT) {
+        origin = Logins.registration(auth); // two logins' users of one name are two tenants
+      }
+      if (origin == null && Issuers.isToken(principal)) {
+        origin = SpringTenantResolver.TOKEN;
+      }
+      return SpringTenantResolver.principal(Issuers.of(principal), origin, auth.getName());
     }
   }
 
@@ -92,6 +98,21 @@ final class RequestIdentity {
       return principal instanceof org.springframework.security.oauth2.core.ClaimAccessor
           || principal
               instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal;
+    }
+  }
+
+  /** Loaded only with Spring Security's OAuth 2.0 client: the registration of a login. */
+  static final class Logins {
+    /**
+     * @return {@code oauth2-client:} + the registration id of an OAuth 2.0 login, else null
+     */
+    static String registration(org.springframework.security.core.Authentication auth) {
+      return auth
+              instanceof
+              org.springframework.security.oauth2.client.authentication.OAuth2AuthenticationToken
+                  login
+          ? "oauth2-client:" + login.getAuthorizedClientRegistrationId()
+          : null;
     }
   }
 

@@ -59,6 +59,11 @@ final class SpringTenantResolver implements TenantResolver {
   static final boolean OAUTH2 =
       SECURITY
           && ClassUtils.isPresent("org.springframework.security.oauth2.core.ClaimAccessor", LOADER);
+  static final boolean OAUTH2_CLIENT =
+      OAUTH2
+          && ClassUtils.isPresent(
+              "org.springframework.security.oauth2.client.authentication.OAuth2AuthenticationToken",
+              LOADER);
 
   private final List<Source> order;
   private final String header;
@@ -161,27 +166,30 @@ final class SpringTenantResolver implements TenantResolver {
    * #} {@code %23}: a raw {@code #} appears exactly when there is an issuer, and separates it from
    * the name, so the value decodes to one (issuer, name) pair.
    *
+   * <p>A principal with no issuer that is not a local user names where it came from instead: {@code
+   * %} + its origin, escaped ({@code %token} for a token, {@code %oauth2-client:github} for an
+   * OAuth 2.0 login through the registration {@code github}). A real issuer's {@code %} is always
+   * {@code %25} (an issuer spelled {@code %token} too), and no origin begins with {@code 25} or
+   * {@code 23}, so an origin is no issuer's, and no local user's (who has no issuer part) either.
+   *
    * @param issuer the issuer ({@code iss}), or null or blank for none
-   * @param token whether the principal is a token's (a JWT, an OAuth 2.0 user): one that names no
-   *     issuer gets the issuer part {@link #TOKEN_WITHOUT_ISSUER}
+   * @param origin for a principal without an issuer: null for a local user, else where it came from
+   *     ({@link #TOKEN} for a token, {@code oauth2-client:} + the registration id for an OAuth 2.0
+   *     login)
    * @param name the principal's name
    * @return the tenant
    */
-  static String principal(String issuer, boolean token, String name) {
+  static String principal(String issuer, String origin, String name) {
     if (issuer != null && !issuer.isBlank()) {
       return "principal:" + escape(issuer) + "#" + escape(name);
     }
-    return token
-        ? "principal:" + TOKEN_WITHOUT_ISSUER + "#" + escape(name)
+    return origin != null
+        ? "principal:%" + escape(origin) + "#" + escape(name)
         : "principal:" + escape(name);
   }
 
-  /**
-   * The issuer part of a token's principal that names no issuer: written as it is, where a real
-   * issuer's {@code %} is always {@code %25} (an issuer spelled {@code %token} too), so it is no
-   * issuer's and no local user's (who has no issuer part) either.
-   */
-  private static final String TOKEN_WITHOUT_ISSUER = "%token";
+  /** The origin of a token's principal (a JWT, an introspected token) that names no issuer. */
+  static final String TOKEN = "token";
 
   private static String escape(String part) {
     return part.replace("%", "%25").replace("#", "%23");

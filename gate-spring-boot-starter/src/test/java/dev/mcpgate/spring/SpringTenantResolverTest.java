@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.mcpgate.spring.McpGateProperties.Tenant.Source;
 import io.modelcontextprotocol.common.McpTransportContext;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +22,11 @@ import org.springframework.security.core.Authentication;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.oauth2.client.authentication.OAuth2AuthenticationToken;
 import org.springframework.security.oauth2.core.DefaultOAuth2AuthenticatedPrincipal;
 import org.springframework.security.oauth2.core.oidc.OidcIdToken;
 import org.springframework.security.oauth2.core.oidc.user.DefaultOidcUser;
+import org.springframework.security.oauth2.core.user.DefaultOAuth2User;
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -252,6 +255,20 @@ class SpringTenantResolverTest {
   }
 
   @Test
+  void twoOAuth2LoginsWithoutAnIssuerKeepTheirUsersApart() {
+    DefaultOAuth2User user =
+        new DefaultOAuth2User(List.of(), Map.of("id", "12345", "login", "alice"), "id");
+    assertThat(principalTenant(new OAuth2AuthenticationToken(user, List.of(), "github")))
+        .isEqualTo("principal:%oauth2-client:github#12345");
+    assertThat(principalTenant(new OAuth2AuthenticationToken(user, List.of(), "gitlab")))
+        .as("another provider's user of the same id")
+        .isEqualTo("principal:%oauth2-client:gitlab#12345");
+    assertThat(principalTenant(new JwtAuthenticationToken(jwt(null, "12345"), List.of())))
+        .as("a token without iss")
+        .isEqualTo("principal:%token#12345");
+  }
+
+  @Test
   void noTwoIssuerAndNamePairsShareATenant() {
     String[][] pairs = {
       {null, "alice"},
@@ -277,18 +294,19 @@ class SpringTenantResolverTest {
     for (String[] pair : pairs) {
       String issuer = pair[0] == null || pair[0].isBlank() ? null : pair[0];
       if (distinctPairs.add(issuer + "\u0000" + pair[1])) {
-        for (boolean token : new boolean[] {false, true}) {
-          String tenant = SpringTenantResolver.principal(pair[0], token, pair[1]);
-          if (issuer != null && token) {
-            continue; // a token with an issuer is named by it, as a non-token with that issuer
+        for (String origin :
+            Arrays.asList(null, "token", "oauth2-client:github", "oauth2-client:git#hub")) {
+          String tenant = SpringTenantResolver.principal(pair[0], origin, pair[1]);
+          if (issuer != null && origin != null) {
+            continue; // a principal with an issuer is named by it, whatever its origin
           }
           assertThat(tenants.add(tenant))
-              .as("%s %s (token %s) gave %s", pair[0], pair[1], token, tenant)
+              .as("%s %s (origin %s) gave %s", pair[0], pair[1], origin, tenant)
               .isTrue();
         }
       }
     }
-    assertThat(SpringTenantResolver.principal("a#b", false, "c#d%"))
+    assertThat(SpringTenantResolver.principal("a#b", null, "c#d%"))
         .isEqualTo("principal:a%23b#c%23d%25");
   }
 
