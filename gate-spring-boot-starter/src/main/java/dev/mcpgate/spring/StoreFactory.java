@@ -124,9 +124,7 @@ final class StoreFactory {
         throw new IllegalStateException(
             "MCP Gate could not use its DynamoDB store at startup: "
                 + e.getMessage()
-                + "\n(mcpgate.create-schema-if-missing=true creates a missing table;"
-                + " mcpgate.verify-schema=false starts without this check, and the first call finds"
-                + " out)",
+                + skipHint(props),
             e);
       }
       return;
@@ -138,13 +136,21 @@ final class StoreFactory {
       JdbcStores.verify(store);
     } catch (dev.mcpgate.core.StoreUnavailableException e) {
       throw new IllegalStateException(
-          "MCP Gate could not use its JDBC store at startup: "
-              + e.getMessage()
-              + "\n(mcpgate.create-schema-if-missing=true creates the table;"
-              + " mcpgate.verify-schema=false starts without this check, and the first call finds"
-              + " out)",
+          "MCP Gate could not use its JDBC store at startup: " + e.getMessage() + skipHint(props),
           e);
     }
+  }
+
+  /**
+   * What to set instead, after a failed check: creating the table only when it is not created
+   * already (on, it created any missing table before the check ran).
+   */
+  private static String skipHint(McpGateProperties props) {
+    return "\n("
+        + (props.isCreateSchemaIfMissing()
+            ? ""
+            : "mcpgate.create-schema-if-missing=true creates a missing table; ")
+        + "mcpgate.verify-schema=false starts without this check, and the first call finds out)";
   }
 
   /**

@@ -65,7 +65,21 @@ class StarterDynamoDbTest {
         .hasStackTraceContaining("MCP Gate could not use its DynamoDB store at startup")
         .hasStackTraceContaining("mcpgate_boot_dynamo_other_keys")
         .hasStackTraceContaining("partition key id (S)")
+        .hasStackTraceContaining("mcpgate.create-schema-if-missing=true creates a missing table")
         .hasStackTraceContaining("mcpgate.verify-schema=false");
+    // with the table created when missing, the advice to create it is no advice
+    assertThatThrownBy(
+            () ->
+                server("mcpgate_boot_dynamo_other_keys")
+                    .properties("mcpgate.create-schema-if-missing=true")
+                    .run()
+                    .close())
+        .hasStackTraceContaining("partition key id (S)")
+        .hasStackTraceContaining("mcpgate.verify-schema=false")
+        .satisfies(
+            e ->
+                assertThat(stackTrace(e))
+                    .doesNotContain("mcpgate.create-schema-if-missing=true creates"));
 
     try (ConfigurableApplicationContext app =
         server("mcpgate_boot_dynamo_other_keys").properties("mcpgate.verify-schema=false").run()) {
@@ -108,6 +122,12 @@ class StarterDynamoDbTest {
         throw new AssertionError(e);
       }
     }
+  }
+
+  private static String stackTrace(Throwable e) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    e.printStackTrace(new java.io.PrintWriter(out));
+    return out.toString();
   }
 
   private static String required(String variable) {
