@@ -348,13 +348,12 @@ public class McpGateProperties {
   }
 
   /**
-   * Refuses the property's old name, so that a configuration that still sets it fails at startup
-   * instead of being ignored.
+   * Refuses the old name, so that a configuration that still sets it fails instead of being
+   * ignored.
    *
    * @param ignored the old property's value
    * @throws IllegalArgumentException always, naming the new property
-   * @deprecated {@code mcpgate.create-schema} is {@code mcpgate.create-schema-if-missing}, the name
-   *     the stores' builders use
+   * @deprecated {@code mcpgate.create-schema} is {@code mcpgate.create-schema-if-missing}
    */
   @Deprecated
   public void setCreateSchema(String ignored) {
