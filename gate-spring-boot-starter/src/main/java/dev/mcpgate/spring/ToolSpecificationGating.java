@@ -53,6 +53,12 @@ final class ToolSpecificationGating
   private final Set<String> opaqueTransports = new LinkedHashSet<>();
   private volatile boolean syncTools;
 
+  /** Spring MVC's functional endpoints are there, on which Spring AI's WebMVC transports run. */
+  private static final boolean SERVLET_WEB =
+      ClassUtils.isPresent(
+          "org.springframework.web.servlet.function.ServerRequest",
+          ToolSpecificationGating.class.getClassLoader());
+
   /** WebFlux is there: the classes the WebFlux configuration is conditional on, read from it. */
   private static final boolean REACTIVE_WEB =
       java.util.Arrays.stream(
@@ -82,6 +88,9 @@ final class ToolSpecificationGating
         synchronized (seen) {
           opaqueTransports.add(bean.getClass().getName());
         }
+      }
+      if (SERVLET_WEB) {
+        WebMvcKeyHeader.install(bean); // a WebFlux transport takes no servlet request: unchanged
       }
       return bean;
     }

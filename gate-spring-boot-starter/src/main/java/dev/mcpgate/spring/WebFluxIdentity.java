@@ -2,9 +2,6 @@ package dev.mcpgate.spring;
 
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpTransportContextExtractor;
-import java.lang.reflect.Field;
-import java.lang.reflect.ParameterizedType;
-import java.lang.reflect.Type;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.core.Ordered;
@@ -92,33 +89,11 @@ final class WebFluxIdentity {
    * @return true when the transport's extractor now captures the identity
    */
   static boolean install(Object transport, String header) {
-    for (Class<?> c = transport.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
-      for (Field f : c.getDeclaredFields()) {
-        if (f.getType() == McpTransportContextExtractor.class && takesServerRequests(f)) {
-          try {
-            f.setAccessible(true);
-            @SuppressWarnings("unchecked")
-            McpTransportContextExtractor<ServerRequest> original =
-                (McpTransportContextExtractor<ServerRequest>) f.get(transport);
-            if (original instanceof Capturing) {
-              return true;
-            }
-            f.set(transport, new Capturing(original, header));
-            return true;
-          } catch (ReflectiveOperationException | RuntimeException e) {
-            return false; // not accessible (a named module, a final field): not installed
-          }
-        }
-      }
-    }
-    return false;
-  }
-
-  private static boolean takesServerRequests(Field f) {
-    Type type = f.getGenericType();
-    return type instanceof ParameterizedType p
-        && p.getActualTypeArguments().length == 1
-        && p.getActualTypeArguments()[0] == ServerRequest.class;
+    return TransportContexts.wrap(
+        transport,
+        ServerRequest.class,
+        Capturing.class,
+        original -> new Capturing(original, header));
   }
 
   /** The transport's extractor, and the captured identity on top. */
@@ -133,7 +108,10 @@ final class WebFluxIdentity {
           seen instanceof Principal p
               ? new RequestIdentity.Captured(true, p.tenant(), lines)
               : new RequestIdentity.Captured(false, null, lines);
-      return new CapturedContext(base == null ? McpTransportContext.EMPTY : base, captured);
+      return new CapturedContext(
+          TransportContexts.withKeyHeader(
+              base, request.headers().header(dev.mcpgate.mcp.KeySource.HEADER_CONTEXT_KEY)),
+          captured);
     }
   }
 

@@ -289,6 +289,78 @@ public abstract class StackContract {
     }
   }
 
+  /** A client of alice's over the protocol, sending the key in the Idempotency-Key header. */
+  private static McpSyncClient keyHeaderClient(
+      ConfigurableApplicationContext app, String protocol, String key) {
+    int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+    io.modelcontextprotocol.client.transport.customizer.McpSyncHttpClientRequestCustomizer headers =
+        (request, method, uri, body, ctx) ->
+            request
+                .header(
+                    "Authorization",
+                    "Basic "
+                        + Base64.getEncoder()
+                            .encodeToString("alice:alice-pw".getBytes(StandardCharsets.UTF_8)))
+                .header("Idempotency-Key", key);
+    McpSyncClient c =
+        McpClient.sync(
+                "SSE".equals(protocol)
+                    ? io.modelcontextprotocol.client.transport.HttpClientSseClientTransport.builder(
+                            "http://127.0.0.1:" + port)
+                        .sseEndpoint("/sse")
+                        .httpRequestCustomizer(headers)
+                        .build()
+                    : HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+                        .endpoint("/mcp")
+                        .httpRequestCustomizer(headers)
+                        .build())
+            .build();
+    c.initialize();
+    return c;
+  }
+
+  @ParameterizedTest(name = "{0} tools")
+  @ValueSource(strings = {"SYNC", "ASYNC"})
+  void aKeyInTheIdempotencyKeyHeaderReplaysOnEveryProtocol(String type) {
+    for (String protocol : List.of("STREAMABLE", "STATELESS", "SSE")) {
+      String table = table("keyheader_" + protocol.toLowerCase(), type);
+      try (ConfigurableApplicationContext app =
+          server(
+              type,
+              table,
+              "spring.ai.mcp.server.protocol=" + protocol,
+              "mcpgate.key-sources=header")) {
+        McpSyncClient first = keyHeaderClient(app, protocol, "hk-1");
+        McpSyncClient again = keyHeaderClient(app, protocol, "hk-1");
+        McpSyncClient other = keyHeaderClient(app, protocol, "hk-2");
+        try {
+          int before = StackServer.TRANSFERS.get();
+          CallToolRequest call =
+              new CallToolRequest("transfer_funds", Map.of("to", "acct_carol", "cents", 100));
+
+          CallToolResult ran = first.callTool(call);
+          CallToolResult retry = again.callTool(call);
+          CallToolResult otherKey = other.callTool(call);
+
+          assertThat(ran.isError()).as(protocol + ": " + text(ran)).isNotEqualTo(Boolean.TRUE);
+          assertThat(replayed(retry)).as(protocol + ": " + text(retry)).isTrue();
+          assertThat(text(retry)).isEqualTo(text(ran));
+          assertThat(replayed(otherKey)).as(protocol + ": another key runs").isFalse();
+          assertThat(StackServer.TRANSFERS.get()).as(protocol).isEqualTo(before + 2);
+          assertThat(
+                  app.getBean(JdbcTemplate.class)
+                      .queryForList(
+                          "SELECT idem_key FROM " + table + " ORDER BY idem_key", String.class))
+              .containsExactly("hk-1", "hk-2");
+        } finally {
+          first.closeGracefully();
+          again.closeGracefully();
+          other.closeGracefully();
+        }
+      }
+    }
+  }
+
   @ParameterizedTest(name = "{0} tools")
   @ValueSource(strings = {"SYNC", "ASYNC"})
   void aRetryReplaysAndOtherArgumentsConflictWithinTheUsersTenant(String type) {
