@@ -5,11 +5,14 @@ import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.ResultCodec;
 import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
@@ -109,10 +112,11 @@ final class ClaimSteps {
   }
 
   /**
-   * Settles the row at {@code id} whose outcome is unknown by an operator's verdict, conditional on
-   * the row read (its token): a row fenced as unknown, or one still in progress whose lease has run
-   * out on the store's clock (its attempt's process died, or its gate closed before the fence could
-   * be written), which a retry would otherwise take over and run again.
+   * Settles the row at {@code id} whose outcome is unknown by an operator's verdict: a row fenced
+   * as unknown (written by its token), or one still in progress whose lease has run out on the
+   * store's clock (its attempt's process died, or its gate closed before the fence could be
+   * written), which a retry would otherwise take over and run again: that one is taken over first
+   * ({@link #fenceToSettle}).
    *
    * @param verdict happened or not happened (the caller refused still unknown)
    * @return false when there is no such row at {@code id}
@@ -132,10 +136,7 @@ final class ClaimSteps {
                 && !found.get().leaseExpiresAt().isAfter(now))) {
       return false;
     }
-    ClaimRecord row = found.get();
-    ClaimOutcome.Acquired holder =
-        new ClaimOutcome.Acquired(
-            id, row.token(), row.attempt(), row.createdAt(), row.leaseExpiresAt(), row.argsHash());
+    StoredResult result = null;
     if (verdict instanceof Reconciler.Verdict.Happened happened) {
       byte[] encoded = codec.encode(id, happened.result());
       if (encoded.length > policy.maxResultBytes()) {
@@ -150,24 +151,31 @@ final class ClaimSteps {
             encoded.length,
             policy.maxResultBytes());
       }
-      boolean stored =
+      result = new StoredResult(StoredResult.Kind.VALUE, encoded);
+    }
+    ClaimRecord row =
+        found.get().state() == ClaimState.IN_PROGRESS
+            ? fenceToSettle(policy, found.get())
+            : found.get();
+    if (row == null) {
+      return false;
+    }
+    ClaimOutcome.Acquired holder =
+        new ClaimOutcome.Acquired(
+            id, row.token(), row.attempt(), row.createdAt(), row.leaseExpiresAt(), row.argsHash());
+    if (result != null) {
+      StoredResult stored = result;
+      boolean completed =
           write(
-              () ->
-                  store.complete(
-                      id,
-                      row.token(),
-                      new StoredResult(StoredResult.Kind.VALUE, encoded),
-                      policy.retention()),
-              holder,
-              "settle");
-      if (stored) {
+              () -> store.complete(id, row.token(), stored, policy.retention()), holder, "settle");
+      if (completed) {
         events.emit(
             GateEvent.Type.COMPLETED,
             row,
             "settled by an operator: the effect happened; its result is stored",
             null);
       }
-      return stored;
+      return completed;
     }
     boolean released = write(() -> store.release(id, row.token()), holder, "settle");
     if (released) {
@@ -178,6 +186,39 @@ final class ClaimSteps {
           null);
     }
     return released;
+  }
+
+  /**
+   * An in-progress row whose lease ran out may still have a live holder, paused past its lease,
+   * that renews between the read and a write by its token (a renewal keeps the token): so it is
+   * taken over, as a retry would take it (the store's claim, atomic on the lease having run out;
+   * the attempt counts up), and fenced as unknown under the new token, so that a settlement whose
+   * write then fails leaves the key fenced, not free.
+   *
+   * @return the fenced row, or null when the row changed since it was read (a renewal, a retry)
+   */
+  private ClaimRecord fenceToSettle(GatePolicy policy, ClaimRecord read) {
+    LeaseToken token = LeaseToken.random();
+    ClaimRequest request =
+        new ClaimRequest(read.id(), read.argsHash(), token, policy.lease(), policy.retention());
+    ClaimAttempt taken;
+    try {
+      taken = store.claim(request);
+    } catch (IdempotencyException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new StoreUnavailableException("could not settle " + read.id(), e);
+    }
+    if (!(taken instanceof ClaimAttempt.Acquired acquired)) {
+      return null;
+    }
+    ClaimRecord row = acquired.record();
+    ClaimOutcome.Acquired claim =
+        new ClaimOutcome.Acquired(
+            row.id(), token, row.attempt(), row.createdAt(), row.leaseExpiresAt(), row.argsHash());
+    boolean fenced =
+        write(() -> store.markUnknown(row.id(), token, policy.unknownFence()), claim, "settle");
+    return fenced ? row : null;
   }
 
   private static boolean write(BooleanSupplier write, ClaimOutcome.Acquired claim, String what) {
