@@ -86,6 +86,11 @@ final class ExampleProcess implements AutoCloseable {
     throw new IllegalStateException("the server did not start:\n" + seen);
   }
 
+  /** The server process's id, for the JDK's tools. */
+  long pid() {
+    return process.pid();
+  }
+
   /** A client whose calls carry {@code X-Tenant: tenant}. */
   McpSyncClient client(String tenant) {
     McpSyncClient c =

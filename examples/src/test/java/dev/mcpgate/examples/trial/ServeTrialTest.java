@@ -67,6 +67,30 @@ class ServeTrialTest {
   }
 
   /**
+   * docs/examples.md, "Purging expired claims": the server purges "on a daemon thread of its own
+   * ({@code mcpgate-example-purge})". An operator who looks for that name in a thread dump finds
+   * nothing: the thread is gate-core's ClaimPurger default, {@code mcpgate-purge-1}.
+   */
+  @Test
+  void thePurgeThreadHasTheNameTheDocGives() throws Exception {
+    try (ExampleProcess http =
+        ExampleProcess.serveHttp(
+            tmp.resolve("run"), "--jdbc-url", "jdbc:h2:file:" + tmp.resolve("db"))) {
+      Process jcmd =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                  String.valueOf(http.pid()),
+                  "Thread.print")
+              .redirectErrorStream(true)
+              .start();
+      String dump = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(jcmd.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(dump).contains("mcpgate-lease-renewer"); // the dump is the server's
+      assertThat(dump).contains("\"mcpgate-example-purge");
+    }
+  }
+
+  /**
    * docs/examples.md: {@code serve --stdio} answers as tenant "constant:local" and {@code serve
    * --http} as "context:" + X-Tenant; the usage line says status takes the tenant "as stored". A
    * refund made over each is found by {@code status} under exactly that tenant, and not under the
