@@ -9,6 +9,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,34 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TenantTrialTest {
   @TempDir Path tmp;
+
+  /**
+   * McpGateErrors: every refusal says, beside its type, "which of three truths holds and what a
+   * retry does" ({@code executed}, {@code retry_with_same_key}); the library's own tenant_unknown
+   * carries them. The example answers a call without X-Tenant with its own tenant_unknown (before
+   * the gate), which has neither: a client that reads {@code executed} to decide whether the refund
+   * may have gone out finds nothing.
+   */
+  @Test
+  void aCallWithoutATenantIsToldItDidNotRunAndThatTheSameCallWillNotHelp() throws Exception {
+    try (ExampleProcess server =
+        ExampleProcess.serveHttp(
+            tmp.resolve("run"), "--jdbc-url", "jdbc:h2:file:" + tmp.resolve("db"))) {
+      CallToolResult r =
+          server
+              .client(null)
+              .callTool(
+                  call("refund_order", "order_id", "o", "amount_cents", 5, "idempotency_key", "k"));
+
+      assertThat(r.isError()).isTrue();
+      @SuppressWarnings("unchecked")
+      Map<String, Object> error = (Map<String, Object>) ExampleProcess.structured(r).get("error");
+      assertThat(error)
+          .containsEntry("type", "tenant_unknown")
+          .containsEntry("executed", "no")
+          .containsEntry("retry_with_same_key", false);
+    }
+  }
 
   /**
    * An X-Tenant of 250 characters makes a stored tenant of 258 ("context:" + 250). The gated tools
