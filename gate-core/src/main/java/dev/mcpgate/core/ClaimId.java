@@ -9,8 +9,8 @@ import static dev.mcpgate.core.internal.Checks.quote;
  * <p>All three parts are kept exactly as given (not trimmed, not hashed): operators need the raw
  * key. Each must be 1 to 255 characters (Unicode code points: at most 510 UTF-16 units and 1,020
  * UTF-8 bytes, which every store's schema holds), valid Unicode (no lone UTF-16 surrogate, which no
- * store and no UTF-8 encoding could keep apart from another), not blank, with no control
- * characters.
+ * store and no UTF-8 encoding could keep apart from another), not blank (not only white space, the
+ * no-break spaces included), with no control characters.
  *
  * @param tenant who the call belongs to; always from the server side, never from tool arguments
  * @param tool the tool name
@@ -103,7 +103,7 @@ public record ClaimId(String tenant, String tool, String key) {
             false);
       }
     }
-    if (value.isBlank()) {
+    if (value.codePoints().allMatch(c -> Character.isWhitespace(c) || Character.isSpaceChar(c))) {
       throw new InvalidIdempotencyKeyException(
           what + " must not be blank" + echoed(value, echo), false);
     }

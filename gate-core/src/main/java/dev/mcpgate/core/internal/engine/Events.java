@@ -132,7 +132,10 @@ final class Events {
     for (GateListener listener : listeners) {
       try {
         listener.onEvent(event);
-      } catch (RuntimeException e) {
+      } catch (VirtualMachineError e) {
+        throw e; // out of memory or stack: nothing here can go on
+      } catch (RuntimeException | Error e) {
+        // a listener's bug (a missing class or method too) does not change the call's outcome
         LOG.warn(
             "gate listener {} failed on {} {}",
             listener,
