@@ -99,10 +99,13 @@ final class ModelMessages {
    *     was
    */
   static String keyOf(ClaimId id, String keySource) {
+    boolean natural = KeySource.NATURAL.wireName().equals(keySource);
     if (!KeyDigest.looksDigested(id.key())) {
-      return "idempotency key " + ClaimId.quoted(id.key());
+      return (natural ? "key made from its arguments, " : "idempotency key ")
+          + ClaimId.quoted(id.key())
+          + (natural ? "," : "");
     }
-    return KeySource.NATURAL.wireName().equals(keySource)
+    return natural
         ? "same key (made from its arguments)"
         : "same idempotency key"; // a client's key kept as its digest: quoted nowhere
   }
@@ -138,8 +141,12 @@ final class ModelMessages {
                   + keyOf(id, refused.keySource())
                   + " was already used for a call to "
                   + id.tool()
-                  + " with different arguments, so this call was not run. Use a new key for a new"
-                  + " request, or resend the original arguments to get the original result.");
+                  + " with different arguments, so this call was not run. "
+                  + (KeySource.NATURAL.wireName().equals(refused.keySource())
+                      ? "Calls with the same values in the key's arguments are one request: resend"
+                          + " the original arguments to get the original result."
+                      : "Use a new key for a new request, or resend the original arguments to get"
+                          + " the original result."));
       case IN_PROGRESS ->
           error(
               type,

@@ -22,6 +22,7 @@ final class ToolDefinitions {
   static McpSchema.Tool gated(McpSchema.Tool tool, ToolPolicy policy) {
     requireNonNull(tool, "tool must not be null");
     requireNonNull(policy, "policy must not be null");
+    checkNaturalKey(tool, policy);
     Map<String, Object> schema =
         tool.inputSchema() == null
             ? new LinkedHashMap<>(Map.of("type", "object"))
@@ -57,6 +58,33 @@ final class ToolDefinitions {
         annotations,
         meta,
         tool.icons());
+  }
+
+  /**
+   * A natural key must name arguments the tool declares, where its input schema lists them: a name
+   * it does not declare (a typo, a renamed parameter) is never sent, so no call could carry the
+   * key. A schema without {@code properties} declares nothing and is not checked.
+   *
+   * @throws IllegalArgumentException naming the tool, the names and the declared arguments
+   */
+  private static void checkNaturalKey(McpSchema.Tool tool, ToolPolicy policy) {
+    if (policy.naturalKey().isEmpty()
+        || tool.inputSchema() == null
+        || !(tool.inputSchema().get("properties") instanceof Map<?, ?> declared)) {
+      return;
+    }
+    List<String> missing =
+        policy.naturalKey().stream().filter(name -> !declared.containsKey(name)).toList();
+    if (!missing.isEmpty()) {
+      throw new IllegalArgumentException(
+          "the natural key of tool "
+              + tool.name()
+              + " names "
+              + missing
+              + ", which its input schema does not declare (it declares "
+              + declared.keySet()
+              + "): no call could carry that key; name the tool's own arguments");
+    }
   }
 
   private static void addKeyArgument(Map<String, Object> schema, ToolPolicy policy) {

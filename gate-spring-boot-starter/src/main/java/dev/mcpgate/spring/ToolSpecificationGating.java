@@ -2,6 +2,7 @@ package dev.mcpgate.spring;
 
 import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.mcp.McpGateErrors;
 import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
@@ -141,13 +142,16 @@ final class ToolSpecificationGating
     for (Object element : list) {
       S spec = type.cast(element);
       McpSchema.Tool t = tool.apply(spec);
-      ToolPolicy policy = byTool.get(t.name());
+      // gated already by the application through the McpGate bean (the transactional and
+      // single-commit modes): counted as gated, never wrapped twice
+      boolean gated = t.meta() != null && t.meta().containsKey(McpGateErrors.META_TOOL);
+      ToolPolicy policy = gated ? null : byTool.get(t.name());
       boolean ro = t.annotations() != null && Boolean.TRUE.equals(t.annotations().readOnlyHint());
       if (ro) {
         readOnly.add(t.name());
       }
       synchronized (seen) {
-        seen.put(t.name(), policy != null && !ro);
+        seen.put(t.name(), gated || policy != null && !ro);
         if (policy != null && !ro && takesDecimals(t)) {
           takeDecimals.add(t.name());
         }

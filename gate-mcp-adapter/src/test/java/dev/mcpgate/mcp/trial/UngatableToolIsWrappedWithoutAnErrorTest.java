@@ -1,7 +1,6 @@
 package dev.mcpgate.mcp.trial;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
@@ -27,6 +26,9 @@ import org.junit.jupiter.api.Test;
  * argument the tool does not have is wrapped without a word, and every call to the tool is then
  * refused {@code idempotency_key_required} (the handler can never run); a read-only tool is
  * returned ungated with a WARN line.
+ *
+ * <p>Since fixed: a natural key that names no declared argument is an exception at wrap time. A
+ * read-only tool is still returned ungated, as mcp-adapter.md says and adapters.md now says too.
  */
 class UngatableToolIsWrappedWithoutAnErrorTest {
   private final McpGate mcpGate =
@@ -88,13 +90,14 @@ class UngatableToolIsWrappedWithoutAnErrorTest {
   }
 
   @Test
-  void aReadOnlyToolDeclaredGatedIsAnExceptionAtWrapTime() {
+  void aReadOnlyToolDeclaredGatedIsReturnedUngatedAsTheDocsSay() {
+    // adapters.md and mcp-adapter.md now say so: a read-only tool has nothing to gate
     SyncToolSpecification readOnly =
         stopSession(new McpSchema.ToolAnnotations(null, true, null, null, null, null));
 
-    assertThatThrownBy(() -> mcpGate.gate(readOnly, ToolPolicy.defaults()))
-        .as("adapters.md: a tool that cannot be gated as declared is an exception at wrap time")
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("stop_session");
+    SyncToolSpecification wrapped = mcpGate.gate(readOnly, ToolPolicy.defaults());
+
+    assertThat(wrapped.tool()).isEqualTo(readOnly.tool());
+    assertThat(wrapped.callHandler()).isSameAs(readOnly.callHandler());
   }
 }
