@@ -268,7 +268,8 @@ public final class RetryCheck {
 
   /**
    * Sends concurrent copies of a call that was never sent before: they must all get the same
-   * answer, and the probes given {@link #expectFirstCallChange} must change as one call does.
+   * answer, and the probes given {@link #expectFirstCallChange} must change as one call does. When
+   * some answers carry the gate's replay mark, exactly one may lack it: the one that ran.
    *
    * @param freshCall a call with a new key
    * @return this, to chain more checks
@@ -293,7 +294,24 @@ public final class RetryCheck {
       }
     }
     Map<String, Object> after = read();
-    if (results.stream().noneMatch(Results::isReplay)) {
+    long ran = results.stream().filter(r -> !Results.isReplay(r)).count();
+    if (ran > 1 && ran < results.size()) {
+      throw new AssertionFailedError(
+          tool
+              + " ran "
+              + ran
+              + " times for one key: of "
+              + copies
+              + " concurrent first calls, "
+              + ran
+              + " answers carry no replay mark ("
+              + McpGateErrors.META_REPLAYED
+              + "), and a gated tool runs once and replays that answer to the others. Make every"
+              + " copy reach one idempotency store (replicas with a store each run it once each).",
+          1,
+          ran);
+    }
+    if (ran == results.size()) {
       assertProbesSawTheFirstCall(tool, before, after);
       if (expectedChange.isEmpty()) {
         throw new AssertionFailedError(
