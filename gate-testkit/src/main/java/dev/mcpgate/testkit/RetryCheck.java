@@ -295,6 +295,16 @@ public final class RetryCheck {
     }
     Map<String, Object> after = read();
     long ran = results.stream().filter(r -> !Results.isReplay(r)).count();
+    if (ran == 0) {
+      throw new AssertionFailedError(
+          tool
+              + ": all "
+              + copies
+              + " concurrent first calls were replays of an earlier call with the same key, so"
+              + " no first call was tested. Give the check a call never sent before: a new"
+              + " idempotency key, or, for a tool keyed by a natural key, the token in that key"
+              + " (arguments(token -> ...)).");
+    }
     if (ran > 1 && ran < results.size()) {
       throw new AssertionFailedError(
           tool
