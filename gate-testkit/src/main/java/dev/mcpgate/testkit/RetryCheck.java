@@ -223,7 +223,8 @@ public final class RetryCheck {
 
   /**
    * Sends the call, sends it again (a retry after a lost response), then sends concurrent copies of
-   * it. Every answer must equal the first, and no probe may change after the first call.
+   * it. Every answer must equal the first, and no probe may change after the first call. When the
+   * retry carries the gate's replay mark, every copy must carry it too.
    *
    * @param call a call with its idempotency key (or natural key) set
    * @return this, to chain more checks
@@ -244,13 +245,26 @@ public final class RetryCheck {
           Results.describe(first),
           Results.describe(retry));
     }
-    if (!Results.isReplay(retry)) {
+    boolean gated = Results.isReplay(retry);
+    if (!gated) {
       assertProbesSawTheFirstCall(tool, before, afterFirst);
     }
     assertUnchanged(tool, "the retry", afterFirst, read());
 
     List<CallToolResult> copiesResults = concurrently(call);
     for (CallToolResult r : copiesResults) {
+      if (gated && !Results.isReplay(r)) {
+        throw new AssertionFailedError(
+            tool
+                + ": the retry was a replay, but one of "
+                + copies
+                + " concurrent copies carries no replay mark ("
+                + McpGateErrors.META_REPLAYED
+                + "): it ran the tool again. Make every call reach one idempotency store"
+                + " (replicas with a store each run the same key once each).",
+            Results.describe(retry),
+            Results.describe(r));
+      }
       if (!Results.same(first, r)) {
         throw new AssertionFailedError(
             tool
