@@ -350,6 +350,8 @@ public final class GateChecks {
     }
 
     /**
+     * The scenario's calls get a new idempotency key where the gate reads it, when they carry none.
+     *
      * @see ArrivalOrderCheck#assertSameEndState
      */
     public <S> Tool arrivalOrder(
@@ -362,7 +364,13 @@ public final class GateChecks {
       requireNonNull(second, "second must not be null");
       requireNonNull(state, "state must not be null");
       this.arrivalOrder =
-          () -> ArrivalOrderCheck.assertSameEndState(client, fresh, first, second, state);
+          () ->
+              ArrivalOrderCheck.assertSameEndState(
+                  client,
+                  fresh,
+                  s -> SampleCall.withKey(definitions.get(name), first.apply(s), token()),
+                  s -> SampleCall.withKey(definitions.get(name), second.apply(s), token()),
+                  state);
       return this;
     }
 

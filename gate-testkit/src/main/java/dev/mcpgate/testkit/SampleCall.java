@@ -56,6 +56,41 @@ final class SampleCall {
     return new CallToolRequest(name, callArguments, meta);
   }
 
+  /**
+   * @return the scenario's call with a new key where the gate reads it, when it carries none
+   */
+  static CallToolRequest withKey(McpSchema.Tool definition, CallToolRequest call, String token) {
+    Map<String, Object> gating =
+        definition != null
+                && definition.meta() != null
+                && definition.meta().get(McpGateErrors.META_TOOL) instanceof Map<?, ?> g
+            ? castMap(g)
+            : null;
+    if (gating == null) {
+      return call;
+    }
+    Object keyArgument = gating.get("key_argument");
+    List<?> sources = gating.get("key_sources") instanceof List<?> s ? s : List.of();
+    Map<String, Object> arguments =
+        new LinkedHashMap<>(call.arguments() == null ? Map.of() : call.arguments());
+    Map<String, Object> meta = call.meta() == null ? null : new LinkedHashMap<>(call.meta());
+    boolean keyed =
+        (keyArgument != null && arguments.containsKey(keyArgument.toString()))
+            || (meta != null && meta.containsKey(McpGateErrors.META_KEY));
+    if (keyed) {
+      return call;
+    }
+    if (keyArgument != null) {
+      arguments.put(keyArgument.toString(), token);
+    } else if (sources.contains("meta")) {
+      meta = meta == null ? new LinkedHashMap<>() : meta;
+      meta.put(McpGateErrors.META_KEY, token);
+    } else {
+      return call;
+    }
+    return new CallToolRequest(call.name(), arguments, meta);
+  }
+
   @SuppressWarnings("unchecked")
   private static Map<String, Object> castMap(Map<?, ?> m) {
     return (Map<String, Object>) m;
