@@ -45,15 +45,28 @@ final class SampleCall {
       Object keyArgument = gating.get("key_argument");
       List<?> sources = gating.get("key_sources") instanceof List<?> s ? s : List.of();
       if (keyArgument != null) {
-        callArguments.putIfAbsent(keyArgument.toString(), token);
+        putKey(callArguments, keyArgument.toString(), token, arguments == null);
       } else if (sources.contains("meta")) {
         meta = Map.of(McpGateErrors.META_KEY, token);
       }
     } else if (SampleArguments.properties(definition)
         .containsKey(ToolPolicy.DEFAULT_KEY_ARGUMENT)) {
-      callArguments.putIfAbsent(ToolPolicy.DEFAULT_KEY_ARGUMENT, token);
+      putKey(callArguments, ToolPolicy.DEFAULT_KEY_ARGUMENT, token, arguments == null);
     }
     return new CallToolRequest(name, callArguments, meta);
+  }
+
+  /**
+   * The key argument gets the token: over a sample value (a required key argument got the schema's
+   * sample text, the same for every check), but not over a key the check's arguments chose.
+   */
+  private static void putKey(
+      Map<String, Object> arguments, String keyArgument, String token, boolean sample) {
+    if (sample) {
+      arguments.put(keyArgument, token);
+    } else {
+      arguments.putIfAbsent(keyArgument, token);
+    }
   }
 
   /**
