@@ -64,6 +64,11 @@ public final class ToolSurvey {
    */
   public static ToolSurvey of(McpSyncClient client) {
     requireNonNull(client, "client must not be null");
+    return ofTools(listTools(client));
+  }
+
+  /** Every tool {@code tools/list} returns, all pages. */
+  static List<McpSchema.Tool> listTools(McpSyncClient client) {
     List<McpSchema.Tool> tools = new ArrayList<>();
     String cursor = null;
     do {
@@ -72,7 +77,7 @@ public final class ToolSurvey {
       tools.addAll(page.tools());
       cursor = page.nextCursor();
     } while (cursor != null);
-    return ofTools(tools);
+    return tools;
   }
 
   /**
