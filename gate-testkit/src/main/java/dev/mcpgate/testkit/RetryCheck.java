@@ -6,16 +6,10 @@ import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.opentest4j.AssertionFailedError;
 
@@ -104,35 +98,7 @@ public final class RetryCheck {
   }
 
   private List<CallToolResult> concurrently(CallToolRequest request) {
-    ExecutorService pool = Executors.newFixedThreadPool(copies);
-    try {
-      CountDownLatch go = new CountDownLatch(1);
-      List<CompletableFuture<CallToolResult>> futures = new ArrayList<>();
-      for (int i = 0; i < copies; i++) {
-        futures.add(
-            CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    go.await();
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                  }
-                  return call(request);
-                },
-                pool));
-      }
-      go.countDown();
-      List<CallToolResult> results = new ArrayList<>();
-      for (CompletableFuture<CallToolResult> f : futures) {
-        results.add(f.get(120, TimeUnit.SECONDS));
-      }
-      return results;
-    } catch (Exception e) {
-      throw new AssertionFailedError(request.name() + ": concurrent copies failed: " + e, e);
-    } finally {
-      pool.shutdownNow();
-    }
+    return Copies.send(client, request, copies);
   }
 
   private void assertUnchanged(
