@@ -179,6 +179,24 @@ public final class RetryCheck {
     }
   }
 
+  /**
+   * A first answer that is an error, with no replay after it: the gate keeps no error by default,
+   * so nothing here says whether the tool is gated, and nothing ran to test.
+   */
+  private static void assertNotAnError(String tool, String what, CallToolResult r) {
+    if (Boolean.TRUE.equals(r.isError())) {
+      throw new AssertionFailedError(
+          tool
+              + ": the "
+              + what
+              + " answered an error, so nothing ran to test: "
+              + Results.describe(r)
+              + ". A gate keeps no error by default (it releases the key), so a retry runs again"
+              + " without a replay mark: the missing mark says nothing of the gate. Give the"
+              + " check arguments that succeed (in GateChecks: .arguments(token -> ...)).");
+    }
+  }
+
   private static void assertNotRefused(String tool, String what, CallToolResult r) {
     String type = Results.errorType(r);
     if (type != null && type.startsWith("idempotency_")) {
@@ -213,6 +231,7 @@ public final class RetryCheck {
     }
     boolean gated = Results.isReplay(retry);
     if (!gated) {
+      assertNotAnError(tool, "first call", first);
       assertProbesSawTheFirstCall(tool, before, afterFirst);
     }
     assertUnchanged(tool, "the retry", afterFirst, read());
@@ -302,6 +321,7 @@ public final class RetryCheck {
           ran);
     }
     if (ran == results.size()) {
+      assertNotAnError(tool, "first call", first);
       assertProbesSawTheFirstCall(tool, before, after);
       if (expectedChange.isEmpty()) {
         throw new AssertionFailedError(
