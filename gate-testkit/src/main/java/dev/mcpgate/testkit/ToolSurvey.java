@@ -2,6 +2,7 @@ package dev.mcpgate.testkit;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.McpGateErrors;
 import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -116,8 +117,12 @@ public final class ToolSurvey {
       if (g.get("key_argument") != null) {
         parts.add("argument " + g.get("key_argument"));
       }
-      if (g.get("key_sources") instanceof List<?> sources && sources.contains("meta")) {
+      List<?> sources = g.get("key_sources") instanceof List<?> l ? l : List.of();
+      if (sources.contains("meta")) {
         parts.add("_meta " + McpGateErrors.META_KEY);
+      }
+      if (sources.contains("header")) {
+        parts.add("header " + KeySource.HEADER_CONTEXT_KEY);
       }
       if (g.get("natural_key") != null) {
         parts.add("natural key " + g.get("natural_key"));
