@@ -2,9 +2,17 @@ package dev.mcpgate.testkit;
 
 import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.lang.reflect.Array;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** Comparing tool results as a retrying client sees them. */
 final class Results {
@@ -61,5 +69,38 @@ final class Results {
         + ", _meta="
         + r.meta()
         + "}";
+  }
+
+  /**
+   * @return a probe's value as read now: maps, collections and arrays copied (deeply), atomic
+   *     counters read, so that a live object a probe returns is not compared with itself later
+   */
+  static Object snapshot(Object value) {
+    if (value instanceof Map<?, ?> m) {
+      Map<Object, Object> copy = new LinkedHashMap<>();
+      m.forEach((k, v) -> copy.put(k, snapshot(v)));
+      return copy;
+    }
+    if (value instanceof Set<?> set) {
+      Set<Object> copy = new LinkedHashSet<>();
+      set.forEach(v -> copy.add(snapshot(v)));
+      return copy;
+    }
+    if (value instanceof Collection<?> c) {
+      List<Object> copy = new ArrayList<>();
+      c.forEach(v -> copy.add(snapshot(v)));
+      return copy;
+    }
+    if (value != null && value.getClass().isArray()) {
+      List<Object> copy = new ArrayList<>();
+      for (int i = 0; i < Array.getLength(value); i++) {
+        copy.add(snapshot(Array.get(value, i)));
+      }
+      return copy;
+    }
+    if (value instanceof AtomicInteger || value instanceof AtomicLong) {
+      return ((Number) value).longValue();
+    }
+    return value;
   }
 }

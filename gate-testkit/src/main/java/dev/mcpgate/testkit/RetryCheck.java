@@ -54,7 +54,9 @@ public final class RetryCheck {
 
   /**
    * @param name what the probe reads, for failure messages ("refunds")
-   * @param probe reads the state a duplicate would change; compared with {@code equals}
+   * @param probe reads the state a duplicate would change; compared with {@code equals}. What it
+   *     returns is copied when read (maps, collections and arrays deeply, atomic counters by
+   *     value), so it may return a live collection; copy other mutable objects yourself
    */
   public RetryCheck probe(String name, Supplier<?> probe) {
     probes.put(
@@ -89,7 +91,7 @@ public final class RetryCheck {
 
   private Map<String, Object> read() {
     Map<String, Object> state = new LinkedHashMap<>();
-    probes.forEach((name, probe) -> state.put(name, probe.get()));
+    probes.forEach((name, probe) -> state.put(name, Results.snapshot(probe.get())));
     return state;
   }
 
