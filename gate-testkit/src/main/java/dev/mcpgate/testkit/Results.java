@@ -3,6 +3,7 @@ package dev.mcpgate.testkit;
 import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.lang.reflect.Array;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -23,9 +24,48 @@ final class Results {
    */
   static boolean same(CallToolResult a, CallToolResult b) {
     return Objects.equals(a.content(), b.content())
-        && Objects.equals(a.structuredContent(), b.structuredContent())
+        && sameValue(a.structuredContent(), b.structuredContent())
         && Objects.equals(Boolean.TRUE.equals(a.isError()), Boolean.TRUE.equals(b.isError()))
         && Objects.equals(withoutMarks(a.meta()), withoutMarks(b.meta()));
+  }
+
+  /**
+   * @return true when two JSON values are equal, numbers by value: a replay keeps a number's value
+   *     but not always its spelling ({@code -0.0} comes back as {@code 0.0}, {@code 2.0} may as
+   *     {@code 2})
+   */
+  static boolean sameValue(Object a, Object b) {
+    if (a instanceof Number x && b instanceof Number y) {
+      BigDecimal dx = decimal(x);
+      BigDecimal dy = decimal(y);
+      return dx != null && dy != null ? dx.compareTo(dy) == 0 : Objects.equals(x, y);
+    }
+    if (a instanceof Map<?, ?> x && b instanceof Map<?, ?> y) {
+      return x.size() == y.size()
+          && x.entrySet().stream()
+              .allMatch(
+                  e -> y.containsKey(e.getKey()) && sameValue(e.getValue(), y.get(e.getKey())));
+    }
+    if (a instanceof List<?> x && b instanceof List<?> y) {
+      if (x.size() != y.size()) {
+        return false;
+      }
+      for (int i = 0; i < x.size(); i++) {
+        if (!sameValue(x.get(i), y.get(i))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return Objects.equals(a, b);
+  }
+
+  private static BigDecimal decimal(Number n) {
+    try {
+      return new BigDecimal(n.toString());
+    } catch (NumberFormatException e) {
+      return null; // NaN, Infinity
+    }
   }
 
   /**
