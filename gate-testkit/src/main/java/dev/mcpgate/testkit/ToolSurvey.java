@@ -127,7 +127,11 @@ public final class ToolSurvey {
       if (g.get("natural_key") != null) {
         parts.add("natural key " + g.get("natural_key"));
       }
-      return new Entry(tool.name(), Kind.GATED, "key: " + String.join(" or ", parts));
+      String how =
+          Boolean.FALSE.equals(g.get("key_required"))
+              ? "key optional (a call without one runs ungated, and may write twice): "
+              : "key: ";
+      return new Entry(tool.name(), Kind.GATED, how + String.join(" or ", parts));
     }
     if (tool.inputSchema() != null
         && tool.inputSchema().get("properties") instanceof Map<?, ?> p
