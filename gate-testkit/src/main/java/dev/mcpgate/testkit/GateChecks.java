@@ -45,13 +45,15 @@ public final class GateChecks {
   /** The checks, as a test's display names say them. */
   public static final String RETRY = "retry",
       CONCURRENT = "concurrent first calls",
-      ARRIVAL_ORDER = "arrival order";
+      ARRIVAL_ORDER = "arrival order",
+      SETTINGS = "settings";
 
   /**
    * One check of one tool.
    *
    * @param tool the tool
-   * @param check {@link #RETRY}, {@link #CONCURRENT} or {@link #ARRIVAL_ORDER}
+   * @param check {@link #RETRY}, {@link #CONCURRENT}, {@link #ARRIVAL_ORDER}, or {@link #SETTINGS}
+   *     (settings given for a tool the server does not list, which fails)
    * @param run runs it; throws {@link AssertionFailedError} naming the tool when it fails
    * @param skipped why it does not run, or null
    */
@@ -64,12 +66,10 @@ public final class GateChecks {
     SKIPPED
   }
 
-  private record Result(String tool, String check, Outcome outcome, String detail) {}
-
   private final McpSyncClient client;
   private final Map<String, Tool> tools = new LinkedHashMap<>();
   private final Set<String> safeTools = new LinkedHashSet<>();
-  private final List<Result> results = new ArrayList<>();
+  private final List<CheckReport.Result> results = new ArrayList<>();
   private int copies = 8;
   private ToolSurvey survey;
 
@@ -124,7 +124,7 @@ public final class GateChecks {
    */
   public synchronized ToolSurvey survey() {
     if (survey == null) {
-      List<McpSchema.Tool> listed = listTools();
+      List<McpSchema.Tool> listed = ToolSurvey.listTools(client);
       ToolSurvey raw = ToolSurvey.ofTools(listed);
       List<ToolSurvey.Entry> entries = new ArrayList<>();
       for (ToolSurvey.Entry e : raw.entries()) {
@@ -145,18 +145,6 @@ public final class GateChecks {
 
   private final Map<String, McpSchema.Tool> definitions = new LinkedHashMap<>();
 
-  private List<McpSchema.Tool> listTools() {
-    List<McpSchema.Tool> listed = new ArrayList<>();
-    String cursor = null;
-    do {
-      McpSchema.ListToolsResult page =
-          cursor == null ? client.listTools() : client.listTools(cursor);
-      listed.addAll(page.tools());
-      cursor = page.nextCursor();
-    } while (cursor != null);
-    return listed;
-  }
-
   /**
    * @return the write tools of the survey that are neither gated nor declared safe
    */
@@ -166,10 +154,32 @@ public final class GateChecks {
 
   /**
    * @return every check of every write tool (not read-only, not {@linkplain Tool#skip skipped}), in
-   *     the server's order; arrival order is skipped, with the reason, where no scenario is set
+   *     the server's order; arrival order is skipped, with the reason, where no scenario is set.
+   *     Settings for a tool the server does not list come first, as a failing {@link #SETTINGS}
+   *     check.
    */
   public List<Planned> plan() {
     List<Planned> plan = new ArrayList<>();
+    Set<String> listed = new LinkedHashSet<>();
+    survey().entries().forEach(e -> listed.add(e.tool()));
+    for (Tool t : List.copyOf(tools.values())) {
+      if (!listed.contains(t.name) && t.hasSettings()) {
+        String why =
+            t.name
+                + ": settings were given for a tool the server does not list (it lists "
+                + listed
+                + "), so they check nothing. Fix the name (was the tool renamed?), or remove them.";
+        plan.add(
+            recorded(
+                new Planned(
+                    t.name,
+                    SETTINGS,
+                    () -> {
+                      throw new AssertionFailedError(why);
+                    },
+                    null)));
+      }
+    }
     for (ToolSurvey.Entry entry : survey().entries()) {
       if (entry.kind() == ToolSurvey.Kind.READ_ONLY) {
         continue;
@@ -242,7 +252,7 @@ public final class GateChecks {
   }
 
   private synchronized void record(Planned p, Outcome outcome, String detail) {
-    results.add(new Result(p.tool(), p.check(), outcome, detail));
+    results.add(new CheckReport.Result(p.tool(), p.check(), outcome, detail));
   }
 
   /**
@@ -273,31 +283,7 @@ public final class GateChecks {
    * @return the survey, the ungated writes, and how each check that ran so far ended
    */
   public synchronized String report() {
-    StringBuilder sb = new StringBuilder("MCP Gate checks\n\n").append(survey().table());
-    List<String> ungated = ungatedWrites();
-    sb.append('\n')
-        .append(
-            ungated.isEmpty()
-                ? "ungated writes: none"
-                : "ungated writes (a retry may write twice): " + ungated)
-        .append('\n');
-    if (!results.isEmpty()) {
-      int width = Math.max(4, results.stream().mapToInt(r -> r.tool().length()).max().orElse(4));
-      sb.append('\n')
-          .append(
-              String.format(
-                  "%-" + width + "s  %-22s  %-7s  %s%n", "tool", "check", "outcome", "detail"));
-      for (Result r : results) {
-        sb.append(
-            String.format(
-                "%-" + width + "s  %-22s  %-7s  %s%n",
-                r.tool(),
-                r.check(),
-                r.outcome(),
-                r.detail().replace('\n', ' ')));
-      }
-    }
-    return sb.toString();
+    return CheckReport.format(survey(), ungatedWrites(), results);
   }
 
   private static String token() {
@@ -350,6 +336,8 @@ public final class GateChecks {
     }
 
     /**
+     * The scenario's calls get a new idempotency key where the gate reads it, when they carry none.
+     *
      * @see ArrivalOrderCheck#assertSameEndState
      */
     public <S> Tool arrivalOrder(
@@ -362,7 +350,13 @@ public final class GateChecks {
       requireNonNull(second, "second must not be null");
       requireNonNull(state, "state must not be null");
       this.arrivalOrder =
-          () -> ArrivalOrderCheck.assertSameEndState(client, fresh, first, second, state);
+          () ->
+              ArrivalOrderCheck.assertSameEndState(
+                  client,
+                  fresh,
+                  s -> SampleCall.withKey(definitions.get(name), first.apply(s), token()),
+                  s -> SampleCall.withKey(definitions.get(name), second.apply(s), token()),
+                  state);
       return this;
     }
 
@@ -370,6 +364,10 @@ public final class GateChecks {
     public Tool skip(String reason) {
       this.skipReason = "skipped: " + requireNonNull(reason, "reason must not be null");
       return this;
+    }
+
+    private boolean hasSettings() {
+      return arguments != null || !probes.isEmpty() || arrivalOrder != null || skipReason != null;
     }
 
     private RetryCheck retryCheck() {

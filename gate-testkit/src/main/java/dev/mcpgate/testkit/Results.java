@@ -2,9 +2,18 @@ package dev.mcpgate.testkit;
 
 import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.lang.reflect.Array;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** Comparing tool results as a retrying client sees them. */
 final class Results {
@@ -15,9 +24,48 @@ final class Results {
    */
   static boolean same(CallToolResult a, CallToolResult b) {
     return Objects.equals(a.content(), b.content())
-        && Objects.equals(a.structuredContent(), b.structuredContent())
+        && sameValue(a.structuredContent(), b.structuredContent())
         && Objects.equals(Boolean.TRUE.equals(a.isError()), Boolean.TRUE.equals(b.isError()))
         && Objects.equals(withoutMarks(a.meta()), withoutMarks(b.meta()));
+  }
+
+  /**
+   * @return true when two JSON values are equal, numbers by value: a replay keeps a number's value
+   *     but not always its spelling ({@code -0.0} comes back as {@code 0.0}, {@code 2.0} may as
+   *     {@code 2})
+   */
+  static boolean sameValue(Object a, Object b) {
+    if (a instanceof Number x && b instanceof Number y) {
+      BigDecimal dx = decimal(x);
+      BigDecimal dy = decimal(y);
+      return dx != null && dy != null ? dx.compareTo(dy) == 0 : Objects.equals(x, y);
+    }
+    if (a instanceof Map<?, ?> x && b instanceof Map<?, ?> y) {
+      return x.size() == y.size()
+          && x.entrySet().stream()
+              .allMatch(
+                  e -> y.containsKey(e.getKey()) && sameValue(e.getValue(), y.get(e.getKey())));
+    }
+    if (a instanceof List<?> x && b instanceof List<?> y) {
+      if (x.size() != y.size()) {
+        return false;
+      }
+      for (int i = 0; i < x.size(); i++) {
+        if (!sameValue(x.get(i), y.get(i))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return Objects.equals(a, b);
+  }
+
+  private static BigDecimal decimal(Number n) {
+    try {
+      return new BigDecimal(n.toString());
+    } catch (NumberFormatException e) {
+      return null; // NaN, Infinity
+    }
   }
 
   /**
@@ -61,5 +109,38 @@ final class Results {
         + ", _meta="
         + r.meta()
         + "}";
+  }
+
+  /**
+   * @return a probe's value as read now: maps, collections and arrays copied (deeply), atomic
+   *     counters read, so that a live object a probe returns is not compared with itself later
+   */
+  static Object snapshot(Object value) {
+    if (value instanceof Map<?, ?> m) {
+      Map<Object, Object> copy = new LinkedHashMap<>();
+      m.forEach((k, v) -> copy.put(k, snapshot(v)));
+      return copy;
+    }
+    if (value instanceof Set<?> set) {
+      Set<Object> copy = new LinkedHashSet<>();
+      set.forEach(v -> copy.add(snapshot(v)));
+      return copy;
+    }
+    if (value instanceof Collection<?> c) {
+      List<Object> copy = new ArrayList<>();
+      c.forEach(v -> copy.add(snapshot(v)));
+      return copy;
+    }
+    if (value != null && value.getClass().isArray()) {
+      List<Object> copy = new ArrayList<>();
+      for (int i = 0; i < Array.getLength(value); i++) {
+        copy.add(snapshot(Array.get(value, i)));
+      }
+      return copy;
+    }
+    if (value instanceof AtomicInteger || value instanceof AtomicLong) {
+      return ((Number) value).longValue();
+    }
+    return value;
   }
 }

@@ -6,16 +6,10 @@ import dev.mcpgate.mcp.McpGateErrors;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.opentest4j.AssertionFailedError;
 
@@ -60,7 +54,9 @@ public final class RetryCheck {
 
   /**
    * @param name what the probe reads, for failure messages ("refunds")
-   * @param probe reads the state a duplicate would change; compared with {@code equals}
+   * @param probe reads the state a duplicate would change; compared with {@code equals}. What it
+   *     returns is copied when read (maps, collections and arrays deeply, atomic counters by
+   *     value), so it may return a live collection; copy other mutable objects yourself
    */
   public RetryCheck probe(String name, Supplier<?> probe) {
     probes.put(
@@ -95,7 +91,7 @@ public final class RetryCheck {
 
   private Map<String, Object> read() {
     Map<String, Object> state = new LinkedHashMap<>();
-    probes.forEach((name, probe) -> state.put(name, probe.get()));
+    probes.forEach((name, probe) -> state.put(name, Results.snapshot(probe.get())));
     return state;
   }
 
@@ -104,35 +100,7 @@ public final class RetryCheck {
   }
 
   private List<CallToolResult> concurrently(CallToolRequest request) {
-    ExecutorService pool = Executors.newFixedThreadPool(copies);
-    try {
-      CountDownLatch go = new CountDownLatch(1);
-      List<CompletableFuture<CallToolResult>> futures = new ArrayList<>();
-      for (int i = 0; i < copies; i++) {
-        futures.add(
-            CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    go.await();
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                  }
-                  return call(request);
-                },
-                pool));
-      }
-      go.countDown();
-      List<CallToolResult> results = new ArrayList<>();
-      for (CompletableFuture<CallToolResult> f : futures) {
-        results.add(f.get(120, TimeUnit.SECONDS));
-      }
-      return results;
-    } catch (Exception e) {
-      throw new AssertionFailedError(request.name() + ": concurrent copies failed: " + e, e);
-    } finally {
-      pool.shutdownNow();
-    }
+    return Copies.send(client, request, copies);
   }
 
   private void assertUnchanged(
@@ -213,6 +181,24 @@ public final class RetryCheck {
     }
   }
 
+  /**
+   * A first answer that is an error, with no replay after it: the gate keeps no error by default,
+   * so nothing here says whether the tool is gated, and nothing ran to test.
+   */
+  private static void assertNotAnError(String tool, String what, CallToolResult r) {
+    if (Boolean.TRUE.equals(r.isError())) {
+      throw new AssertionFailedError(
+          tool
+              + ": the "
+              + what
+              + " answered an error, so nothing ran to test: "
+              + Results.describe(r)
+              + ". A gate keeps no error by default (it releases the key), so a retry runs again"
+              + " without a replay mark: the missing mark says nothing of the gate. Give the"
+              + " check arguments that succeed (in GateChecks: .arguments(token -> ...)).");
+    }
+  }
+
   private static void assertNotRefused(String tool, String what, CallToolResult r) {
     String type = Results.errorType(r);
     if (type != null && type.startsWith("idempotency_")) {
@@ -223,7 +209,8 @@ public final class RetryCheck {
 
   /**
    * Sends the call, sends it again (a retry after a lost response), then sends concurrent copies of
-   * it. Every answer must equal the first, and no probe may change after the first call.
+   * it. Every answer must equal the first, and no probe may change after the first call. When the
+   * retry carries the gate's replay mark, every copy must carry it too.
    *
    * @param call a call with its idempotency key (or natural key) set
    * @return this, to chain more checks
@@ -244,13 +231,27 @@ public final class RetryCheck {
           Results.describe(first),
           Results.describe(retry));
     }
-    if (!Results.isReplay(retry)) {
+    boolean gated = Results.isReplay(retry);
+    if (!gated) {
+      assertNotAnError(tool, "first call", first);
       assertProbesSawTheFirstCall(tool, before, afterFirst);
     }
     assertUnchanged(tool, "the retry", afterFirst, read());
 
     List<CallToolResult> copiesResults = concurrently(call);
     for (CallToolResult r : copiesResults) {
+      if (gated && !Results.isReplay(r)) {
+        throw new AssertionFailedError(
+            tool
+                + ": the retry was a replay, but one of "
+                + copies
+                + " concurrent copies carries no replay mark ("
+                + McpGateErrors.META_REPLAYED
+                + "): it ran the tool again. Make every call reach one idempotency store"
+                + " (replicas with a store each run the same key once each).",
+            Results.describe(retry),
+            Results.describe(r));
+      }
       if (!Results.same(first, r)) {
         throw new AssertionFailedError(
             tool
@@ -268,7 +269,8 @@ public final class RetryCheck {
 
   /**
    * Sends concurrent copies of a call that was never sent before: they must all get the same
-   * answer, and the probes given {@link #expectFirstCallChange} must change as one call does.
+   * answer, and the probes given {@link #expectFirstCallChange} must change as one call does. When
+   * some answers carry the gate's replay mark, exactly one may lack it: the one that ran.
    *
    * @param freshCall a call with a new key
    * @return this, to chain more checks
@@ -293,7 +295,35 @@ public final class RetryCheck {
       }
     }
     Map<String, Object> after = read();
-    if (results.stream().noneMatch(Results::isReplay)) {
+    long ran = results.stream().filter(r -> !Results.isReplay(r)).count();
+    if (ran == 0) {
+      throw new AssertionFailedError(
+          tool
+              + ": all "
+              + copies
+              + " concurrent first calls were replays of an earlier call with the same key, so"
+              + " no first call was tested. Give the check a call never sent before: a new"
+              + " idempotency key, or, for a tool keyed by a natural key, the token in that key"
+              + " (arguments(token -> ...)).");
+    }
+    if (ran > 1 && ran < results.size()) {
+      throw new AssertionFailedError(
+          tool
+              + " ran "
+              + ran
+              + " times for one key: of "
+              + copies
+              + " concurrent first calls, "
+              + ran
+              + " answers carry no replay mark ("
+              + McpGateErrors.META_REPLAYED
+              + "), and a gated tool runs once and replays that answer to the others. Make every"
+              + " copy reach one idempotency store (replicas with a store each run it once each).",
+          1,
+          ran);
+    }
+    if (ran == results.size()) {
+      assertNotAnError(tool, "first call", first);
       assertProbesSawTheFirstCall(tool, before, after);
       if (expectedChange.isEmpty()) {
         throw new AssertionFailedError(

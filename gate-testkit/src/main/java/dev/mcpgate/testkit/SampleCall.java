@@ -45,15 +45,63 @@ final class SampleCall {
       Object keyArgument = gating.get("key_argument");
       List<?> sources = gating.get("key_sources") instanceof List<?> s ? s : List.of();
       if (keyArgument != null) {
-        callArguments.putIfAbsent(keyArgument.toString(), token);
+        putKey(callArguments, keyArgument.toString(), token, arguments == null);
       } else if (sources.contains("meta")) {
         meta = Map.of(McpGateErrors.META_KEY, token);
       }
     } else if (SampleArguments.properties(definition)
         .containsKey(ToolPolicy.DEFAULT_KEY_ARGUMENT)) {
-      callArguments.putIfAbsent(ToolPolicy.DEFAULT_KEY_ARGUMENT, token);
+      putKey(callArguments, ToolPolicy.DEFAULT_KEY_ARGUMENT, token, arguments == null);
     }
     return new CallToolRequest(name, callArguments, meta);
+  }
+
+  /**
+   * The key argument gets the token: over a sample value (a required key argument got the schema's
+   * sample text, the same for every check), but not over a key the check's arguments chose.
+   */
+  private static void putKey(
+      Map<String, Object> arguments, String keyArgument, String token, boolean sample) {
+    if (sample) {
+      arguments.put(keyArgument, token);
+    } else {
+      arguments.putIfAbsent(keyArgument, token);
+    }
+  }
+
+  /**
+   * @return the scenario's call with a new key where the gate reads it, when it carries none
+   */
+  static CallToolRequest withKey(McpSchema.Tool definition, CallToolRequest call, String token) {
+    Map<String, Object> gating =
+        definition != null
+                && definition.meta() != null
+                && definition.meta().get(McpGateErrors.META_TOOL) instanceof Map<?, ?> g
+            ? castMap(g)
+            : null;
+    if (gating == null) {
+      return call;
+    }
+    Object keyArgument = gating.get("key_argument");
+    List<?> sources = gating.get("key_sources") instanceof List<?> s ? s : List.of();
+    Map<String, Object> arguments =
+        new LinkedHashMap<>(call.arguments() == null ? Map.of() : call.arguments());
+    Map<String, Object> meta = call.meta() == null ? null : new LinkedHashMap<>(call.meta());
+    boolean keyed =
+        (keyArgument != null && arguments.containsKey(keyArgument.toString()))
+            || (meta != null && meta.containsKey(McpGateErrors.META_KEY));
+    if (keyed) {
+      return call;
+    }
+    if (keyArgument != null) {
+      arguments.put(keyArgument.toString(), token);
+    } else if (sources.contains("meta")) {
+      meta = meta == null ? new LinkedHashMap<>() : meta;
+      meta.put(McpGateErrors.META_KEY, token);
+    } else {
+      return call;
+    }
+    return new CallToolRequest(call.name(), arguments, meta);
   }
 
   @SuppressWarnings("unchecked")

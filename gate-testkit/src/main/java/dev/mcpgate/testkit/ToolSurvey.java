@@ -2,6 +2,7 @@ package dev.mcpgate.testkit;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.McpGateErrors;
 import dev.mcpgate.mcp.ToolPolicy;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -64,6 +65,11 @@ public final class ToolSurvey {
    */
   public static ToolSurvey of(McpSyncClient client) {
     requireNonNull(client, "client must not be null");
+    return ofTools(listTools(client));
+  }
+
+  /** Every tool {@code tools/list} returns, all pages. */
+  static List<McpSchema.Tool> listTools(McpSyncClient client) {
     List<McpSchema.Tool> tools = new ArrayList<>();
     String cursor = null;
     do {
@@ -72,7 +78,7 @@ public final class ToolSurvey {
       tools.addAll(page.tools());
       cursor = page.nextCursor();
     } while (cursor != null);
-    return ofTools(tools);
+    return tools;
   }
 
   /**
@@ -111,13 +117,21 @@ public final class ToolSurvey {
       if (g.get("key_argument") != null) {
         parts.add("argument " + g.get("key_argument"));
       }
-      if (g.get("key_sources") instanceof List<?> sources && sources.contains("meta")) {
+      List<?> sources = g.get("key_sources") instanceof List<?> l ? l : List.of();
+      if (sources.contains("meta")) {
         parts.add("_meta " + McpGateErrors.META_KEY);
+      }
+      if (sources.contains("header")) {
+        parts.add("header " + KeySource.HEADER_CONTEXT_KEY);
       }
       if (g.get("natural_key") != null) {
         parts.add("natural key " + g.get("natural_key"));
       }
-      return new Entry(tool.name(), Kind.GATED, "key: " + String.join(" or ", parts));
+      String how =
+          Boolean.FALSE.equals(g.get("key_required"))
+              ? "key optional (a call without one runs ungated, and may write twice): "
+              : "key: ";
+      return new Entry(tool.name(), Kind.GATED, how + String.join(" or ", parts));
     }
     if (tool.inputSchema() != null
         && tool.inputSchema().get("properties") instanceof Map<?, ?> p

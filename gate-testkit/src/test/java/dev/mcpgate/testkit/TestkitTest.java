@@ -240,4 +240,42 @@ class TestkitTest {
           .hasMessageContaining("close: the end state depends");
     }
   }
+
+  @Test
+  void gateChecksGiveAGatedToolsScenarioCallsAKey() {
+    Map<String, Integer> closed = new ConcurrentHashMap<>();
+    McpGate mcpGate =
+        McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
+            .tenantResolver(TenantResolver.fixed("local"))
+            .build();
+    SyncToolSpecification close =
+        new SyncToolSpecification(
+            tool("close", null, null),
+            (ex, req) -> {
+              closed.put(
+                  (String) req.arguments().get("id"),
+                  ((Number) req.arguments().get("amount")).intValue()); // last write wins
+              return CallToolResult.builder().addTextContent("ok").build();
+            });
+    try (McpHarness harness =
+        McpHarness.stdio(List.of(mcpGate.gate(close, ToolPolicy.defaults())))) {
+      GateChecks checks = GateChecks.of(harness.client(null));
+      AtomicInteger ids = new AtomicInteger();
+      checks
+          .tool("close")
+          .arrivalOrder(
+              () -> "r" + ids.incrementAndGet(),
+              id -> new CallToolRequest("close", Map.of("id", id, "amount", 5)),
+              id -> new CallToolRequest("close", Map.of("id", id, "amount", 9)),
+              closed::get);
+      GateChecks.Planned arrival =
+          checks.plan().stream()
+              .filter(p -> p.check().equals(GateChecks.ARRIVAL_ORDER))
+              .findFirst()
+              .orElseThrow();
+      assertThatThrownBy(() -> arrival.run().run())
+          .isInstanceOf(AssertionFailedError.class)
+          .hasMessageContaining("close: the end state depends on the arrival order");
+    }
+  }
 }
