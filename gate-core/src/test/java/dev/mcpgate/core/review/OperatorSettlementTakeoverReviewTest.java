@@ -1,0 +1,180 @@
+package dev.mcpgate.core.review;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.MutableClock;
+import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Review of 6f157c5 (ClaimSteps.resolveUnknown + fenceToSettle): the operator's settlement of an
+ * in-progress row whose lease ran out now takes the row over through the store's claim before it
+ * writes. The claim is the store's ordinary claim: it also takes a key that has no row at all, and
+ * it kills the holder's token before the settlement is known to succeed.
+ */
+class OperatorSettlementTakeoverReviewTest {
+
+  private static final ToolCall CALL =
+      ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
+
+  /** The in-memory store with hooks run just before a claim and before a markUnknown. */
+  private static final class HookedStore extends ForwardingIdempotencyStore {
+    final AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
+    final AtomicBoolean failNextMarkUnknown = new AtomicBoolean();
+
+    HookedStore(InMemoryIdempotencyStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public ClaimAttempt claim(ClaimRequest request) {
+      Runnable hook = beforeNextClaim.getAndSet(null);
+      if (hook != null) {
+        hook.run();
+      }
+      return super.claim(request);
+    }
+
+    @Override
+    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+      if (failNextMarkUnknown.getAndSet(false)) {
+        throw new StoreUnavailableException("connection reset (injected)", null);
+      }
+      return super.markUnknown(id, token, fence);
+    }
+  }
+
+  /**
+   * The holder's action failed and it released its row between the operator's read and the
+   * operator's claim: the key has no row. The store's claim takes a key with no row as a first
+   * attempt, so the operator "settles" a key that no longer exists: it writes a new row, stores the
+   * operator's result for replay and answers true. IdempotencyGate.resolveUnknown promises "false
+   * when there is no row whose outcome is unknown ... The write is conditional on the row read (its
+   * token), so a concurrent change wins". Here the concurrent release loses.
+   */
+  @Test
+  void aRowReleasedByItsHolderAfterTheOperatorsReadIsNotRecreatedBySettlement() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+      ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(CALL);
+      clock.advance(Duration.ofSeconds(6)); // paused past its 5 s lease
+      // the holder wakes: its action threw, so it releases its key (a retry should run it)
+      store.beforeNextClaim.set(() -> assertThat(gate.release(holder)).isTrue());
+
+      boolean settled =
+          gate.resolveUnknown(
+              CALL.id(), Reconciler.Verdict.happened("refunded".getBytes(StandardCharsets.UTF_8)));
+
+      assertThat(settled).as("there was no row left to settle").isFalse();
+      assertThat(gate.find(CALL.id()))
+          .as("the operator wrote a row for a key its holder had freed")
+          .isEmpty();
+    }
+  }
+
+  /**
+   * The store fails between the operator's claim and its fence (markUnknown). The operator is told
+   * StoreUnavailableException ("could not settle"), but the claim has already happened: the paused
+   * holder's token is dead, the row is IN_PROGRESS under a token nobody holds, with a fresh lease.
+   * The holder wakes and completes (its effect happened): complete is refused (lease lost), so its
+   * result is never stored; one lease later a retry takes the orphan row over and runs the action a
+   * second time. Before this change the failed settlement changed nothing and the holder's
+   * completion was stored, so the retry was replayed.
+   */
+  @Test
+  void aSettlementThatFailsBeforeItsFenceDoesNotCostTheHolderItsCompletion() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    AtomicInteger runs = new AtomicInteger();
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+      ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(CALL);
+      runs.incrementAndGet(); // the holder's action runs (the refund is paid)
+      clock.advance(Duration.ofSeconds(6)); // the holder is paused past its 5 s lease
+
+      store.failNextMarkUnknown.set(true);
+      assertThatThrownBy(
+              () ->
+                  gate.resolveUnknown(
+                      CALL.id(),
+                      Reconciler.Verdict.happened("refunded".getBytes(StandardCharsets.UTF_8))))
+          .isInstanceOf(StoreUnavailableException.class);
+
+      // the holder wakes and stores its result
+      boolean stored = gate.complete(holder, "refunded".getBytes(StandardCharsets.UTF_8), false);
+
+      clock.advance(Duration.ofSeconds(6));
+      GateResult<String> retry =
+          gate.execute(
+              CALL,
+              ResultMapper.utf8(),
+              ctx -> {
+                runs.incrementAndGet();
+                return "refunded again";
+              });
+
+      assertThat(runs).as("the refund ran a second time").hasValue(1);
+      assertThat(stored)
+          .as("a settlement that failed took the key from the holder that had completed")
+          .isTrue();
+      assertThat(retry).isInstanceOf(GateResult.Replayed.class);
+    }
+  }
+
+  /**
+   * The operator's settlement takes an in-progress row over (attempt 1 becomes attempt 2) and
+   * fences it, with no event for either: listeners see only COMPLETED for attempt 2, an attempt
+   * that no ACQUIRED (takeover) or MARKED_UNKNOWN event ever introduced. design.md: "Every decision
+   * (fresh, replayed, conflict, in_flight, released, takeover, lease_lost) is an event for
+   * listeners"; a takeover "is visible to the action and to listeners".
+   */
+  @Test
+  void theOperatorsTakeoverIsAnEventForListeners() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    List<GateEvent> events = new CopyOnWriteArrayList<>();
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).listener(events::add).build()) {
+      gate.claim(CALL);
+      clock.advance(Duration.ofSeconds(6)); // its process died
+      events.clear();
+
+      assertThat(
+              gate.resolveUnknown(
+                  CALL.id(),
+                  Reconciler.Verdict.happened("refunded".getBytes(StandardCharsets.UTF_8))))
+          .isTrue();
+
+      assertThat(gate.find(CALL.id()).orElseThrow().attempt()).isEqualTo(2);
+      assertThat(events)
+          .as("events of the settlement: %s", events)
+          .anySatisfy(
+              e -> {
+                assertThat(e.type()).isEqualTo(GateEvent.Type.ACQUIRED);
+                assertThat(e.attempt()).isEqualTo(2);
+              });
+    }
+  }
+}
