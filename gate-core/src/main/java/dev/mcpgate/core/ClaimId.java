@@ -10,7 +10,8 @@ import static dev.mcpgate.core.internal.Checks.quote;
  * key. Each must be 1 to 255 characters (Unicode code points: at most 510 UTF-16 units and 1,020
  * UTF-8 bytes, which every store's schema holds), valid Unicode (no lone UTF-16 surrogate, which no
  * store and no UTF-8 encoding could keep apart from another), not blank (not only white space, the
- * no-break spaces included), with no control characters.
+ * no-break spaces, and invisible format characters such as U+200B and U+FEFF), with no control
+ * characters.
  *
  * @param tenant who the call belongs to; always from the server side, never from tool arguments
  * @param tool the tool name
@@ -103,7 +104,13 @@ public record ClaimId(String tenant, String tool, String key) {
             false);
       }
     }
-    if (value.codePoints().allMatch(c -> Character.isWhitespace(c) || Character.isSpaceChar(c))) {
+    if (value
+        .codePoints()
+        .allMatch(
+            c ->
+                Character.isWhitespace(c)
+                    || Character.isSpaceChar(c)
+                    || Character.getType(c) == Character.FORMAT)) { // zero-width: invisible
       throw new InvalidIdempotencyKeyException(
           what + " must not be blank" + echoed(value, echo), false);
     }

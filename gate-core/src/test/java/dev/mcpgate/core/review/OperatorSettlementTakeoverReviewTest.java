@@ -104,9 +104,13 @@ class OperatorSettlementTakeoverReviewTest {
    * result is never stored; one lease later a retry takes the orphan row over and runs the action a
    * second time. Before this change the failed settlement changed nothing and the holder's
    * completion was stored, so the retry was replayed.
+   *
+   * <p>Fixed by taking the row over under a lease as long as the unknown-outcome fence: a
+   * settlement that stops after the takeover leaves the key claimed, and a retry is refused, not
+   * run. The holder's completion is refused (its lease was taken over), as after any takeover.
    */
   @Test
-  void aSettlementThatFailsBeforeItsFenceDoesNotCostTheHolderItsCompletion() {
+  void aSettlementThatFailsBeforeItsFenceNeverLetsTheActionRunTwice() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
     HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
     AtomicInteger runs = new AtomicInteger();
@@ -137,10 +141,10 @@ class OperatorSettlementTakeoverReviewTest {
               });
 
       assertThat(runs).as("the refund ran a second time").hasValue(1);
-      assertThat(stored)
-          .as("a settlement that failed took the key from the holder that had completed")
-          .isTrue();
-      assertThat(retry).isInstanceOf(GateResult.Replayed.class);
+      // the settlement took the key over before it failed: the holder is told its lease was
+      // lost, and the key stays claimed under the fence's lease, so the retry is refused
+      assertThat(stored).isFalse();
+      assertThat(retry).isInstanceOf(GateResult.Refused.class);
     }
   }
 
@@ -172,8 +176,10 @@ class OperatorSettlementTakeoverReviewTest {
           .as("events of the settlement: %s", events)
           .anySatisfy(
               e -> {
-                assertThat(e.type()).isEqualTo(GateEvent.Type.ACQUIRED);
+                // not ACQUIRED, which says an action runs: the takeover fences the key
+                assertThat(e.type()).isEqualTo(GateEvent.Type.MARKED_UNKNOWN);
                 assertThat(e.attempt()).isEqualTo(2);
+                assertThat(e.message()).contains("taken over from attempt 1 by an operator");
               });
     }
   }

@@ -192,15 +192,25 @@ final class ClaimSteps {
    * An in-progress row whose lease ran out may still have a live holder, paused past its lease,
    * that renews between the read and a write by its token (a renewal keeps the token): so it is
    * taken over, as a retry would take it (the store's claim, atomic on the lease having run out;
-   * the attempt counts up), and fenced as unknown under the new token, so that a settlement whose
-   * write then fails leaves the key fenced, not free.
+   * the attempt counts up), under a lease as long as the unknown-outcome fence, so that the key
+   * stays fenced if the settlement stops here (a store failure, a crash): a retry is then refused
+   * in progress until that lease ends, never run. Then it is fenced as unknown under the new token.
+   * A claim that finds no row to take over (the holder released it, a purge removed it) wrote a
+   * fresh one, which is released again: there was nothing to settle.
    *
-   * @return the fenced row, or null when the row changed since it was read (a renewal, a retry)
+   * @return the fenced row, or null when the row changed since it was read (a renewal, a retry, a
+   *     release)
    */
   private ClaimRecord fenceToSettle(GatePolicy policy, ClaimRecord read) {
     LeaseToken token = LeaseToken.random();
+    Duration fence = policy.unknownFence();
     ClaimRequest request =
-        new ClaimRequest(read.id(), read.argsHash(), token, policy.lease(), policy.retention());
+        new ClaimRequest(
+            read.id(),
+            read.argsHash(),
+            token,
+            fence,
+            fence.compareTo(policy.retention()) > 0 ? fence : policy.retention());
     ClaimAttempt taken;
     try {
       taken = store.claim(request);
@@ -216,8 +226,34 @@ final class ClaimSteps {
     ClaimOutcome.Acquired claim =
         new ClaimOutcome.Acquired(
             row.id(), token, row.attempt(), row.createdAt(), row.leaseExpiresAt(), row.argsHash());
-    boolean fenced =
-        write(() -> store.markUnknown(row.id(), token, policy.unknownFence()), claim, "settle");
+    if (row.attempt() != read.attempt() + 1) { // a fresh row: the one read is gone
+      write(() -> store.release(row.id(), token), claim, "settle");
+      return null;
+    }
+    boolean fenced;
+    try {
+      fenced = store.markUnknown(row.id(), token, fence);
+    } catch (RuntimeException e) {
+      throw new StoreUnavailableException(
+          "could not settle "
+              + row.id()
+              + ": it was taken over from attempt "
+              + read.attempt()
+              + " but could not be fenced as unknown; it stays claimed, and a retry is refused"
+              + " as in progress, until "
+              + row.leaseExpiresAt()
+              + " (store clock); the earlier attempt, if alive, is told its lease was lost",
+          e);
+    }
+    if (fenced) {
+      events.emit(
+          GateEvent.Type.MARKED_UNKNOWN,
+          claim,
+          "taken over from attempt "
+              + read.attempt()
+              + " by an operator's settlement, its lease having run out; key fenced",
+          null);
+    }
     return fenced ? row : null;
   }
 
