@@ -143,8 +143,7 @@ final class ModelMessages {
                   + id.tool()
                   + " with different arguments, so this call was not run. "
                   + (KeySource.NATURAL.wireName().equals(refused.keySource())
-                      ? "Calls with the same values in the key's arguments are one request: resend"
-                          + " the original arguments to get the original result."
+                      ? "Resend the original arguments to get the original result."
                       : "Use a new key for a new request, or resend the original arguments to get"
                           + " the original result."));
       case IN_PROGRESS ->

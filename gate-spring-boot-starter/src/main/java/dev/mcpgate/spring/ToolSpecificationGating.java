@@ -53,6 +53,8 @@ final class ToolSpecificationGating
   // caller's identity (every one on WebMVC, where the identity is read on the request thread)
   private final Set<String> opaqueTransports = new LinkedHashSet<>();
   private volatile boolean syncTools;
+  private volatile boolean keyHeaderCarried; // a transport puts Idempotency-Key in the context
+  private final Set<String> headerKeyOnly = new LinkedHashSet<>(); // gated tools keyed by it alone
 
   /** Spring MVC's functional endpoints are there, on which Spring AI's WebMVC transports run. */
   private static final boolean SERVLET_WEB =
@@ -85,13 +87,14 @@ final class ToolSpecificationGating
       return ServerJson.exact(bean);
     }
     if (isHttpTransport(bean)) {
-      if (!(REACTIVE_WEB && WebFluxIdentity.install(bean, tenantHeader()))) {
+      boolean captured = REACTIVE_WEB && WebFluxIdentity.install(bean, tenantHeader());
+      if (!captured) {
         synchronized (seen) {
           opaqueTransports.add(bean.getClass().getName());
         }
       }
-      if (SERVLET_WEB) {
-        WebMvcKeyHeader.install(bean); // a WebFlux transport takes no servlet request: unchanged
+      if (captured || SERVLET_WEB && WebMvcKeyHeader.install(bean)) {
+        keyHeaderCarried = true;
       }
       return bean;
     }
@@ -105,6 +108,7 @@ final class ToolSpecificationGating
           list,
           McpServerFeatures.SyncToolSpecification.class,
           McpServerFeatures.SyncToolSpecification::tool,
+          McpServerFeatures.SyncToolSpecification::callHandler,
           (s, p) -> gate.getObject().gate(s, p));
     }
     if (first instanceof McpServerFeatures.AsyncToolSpecification) {
@@ -112,6 +116,7 @@ final class ToolSpecificationGating
           list,
           McpServerFeatures.AsyncToolSpecification.class,
           McpServerFeatures.AsyncToolSpecification::tool,
+          McpServerFeatures.AsyncToolSpecification::callHandler,
           (s, p) -> gate.getObject().gate(s, p));
     }
     if (first instanceof McpStatelessServerFeatures.SyncToolSpecification) {
@@ -120,6 +125,7 @@ final class ToolSpecificationGating
           list,
           McpStatelessServerFeatures.SyncToolSpecification.class,
           McpStatelessServerFeatures.SyncToolSpecification::tool,
+          McpStatelessServerFeatures.SyncToolSpecification::callHandler,
           (s, p) -> gate.getObject().gate(s, p));
     }
     if (first instanceof McpStatelessServerFeatures.AsyncToolSpecification) {
@@ -127,6 +133,7 @@ final class ToolSpecificationGating
           list,
           McpStatelessServerFeatures.AsyncToolSpecification.class,
           McpStatelessServerFeatures.AsyncToolSpecification::tool,
+          McpStatelessServerFeatures.AsyncToolSpecification::callHandler,
           (s, p) -> gate.getObject().gate(s, p));
     }
     return bean;
@@ -136,6 +143,7 @@ final class ToolSpecificationGating
       List<?> list,
       Class<S> type,
       Function<S, McpSchema.Tool> tool,
+      Function<S, Object> handler,
       BiFunction<S, ToolPolicy, S> wrap) {
     Map<String, ToolPolicy> byTool = policies();
     List<S> out = new ArrayList<>(list.size());
@@ -144,7 +152,10 @@ final class ToolSpecificationGating
       McpSchema.Tool t = tool.apply(spec);
       // gated already by the application through the McpGate bean (the transactional and
       // single-commit modes): counted as gated, never wrapped twice
-      boolean gated = t.meta() != null && t.meta().containsKey(McpGateErrors.META_TOOL);
+      boolean gated =
+          t.meta() != null
+              && t.meta().containsKey(McpGateErrors.META_TOOL)
+              && isAdapters(handler.apply(spec));
       ToolPolicy policy = gated ? null : byTool.get(t.name());
       boolean ro = t.annotations() != null && Boolean.TRUE.equals(t.annotations().readOnlyHint());
       if (ro) {
@@ -155,10 +166,22 @@ final class ToolSpecificationGating
         if (policy != null && !ro && takesDecimals(t)) {
           takeDecimals.add(t.name());
         }
+        if (policy != null && !ro && List.of(KeySource.HEADER).equals(policy.keySources())) {
+          headerKeyOnly.add(t.name());
+        }
       }
       out.add(policy == null ? spec : wrap.apply(spec, policy));
     }
     return out;
+  }
+
+  /**
+   * @return true for a handler the MCP adapter made (a gated one): a tool definition copied with
+   *     the adapter's mark onto a handler of the application's own is not gated
+   */
+  private static boolean isAdapters(Object handler) {
+    return handler != null
+        && handler.getClass().getName().startsWith(McpGate.class.getPackageName() + ".");
   }
 
   /**
@@ -221,6 +244,32 @@ final class ToolSpecificationGating
   }
 
   /**
+   * A tool keyed by the {@code Idempotency-Key} header alone, on a server none of whose transports
+   * carries the header into the call's context (stdio; an HTTP transport whose extractor the
+   * starter cannot wrap), would refuse every call {@code idempotency_key_required}: the server
+   * refuses to start instead, naming the tools.
+   */
+  private void refuseHeaderKeysNoTransportCarries() {
+    List<String> tools;
+    synchronized (seen) {
+      tools = new ArrayList<>(headerKeyOnly);
+    }
+    if (tools.isEmpty() || keyHeaderCarried) {
+      return;
+    }
+    throw new StartupFailure(
+        "MCP Gate cannot gate the tools "
+            + tools
+            + ": their key comes from the Idempotency-Key HTTP header alone, and no MCP"
+            + " transport of this server carries that header into a call (stdio carries no"
+            + " headers), so every call would be refused with idempotency_key_required.",
+        "Let the key come from an argument or _meta too (@Idempotent(keySources = {HEADER,"
+            + " ARGUMENT}), or mcpgate.key-sources), or serve the tools over Spring AI's"
+            + " Streamable HTTP, SSE or stateless transport.",
+        null);
+  }
+
+  /**
    * @return true when a parameter of the tool is a JSON {@code number} (not only integers)
    */
   private static boolean takesDecimals(McpSchema.Tool tool) {
@@ -273,6 +322,7 @@ final class ToolSpecificationGating
 
   @Override
   public void afterSingletonsInstantiated() {
+    refuseHeaderKeysNoTransportCarries();
     McpGateProperties props = properties.getObject();
     List<String> ungated = new ArrayList<>();
     synchronized (seen) {

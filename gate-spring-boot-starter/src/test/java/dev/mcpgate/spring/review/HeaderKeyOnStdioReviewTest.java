@@ -64,7 +64,11 @@ class HeaderKeyOnStdioReviewTest {
                         + ".DataSourceAutoConfiguration")
                 .run();
       } catch (RuntimeException startupStopped) {
-        return; // what is expected: the tool cannot be gated as declared
+        // what is expected: the tool cannot be gated as declared, and the failure says why
+        org.assertj.core.api.Assertions.assertThat(startupStopped)
+            .hasStackTraceContaining("send_mail")
+            .hasStackTraceContaining("Idempotency-Key HTTP header alone");
+        return;
       }
       try (app) {
         String lines =
