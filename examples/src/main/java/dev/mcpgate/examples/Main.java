@@ -183,7 +183,14 @@ public final class Main {
               "mcpgate-example: serving MCP on stdio; claims in " + server.storeDescription());
           Transports.stdio(server.tools(), stopped);
         } else {
-          Transports.Http http = Transports.http(port, server.tools());
+          Transports.Http http;
+          try {
+            http = Transports.http(port, server.tools());
+          } catch (IllegalStateException e) {
+            err.println("mcpgate-example: " + e.getMessage() + "; stopping");
+            server.close();
+            return 1;
+          }
           err.println(
               "mcpgate-example: serving MCP at http://127.0.0.1:"
                   + http.port()
