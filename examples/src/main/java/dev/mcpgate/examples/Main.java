@@ -59,7 +59,20 @@ public final class Main {
     System.exit(run(args, System.out, System.err));
   }
 
+  /**
+   * @return the exit code: 0 done; 1 for serve, could not start, and for status resolve, no unknown
+   *     outcome to settle; 2 a wrong command line; 3 the database could not be opened
+   */
   static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+    try {
+      return command(args, out, err);
+    } catch (Status.CannotOpen e) {
+      err.println("mcpgate-example: " + e.getMessage());
+      return 3;
+    }
+  }
+
+  private static int command(String[] args, PrintStream out, PrintStream err) throws Exception {
     List<String> rest = new ArrayList<>(List.of(args));
     if (rest.isEmpty() || rest.contains("--help") || rest.contains("-h")) {
       (rest.isEmpty() ? err : out).println(USAGE);
