@@ -91,8 +91,10 @@ final class SessionTools {
 
   /**
    * stop_session(session_id, end_at, summary, op_id?): keyed by the op_id an app mints for a queued
-   * request, else by the natural key (session_id, end_at). Two different stops of one session merge
-   * by an order-independent rule; the stop and its stored result commit together.
+   * request, else by the natural key (session_id, end_at, summary): the same stop again is a retry,
+   * and two devices' stops at the same minute with different summaries are two stops. Two different
+   * stops of one session merge by an order-independent rule; with the JDBC claim store, the stop
+   * and its stored result commit together.
    */
   SyncToolSpecification stopSession() {
     McpSchema.Tool tool =
@@ -117,7 +119,7 @@ final class SessionTools {
         ToolPolicy.builder()
             .keyArgument("op_id")
             .keySources(KeySource.ARGUMENT)
-            .naturalKey("session_id", "end_at")
+            .naturalKey("session_id", "end_at", "summary")
             .required(false)
             .keepKeyArgument(true)
             .keyDescription(
@@ -224,7 +226,7 @@ final class SessionTools {
       ps.executeUpdate();
     }
     String message =
-        (endAt.equals(merged.endedAt)
+        (endAt.equals(merged.endedAt) && summary.equals(merged.summary)
                 ? "Stopped " + id + " at " + endAt
                 : "Session "
                     + id
