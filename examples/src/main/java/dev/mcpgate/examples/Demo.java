@@ -74,18 +74,28 @@ final class Demo {
     }
   }
 
-  private static final Map<String, String> NOTES =
-      Map.of(
-          "publish_story",
-              "declared safe (a replace by slug): it runs on every call; its announcement"
-                  + " post is claimed once per slug",
-          "refund_order",
-              "a required key; the downstream key goes to the payment provider, which"
-                  + " deduplicates by it",
-          "report_reproduction", "keyed by its arguments (story, reporter): a natural key",
-          "stop_session",
-              "keyed by the app's op_id, else by (session_id, end_at); the claim, the"
-                  + " stop and its stored result commit in one transaction");
+  /**
+   * @param singleCommit whether stop_session's claim is in the business database (the JDBC store),
+   *     so that the claim, the stop and its stored result commit in one transaction
+   * @return a note per tool, printed above its table
+   */
+  static Map<String, String> toolNotes(boolean singleCommit) {
+    return Map.of(
+        "publish_story",
+        "declared safe (a replace by slug): it runs on every call; its announcement"
+            + " post is claimed once per slug",
+        "refund_order",
+        "a required key; the downstream key goes to the payment provider, which"
+            + " deduplicates by it",
+        "report_reproduction",
+        "keyed by its arguments (story, reporter): a natural key",
+        "stop_session",
+        "keyed by the app's op_id, else by (session_id, end_at, summary); "
+            + (singleCommit
+                ? "the claim, the stop and its stored result commit in one transaction"
+                : "the stop commits in the SQL database, its claim and result in the claim"
+                    + " store: two commits, not one transaction"));
+  }
 
   /**
    * What the demo found.
@@ -93,8 +103,17 @@ final class Demo {
    * @param steps every row
    * @param orderA the session after phone-then-laptop
    * @param orderB the session after laptop-then-phone
+   * @param notes a note per tool, printed above its table
    */
-  record Report(List<Step> steps, Map<String, Object> orderA, Map<String, Object> orderB) {
+  record Report(
+      List<Step> steps,
+      Map<String, Object> orderA,
+      Map<String, Object> orderB,
+      Map<String, String> notes) {
+    Report(List<Step> steps, Map<String, Object> orderA, Map<String, Object> orderB) {
+      this(steps, orderA, orderB, toolNotes(true));
+    }
+
     boolean ordersAgree() {
       return orderA.equals(orderB);
     }
@@ -110,7 +129,7 @@ final class Demo {
       }
       byTool.forEach(
           (tool, rows) -> {
-            out.printf("%n%s%s%n", tool, NOTES.containsKey(tool) ? ": " + NOTES.get(tool) : "");
+            out.printf("%n%s%s%n", tool, notes.containsKey(tool) ? ": " + notes.get(tool) : "");
             out.printf(
                 "  %-38s %5s %10s %12s  %s%n",
                 "step", "calls", "executions", "side effects", "outcomes");
@@ -314,7 +333,7 @@ final class Demo {
         Map<String, Object> b = new TreeMap<>(server.sessions.sessionState(stored(), "s-b"));
         a.remove("id");
         b.remove("id");
-        return new Report(List.copyOf(steps), a, b);
+        return new Report(List.copyOf(steps), a, b, toolNotes(server.jdbcStore != null));
       } finally {
         clients.forEach(McpSyncClient::closeGracefully);
       }
