@@ -1,16 +1,10 @@
 package dev.mcpgate.examples;
 
-import dev.mcpgate.mcp.McpGateErrors;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
-import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.PrintStream;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,27 +68,23 @@ final class Demo {
     }
   }
 
-  private static final Map<String, String> NOTES =
-      Map.of(
-          "publish_story",
-              "declared safe (a replace by slug): it runs on every call; its announcement"
-                  + " post is claimed once per slug",
-          "refund_order",
-              "a required key; the downstream key goes to the payment provider, which"
-                  + " deduplicates by it",
-          "report_reproduction", "keyed by its arguments (story, reporter): a natural key",
-          "stop_session",
-              "keyed by the app's op_id, else by (session_id, end_at); the claim, the"
-                  + " stop and its stored result commit in one transaction");
-
   /**
    * What the demo found.
    *
    * @param steps every row
    * @param orderA the session after phone-then-laptop
    * @param orderB the session after laptop-then-phone
+   * @param notes a note per tool, printed above its table
    */
-  record Report(List<Step> steps, Map<String, Object> orderA, Map<String, Object> orderB) {
+  record Report(
+      List<Step> steps,
+      Map<String, Object> orderA,
+      Map<String, Object> orderB,
+      Map<String, String> notes) {
+    Report(List<Step> steps, Map<String, Object> orderA, Map<String, Object> orderB) {
+      this(steps, orderA, orderB, DemoPrinter.toolNotes(true));
+    }
+
     boolean ordersAgree() {
       return orderA.equals(orderB);
     }
@@ -104,40 +94,7 @@ final class Demo {
     }
 
     void print(PrintStream out) {
-      Map<String, List<Step>> byTool = new LinkedHashMap<>();
-      for (Step s : steps) {
-        byTool.computeIfAbsent(s.tool(), t -> new ArrayList<>()).add(s);
-      }
-      byTool.forEach(
-          (tool, rows) -> {
-            out.printf("%n%s%s%n", tool, NOTES.containsKey(tool) ? ": " + NOTES.get(tool) : "");
-            out.printf(
-                "  %-38s %5s %10s %12s  %s%n",
-                "step", "calls", "executions", "side effects", "outcomes");
-            for (Step s : rows) {
-              String flag =
-                  s.ok()
-                      ? ""
-                      : "  <-- expected "
-                          + s.expectedSideEffects()
-                          + " side effects"
-                          + (s.expectedExecutions() < 0
-                              ? ""
-                              : ", " + s.expectedExecutions() + " executions");
-              out.printf(
-                  "  %-38s %5d %10d %12d  %s%s%n",
-                  s.step(), s.calls(), s.executions(), s.sideEffects(), s.outcomes(), flag);
-            }
-          });
-      out.printf("%nstop_session, two different stops of one session in both arrival orders:%n");
-      out.printf("  phone then laptop: %s%n", orderA);
-      out.printf("  laptop then phone: %s%n", orderB);
-      out.printf("  %s%n", ordersAgree() ? "same stored state" : "DIFFERENT stored states");
-      out.printf(
-          "%n%s%n",
-          passed()
-              ? "PASSED: nothing ran twice; both arrival orders agree."
-              : "FAILED: see the rows marked <-- above.");
+      DemoPrinter.print(this, out);
     }
   }
 
@@ -146,7 +103,7 @@ final class Demo {
       List<McpSyncClient> clients = new ArrayList<>();
       try {
         for (int i = 0; i < 8; i++) {
-          clients.add(client(http.port()));
+          clients.add(DemoCalls.client(http.port(), tenant));
         }
         McpSyncClient c = clients.get(0);
         Externals ext = server.externals;
@@ -155,9 +112,9 @@ final class Demo {
             clients,
             "refund_order",
             () -> ext.payments.refunds.size(),
-            key -> refund(key, 500),
-            key -> refund(key, 700),
-            key -> refund(key, 900));
+            key -> DemoCalls.refund(key, 500),
+            key -> DemoCalls.refund(key, 700),
+            key -> DemoCalls.refund(key, 900));
         // an attempt that dies after the provider accepted the refund: the retry runs again,
         // and the provider, deduplicating by the downstream key, refunds once
         server.crashAfterNextRefund.set(true);
@@ -168,7 +125,7 @@ final class Demo {
             () -> ext.payments.refunds.size(),
             1,
             1,
-            refund("refund_order-k3", 300));
+            DemoCalls.refund("refund_order-k3", 300));
         step(
             clients.subList(0, 1),
             "refund_order",
@@ -176,14 +133,14 @@ final class Demo {
             () -> ext.payments.refunds.size(),
             0,
             1,
-            refund("refund_order-k3", 300));
+            DemoCalls.refund("refund_order-k3", 300));
         writeTool(
             clients,
             "send_password_reset",
             () -> ext.mailer.sent.size(),
-            key -> mail(key, "ada@example.com"),
-            key -> mail(key, "bob@example.com"),
-            key -> mail(key, "eve@example.com"));
+            key -> DemoCalls.mail(key, "ada@example.com"),
+            key -> DemoCalls.mail(key, "bob@example.com"),
+            key -> DemoCalls.mail(key, "eve@example.com"));
 
         // publish_story: a replace by slug, not gated; its announcement is claimed once
         IntSupplier posts = () -> ext.social.posts.size();
@@ -193,21 +150,21 @@ final class Demo {
             "first publish",
             posts,
             1,
-            publish("flaky-login", "Login fails on first try"));
+            DemoCalls.publish("flaky-login", "Login fails on first try"));
         step(
             clients.subList(0, 1),
             "publish_story",
             "same call again (retry)",
             posts,
             0,
-            publish("flaky-login", "Login fails on first try"));
+            DemoCalls.publish("flaky-login", "Login fails on first try"));
         step(
             clients,
             "publish_story",
             "8 concurrent first publishes",
             posts,
             1,
-            publish("slow-build", "The build got slow"));
+            DemoCalls.publish("slow-build", "The build got slow"));
         // report_reproduction: counts once per (story, reporter)
         IntSupplier count = () -> reproductions("flaky-login");
         step(
@@ -217,7 +174,7 @@ final class Demo {
             count,
             1,
             1,
-            reproduction("ada"));
+            DemoCalls.reproduction("ada"));
         step(
             clients.subList(0, 1),
             "report_reproduction",
@@ -225,7 +182,7 @@ final class Demo {
             count,
             0,
             0,
-            reproduction("ada"));
+            DemoCalls.reproduction("ada"));
         step(
             clients,
             "report_reproduction",
@@ -233,21 +190,21 @@ final class Demo {
             count,
             1,
             1,
-            reproduction("bob"));
+            DemoCalls.reproduction("bob"));
         step(
             clients.subList(0, 1),
             "report_reproduction",
             "another reporter (a new intent)",
             count,
             1,
-            reproduction("carol"));
+            DemoCalls.reproduction("carol"));
         step(
             clients.subList(0, 1),
             "publish_story",
             "republish, new title: counters kept",
             count,
             0,
-            publish("flaky-login", "Login fails on the first try only"));
+            DemoCalls.publish("flaky-login", "Login fails on the first try only"));
 
         // stop_session
         for (String id : List.of("s-1", "s-2", "s-a", "s-b")) {
@@ -267,7 +224,7 @@ final class Demo {
             stops,
             1,
             1,
-            stop("s-1", "2025-06-01T14:05:00Z", "wrote the intro", "op-phone-1"));
+            DemoCalls.stop("s-1", "2025-06-01T14:05:00Z", "wrote the intro", "op-phone-1"));
         step(
             clients.subList(0, 1),
             "stop_session",
@@ -275,7 +232,7 @@ final class Demo {
             stops,
             0,
             0,
-            stop("s-1", "2025-06-01T14:05:00Z", "wrote the intro", "op-phone-1"));
+            DemoCalls.stop("s-1", "2025-06-01T14:05:00Z", "wrote the intro", "op-phone-1"));
         step(
             clients,
             "stop_session",
@@ -283,7 +240,7 @@ final class Demo {
             stops,
             1,
             1,
-            stop("s-2", "2025-06-01T14:30:00Z", "reviewed", null));
+            DemoCalls.stop("s-2", "2025-06-01T14:30:00Z", "reviewed", null));
         step(
             clients.subList(0, 1),
             "stop_session",
@@ -291,21 +248,24 @@ final class Demo {
             stops,
             0,
             0,
-            stop("s-1", "2025-06-01T14:50:00Z", "something else", "op-phone-1"));
+            DemoCalls.stop("s-1", "2025-06-01T14:50:00Z", "something else", "op-phone-1"));
         step(
             clients.subList(0, 1),
             "stop_session",
             "a stop without a session id",
             stops,
             0,
-            args(Map.of("end_at", "2025-06-01T15:00:00Z", "summary", "done"), "stop_session"));
+            DemoCalls.args(
+                Map.of("end_at", "2025-06-01T15:00:00Z", "summary", "done"), "stop_session"));
 
-        CallToolRequest phoneA = stop("s-a", "2025-06-01T14:05:00Z", "wrote the intro", "op-pa");
+        CallToolRequest phoneA =
+            DemoCalls.stop("s-a", "2025-06-01T14:05:00Z", "wrote the intro", "op-pa");
         CallToolRequest laptopA =
-            stop("s-a", "2025-06-01T14:20:00Z", "wrote intro and outline", "op-la");
+            DemoCalls.stop("s-a", "2025-06-01T14:20:00Z", "wrote intro and outline", "op-la");
         CallToolRequest laptopB =
-            stop("s-b", "2025-06-01T14:20:00Z", "wrote intro and outline", "op-lb");
-        CallToolRequest phoneB = stop("s-b", "2025-06-01T14:05:00Z", "wrote the intro", "op-pb");
+            DemoCalls.stop("s-b", "2025-06-01T14:20:00Z", "wrote intro and outline", "op-lb");
+        CallToolRequest phoneB =
+            DemoCalls.stop("s-b", "2025-06-01T14:05:00Z", "wrote the intro", "op-pb");
         c.callTool(phoneA);
         c.callTool(laptopA);
         c.callTool(laptopB);
@@ -314,7 +274,8 @@ final class Demo {
         Map<String, Object> b = new TreeMap<>(server.sessions.sessionState(stored(), "s-b"));
         a.remove("id");
         b.remove("id");
-        return new Report(List.copyOf(steps), a, b);
+        return new Report(
+            List.copyOf(steps), a, b, DemoPrinter.toolNotes(server.jdbcStore != null));
       } finally {
         clients.forEach(McpSyncClient::closeGracefully);
       }
@@ -380,7 +341,7 @@ final class Demo {
                 () -> {
                   try {
                     go.await();
-                    return outcome(client.callTool(request));
+                    return DemoCalls.outcome(client.callTool(request));
                   } catch (Exception e) {
                     return "exception: " + e.getMessage();
                   }
@@ -408,71 +369,6 @@ final class Demo {
             String.join(", ", parts),
             expected,
             expectedExecutions));
-  }
-
-  @SuppressWarnings("unchecked")
-  static String outcome(CallToolResult result) {
-    if (Boolean.TRUE.equals(result.isError())) {
-      Object structured = result.structuredContent();
-      if (structured instanceof Map<?, ?> m && m.get("error") instanceof Map<?, ?> error) {
-        Object type = ((Map<String, Object>) error).get("type");
-        return type == null ? "error" : type.toString();
-      }
-      return "error";
-    }
-    if (result.meta() != null
-        && Boolean.TRUE.equals(result.meta().get(McpGateErrors.META_REPLAYED))) {
-      return "replayed";
-    }
-    return "executed";
-  }
-
-  private McpSyncClient client(int port) {
-    McpSyncClient client =
-        McpClient.sync(
-                HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                    .endpoint("/mcp")
-                    .httpRequestCustomizer(
-                        (builder, method, uri, body, ctx) -> builder.header("X-Tenant", tenant))
-                    .build())
-            .requestTimeout(Duration.ofSeconds(60))
-            .build();
-    client.initialize();
-    return client;
-  }
-
-  private static CallToolRequest args(Map<String, Object> args, String tool) {
-    return new CallToolRequest(tool, args);
-  }
-
-  private static CallToolRequest refund(String key, int amount) {
-    return args(
-        Map.of("order_id", "ord_9f2", "amount_cents", amount, "idempotency_key", key),
-        "refund_order");
-  }
-
-  private static CallToolRequest mail(String key, String email) {
-    return args(Map.of("email", email, "idempotency_key", key), "send_password_reset");
-  }
-
-  private static CallToolRequest publish(String slug, String title) {
-    return args(
-        Map.of("slug", slug, "title", title, "body", "Steps to reproduce: ..."), "publish_story");
-  }
-
-  private static CallToolRequest reproduction(String reporter) {
-    return args(Map.of("story_slug", "flaky-login", "reporter", reporter), "report_reproduction");
-  }
-
-  private static CallToolRequest stop(String id, String endAt, String summary, String opId) {
-    Map<String, Object> a = new HashMap<>();
-    a.put("session_id", id);
-    a.put("end_at", endAt);
-    a.put("summary", summary);
-    if (opId != null) {
-      a.put("op_id", opId);
-    }
-    return args(a, "stop_session");
   }
 
   private int reproductions(String slug) {

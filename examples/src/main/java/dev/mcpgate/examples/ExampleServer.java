@@ -2,8 +2,10 @@ package dev.mcpgate.examples;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.InvalidIdempotencyKeyException;
 import dev.mcpgate.core.Slf4jGateListener;
 import dev.mcpgate.core.purge.ClaimPurger;
 import dev.mcpgate.core.spi.IdempotencyStore;
@@ -11,6 +13,7 @@ import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
 import dev.mcpgate.jdbc.JdbcAuditSink;
 import dev.mcpgate.jdbc.JdbcIdempotencyStore;
 import dev.mcpgate.mcp.McpGate;
+import dev.mcpgate.mcp.McpGateErrors;
 import dev.mcpgate.mcp.TenantResolver;
 import dev.mcpgate.mcp.ToolPolicy;
 import dev.mcpgate.redis.RedisIdempotencyStore;
@@ -211,10 +214,21 @@ final class ExampleServer implements AutoCloseable {
             tenant = null;
           }
           if (tenant == null || tenant.isEmpty()) {
-            return Results.error(
-                "tenant_unknown",
+            return Results.notRun(
+                McpGateErrors.TENANT_UNKNOWN,
                 "The server could not tell which account this"
                     + " call belongs to, so it did not run it. Send the X-Tenant header.");
+          }
+          try {
+            // the library's rule for a tenant (1 to 255 characters, no control characters),
+            // which the tables' tenant columns also hold: ungated tools are refused alike
+            ClaimId.validateWithoutEcho(tenant, "tenant");
+          } catch (InvalidIdempotencyKeyException e) {
+            return Results.notRun(
+                McpGateErrors.TENANT_INVALID,
+                "The server could not use the account this call belongs to ("
+                    + e.getMessage()
+                    + "), so it did not run it. Send an X-Tenant of at most 247 characters.");
           }
           return handler.apply(exchange, request);
         });

@@ -59,7 +59,20 @@ public final class Main {
     System.exit(run(args, System.out, System.err));
   }
 
+  /**
+   * @return the exit code: 0 done; 1 for serve, could not start, and for status resolve, no unknown
+   *     outcome to settle; 2 a wrong command line; 3 the database could not be opened
+   */
   static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+    try {
+      return command(args, out, err);
+    } catch (Status.CannotOpen e) {
+      err.println("mcpgate-example: " + e.getMessage());
+      return 3;
+    }
+  }
+
+  private static int command(String[] args, PrintStream out, PrintStream err) throws Exception {
     List<String> rest = new ArrayList<>(List.of(args));
     if (rest.isEmpty() || rest.contains("--help") || rest.contains("-h")) {
       (rest.isEmpty() ? err : out).println(USAGE);
@@ -183,7 +196,14 @@ public final class Main {
               "mcpgate-example: serving MCP on stdio; claims in " + server.storeDescription());
           Transports.stdio(server.tools(), stopped);
         } else {
-          Transports.Http http = Transports.http(port, server.tools());
+          Transports.Http http;
+          try {
+            http = Transports.http(port, server.tools());
+          } catch (IllegalStateException e) {
+            err.println("mcpgate-example: " + e.getMessage() + "; stopping");
+            server.close();
+            return 1;
+          }
           err.println(
               "mcpgate-example: serving MCP at http://127.0.0.1:"
                   + http.port()

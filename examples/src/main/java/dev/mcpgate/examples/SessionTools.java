@@ -91,8 +91,10 @@ final class SessionTools {
 
   /**
    * stop_session(session_id, end_at, summary, op_id?): keyed by the op_id an app mints for a queued
-   * request, else by the natural key (session_id, end_at). Two different stops of one session merge
-   * by an order-independent rule; the stop and its stored result commit together.
+   * request, else by the natural key (session_id, end_at, summary): the same stop again is a retry,
+   * and two devices' stops at the same minute with different summaries are two stops. Two different
+   * stops of one session merge by an order-independent rule; with the JDBC claim store, the stop
+   * and its stored result commit together.
    */
   SyncToolSpecification stopSession() {
     McpSchema.Tool tool =
@@ -103,8 +105,8 @@ final class SessionTools {
                     entry(
                         "session_id",
                         Schemas.string(
-                            "the session to stop (get it from get_session or"
-                                + " from the list this tool returns when it is missing)")),
+                            "the session to stop (get_session without an id lists the running"
+                                + " sessions; so does this tool when it is missing)")),
                     entry("end_at", Schemas.string("when the session ended, ISO-8601")),
                     entry("summary", Schemas.string("what was done"))))
             .description(
@@ -117,7 +119,7 @@ final class SessionTools {
         ToolPolicy.builder()
             .keyArgument("op_id")
             .keySources(KeySource.ARGUMENT)
-            .naturalKey("session_id", "end_at")
+            .naturalKey("session_id", "end_at", "summary")
             .required(false)
             .keepKeyArgument(true)
             .keyDescription(
@@ -224,7 +226,7 @@ final class SessionTools {
       ps.executeUpdate();
     }
     String message =
-        (endAt.equals(merged.endedAt)
+        (endAt.equals(merged.endedAt) && summary.equals(merged.summary)
                 ? "Stopped " + id + " at " + endAt
                 : "Session "
                     + id
@@ -295,6 +297,12 @@ final class SessionTools {
   }
 
   private static String runningSessions(Connection c, String tenant) throws SQLException {
+    List<String> running = running(c, tenant);
+    return running.isEmpty() ? "none" : String.join(", ", running);
+  }
+
+  /** The running sessions, "id (started at)", oldest first. */
+  private static List<String> running(Connection c, String tenant) throws SQLException {
     List<String> running = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -307,23 +315,38 @@ final class SessionTools {
         }
       }
     }
-    return running.isEmpty() ? "none" : String.join(", ", running);
+    return running;
   }
 
-  /** get_session(session_id): read-only, never gated. */
+  /** get_session(session_id?): read-only, never gated; without an id, the running sessions. */
   SyncToolSpecification getSession() {
     McpSchema.Tool tool =
         McpSchema.Tool.builder(
                 "get_session",
                 Schemas.object(
-                    List.of("session_id"), entry("session_id", Schemas.string("the session's id"))))
-            .description("Read a session: its state, end, summary, notes and every stop received.")
+                    List.of(),
+                    entry(
+                        "session_id",
+                        Schemas.string("the session's id; leave it out to list running sessions"))))
+            .description(
+                "Read a session: its state, end, summary, notes and every stop received. Without"
+                    + " session_id: the running sessions' ids.")
             .annotations(
                 new McpSchema.ToolAnnotations("Read a session", true, false, true, false, null))
             .build();
     return new SyncToolSpecification(
         tool,
         (exchange, request) -> {
+          if (request.arguments().get("session_id") == null) {
+            try (Connection c = server.dataSource.getConnection()) {
+              List<String> running = running(c, server.tenant(exchange));
+              return Results.ok(
+                  "running sessions: " + (running.isEmpty() ? "none" : String.join(", ", running)),
+                  Map.of("running_sessions", running));
+            } catch (SQLException e) {
+              throw new IllegalStateException("could not list the running sessions", e);
+            }
+          }
           Map<String, Object> s =
               sessionState(server.tenant(exchange), (String) request.arguments().get("session_id"));
           return s == null

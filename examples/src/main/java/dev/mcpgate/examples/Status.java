@@ -39,10 +39,7 @@ final class Status {
       String auditTable,
       PrintStream out)
       throws Exception {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(jdbcUrl);
-    config.setMaximumPoolSize(2);
-    try (HikariDataSource ds = new HikariDataSource(config)) {
+    try (HikariDataSource ds = open(jdbcUrl)) {
       JdbcAuditLog log = JdbcAuditLog.of(ds, auditTable);
       if (search != null) {
         int shown = 50;
@@ -119,6 +116,45 @@ final class Status {
     }
   }
 
+  /** The database could not be opened: nothing was read or changed (exit code 3). */
+  static final class CannotOpen extends RuntimeException {
+    CannotOpen(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
+   * @return a small pool on the database
+   * @throws CannotOpen when it cannot be opened, saying why (an embedded H2 file is held by the
+   *     process that opened it, a running server for one)
+   */
+  private static HikariDataSource open(String jdbcUrl) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(jdbcUrl);
+    config.setMaximumPoolSize(2);
+    try {
+      return new HikariDataSource(config);
+    } catch (RuntimeException e) {
+      Throwable cause = e;
+      while (cause.getCause() != null && !(cause instanceof java.sql.SQLException)) {
+        cause = cause.getCause();
+      }
+      String why = String.valueOf(cause.getMessage());
+      throw new CannotOpen(
+          "could not open the database "
+              + jdbcUrl
+              + ": "
+              + why
+              + (why.contains("already in use")
+                  ? "\nAn H2 file is held by the process that opened it: stop the server first,"
+                      + " or start the server and status both with ;AUTO_SERVER=TRUE at the end"
+                      + " of the URL."
+                  : "")
+              + "\nNothing was read or changed.",
+          e);
+    }
+  }
+
   private static String describe(ClaimRecord r) {
     return switch (r.state()) {
       case COMPLETED ->
@@ -152,6 +188,7 @@ final class Status {
    *     {"content":[{"type":"text","text":"Refunded"}]}}), or null for "not happened"
    * @return 0 when settled; 1 when there was no unknown outcome to settle (nothing changed); 2 for
    *     a result that is not a CallToolResult
+   * @throws CannotOpen when the database cannot be opened (nothing changed; exit code 3)
    */
   static int resolve(
       String jdbcUrl,
@@ -181,11 +218,8 @@ final class Status {
         return 2;
       }
     }
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(jdbcUrl);
-    config.setMaximumPoolSize(2);
     ClaimId id = new ClaimId(tenant, tool, key);
-    try (HikariDataSource ds = new HikariDataSource(config);
+    try (HikariDataSource ds = open(jdbcUrl);
         IdempotencyGate gate =
             IdempotencyGate.builder(JdbcIdempotencyStore.builder(ds).tableName(claimsTable).build())
                 .build()) {

@@ -157,7 +157,8 @@ final class StoryTools {
   /**
    * report_reproduction(story_slug, reporter): counts once per (story, reporter), even for two
    * parallel calls: the gate's natural key makes retries replays, and the table's primary key keeps
-   * the count right beyond the retention.
+   * the count right beyond the retention. The story's existence, the reporter's row and the counter
+   * are one transaction: a report refused for a missing story leaves nothing behind.
    */
   SyncToolSpecification reportReproduction() {
     McpSchema.Tool tool =
@@ -178,43 +179,7 @@ final class StoryTools {
               String slug = (String) request.arguments().get("story_slug");
               String reporter = (String) request.arguments().get("reporter");
               try (Connection c = server.dataSource.getConnection()) {
-                boolean counted;
-                try (PreparedStatement ps =
-                    c.prepareStatement(
-                        "INSERT INTO example_reproductions"
-                            + " (tenant, story_slug, reporter) VALUES (?, ?, ?)")) {
-                  ps.setString(1, tenant);
-                  ps.setString(2, slug);
-                  ps.setString(3, reporter);
-                  ps.executeUpdate();
-                  counted = true;
-                } catch (SQLException e) {
-                  if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
-                    throw e;
-                  }
-                  counted = false;
-                }
-                if (counted) {
-                  try (PreparedStatement ps =
-                      c.prepareStatement(
-                          "UPDATE example_stories SET reproductions"
-                              + " = reproductions + 1 WHERE tenant = ? AND slug = ?")) {
-                    ps.setString(1, tenant);
-                    ps.setString(2, slug);
-                    if (ps.executeUpdate() == 0) {
-                      return Results.error("there is no story " + slug);
-                    }
-                  }
-                }
-                int count = reproductions(c, tenant, slug);
-                return Results.ok(
-                    (counted ? "Counted" : "Already counted")
-                        + " your reproduction of "
-                        + slug
-                        + "; "
-                        + count
-                        + " so far",
-                    Map.of("reproductions", count));
+                return count(c, tenant, slug, reporter);
               } catch (SQLException e) {
                 throw new IllegalStateException("could not count the reproduction of " + slug, e);
               }
@@ -225,6 +190,74 @@ final class StoryTools {
             .keySources(KeySource.NATURAL)
             .naturalKey("story_slug", "reporter")
             .build());
+  }
+
+  /**
+   * Counts the reporter's reproduction in one transaction: the story row is locked first, so a
+   * report of a story that does not exist is refused before anything is written, and the reporter's
+   * row and the counter commit together or not at all.
+   */
+  private static CallToolResult count(Connection c, String tenant, String slug, String reporter)
+      throws SQLException {
+    boolean counted;
+    c.setAutoCommit(false);
+    try {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT reproductions FROM example_stories"
+                  + " WHERE tenant = ? AND slug = ? FOR UPDATE")) {
+        ps.setString(1, tenant);
+        ps.setString(2, slug);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            c.rollback();
+            return Results.error("there is no story " + slug);
+          }
+        }
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO example_reproductions"
+                  + " (tenant, story_slug, reporter) VALUES (?, ?, ?)")) {
+        ps.setString(1, tenant);
+        ps.setString(2, slug);
+        ps.setString(3, reporter);
+        ps.executeUpdate();
+        counted = true;
+      } catch (SQLException e) {
+        if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+          throw e;
+        }
+        counted = false; // counted before: the primary key says so
+      }
+      if (counted) {
+        try (PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE example_stories SET reproductions"
+                    + " = reproductions + 1 WHERE tenant = ? AND slug = ?")) {
+          ps.setString(1, tenant);
+          ps.setString(2, slug);
+          ps.executeUpdate();
+        }
+        c.commit();
+      } else {
+        c.rollback(); // nothing was written; PostgreSQL's transaction is aborted by the error
+      }
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+    }
+    int count = reproductions(c, tenant, slug);
+    return Results.ok(
+        (counted ? "Counted" : "Already counted")
+            + " your reproduction of "
+            + slug
+            + "; "
+            + count
+            + " so far",
+        Map.of("reproductions", count));
   }
 
   private static int reproductions(Connection c, String tenant, String slug) throws SQLException {

@@ -27,7 +27,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
+import org.apache.catalina.LifecycleState;
 import org.apache.catalina.Wrapper;
+import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 
 /** Serves the example's tools over stdio or Streamable HTTP. */
@@ -145,11 +147,31 @@ final class Transports {
     wrapper.setAsyncSupported(true);
     context.addServletMappingDecoded("/*", "mcp");
     tomcat.getConnector().setProperty("address", "127.0.0.1");
+    Http http = new Http(-1, tomcat, server, baseDir);
     try {
       tomcat.start();
     } catch (LifecycleException e) {
+      close(http);
       throw new IllegalStateException("could not start the HTTP server on port " + port, e);
     }
-    return new Http(tomcat.getConnector().getLocalPort(), tomcat, server, baseDir);
+    // a connector that cannot bind (the port is in use) is logged and left FAILED: Tomcat's
+    // start() does not throw for it, and the server would serve nothing at port -1
+    Connector connector = tomcat.getConnector();
+    if (connector.getState() != LifecycleState.STARTED || connector.getLocalPort() <= 0) {
+      close(http);
+      throw new IllegalStateException(
+          "could not start the HTTP server on port "
+              + port
+              + " (is something else listening on it?)");
+    }
+    return new Http(connector.getLocalPort(), tomcat, server, baseDir);
+  }
+
+  private static void close(Http http) {
+    try {
+      http.close();
+    } catch (RuntimeException e) {
+      // the failure to start is what the caller is told
+    }
   }
 }
