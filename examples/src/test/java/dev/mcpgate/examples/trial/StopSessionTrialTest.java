@@ -90,37 +90,6 @@ class StopSessionTrialTest {
   }
 
   /**
-   * When the natural key does conflict, the refusal tells the model "Use a new key for a new
-   * request", but the tool's only key argument is op_id, which says "Do not invent one; leave it
-   * out": the advice cannot be followed without breaking the tool's own instruction.
-   */
-  @Test
-  void aNaturalKeyConflictDoesNotTellTheModelToUseANewKey() {
-    phone.callTool(
-        call(
-            "stop_session",
-            "session_id",
-            "s-1",
-            "end_at",
-            "2025-06-01T14:00:00Z",
-            "summary",
-            "wrote the intro"));
-    CallToolResult conflict =
-        laptop.callTool(
-            call(
-                "stop_session",
-                "session_id",
-                "s-1",
-                "end_at",
-                "2025-06-01T14:00:00Z",
-                "summary",
-                "something else"));
-
-    assertThat(conflict.isError()).isTrue();
-    assertThat(text(conflict)).contains("made from its arguments").doesNotContain("Use a new key");
-  }
-
-  /**
    * stop_session's session_id says "get it from get_session", but get_session needs the session's
    * id: a model without the id is sent to a tool that cannot give it.
    */

@@ -89,6 +89,8 @@ class NaturalKeyConflictMessageReviewTest {
     assertThat(runs).hasValue(2);
     assertThat(text(conflict))
         .as("the refusal the model read")
-        .doesNotContain("Calls with the same values in the key's arguments are one request");
+        .doesNotContain("Calls with the same values in the key's arguments are one request")
+        .doesNotContain("Use a new key") // a key made of the arguments cannot be made anew
+        .contains("made from its arguments");
   }
 }
