@@ -30,13 +30,17 @@ import org.junit.jupiter.api.Test;
  * settlement that fails between its takeover (the claim) and its fence (markUnknown) has already
  * taken the key from the paused holder: the holder's completion is refused, and one lease later a
  * retry runs the action a second time.
+ *
+ * <p>Fixed (6354156): the takeover's lease is the unknown-outcome fence, so a settlement that stops
+ * after it leaves the key claimed: the holder's completion is refused, and the retry is refused,
+ * never run.
  */
 class SettlementTakeoverPostgresReviewTest {
 
   private static final String TABLE = "review_settle_takeover";
 
   @Test
-  void aSettlementThatFailsBeforeItsFenceDoesNotCostTheHolderItsCompletion() throws Exception {
+  void aSettlementThatFailsBeforeItsFenceNeverLetsTheActionRunTwice() throws Exception {
     try (HikariDataSource pool = TestDatabases.pool(TestDatabases.postgres(), "review-pg", 4)) {
       try (Connection c = pool.getConnection();
           Statement st = c.createStatement()) {
@@ -84,7 +88,10 @@ class SettlementTakeoverPostgresReviewTest {
                 });
 
         assertThat(runs).as("the refund ran a second time (holder stored: %s)", stored).hasValue(1);
-        assertThat(retry).isInstanceOf(GateResult.Replayed.class);
+        // the settlement took the key over before it failed: the holder is told its lease was
+        // lost, and the key stays claimed under the fence's lease, so the retry is refused
+        assertThat(stored).isFalse();
+        assertThat(retry).isInstanceOf(GateResult.Refused.class);
       } finally {
         jdbc.close();
       }
