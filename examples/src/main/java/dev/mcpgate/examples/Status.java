@@ -186,8 +186,8 @@ final class Status {
    *
    * @param happenedJson the call's result as MCP JSON (a CallToolResult, e.g. {@code
    *     {"content":[{"type":"text","text":"Refunded"}]}}), or null for "not happened"
-   * @return 0 when settled; 1 when there was no unknown outcome to settle (nothing changed); 2 for
-   *     a result that is not a CallToolResult
+   * @return 0 when settled; 1 when there was no unknown outcome to settle as read (see the
+   *     message); 2 for a result that is not a CallToolResult
    * @throws CannotOpen when the database cannot be opened (nothing changed; exit code 3)
    */
   static int resolve(
@@ -231,7 +231,9 @@ final class Status {
                 + "\" for tenant "
                 + tenant
                 + " has no unknown outcome to settle (none, completed, or in progress under a"
-                + " live lease, whose attempt may be running); nothing changed. claim: "
+                + " live lease, whose attempt may be running; or another attempt claimed it"
+                + " after it was read, whose lease ran out too: it is then fenced as unknown,"
+                + " to settle once you know what that attempt did). claim: "
                 + gate.find(id).map(Status::describe).orElse("none"));
         return 1;
       }

@@ -276,7 +276,9 @@ public final class IdempotencyGate implements AutoCloseable {
    * @param verdict happened (with the result bytes, as the tool's {@link ResultMapper} writes them)
    *     or not happened
    * @return true when the key was settled; false when there is no row whose outcome is unknown at
-   *     {@code id} (none, or it is running under a live lease, completed or was settled meanwhile)
+   *     {@code id} (none, or it is running under a live lease, completed or was settled meanwhile),
+   *     or when another attempt took the row over after it was read and its lease ran out too: that
+   *     row is then fenced as unknown, for a settlement of its own
    * @throws IllegalArgumentException for {@link Reconciler.Verdict.StillUnknown}, which settles
    *     nothing
    * @throws ResultTooLargeException if the result is over the policy's limit: nothing written

@@ -214,7 +214,8 @@ public final class RetryCheck {
    * second call with an error (a delete that fails the second time) passes when probes given {@link
    * #expectFirstCallChange} show its effect once: its copies must then answer as the retry.
    *
-   * @param call a call with its idempotency key (or natural key) set
+   * @param call a call with its idempotency key (or natural key) set, never sent before: a first
+   *     call that is a replay fails the check
    * @return this, to chain more checks
    */
   public RetryCheck assertSafeToRetry(CallToolRequest call) {
@@ -223,6 +224,13 @@ public final class RetryCheck {
     Map<String, Object> before = read();
     CallToolResult first = call(call);
     assertNotRefused(tool, "the first call", first);
+    if (Results.isReplay(first)) {
+      throw new AssertionFailedError(
+          tool
+              + ": the first call was a replay of an earlier call with the same key, so no first"
+              + " call was tested. Give the check a call never sent before: a new idempotency"
+              + " key, or, for a tool keyed by a natural key, new values in that key.");
+    }
     Map<String, Object> afterFirst = read();
     assertFirstChange(tool, "the first call", before, afterFirst);
 

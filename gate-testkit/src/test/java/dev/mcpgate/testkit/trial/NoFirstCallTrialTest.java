@@ -1,6 +1,7 @@
 package dev.mcpgate.testkit.trial;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.McpHarness;
@@ -90,6 +91,26 @@ class NoFirstCallTrialTest {
       assertThat(failure)
           .as("the verdict of a concurrent-first-calls check in which no first call was made")
           .isNotNull();
+    }
+  }
+
+  /** The same slip in the retry check: its first call replays, so nothing it sends runs. */
+  @Test
+  void aRetryCheckOfACallSentBeforeDoesNotPass() {
+    AtomicInteger runs = new AtomicInteger();
+    try (McpHarness harness = McpHarness.stdio(List.of(refund(runs, ToolPolicy.defaults())))) {
+      CallToolRequest call =
+          new CallToolRequest(
+              "refund_order",
+              Map.of("order_id", "o-1", "amount_cents", 500, "idempotency_key", "key-1"));
+      RetryCheck check = RetryCheck.of(harness.client(null)).assertSafeToRetry(call);
+      int before = runs.get();
+
+      assertThatThrownBy(() -> check.assertSafeToRetry(call))
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("the first call was a replay")
+          .hasMessageContaining("no first call was tested");
+      assertThat(runs.get() - before).as("runs during the second retry check").isZero();
     }
   }
 }

@@ -196,7 +196,9 @@ final class ClaimSteps {
    * stays fenced if the settlement stops here (a store failure, a crash): a retry is then refused
    * in progress until that lease ends, never run. Then it is fenced as unknown under the new token.
    * A claim that finds no row to take over (the holder released it, a purge removed it) wrote a
-   * fresh one, which is released again: there was nothing to settle.
+   * fresh one, which is released again: there was nothing to settle. A row that another attempt
+   * took over after the read, and whose lease ran out too, stays fenced as unknown: the verdict was
+   * about the attempt read, not that one.
    *
    * @return the fenced row, or null when the row changed since it was read (a renewal, a retry, a
    *     release)
@@ -220,20 +222,34 @@ final class ClaimSteps {
       throw new StoreUnavailableException("could not settle " + read.id(), e);
     }
     if (!(taken instanceof ClaimAttempt.Acquired acquired)) {
-      return null;
+      ClaimRecord now = taken.record();
+      // the holder fenced its own row as unknown since the read: the same attempt, settled by
+      // that token as any unknown row is
+      return now.state() == ClaimState.UNKNOWN && now.attempt() == read.attempt() ? now : null;
     }
     ClaimRecord row = acquired.record();
     ClaimOutcome.Acquired claim =
         new ClaimOutcome.Acquired(
             row.id(), token, row.attempt(), row.createdAt(), row.leaseExpiresAt(), row.argsHash());
-    if (row.attempt() != read.attempt() + 1) { // a fresh row: the one read is gone
-      write(() -> store.release(row.id(), token), claim, "settle");
+    if (!row.isTakeover()) { // a fresh row: the one read is gone, and nothing ran under this one
+      try {
+        store.release(row.id(), token);
+      } catch (RuntimeException e) { // a store's own StoreUnavailableException too: this says more
+        throw new StoreUnavailableException(
+            "could not settle "
+                + row.id()
+                + ": its row was gone, and the claim made in its place could not be released; the"
+                + " key stays claimed, and a call with it is refused as in progress, until "
+                + row.leaseExpiresAt()
+                + " (store clock); nothing ran under that claim",
+            e);
+      }
       return null;
     }
     boolean fenced;
     try {
       fenced = store.markUnknown(row.id(), token, fence);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException e) { // a store's own StoreUnavailableException too: this says more
       throw new StoreUnavailableException(
           "could not settle "
               + row.id()
@@ -245,16 +261,26 @@ final class ClaimSteps {
               + " (store clock); the earlier attempt, if alive, is told its lease was lost",
           e);
     }
-    if (fenced) {
-      events.emit(
-          GateEvent.Type.MARKED_UNKNOWN,
-          claim,
-          "taken over from attempt "
-              + read.attempt()
-              + " by an operator's settlement, its lease having run out; key fenced",
-          null);
+    if (!fenced) {
+      return null;
     }
-    return fenced ? row : null;
+    // the attempt after the one read, or another took the row over since and its lease ran out
+    // too: the verdict was about the attempt read, so that row stays fenced for its own settlement
+    boolean theOneRead = row.attempt() == read.attempt() + 1;
+    events.emit(
+        GateEvent.Type.MARKED_UNKNOWN,
+        claim,
+        theOneRead
+            ? "taken over from attempt "
+                + read.attempt()
+                + " by an operator's settlement, its lease having run out; key fenced"
+            : "taken over by an operator's settlement of attempt "
+                + read.attempt()
+                + ", but attempt "
+                + (row.attempt() - 1)
+                + " had claimed it since and its outcome is unknown too; key fenced, not settled",
+        null);
+    return theOneRead ? row : null;
   }
 
   private static boolean write(BooleanSupplier write, ClaimOutcome.Acquired claim, String what) {
