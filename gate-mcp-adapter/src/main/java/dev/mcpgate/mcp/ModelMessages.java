@@ -99,7 +99,7 @@ final class ModelMessages {
    *     was
    */
   static String keyOf(ClaimId id, String keySource) {
-    boolean natural = KeySource.NATURAL.wireName().equals(keySource);
+    boolean natural = isNatural(keySource);
     if (!KeyDigest.looksDigested(id.key())) {
       return (natural ? "key made from its arguments, " : "idempotency key ")
           + ClaimId.quoted(id.key())
@@ -108,6 +108,10 @@ final class ModelMessages {
     return natural
         ? "same key (made from its arguments)"
         : "same idempotency key"; // a client's key kept as its digest: quoted nowhere
+  }
+
+  private static boolean isNatural(String keySource) {
+    return KeySource.NATURAL.wireName().equals(keySource);
   }
 
   /**
@@ -142,7 +146,7 @@ final class ModelMessages {
                   + " was already used for a call to "
                   + id.tool()
                   + " with different arguments, so this call was not run. "
-                  + (KeySource.NATURAL.wireName().equals(refused.keySource())
+                  + (isNatural(refused.keySource())
                       ? "Resend the original arguments to get the original result."
                       : "Use a new key for a new request, or resend the original arguments to get"
                           + " the original result."));

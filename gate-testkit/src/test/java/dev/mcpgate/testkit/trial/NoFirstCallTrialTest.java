@@ -26,6 +26,11 @@ import org.junit.jupiter.api.Test;
  */
 class NoFirstCallTrialTest {
 
+  private static final CallToolRequest CALL =
+      new CallToolRequest(
+          "refund_order",
+          Map.of("order_id", "o-1", "amount_cents", 500, "idempotency_key", "key-1"));
+
   private static SyncToolSpecification refund(AtomicInteger runs, ToolPolicy policy) {
     return TrialServer.gate()
         .gate(
@@ -48,15 +53,11 @@ class NoFirstCallTrialTest {
   void concurrentFirstCallsOfACallSentBeforeDoNotPass() {
     AtomicInteger runs = new AtomicInteger();
     try (McpHarness harness = McpHarness.stdio(List.of(refund(runs, ToolPolicy.defaults())))) {
-      CallToolRequest call =
-          new CallToolRequest(
-              "refund_order",
-              Map.of("order_id", "o-1", "amount_cents", 500, "idempotency_key", "key-1"));
-      RetryCheck check = RetryCheck.of(harness.client(null)).assertSafeToRetry(call);
+      RetryCheck check = RetryCheck.of(harness.client(null)).assertSafeToRetry(CALL);
       int before = runs.get();
       AssertionError failure = null;
       try {
-        check.assertConcurrentFirstCallsRunOnce(call); // not a fresh call: a user's slip
+        check.assertConcurrentFirstCallsRunOnce(CALL); // not a fresh call: a user's slip
       } catch (AssertionError e) {
         failure = e;
       }
@@ -99,14 +100,10 @@ class NoFirstCallTrialTest {
   void aRetryCheckOfACallSentBeforeDoesNotPass() {
     AtomicInteger runs = new AtomicInteger();
     try (McpHarness harness = McpHarness.stdio(List.of(refund(runs, ToolPolicy.defaults())))) {
-      CallToolRequest call =
-          new CallToolRequest(
-              "refund_order",
-              Map.of("order_id", "o-1", "amount_cents", 500, "idempotency_key", "key-1"));
-      RetryCheck check = RetryCheck.of(harness.client(null)).assertSafeToRetry(call);
+      RetryCheck check = RetryCheck.of(harness.client(null)).assertSafeToRetry(CALL);
       int before = runs.get();
 
-      assertThatThrownBy(() -> check.assertSafeToRetry(call))
+      assertThatThrownBy(() -> check.assertSafeToRetry(CALL))
           .isInstanceOf(AssertionError.class)
           .hasMessageContaining("the first call was a replay")
           .hasMessageContaining("no first call was tested");
