@@ -163,7 +163,7 @@ final class ToolSpecificationGating
       }
       synchronized (seen) {
         seen.put(t.name(), gated || policy != null && !ro);
-        if (policy != null && !ro && takesDecimals(t)) {
+        if ((gated || policy != null) && !ro && takesDecimals(t)) {
           takeDecimals.add(t.name());
         }
         if (policy != null && !ro && List.of(KeySource.HEADER).equals(policy.keySources())) {

@@ -37,10 +37,10 @@ import tools.jackson.databind.json.JsonMapper;
  * The friction points of a newcomer's trial of the starter, each on a real Spring Boot application
  * (Spring AI's MCP server over Streamable HTTP), a real MCP client and a real PostgreSQL.
  */
-class StarterFrictionTest {
+public class StarterFrictionTest {
 
   /** What the application logs (to the console) while {@code action} runs. */
-  static <T> T logged(StringBuilder log, Supplier<T> action) {
+  public static <T> T logged(StringBuilder log, Supplier<T> action) {
     PrintStream out = System.out;
     ByteArrayOutputStream copy = new ByteArrayOutputStream();
     System.setOut(

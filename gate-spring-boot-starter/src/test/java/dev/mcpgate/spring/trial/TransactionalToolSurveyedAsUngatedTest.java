@@ -10,6 +10,7 @@ import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.TransactionScope;
 import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.mcp.ToolPolicy;
+import dev.mcpgate.spring.StarterFrictionTest;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -38,7 +39,9 @@ class TransactionalToolSurveyedAsUngatedTest {
     @Bean
     List<SyncToolSpecification> transactionalTools(McpGate mcpGate, IdempotencyStore store) {
       McpSchema.Tool tool =
-          McpSchema.Tool.builder("book_seat", Map.of("type", "object"))
+          McpSchema.Tool.builder(
+                  "book_seat",
+                  Map.of("type", "object", "properties", Map.of("price", Map.of("type", "number"))))
               .description("Book a seat.")
               .build();
       return List.of(
@@ -61,6 +64,19 @@ class TransactionalToolSurveyedAsUngatedTest {
               .findFirst()
               .orElseThrow();
       assertThat(listed.annotations().idempotentHint()).as("it is gated").isTrue();
+    }
+  }
+
+  /**
+   * The startup warns of gated tools that take decimals while the server reads them as double (a
+   * call with one is refused): a tool the application gated itself is one of them.
+   */
+  @Test
+  void anApplicationGatedToolThatTakesDecimalsIsNamedInTheDecimalsWarning() {
+    StringBuilder log = new StringBuilder();
+    try (ConfigurableApplicationContext app =
+        StarterFrictionTest.logged(log, () -> TrialServer.server(TransactionalTools.class).run())) {
+      assertThat(log).contains("take decimal numbers").contains("book_seat");
     }
   }
 
