@@ -38,6 +38,7 @@ class SettlementMessagesSayOnlyWhatHoldsTest {
   private static final class HookedStore extends ForwardingIdempotencyStore {
     final AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
     final AtomicBoolean failNextReleaseAfterItsWrite = new AtomicBoolean();
+    final AtomicBoolean failNextMarkUnknown = new AtomicBoolean();
 
     HookedStore(InMemoryIdempotencyStore delegate) {
       super(delegate);
@@ -59,6 +60,14 @@ class SettlementMessagesSayOnlyWhatHoldsTest {
         throw new StoreUnavailableException("reply lost (injected, after the write)", null);
       }
       return released;
+    }
+
+    @Override
+    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+      if (failNextMarkUnknown.getAndSet(false)) {
+        throw new StoreUnavailableException("connection reset (injected)", null);
+      }
+      return super.markUnknown(id, token, fence);
     }
   }
 
@@ -91,6 +100,39 @@ class SettlementMessagesSayOnlyWhatHoldsTest {
       assertThat(thrown.getMessage())
           .as("told of a call that ran at once")
           .doesNotContain("the key stays claimed, and a call with it is refused as in progress");
+    }
+  }
+
+  /**
+   * Interleaving: the operator reads attempt 1, whose lease ran out; a retry takes the row over
+   * (attempt 2), runs and is paused past its lease; the operator's takeover writes attempt 3, and
+   * the store fails its fence. The message says the row "was taken over from attempt 1", the
+   * attempt the operator read and knows about; it was taken over from attempt 2, which ran since.
+   * An operator who reads it settles attempt 1's outcome next, not attempt 2's.
+   */
+  @Test
+  void aFenceThatFailsAfterASecondTakeoverNamesTheAttemptTakenOver() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+      gate.claim(CALL); // attempt 1: its process died
+      clock.advance(Duration.ofSeconds(6));
+      store.beforeNextClaim.set(
+          () -> {
+            ClaimOutcome second = gate.claim(CALL); // a retry takes over: attempt 2 runs
+            assertThat(((ClaimOutcome.Acquired) second).attempt()).isEqualTo(2);
+            clock.advance(Duration.ofSeconds(6)); // and is paused past its lease
+            store.failNextMarkUnknown.set(true);
+          });
+
+      Throwable thrown =
+          catchThrowable(() -> gate.resolveUnknown(CALL.id(), Reconciler.Verdict.notHappened()));
+
+      assertThat(gate.find(CALL.id()).orElseThrow().attempt()).isEqualTo(3);
+      assertThat(thrown).isInstanceOf(StoreUnavailableException.class);
+      assertThat(thrown.getMessage())
+          .doesNotContain("taken over from attempt 1")
+          .contains("attempt 2");
     }
   }
 }
