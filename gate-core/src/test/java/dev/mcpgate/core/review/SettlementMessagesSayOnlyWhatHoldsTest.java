@@ -1,0 +1,138 @@
+package dev.mcpgate.core.review;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.MutableClock;
+import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.StoreUnavailableException;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Review of e61bfe1 (ClaimSteps.fenceToSettle): what the operator is told when a store call of the
+ * settlement fails must hold whether the write happened on the server or not (a store can throw
+ * after its write: a lost reply, a commit whose answer timed out).
+ */
+class SettlementMessagesSayOnlyWhatHoldsTest {
+
+  private static final ToolCall CALL =
+      ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
+
+  /** The in-memory store with a hook before the next claim and injected failures. */
+  private static final class HookedStore extends ForwardingIdempotencyStore {
+    final AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
+    final AtomicBoolean failNextReleaseAfterItsWrite = new AtomicBoolean();
+    final AtomicBoolean failNextMarkUnknown = new AtomicBoolean();
+
+    HookedStore(InMemoryIdempotencyStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public ClaimAttempt claim(ClaimRequest request) {
+      Runnable hook = beforeNextClaim.getAndSet(null);
+      if (hook != null) {
+        hook.run();
+      }
+      return super.claim(request);
+    }
+
+    @Override
+    public boolean release(ClaimId id, LeaseToken token) {
+      boolean released = super.release(id, token);
+      if (failNextReleaseAfterItsWrite.getAndSet(false)) {
+        throw new StoreUnavailableException("reply lost (injected, after the write)", null);
+      }
+      return released;
+    }
+
+    @Override
+    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
+      if (failNextMarkUnknown.getAndSet(false)) {
+        throw new StoreUnavailableException("connection reset (injected)", null);
+      }
+      return super.markUnknown(id, token, fence);
+    }
+  }
+
+  /**
+   * Interleaving: the holder releases its row between the operator's read and claim, so the
+   * operator's claim writes a fresh row; the store deletes it on the release and then throws (the
+   * reply was lost). The operator is told "the key stays claimed, and a call with it is refused as
+   * in progress, until" a time a day away (the unknown fence), but the key is free: the next call
+   * runs at once. What the operator is told must be true: the key may stay claimed until then.
+   */
+  @Test
+  void aFreshRowWhoseReleaseFailedAfterItsWriteIsNotToldAsSurelyClaimed() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+      ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(CALL);
+      clock.advance(Duration.ofSeconds(6));
+      store.beforeNextClaim.set(
+          () -> {
+            assertThat(gate.release(holder)).isTrue(); // its action failed: the key is free
+            store.failNextReleaseAfterItsWrite.set(true);
+          });
+
+      Throwable thrown =
+          catchThrowable(() -> gate.resolveUnknown(CALL.id(), Reconciler.Verdict.notHappened()));
+
+      GateResult<String> next = gate.execute(CALL, ResultMapper.utf8(), ctx -> "refunded");
+      assertThat(next).as("the key was free after all").isInstanceOf(GateResult.Executed.class);
+      assertThat(thrown).isInstanceOf(StoreUnavailableException.class);
+      assertThat(thrown.getMessage())
+          .as("told of a call that ran at once")
+          .doesNotContain("the key stays claimed, and a call with it is refused as in progress");
+    }
+  }
+
+  /**
+   * Interleaving: the operator reads attempt 1, whose lease ran out; a retry takes the row over
+   * (attempt 2), runs and is paused past its lease; the operator's takeover writes attempt 3, and
+   * the store fails its fence. The message says the row "was taken over from attempt 1", the
+   * attempt the operator read and knows about; it was taken over from attempt 2, which ran since.
+   * An operator who reads it settles attempt 1's outcome next, not attempt 2's.
+   */
+  @Test
+  void aFenceThatFailsAfterASecondTakeoverNamesTheAttemptTakenOver() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+      gate.claim(CALL); // attempt 1: its process died
+      clock.advance(Duration.ofSeconds(6));
+      store.beforeNextClaim.set(
+          () -> {
+            ClaimOutcome second = gate.claim(CALL); // a retry takes over: attempt 2 runs
+            assertThat(((ClaimOutcome.Acquired) second).attempt()).isEqualTo(2);
+            clock.advance(Duration.ofSeconds(6)); // and is paused past its lease
+            store.failNextMarkUnknown.set(true);
+          });
+
+      Throwable thrown =
+          catchThrowable(() -> gate.resolveUnknown(CALL.id(), Reconciler.Verdict.notHappened()));
+
+      assertThat(gate.find(CALL.id()).orElseThrow().attempt()).isEqualTo(3);
+      assertThat(thrown).isInstanceOf(StoreUnavailableException.class);
+      assertThat(thrown.getMessage())
+          .doesNotContain("taken over from attempt 1")
+          .contains("attempt 2");
+    }
+  }
+}
