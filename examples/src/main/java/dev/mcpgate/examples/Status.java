@@ -231,8 +231,8 @@ final class Status {
                 + "\" for tenant "
                 + tenant
                 + " has no unknown outcome to settle (none, completed, or in progress under a"
-                + " live lease, whose attempt may be running; or another attempt claimed it"
-                + " after it was read, whose lease ran out too: it is then fenced as unknown,"
+                + " live lease, whose attempt may be running; or it may have changed while it"
+                + " was read, an attempt claiming or fencing it: it is then fenced as unknown,"
                 + " to settle once you know what that attempt did). claim: "
                 + gate.find(id).map(Status::describe).orElse("none"));
         return 1;

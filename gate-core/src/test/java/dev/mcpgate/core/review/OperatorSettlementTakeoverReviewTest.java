@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateEvent;
+import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseToken;
@@ -16,6 +17,7 @@ import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
@@ -24,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,6 +49,9 @@ class OperatorSettlementTakeoverReviewTest {
     final AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
     final AtomicBoolean failNextMarkUnknown = new AtomicBoolean();
     final AtomicBoolean failNextRelease = new AtomicBoolean();
+    final AtomicBoolean failNextMarkUnknownAfterItsWrite = new AtomicBoolean();
+    final AtomicBoolean failNextClaimAfterItsWrite = new AtomicBoolean();
+    final AtomicBoolean failFinds = new AtomicBoolean();
 
     HookedStore(InMemoryIdempotencyStore delegate) {
       super(delegate);
@@ -57,7 +63,12 @@ class OperatorSettlementTakeoverReviewTest {
       if (hook != null) {
         hook.run();
       }
-      return super.claim(request);
+      ClaimAttempt attempt = super.claim(request);
+      if (failNextClaimAfterItsWrite.getAndSet(false)) {
+        failFinds.set(true); // and the store stays unreachable for the read back
+        throw new StoreUnavailableException("reply lost (injected, after the write)", null);
+      }
+      return attempt;
     }
 
     @Override
@@ -65,7 +76,19 @@ class OperatorSettlementTakeoverReviewTest {
       if (failNextMarkUnknown.getAndSet(false)) {
         throw new StoreUnavailableException("connection reset (injected)", null);
       }
-      return super.markUnknown(id, token, fence);
+      boolean marked = super.markUnknown(id, token, fence);
+      if (failNextMarkUnknownAfterItsWrite.getAndSet(false)) {
+        throw new StoreUnavailableException("reply lost (injected, after the write)", null);
+      }
+      return marked;
+    }
+
+    @Override
+    public Optional<ClaimRecord> find(ClaimId id) {
+      if (failFinds.get()) {
+        throw new StoreUnavailableException("connection refused (injected)", null);
+      }
+      return super.find(id);
     }
 
     @Override
@@ -256,31 +279,80 @@ class OperatorSettlementTakeoverReviewTest {
   }
 
   /**
-   * The holder, paused past its lease, wakes between the operator's read and the operator's
-   * takeover and fences its own row as unknown. The takeover then finds an unknown row (never taken
-   * over) and the settlement answered false, "nothing to settle", though the row is the very
-   * attempt the operator read, now fenced and waiting for a verdict. It is settled by its token, as
-   * any unknown row is.
+   * The store writes the operator's fence and loses its reply: read back, the row is fenced under
+   * the settlement's token, so the settlement goes on and stores the verdict.
    */
   @Test
-  void aRowItsHolderFencedAfterTheOperatorsReadIsSettled() {
+  void aFenceWrittenButUnansweredIsReadBackAndTheSettlementGoesOn() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
     HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
     AtomicInteger runs = new AtomicInteger();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
-      ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(CALL);
-      clock.advance(Duration.ofSeconds(6));
-      store.beforeNextClaim.set(() -> assertThat(gate.markUnknown(holder)).isTrue());
+      gate.claim(CALL);
+      clock.advance(Duration.ofSeconds(6)); // its process died
+      store.failNextMarkUnknownAfterItsWrite.set(true);
 
       boolean settled =
           gate.resolveUnknown(
               CALL.id(), Reconciler.Verdict.happened("refunded".getBytes(StandardCharsets.UTF_8)));
 
-      GateResult<String> retry = retry(gate, runs);
-      assertThat(settled).as("the attempt read was fenced, not gone: it is settled").isTrue();
-      assertThat(retry).isInstanceOf(GateResult.Replayed.class);
-      assertThat(((GateResult.Replayed<String>) retry).value()).isEqualTo("refunded");
+      assertThat(settled).isTrue();
+      assertThat(retry(gate, runs)).isInstanceOf(GateResult.Replayed.class);
       assertThat(runs).hasValue(0);
+    }
+  }
+
+  /**
+   * The store writes the operator's takeover, loses its reply, and cannot be read back: what
+   * happened is not known, and the message says only what holds either way.
+   */
+  @Test
+  void aTakeoverUnansweredAndUnreadableIsToldAsPerhapsWritten() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+      gate.claim(CALL);
+      clock.advance(Duration.ofSeconds(6));
+      store.failNextClaimAfterItsWrite.set(true);
+
+      assertThatThrownBy(() -> gate.resolveUnknown(CALL.id(), Reconciler.Verdict.notHappened()))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("did not confirm its takeover: if it was written, the key stays")
+          .hasMessageNotContaining("nothing changed");
+    }
+  }
+
+  /**
+   * A retry under a much shorter lease (another policy for the same tool) takes the row over and
+   * dies within the moment between the operator's read and takeover: the takeover is attempt 3, not
+   * the attempt after the one read, so the row stays fenced, though little time passed.
+   */
+  @Test
+  void aSecondTakeoverWithinTheMomentAfterTheReadStaysFenced() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    GatePolicy shortLease =
+        GatePolicy.builder()
+            .lease(Duration.ofMillis(100))
+            .leaseRenewal(Duration.ofMillis(25))
+            .build();
+    AtomicInteger runs = new AtomicInteger();
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build();
+        IdempotencyGate brief = IdempotencyGate.builder(store).policy(shortLease).build()) {
+      gate.claim(CALL);
+      clock.advance(Duration.ofSeconds(6));
+      store.beforeNextClaim.set(
+          () -> {
+            assertThat(((ClaimOutcome.Acquired) brief.claim(CALL)).attempt()).isEqualTo(2);
+            clock.advance(Duration.ofMillis(200)); // its process died too
+          });
+
+      boolean settled = gate.resolveUnknown(CALL.id(), Reconciler.Verdict.notHappened());
+
+      assertThat(settled).isFalse();
+      assertThat(retry(gate, runs)).isInstanceOf(GateResult.Refused.class);
+      assertThat(runs).hasValue(0);
+      assertThat(gate.find(CALL.id()).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
     }
   }
 

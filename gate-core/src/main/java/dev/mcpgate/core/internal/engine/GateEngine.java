@@ -42,6 +42,7 @@ public final class GateEngine {
   private final LateFencer fencer;
   private final Claimer claimer;
   private final ClaimSteps steps;
+  private final OperatorSettlement settlement;
   private final AttemptRunner runner;
   private final SingleCommitRunner singleCommit;
   private final DirectScope direct;
@@ -71,7 +72,8 @@ public final class GateEngine {
     this.claimer =
         new Claimer(store, codec, events, new Reconciliation(store, codec, events), ticker);
     ResultWriter writer = new ResultWriter(codec, events);
-    this.steps = new ClaimSteps(store, codec, events, writer, direct);
+    this.steps = new ClaimSteps(store, events, writer, direct);
+    this.settlement = new OperatorSettlement(store, codec, events);
     this.runner =
         new AttemptRunner(
             steps,
@@ -263,9 +265,9 @@ public final class GateEngine {
     return steps.markUnknown(policy, claim);
   }
 
-  /** An operator's settlement of an unknown outcome; see {@link ClaimSteps#resolveUnknown}. */
+  /** An operator's settlement of an unknown outcome; see {@link OperatorSettlement}. */
   public boolean resolveUnknown(GatePolicy policy, ClaimId id, Reconciler.Verdict verdict) {
-    return steps.resolveUnknown(policy, id, verdict);
+    return settlement.resolve(policy, id, verdict);
   }
 
   /**

@@ -120,6 +120,7 @@ class OneEnginePerGateTest {
             Reconciliation.class.getName(),
             ResultWriter.class.getName(),
             ClaimSteps.class.getName(),
+            OperatorSettlement.class.getName(),
             AttemptRunner.class.getName(),
             FailureSettler.class.getName(),
             CommitResolver.class.getName(),
