@@ -105,6 +105,12 @@ final class ClaimWrites {
         }
       }
       ClaimRecord row = items.read(existing);
+      if (row.token().equals(r.token())) {
+        // this request's own write (the PutItem or the takeover), whose answer was lost and which
+        // the SDK sent again: the retry found the item the first try wrote. Tokens are new per
+        // request, so the key is this request's
+        return new ClaimAttempt.Acquired(row, Instant.ofEpochMilli(now));
+      }
       Instant cutoff = Instant.ofEpochMilli(cutoffMs);
       if (!Takeover.allowed(row, r.argsHash(), cutoff)) {
         return new ClaimAttempt.Existing(row, Instant.ofEpochMilli(now));
