@@ -150,24 +150,53 @@ final class ClaimWrites {
     }
   }
 
+  /**
+   * Completes, conditional on the token and on the item not completed. A refusal on the SDK's retry
+   * (the first try's answer lost) reads the item back: completed by this token at this completion's
+   * time is this very write, which landed.
+   */
   boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     requireNonNull(result, "result must not be null");
     StoreArguments.atLeastOneMs(retention, "retention");
+    long now = clock.millis();
     Expression e = new Expression();
-    String update = items.completion(e, id, result, clock.millis(), retention);
-    return requests.update(
+    String update = items.completion(e, id, result, now, retention);
+    Requests.Outcome outcome =
+        requests.updateTried(
             items.key(id),
             e,
             update,
             Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED),
-            "complete " + id)
-        != null;
+            "complete " + id);
+    if (outcome != Requests.Outcome.REFUSED_ON_RETRY) {
+      return outcome == Requests.Outcome.WRITTEN;
+    }
+    Map<String, AttributeValue> item = requests.get(items.key(id), "read " + id);
+    return item != null
+        && item.containsKey(TOKEN)
+        && token.value().equals(item.get(TOKEN).s())
+        && item.containsKey(STATE)
+        && ClaimState.COMPLETED.name().equals(item.get(STATE).s())
+        && item.containsKey(ClaimItems.COMPLETED)
+        && ClaimItems.number(item, ClaimItems.COMPLETED) == now;
   }
 
+  /**
+   * Deletes the item, conditional on the token and on the item not completed. A refusal on the
+   * SDK's retry (the first try's answer lost) that finds no item is this very delete, which landed.
+   */
   boolean release(ClaimId id, LeaseToken token) {
     Expression e = new Expression();
-    return requests.delete(
-        items.key(id), e, Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED), "release " + id);
+    Requests.Outcome outcome =
+        requests.deleteTried(
+            items.key(id),
+            e,
+            Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED),
+            "release " + id);
+    if (outcome != Requests.Outcome.REFUSED_ON_RETRY) {
+      return outcome == Requests.Outcome.WRITTEN;
+    }
+    return requests.get(items.key(id), "read " + id) == null;
   }
 
   /**
