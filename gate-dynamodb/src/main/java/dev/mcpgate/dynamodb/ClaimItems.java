@@ -241,9 +241,13 @@ final class ClaimItems {
    */
   String completion(Expression e, ClaimId id, StoredResult result, long nowMs, Duration retention) {
     byte[] body = result.body();
-    boolean gzip = compress && body.length > COMPRESS_OVER;
-    if (gzip) {
-      body = gzip(body);
+    boolean gzip = false;
+    if (compress && body.length > COMPRESS_OVER) {
+      byte[] compressed = gzip(body);
+      if (compressed.length < body.length) { // else stored as it is: gzip only adds its framing
+        body = compressed;
+        gzip = true;
+      }
     }
     if (body.length > MAX_RESULT_BYTES) {
       throw new ResultTooLargeException(
