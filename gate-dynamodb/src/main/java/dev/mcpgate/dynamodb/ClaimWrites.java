@@ -113,7 +113,11 @@ final class ClaimWrites {
       }
       Instant cutoff = Instant.ofEpochMilli(cutoffMs);
       if (!Takeover.allowed(row, r.argsHash(), cutoff)) {
-        return new ClaimAttempt.Existing(row, Instant.ofEpochMilli(now));
+        // a lease or a fence counts as over only the margin after its end: the clock the gate
+        // measures what is left of it by (its retry-after) is the one the rule read, now less the
+        // margin; a completed row is replayed at the plain clock
+        return new ClaimAttempt.Existing(
+            row, row.state() == ClaimState.COMPLETED ? Instant.ofEpochMilli(now) : cutoff);
       }
       int attempt = Takeover.nextAttempt(row, cutoff);
       Expression u = new Expression();
