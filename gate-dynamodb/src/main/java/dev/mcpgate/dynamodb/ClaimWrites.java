@@ -18,12 +18,16 @@ import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.StoreArguments;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
@@ -96,6 +100,8 @@ final class ClaimWrites {
         return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
       } catch (ConditionalCheckFailedException failed) {
         existing = failed.hasItem() ? failed.item() : null;
+      } catch (StoreUnavailableException failed) {
+        return readBack(r, now, failed);
       }
       if (existing == null || existing.isEmpty()) {
         noticeNoOldItem();
@@ -126,7 +132,13 @@ final class ClaimWrites {
           u.equals(TOKEN, s(row.token().value()))
               + " AND "
               + Conditions.takeoverAllowed(u, u.value(n(cutoffMs)), u.value(s(r.argsHash())));
-      if (requests.update(items.key(r.id()), u, update, held, "take over " + r.id()) != null) {
+      Map<String, AttributeValue> taken;
+      try {
+        taken = requests.update(items.key(r.id()), u, update, held, "take over " + r.id());
+      } catch (StoreUnavailableException failed) {
+        return readBack(r, now, failed);
+      }
+      if (taken != null) {
         item.put(ATTEMPT, n(attempt));
         return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
       }
@@ -141,6 +153,45 @@ final class ClaimWrites {
             + CLAIM_ROUNDS
             + " rounds",
         null);
+  }
+
+  /**
+   * A claim's write failed without a refusal: it may have landed all the same (its answer lost, the
+   * SDK's retries spent or timed out, or a server error after the write). Unless the request surely
+   * never reached the server (no connection) or the server surely refused it (a client error), the
+   * item is read back: holding the request's token, it is the request's claim.
+   *
+   * @return the request's claim
+   * @throws StoreUnavailableException the write's failure, when the item is not the request's
+   */
+  private ClaimAttempt readBack(ClaimRequest r, long now, StoreUnavailableException failed) {
+    if (!mayHaveLanded(failed.getCause())) {
+      throw failed;
+    }
+    Map<String, AttributeValue> item;
+    try {
+      item = requests.get(items.key(r.id()), "read " + r.id());
+    } catch (RuntimeException readFailed) {
+      failed.addSuppressed(readFailed);
+      throw failed;
+    }
+    if (item != null && item.containsKey(TOKEN) && r.token().value().equals(item.get(TOKEN).s())) {
+      return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
+    }
+    throw failed;
+  }
+
+  /** Whether a write that failed with {@code e} may have been applied by the server. */
+  private static boolean mayHaveLanded(Throwable e) {
+    if (e instanceof SdkServiceException service) {
+      return service.statusCode() >= 500; // DynamoDB: a 5xx write may or may not have happened
+    }
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ConnectException || t instanceof UnknownHostException) {
+        return false; // never sent
+      }
+    }
+    return e instanceof SdkClientException;
   }
 
   /** The server did not return the old item on a failed condition: read it with a GetItem. */
