@@ -111,7 +111,7 @@ final class ClaimWrites {
         }
       }
       ClaimRecord row = items.read(existing);
-      if (row.token().equals(r.token())) {
+      if (row.token().equals(r.token()) && row.state() == ClaimState.IN_PROGRESS) {
         // this request's own write (the PutItem or the takeover), whose answer was lost and which
         // the SDK sent again: the retry found the item the first try wrote. Tokens are new per
         // request, so the key is this request's
@@ -175,7 +175,11 @@ final class ClaimWrites {
       failed.addSuppressed(readFailed);
       throw failed;
     }
-    if (item != null && item.containsKey(TOKEN) && r.token().value().equals(item.get(TOKEN).s())) {
+    if (item != null
+        && item.containsKey(TOKEN)
+        && r.token().value().equals(item.get(TOKEN).s())
+        && item.containsKey(STATE)
+        && ClaimState.IN_PROGRESS.name().equals(item.get(STATE).s())) {
       return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
     }
     throw failed;
