@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import software.amazon.awssdk.core.SdkBytes;
@@ -46,6 +47,12 @@ final class ClaimItems {
   static final String RESULT = "result";
   static final String ENCODING = "result_encoding";
   static final String GZIP = "gzip";
+
+  /** The attributes the store writes itself: no key or TTL attribute may take one of them. */
+  static final Set<String> OWN_ATTRIBUTES =
+      Set.of(
+          TENANT, TOOL, KEY, HASH, STATE, TOKEN, ATTEMPT, CREATED, LEASE, EXPIRES, COMPLETED, KIND,
+          RESULT, ENCODING);
 
   /** The largest stored result (after compression) that fits an item with room to spare. */
   static final int MAX_RESULT_BYTES = 350_000;
@@ -234,9 +241,13 @@ final class ClaimItems {
    */
   String completion(Expression e, ClaimId id, StoredResult result, long nowMs, Duration retention) {
     byte[] body = result.body();
-    boolean gzip = compress && body.length > COMPRESS_OVER;
-    if (gzip) {
-      body = gzip(body);
+    boolean gzip = false;
+    if (compress && body.length > COMPRESS_OVER) {
+      byte[] compressed = gzip(body);
+      if (compressed.length < body.length) { // else stored as it is: gzip only adds its framing
+        body = compressed;
+        gzip = true;
+      }
     }
     if (body.length > MAX_RESULT_BYTES) {
       throw new ResultTooLargeException(

@@ -18,12 +18,16 @@ import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.StoreArguments;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
@@ -96,6 +100,8 @@ final class ClaimWrites {
         return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
       } catch (ConditionalCheckFailedException failed) {
         existing = failed.hasItem() ? failed.item() : null;
+      } catch (StoreUnavailableException failed) {
+        return readBack(r, now, failed);
       }
       if (existing == null || existing.isEmpty()) {
         noticeNoOldItem();
@@ -105,9 +111,19 @@ final class ClaimWrites {
         }
       }
       ClaimRecord row = items.read(existing);
+      if (row.token().equals(r.token()) && row.state() == ClaimState.IN_PROGRESS) {
+        // this request's own write (the PutItem or the takeover), whose answer was lost and which
+        // the SDK sent again: the retry found the item the first try wrote. Tokens are new per
+        // request, so the key is this request's
+        return new ClaimAttempt.Acquired(row, Instant.ofEpochMilli(now));
+      }
       Instant cutoff = Instant.ofEpochMilli(cutoffMs);
       if (!Takeover.allowed(row, r.argsHash(), cutoff)) {
-        return new ClaimAttempt.Existing(row, Instant.ofEpochMilli(now));
+        // a lease or a fence counts as over only the margin after its end: the clock the gate
+        // measures what is left of it by (its retry-after) is the one the rule read, now less the
+        // margin; a completed row is replayed at the plain clock
+        return new ClaimAttempt.Existing(
+            row, row.state() == ClaimState.COMPLETED ? Instant.ofEpochMilli(now) : cutoff);
       }
       int attempt = Takeover.nextAttempt(row, cutoff);
       Expression u = new Expression();
@@ -116,7 +132,13 @@ final class ClaimWrites {
           u.equals(TOKEN, s(row.token().value()))
               + " AND "
               + Conditions.takeoverAllowed(u, u.value(n(cutoffMs)), u.value(s(r.argsHash())));
-      if (requests.update(items.key(r.id()), u, update, held, "take over " + r.id()) != null) {
+      Map<String, AttributeValue> taken;
+      try {
+        taken = requests.update(items.key(r.id()), u, update, held, "take over " + r.id());
+      } catch (StoreUnavailableException failed) {
+        return readBack(r, now, failed);
+      }
+      if (taken != null) {
         item.put(ATTEMPT, n(attempt));
         return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
       }
@@ -133,6 +155,49 @@ final class ClaimWrites {
         null);
   }
 
+  /**
+   * A claim's write failed without a refusal: it may have landed all the same (its answer lost, the
+   * SDK's retries spent or timed out, or a server error after the write). Unless the request surely
+   * never reached the server (no connection) or the server surely refused it (a client error), the
+   * item is read back: holding the request's token, it is the request's claim.
+   *
+   * @return the request's claim
+   * @throws StoreUnavailableException the write's failure, when the item is not the request's
+   */
+  private ClaimAttempt readBack(ClaimRequest r, long now, StoreUnavailableException failed) {
+    if (!mayHaveLanded(failed.getCause())) {
+      throw failed;
+    }
+    Map<String, AttributeValue> item;
+    try {
+      item = requests.get(items.key(r.id()), "read " + r.id());
+    } catch (RuntimeException readFailed) {
+      failed.addSuppressed(readFailed);
+      throw failed;
+    }
+    if (item != null
+        && item.containsKey(TOKEN)
+        && r.token().value().equals(item.get(TOKEN).s())
+        && item.containsKey(STATE)
+        && ClaimState.IN_PROGRESS.name().equals(item.get(STATE).s())) {
+      return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
+    }
+    throw failed;
+  }
+
+  /** Whether a write that failed with {@code e} may have been applied by the server. */
+  private static boolean mayHaveLanded(Throwable e) {
+    if (e instanceof SdkServiceException service) {
+      return service.statusCode() >= 500; // DynamoDB: a 5xx write may or may not have happened
+    }
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ConnectException || t instanceof UnknownHostException) {
+        return false; // never sent
+      }
+    }
+    return e instanceof SdkClientException;
+  }
+
   /** The server did not return the old item on a failed condition: read it with a GetItem. */
   private void noticeNoOldItem() {
     if (oldItemOnFailure) {
@@ -144,24 +209,53 @@ final class ClaimWrites {
     }
   }
 
+  /**
+   * Completes, conditional on the token and on the item not completed. A refusal on the SDK's retry
+   * (the first try's answer lost) reads the item back: completed by this token at this completion's
+   * time is this very write, which landed.
+   */
   boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
     requireNonNull(result, "result must not be null");
     StoreArguments.atLeastOneMs(retention, "retention");
+    long now = clock.millis();
     Expression e = new Expression();
-    String update = items.completion(e, id, result, clock.millis(), retention);
-    return requests.update(
+    String update = items.completion(e, id, result, now, retention);
+    Requests.Outcome outcome =
+        requests.updateTried(
             items.key(id),
             e,
             update,
             Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED),
-            "complete " + id)
-        != null;
+            "complete " + id);
+    if (outcome != Requests.Outcome.REFUSED_ON_RETRY) {
+      return outcome == Requests.Outcome.WRITTEN;
+    }
+    Map<String, AttributeValue> item = requests.get(items.key(id), "read " + id);
+    return item != null
+        && item.containsKey(TOKEN)
+        && token.value().equals(item.get(TOKEN).s())
+        && item.containsKey(STATE)
+        && ClaimState.COMPLETED.name().equals(item.get(STATE).s())
+        && item.containsKey(ClaimItems.COMPLETED)
+        && ClaimItems.number(item, ClaimItems.COMPLETED) == now;
   }
 
+  /**
+   * Deletes the item, conditional on the token and on the item not completed. A refusal on the
+   * SDK's retry (the first try's answer lost) that finds no item is this very delete, which landed.
+   */
   boolean release(ClaimId id, LeaseToken token) {
     Expression e = new Expression();
-    return requests.delete(
-        items.key(id), e, Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED), "release " + id);
+    Requests.Outcome outcome =
+        requests.deleteTried(
+            items.key(id),
+            e,
+            Conditions.heldBy(e, token, "<>", ClaimState.COMPLETED),
+            "release " + id);
+    if (outcome != Requests.Outcome.REFUSED_ON_RETRY) {
+      return outcome == Requests.Outcome.WRITTEN;
+    }
+    return requests.get(items.key(id), "read " + id) == null;
   }
 
   /**

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.Executor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -376,17 +377,43 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
      * @return the store; makes no request, unless {@link #createSchemaIfMissing} asks it to create
      *     the table
      * @throws StoreUnavailableException if the table was to be created and could not be
+     * @throws IllegalArgumentException if the key or TTL attributes collide with each other or with
+     *     an attribute the store writes itself ({@code expires_at}, {@code state}, ...)
      */
     public DynamoDbIdempotencyStore build() {
       if (sortKey != null && sortKey.equals(partitionKey)) {
         throw new IllegalArgumentException(
             "sort key attribute \"" + sortKey + "\" must differ from the partition key attribute");
       }
+      notOwn(partitionKey, "partition key");
+      if (sortKey != null) {
+        notOwn(sortKey, "sort key");
+      }
+      notOwn(ttlAttribute, "TTL");
+      if (ttlAttribute.equals(partitionKey) || ttlAttribute.equals(sortKey)) {
+        throw new IllegalArgumentException(
+            "TTL attribute \"" + ttlAttribute + "\" must differ from the key attributes");
+      }
       DynamoDbIdempotencyStore store = new DynamoDbIdempotencyStore(this);
       if (createSchemaIfMissing) {
         store.admin.createTableIfMissing();
       }
       return store;
+    }
+
+    /**
+     * An attribute the builder names must not be one the store writes itself (it would be lost).
+     */
+    private static void notOwn(String attribute, String what) {
+      if (ClaimItems.OWN_ATTRIBUTES.contains(attribute)) {
+        throw new IllegalArgumentException(
+            what
+                + " attribute \""
+                + attribute
+                + "\" is one of the attributes the store writes itself "
+                + new TreeSet<>(ClaimItems.OWN_ATTRIBUTES)
+                + ": name another");
+      }
     }
 
     private static String nonBlank(String value, String name) {

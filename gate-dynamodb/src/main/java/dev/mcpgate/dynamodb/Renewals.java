@@ -179,6 +179,11 @@ final class Renewals implements AutoCloseable {
         cause);
   }
 
+  /** Whether the extensions are sent from the caller's executor (the builder's renewalExecutor). */
+  boolean runsOnCallersExecutor() {
+    return own == null;
+  }
+
   /** Stops the threads; renewals not yet sent are not sent. */
   @Override
   public void close() {

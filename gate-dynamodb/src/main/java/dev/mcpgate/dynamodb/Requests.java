@@ -170,6 +170,48 @@ final class Requests {
 
   /** A conditional DeleteItem; false when the condition failed. */
   boolean delete(Map<String, AttributeValue> key, Expression e, String condition, String what) {
+    return deleteTried(key, e, condition, what) == Outcome.WRITTEN;
+  }
+
+  /**
+   * What a conditional write did: written; refused; or refused on a retry of the SDK's own, after a
+   * try whose answer was lost (a connection cut after the server applied it) may have written.
+   */
+  enum Outcome {
+    WRITTEN,
+    REFUSED,
+    REFUSED_ON_RETRY
+  }
+
+  private static Outcome refused(ConditionalCheckFailedException failed) {
+    Integer attempts = failed.numAttempts();
+    return attempts != null && attempts > 1 ? Outcome.REFUSED_ON_RETRY : Outcome.REFUSED;
+  }
+
+  /** A conditional UpdateItem that tells a refusal on the SDK's retry apart. */
+  Outcome updateTried(
+      Map<String, AttributeValue> key, Expression e, String update, String condition, String what) {
+    try {
+      call(
+          what,
+          () ->
+              client.updateItem(
+                  u ->
+                      u.tableName(table)
+                          .key(key)
+                          .updateExpression(update)
+                          .conditionExpression(condition)
+                          .expressionAttributeNames(e.names())
+                          .expressionAttributeValues(e.values())));
+      return Outcome.WRITTEN;
+    } catch (ConditionalCheckFailedException failed) {
+      return refused(failed);
+    }
+  }
+
+  /** A conditional DeleteItem that tells a refusal on the SDK's retry apart. */
+  Outcome deleteTried(
+      Map<String, AttributeValue> key, Expression e, String condition, String what) {
     try {
       call(
           what,
@@ -181,9 +223,9 @@ final class Requests {
                           .conditionExpression(condition)
                           .expressionAttributeNames(e.names())
                           .expressionAttributeValues(e.values())));
-      return true;
+      return Outcome.WRITTEN;
     } catch (ConditionalCheckFailedException failed) {
-      return false;
+      return refused(failed);
     }
   }
 }

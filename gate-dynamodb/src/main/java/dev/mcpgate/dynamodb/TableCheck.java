@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -17,6 +18,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbServiceClientConfigurati
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
@@ -209,11 +211,29 @@ final class TableCheck {
               .extended()
               .contains(token);
     } catch (StoreUnavailableException e) {
+      if (renewals.runsOnCallersExecutor() && cause(e, RejectedExecutionException.class) != null) {
+        throw new StoreUnavailableException(
+            "lease renewals of DynamoDB table "
+                + table
+                + " are sent from the builder's renewalExecutor, which refused the probe's"
+                + " extension ("
+                + e.getMessage()
+                + "): without renewals a running action's lease runs out, and a retry would take"
+                + " its key over and run the action again. Give renewalExecutor an executor that"
+                + " takes up to renewalConcurrency tasks at once",
+            e);
+      }
+      ResourceNotFoundException missing = cause(e, ResourceNotFoundException.class);
       throw new StoreUnavailableException(
           renewalPath
-              + "could not extend a probe lease ("
-              + e.getMessage()
-              + "): without renewals a running action's lease runs out"
+              + (missing != null
+                  ? "finds no table "
+                      + table
+                      + " there, although the main client just wrote to it ("
+                      + missing.getMessage()
+                      + ")"
+                  : "could not extend a probe lease (" + e.getMessage() + ")")
+              + ": without renewals a running action's lease runs out"
               + fix,
           e);
     } finally {
@@ -232,6 +252,18 @@ final class TableCheck {
               + fix,
           null);
     }
+  }
+
+  /**
+   * @return the first cause of {@code type} in the chain of {@code e}, or null
+   */
+  private static <T extends Throwable> T cause(Throwable e, Class<T> type) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+    }
+    return null;
   }
 
   /**

@@ -1,0 +1,50 @@
+package dev.mcpgate.dynamodb.review;
+
+import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
+import java.net.URI;
+import java.time.InstantSource;
+import org.junit.jupiter.api.Assumptions;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/** The review tests' real server (dynalite, {@code MCPGATE_TEST_DYNAMODB_ENDPOINT}) and table. */
+final class ReviewDynamo {
+  static final String TABLE = "mcpgate_review_dynamo";
+  private static volatile boolean tableReady;
+
+  private ReviewDynamo() {}
+
+  static URI endpoint() {
+    String endpoint = System.getenv("MCPGATE_TEST_DYNAMODB_ENDPOINT");
+    Assumptions.assumeTrue(
+        endpoint != null && !endpoint.isBlank(), "MCPGATE_TEST_DYNAMODB_ENDPOINT is not set");
+    return URI.create(endpoint);
+  }
+
+  /** A client with the SDK's default retry policy, of {@code endpoint}. */
+  static DynamoDbClient client(URI endpoint) {
+    return DynamoDbClient.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("mcpgate", "mcpgate")))
+        .build();
+  }
+
+  /** A store of the review table through {@code client}, the table made once. */
+  static DynamoDbIdempotencyStore store(DynamoDbClient client, InstantSource clock) {
+    if (!tableReady) {
+      try (DynamoDbClient direct = client(endpoint())) {
+        DynamoDbIdempotencyStore.builder(direct)
+            .tableName(TABLE)
+            .createSchemaIfMissing(true)
+            .build()
+            .close();
+      }
+      tableReady = true;
+    }
+    return DynamoDbIdempotencyStore.builder(client).tableName(TABLE).clock(clock).build();
+  }
+}
