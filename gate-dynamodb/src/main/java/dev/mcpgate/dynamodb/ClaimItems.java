@@ -208,6 +208,31 @@ final class ClaimItems {
   /**
    * @return the row an item holds
    */
+  /**
+   * @return the claim of {@code id} in {@code item}, read where {@code id}'s key led
+   * @throws IllegalStateException when the item holds another identity's claim: two stores share
+   *     the table with partition key prefixes that overlap, and nothing of the other's is used
+   */
+  ClaimRecord readOf(ClaimId id, Map<String, AttributeValue> item) {
+    ClaimRecord row = read(item);
+    if (!row.id().equals(id)) {
+      throw new IllegalStateException(
+          "the item at partition key \""
+              + partitionValue(id)
+              + "\" holds the claim of "
+              + row.id()
+              + ", not of "
+              + id
+              + ": another store writes this table with a partition key prefix that begins"
+              + " with this store's (\""
+              + partitionPrefix
+              + "\") or this one's with it; give each store a prefix that is not the start of"
+              + " another's (end each with a character such as '#'). Nothing was claimed or"
+              + " replayed");
+    }
+    return row;
+  }
+
   ClaimRecord read(Map<String, AttributeValue> item) {
     ClaimState state = ClaimState.valueOf(item.get(STATE).s());
     StoredResult result = null;

@@ -110,7 +110,7 @@ final class ClaimWrites {
           continue; // released or purged since: claim again
         }
       }
-      ClaimRecord row = items.read(existing);
+      ClaimRecord row = items.readOf(r.id(), existing);
       if (row.token().equals(r.token()) && row.state() == ClaimState.IN_PROGRESS) {
         // this request's own write (the PutItem or the takeover), whose answer was lost and which
         // the SDK sent again: the retry found the item the first try wrote. Tokens are new per

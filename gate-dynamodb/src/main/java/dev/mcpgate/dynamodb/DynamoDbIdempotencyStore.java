@@ -201,7 +201,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   @Override
   public Optional<ClaimRecord> find(ClaimId id) {
     requireNonNull(id, "id must not be null");
-    return Optional.ofNullable(requests.get(items.key(id), "read " + id)).map(items::read);
+    return Optional.ofNullable(requests.get(items.key(id), "read " + id))
+        .map(item -> items.readOf(id, item));
   }
 
   /**
@@ -267,7 +268,10 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
 
     /**
      * Single-table layouts: a prefix for the partition key value (for example {@code "GATE#"}), so
-     * that claims live beside other items.
+     * that claims live beside other items. Two stores on one table need prefixes of which neither
+     * begins the other ({@code "G"} and {@code "G1"} can map two identities to one item): end each
+     * with a character such as {@code '#'}. A claim or read that finds another identity's item
+     * throws {@link IllegalStateException}, naming both, and uses nothing of it.
      */
     public Builder partitionKeyPrefix(String prefix) {
       this.partitionPrefix = requireNonNull(prefix, "prefix must not be null");

@@ -1,11 +1,13 @@
 package dev.mcpgate.dynamodb.review;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +36,7 @@ class PartitionPrefixCollisionReviewTest {
   private static final Duration LONG = Duration.ofMinutes(10);
 
   @Test
-  void identitiesOfTwoStoresWithNestedPrefixesNeverShareAnItem() {
+  void identitiesOfTwoStoresWithNestedPrefixesNeverTakeEachOthersItem() {
     try (DynamoDbClient client = ReviewDynamo.client(ReviewDynamo.endpoint())) {
       ReviewDynamo.store(client, InstantSource.system()).close(); // the review table exists
       String run = Long.toString(System.nanoTime() % 1000); // a fresh prefix pair per run
@@ -63,12 +65,15 @@ class PartitionPrefixCollisionReviewTest {
             new StoredResult(StoredResult.Kind.VALUE, "a's".getBytes(StandardCharsets.UTF_8)),
             LONG);
 
-        ClaimAttempt other =
-            second.claim(new ClaimRequest(b, "v1:same", LeaseToken.random(), LONG, LONG));
-
-        assertThat(other)
-            .as("another store's other identity: a fresh key, not the first one's item")
-            .isInstanceOf(ClaimAttempt.Acquired.class);
+        // the item is the same (the stored format is kept): the second store must not take the
+        // first one's claim for its own, nor replay its result, but fail, naming the overlap
+        assertThatThrownBy(
+                () -> second.claim(new ClaimRequest(b, "v1:same", LeaseToken.random(), LONG, LONG)))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("holds the claim of")
+            .hasMessageContaining("prefix");
+        assertThatThrownBy(() -> second.find(b)).isInstanceOf(IllegalStateException.class);
+        assertThat(first.find(a).orElseThrow().state()).isEqualTo(ClaimState.COMPLETED);
       }
     }
   }
