@@ -275,11 +275,10 @@ public final class IdempotencyGate implements AutoCloseable {
    * @param id the key to settle
    * @param verdict happened (with the result bytes, as the tool's {@link ResultMapper} writes them)
    *     or not happened
-   * @return true when the key was settled; false when there is no row whose outcome is unknown at
-   *     {@code id} (none, or it is running under a live lease, completed or was settled meanwhile),
-   *     or when the row may have changed since it was read (another attempt may have claimed it, or
-   *     its holder fenced it after the read, so the verdict may be stale): that row is then fenced
-   *     as unknown, for a settlement of its own once you know what that attempt did
+   * @return true when settled; false when there is nothing to settle at {@code id}, or the row may
+   *     have changed since it was read (it is then fenced as unknown, for a settlement of its own)
+   * @throws IllegalArgumentException for {@link Reconciler.Verdict.StillUnknown}, which settles
+   *     nothing
    * @throws ResultTooLargeException if the result is over the policy's limit: nothing written
    * @throws StoreUnavailableException if the store could not be read or written
    */

@@ -22,6 +22,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import software.amazon.awssdk.core.SdkBytes;
@@ -208,6 +209,42 @@ final class ClaimItems {
   /**
    * @return the row an item holds
    */
+  /**
+   * The builder's attribute names: the key attributes differ, and no attribute it names is one the
+   * store writes itself (its value would be overwritten: a TTL named {@code expires_at} would
+   * expire every claim at once).
+   *
+   * @param sortKey the sort key attribute, or null
+   * @throws IllegalArgumentException naming the attribute that collides
+   */
+  static void checkAttributes(String partitionKey, String sortKey, String ttlAttribute) {
+    if (sortKey != null && sortKey.equals(partitionKey)) {
+      throw new IllegalArgumentException(
+          "sort key attribute \"" + sortKey + "\" must differ from the partition key attribute");
+    }
+    notOwn(partitionKey, "partition key");
+    if (sortKey != null) {
+      notOwn(sortKey, "sort key");
+    }
+    notOwn(ttlAttribute, "TTL");
+    if (ttlAttribute.equals(partitionKey) || ttlAttribute.equals(sortKey)) {
+      throw new IllegalArgumentException(
+          "TTL attribute \"" + ttlAttribute + "\" must differ from the key attributes");
+    }
+  }
+
+  private static void notOwn(String attribute, String what) {
+    if (OWN_ATTRIBUTES.contains(attribute)) {
+      throw new IllegalArgumentException(
+          what
+              + " attribute \""
+              + attribute
+              + "\" is one of the attributes the store writes itself "
+              + new TreeSet<>(OWN_ATTRIBUTES)
+              + ": name another");
+    }
+  }
+
   /**
    * @return the claim of {@code id} in {@code item}, read where {@code id}'s key led
    * @throws IllegalStateException when the item holds another identity's claim: two stores share

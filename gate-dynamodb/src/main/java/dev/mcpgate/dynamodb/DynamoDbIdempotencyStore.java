@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.concurrent.Executor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -269,9 +268,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     /**
      * Single-table layouts: a prefix for the partition key value (for example {@code "GATE#"}), so
      * that claims live beside other items. Two stores on one table need prefixes of which neither
-     * begins the other ({@code "G"} and {@code "G1"} can map two identities to one item): end each
-     * with a character such as {@code '#'}. A claim or read that finds another identity's item
-     * throws {@link IllegalStateException}, naming both, and uses nothing of it.
+     * begins the other: end each with {@code '#'} (see docs/stores.md).
      */
     public Builder partitionKeyPrefix(String prefix) {
       this.partitionPrefix = requireNonNull(prefix, "prefix must not be null");
@@ -385,39 +382,12 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
      *     an attribute the store writes itself ({@code expires_at}, {@code state}, ...)
      */
     public DynamoDbIdempotencyStore build() {
-      if (sortKey != null && sortKey.equals(partitionKey)) {
-        throw new IllegalArgumentException(
-            "sort key attribute \"" + sortKey + "\" must differ from the partition key attribute");
-      }
-      notOwn(partitionKey, "partition key");
-      if (sortKey != null) {
-        notOwn(sortKey, "sort key");
-      }
-      notOwn(ttlAttribute, "TTL");
-      if (ttlAttribute.equals(partitionKey) || ttlAttribute.equals(sortKey)) {
-        throw new IllegalArgumentException(
-            "TTL attribute \"" + ttlAttribute + "\" must differ from the key attributes");
-      }
+      ClaimItems.checkAttributes(partitionKey, sortKey, ttlAttribute);
       DynamoDbIdempotencyStore store = new DynamoDbIdempotencyStore(this);
       if (createSchemaIfMissing) {
         store.admin.createTableIfMissing();
       }
       return store;
-    }
-
-    /**
-     * An attribute the builder names must not be one the store writes itself (it would be lost).
-     */
-    private static void notOwn(String attribute, String what) {
-      if (ClaimItems.OWN_ATTRIBUTES.contains(attribute)) {
-        throw new IllegalArgumentException(
-            what
-                + " attribute \""
-                + attribute
-                + "\" is one of the attributes the store writes itself "
-                + new TreeSet<>(ClaimItems.OWN_ATTRIBUTES)
-                + ": name another");
-      }
     }
 
     private static String nonBlank(String value, String name) {
