@@ -60,4 +60,55 @@ class ClusterFailoverReviewTest {
       }
     }
   }
+
+  /**
+   * A master hangs (SIGSTOP: the kernel still accepts connections to it, it answers nothing), its
+   * replica is promoted, and the cluster serves every slot again. A store started now (a service
+   * restarted during the incident, or scaled out) must answer its first claim within about its
+   * command timeout, as the gate's fail-closed rule and the liveness budget ask: its claims go to
+   * masters that answer.
+   */
+  @Test
+  void aStoreStartedWhileAHungExMasterIsStillListedAnswersWithinItsCommandTimeout()
+      throws Exception {
+    try (PrivateReviewCluster cluster = PrivateReviewCluster.start()) {
+      int hung = cluster.aMaster();
+      cluster.freeze(hung, true);
+      List<Integer> alive = new ArrayList<>(cluster.ports);
+      alive.remove(Integer.valueOf(hung));
+      for (int port : alive) {
+        PrivateReviewCluster.awaitReply(port, "cluster_state:ok", 30, "cluster", "info");
+        PrivateReviewCluster.awaitReply(port, "master,fail", 30, "cluster", "nodes");
+      }
+      List<RedisURI> seeds = new ArrayList<>();
+      alive.forEach(p -> seeds.add(RedisURI.create("redis://127.0.0.1:" + p)));
+      Duration timeout = Duration.ofSeconds(2);
+      try (RedisIdempotencyStore store =
+          RedisIdempotencyStore.clusterBuilder(seeds)
+              .keyPrefix("mcpgate-review:")
+              .commandTimeout(timeout)
+              .build()) {
+        ClaimId id = new ClaimId("review-hung-" + UUID.randomUUID(), "refund_order", "k");
+        long start = System.nanoTime();
+        Object answer;
+        try {
+          answer =
+              store.claim(
+                  new ClaimRequest(
+                      id,
+                      "v1:a",
+                      LeaseToken.random(),
+                      Duration.ofSeconds(30),
+                      Duration.ofMinutes(5)));
+        } catch (RuntimeException e) {
+          answer = e;
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(took)
+            .as("the first claim of a store started after the failover (answer: %s)", answer)
+            .isLessThan(timeout.plusSeconds(5));
+        assertThat(answer).isInstanceOf(ClaimAttempt.Acquired.class);
+      }
+    }
+  }
 }

@@ -106,6 +106,16 @@ final class PrivateReviewCluster implements AutoCloseable {
     servers.get(ports.indexOf(port)).destroyForcibly().waitFor();
   }
 
+  /**
+   * Stops the server on {@code port} (SIGSTOP, or SIGCONT when {@code frozen} is false): its
+   * connections stay open and new ones are accepted by the kernel, but it answers nothing, as a
+   * host that hangs (a stalled VM, a full disk, a swap storm) does.
+   */
+  void freeze(int port, boolean frozen) throws IOException, InterruptedException {
+    long pid = servers.get(ports.indexOf(port)).pid();
+    new ProcessBuilder("kill", frozen ? "-STOP" : "-CONT", Long.toString(pid)).start().waitFor();
+  }
+
   static void awaitReply(int port, String expected, int seconds, String... command)
       throws IOException, InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
@@ -176,6 +186,11 @@ final class PrivateReviewCluster implements AutoCloseable {
   @Override
   public void close() {
     for (Process p : servers) {
+      try {
+        new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
+      } catch (IOException | InterruptedException e) {
+        // killed anyway
+      }
       p.destroyForcibly();
     }
   }
