@@ -34,10 +34,7 @@ class ClusterFailoverReviewTest {
       cluster.kill(dead);
       List<Integer> alive = new ArrayList<>(cluster.ports);
       alive.remove(Integer.valueOf(dead));
-      for (int port : alive) {
-        PrivateReviewCluster.awaitReply(port, "cluster_state:ok", 30, "cluster", "info");
-        PrivateReviewCluster.awaitReply(port, "master,fail", 30, "cluster", "nodes");
-      }
+      cluster.awaitFailoverOf(dead);
       List<RedisURI> seeds = new ArrayList<>();
       alive.forEach(p -> seeds.add(RedisURI.create("redis://127.0.0.1:" + p)));
       try (RedisIdempotencyStore store =
@@ -76,10 +73,7 @@ class ClusterFailoverReviewTest {
       cluster.freeze(hung, true);
       List<Integer> alive = new ArrayList<>(cluster.ports);
       alive.remove(Integer.valueOf(hung));
-      for (int port : alive) {
-        PrivateReviewCluster.awaitReply(port, "cluster_state:ok", 30, "cluster", "info");
-        PrivateReviewCluster.awaitReply(port, "master,fail", 30, "cluster", "nodes");
-      }
+      cluster.awaitFailoverOf(hung);
       List<RedisURI> seeds = new ArrayList<>();
       alive.forEach(p -> seeds.add(RedisURI.create("redis://127.0.0.1:" + p)));
       Duration timeout = Duration.ofSeconds(2);

@@ -116,6 +116,35 @@ final class PrivateReviewCluster implements AutoCloseable {
     new ProcessBuilder("kill", frozen ? "-STOP" : "-CONT", Long.toString(pid)).start().waitFor();
   }
 
+  /**
+   * Waits until every node but {@code gone} lists {@code gone} as a failed master without slots
+   * (its replica promoted in its place) and reports {@code cluster_state:ok}.
+   */
+  void awaitFailoverOf(int gone) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    for (int port : ports) {
+      if (port == gone) {
+        continue;
+      }
+      while (true) {
+        boolean replaced = false;
+        for (String line : cli(port, "cluster", "nodes").split("\n")) {
+          String[] f = line.strip().split(" ");
+          if (f.length >= 8 && f[1].startsWith("127.0.0.1:" + gone + "@")) {
+            replaced = f[2].contains("master") && f[2].contains("fail") && f.length == 8;
+          }
+        }
+        if (replaced && cli(port, "cluster", "info").contains("cluster_state:ok")) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IOException("node " + port + " did not see " + gone + " replaced in 60 s");
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
   static void awaitReply(int port, String expected, int seconds, String... command)
       throws IOException, InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
