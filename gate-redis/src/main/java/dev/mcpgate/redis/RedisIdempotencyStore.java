@@ -373,7 +373,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
       if (clusterClient != null) {
         return new RedisIdempotencyStore(this, Connector.of(clusterClient), clusterKeys, null);
       }
-      RedisClusterClient own = RedisClusterClient.create(clusterSeeds);
+      // the seeds' timeout (Lettuce's 60 s unless set) bounds each node's connection handshake
+      // and the topology reads: a hung node would hold the store's first command that long
+      List<RedisURI> seeds = new ArrayList<>();
+      clusterSeeds.forEach(u -> seeds.add(RedisURI.builder(u).withTimeout(timeout).build()));
+      RedisClusterClient own = RedisClusterClient.create(seeds);
       own.setOptions(
           ClusterClientOptions.builder()
               .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
