@@ -185,4 +185,32 @@ class LostReplyReviewTest {
                   a -> assertThat(a).isInstanceOf(StoreUnavailableException.class));
         });
   }
+
+  /**
+   * Pins the fix of {@link #aClaimWhoseReplyIsLostIsNeverAnsweredAsAnotherAttemptsRow}: the same
+   * claim sent again late (the client reconnected after a backoff), once its lease has run out and
+   * before anyone took it over, is acquired with a lease from now, never with the lease that ran
+   * out (the gate would run the action under a lease any other call may take over at once).
+   */
+  @Test
+  void aClaimSentAgainAfterItsLeaseRanOutIsAcquiredWithALeaseFromNow() throws Exception {
+    URI url = URI.create(ReviewRedis.url());
+    RedisClient client = RedisClient.create(RedisURI.create(url.toString()));
+    try (RedisIdempotencyStore store =
+        RedisIdempotencyStore.builder(client).keyPrefix("mcpgate-review:").build()) {
+      ClaimId id = new ClaimId(tenant, "refund_order", "ord-5");
+      LeaseToken token = LeaseToken.random();
+      ClaimRequest request = new ClaimRequest(id, "v1:a", token, Duration.ofMillis(200), RETENTION);
+      assertThat(store.claim(request)).isInstanceOf(ClaimAttempt.Acquired.class);
+      Thread.sleep(400);
+
+      ClaimAttempt again = store.claim(request); // what a late re-send runs
+      assertThat(again).isInstanceOf(ClaimAttempt.Acquired.class);
+      assertThat(again.record().token()).isEqualTo(token);
+      assertThat(again.record().leaseExpiresAt()).isAfter(again.storeNow());
+      assertThat(store.find(id).orElseThrow().leaseExpiresAt()).isAfter(store.now());
+    } finally {
+      client.shutdown();
+    }
+  }
 }
