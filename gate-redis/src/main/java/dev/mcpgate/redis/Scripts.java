@@ -25,7 +25,8 @@ final class Scripts {
    * taken over by lease expiry; an unknown one stays fenced until it expires. A live in-progress
    * row that already holds the request's token is the request's own (tokens are new per attempt):
    * the same script sent again after its reply was lost (a Lettuce client with its default,
-   * at-least-once options re-sends what was unanswered when a connection closes), acquired.
+   * at-least-once options re-sends what was unanswered when a connection closes), acquired with its
+   * lease from now (the re-sent command may arrive late).
    */
   static final String CLAIM =
       NOW
@@ -36,8 +37,16 @@ final class Scripts {
           local attempt = 1
           if f[2] and f[3] == token and f[2] == 'IN_PROGRESS' and tonumber(f[7]) > now then
             -- this request's own row (tokens are new per attempt): its first run's reply was lost
-            -- and the client sent it again
-            return {'A', n(now), f[1], f[2], f[3], f[4], f[5], f[6], f[7], false, false, false}
+            -- and the client sent it again, maybe late; acquired, with the lease from now
+            local leaseEnd, e = now + lease, tonumber(f[7])
+            redis.call('HSET', key, 'l', n(leaseEnd))
+            if e < leaseEnd then
+              e = leaseEnd
+              redis.call('HSET', key, 'e', n(e))
+              redis.call('PEXPIREAT', key, n(e + grace))
+            end
+            return {'A', n(now), f[1], f[2], f[3], f[4], f[5], n(leaseEnd), n(e), false, false,
+                    false}
           end
           if f[2] then
             local expired = tonumber(f[7]) <= now
