@@ -86,6 +86,11 @@ final class ClusterLink implements RedisLink {
   }
 
   @Override
+  public Map<String, String> configGet(String parameter) {
+    return redis.configGet(parameter);
+  }
+
+  @Override
   public List<byte[]> time() {
     return redis.time();
   }
