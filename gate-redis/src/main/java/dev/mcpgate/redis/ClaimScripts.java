@@ -8,6 +8,7 @@ import static dev.mcpgate.redis.ClaimFields.utf8;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.ResultTooLargeException;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
@@ -15,6 +16,7 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.StoredResult;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
@@ -78,17 +80,86 @@ final class ClaimScripts {
         : new ClaimAttempt.Existing(row, now);
   }
 
+  /**
+   * @throws ResultTooLargeException when Redis refused the result as an argument larger than it
+   *     takes ({@code proto-max-bulk-len}: it answers a protocol error before it runs anything)
+   */
   boolean complete(ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
-    return held(
-        "complete",
-        complete,
-        id,
-        utf8(token.value()),
-        ascii(retention.toMillis()),
-        utf8(result.kind().name()),
-        result.body(),
-        graceMs);
+    long size = result.body().length;
+    if (size > SMALLEST_BULK_LIMIT) {
+      long limit = bulkLimit();
+      if (size > limit) {
+        throw tooLarge(id, size, limit);
+      }
+    }
+    try {
+      return held(
+          "complete",
+          complete,
+          id,
+          utf8(token.value()),
+          ascii(retention.toMillis()),
+          utf8(result.kind().name()),
+          result.body(),
+          graceMs);
+    } catch (StoreUnavailableException e) {
+      if (e.getCause() instanceof RedisCommandExecutionException refused
+          && refused.getMessage() != null
+          && refused.getMessage().contains(TOO_LONG)) {
+        throw tooLarge(id, size, size - 1); // its limit is below the size, is all that is known
+      }
+      throw e;
+    }
   }
+
+  private static ResultTooLargeException tooLarge(ClaimId id, long size, long limit) {
+    return new ResultTooLargeException(
+        "the result of "
+            + id
+            + " is "
+            + size
+            + " bytes, more than this Redis takes in one argument (its proto-max-bulk-len, "
+            + limit
+            + " bytes); nothing was written",
+        size,
+        limit);
+  }
+
+  /**
+   * The server's {@code proto-max-bulk-len}, read once (a result over it is refused with a protocol
+   * error that also closes the connection, failing every command in flight on it, so it is never
+   * sent); Redis's default when the server does not say (a managed Redis may refuse {@code CONFIG
+   * GET}).
+   */
+  private long bulkLimit() {
+    long known = bulkLimit;
+    if (known > 0) {
+      return known;
+    }
+    try {
+      String value =
+          link.call("read proto-max-bulk-len", l -> l.configGet(BULK_LIMIT)).get(BULK_LIMIT);
+      if (value != null) {
+        bulkLimit = Long.parseLong(value.strip());
+        return bulkLimit;
+      }
+    } catch (StoreUnavailableException | NumberFormatException notSaid) {
+      // Redis's default, without remembering it
+    }
+    return DEFAULT_BULK_LIMIT;
+  }
+
+  private static final String BULK_LIMIT = "proto-max-bulk-len";
+
+  /** The lowest {@code proto-max-bulk-len} Redis accepts: results up to it need no check. */
+  private static final long SMALLEST_BULK_LIMIT = 1024 * 1024;
+
+  private static final long DEFAULT_BULK_LIMIT = 512L * 1024 * 1024;
+
+  private volatile long bulkLimit; // 0 until read
+
+  /** What Redis answers, before it runs anything, to an argument over its proto-max-bulk-len. */
+  private static final String TOO_LONG = "Protocol error: invalid bulk length";
 
   boolean release(ClaimId id, LeaseToken token) {
     return held("release", release, id, utf8(token.value()));

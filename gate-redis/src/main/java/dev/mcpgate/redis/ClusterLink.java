@@ -51,7 +51,7 @@ final class ClusterLink implements RedisLink {
    */
   private void connectMasters() {
     for (RedisClusterNode n : connection.getPartitions()) {
-      if (n.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+      if (holdsClaims(n) && !n.is(RedisClusterNode.NodeFlag.FAIL)) {
         try {
           connection.getConnection(n.getUri().getHost(), n.getUri().getPort());
         } catch (RedisException unreachable) {
@@ -59,6 +59,15 @@ final class ClusterLink implements RedisLink {
         }
       }
     }
+  }
+
+  /**
+   * Whether {@code n} is a master that serves slots, so holds claims. A master that failed and was
+   * replaced by its replica stays listed (flagged {@code fail}, without slots) until it comes back
+   * or is forgotten: it holds no claim, and connecting to it (a hung host) would only wait.
+   */
+  private static boolean holdsClaims(RedisClusterNode n) {
+    return n.is(RedisClusterNode.NodeFlag.UPSTREAM) && !n.getSlots().isEmpty();
   }
 
   @Override
@@ -77,13 +86,18 @@ final class ClusterLink implements RedisLink {
   }
 
   @Override
+  public Map<String, String> configGet(String parameter) {
+    return redis.configGet(parameter);
+  }
+
+  @Override
   public List<byte[]> time() {
     return redis.time();
   }
 
   /**
    * Reloads the topology, checks {@code cluster_state:ok} (every slot served), and connects to
-   * every master.
+   * every master that serves slots (not a failed one that its replica replaced).
    */
   @Override
   public Map<String, RedisCommands<byte[], byte[]>> nodes() {
@@ -106,7 +120,7 @@ final class ClusterLink implements RedisLink {
     }
     Map<String, RedisCommands<byte[], byte[]>> masters = new LinkedHashMap<>();
     connection.getPartitions().stream()
-        .filter(n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM))
+        .filter(ClusterLink::holdsClaims)
         .sorted((a, b) -> a.getUri().toString().compareTo(b.getUri().toString()))
         .forEach(
             n -> {

@@ -28,6 +28,13 @@ interface RedisLink extends AutoCloseable {
   KeyScanCursor<byte[]> scan(ScanCursor from, ScanArgs args);
 
   /**
+   * @param parameter a server setting
+   * @return {@code CONFIG GET parameter} of the connection's default node (on a cluster: one of its
+   *     nodes)
+   */
+  Map<String, String> configGet(String parameter);
+
+  /**
    * @return {@code TIME} of the connection's default node (on a cluster: one of its nodes)
    */
   List<byte[]> time();

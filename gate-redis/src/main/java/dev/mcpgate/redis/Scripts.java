@@ -22,7 +22,11 @@ final class Scripts {
    * KEYS: claim. ARGV: hash, token, lease ms, retention ms, grace ms. Returns {'A' or 'E', now, h,
    * s, t, a, c, l, e, d, k, r}: acquired (the new row) or existing (the row found, unchanged). The
    * decision is the SPI's one takeover rule ({@code spi.Takeover}): only an in-progress row is
-   * taken over by lease expiry; an unknown one stays fenced until it expires.
+   * taken over by lease expiry; an unknown one stays fenced until it expires. A live in-progress
+   * row that already holds the request's token is the request's own (tokens are new per attempt):
+   * the same script sent again after its reply was lost (a Lettuce client with its default,
+   * at-least-once options re-sends what was unanswered when a connection closes), acquired with its
+   * lease from now (the re-sent command may arrive late).
    */
   static final String CLAIM =
       NOW
@@ -31,6 +35,19 @@ final class Scripts {
           local lease, retention, grace = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
           local f = redis.call('HMGET', key, 'h', 's', 't', 'a', 'c', 'l', 'e', 'd', 'k', 'r')
           local attempt = 1
+          if f[2] and f[3] == token and f[2] == 'IN_PROGRESS' and tonumber(f[7]) > now then
+            -- this request's own row (tokens are new per attempt): its first run's reply was lost
+            -- and the client sent it again, maybe late; acquired, with the lease from now
+            local leaseEnd, e = now + lease, tonumber(f[7])
+            redis.call('HSET', key, 'l', n(leaseEnd))
+            if e < leaseEnd then
+              e = leaseEnd
+              redis.call('HSET', key, 'e', n(e))
+              redis.call('PEXPIREAT', key, n(e + grace))
+            end
+            return {'A', n(now), f[1], f[2], f[3], f[4], f[5], n(leaseEnd), n(e), false, false,
+                    false}
+          end
           if f[2] then
             local expired = tonumber(f[7]) <= now
             local takeable = expired
@@ -52,13 +69,22 @@ final class Scripts {
 
   /**
    * KEYS: claim. ARGV: token, retention ms, kind, result, grace ms. Completes only a row held by
-   * the token and not completed. Returns 1 or 0.
+   * the token and not completed. Returns 1 or 0; 1 also when the row is completed by the token with
+   * this very kind and result (the same script sent again after its reply was lost: the result is
+   * stored, and 0 would say it was not).
    */
   static final String COMPLETE =
       NOW
           + """
           local f = redis.call('HMGET', KEYS[1], 't', 's')
-          if f[1] ~= ARGV[1] or not f[2] or f[2] == 'COMPLETED' then return 0 end
+          if f[1] ~= ARGV[1] or not f[2] then return 0 end
+          if f[2] == 'COMPLETED' then
+            -- 1 only when this token's completion with this very result is stored: the same
+            -- command sent again after its reply was lost
+            local r = redis.call('HMGET', KEYS[1], 'k', 'r')
+            if r[1] == ARGV[3] and r[2] == ARGV[4] then return 1 end
+            return 0
+          end
           local expires = now + tonumber(ARGV[2])
           redis.call('HSET', KEYS[1], 's', 'COMPLETED', 'd', n(now), 'e', n(expires),
                      'k', ARGV[3], 'r', ARGV[4])
@@ -95,13 +121,15 @@ final class Scripts {
 
   /**
    * KEYS: claim. ARGV: token, fence ms, grace ms. Marks an in-progress row held by the token
-   * unknown and sets it to expire a fence from now (the key a grace after). 1 or 0.
+   * unknown and sets it to expire a fence from now (the key a grace after). 1 or 0. An unknown row
+   * held by the token is marked again (the same script sent again after its reply was lost: the key
+   * is fenced by this token, and 0 would say the lease was taken over).
    */
   static final String MARK_UNKNOWN =
       NOW
           + """
           local f = redis.call('HMGET', KEYS[1], 't', 's')
-          if f[1] ~= ARGV[1] or f[2] ~= 'IN_PROGRESS' then return 0 end
+          if f[1] ~= ARGV[1] or (f[2] ~= 'IN_PROGRESS' and f[2] ~= 'UNKNOWN') then return 0 end
           local expires = now + tonumber(ARGV[2])
           redis.call('HSET', KEYS[1], 's', 'UNKNOWN', 'e', n(expires))
           redis.call('PEXPIREAT', KEYS[1], n(expires + tonumber(ARGV[3])))

@@ -43,6 +43,11 @@ final class SingleNodeLink implements RedisLink {
   }
 
   @Override
+  public Map<String, String> configGet(String parameter) {
+    return redis.configGet(parameter);
+  }
+
+  @Override
   public List<byte[]> time() {
     return redis.time();
   }
