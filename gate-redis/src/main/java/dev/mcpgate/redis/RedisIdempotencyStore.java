@@ -361,7 +361,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         return new RedisIdempotencyStore(this, Connector.of(client), new ClaimKeys(prefix), null);
       }
       if (uri != null) {
-        RedisClient own = RedisClient.create(boundedBy(uri, timeout));
+        RedisClient own = RedisClient.create(Connector.boundedBy(uri, timeout));
         own.setOptions(
             ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -374,7 +374,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         return new RedisIdempotencyStore(this, Connector.of(clusterClient), clusterKeys, null);
       }
       List<RedisURI> seeds = new ArrayList<>();
-      clusterSeeds.forEach(u -> seeds.add(boundedBy(u, timeout)));
+      clusterSeeds.forEach(u -> seeds.add(Connector.boundedBy(u, timeout)));
       RedisClusterClient own = RedisClusterClient.create(seeds);
       own.setOptions(
           ClusterClientOptions.builder()
@@ -387,20 +387,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                       .build())
               .build());
       return new RedisIdempotencyStore(this, Connector.of(own), clusterKeys, own);
-    }
-
-    /**
-     * A copy of {@code uri} whose timeout is {@code timeout}: a URI's timeout (Lettuce's 60 s
-     * unless set) bounds the connection's handshake and a cluster's topology reads, so a server or
-     * node that accepts connections and answers nothing would hold the store's first command (and
-     * every call waiting for the connection) that long, not the command timeout. A Sentinel URI is
-     * kept as it is.
-     */
-    private static RedisURI boundedBy(RedisURI uri, Duration timeout) {
-      if (!uri.getSentinels().isEmpty() || uri.getTimeout().compareTo(timeout) <= 0) {
-        return uri;
-      }
-      return RedisURI.builder(uri).withTimeout(timeout).build();
     }
   }
 }
