@@ -20,23 +20,43 @@ import software.amazon.awssdk.http.apache.ApacheHttpClient;
 final class ServerErrorBeforeApplyHttpClient implements SdkHttpClient {
   private final SdkHttpClient delegate = ApacheHttpClient.create();
   private final ConcurrentHashMap<String, Runnable> armed = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Runnable> armedAfter = new ConcurrentHashMap<>();
 
   /** The next request of {@code operation} (e.g. "DeleteItem") is not sent: 500, after this. */
   void failNextBeforeApply(String operation, Runnable meanwhile) {
     armed.put(operation, meanwhile);
   }
 
+  /**
+   * The next request of {@code operation} is sent and applied, then this runs, and the answer is
+   * replaced by a 500 (the server applied it, then failed its answer).
+   */
+  void failNextAfterApply(String operation, Runnable meanwhile) {
+    armedAfter.put(operation, meanwhile);
+  }
+
   @Override
   public ExecutableHttpRequest prepareRequest(HttpExecuteRequest request) {
     String target = request.httpRequest().firstMatchingHeader("X-Amz-Target").orElse("");
-    Runnable meanwhile = armed.remove(target.substring(target.indexOf('.') + 1));
-    if (meanwhile == null) {
+    String operation = target.substring(target.indexOf('.') + 1);
+    Runnable after = armedAfter.remove(operation);
+    Runnable meanwhile = after != null ? null : armed.remove(operation);
+    if (meanwhile == null && after == null) {
       return delegate.prepareRequest(request);
     }
+    ExecutableHttpRequest applied = after != null ? delegate.prepareRequest(request) : null;
     return new ExecutableHttpRequest() {
       @Override
-      public HttpExecuteResponse call() {
-        meanwhile.run();
+      public HttpExecuteResponse call() throws java.io.IOException {
+        if (applied != null) {
+          HttpExecuteResponse answer = applied.call();
+          if (answer.responseBody().isPresent()) {
+            answer.responseBody().get().close();
+          }
+          after.run();
+        } else {
+          meanwhile.run();
+        }
         byte[] body =
             ("{\"__type\":\"com.amazonaws.dynamodb.v20120810#InternalServerError\","
                     + "\"message\":\"injected: not applied\"}")
