@@ -1,0 +1,98 @@
+package dev.mcpgate.core.review;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.MutableClock;
+import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Review2 of c969866 (OperatorSettlement.takeOver): the window that tells "the row read" from a row
+ * claimed afresh since the read is min(1 s, the lease of the policy of the gate that settles). But
+ * the attempt that claims afresh meanwhile may run under another policy (another tool, a gate from
+ * {@code withPolicy}) whose lease is much shorter than that window: its lease runs out, and the
+ * operator's takeover of it is attempt read + 1 within the window, so it passes for the row read.
+ *
+ * <p>Interleaving (all within 300 ms on the store's clock): attempt 1 (token A) is past its lease;
+ * the operator reads it. A wakes, its action failed before the effect, it releases. A retry through
+ * a gate whose policy has a 100 ms lease (no renewal) claims afresh (attempt 1, token B), runs the
+ * refund and is paused past its 100 ms lease. The operator's takeover writes attempt 2 at 300 ms
+ * after the read, inside the 1 s window: the verdict about A ("not happened") frees the key while
+ * B's outcome is unknown, and the next retry refunds a second time.
+ *
+ * <p>The promise: at most once per intent; the settlement applies only to the row read, and "any
+ * doubt leaves the key fenced, never free". B's row must stay fenced as unknown, the answer false.
+ */
+class SettlementWindowLongerThanAnotherToolsLeaseTest {
+
+  private static final ToolCall CALL =
+      ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
+
+  @Test
+  void aRowClaimedAfreshUnderAShorterLeaseSinceTheReadIsNotSettledByTheVerdictOnTheRowRead() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
+    ForwardingIdempotencyStore store =
+        new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create(clock)) {
+          @Override
+          public ClaimAttempt claim(ClaimRequest request) {
+            Runnable hook = beforeNextClaim.getAndSet(null);
+            if (hook != null) {
+              hook.run();
+            }
+            return super.claim(request);
+          }
+        };
+    AtomicInteger refunds = new AtomicInteger();
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+      IdempotencyGate shortLease =
+          gate.withPolicy(
+              GatePolicy.builder()
+                  .lease(Duration.ofMillis(100))
+                  .leaseRenewal(Duration.ZERO)
+                  .build());
+      ClaimOutcome.Acquired a = (ClaimOutcome.Acquired) gate.claim(CALL); // attempt 1, token A
+      clock.advance(Duration.ofSeconds(6)); // A is paused past its 5 s lease
+      beforeNextClaim.set(
+          () -> {
+            assertThat(gate.release(a)).isTrue(); // A wakes: its action failed, key freed
+            ClaimOutcome b = shortLease.claim(CALL); // claimed afresh: attempt 1, token B
+            assertThat(b).isInstanceOf(ClaimOutcome.Acquired.class);
+            assertThat(((ClaimOutcome.Acquired) b).attempt()).isEqualTo(1);
+            refunds.incrementAndGet(); // B refunds
+            clock.advance(Duration.ofMillis(300)); // and is paused past its 100 ms lease
+          });
+
+      boolean settled = gate.resolveUnknown(CALL.id(), Reconciler.Verdict.notHappened());
+
+      GateResult<String> retry =
+          gate.execute(
+              CALL,
+              ResultMapper.utf8(),
+              ctx -> {
+                refunds.incrementAndGet();
+                return "refunded again";
+              });
+      assertThat(refunds).as("B's outcome is unknown: the refund must not run again").hasValue(1);
+      assertThat(settled).as("the row read (token A) was gone: nothing of it to settle").isFalse();
+      assertThat(retry).isInstanceOf(GateResult.Refused.class);
+      assertThat(gate.find(CALL.id()).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+package dev.mcpgate.core.review;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.MutableClock;
+import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimState;
+import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Review2 of c969866 (OperatorSettlement.takeOver): the window compares the takeover's createdAt
+ * (the clock of the store's claim) with {@code store.now()} read before the find. A store may read
+ * these on two clocks: Redis Cluster's {@code now()} is TIME of the connection's default node while
+ * a claim's script reads TIME of the node that holds the key. Where {@code now()} runs ahead of the
+ * claim's clock by S, the window is 1 s + S long: a row released and claimed afresh since the read,
+ * then past its own lease, is taken over as attempt read + 1 "within" the window.
+ *
+ * <p>Interleaving: as SettlementOfARowRecreatedSinceTheReadKeepsItFencedTest (attempt 1, token A,
+ * past its lease, read by the operator; A releases; B claims afresh as attempt 1 and refunds, then
+ * is paused past its 5 s lease; the operator's takeover is attempt 2), on a store whose now() is 10
+ * s ahead of its claims' clock. The verdict about A ("not happened") frees the key while B's
+ * outcome is unknown, and the next retry refunds a second time.
+ *
+ * <p>The promise: at most once per intent; "any doubt leaves the key fenced, never free". The
+ * takeover must be tied to the row read by the store (its token), not by two clocks.
+ */
+class SettlementWindowOnAStoreWhoseNowRunsAheadOfItsClaimsTest {
+
+  private static final ToolCall CALL =
+      ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
+
+  @Test
+  void aRowClaimedAfreshSinceTheReadIsNotSettledWhenTheStoresNowRunsAheadOfItsClaims() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
+    ForwardingIdempotencyStore store =
+        new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create(clock)) {
+          @Override
+          public ClaimAttempt claim(ClaimRequest request) {
+            Runnable hook = beforeNextClaim.getAndSet(null);
+            if (hook != null) {
+              hook.run();
+            }
+            return super.claim(request);
+          }
+
+          @Override
+          public Instant now() {
+            return super.now().plus(Duration.ofSeconds(10)); // another node's clock
+          }
+        };
+    AtomicInteger refunds = new AtomicInteger();
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+      ClaimOutcome.Acquired a = (ClaimOutcome.Acquired) gate.claim(CALL); // attempt 1, token A
+      clock.advance(Duration.ofSeconds(6)); // A is paused past its 5 s lease
+      beforeNextClaim.set(
+          () -> {
+            assertThat(gate.release(a)).isTrue(); // A wakes: its action failed, key freed
+            ClaimOutcome b = gate.claim(CALL); // a retry claims afresh: attempt 1, token B
+            assertThat(b).isInstanceOf(ClaimOutcome.Acquired.class);
+            assertThat(((ClaimOutcome.Acquired) b).attempt()).isEqualTo(1);
+            refunds.incrementAndGet(); // B refunds
+            clock.advance(Duration.ofSeconds(6)); // and is paused past its lease
+          });
+
+      boolean settled = gate.resolveUnknown(CALL.id(), Reconciler.Verdict.notHappened());
+
+      GateResult<String> retry =
+          gate.execute(
+              CALL,
+              ResultMapper.utf8(),
+              ctx -> {
+                refunds.incrementAndGet();
+                return "refunded again";
+              });
+      assertThat(refunds).as("B's outcome is unknown: the refund must not run again").hasValue(1);
+      assertThat(settled).as("the row read (token A) was gone: nothing of it to settle").isFalse();
+      assertThat(retry).isInstanceOf(GateResult.Refused.class);
+      assertThat(gate.find(CALL.id()).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
+    }
+  }
+}
