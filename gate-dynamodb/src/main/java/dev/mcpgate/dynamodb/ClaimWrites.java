@@ -237,7 +237,8 @@ final class ClaimWrites {
         && item.containsKey(STATE)
         && ClaimState.COMPLETED.name().equals(item.get(STATE).s())
         && item.containsKey(ClaimItems.COMPLETED)
-        && ClaimItems.number(item, ClaimItems.COMPLETED) == now;
+        && ClaimItems.number(item, ClaimItems.COMPLETED) == now
+        && result.equals(items.readOf(id, item).result()); // not another completion by the token
   }
 
   /**
@@ -260,7 +261,9 @@ final class ClaimWrites {
 
   /**
    * Marks the item unknown and sets its expiry (and TTL) {@code fence} after now, in one {@code
-   * UpdateItem} conditional on the token and {@code state = IN_PROGRESS}.
+   * UpdateItem} conditional on the token and {@code state = IN_PROGRESS}. A refusal on the SDK's
+   * retry (the first try's answer lost) reads the item back: fenced by this token at this fence's
+   * expiry is this very write, which landed.
    */
   boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
     requireNonNull(id, "id must not be null");
@@ -275,12 +278,22 @@ final class ClaimWrites {
             + e.equals(EXPIRES, n(expires))
             + ", "
             + e.equals(items.ttlAttribute, n(ClaimItems.ttlSeconds(expires)));
-    return requests.update(
+    Requests.Outcome outcome =
+        requests.updateTried(
             items.key(id),
             e,
             update,
             Conditions.heldBy(e, token, "=", ClaimState.IN_PROGRESS),
-            "mark unknown " + id)
-        != null;
+            "mark unknown " + id);
+    if (outcome != Requests.Outcome.REFUSED_ON_RETRY) {
+      return outcome == Requests.Outcome.WRITTEN;
+    }
+    Map<String, AttributeValue> item = requests.get(items.key(id), "read " + id);
+    return item != null
+        && item.containsKey(TOKEN)
+        && token.value().equals(item.get(TOKEN).s())
+        && item.containsKey(STATE)
+        && ClaimState.UNKNOWN.name().equals(item.get(STATE).s())
+        && ClaimItems.number(item, EXPIRES) == expires;
   }
 }

@@ -31,8 +31,11 @@ final class OperatorSettlement {
   /**
    * A takeover this long after the read, or longer, may have found a row claimed since (a claim's
    * lease has to run out before it is taken over): the attempt numbers alone cannot tell it apart.
+   * A claim under a shorter lease than this (or than the settling policy's, if shorter) that starts
+   * and lapses between the read and the takeover is the known limit; the store's claim does not say
+   * which token it replaced.
    */
-  private static final Duration SAME_ROW_WITHIN = Duration.ofSeconds(1);
+  private static final Duration SAME_ROW_WITHIN = Duration.ofMillis(250);
 
   private final IdempotencyStore store;
   private final ResultCodec codec;
@@ -125,8 +128,8 @@ final class OperatorSettlement {
    *   <li>the claim finds a live lease, a completion or a fence: what happened since wins;
    *   <li>the claim wrote a fresh row (the one read was released or purged): it is released again;
    *   <li>the takeover is not the attempt after the one read, or came {@link #SAME_ROW_WITHIN} or
-   *       more after the read: another attempt may have claimed the key meanwhile, so the row stays
-   *       fenced as unknown, for a settlement of its own.
+   *       more from the read (on the store's clocks): another attempt may have claimed the key
+   *       meanwhile, so the row stays fenced as unknown, for a settlement of its own.
    * </ul>
    */
   private ClaimRecord takeOver(GatePolicy policy, ClaimRecord read, Instant readAt) {
@@ -171,9 +174,11 @@ final class OperatorSettlement {
     }
     Duration window =
         policy.lease().compareTo(SAME_ROW_WITHIN) < 0 ? policy.lease() : SAME_ROW_WITHIN;
+    // both ways: a store whose clock for now() runs ahead of its claims' (two Redis Cluster
+    // nodes) must not make a late takeover look early
     boolean theOneRead =
         row.attempt() == read.attempt() + 1
-            && Duration.between(readAt, row.createdAt()).compareTo(window) < 0;
+            && Duration.between(readAt, row.createdAt()).abs().compareTo(window) < 0;
     events.emit(
         GateEvent.Type.MARKED_UNKNOWN,
         row,
@@ -220,7 +225,11 @@ final class OperatorSettlement {
    */
   private boolean fence(ClaimRecord row, LeaseToken token, Duration fence) {
     try {
-      return store.markUnknown(row.id(), token, fence);
+      return store.markUnknown(row.id(), token, fence)
+          || store
+              .find(row.id()) // refused: a fence of ours whose answer was lost, sent again?
+              .filter(r -> r.token().equals(token) && r.state() == ClaimState.UNKNOWN)
+              .isPresent();
     } catch (RuntimeException e) {
       Optional<ClaimRecord> now = readBack(row.id(), token, e);
       if (now != null && now.isPresent() && now.get().state() == ClaimState.UNKNOWN) {
