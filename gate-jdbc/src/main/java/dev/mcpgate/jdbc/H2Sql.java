@@ -12,20 +12,10 @@ import java.util.List;
  * duplicate key (23505) or H2's own concurrent-update error (90131), and goes round.
  */
 final class H2Sql extends SelectThenInsertSql {
-  /**
-   * The database clock in epoch milliseconds: when the current statement began. Not {@code
-   * CURRENT_TIMESTAMP}, which H2 (in its regular and PostgreSQL modes) keeps for the whole of a
-   * transaction: a single-commit completion would take its claim's time, and its result expire
-   * early by as long as the action ran.
-   */
-  static final String NOW_MS =
-      "(SELECT CAST(EXTRACT(EPOCH FROM EXECUTING_STATEMENT_START) * 1000 AS BIGINT)"
-          + " FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID = SESSION_ID())";
-
   private final String purgeSql;
 
   H2Sql(String table) {
-    super(table, NOW_MS, "");
+    super(table, "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)", "");
     this.purgeSql =
         "DELETE FROM " + table + " WHERE expires_at_ms <= " + nowMs + " FETCH FIRST ? ROWS ONLY";
   }
