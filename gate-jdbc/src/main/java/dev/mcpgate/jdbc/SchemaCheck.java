@@ -97,6 +97,9 @@ final class SchemaCheck {
         statements.add(widen(dialect, table, column));
       }
     }
+    Upgrade caseBlind = caseBlindness(c, dialect, table);
+    problems.addAll(caseBlind.problems());
+    statements.addAll(caseBlind.statements());
     List<String> key = primaryKey(c, table);
     if (!key.equals(KEY_COLUMNS)) {
       problems.add(
@@ -209,6 +212,51 @@ final class SchemaCheck {
       }
     }
     return columns;
+  }
+
+  /**
+   * H2 creates VARCHAR columns as VARCHAR_IGNORECASE in a database opened with {@code
+   * IGNORECASE=TRUE}: two keys, tenants or tools that differ only in case would be one claim, and a
+   * call would be answered with another key's result.
+   *
+   * @return what differs when a key column of an H2 table compares without case, and what mends it
+   *     (nothing on other dialects, whose key columns compare exactly)
+   */
+  static Upgrade caseBlindness(Connection c, JdbcDialect dialect, String table)
+      throws SQLException {
+    if (dialect != JdbcDialect.H2) {
+      return new Upgrade(List.of(), List.of());
+    }
+    List<String> blind = new ArrayList<>();
+    try (Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT " + String.join(", ", KEY_COLUMNS) + " FROM " + table + " WHERE 1 = 0")) {
+      ResultSetMetaData md = rs.getMetaData();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        String type = md.getColumnTypeName(i);
+        if (type != null && type.toUpperCase(Locale.ROOT).contains("IGNORECASE")) {
+          blind.add(md.getColumnName(i).toLowerCase(Locale.ROOT));
+        }
+      }
+    }
+    if (blind.isEmpty()) {
+      return new Upgrade(List.of(), List.of());
+    }
+    List<String> statements = new ArrayList<>();
+    statements.add("SET IGNORECASE FALSE");
+    for (Column column : expectedColumns(dialect, table)) {
+      if (blind.contains(column.name())) {
+        statements.add(widen(dialect, table, column));
+      }
+    }
+    return new Upgrade(
+        List.of(
+            "its columns "
+                + String.join(", ", blind)
+                + " compare without case (VARCHAR_IGNORECASE: the H2 database was opened with"
+                + " IGNORECASE=TRUE), so keys that differ only in case would be one claim"),
+        List.copyOf(statements));
   }
 
   /** The primary key every claim rests on: one row per (tenant, tool, key). */
