@@ -126,12 +126,18 @@ final class RenewalConnection implements AutoCloseable {
     Thread opener =
         new Thread(
             () -> {
+              Connection c = null;
+              Throwable failed = null;
               try {
-                opened.complete(openNow(within, session));
+                c = openNow(within, session);
               } catch (Throwable e) {
-                opened.completeExceptionally(e);
-              } finally {
-                opening.set(false);
+                failed = e;
+              }
+              opening.set(false); // before the answer: the try it answers may open again at once
+              if (failed == null) {
+                opened.complete(c);
+              } else {
+                opened.completeExceptionally(failed);
               }
             },
             "mcpgate-renewal-open");
