@@ -1,5 +1,6 @@
 package dev.mcpgate.jdbc;
 
+import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.audit.AuditRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -110,9 +111,9 @@ final class AuditTableWriter {
     try (PreparedStatement ps = c.prepareStatement(insertSql)) {
       for (AuditRecord r : records) {
         ps.setLong(1, r.at().toEpochMilli());
-        text(ps, 2, r.tenant(), 255);
-        text(ps, 3, r.tool(), 255);
-        text(ps, 4, r.key(), 255);
+        name(ps, 2, r.tenant());
+        name(ps, 3, r.tool());
+        name(ps, 4, r.key());
         text(ps, 5, r.argsHash(), 80);
         text(ps, 6, r.arguments(), 4000);
         ps.setString(7, r.decision().name());
@@ -160,6 +161,23 @@ final class AuditTableWriter {
       }
     }
     return out == null ? value : out.toString();
+  }
+
+  /**
+   * Binds a tenant, tool or key cut to at most {@value ClaimId#MAX_LENGTH} code points, what every
+   * audit table's column holds (PostgreSQL counts code points, H2 holds twice as many UTF-16 units,
+   * MariaDB four bytes each): a valid one is never cut, whatever its characters.
+   */
+  private static void name(PreparedStatement ps, int index, String value) throws SQLException {
+    if (value == null) {
+      ps.setNull(index, Types.VARCHAR);
+      return;
+    }
+    String cut = printable(value);
+    if (cut.codePointCount(0, cut.length()) > ClaimId.MAX_LENGTH) {
+      cut = cut.substring(0, cut.offsetByCodePoints(0, ClaimId.MAX_LENGTH));
+    }
+    ps.setString(index, cut);
   }
 
   /** Binds text cut to at most {@code max} characters, never inside a surrogate pair. */

@@ -94,19 +94,7 @@ final class ClaimTable {
       }
       SchemaCheck.Upgrade upgrade = SchemaCheck.check(c, s.dialect(), table);
       if (!upgrade.isCurrent()) {
-        String statements =
-            upgrade.statements().stream().map(st -> st + ";\n").collect(Collectors.joining());
-        throw new ClaimsTableException(
-            table,
-            ClaimsTableException.Problem.OUT_OF_DATE,
-            upgrade.problems(),
-            statements,
-            "the claims table "
-                + table
-                + " is out of date (an older version of MCP Gate created it): "
-                + String.join("; ", upgrade.problems())
-                + ". Bring it up to date with:\n"
-                + statements);
+        throw outOfDate(upgrade, "an older version of MCP Gate created it");
       }
     } catch (SQLException e) {
       throw s.failures().of("verify the table", e);
@@ -205,6 +193,28 @@ final class ClaimTable {
   }
 
   /**
+   * @param why why the table differs, for the message
+   * @return the failure that names what differs and the statements that mend it
+   */
+  private ClaimsTableException outOfDate(SchemaCheck.Upgrade upgrade, String why) {
+    String statements =
+        upgrade.statements().stream().map(st -> st + ";\n").collect(Collectors.joining());
+    return new ClaimsTableException(
+        table,
+        ClaimsTableException.Problem.OUT_OF_DATE,
+        upgrade.problems(),
+        statements,
+        "the claims table "
+            + table
+            + " is out of date ("
+            + why
+            + "): "
+            + String.join("; ", upgrade.problems())
+            + ". Bring it up to date with:\n"
+            + statements);
+  }
+
+  /**
    * @param hint what follows the DDL in the message (or "")
    * @return the failure that names the missing table and the DDL that creates it
    */
@@ -243,6 +253,10 @@ final class ClaimTable {
         }
       } else if (!Schema.tableExists(c, table)) {
         throw missingTable(d, "\nor build the store with createSchemaIfMissing(true)");
+      }
+      SchemaCheck.Upgrade caseBlind = SchemaCheck.caseBlindness(c, d, table);
+      if (!caseBlind.isCurrent()) {
+        throw outOfDate(caseBlind, "it was created in an H2 database opened with IGNORECASE=TRUE");
       }
       return new Setup(d, d.sql(table, claimProcedure(c, d)), new SqlFailures(d, table));
     } catch (SQLException e) {

@@ -3,12 +3,18 @@ package dev.mcpgate.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLTimeoutException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The store's connection for lease renewals, from a {@link RenewalSource} (not the tools' pool
@@ -26,6 +32,7 @@ final class RenewalConnection implements AutoCloseable {
   private final RenewalSource source;
   private final Set<Connection> inUse = ConcurrentHashMap.newKeySet();
   private final java.util.Map<Connection, Integer> borrowedTimeouts = new ConcurrentHashMap<>();
+  private final AtomicBoolean opening = new AtomicBoolean(); // an open is pending
   private Connection idle; // guarded by this
   private boolean closed; // guarded by this
 
@@ -102,9 +109,71 @@ final class RenewalConnection implements AutoCloseable {
     return c;
   }
 
+  /**
+   * Opens a connection within the try's deadline: the source's own open (a driver's unpooled data
+   * source, a pool) may have no deadline of its own, and a server that accepts the TCP connection
+   * and then says nothing would hold the renewal far past it. The open runs on a thread of its own;
+   * past the deadline the try fails, and the connection, should it come, is kept for the next try
+   * (or closed, as {@link #giveBack} says). While an open given up on is still pending, later tries
+   * fail at once rather than start another.
+   */
   private Connection open(Duration within, List<String> session) throws SQLException {
+    if (!opening.compareAndSet(false, true)) {
+      throw new SQLTimeoutException(
+          "a renewal connection opened earlier is still opening, past its deadline", "08001");
+    }
+    CompletableFuture<Connection> opened = new CompletableFuture<>();
+    Thread opener =
+        new Thread(
+            () -> {
+              Connection c = null;
+              Throwable failed = null;
+              try {
+                c = openNow(within, session);
+              } catch (Throwable e) {
+                failed = e;
+              }
+              opening.set(false); // before the answer: the try it answers may open again at once
+              if (failed == null) {
+                opened.complete(c);
+              } else {
+                opened.completeExceptionally(failed);
+              }
+            },
+            "mcpgate-renewal-open");
+    opener.setDaemon(true);
+    opener.start();
+    try {
+      Connection c = opened.get(Math.max(1, within.toMillis()), TimeUnit.MILLISECONDS);
+      inUse.add(c);
+      return c;
+    } catch (TimeoutException | InterruptedException e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      SQLException late =
+          new SQLTimeoutException(
+              "could not open a renewal connection within " + within.toMillis() + " ms", "08001");
+      opened.thenAccept(this::giveBack); // came too late for this try: kept for the next
+      throw late;
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof SQLException sql) {
+        throw sql;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new SQLException("could not open a renewal connection: " + cause, "08001", cause);
+    }
+  }
+
+  /** Opens a connection from the source and readies it for renewals, on the opener's thread. */
+  private Connection openNow(Duration within, List<String> session) throws SQLException {
     Connection c = source.open(within);
-    inUse.add(c);
     try {
       if (source.sharesPool()) {
         // the pool hands it to a tool after: change no session setting it would keep
@@ -114,6 +183,7 @@ final class RenewalConnection implements AutoCloseable {
         }
         return c;
       }
+      setNetworkTimeout(c, (int) Math.min(Integer.MAX_VALUE, Math.max(1, within.toMillis())));
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true);
       }
@@ -126,7 +196,6 @@ final class RenewalConnection implements AutoCloseable {
       }
       return c;
     } catch (SQLException | RuntimeException e) {
-      inUse.remove(c);
       close(c, e);
       throw e;
     }

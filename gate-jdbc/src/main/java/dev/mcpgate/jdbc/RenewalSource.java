@@ -126,8 +126,16 @@ final class RenewalSource {
       String initSql = (String) getter(pool, "getConnectionInitSql");
       Object wrapped = getter(pool, "getDataSource");
       if (wrapped instanceof DataSource raw) {
+        // as the pool opens its own: with the pool's user and password when it has a user
+        String user = (String) getter(pool, "getUsername");
+        String password = (String) getter(pool, "getPassword");
         return new RenewalSource(
-            within -> prepared(raw.getConnection(), catalog, schema, initSql),
+            within ->
+                prepared(
+                    user == null ? raw.getConnection() : raw.getConnection(user, password),
+                    catalog,
+                    schema,
+                    initSql),
             "the unpooled data source the HikariCP pool wraps (" + raw.getClass().getName() + ")",
             false);
       }

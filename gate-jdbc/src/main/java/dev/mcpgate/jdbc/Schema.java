@@ -78,8 +78,42 @@ final class Schema {
     run(c, dialect.ddl(table));
   }
 
-  /** Runs each statement of a DDL text; an index that exists already is fine. */
+  /** How many times a DDL text is run again after losing a race with another session's. */
+  private static final int CREATION_RACES = 5;
+
+  /**
+   * Runs each statement of a DDL text; an index that exists already is fine. Every statement is a
+   * {@code CREATE .. IF NOT EXISTS}, which PostgreSQL does not make atomic: a session that creates
+   * the same table or index at the same moment as another fails with a unique violation in the
+   * catalog (23505), or "already exists" (42P07, 42710), instead of skipping it. Then the whole
+   * text is run again (after a rollback, in a transaction), and finds what the other made.
+   */
   static void run(Connection c, String ddl) throws SQLException {
+    for (int race = 0; ; race++) {
+      try {
+        runOnce(c, ddl);
+        return;
+      } catch (SQLException e) {
+        if (race >= CREATION_RACES || !isCreationRace(e)) {
+          throw e;
+        }
+        if (!c.getAutoCommit()) {
+          c.rollback();
+        }
+      }
+    }
+  }
+
+  /**
+   * @return true when a {@code CREATE .. IF NOT EXISTS} failed only because another session created
+   *     the same object at the same moment (PostgreSQL)
+   */
+  private static boolean isCreationRace(SQLException e) {
+    String state = e.getSQLState();
+    return "23505".equals(state) || "42P07".equals(state) || "42710".equals(state);
+  }
+
+  private static void runOnce(Connection c, String ddl) throws SQLException {
     try (Statement st = c.createStatement()) {
       for (String statement : ddl.split(";")) {
         String body =

@@ -18,11 +18,12 @@ import java.util.regex.Pattern;
 
 /**
  * Compares an existing claims table with the one this version's DDL creates ({@link
- * JdbcDialect#ddl}): every column, at least as wide, and the purge index on {@code created_at_ms};
- * and names the statements that bring an older table up to date. Tables made by earlier versions
- * differ in the purge index (on {@code expires_at_ms} before the claim protocol v2, and without
- * PostgreSQL's fillfactor) and, on H2, in the width of the identity columns (255 UTF-16 units
- * before one length unit held everywhere).
+ * JdbcDialect#ddl}): every column, at least as wide, the primary key on (tenant, tool, idem_key),
+ * on which every claim rests, and the purge index on {@code created_at_ms}; and names the
+ * statements that bring an older table up to date. Tables made by earlier versions differ in the
+ * purge index (on {@code expires_at_ms} before the claim protocol v2, and without PostgreSQL's
+ * fillfactor) and, on H2, in the width of the identity columns (255 UTF-16 units before one length
+ * unit held everywhere).
  */
 final class SchemaCheck {
   private static final String PURGE_COLUMN = "created_at_ms";
@@ -95,6 +96,27 @@ final class SchemaCheck {
                 + column.width());
         statements.add(widen(dialect, table, column));
       }
+    }
+    Upgrade caseBlind = caseBlindness(c, dialect, table);
+    problems.addAll(caseBlind.problems());
+    statements.addAll(caseBlind.statements());
+    List<String> key = primaryKey(c, table);
+    if (!key.equals(KEY_COLUMNS)) {
+      problems.add(
+          (key.isEmpty()
+                  ? "it has no primary key"
+                  : "its primary key is on (" + String.join(", ", key) + ")")
+              + ", where the claim needs one on ("
+              + String.join(", ", KEY_COLUMNS)
+              + "): without it two calls of one key can both claim it");
+      if (!key.isEmpty()) {
+        statements.add(
+            dialect == JdbcDialect.POSTGRESQL
+                ? "ALTER TABLE " + table + " DROP CONSTRAINT " + primaryKeyName(c, table)
+                : "ALTER TABLE " + table + " DROP PRIMARY KEY");
+      }
+      statements.add(
+          "ALTER TABLE " + table + " ADD PRIMARY KEY (" + String.join(", ", KEY_COLUMNS) + ")");
     }
     Map<String, String> indexes = indexes(c, table); // name -> first column
     if (!indexes.containsValue(PURGE_COLUMN)) {
@@ -193,9 +215,87 @@ final class SchemaCheck {
   }
 
   /**
-   * @return the table's indexes, by name, with the lower-case name of their first column
+   * H2 creates VARCHAR columns as VARCHAR_IGNORECASE in a database opened with {@code
+   * IGNORECASE=TRUE}: two keys, tenants or tools that differ only in case would be one claim, and a
+   * call would be answered with another key's result.
+   *
+   * @return what differs when a key column of an H2 table compares without case, and what mends it
+   *     (nothing on other dialects, whose key columns compare exactly)
    */
-  private static Map<String, String> indexes(Connection c, String table) throws SQLException {
+  static Upgrade caseBlindness(Connection c, JdbcDialect dialect, String table)
+      throws SQLException {
+    if (dialect != JdbcDialect.H2) {
+      return new Upgrade(List.of(), List.of());
+    }
+    List<String> blind = new ArrayList<>();
+    try (Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT " + String.join(", ", KEY_COLUMNS) + " FROM " + table + " WHERE 1 = 0")) {
+      ResultSetMetaData md = rs.getMetaData();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        String type = md.getColumnTypeName(i);
+        if (type != null && type.toUpperCase(Locale.ROOT).contains("IGNORECASE")) {
+          blind.add(md.getColumnName(i).toLowerCase(Locale.ROOT));
+        }
+      }
+    }
+    if (blind.isEmpty()) {
+      return new Upgrade(List.of(), List.of());
+    }
+    List<String> statements = new ArrayList<>();
+    statements.add("SET IGNORECASE FALSE");
+    for (Column column : expectedColumns(dialect, table)) {
+      if (blind.contains(column.name())) {
+        statements.add(widen(dialect, table, column));
+      }
+    }
+    return new Upgrade(
+        List.of(
+            "its columns "
+                + String.join(", ", blind)
+                + " compare without case (VARCHAR_IGNORECASE: the H2 database was opened with"
+                + " IGNORECASE=TRUE), so keys that differ only in case would be one claim"),
+        List.copyOf(statements));
+  }
+
+  /** The primary key every claim rests on: one row per (tenant, tool, key). */
+  private static final List<String> KEY_COLUMNS = List.of("tenant", "tool", "idem_key");
+
+  /**
+   * @return the lower-case names of the table's primary key columns, in the key's order (empty when
+   *     it has none)
+   */
+  private static List<String> primaryKey(Connection c, String table) throws SQLException {
+    Where w = where(c, table);
+    Map<Short, String> columns = new java.util.TreeMap<>();
+    try (ResultSet rs = c.getMetaData().getPrimaryKeys(w.catalog(), w.schema(), w.bare())) {
+      while (rs.next()) {
+        columns.put(rs.getShort("KEY_SEQ"), rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
+      }
+    }
+    return List.copyOf(columns.values());
+  }
+
+  /**
+   * @return the name of the table's primary key constraint
+   */
+  private static String primaryKeyName(Connection c, String table) throws SQLException {
+    Where w = where(c, table);
+    try (ResultSet rs = c.getMetaData().getPrimaryKeys(w.catalog(), w.schema(), w.bare())) {
+      return rs.next()
+          ? rs.getString("PK_NAME")
+          : table.substring(table.indexOf('.') + 1) + "_pkey";
+    }
+  }
+
+  /**
+   * Where the metadata finds a table: its catalog, schema and bare name, as the database keeps
+   * them.
+   */
+  private record Where(String catalog, String schema, String bare) {}
+
+  private static Where where(Connection c, String table) throws SQLException {
     DatabaseMetaData md = c.getMetaData();
     int dot = table.indexOf('.');
     String schema = dot < 0 ? null : table.substring(0, dot);
@@ -211,8 +311,17 @@ final class SchemaCheck {
         md.supportsCatalogsInDataManipulation() && !md.supportsSchemasInDataManipulation();
     String catalog = catalogs ? (schema != null ? schema : c.getCatalog()) : null;
     String inSchema = catalogs ? null : (schema != null ? schema : c.getSchema());
+    return new Where(catalog, inSchema, bare);
+  }
+
+  /**
+   * @return the table's indexes, by name, with the lower-case name of their first column
+   */
+  private static Map<String, String> indexes(Connection c, String table) throws SQLException {
+    Where w = where(c, table);
     Map<String, String> indexes = new LinkedHashMap<>();
-    try (ResultSet rs = md.getIndexInfo(catalog, inSchema, bare, false, true)) {
+    try (ResultSet rs =
+        c.getMetaData().getIndexInfo(w.catalog(), w.schema(), w.bare(), false, true)) {
       while (rs.next()) {
         String name = rs.getString("INDEX_NAME");
         String column = rs.getString("COLUMN_NAME");
