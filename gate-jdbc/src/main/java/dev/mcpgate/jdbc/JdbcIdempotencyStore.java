@@ -94,11 +94,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   /**
    * Connects now, detects the dialect and checks the table (or creates it, when asked to): for a
    * startup check that the store is usable. The check compares the table with this version's: every
-   * column, as wide, the primary key on (tenant, tool, idem_key) and the purge index; a table made
-   * by an older version is out of date even where it still works. The store works without this
-   * check, finding a missing table on its first use (and an out-of-date one, where it matters, by a
-   * failing statement). When lease renewals have connections of their own, it opens one and looks
-   * for the table through it too.
+   * column, as wide, the primary key on (tenant, tool, idem_key) and the purge index; an older
+   * version's table is out of date even where it works. The store works without this check, finding
+   * a missing table on its first use (an out-of-date one, where it matters, by a failing
+   * statement). When renewals have connections of their own, it looks through one of them too.
    *
    * @throws ClaimsTableException if the table is missing (naming it and the DDL that creates it) or
    *     out of date (naming what differs and the statements that bring it up to date)

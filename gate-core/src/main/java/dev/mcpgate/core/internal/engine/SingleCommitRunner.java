@@ -140,6 +140,7 @@ final class SingleCommitRunner {
           "could not begin the transaction of " + id + "; the action did not run; safe to retry",
           e);
     }
+    boolean closed = false;
     try {
       LeaseToken token = LeaseToken.random();
       ClaimAttempt attempt;
@@ -158,6 +159,10 @@ final class SingleCommitRunner {
       }
       if (attempt instanceof ClaimAttempt.Existing existing) {
         rollbackQuietly(scope, resource, null);
+        // closed before the reconciler and the store's own writes run: they may need a
+        // connection of the same pool, and must not wait on the one this call holds
+        closed = true;
+        close(scope, resource, id);
         ClaimOutcome outcome = claimer.existing(policy, call, hash, existing, reconciliations);
         if (outcome == Claimer.CLAIM_AGAIN) {
           return new Round<>(null, true);
@@ -182,11 +187,17 @@ final class SingleCommitRunner {
               Duration.ZERO),
           false);
     } finally {
-      try {
-        scope.close(resource);
-      } catch (RuntimeException e) {
-        LOG.warn("could not close the transaction of {}", id, e);
+      if (!closed) {
+        close(scope, resource, id);
       }
+    }
+  }
+
+  private static <R> void close(ClaimingScope<R> scope, R resource, ClaimId id) {
+    try {
+      scope.close(resource);
+    } catch (RuntimeException e) {
+      LOG.warn("could not close the transaction of {}", id, e);
     }
   }
 
