@@ -1,5 +1,6 @@
 package dev.mcpgate.jdbc;
 
+import dev.mcpgate.core.spi.DaemonThreads;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -26,6 +27,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * connection it used, and the next use opens another.
  */
 final class RenewalConnection implements AutoCloseable {
+  /** The threads that open a renewal connection within its try's deadline. */
+  private final DaemonThreads openers = DaemonThreads.named("mcpgate-renewal-open");
+
   /** Runs the driver's abort work on the calling thread; drivers only use it on a timeout. */
   private static final Executor DIRECT = Runnable::run;
 
@@ -124,7 +128,7 @@ final class RenewalConnection implements AutoCloseable {
     }
     CompletableFuture<Connection> opened = new CompletableFuture<>();
     Thread opener =
-        new Thread(
+        openers.newThread(
             () -> {
               Connection c = null;
               Throwable failed = null;
@@ -139,9 +143,7 @@ final class RenewalConnection implements AutoCloseable {
               } else {
                 opened.completeExceptionally(failed);
               }
-            },
-            "mcpgate-renewal-open");
-    opener.setDaemon(true);
+            });
     opener.start();
     try {
       Connection c = opened.get(Math.max(1, within.toMillis()), TimeUnit.MILLISECONDS);
