@@ -64,7 +64,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         rows.compute(
             request.id(),
             (id, old) -> {
-              if (!Takeover.allowed(old, request.argsHash(), now)) {
+              if (!Takeover.allowed(old, request, now)) {
                 return old;
               }
               acquired[0] = true;
@@ -80,7 +80,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                   null,
                   null);
             });
-    return acquired[0] ? new ClaimAttempt.Acquired(row, now) : new ClaimAttempt.Existing(row, now);
+    if (acquired[0]) {
+      return new ClaimAttempt.Acquired(row, now);
+    }
+    return row == null ? new ClaimAttempt.Absent(now) : new ClaimAttempt.Existing(row, now);
   }
 
   @Override

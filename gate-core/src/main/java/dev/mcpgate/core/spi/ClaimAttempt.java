@@ -9,7 +9,8 @@ import java.time.Instant;
 public sealed interface ClaimAttempt {
 
   /**
-   * @return the row after the claim: the new attempt's row, or the existing one
+   * @return the row after the claim: the new attempt's row, or the existing one; null when {@link
+   *     Absent}
    */
   ClaimRecord record();
 
@@ -36,4 +37,20 @@ public sealed interface ClaimAttempt {
    * @param storeNow the store's clock at the claim
    */
   record Existing(ClaimRecord record, Instant storeNow) implements ClaimAttempt {}
+
+  /**
+   * There was no row, and the request, {@linkplain ClaimRequest#replacing replacing} a token, wrote
+   * none: only a claim that replaces a token is answered so.
+   *
+   * @param storeNow the store's clock at the claim
+   */
+  record Absent(Instant storeNow) implements ClaimAttempt {
+    /**
+     * @return null: there is no row
+     */
+    @Override
+    public ClaimRecord record() {
+      return null;
+    }
+  }
 }

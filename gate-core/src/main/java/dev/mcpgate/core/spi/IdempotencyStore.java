@@ -37,8 +37,14 @@ public interface IdempotencyStore {
    * #markUnknown}) or someone who knows completes or releases it with its token. Otherwise the
    * existing row is returned unchanged.
    *
+   * <p>A request {@linkplain ClaimRequest#replacing replacing} a token (an operator's settlement)
+   * is written only over a row that holds that token and may be taken as above, in the same atomic
+   * write; over no row it writes nothing and answers {@link ClaimAttempt.Absent}, and over any
+   * other row it answers existing.
+   *
    * @param request what to claim
-   * @return acquired (with the new row) or existing (with the row found)
+   * @return acquired (with the new row), existing (with the row found), or absent (no row, for a
+   *     request replacing a token)
    */
   ClaimAttempt claim(ClaimRequest request);
 

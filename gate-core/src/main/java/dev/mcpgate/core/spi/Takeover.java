@@ -37,6 +37,23 @@ public final class Takeover {
   }
 
   /**
+   * The rule with a request's {@linkplain ClaimRequest#replacing token to replace}: when it has
+   * one, the row must also hold that token (so there must be a row).
+   *
+   * @param row the row found, or null when there is none
+   * @param request the claim
+   * @param now the store's clock
+   * @return true when the claim may write over the row (or write where there is none)
+   */
+  public static boolean allowed(ClaimRecord row, ClaimRequest request, Instant now) {
+    return request.replacing() == null
+        ? allowed(row, request.argsHash(), now)
+        : row != null
+            && row.token().equals(request.replacing())
+            && allowed(row, request.argsHash(), now);
+  }
+
+  /**
    * @param row the row a claim was {@linkplain #allowed allowed} to write over, or null
    * @param now the store's clock
    * @return the attempt number of the new claim: 1 over no row or an expired one, else one more

@@ -48,10 +48,11 @@ import org.junit.jupiter.api.Nested;
  * #closeStore()} after it; a subclass may add tests of its own, which see the same {@link #store}.
  *
  * <p>The tests come in JUnit 5 {@link Nested} groups, by behaviour: {@link Outcomes}, {@link
- * TakeoverRule}, {@link Fencing}, {@link Leases}, {@link Expiry}, {@link IdentityAndResults} and
- * {@link Concurrency}. JUnit runs each group's tests on a new instance of the subclass, with its
- * {@code @BeforeEach} and {@code @AfterEach} methods (so {@link #createStore()} and {@link
- * #closeStore()}) around each test, and reports each group under its own name.
+ * TakeoverRule}, {@link Replacing}, {@link Fencing}, {@link Leases}, {@link Expiry}, {@link
+ * IdentityAndResults} and {@link Concurrency}. JUnit runs each group's tests on a new instance of
+ * the subclass, with its {@code @BeforeEach} and {@code @AfterEach} methods (so {@link
+ * #createStore()} and {@link #closeStore()}) around each test, and reports each group under its own
+ * name.
  */
 public abstract class IdempotencyStoreContract {
 
@@ -213,6 +214,17 @@ public abstract class IdempotencyStoreContract {
   @Nested
   class TakeoverRule extends TakeoverTests {
     TakeoverRule() {
+      super(IdempotencyStoreContract.this);
+    }
+  }
+
+  /**
+   * A claim replacing a token (an operator's settlement): written only over the row that holds it,
+   * never where there is no row, nor over a row claimed since.
+   */
+  @Nested
+  class Replacing extends ReplacingTests {
+    Replacing() {
       super(IdempotencyStoreContract.this);
     }
   }
