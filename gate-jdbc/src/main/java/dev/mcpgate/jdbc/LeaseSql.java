@@ -34,7 +34,10 @@ abstract class LeaseSql {
 
   final String extendSql;
   private final String markUnknownSql;
-  private final String findSql;
+
+  /** A SELECT of the key's row with the store's clock as {@code now_ms}. */
+  final String findSql;
+
   private final String nowSql;
 
   /**

@@ -278,6 +278,9 @@ abstract class SqlDialect extends LeaseSql {
   private ClaimAttempt claimOnce(
       Connection c, ClaimRequest r, boolean latest, int timeoutSeconds, boolean noWait)
       throws SQLException {
+    if (r.replacing() != null) {
+      return replace(c, r, timeoutSeconds, noWait);
+    }
     Read read = read(c, r, latest, timeoutSeconds, noWait);
     Instant now = Instant.ofEpochMilli(read.nowMs());
     if (read.inserted()) {
@@ -306,6 +309,39 @@ abstract class SqlDialect extends LeaseSql {
     return taken
         ? new ClaimAttempt.Acquired(ClaimRows.newRow(r, attempt, read.nowMs()), now)
         : null;
+  }
+
+  /**
+   * A claim replacing a token: the row read without inserting a free key, then the takeover, which
+   * writes only while the row still holds that token and may be taken.
+   *
+   * @return null when the row changed between the read and the takeover: the claim goes round
+   */
+  private ClaimAttempt replace(Connection c, ClaimRequest r, int timeoutSeconds, boolean noWait)
+      throws SQLException {
+    ClaimRecord row = null;
+    long nowMs;
+    try (PreparedStatement ps = c.prepareStatement(findSql)) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ClaimRows.bindKey(ps, 1, r.id());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          row = ClaimRows.readRow(rs);
+        }
+        nowMs = row == null ? now(c) : rs.getLong("now_ms");
+      }
+    }
+    Instant now = Instant.ofEpochMilli(nowMs);
+    if (row == null) {
+      return new ClaimAttempt.Absent(now);
+    }
+    if (!Takeover.allowed(row, r, now)) {
+      return new ClaimAttempt.Existing(row, now);
+    }
+    int attempt = Takeover.nextAttempt(row, now);
+    SqlWork<Boolean> takeOver = () -> takeOver(c, r, r.replacing(), attempt, nowMs, timeoutSeconds);
+    boolean taken = noWait ? withoutLockWait(c, takeOver) : takeOver.run();
+    return taken ? new ClaimAttempt.Acquired(ClaimRows.newRow(r, attempt, nowMs), now) : null;
   }
 
   /**
