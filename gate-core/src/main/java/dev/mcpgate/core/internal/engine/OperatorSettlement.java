@@ -23,20 +23,11 @@ import java.util.function.BooleanSupplier;
 /**
  * An operator's settlement of a key whose outcome is unknown (the facade's {@code resolveUnknown}):
  * a row fenced as unknown is completed or released by its token; a row still in progress whose
- * lease ran out on the store's clock is first taken over and fenced ({@link #takeOver}). Whatever
- * changed since the read wins: the verdict was about the attempt read, and any doubt leaves the key
- * fenced, never free.
+ * lease ran out on the store's clock is first taken over, by a claim that replaces only the token
+ * read, and fenced ({@link #takeOver}). Whatever changed since the read wins: the verdict was about
+ * the attempt read, and any doubt leaves the key fenced, never free.
  */
 final class OperatorSettlement {
-  /**
-   * A takeover this long after the read, or longer, may have found a row claimed since (a claim's
-   * lease has to run out before it is taken over): the attempt numbers alone cannot tell it apart.
-   * A claim under a shorter lease than this (or than the settling policy's, if shorter) that starts
-   * and lapses between the read and the takeover is the known limit; the store's claim does not say
-   * which token it replaced.
-   */
-  private static final Duration SAME_ROW_WITHIN = Duration.ofMillis(250);
-
   private final IdempotencyStore store;
   private final ResultCodec codec;
   private final Events events;
@@ -49,14 +40,14 @@ final class OperatorSettlement {
 
   /**
    * @param verdict happened or not happened (the caller refused still unknown)
-   * @return false when there is no row whose outcome is unknown at {@code id}, or the row may have
-   *     changed since it was read (it is then fenced as unknown, for a settlement of its own)
+   * @return false when there is no row whose outcome is unknown at {@code id}, or the row changed
+   *     since it was read (nothing is then written: settle it again from what it holds now)
    */
   boolean resolve(GatePolicy policy, ClaimId id, Reconciler.Verdict verdict) {
     Instant readAt;
     Optional<ClaimRecord> found;
     try {
-      readAt = store.now(); // before the read: the takeover is timed from it
+      readAt = store.now();
       found = store.find(id);
     } catch (RuntimeException e) {
       throw new StoreUnavailableException("could not read " + id, e);
@@ -71,8 +62,7 @@ final class OperatorSettlement {
         verdict instanceof Reconciler.Verdict.Happened happened
             ? encode(policy, id, happened.result())
             : null;
-    ClaimRecord row =
-        read.state() == ClaimState.IN_PROGRESS ? takeOver(policy, read, readAt) : read;
+    ClaimRecord row = read.state() == ClaimState.IN_PROGRESS ? takeOver(policy, read) : read;
     if (row == null) {
       return false;
     }
@@ -119,20 +109,15 @@ final class OperatorSettlement {
   /**
    * An in-progress row whose lease ran out may still have a live holder, paused past its lease,
    * that renews between the read and a write by its token (a renewal keeps the token): so it is
-   * taken over, as a retry would take it (the store's claim, atomic on the lease having run out),
+   * taken over, as a retry would take it, by a claim {@linkplain ClaimRequest#replacing replacing}
+   * the token read (the store's one atomic write: only that row, only with its lease run out),
    * under a lease as long as the unknown-outcome fence, so that the key stays fenced if the
    * settlement stops here; then it is fenced as unknown under the new token. A write the store does
-   * not confirm is read back before anything is told. Nothing is settled (null) when:
-   *
-   * <ul>
-   *   <li>the claim finds a live lease, a completion or a fence: what happened since wins;
-   *   <li>the claim wrote a fresh row (the one read was released or purged): it is released again;
-   *   <li>the takeover is not the attempt after the one read, or came {@link #SAME_ROW_WITHIN} or
-   *       more from the read (on the store's clocks): another attempt may have claimed the key
-   *       meanwhile, so the row stays fenced as unknown, for a settlement of its own.
-   * </ul>
+   * not confirm is read back before anything is told. Nothing is settled (null) when the claim
+   * finds no row, or a row other than the one read (a live lease, a completion, a fence, another
+   * attempt's claim): what happened since wins.
    */
-  private ClaimRecord takeOver(GatePolicy policy, ClaimRecord read, Instant readAt) {
+  private ClaimRecord takeOver(GatePolicy policy, ClaimRecord read) {
     ClaimId id = read.id();
     LeaseToken token = LeaseToken.random();
     Duration fence = policy.unknownFence();
@@ -145,11 +130,12 @@ final class OperatorSettlement {
                   read.argsHash(),
                   token,
                   fence,
-                  fence.compareTo(policy.retention()) > 0 ? fence : policy.retention()));
-      row = taken instanceof ClaimAttempt.Acquired acquired ? acquired.record() : null;
-      if (row == null) {
+                  fence.compareTo(policy.retention()) > 0 ? fence : policy.retention(),
+                  read.token()));
+      if (!(taken instanceof ClaimAttempt.Acquired acquired)) {
         return null;
       }
+      row = acquired.record();
     } catch (RuntimeException e) {
       Optional<ClaimRecord> now = readBack(id, token, e);
       if (now == null || now.isEmpty()) {
@@ -165,58 +151,17 @@ final class OperatorSettlement {
       }
       row = now.get();
     }
-    if (!row.isTakeover()) { // a fresh row: the one read is gone, and nothing ran under this one
-      releaseFresh(row, token);
-      return null;
-    }
     if (row.state() != ClaimState.UNKNOWN && !fence(row, token, fence)) {
       return null;
     }
-    Duration window =
-        policy.lease().compareTo(SAME_ROW_WITHIN) < 0 ? policy.lease() : SAME_ROW_WITHIN;
-    // both ways: a store whose clock for now() runs ahead of its claims' (two Redis Cluster
-    // nodes) must not make a late takeover look early
-    boolean theOneRead =
-        row.attempt() == read.attempt() + 1
-            && Duration.between(readAt, row.createdAt()).abs().compareTo(window) < 0;
     events.emit(
         GateEvent.Type.MARKED_UNKNOWN,
         row,
-        theOneRead
-            ? "taken over from attempt "
-                + read.attempt()
-                + " by an operator's settlement, its lease having run out; key fenced"
-            : "taken over (attempt "
-                + row.attempt()
-                + ") by an operator's settlement of attempt "
-                + read.attempt()
-                + ", but another attempt may have claimed it since the read, and its outcome is"
-                + " unknown too; key fenced, not settled",
+        "taken over from attempt "
+            + read.attempt()
+            + " by an operator's settlement, its lease having run out; key fenced",
         null);
-    return theOneRead ? row : null;
-  }
-
-  private void releaseFresh(ClaimRecord row, LeaseToken token) {
-    try {
-      store.release(row.id(), token);
-    } catch (RuntimeException e) {
-      Optional<ClaimRecord> now = readBack(row.id(), token, e);
-      if (now == null || now.isPresent()) {
-        throw unconfirmed(
-            row.id(),
-            now != null,
-            "its row was gone, and the claim made in its place could not be released: the key"
-                + " stays claimed, and a call with it is refused as in progress, until "
-                + row.leaseExpiresAt()
-                + " (store clock); nothing ran under that claim",
-            "its row was gone, and the store did not confirm the release of the claim made in"
-                + " its place: unless it was released, the key stays claimed, and a call with it is"
-                + " refused as in progress, until "
-                + row.leaseExpiresAt()
-                + " (store clock); nothing ran under that claim",
-            e);
-      }
-    }
+    return row;
   }
 
   /**

@@ -3,14 +3,13 @@ package dev.mcpgate.core.review;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.ClaimOutcome;
-import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.MutableClock;
 import dev.mcpgate.core.Reconciler;
-import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
@@ -33,12 +32,12 @@ import org.junit.jupiter.api.Test;
  * B's row, takes it for the row read, and settles it with the verdict about A ("not happened"): the
  * key is freed while B's outcome is unknown, and the next retry refunds a second time.
  *
- * <p>The promise: at most once per intent; IdempotencyGate.resolveUnknown, "the write is
- * conditional on the row read (its token), so a concurrent change wins". B's row must stay fenced
- * as unknown (as for a second takeover, SettlementAfterASecondTakeoverKeepsTheKeyFencedTest) and
- * the answer be false.
+ * <p>The promise: the settlement applies only to the row read. Its takeover now replaces the token
+ * read ({@code ClaimRequest.replacing}), so B's row is left exactly as B left it: no verdict, no
+ * fence; what becomes of it is what would without the settlement (B's lease rules it). The earlier
+ * fix fenced B's row through a takeover timed against the read, which this test first pinned.
  */
-class SettlementOfARowRecreatedSinceTheReadKeepsItFencedTest {
+class SettlementOfARowRecreatedSinceTheReadLeavesItAloneTest {
 
   private static final ToolCall CALL =
       ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
@@ -59,13 +58,15 @@ class SettlementOfARowRecreatedSinceTheReadKeepsItFencedTest {
           }
         };
     AtomicInteger refunds = new AtomicInteger();
+    AtomicReference<ClaimOutcome> bHolder = new AtomicReference<>();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       ClaimOutcome.Acquired a = (ClaimOutcome.Acquired) gate.claim(CALL); // attempt 1, token A
       clock.advance(Duration.ofSeconds(6)); // A is paused past its 5 s lease
       beforeNextClaim.set(
           () -> {
             assertThat(gate.release(a)).isTrue(); // A wakes: its action failed, key freed
-            ClaimOutcome b = gate.claim(CALL); // a retry claims afresh: attempt 1, token B
+            ClaimOutcome b = gate.claim(CALL);
+            bHolder.set(b); // a retry claims afresh: attempt 1, token B
             assertThat(b).isInstanceOf(ClaimOutcome.Acquired.class);
             assertThat(((ClaimOutcome.Acquired) b).attempt()).isEqualTo(1);
             refunds.incrementAndGet(); // B refunds
@@ -74,18 +75,13 @@ class SettlementOfARowRecreatedSinceTheReadKeepsItFencedTest {
 
       boolean settled = gate.resolveUnknown(CALL.id(), Reconciler.Verdict.notHappened());
 
-      GateResult<String> retry =
-          gate.execute(
-              CALL,
-              ResultMapper.utf8(),
-              ctx -> {
-                refunds.incrementAndGet();
-                return "refunded again";
-              });
-      assertThat(refunds).as("B's outcome is unknown: the refund must not run again").hasValue(1);
       assertThat(settled).as("the row read (token A) was gone: nothing of it to settle").isFalse();
-      assertThat(retry).isInstanceOf(GateResult.Refused.class);
-      assertThat(gate.find(CALL.id()).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
+      ClaimRecord row = gate.find(CALL.id()).orElseThrow();
+      ClaimOutcome.Acquired b = (ClaimOutcome.Acquired) bHolder.get();
+      assertThat(row.token()).as("B's row, untouched by a verdict about A").isEqualTo(b.token());
+      assertThat(row.state()).isEqualTo(ClaimState.IN_PROGRESS);
+      assertThat(row.attempt()).isEqualTo(1);
+      assertThat(refunds).hasValue(1);
     }
   }
 }
