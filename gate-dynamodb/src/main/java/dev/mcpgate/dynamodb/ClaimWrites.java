@@ -68,6 +68,10 @@ final class ClaimWrites {
    * whose lease may be taken over is taken by one {@code UpdateItem} conditional on the token read
    * and on the rule (attempt + 1). Either write takes the key whole or not at all, so a failure
    * never leaves the key held by a claim the caller was told did not happen.
+   *
+   * <p>A claim {@linkplain ClaimRequest#replacing replacing} a token never puts a new item: it
+   * reads the item (strongly consistent), answers absent where there is none, and takes only an
+   * item that holds that token, by the same {@code UpdateItem} conditional on the token read.
    */
   ClaimAttempt claim(ClaimRequest r) {
     requireNonNull(r, "request must not be null");
@@ -76,37 +80,22 @@ final class ClaimWrites {
       // the row and the lease count as over only the safety margin after their recorded end
       long cutoffMs = now - marginMs;
       Map<String, AttributeValue> item = items.newClaim(r, now);
-      Expression e = new Expression();
-      String condition =
-          "attribute_not_exists("
-              + e.name(items.partitionKey)
-              + ") OR "
-              + e.name(EXPIRES)
-              + " <= "
-              + e.value(n(cutoffMs));
-      PutItemRequest.Builder put =
-          PutItemRequest.builder()
-              .tableName(requests.table)
-              .item(item)
-              .conditionExpression(condition)
-              .expressionAttributeNames(e.names())
-              .expressionAttributeValues(e.values());
-      if (oldItemOnFailure) {
-        put.returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
-      }
       Map<String, AttributeValue> existing;
-      try {
-        requests.call("claim " + r.id(), () -> requests.client.putItem(put.build()));
-        return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
-      } catch (ConditionalCheckFailedException failed) {
-        existing = failed.hasItem() ? failed.item() : null;
-      } catch (StoreUnavailableException failed) {
-        return readBack(r, now, failed);
-      }
-      if (existing == null || existing.isEmpty()) {
-        noticeNoOldItem();
+      if (r.replacing() != null) {
         existing = requests.get(items.key(r.id()), "read " + r.id());
         if (existing == null) {
+          return new ClaimAttempt.Absent(Instant.ofEpochMilli(now));
+        }
+      } else {
+        try {
+          existing = put(r, item, cutoffMs);
+        } catch (StoreUnavailableException failed) {
+          return readBack(r, now, failed);
+        }
+        if (existing == null) {
+          return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
+        }
+        if (existing.isEmpty()) {
           continue; // released or purged since: claim again
         }
       }
@@ -114,11 +103,12 @@ final class ClaimWrites {
       if (row.token().equals(r.token()) && row.state() == ClaimState.IN_PROGRESS) {
         // this request's own write (the PutItem or the takeover), whose answer was lost and which
         // the SDK sent again: the retry found the item the first try wrote. Tokens are new per
-        // request, so the key is this request's
+        // request, so the key is this request's (a claim replacing a token too: its own write
+        // put its token in place of the one it replaced)
         return new ClaimAttempt.Acquired(row, Instant.ofEpochMilli(now));
       }
       Instant cutoff = Instant.ofEpochMilli(cutoffMs);
-      if (!Takeover.allowed(row, r.argsHash(), cutoff)) {
+      if (!Takeover.allowed(row, r, cutoff)) {
         // a lease or a fence counts as over only the margin after its end: the clock the gate
         // measures what is left of it by (its retry-after) is the one the rule read, now less the
         // margin; a completed row is replayed at the plain clock
@@ -156,12 +146,55 @@ final class ClaimWrites {
   }
 
   /**
+   * Puts {@code item}, a new claim, where the key is absent or expired.
+   *
+   * @return null when it was put; else the item found (empty when there is none any more: released
+   *     or purged since)
+   * @throws StoreUnavailableException when the put failed without a refusal
+   */
+  private Map<String, AttributeValue> put(
+      ClaimRequest r, Map<String, AttributeValue> item, long cutoffMs) {
+    Expression e = new Expression();
+    String condition =
+        "attribute_not_exists("
+            + e.name(items.partitionKey)
+            + ") OR "
+            + e.name(EXPIRES)
+            + " <= "
+            + e.value(n(cutoffMs));
+    PutItemRequest.Builder put =
+        PutItemRequest.builder()
+            .tableName(requests.table)
+            .item(item)
+            .conditionExpression(condition)
+            .expressionAttributeNames(e.names())
+            .expressionAttributeValues(e.values());
+    if (oldItemOnFailure) {
+      put.returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
+    }
+    Map<String, AttributeValue> existing;
+    try {
+      requests.call("claim " + r.id(), () -> requests.client.putItem(put.build()));
+      return null;
+    } catch (ConditionalCheckFailedException failed) {
+      existing = failed.hasItem() ? failed.item() : null;
+    }
+    if (existing == null || existing.isEmpty()) {
+      noticeNoOldItem();
+      existing = requests.get(items.key(r.id()), "read " + r.id());
+    }
+    return existing == null ? Map.of() : existing;
+  }
+
+  /**
    * A claim's write failed without a refusal: it may have landed all the same (its answer lost, the
    * SDK's retries spent or timed out, or a server error after the write). Unless the request surely
    * never reached the server (no connection) or the server surely refused it (a client error), the
-   * item is read back: holding the request's token, it is the request's claim.
+   * item is read back: holding the request's token, it is the request's claim. A claim replacing a
+   * token writes only over the item that holds it, never a new one: where there is no item, it
+   * holds none, and is told absent.
    *
-   * @return the request's claim
+   * @return the request's claim, or absent
    * @throws StoreUnavailableException the write's failure, when the item is not the request's
    */
   private ClaimAttempt readBack(ClaimRequest r, long now, StoreUnavailableException failed) {
@@ -174,6 +207,9 @@ final class ClaimWrites {
     } catch (RuntimeException readFailed) {
       failed.addSuppressed(readFailed);
       throw failed;
+    }
+    if (item == null && r.replacing() != null) {
+      return new ClaimAttempt.Absent(Instant.ofEpochMilli(now));
     }
     if (item != null
         && item.containsKey(TOKEN)

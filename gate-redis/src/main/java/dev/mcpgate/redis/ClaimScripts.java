@@ -72,10 +72,15 @@ final class ClaimScripts {
                         utf8(r.token().value()),
                         ascii(r.lease().toMillis()),
                         ascii(r.retention().toMillis()),
-                        graceMs));
+                        graceMs,
+                        r.replacing() == null ? new byte[0] : utf8(r.replacing().value())));
     Instant now = Instant.ofEpochMilli(number(reply.get(1)));
+    String decision = text(reply.get(0));
+    if ("N".equals(decision)) {
+      return new ClaimAttempt.Absent(now);
+    }
     ClaimRecord row = row(r.id(), reply.subList(2, reply.size()));
-    return "A".equals(text(reply.get(0)))
+    return "A".equals(decision)
         ? new ClaimAttempt.Acquired(row, now)
         : new ClaimAttempt.Existing(row, now);
   }

@@ -19,19 +19,22 @@ final class Scripts {
       """;
 
   /**
-   * KEYS: claim. ARGV: hash, token, lease ms, retention ms, grace ms. Returns {'A' or 'E', now, h,
-   * s, t, a, c, l, e, d, k, r}: acquired (the new row) or existing (the row found, unchanged). The
-   * decision is the SPI's one takeover rule ({@code spi.Takeover}): only an in-progress row is
-   * taken over by lease expiry; an unknown one stays fenced until it expires. A live in-progress
-   * row that already holds the request's token is the request's own (tokens are new per attempt):
-   * the same script sent again after its reply was lost (a Lettuce client with its default,
-   * at-least-once options re-sends what was unanswered when a connection closes), acquired with its
-   * lease from now (the re-sent command may arrive late).
+   * KEYS: claim. ARGV: hash, token, lease ms, retention ms, grace ms, the token replaced (empty for
+   * none). Returns {'A' or 'E', now, h, s, t, a, c, l, e, d, k, r}: acquired (the new row) or
+   * existing (the row found, unchanged); or {'N', now}: no row, and a claim replacing a token wrote
+   * none. The decision is the SPI's one takeover rule ({@code spi.Takeover}): only an in-progress
+   * row is taken over by lease expiry; an unknown one stays fenced until it expires; a claim
+   * replacing a token writes only over a row that holds it. A live in-progress row that already
+   * holds the request's token is the request's own (tokens are new per attempt): the same script
+   * sent again after its reply was lost (a Lettuce client with its default, at-least-once options
+   * re-sends what was unanswered when a connection closes), acquired with its lease from now (the
+   * re-sent command may arrive late). That holds for a claim replacing a token too, whose first run
+   * put its own token in place of the one it replaced, so it is checked first.
    */
   static final String CLAIM =
       NOW
           + """
-          local key, hash, token = KEYS[1], ARGV[1], ARGV[2]
+          local key, hash, token, replacing = KEYS[1], ARGV[1], ARGV[2], ARGV[6]
           local lease, retention, grace = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
           local f = redis.call('HMGET', key, 'h', 's', 't', 'a', 'c', 'l', 'e', 'd', 'k', 'r')
           local attempt = 1
@@ -48,10 +51,11 @@ final class Scripts {
             return {'A', n(now), f[1], f[2], f[3], f[4], f[5], n(leaseEnd), n(e), false, false,
                     false}
           end
+          if replacing ~= '' and not f[2] then return {'N', n(now)} end
           if f[2] then
             local expired = tonumber(f[7]) <= now
-            local takeable = expired
-                or (f[2] == 'IN_PROGRESS' and tonumber(f[6]) <= now and f[1] == hash)
+            local takeable = (replacing == '' or f[3] == replacing) and (expired
+                or (f[2] == 'IN_PROGRESS' and tonumber(f[6]) <= now and f[1] == hash))
             if not takeable then
               return {'E', n(now), f[1], f[2], f[3], f[4], f[5], f[6], f[7],
                       f[8] or false, f[9] or false, f[10] or false}
