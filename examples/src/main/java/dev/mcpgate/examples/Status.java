@@ -231,9 +231,9 @@ final class Status {
                 + "\" for tenant "
                 + tenant
                 + " has no unknown outcome to settle (none, completed, or in progress under a"
-                + " live lease, whose attempt may be running; or it may have changed while it"
-                + " was read, an attempt claiming or fencing it: it is then fenced as unknown,"
-                + " to settle once you know what that attempt did). claim: "
+                + " live lease, whose attempt may be running; or it changed while it was read,"
+                + " an attempt releasing, claiming or fencing it: nothing was written, and the"
+                + " claim below is as that attempt left it). claim: "
                 + gate.find(id).map(Status::describe).orElse("none"));
         return 1;
       }
