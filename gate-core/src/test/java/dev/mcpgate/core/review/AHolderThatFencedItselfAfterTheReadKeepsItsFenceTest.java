@@ -9,16 +9,11 @@ import dev.mcpgate.core.MutableClock;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
-import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
-import dev.mcpgate.core.spi.ClaimAttempt;
-import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
-import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,23 +43,12 @@ class AHolderThatFencedItselfAfterTheReadKeepsItsFenceTest {
   @Test
   void aFenceItsHolderWroteAfterTheOperatorsReadIsNotLiftedByTheVerdict() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
-    ForwardingIdempotencyStore store =
-        new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create(clock)) {
-          @Override
-          public ClaimAttempt claim(ClaimRequest request) {
-            Runnable hook = beforeNextClaim.getAndSet(null);
-            if (hook != null) {
-              hook.run();
-            }
-            return super.claim(request);
-          }
-        };
+    HookedStore store = new HookedStore(clock);
     AtomicInteger refunds = new AtomicInteger();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(CALL);
       clock.advance(Duration.ofSeconds(6)); // paused past its 5 s lease, before its refund call
-      beforeNextClaim.set(
+      store.beforeNextClaim.set(
           () -> {
             refunds.incrementAndGet(); // the holder wakes and sends the refund call: it times out
             assertThat(gate.markUnknown(holder)).isTrue(); // and fences its key

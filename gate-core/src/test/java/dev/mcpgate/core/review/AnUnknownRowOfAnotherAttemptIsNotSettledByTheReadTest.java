@@ -9,16 +9,11 @@ import dev.mcpgate.core.MutableClock;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
-import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
-import dev.mcpgate.core.spi.ClaimAttempt;
-import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
-import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,23 +40,12 @@ class AnUnknownRowOfAnotherAttemptIsNotSettledByTheReadTest {
   @Test
   void anUnknownRowWithTheReadAttemptsNumberButAnotherTokenStaysFenced() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
-    ForwardingIdempotencyStore store =
-        new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create(clock)) {
-          @Override
-          public ClaimAttempt claim(ClaimRequest request) {
-            Runnable hook = beforeNextClaim.getAndSet(null);
-            if (hook != null) {
-              hook.run();
-            }
-            return super.claim(request);
-          }
-        };
+    HookedStore store = new HookedStore(clock);
     AtomicInteger refunds = new AtomicInteger();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       ClaimOutcome.Acquired a = (ClaimOutcome.Acquired) gate.claim(CALL); // attempt 1, token A
       clock.advance(Duration.ofSeconds(6)); // A is paused past its 5 s lease
-      beforeNextClaim.set(
+      store.beforeNextClaim.set(
           () -> {
             assertThat(gate.release(a)).isTrue(); // A wakes: its action failed, key freed
             ClaimOutcome.Acquired b = (ClaimOutcome.Acquired) gate.claim(CALL); // attempt 1

@@ -3,32 +3,24 @@ package dev.mcpgate.core.review;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
-import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.MutableClock;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
-import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
-import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
-import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
-import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -44,62 +36,6 @@ class OperatorSettlementTakeoverReviewTest {
   private static final ToolCall CALL =
       ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
 
-  /** The in-memory store with hooks run just before a claim and before a markUnknown. */
-  private static final class HookedStore extends ForwardingIdempotencyStore {
-    final AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
-    final AtomicBoolean failNextMarkUnknown = new AtomicBoolean();
-    final AtomicBoolean failNextRelease = new AtomicBoolean();
-    final AtomicBoolean failNextMarkUnknownAfterItsWrite = new AtomicBoolean();
-    final AtomicBoolean failNextClaimAfterItsWrite = new AtomicBoolean();
-    final AtomicBoolean failFinds = new AtomicBoolean();
-
-    HookedStore(InMemoryIdempotencyStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public ClaimAttempt claim(ClaimRequest request) {
-      Runnable hook = beforeNextClaim.getAndSet(null);
-      if (hook != null) {
-        hook.run();
-      }
-      ClaimAttempt attempt = super.claim(request);
-      if (failNextClaimAfterItsWrite.getAndSet(false)) {
-        failFinds.set(true); // and the store stays unreachable for the read back
-        throw new StoreUnavailableException("reply lost (injected, after the write)", null);
-      }
-      return attempt;
-    }
-
-    @Override
-    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
-      if (failNextMarkUnknown.getAndSet(false)) {
-        throw new StoreUnavailableException("connection reset (injected)", null);
-      }
-      boolean marked = super.markUnknown(id, token, fence);
-      if (failNextMarkUnknownAfterItsWrite.getAndSet(false)) {
-        throw new StoreUnavailableException("reply lost (injected, after the write)", null);
-      }
-      return marked;
-    }
-
-    @Override
-    public Optional<ClaimRecord> find(ClaimId id) {
-      if (failFinds.get()) {
-        throw new StoreUnavailableException("connection refused (injected)", null);
-      }
-      return super.find(id);
-    }
-
-    @Override
-    public boolean release(ClaimId id, LeaseToken token) {
-      if (failNextRelease.getAndSet(false)) {
-        throw new StoreUnavailableException("connection reset (injected)", null);
-      }
-      return super.release(id, token);
-    }
-  }
-
   /**
    * The holder's action failed and it released its row between the operator's read and the
    * operator's claim: the key has no row. The store's claim takes a key with no row as a first
@@ -111,7 +47,7 @@ class OperatorSettlementTakeoverReviewTest {
   @Test
   void aRowReleasedByItsHolderAfterTheOperatorsReadIsNotRecreatedBySettlement() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(CALL);
       clock.advance(Duration.ofSeconds(6)); // paused past its 5 s lease
@@ -145,7 +81,7 @@ class OperatorSettlementTakeoverReviewTest {
   @Test
   void aSettlementThatFailsBeforeItsFenceNeverLetsTheActionRunTwice() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     AtomicInteger runs = new AtomicInteger();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(CALL);
@@ -184,7 +120,7 @@ class OperatorSettlementTakeoverReviewTest {
   @Test
   void theOperatorsTakeoverIsAnEventForListeners() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     List<GateEvent> events = new CopyOnWriteArrayList<>();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).listener(events::add).build()) {
       gate.claim(CALL);
@@ -222,7 +158,7 @@ class OperatorSettlementTakeoverReviewTest {
   @Test
   void aRowTakenOverAgainAfterTheOperatorsReadIsLeftToItsNewHolder() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     AtomicReference<ClaimOutcome.Acquired> second = new AtomicReference<>();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       gate.claim(CALL); // attempt 1: its process died
@@ -250,7 +186,7 @@ class OperatorSettlementTakeoverReviewTest {
   @Test
   void aFenceWrittenButUnansweredIsReadBackAndTheSettlementGoesOn() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     AtomicInteger runs = new AtomicInteger();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       gate.claim(CALL);
@@ -274,7 +210,7 @@ class OperatorSettlementTakeoverReviewTest {
   @Test
   void aTakeoverUnansweredAndUnreadableIsToldAsPerhapsWritten() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       gate.claim(CALL);
       clock.advance(Duration.ofSeconds(6));
@@ -296,7 +232,7 @@ class OperatorSettlementTakeoverReviewTest {
   @Test
   void aSecondTakeoverWithinTheMomentAfterTheReadIsLeftToItsHolder() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     GatePolicy shortLease =
         GatePolicy.builder()
             .lease(Duration.ofMillis(100))

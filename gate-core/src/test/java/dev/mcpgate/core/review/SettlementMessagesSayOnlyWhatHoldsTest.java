@@ -3,26 +3,17 @@ package dev.mcpgate.core.review;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
-import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.MutableClock;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.ResultMapper;
-import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
-import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
-import dev.mcpgate.core.spi.ClaimAttempt;
-import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
-import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,43 +26,6 @@ class SettlementMessagesSayOnlyWhatHoldsTest {
   private static final ToolCall CALL =
       ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
 
-  /** The in-memory store with a hook before the next claim and injected failures. */
-  private static final class HookedStore extends ForwardingIdempotencyStore {
-    final AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
-    final AtomicBoolean failNextReleaseAfterItsWrite = new AtomicBoolean();
-    final AtomicBoolean failNextMarkUnknown = new AtomicBoolean();
-
-    HookedStore(InMemoryIdempotencyStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public ClaimAttempt claim(ClaimRequest request) {
-      Runnable hook = beforeNextClaim.getAndSet(null);
-      if (hook != null) {
-        hook.run();
-      }
-      return super.claim(request);
-    }
-
-    @Override
-    public boolean release(ClaimId id, LeaseToken token) {
-      boolean released = super.release(id, token);
-      if (failNextReleaseAfterItsWrite.getAndSet(false)) {
-        throw new StoreUnavailableException("reply lost (injected, after the write)", null);
-      }
-      return released;
-    }
-
-    @Override
-    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
-      if (failNextMarkUnknown.getAndSet(false)) {
-        throw new StoreUnavailableException("connection reset (injected)", null);
-      }
-      return super.markUnknown(id, token, fence);
-    }
-  }
-
   /**
    * Interleaving: the holder releases its row between the operator's read and claim, so the
    * operator's claim writes a fresh row; the store deletes it on the release and then throws (the
@@ -83,7 +37,7 @@ class SettlementMessagesSayOnlyWhatHoldsTest {
   @Test
   void aFreshRowWhoseReleaseFailedAfterItsWriteIsNotToldAsSurelyClaimed() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(CALL);
       clock.advance(Duration.ofSeconds(6));
@@ -113,7 +67,7 @@ class SettlementMessagesSayOnlyWhatHoldsTest {
   @Test
   void aSecondTakeoverSinceTheReadIsNotTakenAndNothingUntrueIsTold() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       gate.claim(CALL); // attempt 1: its process died
       clock.advance(Duration.ofSeconds(6));

@@ -8,12 +8,8 @@ import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.MutableClock;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.ToolCall;
-import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
-import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
-import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
-import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -48,18 +44,7 @@ class SettlementWindowLongerThanAnotherToolsLeaseTest {
   @Test
   void aRowClaimedAfreshUnderAShorterLeaseSinceTheReadIsNotSettledByTheVerdictOnTheRowRead() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
-    ForwardingIdempotencyStore store =
-        new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create(clock)) {
-          @Override
-          public ClaimAttempt claim(ClaimRequest request) {
-            Runnable hook = beforeNextClaim.getAndSet(null);
-            if (hook != null) {
-              hook.run();
-            }
-            return super.claim(request);
-          }
-        };
+    HookedStore store = new HookedStore(clock);
     AtomicInteger refunds = new AtomicInteger();
     AtomicReference<ClaimOutcome> bHolder = new AtomicReference<>();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
@@ -71,7 +56,7 @@ class SettlementWindowLongerThanAnotherToolsLeaseTest {
                   .build());
       ClaimOutcome.Acquired a = (ClaimOutcome.Acquired) gate.claim(CALL); // attempt 1, token A
       clock.advance(Duration.ofSeconds(6)); // A is paused past its 5 s lease
-      beforeNextClaim.set(
+      store.beforeNextClaim.set(
           () -> {
             assertThat(gate.release(a)).isTrue(); // A wakes: its action failed, key freed
             ClaimOutcome b = shortLease.claim(CALL);
