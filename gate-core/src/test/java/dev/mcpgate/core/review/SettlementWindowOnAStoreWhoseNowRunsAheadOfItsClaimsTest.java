@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * claim's clock by S, the window is 1 s + S long: a row released and claimed afresh since the read,
  * then past its own lease, is taken over as attempt read + 1 "within" the window.
  *
- * <p>Interleaving: as SettlementOfARowRecreatedSinceTheReadKeepsItFencedTest (attempt 1, token A,
+ * <p>Interleaving: as SettlementOfARowRecreatedSinceTheReadLeavesItAloneTest (attempt 1, token A,
  * past its lease, read by the operator; A releases; B claims afresh as attempt 1 and refunds, then
  * is paused past its 5 s lease; the operator's takeover is attempt 2), on a store whose now() is 10
  * s ahead of its claims' clock. The verdict about A ("not happened") frees the key while B's
