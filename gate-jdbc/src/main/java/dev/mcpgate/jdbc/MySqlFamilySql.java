@@ -197,7 +197,8 @@ final class MySqlFamilySql extends SelectThenInsertSql {
 
   /**
    * Extends each lease by its own UPDATE, all sent as one JDBC batch: a statement that fails (a
-   * lock wait that ran out) leaves its lease undecided and the others go on.
+   * lock wait that ran out) leaves its lease undecided and the others go on. A statement that
+   * reports no row is read back (see {@link LeaseSql#extend}: {@code useAffectedRows=true}).
    */
   private ExtendedLeases extendEach(
       Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
@@ -226,10 +227,12 @@ final class MySqlFamilySql extends SelectThenInsertSql {
       int count = counts == null || i >= counts.length ? Statement.EXECUTE_FAILED : counts[i];
       if (count == Statement.EXECUTE_FAILED) {
         undecided.add(token);
-      } else if (count == Statement.SUCCESS_NO_INFO) {
-        uncounted.add(leases.get(i)); // ran, changed an unknown number of rows (bulk batches)
       } else if (count >= 1) {
         extended.add(token);
+      } else {
+        // SUCCESS_NO_INFO: ran, changed an unknown number of rows (bulk batches); 0: with
+        // useAffectedRows=true, also a row found and set to the value it had (same millisecond)
+        uncounted.add(leases.get(i));
       }
     }
     if (!uncounted.isEmpty()) {
