@@ -92,6 +92,13 @@ abstract class LeaseSql {
   }
 
   /**
+   * Reads, once at setup, what the dialect needs to know of the server (nothing by default).
+   *
+   * @param c the setup's connection
+   */
+  void learn(Connection c) throws SQLException {}
+
+  /**
    * @return a DELETE of at most {@code ?} expired rows
    */
   abstract String purgeSql();

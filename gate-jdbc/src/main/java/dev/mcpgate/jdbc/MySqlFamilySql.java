@@ -38,6 +38,7 @@ final class MySqlFamilySql extends SelectThenInsertSql {
       "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
 
   private final MySqlFamilyPurge purge;
+  private final MaxAllowedPacket packet = new MaxAllowedPacket();
   private static final String NO_CLAIM_ROW = "mcpgate: no claim row";
   private static final String NOT_COMMITTED = "mcpgate: not committed";
 
@@ -125,6 +126,20 @@ final class MySqlFamilySql extends SelectThenInsertSql {
     }
   }
 
+  /** The server's {@code max_allowed_packet} and the driver's way of sending bytes. */
+  @Override
+  void learn(Connection c) throws SQLException {
+    packet.learn(c);
+  }
+
+  @Override
+  boolean complete(
+      Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
+      throws SQLException {
+    packet.check(c, id, result);
+    return super.complete(c, id, token, result, retention);
+  }
+
   @Override
   boolean sendsCompletionWithCommit() {
     return completeSql != null;
@@ -135,6 +150,7 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   boolean completeAndCommit(
       Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
       throws SQLException {
+    packet.check(c, id, result); // before anything is sent: nothing committed
     try (PreparedStatement ps = c.prepareStatement(completeSql)) {
       int i = ClaimRows.bindKey(ps, 1, id);
       ps.setString(i++, token.value());
