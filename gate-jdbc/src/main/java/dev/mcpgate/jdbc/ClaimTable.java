@@ -258,7 +258,9 @@ final class ClaimTable {
       if (!caseBlind.isCurrent()) {
         throw outOfDate(caseBlind, "it was created in an H2 database opened with IGNORECASE=TRUE");
       }
-      return new Setup(d, d.sql(table, claimProcedure(c, d)), new SqlFailures(d, table));
+      SqlDialect sql = d.sql(table, claimProcedure(c, d));
+      sql.learn(c);
+      return new Setup(d, sql, new SqlFailures(d, table));
     } catch (SQLException e) {
       throw new StoreUnavailableException(
           "could not connect to set up the JDBC store for table " + table + SqlFailures.detail(e),

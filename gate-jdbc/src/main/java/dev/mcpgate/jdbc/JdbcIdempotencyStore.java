@@ -285,8 +285,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
   /**
    * Like {@link #singleCommit()}, on a connection the caller owns (to this store's database): each
    * call begins a transaction on it, commits or rolls back, and leaves it open in auto-commit mode.
-   * The connection must not be in a transaction of its own when the call begins, and must not be
-   * used by another thread meanwhile.
+   * It must be in auto-commit mode when a call begins (else {@code begin()} throws {@link
+   * IllegalStateException}: nothing runs, the connection is untouched), by one thread at a time.
    *
    * @param connection the caller's connection
    * @return the scope

@@ -54,11 +54,23 @@ final class JdbcTransactionScope implements ClaimingScope<Connection> {
     };
   }
 
-  /** The caller's own connection, left open after each unit of work, in auto-commit mode. */
+  /**
+   * The caller's own connection, left open after each unit of work, in auto-commit mode. One with
+   * auto-commit off is refused, untouched: it may hold a transaction of the caller's, which the
+   * unit of work would join, its commit committing the caller's earlier writes and its rollback (a
+   * replay, a refusal, a failed claim) undoing them.
+   */
   static Connections callers(Connection connection) {
     return new Connections() {
       @Override
-      public Connection open() {
+      public Connection open() throws SQLException {
+        if (!connection.getAutoCommit()) {
+          throw new IllegalStateException(
+              "singleCommit(connection): the connection has auto-commit off, so it may be in a"
+                  + " transaction of its own, which the gate's one commit would commit (and a"
+                  + " rollback undo); end it (commit or roll back) and switch auto-commit on"
+                  + " before the call; nothing was run or written, the connection is untouched");
+        }
         return connection;
       }
 

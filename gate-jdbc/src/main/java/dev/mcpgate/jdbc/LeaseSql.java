@@ -95,6 +95,13 @@ abstract class LeaseSql {
   }
 
   /**
+   * Reads, once at setup, what the dialect needs to know of the server (nothing by default).
+   *
+   * @param c the setup's connection
+   */
+  void learn(Connection c) throws SQLException {}
+
+  /**
    * @return a DELETE of at most {@code ?} expired rows
    */
   abstract String purgeSql();
@@ -155,8 +162,15 @@ abstract class LeaseSql {
     return updateHeld(c, releaseSql, id, token);
   }
 
+  /**
+   * Extends one lease. An UPDATE that reports no row is read back: MariaDB/MySQL drivers with
+   * {@code useAffectedRows=true} count only the rows a statement changed, and an extension in the
+   * same millisecond as the last write sets the value the row already has. The token still holding
+   * an in-progress row then proves the UPDATE found it (a token never comes back to a row it lost).
+   */
   boolean extend(Connection c, ClaimId id, LeaseToken token, Duration lease) throws SQLException {
-    return updateHeld(c, extendSql, id, token, lease.toMillis(), lease.toMillis());
+    return updateHeld(c, extendSql, id, token, lease.toMillis(), lease.toMillis())
+        || !heldTokens(c, List.of(new HeldLease(id, token)), 0).isEmpty();
   }
 
   boolean markUnknown(Connection c, ClaimId id, LeaseToken token, Duration fence)
@@ -274,6 +288,7 @@ abstract class LeaseSql {
   }
 
   /**
+   * @param timeoutSeconds the read's query timeout; 0 for none
    * @return the tokens of {@code leases} that hold an in-progress row, by a plain read (which waits
    *     for no lock: a row another transaction has locked is read as last committed)
    */

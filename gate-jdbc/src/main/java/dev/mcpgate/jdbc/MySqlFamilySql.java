@@ -38,6 +38,7 @@ final class MySqlFamilySql extends SelectThenInsertSql {
       "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
 
   private final MySqlFamilyPurge purge;
+  private final MaxAllowedPacket packet = new MaxAllowedPacket();
   private static final String NO_CLAIM_ROW = "mcpgate: no claim row";
   private static final String NOT_COMMITTED = "mcpgate: not committed";
 
@@ -125,6 +126,20 @@ final class MySqlFamilySql extends SelectThenInsertSql {
     }
   }
 
+  /** The server's {@code max_allowed_packet} and the driver's way of sending bytes. */
+  @Override
+  void learn(Connection c) throws SQLException {
+    packet.learn(c);
+  }
+
+  @Override
+  boolean complete(
+      Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
+      throws SQLException {
+    packet.check(c, id, result);
+    return super.complete(c, id, token, result, retention);
+  }
+
   @Override
   boolean sendsCompletionWithCommit() {
     return completeSql != null;
@@ -135,6 +150,7 @@ final class MySqlFamilySql extends SelectThenInsertSql {
   boolean completeAndCommit(
       Connection c, ClaimId id, LeaseToken token, StoredResult result, Duration retention)
       throws SQLException {
+    packet.check(c, id, result); // before anything is sent: nothing committed
     try (PreparedStatement ps = c.prepareStatement(completeSql)) {
       int i = ClaimRows.bindKey(ps, 1, id);
       ps.setString(i++, token.value());
@@ -197,7 +213,8 @@ final class MySqlFamilySql extends SelectThenInsertSql {
 
   /**
    * Extends each lease by its own UPDATE, all sent as one JDBC batch: a statement that fails (a
-   * lock wait that ran out) leaves its lease undecided and the others go on.
+   * lock wait that ran out) leaves its lease undecided and the others go on. A statement that
+   * reports no row is read back (see {@link LeaseSql#extend}: {@code useAffectedRows=true}).
    */
   private ExtendedLeases extendEach(
       Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
@@ -226,10 +243,12 @@ final class MySqlFamilySql extends SelectThenInsertSql {
       int count = counts == null || i >= counts.length ? Statement.EXECUTE_FAILED : counts[i];
       if (count == Statement.EXECUTE_FAILED) {
         undecided.add(token);
-      } else if (count == Statement.SUCCESS_NO_INFO) {
-        uncounted.add(leases.get(i)); // ran, changed an unknown number of rows (bulk batches)
       } else if (count >= 1) {
         extended.add(token);
+      } else {
+        // SUCCESS_NO_INFO: ran, changed an unknown number of rows (bulk batches); 0: with
+        // useAffectedRows=true, also a row found and set to the value it had (same millisecond)
+        uncounted.add(leases.get(i));
       }
     }
     if (!uncounted.isEmpty()) {

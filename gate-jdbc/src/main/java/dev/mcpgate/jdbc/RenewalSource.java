@@ -19,8 +19,10 @@ import javax.sql.DataSource;
  * <ol>
  *   <li>the source the builder was given ({@code renewalConnections});
  *   <li>for a HikariCP pool, the driver itself, with the pool's URL, user, password, driver
- *       properties, schema, catalog and connection init SQL (or the unpooled {@code DataSource} the
- *       pool wraps), and connect and socket timeouts of the try's deadline;
+ *       properties, schema, catalog and connection init SQL, and connect and socket timeouts of the
+ *       try's deadline; or the unpooled {@code DataSource} the pool wraps (given to it, or made by
+ *       it from {@code dataSourceClassName}), with the pool's user, password, schema, catalog and
+ *       init SQL;
  *   <li>a data source that opens a new connection on every call (a driver's own, such as {@code
  *       PGSimpleDataSource}): itself;
  *   <li>otherwise the pool, which the store says at setup, with the fix.
@@ -140,6 +142,10 @@ final class RenewalSource {
             false);
       }
       String url = (String) getter(pool, "getJdbcUrl");
+      String className = (String) getter(pool, "getDataSourceClassName");
+      if (url == null && className != null) {
+        return fromHikariClassName(pool, className, catalog, schema, initSql);
+      }
       if (url == null) {
         return null;
       }
@@ -171,6 +177,70 @@ final class RenewalSource {
     } catch (ReflectiveOperationException | RuntimeException e) {
       return null; // a HikariCP this code does not know: the pool, said at setup
     }
+  }
+
+  /**
+   * For a HikariCP pool configured with {@code dataSourceClassName}: the unpooled data source the
+   * pool made from the class name, with its {@code dataSourceProperties} applied, which {@code
+   * unwrap} returns once the pool has started ({@code unwrap(DataSource.class)} would return the
+   * pool itself). Read at each open: a pool not started yet fails that try, naming why, and is
+   * never borrowed from instead.
+   */
+  private static RenewalSource fromHikariClassName(
+      DataSource pool, String className, String catalog, String schema, String initSql)
+      throws ReflectiveOperationException {
+    String user = (String) getter(pool, "getUsername");
+    String password = (String) getter(pool, "getPassword");
+    return new RenewalSource(
+        within -> {
+          DataSource raw = unwrapped(pool, className);
+          return prepared(
+              user == null ? raw.getConnection() : raw.getConnection(user, password),
+              catalog,
+              schema,
+              initSql);
+        },
+        "the unpooled data source the HikariCP pool made from its dataSourceClassName ("
+            + className
+            + "), not the pool",
+        false);
+  }
+
+  /**
+   * @return the data source of class {@code className} that the HikariCP pool wraps
+   * @throws SQLException naming why when the class cannot be loaded or the pool gives none (it has
+   *     not started)
+   */
+  private static DataSource unwrapped(DataSource pool, String className) throws SQLException {
+    Class<?> type;
+    try {
+      type = Class.forName(className, false, pool.getClass().getClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      ClassLoader context = Thread.currentThread().getContextClassLoader();
+      try {
+        type = Class.forName(className, false, context);
+      } catch (ClassNotFoundException | LinkageError again) {
+        throw new SQLException(
+            "cannot load the HikariCP pool's dataSourceClassName " + className, again);
+      }
+    }
+    Object raw;
+    try {
+      raw = pool.unwrap(type);
+    } catch (SQLException e) {
+      throw new SQLException(
+          "the HikariCP pool gives no "
+              + className
+              + " to open renewal connections from (not started yet? it starts at its first"
+              + " connection): "
+              + e.getMessage(),
+          e);
+    }
+    if (raw == pool || !(raw instanceof DataSource ds)) {
+      throw new SQLException(
+          "the HikariCP pool's dataSourceClassName " + className + " unwraps to the pool itself");
+    }
+    return ds;
   }
 
   /**
