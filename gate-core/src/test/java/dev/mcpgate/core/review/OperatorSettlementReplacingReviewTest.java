@@ -17,7 +17,10 @@ import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -219,5 +222,34 @@ class OperatorSettlementReplacingReviewTest {
           .doesNotContain("attempt 0")
           .contains("attempt 1");
     }
+  }
+
+  /**
+   * What an operator is told a false answer means, three places, none updated by this change: the
+   * facade's javadoc ({@code IdempotencyGate.resolveUnknown}, "@return ... false when ... the row
+   * may have changed since it was read (it is then fenced as unknown, for a settlement of its
+   * own)"), docs/operations.md ("the row is then fenced as unknown; check again") and the example's
+   * {@code status resolve} output, printed on every false ("it is then fenced as unknown, to settle
+   * once you know what that attempt did"). Since this change a row claimed since the read is left
+   * as it is: {@link #aStoreThatIgnoresReplacingDoesNotLetTheSettlementRecreateAReleasedKey}'s
+   * neighbours in OperatorSettlementTakeoverReviewTest pin it IN_PROGRESS with its lease run out,
+   * which the next retry takes over and runs. An operator who trusts the text believes the key is
+   * fenced (retries refused) while a retry runs the action. Severity: untrue answer
+   * (operator-facing text).
+   */
+  @Test
+  void whatAFalseAnswerMeansIsToldAsTheSettlementNowBehaves() throws IOException {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    String facade =
+        Files.readString(
+            root.resolve("gate-core/src/main/java/dev/mcpgate/core/IdempotencyGate.java"));
+    String operations = Files.readString(root.resolve("docs/operations.md"));
+    String status =
+        Files.readString(root.resolve("examples/src/main/java/dev/mcpgate/examples/Status.java"));
+
+    assertThat(facade).doesNotContain("it is then fenced as unknown, for a settlement of its own");
+    assertThat(operations.replaceAll("\\s+", " "))
+        .doesNotContain("the row is then fenced as unknown; check again");
+    assertThat(status).doesNotContain("it is then fenced as unknown,");
   }
 }
