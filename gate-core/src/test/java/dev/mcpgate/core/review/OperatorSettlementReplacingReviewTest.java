@@ -252,4 +252,43 @@ class OperatorSettlementReplacingReviewTest {
         .doesNotContain("the row is then fenced as unknown; check again");
     assertThat(status).doesNotContain("it is then fenced as unknown,");
   }
+
+  /**
+   * Two operators settle attempt 1 at once with opposite verdicts: B settles "happened" entirely
+   * between A's read and A's replacing claim. A's claim replaces attempt 1's token, which B's
+   * takeover already replaced: A is answered false, B's verdict stands, and nothing runs again. (A
+   * suspicion that held: passes.)
+   */
+  @Test
+  void twoOperatorsWithOppositeVerdictsSettleOnce() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    AtomicInteger runs = new AtomicInteger();
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+      gate.claim(CALL); // attempt 1 refunded; its process died
+      clock.advance(Duration.ofSeconds(6));
+      AtomicReference<Boolean> b = new AtomicReference<>();
+      store.beforeNextClaim.set(
+          () ->
+              b.set(
+                  gate.resolveUnknown(
+                      CALL.id(),
+                      Reconciler.Verdict.happened("refunded".getBytes(StandardCharsets.UTF_8)))));
+
+      boolean a = gate.resolveUnknown(CALL.id(), Reconciler.Verdict.notHappened());
+
+      GateResult<String> retry =
+          gate.execute(
+              CALL,
+              ResultMapper.utf8(),
+              ctx -> {
+                runs.incrementAndGet();
+                return "refunded again";
+              });
+      assertThat(b.get()).isTrue();
+      assertThat(a).isFalse();
+      assertThat(runs).hasValue(0);
+      assertThat(retry).isInstanceOf(GateResult.Replayed.class);
+    }
+  }
 }
