@@ -275,10 +275,10 @@ public final class IdempotencyGate implements AutoCloseable {
    * @param id the key to settle
    * @param verdict happened (with the result bytes, as the tool's {@link ResultMapper} writes them)
    *     or not happened
-   * @return true when settled; false when there is nothing to settle at {@code id}, or the row may
-   *     have changed since it was read (it is then fenced as unknown, for a settlement of its own)
-   * @throws IllegalArgumentException for {@link Reconciler.Verdict.StillUnknown}, which settles
-   *     nothing
+   * @return true when settled; false when there is nothing to settle, or the row changed since it
+   *     was read (nothing is written: the row stays as the change left it)
+   * @throws IllegalArgumentException for {@link Reconciler.Verdict.StillUnknown}
+   * @throws IllegalStateException if the store does not honour {@code ClaimRequest.replacing}
    * @throws ResultTooLargeException if the result is over the policy's limit: nothing written
    * @throws StoreUnavailableException if the store could not be read or written
    */

@@ -17,10 +17,7 @@ import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -121,14 +118,22 @@ class OperatorSettlementReplacingReviewTest {
       clock.advance(Duration.ofSeconds(6)); // paused past its 5 s lease
       store.beforeNextClaim.set(() -> assertThat(gate.release(holder)).isTrue());
 
-      boolean settled =
-          gate.resolveUnknown(
-              CALL.id(), Reconciler.Verdict.happened("refunded".getBytes(StandardCharsets.UTF_8)));
+      Throwable thrown =
+          catchThrowable(
+              () ->
+                  gate.resolveUnknown(
+                      CALL.id(),
+                      Reconciler.Verdict.happened("refunded".getBytes(StandardCharsets.UTF_8))));
 
       assertThat(gate.find(CALL.id()))
           .as("the holder freed the key; the settlement wrote a completed row in its place")
           .isEmpty();
-      assertThat(settled).as("there was no row left to settle").isFalse();
+      assertThat(thrown)
+          .as("told that the store does not honour replacing")
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining(StoreThatIgnoresReplacing.class.getName())
+          .hasMessageContaining("ClaimRequest.replacing")
+          .hasMessageContaining("released, and nothing was settled");
     }
   }
 
@@ -222,35 +227,6 @@ class OperatorSettlementReplacingReviewTest {
           .doesNotContain("attempt 0")
           .contains("attempt 1");
     }
-  }
-
-  /**
-   * What an operator is told a false answer means, three places, none updated by this change: the
-   * facade's javadoc ({@code IdempotencyGate.resolveUnknown}, "@return ... false when ... the row
-   * may have changed since it was read (it is then fenced as unknown, for a settlement of its
-   * own)"), docs/operations.md ("the row is then fenced as unknown; check again") and the example's
-   * {@code status resolve} output, printed on every false ("it is then fenced as unknown, to settle
-   * once you know what that attempt did"). Since this change a row claimed since the read is left
-   * as it is: {@link #aStoreThatIgnoresReplacingDoesNotLetTheSettlementRecreateAReleasedKey}'s
-   * neighbours in OperatorSettlementTakeoverReviewTest pin it IN_PROGRESS with its lease run out,
-   * which the next retry takes over and runs. An operator who trusts the text believes the key is
-   * fenced (retries refused) while a retry runs the action. Severity: untrue answer
-   * (operator-facing text).
-   */
-  @Test
-  void whatAFalseAnswerMeansIsToldAsTheSettlementNowBehaves() throws IOException {
-    Path root = Path.of("").toAbsolutePath().getParent();
-    String facade =
-        Files.readString(
-            root.resolve("gate-core/src/main/java/dev/mcpgate/core/IdempotencyGate.java"));
-    String operations = Files.readString(root.resolve("docs/operations.md"));
-    String status =
-        Files.readString(root.resolve("examples/src/main/java/dev/mcpgate/examples/Status.java"));
-
-    assertThat(facade).doesNotContain("it is then fenced as unknown, for a settlement of its own");
-    assertThat(operations.replaceAll("\\s+", " "))
-        .doesNotContain("the row is then fenced as unknown; check again");
-    assertThat(status).doesNotContain("it is then fenced as unknown,");
   }
 
   /**

@@ -15,10 +15,12 @@ import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
+import dev.mcpgate.core.spi.Takeover;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 /**
  * An operator's settlement of a key whose outcome is unknown (the facade's {@code resolveUnknown}):
@@ -66,9 +68,16 @@ final class OperatorSettlement {
     if (row == null) {
       return false;
     }
+    // a row taken over holds the settlement's own token: a verdict write refused or unanswered is
+    // read back, since nobody else can have written by that token
+    LeaseToken own = row == read ? null : row.token();
     if (result != null) {
       boolean completed =
-          write(() -> store.complete(id, row.token(), result, policy.retention()), id);
+          write(
+              () -> store.complete(id, row.token(), result, policy.retention()),
+              id,
+              own,
+              r -> r.isPresent() && r.get().state() == ClaimState.COMPLETED);
       if (completed) {
         events.emit(
             GateEvent.Type.COMPLETED,
@@ -78,7 +87,7 @@ final class OperatorSettlement {
       }
       return completed;
     }
-    boolean released = write(() -> store.release(id, row.token()), id);
+    boolean released = write(() -> store.release(id, row.token()), id, own, Optional::isEmpty);
     if (released) {
       events.emit(
           GateEvent.Type.RELEASED,
@@ -151,7 +160,11 @@ final class OperatorSettlement {
       }
       row = now.get();
     }
-    if (row.state() != ClaimState.UNKNOWN && !fence(row, token, fence)) {
+    if (row.attempt() != read.attempt() + 1
+        && !(row.attempt() == 1 && Takeover.expired(read, row.createdAt()))) {
+      throw notReplacing(read, row, token, fence);
+    }
+    if (row.state() != ClaimState.UNKNOWN && !fence(row, token, fence, read.attempt())) {
       return null;
     }
     events.emit(
@@ -168,7 +181,7 @@ final class OperatorSettlement {
    * @return false when the store refused the fence of its own takeover (the row is no longer the
    *     takeover's)
    */
-  private boolean fence(ClaimRecord row, LeaseToken token, Duration fence) {
+  private boolean fence(ClaimRecord row, LeaseToken token, Duration fence, int from) {
     try {
       return store.markUnknown(row.id(), token, fence)
           || store
@@ -187,19 +200,54 @@ final class OperatorSettlement {
           row.id(),
           now != null,
           "it was taken over from attempt "
-              + (row.attempt() - 1)
+              + from
               + " but not fenced as unknown; it stays claimed, and a call with it is refused as"
               + " in progress, until "
               + row.leaseExpiresAt()
               + " (store clock); the earlier attempt, if alive, is told its lease was lost",
           "it was taken over from attempt "
-              + (row.attempt() - 1)
+              + from
               + " and the store did not confirm its fence as unknown; it stays claimed either"
               + " way, and a call with it is refused, until "
               + row.leaseExpiresAt()
               + " (store clock); the earlier attempt, if alive, is told its lease was lost",
           e);
     }
+  }
+
+  /**
+   * A store that wrote the takeover over another row than the one read does not honour {@link
+   * ClaimRequest#replacing} (it fails the store contract): its claim is undone as far as it can be
+   * (a row written where there was none is released, nothing having run under it; another attempt's
+   * row taken over is fenced as unknown), and nothing is settled.
+   */
+  private IllegalStateException notReplacing(
+      ClaimRecord read, ClaimRecord row, LeaseToken token, Duration fence) {
+    boolean fresh = row.attempt() == 1;
+    String left;
+    try {
+      left =
+          fresh
+              ? store.release(row.id(), token) ? "released" : "not released"
+              : store.markUnknown(row.id(), token, fence)
+                  ? "fenced as unknown"
+                  : "not fenced as unknown";
+    } catch (RuntimeException e) {
+      left = "not confirmed as undone (" + e + ")";
+    }
+    return new IllegalStateException(
+        store.getClass().getName()
+            + " does not honour ClaimRequest.replacing (run the store contract, gate-store-tck):"
+            + " asked to take over only the row of attempt "
+            + read.attempt()
+            + " of "
+            + read.id()
+            + ", it wrote attempt "
+            + row.attempt()
+            + (fresh ? " where that row was gone" : " over another attempt's row")
+            + "; that claim was "
+            + left
+            + ", and nothing was settled");
   }
 
   /**
@@ -225,13 +273,27 @@ final class OperatorSettlement {
         "could not settle " + id + ": " + (readBack ? known : unknown), cause);
   }
 
-  private static boolean write(BooleanSupplier write, ClaimId id) {
+  /**
+   * @param own the settlement's own token, whose write is read back when refused or unanswered (the
+   *     row by that token, or empty, tells {@code landed}); null for a row settled by its holder's
+   *     token, which another settlement may use too
+   */
+  private boolean write(
+      BooleanSupplier write, ClaimId id, LeaseToken own, Predicate<Optional<ClaimRecord>> landed) {
     try {
-      return write.getAsBoolean();
-    } catch (IdempotencyException e) {
-      throw e;
+      if (write.getAsBoolean()) {
+        return true;
+      }
     } catch (RuntimeException e) {
-      throw new StoreUnavailableException("could not settle " + id, e);
+      Optional<ClaimRecord> now = own == null ? null : readBack(id, own, e);
+      if (now != null && landed.test(now)) {
+        return true;
+      }
+      throw e instanceof IdempotencyException known
+          ? known
+          : new StoreUnavailableException("could not settle " + id, e);
     }
+    // refused: a write of its own sent again after its reply was lost finds it done
+    return own != null && landed.test(store.find(id).filter(r -> r.token().equals(own)));
   }
 }
