@@ -1,0 +1,4 @@
+-- A replay of a claim written as a plain SELECT UNION ALL an insert function called only when the
+-- key has no row (a one-time filter; pgb_insert, setup.sql): the function never runs on a replay.
+\set r random(1, 100000)
+SELECT a.*, (EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::bigint AS now_ms, FALSE AS inserted FROM pgb_a a WHERE tenant = 'context_tenant-1' AND tool = 'refund_order' AND idem_key = 'k-' || (:r)::bigint || '-' || (:r)::bigint UNION ALL SELECT * FROM pgb_insert('context_tenant-1', 'refund_order', 'k-' || (:r)::bigint || '-' || (:r)::bigint, 'v1:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', 'tok-' || (:r)::bigint, 5000, 86400000) WHERE NOT EXISTS (SELECT 1 FROM pgb_a WHERE tenant = 'context_tenant-1' AND tool = 'refund_order' AND idem_key = 'k-' || (:r)::bigint || '-' || (:r)::bigint);
