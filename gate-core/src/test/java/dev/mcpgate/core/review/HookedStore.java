@@ -18,15 +18,22 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The in-memory store with the hooks the review tests set: a step run just before the next claim
  * (another attempt acting between a read and a write), failures injected before a write (nothing
- * written) or after it (a lost reply), and a {@link #now()} that runs ahead of the claims' clock.
+ * written) or after it (a lost reply), a release sent twice, and a {@link #now()} that runs ahead
+ * of the claims' clock.
  */
-final class HookedStore extends ForwardingIdempotencyStore {
+class HookedStore extends ForwardingIdempotencyStore {
   final AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
   final AtomicBoolean failNextClaimAfterItsWrite = new AtomicBoolean();
   final AtomicBoolean failNextMarkUnknown = new AtomicBoolean();
   final AtomicBoolean failNextMarkUnknownAfterItsWrite = new AtomicBoolean();
   final AtomicBoolean failNextRelease = new AtomicBoolean();
   final AtomicBoolean failNextReleaseAfterItsWrite = new AtomicBoolean();
+
+  /**
+   * The next release runs twice and answers as the second run did (as when Lettuce re-sends a
+   * command whose reply was lost).
+   */
+  final AtomicBoolean resendNextRelease = new AtomicBoolean();
 
   /** Every find fails while set (set too by a claim failed after its write). */
   final AtomicBoolean failFinds = new AtomicBoolean();
@@ -73,7 +80,7 @@ final class HookedStore extends ForwardingIdempotencyStore {
     if (failNextReleaseAfterItsWrite.getAndSet(false)) {
       throw new StoreUnavailableException("reply lost (injected, after the write)", null);
     }
-    return released;
+    return resendNextRelease.getAndSet(false) ? super.release(id, token) : released;
   }
 
   @Override

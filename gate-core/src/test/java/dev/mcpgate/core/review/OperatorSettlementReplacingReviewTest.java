@@ -3,25 +3,21 @@ package dev.mcpgate.core.review;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
-import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.MutableClock;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
-import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
-import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -36,60 +32,14 @@ class OperatorSettlementReplacingReviewTest {
   private static final ToolCall CALL =
       ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
 
-  /** The in-memory store with a hook before the next claim, and injected faults. */
-  private static class HookedStore extends ForwardingIdempotencyStore {
-    final AtomicReference<Runnable> beforeNextClaim = new AtomicReference<>();
-    final AtomicBoolean loseNextReleaseReply = new AtomicBoolean();
-    final AtomicBoolean resendNextRelease = new AtomicBoolean();
-    final AtomicBoolean failNextMarkUnknown = new AtomicBoolean();
-
-    HookedStore(InMemoryIdempotencyStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public ClaimAttempt claim(ClaimRequest request) {
-      Runnable hook = beforeNextClaim.getAndSet(null);
-      if (hook != null) {
-        hook.run();
-      }
-      return super.claim(request);
-    }
-
-    @Override
-    public boolean release(ClaimId id, LeaseToken token) {
-      boolean released = super.release(id, token);
-      if (loseNextReleaseReply.getAndSet(false)) {
-        // the DELETE (or the script) ran; its answer was lost (JDBC connection cut after the
-        // autocommit, a Redis reply lost, a DynamoDB 5xx after the write)
-        throw new StoreUnavailableException("reply lost (injected, after the write)", null);
-      }
-      if (resendNextRelease.getAndSet(false)) {
-        // Lettuce, with its default at-least-once options, re-sends a command whose reply was lost
-        // when the connection closed: the caller sees the second run's answer (RELEASE answers 0
-        // when the row is already gone, Scripts.RELEASE)
-        return super.release(id, token);
-      }
-      return released;
-    }
-
-    @Override
-    public boolean markUnknown(ClaimId id, LeaseToken token, Duration fence) {
-      if (failNextMarkUnknown.getAndSet(false)) {
-        throw new StoreUnavailableException("connection reset (injected, before the write)", null);
-      }
-      return super.markUnknown(id, token, fence);
-    }
-  }
-
   /**
    * A store written against the SPI before this change ({@code ClaimRequest} had five components;
    * the five-argument constructor is kept, so it still compiles and runs) never looks at {@code
    * replacing}: the settlement's takeover reaches it as a call's ordinary claim.
    */
   private static final class StoreThatIgnoresReplacing extends HookedStore {
-    StoreThatIgnoresReplacing(InMemoryIdempotencyStore delegate) {
-      super(delegate);
+    StoreThatIgnoresReplacing(InstantSource clock) {
+      super(clock);
     }
 
     @Override
@@ -112,7 +62,7 @@ class OperatorSettlementReplacingReviewTest {
   @Test
   void aStoreThatIgnoresReplacingDoesNotLetTheSettlementRecreateAReleasedKey() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new StoreThatIgnoresReplacing(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new StoreThatIgnoresReplacing(clock);
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       ClaimOutcome.Acquired holder = (ClaimOutcome.Acquired) gate.claim(CALL);
       clock.advance(Duration.ofSeconds(6)); // paused past its 5 s lease
@@ -150,12 +100,12 @@ class OperatorSettlementReplacingReviewTest {
   @Test
   void aVerdictReleaseWhoseReplyWasLostIsReadBackAndNotToldAsNotSettled() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     AtomicInteger runs = new AtomicInteger();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       gate.claim(CALL); // attempt 1: its process died
       clock.advance(Duration.ofSeconds(6));
-      store.loseNextReleaseReply.set(true);
+      store.failNextReleaseAfterItsWrite.set(true);
 
       AtomicReference<Boolean> settled = new AtomicReference<>();
       Throwable thrown =
@@ -187,7 +137,7 @@ class OperatorSettlementReplacingReviewTest {
   @Test
   void aVerdictReleaseSentAgainIsNotToldAsNothingWritten() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       gate.claim(CALL);
       clock.advance(Duration.ofSeconds(6));
@@ -211,7 +161,7 @@ class OperatorSettlementReplacingReviewTest {
   @Test
   void anExpiredRowTakenOverIsNotToldAsTakenOverFromAttemptZero() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       gate.claim(CALL); // attempt 1: its process died
       clock.advance(Duration.ofHours(25)); // past its lease and its 24 h expiry
@@ -238,7 +188,7 @@ class OperatorSettlementReplacingReviewTest {
   @Test
   void twoOperatorsWithOppositeVerdictsSettleOnce() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-    HookedStore store = new HookedStore(InMemoryIdempotencyStore.create(clock));
+    HookedStore store = new HookedStore(clock);
     AtomicInteger runs = new AtomicInteger();
     try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
       gate.claim(CALL); // attempt 1 refunded; its process died
