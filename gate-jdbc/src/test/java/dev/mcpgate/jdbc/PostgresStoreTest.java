@@ -118,20 +118,23 @@ class PostgresStoreTest extends JdbcStoreContract {
     gate.execute(call, ResultMapper.utf8(), ctx -> "refund-1");
     gate.execute(call, ResultMapper.utf8(), ctx -> "refund-2"); // sets hint bits, if any
 
-    long walBytes;
+    // The WAL position is the server's: other sessions (a checkpoint, a neighbour's autovacuum,
+    // another module's tests on a shared server) write too. So the least of three runs counts:
+    // if the replays wrote, every run would log at least 1000 commit records (tens of KB).
+    long walBytes = Long.MAX_VALUE;
     try (Connection c = dataSource().getConnection()) {
-      String lsn = (String) query(c, "SELECT pg_current_wal_lsn()::text");
-      for (int i = 0; i < 1000; i++) {
-        assertThat(gate.execute(call, ResultMapper.utf8(), ctx -> "again"))
-            .isInstanceOf(GateResult.Replayed.class);
+      for (int run = 0; run < 3 && walBytes >= 16 * 1024; run++) {
+        String lsn = (String) query(c, "SELECT pg_current_wal_lsn()::text");
+        for (int i = 0; i < 1000; i++) {
+          assertThat(gate.execute(call, ResultMapper.utf8(), ctx -> "again"))
+              .isInstanceOf(GateResult.Replayed.class);
+        }
+        long logged =
+            ((Number) query(c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '" + lsn + "')"))
+                .longValue();
+        walBytes = Math.min(walBytes, logged);
       }
-      walBytes =
-          ((Number) query(c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '" + lsn + "')"))
-              .longValue();
     }
-    // Nothing of ours may write: 1000 write transactions would log at least 1000 commit records
-    // (tens of KB). What other sessions of the server write meanwhile (a checkpoint record, a
-    // neighbour's autovacuum) stays well under 16 KB on a quiet test server.
     assertThat(walBytes).as("WAL bytes over 1000 replays").isLessThan(16 * 1024);
   }
 
