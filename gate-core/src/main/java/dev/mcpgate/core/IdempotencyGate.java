@@ -268,9 +268,9 @@ public final class IdempotencyGate implements AutoCloseable {
    * provider's dashboard, say) what the policy's {@link Reconciler} could not: with {@link
    * Reconciler.Verdict#happened} the result is stored and replayed to retries; with {@link
    * Reconciler.Verdict#notHappened} the fence is lifted and a retry runs the action. Such a row is
-   * fenced as unknown, or in progress with its lease run out on the store's clock (its process
-   * died, or its gate closed before writing the fence). The write is conditional on the row read
-   * (its token), so a concurrent change wins.
+   * fenced as unknown, in progress with its lease run out on the store's clock (its process died,
+   * or its gate closed before writing the fence), or held by a settlement that could not confirm
+   * its writes. The write is conditional on the row read (its token), so a concurrent change wins.
    *
    * @param id the key to settle
    * @param verdict happened (with the result bytes, as the tool's {@link ResultMapper} writes them)

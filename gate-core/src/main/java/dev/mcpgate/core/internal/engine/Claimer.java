@@ -14,6 +14,7 @@ import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
@@ -228,16 +229,26 @@ final class Claimer {
               + ")");
     }
     Duration leaseLeft = Duration.between(attempt.storeNow(), row.leaseExpiresAt());
+    // a row held by an operator's settlement that stopped before fencing it: nothing runs under
+    // it, and what it holds is an unknown outcome, fenced until its lease runs out
+    boolean fenced =
+        row.state() == ClaimState.UNKNOWN
+            || row.state() == ClaimState.IN_PROGRESS && OperatorSettlement.isOwn(row.token());
     return switch (row.state()) {
       case COMPLETED -> replayed(row, arrival);
-      case IN_PROGRESS -> held(policy, row, leaseLeft);
-      case UNKNOWN -> {
+      case IN_PROGRESS, UNKNOWN -> {
+        if (!fenced) {
+          yield held(policy, row, leaseLeft);
+        }
         ClaimOutcome reconciled =
             reconciliation.reconcile(policy, id, row, attempt.storeNow(), reconciliations, again);
         if (reconciled != null) {
           yield reconciled;
         }
-        Duration fenceLeft = Duration.between(attempt.storeNow(), row.expiresAt());
+        Duration fenceLeft =
+            row.state() == ClaimState.UNKNOWN
+                ? Duration.between(attempt.storeNow(), row.expiresAt())
+                : leaseLeft;
         yield new ClaimOutcome.Refused(
             id,
             RefusalReason.OUTCOME_UNKNOWN,

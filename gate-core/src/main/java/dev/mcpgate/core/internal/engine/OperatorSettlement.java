@@ -34,6 +34,14 @@ final class OperatorSettlement {
   private final ResultCodec codec;
   private final Events events;
 
+  /**
+   * What a settlement's own takeover token starts with. No action ever runs under such a token, so
+   * a row it holds is as good as fenced as unknown: a settlement that could not learn whether its
+   * takeover, or its fence, was written leaves the key to the next settlement, not to a lease as
+   * long as the fence.
+   */
+  private static final String OWN = "settlement-";
+
   OperatorSettlement(IdempotencyStore store, ResultCodec codec, Events events) {
     this.store = store;
     this.codec = codec;
@@ -55,8 +63,13 @@ final class OperatorSettlement {
       throw new StoreUnavailableException("could not read " + id, e);
     }
     ClaimRecord read = found.orElse(null);
+    // a row held by a settlement's own token is settled as a fenced one: nothing runs under it
+    boolean fenced =
+        read != null
+            && (read.state() == ClaimState.UNKNOWN
+                || read.state() == ClaimState.IN_PROGRESS && isOwn(read.token()));
     if (read == null
-        || !(read.state() == ClaimState.UNKNOWN
+        || !(fenced
             || read.state() == ClaimState.IN_PROGRESS && !read.leaseExpiresAt().isAfter(readAt))) {
       return false;
     }
@@ -64,7 +77,7 @@ final class OperatorSettlement {
         verdict instanceof Reconciler.Verdict.Happened happened
             ? encode(policy, id, happened.result())
             : null;
-    ClaimRecord row = read.state() == ClaimState.IN_PROGRESS ? takeOver(policy, read) : read;
+    ClaimRecord row = fenced ? read : takeOver(policy, read);
     if (row == null) {
       return false;
     }
@@ -120,15 +133,16 @@ final class OperatorSettlement {
    * that renews between the read and a write by its token (a renewal keeps the token): so it is
    * taken over, as a retry would take it, by a claim {@linkplain ClaimRequest#replacing replacing}
    * the token read (the store's one atomic write: only that row, only with its lease run out),
-   * under a lease as long as the unknown-outcome fence, so that the key stays fenced if the
-   * settlement stops here; then it is fenced as unknown under the new token. A write the store does
-   * not confirm is read back before anything is told. Nothing is settled (null) when the claim
-   * finds no row, or a row other than the one read (a live lease, a completion, a fence, another
-   * attempt's claim): what happened since wins.
+   * under a lease as long as the unknown-outcome fence and a token of the settlement's own ({@link
+   * #OWN}), so that the key stays fenced if the settlement stops here and the next settlement
+   * settles it; then it is fenced as unknown under the new token. A write the store does not
+   * confirm is read back before anything is told. Nothing is settled (null) when the claim finds no
+   * row, or a row other than the one read (a live lease, a completion, a fence, another attempt's
+   * claim): what happened since wins.
    */
   private ClaimRecord takeOver(GatePolicy policy, ClaimRecord read) {
     ClaimId id = read.id();
-    LeaseToken token = LeaseToken.random();
+    LeaseToken token = new LeaseToken(OWN + LeaseToken.random().value());
     Duration fence = policy.unknownFence();
     ClaimRecord row;
     try {
@@ -155,7 +169,7 @@ final class OperatorSettlement {
             "the store did not confirm its takeover: if it was written, the key stays claimed,"
                 + " and a call with it is refused as in progress, for "
                 + fence
-                + " from then",
+                + " from then, unless you settle it again",
             e);
       }
       row = now.get();
@@ -175,6 +189,13 @@ final class OperatorSettlement {
             + " by an operator's settlement, its lease having run out; key fenced",
         null);
     return row;
+  }
+
+  /**
+   * @return whether {@code token} is a settlement's own (see {@link #OWN})
+   */
+  static boolean isOwn(LeaseToken token) {
+    return token.value().startsWith(OWN);
   }
 
   /**
@@ -204,13 +225,15 @@ final class OperatorSettlement {
               + " but not fenced as unknown; it stays claimed, and a call with it is refused as"
               + " in progress, until "
               + row.leaseExpiresAt()
-              + " (store clock); the earlier attempt, if alive, is told its lease was lost",
+              + " (store clock) unless you settle it again; the earlier attempt, if alive, is told"
+              + " its lease was lost",
           "it was taken over from attempt "
               + from
               + " and the store did not confirm its fence as unknown; it stays claimed either"
               + " way, and a call with it is refused, until "
               + row.leaseExpiresAt()
-              + " (store clock); the earlier attempt, if alive, is told its lease was lost",
+              + " (store clock) unless you settle it again; the earlier attempt, if alive, is told"
+              + " its lease was lost",
           e);
     }
   }
