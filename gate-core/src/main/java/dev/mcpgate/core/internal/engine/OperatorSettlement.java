@@ -82,7 +82,9 @@ final class OperatorSettlement {
       return false;
     }
     // a row taken over holds the settlement's own token: a verdict write refused or unanswered is
-    // read back, since nobody else can have written by that token
+    // read back; another settlement, or a call's reconciler, may have written by that token too
+    // (a row held by a settlement's token is settled by it), so a completion is its own only with
+    // its own result
     LeaseToken own = row == read ? null : row.token();
     if (result != null) {
       boolean completed =
@@ -90,7 +92,10 @@ final class OperatorSettlement {
               () -> store.complete(id, row.token(), result, policy.retention()),
               id,
               own,
-              r -> r.isPresent() && r.get().state() == ClaimState.COMPLETED);
+              r ->
+                  r.isPresent()
+                      && r.get().state() == ClaimState.COMPLETED
+                      && result.equals(r.get().result()));
       if (completed) {
         events.emit(
             GateEvent.Type.COMPLETED,
@@ -165,9 +170,12 @@ final class OperatorSettlement {
         throw unconfirmed(
             id,
             now != null,
-            "the store did not confirm its takeover, which was not written; nothing changed",
+            "the store did not confirm its takeover, and no row holds it now: it was not"
+                + " written, or it was and another settlement or a call's reconciler settled it"
+                + " since; this settlement wrote nothing that stays",
             "the store did not confirm its takeover: if it was written, the key stays claimed,"
-                + " and a call with it is refused as in progress, for "
+                + " and a call with it is refused as an unknown outcome (unless the policy's"
+                + " reconciler settles it), for "
                 + fence
                 + " from then, unless you settle it again",
             e);
@@ -214,8 +222,8 @@ final class OperatorSettlement {
       if (now != null && now.isPresent() && now.get().state() == ClaimState.UNKNOWN) {
         return true;
       }
-      if (now != null && now.isEmpty()) {
-        return false;
+      if (now != null && (now.isEmpty() || now.get().state() == ClaimState.COMPLETED)) {
+        return false; // released or completed by its token since: by another settlement or a call
       }
       throw unconfirmed(
           row.id(),
@@ -223,7 +231,7 @@ final class OperatorSettlement {
           "it was taken over from attempt "
               + from
               + " but not fenced as unknown; it stays claimed, and a call with it is refused as"
-              + " in progress, until "
+              + " an unknown outcome (unless the policy's reconciler settles it), until "
               + row.leaseExpiresAt()
               + " (store clock) unless you settle it again; the earlier attempt, if alive, is told"
               + " its lease was lost",
