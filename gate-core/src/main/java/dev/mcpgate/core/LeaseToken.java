@@ -13,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * completion, release and lease extension succeed only with the token that currently holds the
  * claim, so a stale attempt can never overwrite or delete the row of the attempt that replaced it.
  *
- * @param value the token text (a random UUID for tokens minted by the gate)
+ * @param value the token text (a random UUID for tokens minted by the gate: of version 4 for a
+ *     call's attempt, of version 8 for an operator's settlement, under which no action runs)
  */
 public record LeaseToken(String value) {
 

@@ -31,7 +31,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Review of 9e52465 (a settlement takes over under a token of its own, {@code settlement-<uuid>},
+ * Review of 9e52465 (a settlement takes over under a token of its own, a random UUID of version 8,
  * and a row it holds is settled by the next settlement, or by a call's reconciler, by that token).
  * Since that change someone else may write by the settlement's token while the settlement is still
  * live (between its takeover and its fence, or between its fence and its verdict): what the
@@ -61,7 +61,7 @@ class SettlementHeldRowReviewTest {
     @Override
     public ClaimAttempt claim(ClaimRequest request) {
       ClaimAttempt attempt = super.claim(request);
-      if (request.token().value().startsWith("settlement-")) {
+      if (request.replacing() != null) { // the settlement's takeover
         Runnable hook = afterNextSettlementClaimWriteThenFail.getAndSet(null);
         if (hook != null) {
           hook.run();

@@ -22,10 +22,10 @@ import org.junit.jupiter.api.Test;
  * random UUID", and the store contract (gate-store-tck) only ever claims with such tokens. A user's
  * store that keeps tokens in that documented form (a native {@code uuid} column, 16 bytes in a
  * binary attribute), and passes the contract, could settle a dead attempt's key before 9e52465;
- * since then the settlement's takeover token, {@code settlement-<uuid>} (47 characters), is refused
- * by it, and no in-progress row whose lease ran out can be settled by an operator any more. Either
- * the documentation (and the contract) say tokens are any text of 1..64 characters, or the
- * settlement's token keeps the UUID form.
+ * since then the settlement's takeover token, {@code settlement-<uuid>} (47 characters), was
+ * refused by it, and no in-progress row whose lease ran out could be settled by an operator any
+ * more. (Fixed: the settlement's token keeps the UUID form, of version 8 where a call's is of
+ * version 4.)
  */
 class SettlementTokenIsAGateMintedUuidTest {
 

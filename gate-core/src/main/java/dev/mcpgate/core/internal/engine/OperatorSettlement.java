@@ -35,12 +35,16 @@ final class OperatorSettlement {
   private final Events events;
 
   /**
-   * What a settlement's own takeover token starts with. No action ever runs under such a token, so
-   * a row it holds is as good as fenced as unknown: a settlement that could not learn whether its
-   * takeover, or its fence, was written leaves the key to the next settlement, not to a lease as
-   * long as the fence.
+   * The version digit of a settlement's own takeover token: a random UUID, as every token the gate
+   * mints, but of version 8 (RFC 9562's for custom layouts) where a call's is of version 4. No
+   * action ever runs under such a token, so a row it holds is as good as fenced as unknown: a
+   * settlement that could not learn whether its takeover, or its fence, was written leaves the key
+   * to the next settlement (or a call's reconciler), not to a lease as long as the fence.
    */
-  private static final String OWN = "settlement-";
+  private static final char OWN = '8';
+
+  /** Where the version digit stands in a UUID's text. */
+  private static final int VERSION_AT = 14;
 
   OperatorSettlement(IdempotencyStore store, ResultCodec codec, Events events) {
     this.store = store;
@@ -147,7 +151,9 @@ final class OperatorSettlement {
    */
   private ClaimRecord takeOver(GatePolicy policy, ClaimRecord read) {
     ClaimId id = read.id();
-    LeaseToken token = new LeaseToken(OWN + LeaseToken.random().value());
+    String random = LeaseToken.random().value();
+    LeaseToken token =
+        new LeaseToken(random.substring(0, VERSION_AT) + OWN + random.substring(VERSION_AT + 1));
     Duration fence = policy.unknownFence();
     ClaimRecord row;
     try {
@@ -203,7 +209,8 @@ final class OperatorSettlement {
    * @return whether {@code token} is a settlement's own (see {@link #OWN})
    */
   static boolean isOwn(LeaseToken token) {
-    return token.value().startsWith(OWN);
+    String value = token.value();
+    return value.length() == 36 && value.charAt(VERSION_AT) == OWN && value.charAt(8) == '-';
   }
 
   /**
