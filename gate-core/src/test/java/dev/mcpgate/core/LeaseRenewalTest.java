@@ -63,8 +63,10 @@ class LeaseRenewalTest {
     CountingStore store = new CountingStore(InMemoryIdempotencyStore.create());
     GatePolicy policy =
         GatePolicy.builder()
-            .lease(Duration.ofMillis(600))
-            .leaseRenewal(Duration.ofMillis(100))
+            // a holder is told as stopped after two periods without a renewal: 400 ms here, so
+            // that a scheduler thread held up on a loaded machine is not told as one
+            .lease(Duration.ofMillis(1200))
+            .leaseRenewal(Duration.ofMillis(200))
             .inFlightWait(Duration.ZERO)
             .build();
     IdempotencyGate gate = gate(store, policy);
@@ -80,7 +82,7 @@ class LeaseRenewalTest {
                     ctx -> {
                       runs.incrementAndGet();
                       started.countDown();
-                      Thread.sleep(3_000); // five leases long
+                      Thread.sleep(3_600); // three leases long
                       assertThat(ctx.isLeaseLost()).isFalse();
                       return "refund-1";
                     }));
