@@ -510,6 +510,8 @@ public final class EndToEndBenchmark {
     s.add(new Scenario("no-op, ungated", "noop", Keys.NONE, "main"));
     s.add(new Scenario("no-op, in-memory, fresh", "noop_mem", Keys.FRESH, "main"));
     s.add(new Scenario("no-op, in-memory, replay", "noop_mem", Keys.REPLAY, "main"));
+    // the gated calls send a key argument the ungated base does not: this is its weight alone
+    s.add(new Scenario("diag: no-op, ungated, sent a new key", "noop", Keys.FRESH, "diag"));
     if (pg) {
       s.add(new Scenario("no-op, PostgreSQL, fresh", "noop_pg", Keys.FRESH, "main"));
       s.add(new Scenario("no-op, PostgreSQL, replay", "noop_pg", Keys.REPLAY, "main"));
