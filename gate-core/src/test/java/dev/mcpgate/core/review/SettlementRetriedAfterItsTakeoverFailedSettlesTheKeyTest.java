@@ -7,12 +7,14 @@ import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.MutableClock;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.hash.ArgumentHasher;
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
@@ -22,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -152,6 +155,30 @@ class SettlementRetriedAfterItsTakeoverFailedSettlesTheKeyTest {
           .isInstanceOfSatisfying(
               GateResult.Replayed.class, r -> assertThat(r.value()).isEqualTo("refunded"));
       assertThat(refunds).hasValue(1);
+    }
+  }
+
+  /**
+   * A store of one's own may hand back a row under a token that is no UUID (one it minted in a
+   * test, say): it is an attempt's, in progress, and neither counts as a settlement's nor fails.
+   */
+  @Test
+  void aRowUnderATokenShorterThanAUuidIsStillInProgress() {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    HookedStore store = new HookedStore(clock);
+    store.claim(
+        new ClaimRequest(
+            CALL.id(),
+            ArgumentHasher.hash(CALL.arguments(), Set.of()),
+            new LeaseToken("t-1"),
+            Duration.ofSeconds(5),
+            Duration.ofHours(1)));
+    try (IdempotencyGate gate = IdempotencyGate.builder(store).build()) {
+      assertThat(gate.claim(CALL))
+          .isInstanceOfSatisfying(
+              ClaimOutcome.Refused.class,
+              r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
+      assertThat(gate.resolveUnknown(CALL.id(), Reconciler.Verdict.notHappened())).isFalse();
     }
   }
 

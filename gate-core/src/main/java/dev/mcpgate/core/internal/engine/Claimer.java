@@ -229,17 +229,12 @@ final class Claimer {
               + ")");
     }
     Duration leaseLeft = Duration.between(attempt.storeNow(), row.leaseExpiresAt());
-    // a row held by an operator's settlement that stopped before fencing it: nothing runs under
-    // it, and what it holds is an unknown outcome, fenced until its lease runs out
-    boolean fenced =
-        row.state() == ClaimState.UNKNOWN
-            || row.state() == ClaimState.IN_PROGRESS && OperatorSettlement.isOwn(row.token());
-    return switch (row.state()) {
+    // a row held by an operator's settlement that stopped before fencing it counts as unknown:
+    // nothing runs under it, and it is fenced until its lease runs out
+    return switch (OperatorSettlement.countsAs(row)) {
       case COMPLETED -> replayed(row, arrival);
-      case IN_PROGRESS, UNKNOWN -> {
-        if (!fenced) {
-          yield held(policy, row, leaseLeft);
-        }
+      case IN_PROGRESS -> held(policy, row, leaseLeft);
+      case UNKNOWN -> {
         ClaimOutcome reconciled =
             reconciliation.reconcile(policy, id, row, attempt.storeNow(), reconciliations, again);
         if (reconciled != null) {

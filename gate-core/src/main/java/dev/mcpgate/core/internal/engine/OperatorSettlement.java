@@ -67,11 +67,7 @@ final class OperatorSettlement {
       throw new StoreUnavailableException("could not read " + id, e);
     }
     ClaimRecord read = found.orElse(null);
-    // a row held by a settlement's own token is settled as a fenced one: nothing runs under it
-    boolean fenced =
-        read != null
-            && (read.state() == ClaimState.UNKNOWN
-                || read.state() == ClaimState.IN_PROGRESS && isOwn(read.token()));
+    boolean fenced = read != null && countsAs(read) == ClaimState.UNKNOWN;
     if (read == null
         || !(fenced
             || read.state() == ClaimState.IN_PROGRESS && !read.leaseExpiresAt().isAfter(readAt))) {
@@ -206,11 +202,16 @@ final class OperatorSettlement {
   }
 
   /**
-   * @return whether {@code token} is a settlement's own (see {@link #OWN})
+   * @return the state {@code row} is settled and decided as: {@link ClaimState#UNKNOWN} for an
+   *     in-progress row held by a settlement's own token (see {@link #OWN}), its own state else
    */
-  static boolean isOwn(LeaseToken token) {
-    String value = token.value();
-    return value.length() == 36 && value.charAt(VERSION_AT) == OWN && value.charAt(8) == '-';
+  static ClaimState countsAs(ClaimRecord row) {
+    String token = row.token().value();
+    return row.state() == ClaimState.IN_PROGRESS
+            && token.length() == 36
+            && token.charAt(VERSION_AT) == OWN
+        ? ClaimState.UNKNOWN
+        : row.state();
   }
 
   /**
