@@ -170,7 +170,8 @@ public final class EndToEndBenchmark {
         try {
           rows.addAll(run("stdio", client, scenarios, calls, warmup, rounds));
         } finally {
-          client.close();
+          // close() only starts the transport's close, and the exit below would cut it short
+          client.closeGracefully(); // ends the server's process, waiting up to 10 s
         }
       }
     } finally {
@@ -450,7 +451,9 @@ public final class EndToEndBenchmark {
                     // exiting
                   }
                 }));
-    new CountDownLatch(1).await(); // until the parent ends the process
+    // the parent ends this process when it closes its client; should it die first, so does this
+    ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> System.exit(0)));
+    new CountDownLatch(1).await();
   }
 
   private static McpSyncClient stdioClient(
@@ -478,7 +481,7 @@ public final class EndToEndBenchmark {
     try {
       client.initialize();
     } catch (RuntimeException e) {
-      client.close(); // ends the server's process, which would outlive this one
+      client.closeGracefully(); // ends the server's process, which would outlive this one
       throw e;
     }
     return client;
