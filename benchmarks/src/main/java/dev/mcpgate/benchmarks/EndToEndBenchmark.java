@@ -75,8 +75,10 @@ import org.apache.catalina.startup.Tomcat;
  * the ungated no-op, a gated INSERT's p50 is given as a ratio to the same INSERT ungated.
  * Diagnostics of a replay: the in-memory store with the SLF4J listener, with the JDBC audit sink
  * (an H2 file), with both, and the example server's configuration (claims, audit in one H2 file,
- * the listener on); then the gate alone, in process, with no transport, and the JSON read-back of a
- * stored result.
+ * the listener on); the ungated no-op sent a key it ignores, and spinning 1, 4 or 20 µs before it
+ * answers (a handler's own work, without the gate); then the gate alone, in process, with no
+ * transport, and the JSON read-back of a stored result. After a stdio run, the stdio server's own
+ * p50 and p90 of each tool's handler (from its call to its return, inside the server).
  *
  * <pre>
  * ./mvnw -q -pl benchmarks -am package -DskipTests
@@ -173,6 +175,14 @@ public final class EndToEndBenchmark {
           // close() only starts the transport's close, and the exit below would cut it short
           client.closeGracefully(); // ends the server's process, waiting up to 10 s
         }
+        Path times = scratch.resolve(HANDLER_TIMES);
+        if (Files.exists(times)) {
+          System.out.println();
+          System.out.println("inside the stdio server, each tool's handler, warm-up included:");
+          System.out.println("| tool | calls | p50 µs | p90 µs |");
+          System.out.println("|---|---|---|---|");
+          System.out.print(Files.readString(times));
+        }
       }
     } finally {
       deleteTree(scratch);
@@ -203,6 +213,9 @@ public final class EndToEndBenchmark {
       JdbcAuditSink audit = JdbcAuditSink.builder(h2).createSchemaIfMissing(true).build();
       closeables.add(audit);
       tools.add(noop("noop"));
+      tools.add(busy("noop_busy1", 1_000));
+      tools.add(busy("noop_busy4", 4_000)); // the gate's own work in process, about 4 µs
+      tools.add(busy("noop_busy20", 20_000));
       gatedNoop("noop_mem", InMemoryIdempotencyStore.create(), false, null);
       gatedNoop("noop_mem_listener", InMemoryIdempotencyStore.create(), true, null);
       gatedNoop("noop_mem_audit", InMemoryIdempotencyStore.create(), false, audit);
@@ -361,6 +374,19 @@ public final class EndToEndBenchmark {
     return new SyncToolSpecification(tool(name), (exchange, request) -> NOOP_RESULT);
   }
 
+  /** The ungated no-op that first spins for {@code nanos}: handler work without the gate. */
+  static SyncToolSpecification busy(String name, long nanos) {
+    return new SyncToolSpecification(
+        tool(name),
+        (exchange, request) -> {
+          long until = System.nanoTime() + nanos;
+          while (System.nanoTime() < until) {
+            Thread.onSpinWait();
+          }
+          return NOOP_RESULT;
+        });
+  }
+
   static CallToolResult insert(Connection c, CallToolRequest request) throws Exception {
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -438,12 +464,17 @@ public final class EndToEndBenchmark {
     String redis = args[3].equals("-") ? null : args[3];
     Backends backends = new Backends(pg, mariadb, redis, Path.of(args[4]));
     McpJsonMapper json = ExactNumbers.jsonMapper();
+    HandlerTimes times = new HandlerTimes();
     McpSyncServer server =
-        server(McpServer.sync(new StdioServerTransportProvider(json)), backends.tools(), json);
+        server(
+            McpServer.sync(new StdioServerTransportProvider(json)),
+            backends.tools().stream().map(times::timed).toList(),
+            json);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  times.write(Path.of(args[4]).resolveSibling(HANDLER_TIMES));
                   server.close();
                   try {
                     backends.close();
@@ -454,6 +485,57 @@ public final class EndToEndBenchmark {
     // the parent ends this process when it closes its client; should it die first, so does this
     ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> System.exit(0)));
     new CountDownLatch(1).await();
+  }
+
+  /**
+   * The time each tool's handler took inside the stdio server, from its call to its return: what
+   * the server's own work was, beside what the client measured around the pipe.
+   */
+  static final class HandlerTimes {
+    private final Map<String, long[]> samples = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, java.util.concurrent.atomic.AtomicInteger> counts =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    SyncToolSpecification timed(SyncToolSpecification spec) {
+      String name = spec.tool().name();
+      long[] s = samples.computeIfAbsent(name, n -> new long[1 << 18]);
+      var count =
+          counts.computeIfAbsent(name, n -> new java.util.concurrent.atomic.AtomicInteger());
+      var handler = spec.callHandler();
+      return new SyncToolSpecification(
+          spec.tool(),
+          (exchange, request) -> {
+            long t0 = System.nanoTime();
+            CallToolResult result = handler.apply(exchange, request);
+            s[count.getAndIncrement() & (s.length - 1)] = System.nanoTime() - t0;
+            return result;
+          });
+    }
+
+    void write(Path file) {
+      StringBuilder out = new StringBuilder();
+      samples.forEach(
+          (name, s) -> {
+            int n = Math.min(counts.get(name).get(), s.length);
+            if (n > 0) {
+              long[] sorted = Arrays.copyOf(s, n);
+              Arrays.sort(sorted);
+              out.append(
+                  String.format(
+                      Locale.ROOT,
+                      "| %s | %d | %.1f | %.1f |%n",
+                      name,
+                      n,
+                      percentile(sorted, 0.5) / 1e3,
+                      percentile(sorted, 0.9) / 1e3));
+            }
+          });
+      try {
+        Files.writeString(file, out);
+      } catch (IOException e) {
+        System.err.println("could not write " + file + ": " + e);
+      }
+    }
   }
 
   private static McpSyncClient stdioClient(
@@ -515,6 +597,10 @@ public final class EndToEndBenchmark {
     s.add(new Scenario("no-op, in-memory, replay", "noop_mem", Keys.REPLAY, "main"));
     // the gated calls send a key argument the ungated base does not: this is its weight alone
     s.add(new Scenario("diag: no-op, ungated, sent a new key", "noop", Keys.FRESH, "diag"));
+    // what a handler's own work costs end to end, gate or not: 4 µs is the gate's in process
+    s.add(new Scenario("diag: no-op, ungated, 1 µs of work", "noop_busy1", Keys.NONE, "diag"));
+    s.add(new Scenario("diag: no-op, ungated, 4 µs of work", "noop_busy4", Keys.NONE, "diag"));
+    s.add(new Scenario("diag: no-op, ungated, 20 µs of work", "noop_busy20", Keys.NONE, "diag"));
     if (pg) {
       s.add(new Scenario("no-op, PostgreSQL, fresh", "noop_pg", Keys.FRESH, "main"));
       s.add(new Scenario("no-op, PostgreSQL, replay", "noop_pg", Keys.REPLAY, "main"));
@@ -563,6 +649,9 @@ public final class EndToEndBenchmark {
   }
 
   record Row(String transport, Scenario scenario, double perSecond, double p50, double p99) {}
+
+  /** Where the stdio server leaves its handlers' times, beside its H2 folder. */
+  private static final String HANDLER_TIMES = "stdio-handler-times.md";
 
   private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
 
