@@ -75,6 +75,7 @@ public record ClaimId(String tenant, String tool, String key) {
               + echoed(value, echo),
           false);
     }
+    boolean blank = true;
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (Character.isISOControl(c)) {
@@ -88,10 +89,11 @@ public record ClaimId(String tenant, String tool, String key) {
                 + echoed(value, echo),
             false);
       }
+      int codePoint = c;
       if (Character.isHighSurrogate(c)
           && i + 1 < value.length()
           && Character.isLowSurrogate(value.charAt(i + 1))) {
-        i++; // a well-formed pair: one character outside the BMP
+        codePoint = Character.toCodePoint(c, value.charAt(++i)); // one character outside the BMP
       } else if (Character.isSurrogate(c)) {
         throw new InvalidIdempotencyKeyException(
             what
@@ -103,18 +105,20 @@ public record ClaimId(String tenant, String tool, String key) {
                 + echoed(value, echo),
             false);
       }
+      blank = blank && invisible(codePoint);
     }
-    if (value
-        .codePoints()
-        .allMatch(
-            c ->
-                Character.isWhitespace(c)
-                    || Character.isSpaceChar(c)
-                    || Character.getType(c) == Character.FORMAT)) { // zero-width: invisible
+    if (blank) {
       throw new InvalidIdempotencyKeyException(
           what + " must not be blank" + echoed(value, echo), false);
     }
     return value;
+  }
+
+  /** Whitespace, or a zero-width format character: nothing a reader sees. */
+  private static boolean invisible(int codePoint) {
+    return Character.isWhitespace(codePoint)
+        || Character.isSpaceChar(codePoint)
+        || Character.getType(codePoint) == Character.FORMAT;
   }
 
   private static String echoed(String value, boolean echo) {

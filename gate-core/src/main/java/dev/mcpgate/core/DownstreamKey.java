@@ -1,8 +1,8 @@
 package dev.mcpgate.core;
 
+import dev.mcpgate.core.internal.Sha256;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
@@ -20,12 +20,7 @@ public final class DownstreamKey {
    * @return its downstream key
    */
   public static String of(ClaimId id) {
-    MessageDigest sha;
-    try {
-      sha = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    MessageDigest sha = Sha256.digest();
     for (String part : new String[] {id.tenant(), id.tool(), id.key()}) {
       byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
       sha.update(

@@ -2,10 +2,10 @@ package dev.mcpgate.core;
 
 import static dev.mcpgate.core.internal.Checks.notNull;
 
+import dev.mcpgate.core.internal.Sha256;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.util.Base64;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -28,9 +28,21 @@ public final class KeyDigest {
   private static final String KEYED = "h1:";
 
   private final byte[] secret; // null: plain SHA-256
+  private final Mac keyed; // initialized with the secret, only copied; null for plain SHA-256
 
   private KeyDigest(byte[] secret) {
     this.secret = secret;
+    this.keyed = secret == null ? null : hmac(secret);
+  }
+
+  private static Mac hmac(byte[] secret) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+      return mac;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is required of every Java platform", e);
+    }
   }
 
   /**
@@ -87,17 +99,16 @@ public final class KeyDigest {
     notNull(key, "key");
     byte[] input = framed(tenant, tool, key);
     byte[] sum;
-    try {
-      if (secret == null) {
-        sum = MessageDigest.getInstance("SHA-256").digest(input);
-      } else {
-        Mac mac = Mac.getInstance("HmacSHA256");
-        mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-        sum = mac.doFinal(input);
+    if (keyed == null) {
+      sum = Sha256.digest().digest(input);
+    } else {
+      Mac mac;
+      try {
+        mac = (Mac) keyed.clone(); // the key's set-up copied, not done again
+      } catch (CloneNotSupportedException e) {
+        mac = hmac(secret); // a provider whose MAC cannot be copied
       }
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(
-          "SHA-256 and HmacSHA256 are required of every Java" + " platform", e);
+      sum = mac.doFinal(input);
     }
     return (secret == null ? PLAIN : KEYED)
         + Base64.getUrlEncoder().withoutPadding().encodeToString(sum);

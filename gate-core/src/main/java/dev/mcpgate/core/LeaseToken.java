@@ -1,9 +1,8 @@
 package dev.mcpgate.core;
 
 import dev.mcpgate.core.internal.Checks;
+import dev.mcpgate.core.internal.Sha256;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -46,13 +45,8 @@ public record LeaseToken(String value) {
    *     (the token itself fences; logs and metrics should carry this instead)
    */
   public String fingerprint() {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 6);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    byte[] digest = Sha256.digest().digest(value.getBytes(StandardCharsets.UTF_8));
+    return HexFormat.of().formatHex(digest, 0, 6);
   }
 
   @Override

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -45,12 +46,12 @@ final class KeyExtractor {
             case HEADER -> context.get(KeySource.HEADER_CONTEXT_KEY);
             case NATURAL -> null;
           };
-      String key = string(raw, where(source, policy));
+      String key = string(raw, source, policy);
       if (key != null) {
         explicit.put(source, key);
       }
     }
-    if (explicit.values().stream().distinct().count() > 1) {
+    if (!allEqual(explicit.values())) {
       // the client sent two keys: which one it reuses on a retry is unknowable, so neither
       throw new InvalidIdempotencyKeyException(
           "the call carries different keys, in "
@@ -71,6 +72,18 @@ final class KeyExtractor {
     return null;
   }
 
+  private static boolean allEqual(Collection<String> keys) {
+    String first = null;
+    for (String key : keys) {
+      if (first == null) {
+        first = key;
+      } else if (!first.equals(key)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static String where(KeySource source, ToolPolicy policy) {
     return switch (source) {
       case ARGUMENT -> "the argument " + policy.keyArgument();
@@ -80,10 +93,11 @@ final class KeyExtractor {
     };
   }
 
-  private static String string(Object value, String where) {
+  private static String string(Object value, KeySource source, ToolPolicy policy) {
     if (value == null || value instanceof String) {
       return (String) value;
     }
+    String where = where(source, policy); // only for the message: most calls never need it
     if (value instanceof List<?> values) { // KeySource.copyHeader: a header sent with two values
       throw new InvalidIdempotencyKeyException(
           where + " was sent " + values.size() + " times with different values; send it once",

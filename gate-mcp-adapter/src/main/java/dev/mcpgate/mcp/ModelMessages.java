@@ -380,7 +380,7 @@ final class ModelMessages {
     Map<String, Object> meta =
         stored.meta() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(stored.meta());
     meta.put(McpGateErrors.META_REPLAYED, true);
-    meta.put(McpGateErrors.META_FIRST_EXECUTED_AT, firstExecutedAt.toString());
+    meta.put(McpGateErrors.META_FIRST_EXECUTED_AT, InstantText.of(firstExecutedAt));
     return new CallToolResult(stored.content(), stored.isError(), stored.structuredContent(), meta);
   }
 }

@@ -2,9 +2,9 @@ package dev.mcpgate.core.hash;
 
 import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.InvalidArgumentsException;
+import dev.mcpgate.core.internal.Sha256;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -47,7 +47,7 @@ public final class ArgumentHasher {
         effective = copy;
       }
     }
-    MessageDigest sha = sha256();
+    MessageDigest sha = Sha256.digest();
     CanonicalJson.digest(effective, sha);
     return versioned(sha.digest());
   }
@@ -89,13 +89,5 @@ public final class ArgumentHasher {
             + ", which this MCP Gate version cannot compute (it writes "
             + CURRENT_VERSION
             + "); upgrade every server that shares the store to the same MCP Gate version");
-  }
-
-  static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
-    }
   }
 }

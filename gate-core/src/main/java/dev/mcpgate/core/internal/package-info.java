@@ -10,6 +10,8 @@
  *       with the JDK ({@code Objects.requireNonNull(value, "value must not be null")}, the same
  *       message), and a store checks the durations the gate hands it with the SPI's {@link
  *       dev.mcpgate.core.spi.StoreArguments}, which is API.
+ *   <li>{@link dev.mcpgate.core.internal.Sha256}: SHA-256 digests copied from one prototype, for
+ *       gate-core's hashes.
  *   <li>{@code engine}: the engine behind {@code IdempotencyGate}; gate-core's gate is its only
  *       caller, no other module's.
  * </ul>

@@ -228,12 +228,12 @@ final class Claimer {
               + hash
               + ")");
     }
-    Duration leaseLeft = Duration.between(attempt.storeNow(), row.leaseExpiresAt());
     // a row held by an operator's settlement that stopped before fencing it counts as unknown:
     // nothing runs under it, and it is fenced until its lease runs out
     return switch (OperatorSettlement.countsAs(row)) {
       case COMPLETED -> replayed(row, arrival);
-      case IN_PROGRESS -> held(policy, row, leaseLeft);
+      case IN_PROGRESS ->
+          held(policy, row, Duration.between(attempt.storeNow(), row.leaseExpiresAt()));
       case UNKNOWN -> {
         ClaimOutcome reconciled =
             reconciliation.reconcile(policy, id, row, attempt.storeNow(), reconciliations, again);
@@ -241,9 +241,9 @@ final class Claimer {
           yield reconciled;
         }
         Duration fenceLeft =
-            row.state() == ClaimState.UNKNOWN
-                ? Duration.between(attempt.storeNow(), row.expiresAt())
-                : leaseLeft;
+            Duration.between(
+                attempt.storeNow(),
+                row.state() == ClaimState.UNKNOWN ? row.expiresAt() : row.leaseExpiresAt());
         yield new ClaimOutcome.Refused(
             id,
             RefusalReason.OUTCOME_UNKNOWN,
