@@ -9,11 +9,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Finds a call's idempotency key in the sources a {@link ToolPolicy} lists, in its order: the key
@@ -51,7 +51,7 @@ final class KeyExtractor {
         explicit.put(source, key);
       }
     }
-    if (!allEqual(explicit.values())) {
+    if (explicit.size() > 1 && Set.copyOf(explicit.values()).size() > 1) {
       // the client sent two keys: which one it reuses on a retry is unknowable, so neither
       throw new InvalidIdempotencyKeyException(
           "the call carries different keys, in "
@@ -70,18 +70,6 @@ final class KeyExtractor {
       }
     }
     return null;
-  }
-
-  private static boolean allEqual(Collection<String> keys) {
-    String first = null;
-    for (String key : keys) {
-      if (first == null) {
-        first = key;
-      } else if (!first.equals(key)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private static String where(KeySource source, ToolPolicy policy) {
