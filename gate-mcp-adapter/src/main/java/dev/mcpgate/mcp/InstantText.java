@@ -11,16 +11,19 @@ import java.time.ZoneOffset;
  * DateTimeFormatter}, which was most of the replay mark's cost.
  */
 final class InstantText {
+  // 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z: between them, years of four digits
+  private static final long FIRST = -62_167_219_200L;
+  private static final long AFTER_LAST = 253_402_300_800L;
+
   private InstantText() {}
 
   static String of(Instant instant) {
-    LocalDateTime utc =
-        LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), ZoneOffset.UTC);
-    if (utc.getYear() < 0 || utc.getYear() > 9999) {
-      return instant.toString(); // signs and wider years: the formatter's rules
+    long second = instant.getEpochSecond();
+    if (second < FIRST || second >= AFTER_LAST) {
+      return instant.toString(); // signs and wider years (some past LocalDateTime): its own rules
     }
-    String text =
-        utc.toString(); // LocalTime leaves out the seconds when they and the fraction are 0
+    LocalDateTime utc = LocalDateTime.ofEpochSecond(second, instant.getNano(), ZoneOffset.UTC);
+    String text = utc.toString(); // LocalTime leaves out the seconds when they and the nanos are 0
     return utc.getSecond() == 0 && utc.getNano() == 0 ? text + ":00Z" : text + "Z";
   }
 }

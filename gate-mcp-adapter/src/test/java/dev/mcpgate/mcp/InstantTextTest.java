@@ -45,5 +45,8 @@ class InstantTextTest {
       Instant instant = Instant.parse(text);
       assertThat(InstantText.of(instant)).isEqualTo(instant.toString());
     }
+    for (Instant instant : new Instant[] {Instant.MIN, Instant.MAX, Instant.EPOCH}) {
+      assertThat(InstantText.of(instant)).isEqualTo(instant.toString()); // past LocalDateTime
+    }
   }
 }
