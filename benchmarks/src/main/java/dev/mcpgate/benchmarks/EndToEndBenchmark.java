@@ -52,7 +52,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.apache.catalina.Context;
@@ -492,33 +494,34 @@ public final class EndToEndBenchmark {
    * the server's own work was, beside what the client measured around the pipe.
    */
   static final class HandlerTimes {
-    private final Map<String, long[]> samples = new java.util.concurrent.ConcurrentHashMap<>();
-    private final Map<String, java.util.concurrent.atomic.AtomicInteger> counts =
-        new java.util.concurrent.ConcurrentHashMap<>();
+    /** One tool's last times, a ring of {@code times.length}, and how many calls were timed. */
+    private record Tool(long[] times, AtomicInteger calls) {}
+
+    private final Map<String, Tool> tools = new ConcurrentHashMap<>();
 
     SyncToolSpecification timed(SyncToolSpecification spec) {
-      String name = spec.tool().name();
-      long[] s = samples.computeIfAbsent(name, n -> new long[1 << 18]);
-      var count =
-          counts.computeIfAbsent(name, n -> new java.util.concurrent.atomic.AtomicInteger());
+      Tool t =
+          tools.computeIfAbsent(
+              spec.tool().name(), n -> new Tool(new long[1 << 18], new AtomicInteger()));
       var handler = spec.callHandler();
       return new SyncToolSpecification(
           spec.tool(),
           (exchange, request) -> {
             long t0 = System.nanoTime();
             CallToolResult result = handler.apply(exchange, request);
-            s[count.getAndIncrement() & (s.length - 1)] = System.nanoTime() - t0;
+            t.times()[t.calls().getAndIncrement() & (t.times().length - 1)] =
+                System.nanoTime() - t0;
             return result;
           });
     }
 
     void write(Path file) {
       StringBuilder out = new StringBuilder();
-      samples.forEach(
-          (name, s) -> {
-            int n = Math.min(counts.get(name).get(), s.length);
+      tools.forEach(
+          (name, t) -> {
+            int n = Math.min(t.calls().get(), t.times().length);
             if (n > 0) {
-              long[] sorted = Arrays.copyOf(s, n);
+              long[] sorted = Arrays.copyOf(t.times(), n);
               Arrays.sort(sorted);
               out.append(
                   String.format(
