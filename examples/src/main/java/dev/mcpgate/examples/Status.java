@@ -15,6 +15,7 @@ import dev.mcpgate.jdbc.JdbcIdempotencyStore;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -156,26 +157,37 @@ final class Status {
   }
 
   private static String describe(ClaimRecord r) {
+    boolean settlements = r.token().isSettlement(); // no action runs under such a token
     return switch (r.state()) {
       case COMPLETED ->
           "completed by attempt "
               + r.attempt()
               + " at "
               + r.completedAt()
+              + (settlements ? " (settled, after an operator's takeover)" : "")
               + (r.result().kind() == StoredResult.Kind.NOT_STORED
                   ? ", result too large to keep"
                   : ", result stored")
               + "; kept until "
               + r.expiresAt();
       case IN_PROGRESS ->
-          "in progress, attempt " + r.attempt() + ", lease until " + r.leaseExpiresAt();
-      case UNKNOWN ->
-          "outcome unknown (attempt "
-              + r.attempt()
-              + "), fenced until "
-              + r.expiresAt()
-              + " unless settled (status resolve)";
+          settlements
+              ? unknown(r, r.leaseExpiresAt())
+              : "in progress, attempt " + r.attempt() + ", lease until " + r.leaseExpiresAt();
+      case UNKNOWN -> unknown(r, r.expiresAt());
     };
+  }
+
+  private static String unknown(ClaimRecord r, Instant fencedUntil) {
+    return "outcome unknown ("
+        + (r.token().isSettlement()
+            ? "attempt "
+                + r.attempt()
+                + " is an operator's takeover of an earlier attempt, stopped before its verdict"
+            : "attempt " + r.attempt())
+        + "), fenced until "
+        + fencedUntil
+        + " unless settled (status resolve)";
   }
 
   /**

@@ -3,10 +3,14 @@ package dev.mcpgate.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.mcp.TenantResolver;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -16,6 +20,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -160,6 +165,54 @@ class StatusTest {
               notHappened, ResultMapper.bytes(), ctx -> "ran".getBytes(StandardCharsets.UTF_8));
       assertThat(rerun).isInstanceOf(GateResult.Executed.class);
     }
+  }
+
+  /**
+   * A settlement that took a key over and stopped before its verdict leaves the row in progress
+   * under its own token: no action runs under it, so the status tells it as an unknown outcome to
+   * settle, not as an attempt in progress; once settled, the completion is told as a settlement's.
+   */
+  @Test
+  void aRowHeldByASettlementIsToldAsAnUnknownOutcomeAndItsResultAsSettled() throws Exception {
+    String url = "jdbc:h2:file:" + tmp.resolve("db");
+    String[] status = {
+      "status", "--jdbc-url", url, "--tenant", "acme", "--tool", "refund_order", "--key", "k-held"
+    };
+    try (ExampleServer server =
+        new ExampleServer(
+            new ExampleServer.Config(
+                url, null, null, TenantResolver.fromTransportContext("tenant")))) {
+      for (String key : new String[] {"k-held", "k-fenced"}) {
+        ClaimId id = new ClaimId("acme", "refund_order", key);
+        LeaseToken token = LeaseToken.settlement();
+        assertThat(
+                server.store.claim(
+                    new ClaimRequest(id, "h1:none", token, Duration.ofDays(1), Duration.ofDays(1))))
+            .isInstanceOf(ClaimAttempt.Acquired.class);
+        if (key.equals("k-fenced")) { // the takeover fenced, then the verdict not written
+          assertThat(server.store.markUnknown(id, token, Duration.ofDays(1))).isTrue();
+        }
+      }
+    }
+    String[] fenced = status.clone();
+    fenced[fenced.length - 1] = "k-fenced";
+    assertThat(run(fenced))
+        .contains("outcome unknown (attempt 1 is an operator's takeover of an earlier attempt,");
+
+    assertThat(run(status))
+        .contains("outcome unknown (attempt 1 is an operator's takeover of an earlier attempt,")
+        .doesNotContain("in progress");
+
+    String[] resolve = new String[status.length + 3];
+    System.arraycopy(status, 0, resolve, 0, 1);
+    resolve[1] = "resolve";
+    System.arraycopy(status, 1, resolve, 2, status.length - 1);
+    resolve[status.length + 1] = "--happened";
+    resolve[status.length + 2] = "{\"content\":[{\"type\":\"text\",\"text\":\"Refunded\"}]}";
+    assertThat(run(resolve))
+        .contains("settled: the effect happened")
+        .contains("completed by attempt 1 at ")
+        .contains("(settled, after an operator's takeover)");
   }
 
   @Test

@@ -103,9 +103,18 @@ public sealed interface ClaimOutcome {
    * @param attempt the attempt that produced the result (1, or more after takeovers)
    * @param firstExecutedAt when the attempt that produced the result claimed the key
    * @param completedAt when that result was stored
+   * @param settled true when the result was stored under an operator's settlement that took the key
+   *     over from an attempt whose lease had run out ({@link IdempotencyGate#resolveUnknown}), by
+   *     its verdict or by a call's reconciler: then {@code attempt} and {@code firstExecutedAt} are
+   *     the takeover's, and the effect ran in an earlier attempt, at a time not kept
    */
   record Replayed(
-      ClaimId id, StoredResult result, int attempt, Instant firstExecutedAt, Instant completedAt)
+      ClaimId id,
+      StoredResult result,
+      int attempt,
+      Instant firstExecutedAt,
+      Instant completedAt,
+      boolean settled)
       implements ClaimOutcome {
 
     /**

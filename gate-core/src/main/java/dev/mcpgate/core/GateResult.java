@@ -193,6 +193,10 @@ public sealed interface GateResult<T> {
    * @param attempt the attempt that produced it (1, or more after takeovers)
    * @param firstExecutedAt when the attempt that produced it claimed the key
    * @param completedAt when its result was stored
+   * @param settled true when the result was stored under an operator's settlement that took the key
+   *     over from an attempt whose lease had run out ({@link IdempotencyGate#resolveUnknown}), by
+   *     its verdict or by a call's reconciler: then {@code attempt} and {@code firstExecutedAt} are
+   *     the takeover's, and the effect ran in an earlier attempt, at a time not kept
    * @param argsHash the arguments' hash (the same as the stored one's)
    * @param keySource where the key came from, or null
    * @param waited how long it waited on another attempt
@@ -204,6 +208,7 @@ public sealed interface GateResult<T> {
       int attempt,
       Instant firstExecutedAt,
       Instant completedAt,
+      boolean settled,
       String argsHash,
       String keySource,
       Duration waited)
@@ -226,7 +231,7 @@ public sealed interface GateResult<T> {
       return replayed.apply(this);
     }
 
-    /** Without the call's hash, key source and wait. */
+    /** A result stored by the attempt that ran, without the call's hash, key source and wait. */
     public Replayed(
         ClaimId id,
         T value,
@@ -234,7 +239,17 @@ public sealed interface GateResult<T> {
         int attempt,
         Instant firstExecutedAt,
         Instant completedAt) {
-      this(id, value, failure, attempt, firstExecutedAt, completedAt, null, null, Duration.ZERO);
+      this(
+          id,
+          value,
+          failure,
+          attempt,
+          firstExecutedAt,
+          completedAt,
+          false,
+          null,
+          null,
+          Duration.ZERO);
     }
   }
 

@@ -16,6 +16,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *     call's attempt, of version 8 for an operator's settlement, under which no action runs)
  */
 public record LeaseToken(String value) {
+  private static final int SETTLEMENT_VERSION = 8;
+
+  /** Where the version digit stands in a UUID's text. */
+  private static final int VERSION_AT = 14;
 
   /**
    * @throws NullPointerException if value is null
@@ -33,10 +37,32 @@ public record LeaseToken(String value) {
    *     other; they need to be unique, not secret, so a fast non-blocking generator is used.
    */
   public static LeaseToken random() {
+    return random(4);
+  }
+
+  /**
+   * @return a new random token for an operator's settlement ({@link
+   *     IdempotencyGate#resolveUnknown}) to take a key over with: a UUID of version 8 (RFC 9562's
+   *     for custom layouts), which {@link #isSettlement()} tells apart from a call's
+   */
+  public static LeaseToken settlement() {
+    return random(SETTLEMENT_VERSION);
+  }
+
+  private static LeaseToken random(int version) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
-    long msb = (random.nextLong() & ~0xF000L) | 0x4000L;
+    long msb = (random.nextLong() & ~0xF000L) | ((long) version << 12);
     long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
     return new LeaseToken(new UUID(msb, lsb).toString());
+  }
+
+  /**
+   * @return true for a token an operator's settlement minted ({@link #settlement()}): no action
+   *     ever runs under it, so a row it holds in progress is decided as fenced as unknown, and a
+   *     result stored under it was written by the settlement, not by the attempt that ran
+   */
+  public boolean isSettlement() {
+    return value.length() == 36 && value.charAt(VERSION_AT) == (char) ('0' + SETTLEMENT_VERSION);
   }
 
   /**

@@ -99,7 +99,7 @@ class FoldTest {
         List.of(
             new ClaimOutcome.Acquired(
                 ID, LeaseToken.random(), 2, Instant.EPOCH, Instant.EPOCH, "v1:a"),
-            new ClaimOutcome.Replayed(ID, null, 1, Instant.EPOCH, Instant.EPOCH),
+            new ClaimOutcome.Replayed(ID, null, 1, Instant.EPOCH, Instant.EPOCH, false),
             new ClaimOutcome.Refused(ID, RefusalReason.IN_PROGRESS, Duration.ZERO, "busy"));
 
     assertThat(outcomes)

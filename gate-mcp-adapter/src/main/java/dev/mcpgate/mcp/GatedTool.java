@@ -299,8 +299,14 @@ final class GatedTool {
                         : null)),
         replayed ->
             Decided.answered(
-                ModelMessages.markReplay(replayed.value(), replayed.firstExecutedAt()),
-                Auditor.Decision.of(known, result, null)),
+                ModelMessages.markReplay(replayed.value(), replayed),
+                Auditor.Decision.of(
+                    known,
+                    result,
+                    replayed.settled()
+                        ? "a result stored under an operator's settlement, whose takeover is"
+                            + " this attempt: the effect ran in an earlier one"
+                        : null)),
         refused ->
             Decided.answered(
                 ModelMessages.of(refused, reconciles()),

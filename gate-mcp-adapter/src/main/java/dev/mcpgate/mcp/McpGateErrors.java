@@ -133,6 +133,17 @@ public final class McpGateErrors {
    */
   public static final String META_TOOL = "dev.mcpgate/idempotency";
 
-  /** The {@code _meta} entry on a replayed result: when the first execution claimed the key. */
+  /**
+   * The {@code _meta} entry on a replayed result: when the first execution claimed the key; absent
+   * when an operator settled the outcome ({@link #META_SETTLED_AT} instead).
+   */
   public static final String META_FIRST_EXECUTED_AT = "dev.mcpgate/first-executed-at";
+
+  /**
+   * The {@code _meta} entry, instead of {@link #META_FIRST_EXECUTED_AT}, on a replayed result
+   * stored under an operator's settlement that took the key over from an attempt whose lease had
+   * run out (by its verdict, or by a reconciler after it): when the result was stored. The effect
+   * ran before, at a time not kept.
+   */
+  public static final String META_SETTLED_AT = "dev.mcpgate/settled-at";
 }

@@ -9,7 +9,6 @@ import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultTooLargeException;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -375,12 +374,21 @@ final class ModelMessages {
         null);
   }
 
-  /** The stored result, unchanged but for two {@code _meta} entries that mark it as a replay. */
-  static CallToolResult markReplay(CallToolResult stored, Instant firstExecutedAt) {
+  /**
+   * The stored result, unchanged but for two {@code _meta} entries that mark it as a replay: when
+   * it was first executed or, for a result an operator settled, when it was settled.
+   */
+  static CallToolResult markReplay(CallToolResult stored, GateResult.Replayed<?> replay) {
     Map<String, Object> meta =
         stored.meta() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(stored.meta());
     meta.put(McpGateErrors.META_REPLAYED, true);
-    meta.put(McpGateErrors.META_FIRST_EXECUTED_AT, InstantText.of(firstExecutedAt));
+    meta.remove(McpGateErrors.META_FIRST_EXECUTED_AT); // a stored result's own, if it had them
+    meta.remove(McpGateErrors.META_SETTLED_AT);
+    if (replay.settled()) {
+      meta.put(McpGateErrors.META_SETTLED_AT, InstantText.of(replay.completedAt()));
+    } else {
+      meta.put(McpGateErrors.META_FIRST_EXECUTED_AT, InstantText.of(replay.firstExecutedAt()));
+    }
     return new CallToolResult(stored.content(), stored.isError(), stored.structuredContent(), meta);
   }
 }

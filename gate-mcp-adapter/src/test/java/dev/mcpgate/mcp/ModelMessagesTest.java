@@ -12,6 +12,7 @@ import dev.mcpgate.core.ResultTooLargeException;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,51 @@ class ModelMessagesTest {
   @SuppressWarnings("unchecked")
   private static Map<String, Object> error(CallToolResult result) {
     return (Map<String, Object>) ((Map<String, Object>) result.structuredContent()).get("error");
+  }
+
+  /**
+   * A replay tells when the attempt that ran claimed the key; a result an operator settled after a
+   * takeover tells when it was settled instead, since the takeover's claim time is not when the
+   * effect ran.
+   */
+  @Test
+  void aReplayTellsItsFirstExecutionAndASettledOneOnlyWhenItWasSettled() {
+    CallToolResult stored = // as stored: a result that carried both marks of its own
+        new CallToolResult(
+            List.of(new McpSchema.TextContent("Refunded")),
+            false,
+            null,
+            Map.of(
+                "mine",
+                1,
+                McpGateErrors.META_FIRST_EXECUTED_AT,
+                "1999-01-01T00:00:00Z",
+                McpGateErrors.META_SETTLED_AT,
+                "1999-01-01T00:00:00Z"));
+    Instant claimed = Instant.parse("2030-01-01T00:00:00Z");
+    Instant completed = Instant.parse("2030-01-01T00:00:07Z");
+
+    Map<String, Object> ran =
+        ModelMessages.markReplay(
+                stored, new GateResult.Replayed<>(ID, stored, false, 1, claimed, completed))
+            .meta();
+    Map<String, Object> settled =
+        ModelMessages.markReplay(
+                stored,
+                new GateResult.Replayed<>(
+                    ID, stored, false, 2, claimed, completed, true, null, null, Duration.ZERO))
+            .meta();
+
+    assertThat(ran)
+        .containsEntry("mine", 1)
+        .containsEntry(McpGateErrors.META_REPLAYED, true)
+        .containsEntry(McpGateErrors.META_FIRST_EXECUTED_AT, "2030-01-01T00:00:00Z")
+        .doesNotContainKey(McpGateErrors.META_SETTLED_AT);
+    assertThat(settled)
+        .containsEntry("mine", 1)
+        .containsEntry(McpGateErrors.META_REPLAYED, true)
+        .containsEntry(McpGateErrors.META_SETTLED_AT, "2030-01-01T00:00:07Z")
+        .doesNotContainKey(McpGateErrors.META_FIRST_EXECUTED_AT);
   }
 
   @Test

@@ -83,6 +83,7 @@ final class Results {
     Map<String, Object> m = new LinkedHashMap<>(meta);
     m.remove(McpGateErrors.META_REPLAYED);
     m.remove(McpGateErrors.META_FIRST_EXECUTED_AT);
+    m.remove(McpGateErrors.META_SETTLED_AT);
     return m;
   }
 

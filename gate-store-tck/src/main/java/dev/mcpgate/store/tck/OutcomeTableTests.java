@@ -48,6 +48,31 @@ abstract class OutcomeTableTests extends ContractGroup {
     assertThat(store.find(id("k1"))).get().extracting(ClaimRecord::token).isEqualTo(token);
   }
 
+  /**
+   * A completed row keeps the token it was completed with, as {@code find} and a later claim read
+   * it: a replay tells a result stored under a settlement's token ({@link LeaseToken#settlement()})
+   * as settled ({@link GateResult.Replayed#settled()}), which a store that dropped the token would
+   * make untrue.
+   */
+  @Test
+  void aCompletedRowKeepsTheTokenThatCompletedIt() {
+    LeaseToken token = LeaseToken.settlement();
+    claim(id("k-kept"), "v1:a", token, LONG);
+    assertThat(store.complete(id("k-kept"), token, value("settled"), LONG)).isTrue();
+
+    ClaimAttempt again = claim(id("k-kept"), "v1:a", LeaseToken.random(), LONG);
+
+    assertThat(store.find(id("k-kept")))
+        .get()
+        .satisfies(
+            r -> {
+              assertThat(r.state()).isEqualTo(ClaimState.COMPLETED);
+              assertThat(r.token()).isEqualTo(token);
+            });
+    assertThat(again).isInstanceOf(ClaimAttempt.Existing.class);
+    assertThat(again.record().token()).isEqualTo(token);
+  }
+
   @Test
   void replayReturnsStoredResultAndRunsNothing() {
     IdempotencyGate gate = gate(GatePolicy.defaults());

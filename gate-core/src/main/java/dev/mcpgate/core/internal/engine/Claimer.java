@@ -235,8 +235,7 @@ final class Claimer {
       case IN_PROGRESS ->
           held(policy, row, Duration.between(attempt.storeNow(), row.leaseExpiresAt()));
       case UNKNOWN -> {
-        ClaimOutcome reconciled =
-            reconciliation.reconcile(policy, id, row, attempt.storeNow(), reconciliations, again);
+        ClaimOutcome reconciled = reconciliation.reconcile(policy, id, row, reconciliations, again);
         if (reconciled != null) {
           yield reconciled;
         }
@@ -249,7 +248,9 @@ final class Claimer {
             RefusalReason.OUTCOME_UNKNOWN,
             clamp(fenceLeft, MAX_RETRY_AFTER),
             "the outcome of an earlier attempt ("
-                + row.attempt()
+                + (row.token().isSettlement()
+                    ? "before " + row.attempt() + ", an operator's takeover not yet settled"
+                    : row.attempt())
                 + ") is unknown; the key is"
                 + " fenced until someone who knows settles it"
                 + (policy.reconciler() == null ? "" : " (the reconciler could not)")
@@ -367,7 +368,12 @@ final class Claimer {
         arrival.keySource(),
         arrival.waitedFor());
     return new ClaimOutcome.Replayed(
-        row.id(), stored, row.attempt(), row.createdAt(), row.completedAt());
+        row.id(),
+        stored,
+        row.attempt(),
+        row.createdAt(),
+        row.completedAt(),
+        row.token().isSettlement());
   }
 
   /**

@@ -229,6 +229,7 @@ public final class GateEngine {
         replay.attempt(),
         replay.firstExecutedAt(),
         replay.completedAt(),
+        replay.settled(),
         hash,
         keySource,
         waited);

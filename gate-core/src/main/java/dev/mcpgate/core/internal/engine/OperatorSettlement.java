@@ -34,18 +34,6 @@ final class OperatorSettlement {
   private final ResultCodec codec;
   private final Events events;
 
-  /**
-   * The version digit of a settlement's own takeover token: a random UUID, as every token the gate
-   * mints, but of version 8 (RFC 9562's for custom layouts) where a call's is of version 4. No
-   * action ever runs under such a token, so a row it holds is as good as fenced as unknown: a
-   * settlement that could not learn whether its takeover, or its fence, was written leaves the key
-   * to the next settlement (or a call's reconciler), not to a lease as long as the fence.
-   */
-  private static final char OWN = '8';
-
-  /** Where the version digit stands in a UUID's text. */
-  private static final int VERSION_AT = 14;
-
   OperatorSettlement(IdempotencyStore store, ResultCodec codec, Events events) {
     this.store = store;
     this.codec = codec;
@@ -139,17 +127,15 @@ final class OperatorSettlement {
    * taken over, as a retry would take it, by a claim {@linkplain ClaimRequest#replacing replacing}
    * the token read (the store's one atomic write: only that row, only with its lease run out),
    * under a lease as long as the unknown-outcome fence and a token of the settlement's own ({@link
-   * #OWN}), so that the key stays fenced if the settlement stops here and the next settlement
-   * settles it; then it is fenced as unknown under the new token. A write the store does not
-   * confirm is read back before anything is told. Nothing is settled (null) when the claim finds no
-   * row, or a row other than the one read (a live lease, a completion, a fence, another attempt's
-   * claim): what happened since wins.
+   * LeaseToken#settlement()}), so that the key stays fenced if the settlement stops here and the
+   * next settlement settles it; then it is fenced as unknown under the new token. A write the store
+   * does not confirm is read back before anything is told. Nothing is settled (null) when the claim
+   * finds no row, or a row other than the one read (a live lease, a completion, a fence, another
+   * attempt's claim): what happened since wins.
    */
   private ClaimRecord takeOver(GatePolicy policy, ClaimRecord read) {
     ClaimId id = read.id();
-    String random = LeaseToken.random().value();
-    LeaseToken token =
-        new LeaseToken(random.substring(0, VERSION_AT) + OWN + random.substring(VERSION_AT + 1));
+    LeaseToken token = LeaseToken.settlement();
     Duration fence = policy.unknownFence();
     ClaimRecord row;
     try {
@@ -203,13 +189,11 @@ final class OperatorSettlement {
 
   /**
    * @return the state {@code row} is settled and decided as: {@link ClaimState#UNKNOWN} for an
-   *     in-progress row held by a settlement's own token (see {@link #OWN}), its own state else
+   *     in-progress row held by a settlement's own token ({@link LeaseToken#isSettlement()}): no
+   *     action runs under it, so it is fenced; its own state else
    */
   static ClaimState countsAs(ClaimRecord row) {
-    String token = row.token().value();
-    return row.state() == ClaimState.IN_PROGRESS
-            && token.length() == 36
-            && token.charAt(VERSION_AT) == OWN
+    return row.state() == ClaimState.IN_PROGRESS && row.token().isSettlement()
         ? ClaimState.UNKNOWN
         : row.state();
   }

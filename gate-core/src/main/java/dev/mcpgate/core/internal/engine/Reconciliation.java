@@ -8,9 +8,9 @@ import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.ResultCodec;
 import dev.mcpgate.core.spi.ClaimRecord;
+import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.StoredResult;
-import java.time.Instant;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +45,6 @@ final class Reconciliation {
       GatePolicy policy,
       ClaimId id,
       ClaimRecord row,
-      Instant storeNow,
       int rounds,
       Supplier<ClaimOutcome> claimAgain) {
     Reconciler reconciler = policy.reconciler();
@@ -60,7 +59,7 @@ final class Reconciliation {
       return null;
     }
     try {
-      return apply(policy, id, row, storeNow, verdict, claimAgain);
+      return apply(policy, id, row, verdict, claimAgain);
     } catch (CallFailure failure) {
       throw failure; // claiming again failed: what it says is true, whatever the fence was
     } catch (RuntimeException e) {
@@ -73,7 +72,6 @@ final class Reconciliation {
       GatePolicy policy,
       ClaimId id,
       ClaimRecord row,
-      Instant storeNow,
       Reconciler.Verdict verdict,
       Supplier<ClaimOutcome> claimAgain) {
     if (verdict instanceof Reconciler.Verdict.Happened happened) {
@@ -99,13 +97,26 @@ final class Reconciliation {
           row,
           "reconciled: the effect happened; its result is stored",
           null);
-      events.emit(GateEvent.Type.REPLAYED, row, "replayed the reconciled result", null);
+      // replayed with the times the store wrote, as every later call finds them; read back
+      ClaimRecord done;
+      try {
+        done = store.find(id).orElse(null);
+      } catch (RuntimeException e) {
+        return claimAgain.get(); // unread: claimed again, which replays it or says why not
+      }
+      if (done == null
+          || !done.token().equals(row.token())
+          || done.state() != ClaimState.COMPLETED) {
+        return claimAgain.get(); // changed since it was stored
+      }
+      events.emit(GateEvent.Type.REPLAYED, done, "replayed the reconciled result", null);
       return new ClaimOutcome.Replayed(
           id,
           new StoredResult(StoredResult.Kind.VALUE, happened.result()),
-          row.attempt(),
-          row.createdAt(),
-          storeNow);
+          done.attempt(),
+          done.createdAt(),
+          done.completedAt(),
+          done.token().isSettlement());
     }
     if (verdict instanceof Reconciler.Verdict.NotHappened) {
       if (store.release(id, row.token())) {
