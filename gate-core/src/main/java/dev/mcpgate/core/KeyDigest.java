@@ -5,10 +5,8 @@ import static dev.mcpgate.core.internal.Checks.notNull;
 import dev.mcpgate.core.internal.Sha256;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.util.Base64;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Turns a raw idempotency key into the digest that is stored, logged and sent to the store in its
@@ -32,17 +30,7 @@ public final class KeyDigest {
 
   private KeyDigest(byte[] secret) {
     this.secret = secret;
-    this.keyed = secret == null ? null : hmac(secret);
-  }
-
-  private static Mac hmac(byte[] secret) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-      return mac;
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HmacSHA256 is required of every Java platform", e);
-    }
+    this.keyed = secret == null ? null : Sha256.hmac(secret);
   }
 
   /**
@@ -102,13 +90,7 @@ public final class KeyDigest {
     if (keyed == null) {
       sum = Sha256.digest().digest(input);
     } else {
-      Mac mac;
-      try {
-        mac = (Mac) keyed.clone(); // the key's set-up copied, not done again
-      } catch (CloneNotSupportedException e) {
-        mac = hmac(secret); // a provider whose MAC cannot be copied
-      }
-      sum = mac.doFinal(input);
+      sum = Sha256.hmac(keyed, secret).doFinal(input);
     }
     return (secret == null ? PLAIN : KEYED)
         + Base64.getUrlEncoder().withoutPadding().encodeToString(sum);
