@@ -3,16 +3,25 @@ package dev.mcpgate.store.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.Reconciler;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.Takeover;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -113,6 +122,45 @@ abstract class ReplacingTests extends ContractGroup {
       }
     }
     assertThat(acquired).as("the cases cover both decisions").isBetween(1, cases.size() - 1);
+  }
+
+  /**
+   * An operator's settlement of a row whose lease ran out, end to end on this store: it takes the
+   * row over by a replacing claim, fences it and stores the verdict under its own token; a retry
+   * replays the verdict, told as settled ({@link GateResult.Replayed#settled()}), its attempt the
+   * takeover's, and runs nothing.
+   */
+  @Test
+  void aResultSettledAfterATakeoverIsReplayedAsSettled() throws Exception {
+    GatePolicy brief =
+        GatePolicy.builder().lease(shortLease()).leaseRenewal(shortLease().dividedBy(4)).build();
+    ToolCall call = call("k-settled", Map.of("amount", 5));
+    try (IdempotencyGate gate = gate(brief)) {
+      assertThat(gate.claim(call)).isInstanceOf(ClaimOutcome.Acquired.class); // then it dies
+      elapse(shortLease());
+      assertThat(
+              gate.resolveUnknown(
+                  call.id(),
+                  Reconciler.Verdict.happened("settled".getBytes(StandardCharsets.UTF_8))))
+          .isTrue();
+
+      GateResult<String> retry =
+          gate.execute(
+              call,
+              ResultMapper.utf8(),
+              ctx -> {
+                throw new AssertionError("a settled key ran again");
+              });
+
+      assertThat(retry)
+          .isInstanceOfSatisfying(
+              GateResult.Replayed.class,
+              r -> {
+                assertThat(r.value()).isEqualTo("settled");
+                assertThat(r.settled()).isTrue();
+                assertThat(r.attempt()).isEqualTo(2);
+              });
+    }
   }
 
   @Test
