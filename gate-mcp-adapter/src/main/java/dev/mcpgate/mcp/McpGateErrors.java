@@ -135,7 +135,7 @@ public final class McpGateErrors {
 
   /**
    * The {@code _meta} entry on a replayed result: when the first execution claimed the key; absent
-   * when an operator settled the outcome ({@link #META_SETTLED_AT} instead).
+   * on a result stored after an operator's takeover ({@link #META_SETTLED_AT} instead).
    */
   public static final String META_FIRST_EXECUTED_AT = "dev.mcpgate/first-executed-at";
 

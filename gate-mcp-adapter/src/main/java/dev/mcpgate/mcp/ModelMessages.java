@@ -376,7 +376,7 @@ final class ModelMessages {
 
   /**
    * The stored result, unchanged but for two {@code _meta} entries that mark it as a replay: when
-   * it was first executed or, for a result an operator settled, when it was settled.
+   * it was first executed or, for a result stored after an operator's takeover, when it was stored.
    */
   static CallToolResult markReplay(CallToolResult stored, GateResult.Replayed<?> replay) {
     Map<String, Object> meta =
