@@ -93,7 +93,7 @@ class MariaDbPurgeBatchTest {
       for (int i = 0; i < MySqlFamilyPurge.ROWS_PER_DELETE; i++) {
         MariaDbPurgeFixtures.expiring(store, new ClaimId(tenant, "t", "plain-" + i));
       }
-      setup.execute(singleCommit, ResultMapper.utf8(), ctx -> "old");
+      MariaDbPurgeFixtures.runEach(setup, singleCommit);
       Thread.sleep(300); // the retentions ran out: the keys are free
 
       WatchedDeletes stopped = new WatchedDeletes(ds, true);

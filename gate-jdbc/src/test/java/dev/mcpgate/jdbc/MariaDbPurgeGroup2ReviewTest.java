@@ -56,7 +56,7 @@ class MariaDbPurgeGroup2ReviewTest {
           MariaDbPurgeFixtures.runEach(setup, a, slow);
           Thread.sleep(300);
           Future<Integer> purge = threads.submit(() -> store.purgeExpired(500));
-          Thread.sleep(500);
+          MariaDbPurgeFixtures.awaitSleepingFor(ds, Duration.ofMillis(300));
           GateResult<String> result =
               gate.executeSingleCommit(
                   a, ResultMapper.utf8(), store.singleCommit(), (c, ctx) -> "new");
@@ -159,8 +159,7 @@ class MariaDbPurgeGroup2ReviewTest {
                 store, new ClaimId(tenant, "refund_order", String.format("f-%02d", i)));
           }
           MariaDbPurgeFixtures.expiring(store, new ClaimId(tenant, "refund_order", "m-slow"));
-          setup.execute(x, ResultMapper.utf8(), ctx -> "old");
-          Thread.sleep(3);
+          MariaDbPurgeFixtures.runEach(setup, x);
           MariaDbPurgeFixtures.expiring(store, new ClaimId(tenant, "refund_order", "z-slow"));
           Thread.sleep(300); // all expired
           Future<Integer> purge = threads.submit(() -> store.purgeExpired(500));
