@@ -40,8 +40,8 @@ final class FailureSettler {
             + claim.id()
             + " (attempt "
             + claim.attempt()
-            + ") ran out before its action could start (this process was paused, or waited longer"
-            + " than the lease)";
+            + ") ran out before its action could start (the claim was answered late, this process"
+            + " was paused, or it waited for a connection)";
     if (held == LeaseRenewer.Held.NO) {
       events.emit(
           GateEvent.Type.LEASE_LOST,

@@ -224,13 +224,14 @@ final class LeaseRenewer implements AutoCloseable {
   }
 
   /**
-   * Before an action starts: when its lease may have run out by this process's clock (the process
-   * was paused between the claim and the action, or the unit of work waited long for a connection),
-   * asks the store to extend it once, now, within a renewal try's deadline, and says whether the
-   * attempt still holds it. An action must not start unless it does: another attempt may have taken
-   * the key over meanwhile, and be running the action itself.
+   * Before an action starts: when less of its lease is left by this process's clock than a lease
+   * less one renewal period (the claim took longer than a period to answer, the process was paused
+   * between the claim and the action, or the unit of work waited for a connection), asks the store
+   * to extend it, now, within a renewal try's deadline, and says whether the attempt still holds
+   * it. An action must not start unless it does: another attempt may have taken the key over
+   * meanwhile, and be running the action itself.
    *
-   * @return {@link Held#YES} at once while the lease is confirmed by the clock
+   * @return {@link Held#YES} at once while at least a lease less a period is left by the clock
    */
   Held confirmBeforeAction(Renewal renewal, GatePolicy policy) {
     if (renewal.events == null) {
@@ -244,9 +245,11 @@ final class LeaseRenewer implements AutoCloseable {
             policy.lease(),
             policy.renewsLease() ? policy.leaseRenewal() : policy.lease().dividedBy(4));
     Duration within = deadline(period);
-    // the group renews the lease within a period, and its try may take a deadline: a lease with
-    // less left than that (a claim answered late, a pause after it) is renewed before the action
-    if (renewal.confirmedLeftNanos() > period.every().toNanos() + within.toNanos()) {
+    // a running action has at least a lease less a period left, as a renewal every period keeps
+    // it: that is what a pause or a hung try is measured against (docs/design.md). A lease with
+    // less left (a claim answered late, a pause or a wait for a connection after it) is renewed
+    // before the action, or a shorter cut-off than that could let another attempt take it over
+    if (renewal.confirmedLeftNanos() >= period.lease().toNanos() - period.every().toNanos()) {
       return Held.YES;
     }
     HeldLease held = new HeldLease(renewal.claim.id(), renewal.claim.token());
