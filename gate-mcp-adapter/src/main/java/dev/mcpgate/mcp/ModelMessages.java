@@ -335,20 +335,6 @@ final class ModelMessages {
     };
   }
 
-  static CallToolResult resultTooLarge(ResultTooLargeException e) {
-    return error(
-        McpGateErrors.OUTCOME_UNKNOWN,
-        Effect.YES,
-        false,
-        "The call ran and took"
-            + " effect, but its result was too large to keep for retries ("
-            + e.size()
-            + " bytes)."
-            + " It is never run again with this key; check its effect before sending a new"
-            + " request.",
-        null);
-  }
-
   /**
    * A failure that is none of the gate's answers (a hook of the server's threw, the gate threw, an
    * answer could not be made of a result): a fixed sentence, with nothing of the failure in it (its
