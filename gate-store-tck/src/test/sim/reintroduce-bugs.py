@@ -11,7 +11,7 @@ bugs = {
     return fence(''','''        "the action ran but its result could not be stored",
         failure);
     if (true) {
-      release(claim, failure);
+      release(claim, failure, "the result could not be stored");
       return false;
     }
     return fence('''),
@@ -30,7 +30,12 @@ bugs = {
           "the action of "
               + claim.id()
               + " failed, and its outcome is unknown'''),
- 'paused-holder-starts': ('AttemptRunner.java','LeaseRenewer.Held held = leases.confirmBeforeAction(renewal, policy);','LeaseRenewer.Held held = LeaseRenewer.Held.YES;'),
+ 'paused-holder-starts': ('AttemptRunner.java','leases.isClosed() ? null : leases.confirmBeforeAction(renewal, policy);','leases.isClosed() ? null : LeaseRenewer.Held.YES;'),
+ 'late-claim-not-renewed': ('LeaseRenewer.java','if (renewal.confirmedLeftNanos() >= period.lease().toNanos() - period.every().toNanos()) {','if (renewal.confirmedLeftNanos() > period.every().toNanos() + within.toNanos()) {'),
+ 'reconciler-failure-taken-as-not-happened': ('Reconciliation.java','''      LOG.warn("reconciler failed for {}; the outcome stays unknown", id, e);
+      return null;''','''      verdict = Reconciler.Verdict.notHappened();'''),
+ 'happened-taken-as-not-happened': ('Reconciliation.java','      return apply(policy, id, row, verdict, claimAgain);','      return apply(policy, id, row, verdict instanceof Reconciler.Verdict.Happened ? Reconciler.Verdict.notHappened() : verdict, claimAgain);'),
+ 'happened-not-stored': ('Reconciliation.java','    if (verdict instanceof Reconciler.Verdict.Happened happened) {','    if (verdict instanceof Reconciler.Verdict.Happened happened && false) {'),
  'renewal-stalls-takeover': ('RenewalGroup.java','''    t.givenUp = true;
     if (current == t) {
       current = null;

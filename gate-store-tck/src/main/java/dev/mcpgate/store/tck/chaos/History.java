@@ -14,7 +14,11 @@ import java.util.function.LongSupplier;
  * store; nothing of the engine.
  */
 final class History {
-  /** One run of an action, by the call whose attempt ran it. */
+  /**
+   * One run of an action, by the call whose attempt ran it; {@code effect} is whether its effect
+   * happened, as the downstream system knows it: when it returned, not when it threw plainly, and
+   * by the seed when it could not tell.
+   */
   record Run(
       int call,
       String key,
@@ -23,11 +27,18 @@ final class History {
       long end,
       String value,
       Ending ending,
+      boolean effect,
       String replica,
       String downstreamKey) {}
 
   /** An event a replica's gate emitted: its type, key and attempt, and when. */
   record Event(String replica, GateEvent.Type type, String key, int attempt, long at) {}
+
+  /**
+   * What a reconciler was told about a key by the downstream system: the value of the effect that
+   * happened under its downstream key, or null when none had.
+   */
+  record Verdict(String key, String happened, long at) {}
 
   /** A replica cut off from the store (paused) from {@code from} to {@code to}. */
   record Pause(String replica, long from, long to) {}
@@ -38,7 +49,10 @@ final class History {
     RETURNED,
     /** It threw a plain exception: by the policy, its effect did not happen. */
     THREW,
-    /** It threw an outcome-unknown exception: its effect may have happened. */
+    /**
+     * It threw an outcome-unknown exception: its effect may have happened (only the downstream
+     * system knows, {@link Run#effect()}).
+     */
     UNKNOWN
   }
 
@@ -51,6 +65,7 @@ final class History {
   private final List<Pause> pauses = new ArrayList<>();
   private final List<Event> events = new ArrayList<>();
   private final List<Answer> answers = new ArrayList<>();
+  private final List<Verdict> verdicts = new ArrayList<>();
   private final List<String> lines = new ArrayList<>();
 
   /**
@@ -112,7 +127,7 @@ final class History {
     runs.add(run);
     lines.add(
         String.format(
-            "%8.1f ms  call %d ran %s on %s (attempt %d, %.1f ms): %s %s",
+            "%8.1f ms  call %d ran %s on %s (attempt %d, %.1f ms): %s%s %s",
             run.end() / 1e6,
             run.call(),
             run.key(),
@@ -120,6 +135,7 @@ final class History {
             run.attempt(),
             (run.end() - run.start()) / 1e6,
             run.ending(),
+            run.ending() == Ending.UNKNOWN ? (run.effect() ? " (happened)" : " (did not)") : "",
             run.value()));
   }
 
@@ -133,6 +149,19 @@ final class History {
             answer.key(),
             answer.variant(),
             PromiseChecker.told(answer.result())));
+  }
+
+  synchronized void reconciled(String key, String happened) {
+    Verdict verdict = new Verdict(key, happened, now());
+    verdicts.add(verdict);
+    lines.add(
+        String.format(
+            "%8.1f ms  reconciler for %s: %s",
+            verdict.at() / 1e6, key, happened == null ? "not happened" : happened));
+  }
+
+  synchronized List<Verdict> verdicts() {
+    return List.copyOf(verdicts);
   }
 
   synchronized void note(String line) {

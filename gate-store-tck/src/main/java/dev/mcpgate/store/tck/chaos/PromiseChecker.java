@@ -23,6 +23,12 @@ import java.util.stream.Collectors;
  * engine: an effect at most once per key; no two runs of a key at once; every answer true (what it
  * says ran, ran in that call; what it says did not, did not; a replay is a stored result of the
  * same arguments); and, once faults stop, no key blocked.
+ *
+ * <p>Where the gates had a reconciler, it asked the downstream system, so an action that could not
+ * tell counts as its effect truly went ({@link History.Run#effect()}): one whose effect did not
+ * happen may run again, and one whose effect did may be the stored result; and no key may stay
+ * fenced as unknown once the faults stop. Without one, such an action counts as an effect that may
+ * have happened, whatever happened.
  */
 final class PromiseChecker {
   private PromiseChecker() {}
@@ -43,7 +49,8 @@ final class PromiseChecker {
       IdempotencyStore truth,
       Function<String, ClaimId> idOf,
       Map<String, GateResult<String>> finals,
-      long cutOffNanos) {
+      long cutOffNanos,
+      boolean reconciled) {
     List<Violation> found = new ArrayList<>();
     Map<String, List<History.Run>> runsByKey =
         history.runs().stream()
@@ -52,6 +59,7 @@ final class PromiseChecker {
         history.runs().stream().collect(Collectors.groupingBy(History.Run::call));
 
     List<History.Pause> pauses = history.pauses();
+    List<History.Verdict> verdicts = history.verdicts();
     runsByKey.forEach(
         (key, runs) -> {
           List<History.Run> excused = new ArrayList<>();
@@ -62,7 +70,7 @@ final class PromiseChecker {
               History.Run first = a.start() <= b.start() ? a : b;
               History.Run second = first == a ? b : a;
               if (cutOff(first, second, pauses, cutOffNanos)
-                  && !stored(truth, idOf.apply(key), first.value())
+                  && !storedByItself(truth, idOf.apply(key), first, verdicts)
                   && first.downstreamKey().equals(second.downstreamKey())) {
                 // the documented limit: a holder cut off for longer than its lease may run on (or
                 // finish unstored) while another takes over; the downstream key told both the same
@@ -76,7 +84,7 @@ final class PromiseChecker {
           }
           long effects =
               runs.stream()
-                  .filter(r -> r.ending() != History.Ending.THREW && !excused.contains(r))
+                  .filter(r -> mayHaveHappened(r, reconciled) && !excused.contains(r))
                   .count();
           if (effects > 1) {
             found.add(new Violation(key, effects + " runs whose effect happened or may have"));
@@ -84,10 +92,7 @@ final class PromiseChecker {
           Optional<ClaimRecord> row = truth.find(idOf.apply(key));
           if (row.isPresent() && row.get().state() == ClaimState.COMPLETED) {
             String stored = new String(row.get().result().body(), StandardCharsets.UTF_8);
-            boolean produced =
-                runs.stream()
-                    .anyMatch(
-                        r -> r.ending() == History.Ending.RETURNED && r.value().equals(stored));
+            boolean produced = runs.stream().anyMatch(r -> produced(r, stored, reconciled));
             if (!produced) {
               found.add(new Violation(key, "the row holds " + stored + ", which no run returned"));
             }
@@ -127,8 +132,7 @@ final class PromiseChecker {
                     }
                     boolean someoneRan =
                         runsByKey.getOrDefault(key, List.of()).stream()
-                            .anyMatch(
-                                r -> r.ending() == History.Ending.RETURNED && r.value().equals(v));
+                            .anyMatch(r -> produced(r, v, reconciled));
                     if (!someoneRan) {
                       return "replayed " + v + ", which no run returned";
                     }
@@ -155,7 +159,7 @@ final class PromiseChecker {
       }
     }
 
-    found.addAll(eventsAndContexts(history, runsByKey, idOf));
+    found.addAll(eventsAndContexts(history, runsByKey, idOf, reconciled));
 
     finals.forEach(
         (key, result) -> {
@@ -184,7 +188,13 @@ final class PromiseChecker {
                           r.ending() == History.Ending.UNKNOWN
                               || (r.ending() == History.Ending.RETURNED
                                   && !stored(truth, idOf.apply(key), r.value())));
-          if (fenced && !unsettled) {
+          if (fenced && reconciled) {
+            found.add(
+                new Violation(
+                    key,
+                    "after the faults stopped, still fenced as unknown, though a reconciler"
+                        + " could tell"));
+          } else if (fenced && !unsettled) {
             found.add(
                 new Violation(
                     key,
@@ -193,6 +203,20 @@ final class PromiseChecker {
           }
         });
     return found;
+  }
+
+  /** Whether the run counts as an effect that happened or may have. */
+  private static boolean mayHaveHappened(History.Run r, boolean reconciled) {
+    return reconciled ? r.effect() : r.ending() != History.Ending.THREW;
+  }
+
+  /**
+   * Whether the run produced {@code value} as a result to store: it returned it, or (told by a
+   * reconciler) its effect happened though it could not tell.
+   */
+  private static boolean produced(History.Run r, String value, boolean reconciled) {
+    return (r.ending() == History.Ending.RETURNED || reconciled && r.effect())
+        && r.value().equals(value);
   }
 
   private static String failedWrong(GateResult.Failed<String> failed, List<History.Run> mine) {
@@ -241,12 +265,18 @@ final class PromiseChecker {
    * acquired (an {@code ACQUIRED} event of its key and attempt on its replica, before it started),
    * under an attempt number of its own and the key's one downstream key; each result told stored or
    * replayed has its {@code COMPLETED} or {@code REPLAYED} event; and a {@code COMPLETED} event is
-   * of an attempt whose action returned.
+   * of an attempt whose action returned (or, told by a reconciler, whose effect happened), or came
+   * after a reconciler was told that an effect of its key happened (which may have been another
+   * attempt's: a holder cut off from the store that ran on).
    */
   private static List<Violation> eventsAndContexts(
-      History history, Map<String, List<History.Run>> runsByKey, Function<String, ClaimId> idOf) {
+      History history,
+      Map<String, List<History.Run>> runsByKey,
+      Function<String, ClaimId> idOf,
+      boolean reconciled) {
     List<Violation> found = new ArrayList<>();
     List<History.Event> events = history.events();
+    List<History.Verdict> verdicts = history.verdicts();
     runsByKey.forEach(
         (key, runs) -> {
           String downstream = DownstreamKey.of(idOf.apply(key));
@@ -274,11 +304,17 @@ final class PromiseChecker {
                 && e.key().equals(key)
                 && runs.stream()
                     .noneMatch(
-                        r -> r.attempt() == e.attempt() && r.ending() == History.Ending.RETURNED)) {
+                        r -> r.attempt() == e.attempt() && produced(r, r.value(), reconciled))
+                && verdicts.stream()
+                    .noneMatch(
+                        v -> v.key().equals(key) && v.happened() != null && v.at() <= e.at())) {
               found.add(
                   new Violation(
                       key,
-                      "COMPLETED for attempt " + e.attempt() + ", whose action did not return"));
+                      "COMPLETED for attempt "
+                          + e.attempt()
+                          + ", whose action did not return"
+                          + (reconciled ? " nor have its effect happen" : "")));
             }
           }
         });
@@ -328,6 +364,16 @@ final class PromiseChecker {
                     && p.from() <= first.end() + FaultyStore.LONGEST_STALL.toNanos() + cutOffNanos
                     // the lease was last renewed up to a period or more before the pause began
                     && p.from() + cutOffNanos / 2 <= second.start());
+  }
+
+  /**
+   * Whether the row holds the run's result, stored by the run's own completion: not when a
+   * reconciler was told of it, whose verdict stores it under whichever attempt's row it read.
+   */
+  private static boolean storedByItself(
+      IdempotencyStore truth, ClaimId id, History.Run run, List<History.Verdict> verdicts) {
+    return stored(truth, id, run.value())
+        && verdicts.stream().noneMatch(v -> run.value().equals(v.happened()));
   }
 
   private static boolean stored(IdempotencyStore truth, ClaimId id, String value) {

@@ -96,7 +96,7 @@ public final class PromiseUnderFaults {
       gates.forEach(IdempotencyGate::close);
     }
     List<PromiseChecker.Violation> violations =
-        PromiseChecker.check(history, store, workload::idOf, finals, LEASE.toNanos());
+        PromiseChecker.check(history, store, workload::idOf, finals, LEASE.toNanos(), false);
     if (!violations.isEmpty()) {
       throw new AssertionError(
           "seed "

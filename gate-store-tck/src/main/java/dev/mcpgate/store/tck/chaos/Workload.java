@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -31,6 +32,9 @@ final class Workload {
   private final long longWorkNanos;
   private final AtomicInteger calls = new AtomicInteger();
 
+  /** The downstream system: by downstream key, the value of the last effect that happened. */
+  private final Map<String, String> downstream = new ConcurrentHashMap<>();
+
   Workload(
       List<IdempotencyGate> gates,
       List<FaultyStore> paths,
@@ -46,6 +50,14 @@ final class Workload {
     this.history = history;
     this.waits = waits;
     this.keys = keys;
+  }
+
+  /**
+   * @return the value of the last effect that happened under this downstream key, as the downstream
+   *     system would tell a reconciler; null when none did
+   */
+  String effectUnder(String downstreamKey) {
+    return downstream.get(downstreamKey);
   }
 
   ClaimId idOf(String key) {
@@ -115,8 +127,9 @@ final class Workload {
 
   /**
    * The effect: it takes a while (now and then, longer than a lease: renewals keep it) (and stops
-   * while its replica is paused), and by the seed returns, fails plainly, or cannot tell ({@code
-   * random} null: returns at once).
+   * while its replica is paused), and by the seed returns, fails plainly, or cannot tell (its
+   * effect happened or not, by the seed) ({@code random} null: returns at once). An effect that
+   * happened is told to the downstream system before the gate hears of it.
    */
   private String action(
       SplittableRandom random,
@@ -129,6 +142,7 @@ final class Workload {
     long start = history.now();
     String value = "v-" + variant + "-" + call;
     History.Ending ending = History.Ending.RETURNED;
+    boolean effect = true;
     try {
       if (random == null) {
         return value;
@@ -143,14 +157,19 @@ final class Workload {
       int draw = random.nextInt(100);
       if (draw < 6) {
         ending = History.Ending.THREW;
+        effect = false;
         throw new IllegalStateException("declined (sim)");
       }
       if (draw < 9) {
         ending = History.Ending.UNKNOWN;
+        effect = random.nextBoolean(); // the action's last draw: no other draw moves
         throw new OutcomeUnknownException("the provider timed out (sim)");
       }
       return value;
     } finally {
+      if (effect) {
+        downstream.put(ctx.downstreamKey(), value);
+      }
       history.ran(
           new History.Run(
               call,
@@ -160,12 +179,9 @@ final class Workload {
               history.now(),
               value,
               ending,
+              effect,
               path.replica(),
               ctx.downstreamKey()));
     }
-  }
-
-  int answersSoFar() {
-    return history.answers().size();
   }
 }
