@@ -589,20 +589,27 @@ class RenewalDeadlineTest {
       AtomicInteger runs,
       AtomicBoolean mayHaveLost,
       AtomicReference<Object> outcome) {
+    return pausedHolder(
+        gate,
+        scope,
+        (resource, ctx) -> {
+          runs.incrementAndGet();
+          mayHaveLost.set(ctx.mayHaveLostLease());
+          return "refund-by-the-first-replica";
+        },
+        outcome);
+  }
+
+  private Thread pausedHolder(
+      IdempotencyGate gate,
+      PausedBegin scope,
+      ScopedAction<String, List<Runnable>> action,
+      AtomicReference<Object> outcome) {
     Thread holder =
         new Thread(
             () -> {
               try {
-                outcome.set(
-                    gate.execute(
-                        call("k"),
-                        ResultMapper.utf8(),
-                        scope,
-                        (resource, ctx) -> {
-                          runs.incrementAndGet();
-                          mayHaveLost.set(ctx.mayHaveLostLease());
-                          return "refund-by-the-first-replica";
-                        }));
+                outcome.set(gate.execute(call("k"), ResultMapper.utf8(), scope, action));
               } catch (RuntimeException e) {
                 outcome.set(e);
               }
@@ -785,20 +792,16 @@ class RenewalDeadlineTest {
     AtomicInteger runs = new AtomicInteger();
     AtomicReference<Object> outcome = new AtomicReference<>();
     Thread holder =
-        new Thread(
-            () ->
-                outcome.set(
-                    gate.execute(
-                        call("k"),
-                        ResultMapper.utf8(),
-                        scope,
-                        (resource, ctx) -> {
-                          runs.incrementAndGet();
-                          acting.countDown();
-                          awaitQuietly(finish);
-                          return "refund-by-the-first-replica";
-                        })));
-    holder.start();
+        pausedHolder(
+            gate,
+            scope,
+            (resource, ctx) -> {
+              runs.incrementAndGet();
+              acting.countDown();
+              awaitQuietly(finish);
+              return "refund-by-the-first-replica";
+            },
+            outcome);
     assertThat(scope.entered.await(5, TimeUnit.SECONDS)).isTrue();
     long entered = System.nanoTime();
     Thread.sleep(350); // at most 650 ms of the claim's lease left as the action is to start
