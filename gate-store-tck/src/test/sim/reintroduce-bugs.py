@@ -31,7 +31,8 @@ bugs = {
               + claim.id()
               + " failed, and its outcome is unknown'''),
  'paused-holder-starts': ('AttemptRunner.java','leases.isClosed() ? null : leases.confirmBeforeAction(renewal, policy);','leases.isClosed() ? null : LeaseRenewer.Held.YES;'),
- 'late-claim-not-renewed': ('LeaseRenewer.java','if (renewal.confirmedLeftNanos() >= period.lease().toNanos() - period.every().toNanos()) {','if (renewal.confirmedLeftNanos() > period.every().toNanos() + within.toNanos()) {'),
+ 'late-claim-not-renewed': ('LeaseRenewer.java','''    if (renewal.confirmedLeftNanos() - untilFirstRenewal + FIRST_TICK_SLACK_NANOS
+        >= period.lease().toNanos() - period.every().toNanos()) {''','''    if (renewal.confirmedLeftNanos() > period.every().toNanos() + within.toNanos()) {'''),
  'reconciler-failure-taken-as-not-happened': ('Reconciliation.java','''      LOG.warn("reconciler failed for {}; the outcome stays unknown", id, e);
       return null;''','''      verdict = Reconciler.Verdict.notHappened();'''),
  'happened-taken-as-not-happened': ('Reconciliation.java','      return apply(policy, id, row, verdict, claimAgain);','      return apply(policy, id, row, verdict instanceof Reconciler.Verdict.Happened ? Reconciler.Verdict.notHappened() : verdict, claimAgain);'),

@@ -151,8 +151,12 @@ class RenewalDeadlineTest {
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
+    awaitQuietly(latch, 30_000);
+  }
+
+  private static void awaitQuietly(CountDownLatch latch, long millis) {
     try {
-      latch.await(30, TimeUnit.SECONDS);
+      latch.await(millis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -836,5 +840,211 @@ class RenewalDeadlineTest {
             e -> assertThat(e.completion()).isEqualTo(GateResult.Completion.STORED));
     pause.end();
     assertReplays(replica, "k", "refund-by-the-first-replica");
+  }
+
+  @Test
+  void aCallInterruptedWhileItsLeaseIsRenewedBeforeTheActionIsToldSoAndDoesNotRunIt()
+      throws Exception {
+    InMemoryIdempotencyStore shared = InMemoryIdempotencyStore.create();
+    FaultyRenewals store = new FaultyRenewals(shared);
+    CountDownLatch never = new CountDownLatch(1);
+    cleanup.add(never::countDown);
+    store.fault =
+        (n, leases) -> {
+          hang(never); // the renewal before the action waits on the store
+          return null;
+        };
+    GatePolicy policy = policy(1000, 250);
+    Pause pause = new Pause();
+    cleanup.add(pause::end);
+    IdempotencyGate gate = first(store, policy, pause.scheduler);
+    PausedBegin scope = new PausedBegin(store);
+    cleanup.add(scope.resume::countDown);
+    AtomicInteger runs = new AtomicInteger();
+    AtomicReference<Object> outcome = new AtomicReference<>();
+
+    Thread holder = pausedHolder(gate, scope, runs, new AtomicBoolean(), outcome);
+    assertThat(scope.entered.await(5, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(350); // less than a lease less a period left: renewed before the action
+    scope.resume.countDown();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (store.calls.get() == 0 && System.nanoTime() < until) {
+      Thread.sleep(1);
+    }
+    assertThat(store.calls).as("the renewal before the action was sent").hasValue(1);
+    holder.interrupt(); // a transport cancels the call, most of its lease still left
+    holder.join(10_000);
+
+    assertThat(holder.isAlive()).isFalse();
+    assertThat(runs).as("the action did not run").hasValue(0);
+    assertThat(outcome.get())
+        .isInstanceOfSatisfying(
+            GateResult.Failed.class,
+            f -> {
+              assertThat(f.reason()).isEqualTo(FailureReason.STORE_UNAVAILABLE);
+              assertThat(f.effect()).isEqualTo(GateResult.Effect.NO);
+              assertThat(f.message())
+                  .contains("was interrupted while its lease was being renewed before its action")
+                  .contains("the action did not run; safe to retry")
+                  .doesNotContain("run out")
+                  .doesNotContain("did not confirm");
+            });
+    assertThat(shared.find(call("k").id())).as("the claim was released").isEmpty();
+  }
+
+  /**
+   * A lease's first renewal goes out with its group's next tick, up to a period after it joined: a
+   * claim sent just before the group's last tick and answered late (here 850 ms, less than a
+   * period) would have only about a lease less two periods left there. It is renewed before the
+   * action instead, and a cut-off beginning just before that tick, shorter than the lease less a
+   * period, does not let a retry take it over (found by a review of 4242bf9).
+   */
+  @Test
+  void aLeaseWhoseFirstRenewalWouldComeTooLateIsRenewedBeforeTheAction() throws Exception {
+    InMemoryIdempotencyStore shared = InMemoryIdempotencyStore.create();
+    AtomicLong slowReplyMillis = new AtomicLong();
+    FaultyRenewals store =
+        new FaultyRenewals(
+            new ForwardingIdempotencyStore(shared) {
+              @Override
+              public dev.mcpgate.core.spi.ClaimAttempt claim(
+                  dev.mcpgate.core.spi.ClaimRequest request) {
+                dev.mcpgate.core.spi.ClaimAttempt answer = super.claim(request);
+                long ms = slowReplyMillis.get();
+                if (ms > 0 && request.id().key().equals("k")) {
+                  try {
+                    Thread.sleep(ms); // the store took the claim at once; its reply is late
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                }
+                return answer;
+              }
+            });
+    AtomicBoolean cut = new AtomicBoolean();
+    CountDownLatch cutOver = new CountDownLatch(1);
+    cleanup.add(cutOver::countDown);
+    AtomicLong firstRenewalOfK = new AtomicLong();
+    store.fault =
+        (n, leases) -> {
+          if (leases.stream().anyMatch(l -> l.id().key().equals("k"))) {
+            firstRenewalOfK.compareAndSet(0, System.nanoTime());
+          }
+          if (cut.get()) {
+            hang(cutOver); // cut off: what it sends reaches the store when the cut-off ends
+          }
+          return null;
+        };
+    GatePolicy policy = policy(4000, 1000); // L - p = L - d = 3 s
+    long lease = policy.lease().toMillis();
+    long period = policy.leaseRenewal().toMillis();
+    IdempotencyGate gate = first(store, policy);
+    IdempotencyGate replica = second(shared, policy);
+    CountDownLatch finish = new CountDownLatch(1);
+    cleanup.add(finish::countDown);
+    // another call of the same lease keeps the group ticking, and shows when it ticks
+    AtomicReference<GateResult<String>> warm = new AtomicReference<>();
+    Thread warmHolder =
+        holder(
+            gate,
+            "warm",
+            warm,
+            ctx -> {
+              awaitQuietly(finish);
+              return "warm";
+            });
+    while (store.calls.get() < 1) {
+      Thread.sleep(1);
+    }
+    long tick = store.callNanos.get(0);
+    sleepUntil(tick, 250);
+    slowReplyMillis.set(850); // answered in less than a period: no renewal before the action
+    long claimSent = System.nanoTime();
+    AtomicInteger runs = new AtomicInteger();
+    AtomicReference<GateResult<String>> outcome = new AtomicReference<>();
+    AtomicLong actionStarted = new AtomicLong();
+    Thread holder =
+        new Thread(
+            () ->
+                outcome.set(
+                    gate.execute(
+                        call("k"),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          actionStarted.set(System.nanoTime());
+                          runs.incrementAndGet();
+                          awaitQuietly(finish);
+                          return "refund-by-the-first-replica";
+                        })));
+    holder.start();
+    sleepUntil(tick, 2 * period - 100); // just before the group's tick that first renews "k"
+    assertThat(actionStarted.get()).as("the action started").isNotZero();
+    assertThat(firstRenewalOfK.get())
+        .as("k was renewed before its action started")
+        .isNotZero()
+        .isLessThan(actionStarted.get());
+    cut.set(true); // the first replica is cut off from the store
+    long cutFrom = System.nanoTime();
+    sleepUntil(claimSent, lease + 150); // past the claim's lease (the store's too)
+    GateResult<String> retry =
+        replica.execute(
+            call("k"),
+            ResultMapper.utf8(),
+            ctx -> {
+              runs.incrementAndGet();
+              return "refund-by-the-second-replica";
+            });
+    long cutMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutFrom);
+    cut.set(false);
+    cutOver.countDown();
+    assertThat(cutMillis)
+        .as("cut off for less than a lease less a period")
+        .isLessThan(lease - period);
+    assertThat(retry).isInstanceOf(GateResult.Refused.class);
+    finish.countDown();
+    holder.join(10_000);
+    warmHolder.join(10_000);
+    assertThat(runs).as("the action ran once").hasValue(1);
+  }
+
+  /**
+   * A claim answered in less than a period needs no renewal before its action: the group its lease
+   * makes ticks first a period after the claim was sent, not after its answer came.
+   */
+  @Test
+  void aFirstCallAnsweredWithinAPeriodSendsNoRenewalBeforeItsAction() throws Exception {
+    InMemoryIdempotencyStore shared = InMemoryIdempotencyStore.create();
+    FaultyRenewals store =
+        new FaultyRenewals(
+            new ForwardingIdempotencyStore(shared) {
+              @Override
+              public dev.mcpgate.core.spi.ClaimAttempt claim(
+                  dev.mcpgate.core.spi.ClaimRequest request) {
+                dev.mcpgate.core.spi.ClaimAttempt answer = super.claim(request);
+                awaitQuietly(new CountDownLatch(1), 50); // the answer takes 50 ms to come
+                return answer;
+              }
+            });
+    IdempotencyGate gate = first(store, policy(1000, 250));
+    AtomicInteger renewalsBeforeTheAction = new AtomicInteger(-1);
+
+    GateResult<String> result =
+        gate.execute(
+            call("k"),
+            ResultMapper.utf8(),
+            ctx -> {
+              renewalsBeforeTheAction.set(store.calls.get());
+              return "refund";
+            });
+
+    assertStored(result, "refund");
+    assertThat(renewalsBeforeTheAction).hasValue(0);
+  }
+
+  private static void sleepUntil(long fromNanos, long millis) throws InterruptedException {
+    long left = fromNanos + TimeUnit.MILLISECONDS.toNanos(millis) - System.nanoTime();
+    if (left > 0) {
+      TimeUnit.NANOSECONDS.sleep(left);
+    }
   }
 }

@@ -29,19 +29,21 @@ final class FailureSettler {
   }
 
   /**
-   * An attempt whose lease ran out, by this process's clock, before its action could start (the
-   * process was paused, or the unit of work waited for a connection longer than the lease), and
-   * that the store did not confirm: the action is not started, since another attempt may hold the
-   * key and be running it.
+   * An attempt whose lease the store did not confirm before its action could start: taken over, run
+   * out by this process's clock without an answer, or asked about by a thread that was interrupted
+   * meanwhile. The action is not started, since another attempt may hold the key and be running it.
    */
   CallFailure notStarted(ClaimOutcome.Acquired claim, LeaseRenewer.Held held) {
+    String of = claim.id() + " (attempt " + claim.attempt() + ")";
     String why =
-        "the lease of "
-            + claim.id()
-            + " (attempt "
-            + claim.attempt()
-            + ") ran out before its action could start (the claim was answered late, this process"
-            + " was paused, or it waited for a connection)";
+        held == LeaseRenewer.Held.INTERRUPTED
+            ? "the call of "
+                + of
+                + " was interrupted while its lease was being renewed before its action"
+            : "the lease of "
+                + of
+                + " may have run out before its action could start (the claim was answered late,"
+                + " this process was paused, or it waited for a connection)";
     if (held == LeaseRenewer.Held.NO) {
       events.emit(
           GateEvent.Type.LEASE_LOST,
@@ -62,8 +64,10 @@ final class FailureSettler {
         CallFailure.storeUnavailable(
             null, // this attempt did not run
             why
-                + ", and the store did not confirm it in time: the action did not run; safe to"
-                + " retry with the same key",
+                + (held == LeaseRenewer.Held.INTERRUPTED
+                    ? ": the action did not run; safe to retry with the same key"
+                    : ", and the store did not confirm it in time: the action did not run; safe to"
+                        + " retry with the same key"),
             null);
     settle(
         claim,

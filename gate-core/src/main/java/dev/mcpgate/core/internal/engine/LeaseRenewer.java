@@ -72,6 +72,12 @@ final class LeaseRenewer implements AutoCloseable {
   static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
 
   /**
+   * How much later than a period after the claim a lease's first renewal may go out without a
+   * renewal before its action: the scheduler's own delay in arming a new group's first tick.
+   */
+  static final long FIRST_TICK_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  /**
    * The most tries of one group that may wait on the store at once: past it, a store that keeps no
    * deadline of its own gets no more threads, and the leases are told they are not renewed.
    */
@@ -101,7 +107,7 @@ final class LeaseRenewer implements AutoCloseable {
     if (!policy.renewsLease()) {
       return renewal;
     }
-    RenewalGroup group = group(new Period(policy.lease(), policy.leaseRenewal()));
+    RenewalGroup group = group(new Period(policy.lease(), policy.leaseRenewal()), claimSentNanos);
     renewal.joined(group);
     group.running.add(renewal);
     if (closed) {
@@ -111,7 +117,12 @@ final class LeaseRenewer implements AutoCloseable {
     return renewal;
   }
 
-  private RenewalGroup group(Period period) {
+  /**
+   * The group of this period, made on first use: its first tick a period after {@code fromNanos}
+   * (when the claim that made it was sent), as every tick after it is a period after the one
+   * before.
+   */
+  private RenewalGroup group(Period period, long fromNanos) {
     RenewalGroup group = groups.get(period);
     if (group != null) {
       return group;
@@ -125,8 +136,9 @@ final class LeaseRenewer implements AutoCloseable {
         group = new RenewalGroup(this, store, period);
         long every = period.every().toNanos();
         try {
+          long first = Math.max(0, fromNanos + every - ticker.nanoTime());
           group.task =
-              scheduler().scheduleWithFixedDelay(group, every, every, TimeUnit.NANOSECONDS);
+              scheduler().scheduleWithFixedDelay(group, first, every, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
           throw new IllegalStateException(
               "the lease renewal scheduler refused the renewals" + " (was it shut down?)", e);
@@ -193,7 +205,7 @@ final class LeaseRenewer implements AutoCloseable {
         return false;
       }
       if (renewal.group() == null) {
-        RenewalGroup group = group(new Period(policy.lease(), period));
+        RenewalGroup group = group(new Period(policy.lease(), period), ticker.nanoTime());
         renewal.joined(group);
         group.running.add(renewal);
         if (renewal.isStopped()) {
@@ -219,19 +231,27 @@ final class LeaseRenewer implements AutoCloseable {
     YES,
     /** The store says the token no longer holds the row: another attempt took the key over. */
     NO,
-    /** The store did not answer within a try's deadline: nobody can say. */
-    UNKNOWN
+    /**
+     * The store has not confirmed the lease, and it may have run out by the clock: nobody can say.
+     */
+    UNKNOWN,
+    /**
+     * The call's thread was interrupted while the store was asked: nothing is known of the lease.
+     */
+    INTERRUPTED
   }
 
   /**
-   * Before an action starts: when less of its lease is left by this process's clock than a lease
-   * less one renewal period (the claim took longer than a period to answer, the process was paused
-   * between the claim and the action, or the unit of work waited for a connection), asks the store
-   * to extend it, now, within a renewal try's deadline, and says whether the attempt still holds
-   * it. An action must not start unless it does: another attempt may have taken the key over
-   * meanwhile, and be running the action itself.
+   * Before an action starts: when less of its lease would be left by this process's clock, as its
+   * first renewal goes out, than a lease less one renewal period (the claim took longer than a
+   * period to answer, or was sent just before its group's last tick; the process was paused between
+   * the claim and the action; the unit of work waited for a connection), asks the store to extend
+   * it, now, within a renewal try's deadline, and says whether the attempt still holds it. An
+   * action must not start unless it does: another attempt may have taken the key over meanwhile,
+   * and be running the action itself.
    *
-   * @return {@link Held#YES} at once while at least a lease less a period is left by the clock
+   * @return {@link Held#YES} at once while at least a lease less a period will be left by the clock
+   *     at the first renewal
    */
   Held confirmBeforeAction(Renewal renewal, GatePolicy policy) {
     if (renewal.events == null) {
@@ -246,10 +266,15 @@ final class LeaseRenewer implements AutoCloseable {
             policy.renewsLease() ? policy.leaseRenewal() : policy.lease().dividedBy(4));
     Duration within = deadline(period);
     // a running action has at least a lease less a period left, as a renewal every period keeps
-    // it: that is what a pause or a hung try is measured against (docs/design.md). A lease with
-    // less left (a claim answered late, a pause or a wait for a connection after it) is renewed
-    // before the action, or a shorter cut-off than that could let another attempt take it over
-    if (renewal.confirmedLeftNanos() >= period.lease().toNanos() - period.every().toNanos()) {
+    // it: that is what a pause or a hung try is measured against (docs/design.md). Its first
+    // renewal goes out with its group's next tick, up to a period from now: a lease that would
+    // have less left by then (a claim answered late, a pause or a wait for a connection after it,
+    // a claim sent just before the group's last tick) is renewed before the action, or a shorter
+    // cut-off than that could let another attempt take it over
+    RenewalGroup group = renewal.group();
+    long untilFirstRenewal = group == null ? 0 : group.nanosToNextTick();
+    if (renewal.confirmedLeftNanos() - untilFirstRenewal + FIRST_TICK_SLACK_NANOS
+        >= period.lease().toNanos() - period.every().toNanos()) {
       return Held.YES;
     }
     HeldLease held = new HeldLease(renewal.claim.id(), renewal.claim.token());
@@ -278,7 +303,7 @@ final class LeaseRenewer implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         ask.cancel(true);
-        return Held.UNKNOWN;
+        return Held.INTERRUPTED;
       }
       if (renewal.mayBeLost()) {
         return Held.UNKNOWN; // the lease may have run out, and the store has not said it holds

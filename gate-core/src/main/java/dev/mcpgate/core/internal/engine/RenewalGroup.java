@@ -37,6 +37,15 @@ final class RenewalGroup implements Runnable {
     this.within = LeaseRenewer.deadline(period);
   }
 
+  /**
+   * @return how long until the group's next tick, which sends the first renewal of a lease that
+   *     joins it now; 0 when it is due or running
+   */
+  long nanosToNextTick() {
+    ScheduledFuture<?> next = task;
+    return next == null ? 0 : Math.max(0, next.getDelay(TimeUnit.NANOSECONDS));
+  }
+
   /** The period's try: skipped while a try (a retry, say) is still within its deadline. */
   @Override
   public void run() {

@@ -74,7 +74,7 @@ class SimulationTest {
   /** The first seeds that caught a bug put back by hand (docs/design.md, "Generated histories"). */
   @Test
   void theSeedsThatCaughtABug() throws Exception {
-    for (long seed : new long[] {2, 7, 67, 69, 197, 214, 1_239, 16_592, 1_232_089}) {
+    for (long seed : new long[] {2, 7, 10, 67, 69, 197, 214, 1_239, 16_592, 1_232_089}) {
       Outcome outcome = simulate(seed);
       assertThat(outcome.violations()).as(outcome::report).isEmpty();
     }
