@@ -126,13 +126,17 @@ class MariaDbPurgeGroup2ReviewTest {
   }
 
   /**
-   * A statement's time limit is not tied to the lease. A policy may lease for 100 ms (renewed every
-   * 25 ms; GatePolicy allows any lease of 1 ms or more). The purge read x (expired), then gate A
-   * took x over and runs its effect. The purge's statement of (x, z-slow) names x by its old token
-   * and is slow on z-slow. Under REPEATABLE READ it kept x locked until MariaDB stopped it (0.25 s
-   * at e83bfd2): A's renewals (lock wait 0) failed for longer than the lease, and gate B's call of
-   * the same intent took x over and ran the effect a second time. Under READ COMMITTED the
-   * statement lets go of x as soon as it finds it no longer matches.
+   * A statement's time limit is not tied to the lease. A policy may lease for well under a second
+   * (GatePolicy allows any lease of 1 ms or more). The purge read x (expired), then gate A took x
+   * over and runs its effect. The purge's statement of (x, z-slow) names x by its old token and is
+   * slow on z-slow (1 s). Under REPEATABLE READ it kept x locked until MariaDB stopped it (0.25 s
+   * at e83bfd2, when this review leased for 100 ms): A's renewals (lock wait 0) failed for longer
+   * than the lease, and gate B's call of the same intent took x over and ran the effect a second
+   * time. Now the statement runs under READ COMMITTED (it lets go of x as soon as it finds it no
+   * longer matches) and is stopped after {@link MySqlFamilyPurge#STATEMENT_SECONDS} s. The lease
+   * here is 400 ms (renewed every 100 ms): a 100 ms lease was also taken over when a healthy server
+   * stalled A's renewals for 75 ms, which a loaded machine may do in the 2 s that B tries; with
+   * neither guard, x is held for the whole 1 s sleep and this lease is taken over too.
    */
   @Test
   void aShortLeaseIsNotTakenOverBehindAStoppedPurgeStatement() throws Exception {
@@ -144,12 +148,12 @@ class MariaDbPurgeGroup2ReviewTest {
     try (HikariDataSource ds = MariaDbPurgeFixtures.pool(20, 8, "");
         JdbcIdempotencyStore store = MariaDbPurgeFixtures.store(ds, TABLE)) {
       MariaDbPurgeFixtures.purgeAll(store);
-      GatePolicy short100 = MariaDbPurgeFixtures.zeroWait(Duration.ofMillis(100));
+      GatePolicy short400 = MariaDbPurgeFixtures.zeroWait(Duration.ofMillis(400));
       ToolCall x = ToolCall.of(tenant, "refund_order", "x", args);
       try (IdempotencyGate setup =
               IdempotencyGate.builder(store).policy(MariaDbPurgeFixtures.SHORT_LIVED).build();
-          IdempotencyGate gateA = IdempotencyGate.builder(store).policy(short100).build();
-          IdempotencyGate gateB = IdempotencyGate.builder(store).policy(short100).build()) {
+          IdempotencyGate gateA = IdempotencyGate.builder(store).policy(short400).build();
+          IdempotencyGate gateB = IdempotencyGate.builder(store).policy(short400).build()) {
         // group 1 (m-slow among them): stopped, then a row at a time, m-slow sleeping 1 s; group
         // 2: x and z-slow
         MariaDbPurgeFixtures.slowOn(ds, TABLE, "m-slow", 1.0, "z-slow", 1.0);
