@@ -828,8 +828,18 @@ class FailurePathsTest {
 
   @Test
   void aCallDecisionTellsItsKeySourceAndHowLongItWaited() throws Exception {
+    java.util.concurrent.CountDownLatch secondClaim = new java.util.concurrent.CountDownLatch(2);
     IdempotencyGate waiting =
-        IdempotencyGate.builder(InMemoryIdempotencyStore.create())
+        IdempotencyGate.builder(
+                new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
+                  @Override
+                  public dev.mcpgate.core.spi.ClaimAttempt claim(
+                      dev.mcpgate.core.spi.ClaimRequest request) {
+                    dev.mcpgate.core.spi.ClaimAttempt attempt = super.claim(request);
+                    secondClaim.countDown();
+                    return attempt;
+                  }
+                })
             .listener(events::add)
             .policy(GatePolicy.builder().inFlightWait(Duration.ofSeconds(10)).build())
             .build();
@@ -839,6 +849,8 @@ class FailurePathsTest {
         new Thread(
             () -> {
               try {
+                // the second call found the key in flight and waits; it is done 120 ms later
+                secondClaim.await();
                 Thread.sleep(120);
               } catch (InterruptedException e) {
                 return;
@@ -859,7 +871,7 @@ class FailurePathsTest {
     assertThat(acquired.keySource()).isEqualTo("meta");
     assertThat(acquired.waited()).isZero();
     assertThat(replayed.keySource()).isEqualTo("argument");
-    assertThat(replayed.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+    assertThat(replayed.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(100));
     assertThat(call("k").keySource()).isNull();
   }
 }

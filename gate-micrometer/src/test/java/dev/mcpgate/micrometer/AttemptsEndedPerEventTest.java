@@ -111,7 +111,11 @@ class AttemptsEndedPerEventTest {
           ToolCall.of("acme", "refund_order", "k-2", Map.of("amount", 500)),
           ResultMapper.utf8(),
           ctx -> {
-            Thread.sleep(2_000); // past one renewal period (1.25 s)
+            // until the first renewal (due after 1.25 s) is refused
+            long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (!ctx.isLeaseLost() && System.nanoTime() < until) {
+              Thread.sleep(10);
+            }
             return "refunded";
           });
     }

@@ -420,9 +420,17 @@ class GateTelemetryTest {
 
   @Test
   void aWaitOnAnotherAttemptIsRecordedInSecondsForTheCallThatWaited() throws Exception {
+    java.util.concurrent.CountDownLatch secondClaim = new java.util.concurrent.CountDownLatch(2);
     IdempotencyGate gate =
         gate(
-            InMemoryIdempotencyStore.create(),
+            new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
+              @Override
+              public ClaimAttempt claim(ClaimRequest request) {
+                ClaimAttempt attempt = super.claim(request);
+                secondClaim.countDown();
+                return attempt;
+              }
+            },
             GatePolicy.builder()
                 .inFlightWait(Duration.ofSeconds(10))
                 .leaseRenewal(Duration.ZERO)
@@ -432,6 +440,8 @@ class GateTelemetryTest {
         new Thread(
             () -> {
               try {
+                // the second call found the key in flight and waits; it is done 150 ms later
+                secondClaim.await();
                 Thread.sleep(150);
               } catch (InterruptedException e) {
                 return;

@@ -305,7 +305,13 @@ class RedisStoreTest extends IdempotencyStoreContract {
       List<HeldLease> leases = heldLeases(s, "pipelined-", 40);
       s.extendLeases(
           leases.subList(0, 1), LONG, RENEWAL_DEADLINE); // opens the connection, caches the script
-      Thread.sleep(200); // the listener hears of earlier answers a little after they complete
+      // the listener hears of earlier answers a little after they complete: wait for each
+      long heard = System.nanoTime() + 5_000_000_000L;
+      while (System.nanoTime() < heard
+          && sequence.events.stream().filter(e -> e.startsWith("S ")).count()
+              != sequence.events.stream().filter(e -> !e.startsWith("S ")).count()) {
+        Thread.sleep(5);
+      }
       sequence.events.clear();
 
       Set<LeaseToken> extended = s.extendLeases(leases, LONG, RENEWAL_DEADLINE).extended();

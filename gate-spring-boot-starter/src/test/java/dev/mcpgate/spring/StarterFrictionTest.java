@@ -236,7 +236,19 @@ public class StarterFrictionTest {
                         ToolCall.of(tenant, "refund_order", "k-wait", Map.of()),
                         ResultMapper.utf8(),
                         ctx -> "second"));
-        Thread.sleep(300);
+        // the second call's claim found the key in flight: it waits until the first is done
+        MeterRegistry claims = app.getBean(MeterRegistry.class);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (claims
+                    .get("mcpgate.store.operations")
+                    .tags("operation", "claim", "outcome", "success", "store", "jdbc")
+                    .timer()
+                    .count()
+                < 2
+            && System.nanoTime() < until) {
+          Thread.sleep(5);
+        }
+        Thread.sleep(50);
         release.countDown();
         first.get(10, TimeUnit.SECONDS);
         second.get(10, TimeUnit.SECONDS);
