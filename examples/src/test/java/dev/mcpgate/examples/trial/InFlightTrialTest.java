@@ -70,7 +70,7 @@ class InFlightTrialTest {
       CallToolRequest report = call("report_reproduction", "story_slug", "s", "reporter", "ada");
       CompletableFuture<CallToolResult> running =
           CompletableFuture.supplyAsync(() -> first.callTool(report));
-      Thread.sleep(1000);
+      awaitAnInsertWaitingOnALock();
 
       CallToolResult refused = copy.callTool(report);
 
@@ -95,5 +95,26 @@ class InFlightTrialTest {
         st.execute("DROP SCHEMA " + schema + " CASCADE");
       }
     }
+  }
+
+  /** Waits until a server backend's INSERT waits on a row lock (the one the test holds). */
+  private static void awaitAnInsertWaitingOnALock() throws Exception {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    try (Connection watch = DriverManager.getConnection(PG);
+        PreparedStatement waiting =
+            watch.prepareStatement(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    + " AND query ILIKE '%example_reproductions%'")) {
+      while (System.nanoTime() < until) {
+        try (java.sql.ResultSet rs = waiting.executeQuery()) {
+          rs.next();
+          if (rs.getInt(1) > 0) {
+            return;
+          }
+        }
+        Thread.sleep(10);
+      }
+    }
+    throw new AssertionError("the first attempt's INSERT did not wait on the lock within 30 s");
   }
 }
