@@ -309,7 +309,7 @@ class RenewalDeadlineTest {
           return null;
         };
     // a long period: the retry must not wait for the next one
-    GatePolicy policy = policy(800, 400);
+    GatePolicy policy = policy(1600, 800);
     IdempotencyGate gate = first(store, policy);
     IdempotencyGate replica = second(shared, policy);
     AtomicInteger runs = new AtomicInteger();
@@ -322,7 +322,7 @@ class RenewalDeadlineTest {
             result,
             ctx -> {
               runs.incrementAndGet();
-              Thread.sleep(2_000); // two and a half leases
+              Thread.sleep(4_000); // two and a half leases
               return "refund-1";
             });
     List<GateResult<String>> retries = hammer(replica, "k", holder, runs);
@@ -330,7 +330,7 @@ class RenewalDeadlineTest {
 
     assertThat(store.calls.get()).isGreaterThanOrEqualTo(2);
     assertThat(store.gapMillis(1, 2))
-        .as("the failed try is sent again at once, not a period (400 ms) later")
+        .as("the failed try is sent again at once, not a period (800 ms) later")
         .isLessThan(policy.leaseRenewal().toMillis() / 2);
     assertThat(runs).hasValue(1);
     assertNeverTakenOver(retries);
