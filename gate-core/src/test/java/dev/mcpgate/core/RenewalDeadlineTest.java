@@ -895,6 +895,47 @@ class RenewalDeadlineTest {
   }
 
   /**
+   * A store that fails the renewal before the action at once is asked again while the lease may
+   * hold, a tenth of a period apart at the least, not in a loop: here a period of 250 ms and about
+   * 650 ms of lease left, so some 26 tries (without the spacing, thousands).
+   */
+  @Test
+  void aRenewalBeforeTheActionThatFailsAtOnceIsAskedAgainATenthOfAPeriodApart() throws Exception {
+    InMemoryIdempotencyStore shared = InMemoryIdempotencyStore.create();
+    FaultyRenewals store = new FaultyRenewals(shared);
+    store.fault =
+        (n, leases) -> {
+          throw new StoreUnavailableException("connection refused (test)", null);
+        };
+    GatePolicy policy = policy(1000, 250);
+    Pause pause = new Pause(); // no group renewal: only the one before the action asks
+    cleanup.add(pause::end);
+    IdempotencyGate gate = first(store, policy, pause.scheduler);
+    PausedBegin scope = new PausedBegin(store);
+    cleanup.add(scope.resume::countDown);
+    AtomicInteger runs = new AtomicInteger();
+    AtomicReference<Object> outcome = new AtomicReference<>();
+
+    Thread holder = pausedHolder(gate, scope, runs, new AtomicBoolean(), outcome);
+    assertThat(scope.entered.await(5, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(350); // less than a lease less a period left: renewed before the action
+    scope.resume.countDown();
+    holder.join(10_000);
+
+    assertThat(holder.isAlive()).isFalse();
+    assertThat(runs).as("the action did not run").hasValue(0);
+    assertThat(outcome.get())
+        .isInstanceOfSatisfying(
+            GateResult.Failed.class,
+            f -> {
+              assertThat(f.reason()).isEqualTo(FailureReason.STORE_UNAVAILABLE);
+              assertThat(f.effect()).isEqualTo(GateResult.Effect.NO);
+            });
+    // at most 650 ms from the first try to the lease's end by the clock, 25 ms or more apart
+    assertThat(store.calls.get()).as("tries before the lease may have run out").isBetween(2, 40);
+  }
+
+  /**
    * A lease's first renewal goes out with its group's next tick, up to a period after it joined: a
    * claim sent just before the group's last tick and answered late (here 850 ms, less than a
    * period) would have only about a lease less two periods left there. It is renewed before the

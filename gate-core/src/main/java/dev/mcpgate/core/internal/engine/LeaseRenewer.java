@@ -279,7 +279,11 @@ final class LeaseRenewer implements AutoCloseable {
     }
     HeldLease held = new HeldLease(renewal.claim.id(), renewal.claim.token());
     // asked again while the lease has time left by the clock: a store slow to answer once (a
-    // renewal connection being opened on a loaded machine) must not refuse a call whose lease holds
+    // renewal connection being opened on a loaded machine) must not refuse a call whose lease
+    // holds;
+    // a tenth of a period at least between two tries, so that a store failing at once is not asked
+    // in a loop until then
+    long spacing = period.every().toNanos() / 10;
     while (true) {
       long sent = ticker.nanoTime();
       java.util.concurrent.FutureTask<ExtendedLeases> ask =
@@ -303,6 +307,15 @@ final class LeaseRenewer implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         ask.cancel(true);
+        return Held.INTERRUPTED;
+      }
+      long rest = sent + spacing - ticker.nanoTime();
+      try {
+        if (rest > 0) {
+          ticker.sleep(rest);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
         return Held.INTERRUPTED;
       }
       if (renewal.mayBeLost()) {
