@@ -58,7 +58,7 @@ final class PromiseChecker {
     Map<Integer, List<History.Run>> runsByCall =
         history.runs().stream().collect(Collectors.groupingBy(History.Run::call));
 
-    List<History.Pause> pauses = history.pauses();
+    List<History.Pause> pauses = history.cutOffs();
     List<History.Verdict> verdicts = history.verdicts();
     runsByKey.forEach(
         (key, runs) -> {
