@@ -68,22 +68,20 @@ import javax.sql.DataSource;
  * new connection after a failure. Close the store when the application stops.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseable {
-  private final DataSource dataSource;
   private final RenewalConnection renewals;
   private final String table;
   private final ClaimTable claims;
   private final JdbcTransactionScope transactions;
 
   private JdbcIdempotencyStore(Builder b) {
-    this.dataSource = b.dataSource;
     this.table = b.table;
     this.renewals =
         new RenewalConnection(
             RenewalSource.choose(b.dataSource, b.renewalConnections, b.renewalDriver));
     this.claims =
-        new ClaimTable(dataSource, table, b.dialect, b.createSchemaIfMissing, renewals.source());
+        new ClaimTable(b.dataSource, table, b.dialect, b.createSchemaIfMissing, renewals.source());
     this.transactions =
-        new JdbcTransactionScope(JdbcTransactionScope.pooled(dataSource), this::setup);
+        new JdbcTransactionScope(JdbcTransactionScope.pooled(b.dataSource), this::setup);
   }
 
   /** The dialect and the table, found on the first use (see {@link ClaimTable}). */

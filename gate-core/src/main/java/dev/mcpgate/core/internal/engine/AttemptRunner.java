@@ -10,7 +10,6 @@ import dev.mcpgate.core.GateResult.Completion;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ScopedAction;
 import dev.mcpgate.core.spi.ClaimState;
-import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.core.spi.TransactionScope;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +27,6 @@ final class AttemptRunner {
   private static final String NOT_STARTED = "the action did not start";
 
   private final ClaimSteps steps;
-  private final IdempotencyStore store;
   private final ResultWriter writer;
   private final Events events;
   private final DirectScope direct;
@@ -38,7 +36,6 @@ final class AttemptRunner {
 
   AttemptRunner(
       ClaimSteps steps,
-      IdempotencyStore store,
       ResultWriter writer,
       Events events,
       DirectScope direct,
@@ -49,7 +46,6 @@ final class AttemptRunner {
     this.settler = settler;
     this.commits = commits;
     this.steps = steps;
-    this.store = store;
     this.writer = writer;
     this.events = events;
     this.direct = direct;

@@ -77,7 +77,6 @@ public final class GateEngine {
     this.runner =
         new AttemptRunner(
             steps,
-            store,
             writer,
             events,
             direct,
