@@ -856,19 +856,10 @@ class RenewalDeadlineTest {
           hang(never); // the renewal before the action waits on the store
           return null;
         };
-    GatePolicy policy = policy(1000, 250);
-    Pause pause = new Pause();
-    cleanup.add(pause::end);
-    IdempotencyGate gate = first(store, policy, pause.scheduler);
-    PausedBegin scope = new PausedBegin(store);
-    cleanup.add(scope.resume::countDown);
     AtomicInteger runs = new AtomicInteger();
     AtomicReference<Object> outcome = new AtomicReference<>();
 
-    Thread holder = pausedHolder(gate, scope, runs, new AtomicBoolean(), outcome);
-    assertThat(scope.entered.await(5, TimeUnit.SECONDS)).isTrue();
-    Thread.sleep(350); // less than a lease less a period left: renewed before the action
-    scope.resume.countDown();
+    Thread holder = lateHolder(store, runs, outcome);
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (store.calls.get() == 0 && System.nanoTime() < until) {
       Thread.sleep(1);
@@ -877,21 +868,44 @@ class RenewalDeadlineTest {
     holder.interrupt(); // a transport cancels the call, most of its lease still left
     holder.join(10_000);
 
+    assertThat(notRunStoreUnavailable(holder, runs, outcome).message())
+        .contains("was interrupted while its lease was being renewed before its action")
+        .contains("the action did not run; safe to retry")
+        .doesNotContain("run out")
+        .doesNotContain("did not confirm");
+    assertThat(shared.find(call("k").id())).as("the claim was released").isEmpty();
+  }
+
+  /**
+   * A holder of "k" on {@code store} (1 s lease, 250 ms period; its replica sends no group renewal,
+   * so only the renewal before the action asks the store), held in its unit of work after the claim
+   * until less than a lease less a period is left, then let go: its lease is renewed before its
+   * action.
+   */
+  private Thread lateHolder(
+      FaultyRenewals store, AtomicInteger runs, AtomicReference<Object> outcome) throws Exception {
+    Pause pause = new Pause();
+    cleanup.add(pause::end);
+    IdempotencyGate gate = first(store, policy(1000, 250), pause.scheduler);
+    PausedBegin scope = new PausedBegin(store);
+    cleanup.add(scope.resume::countDown);
+    Thread holder = pausedHolder(gate, scope, runs, new AtomicBoolean(), outcome);
+    assertThat(scope.entered.await(5, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(350); // at most 650 ms of the lease left
+    scope.resume.countDown();
+    return holder;
+  }
+
+  /** Asserts the holder ended without running its action, told the store was unavailable. */
+  private static GateResult.Failed<?> notRunStoreUnavailable(
+      Thread holder, AtomicInteger runs, AtomicReference<Object> outcome) {
     assertThat(holder.isAlive()).isFalse();
     assertThat(runs).as("the action did not run").hasValue(0);
-    assertThat(outcome.get())
-        .isInstanceOfSatisfying(
-            GateResult.Failed.class,
-            f -> {
-              assertThat(f.reason()).isEqualTo(FailureReason.STORE_UNAVAILABLE);
-              assertThat(f.effect()).isEqualTo(GateResult.Effect.NO);
-              assertThat(f.message())
-                  .contains("was interrupted while its lease was being renewed before its action")
-                  .contains("the action did not run; safe to retry")
-                  .doesNotContain("run out")
-                  .doesNotContain("did not confirm");
-            });
-    assertThat(shared.find(call("k").id())).as("the claim was released").isEmpty();
+    assertThat(outcome.get()).isInstanceOf(GateResult.Failed.class);
+    GateResult.Failed<?> failed = (GateResult.Failed<?>) outcome.get();
+    assertThat(failed.reason()).isEqualTo(FailureReason.STORE_UNAVAILABLE);
+    assertThat(failed.effect()).isEqualTo(GateResult.Effect.NO);
+    return failed;
   }
 
   /**
@@ -907,30 +921,13 @@ class RenewalDeadlineTest {
         (n, leases) -> {
           throw new StoreUnavailableException("connection refused (test)", null);
         };
-    GatePolicy policy = policy(1000, 250);
-    Pause pause = new Pause(); // no group renewal: only the one before the action asks
-    cleanup.add(pause::end);
-    IdempotencyGate gate = first(store, policy, pause.scheduler);
-    PausedBegin scope = new PausedBegin(store);
-    cleanup.add(scope.resume::countDown);
     AtomicInteger runs = new AtomicInteger();
     AtomicReference<Object> outcome = new AtomicReference<>();
 
-    Thread holder = pausedHolder(gate, scope, runs, new AtomicBoolean(), outcome);
-    assertThat(scope.entered.await(5, TimeUnit.SECONDS)).isTrue();
-    Thread.sleep(350); // less than a lease less a period left: renewed before the action
-    scope.resume.countDown();
+    Thread holder = lateHolder(store, runs, outcome);
     holder.join(10_000);
 
-    assertThat(holder.isAlive()).isFalse();
-    assertThat(runs).as("the action did not run").hasValue(0);
-    assertThat(outcome.get())
-        .isInstanceOfSatisfying(
-            GateResult.Failed.class,
-            f -> {
-              assertThat(f.reason()).isEqualTo(FailureReason.STORE_UNAVAILABLE);
-              assertThat(f.effect()).isEqualTo(GateResult.Effect.NO);
-            });
+    notRunStoreUnavailable(holder, runs, outcome);
     // at most 650 ms from the first try to the lease's end by the clock, 25 ms or more apart
     assertThat(store.calls.get()).as("tries before the lease may have run out").isBetween(2, 40);
   }
