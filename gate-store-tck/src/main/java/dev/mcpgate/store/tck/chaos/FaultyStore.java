@@ -214,12 +214,32 @@ final class FaultyStore extends ForwardingIdempotencyStore {
 
   @Override
   public boolean extendLease(ClaimId id, LeaseToken token, Duration lease) {
-    return call("extend " + id.key(), true, () -> super.extendLease(id, token, lease));
+    return call(
+        "extend " + id.key(),
+        true,
+        () -> {
+          boolean extended = super.extendLease(id, token, lease);
+          if (extended) {
+            history.extended(replica, id.key());
+          }
+          return extended;
+        });
   }
 
   @Override
   public ExtendedLeases extendLeases(List<HeldLease> leases, Duration lease, Duration within) {
-    return call("extend " + leases.size(), true, () -> super.extendLeases(leases, lease, within));
+    return call(
+        "extend " + leases.size(),
+        true,
+        () -> {
+          ExtendedLeases answer = super.extendLeases(leases, lease, within);
+          for (HeldLease held : leases) {
+            if (answer.extended().contains(held.token())) {
+              history.extended(replica, held.id().key());
+            }
+          }
+          return answer;
+        });
   }
 
   @Override

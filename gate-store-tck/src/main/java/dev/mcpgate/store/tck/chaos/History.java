@@ -44,6 +44,9 @@ final class History {
   /** A replica cut off from the store (paused) from {@code from} to {@code to}. */
   record Pause(String replica, long from, long to) {}
 
+  /** The store extended {@code replica}'s lease of {@code key} at {@code at}. */
+  record Extended(String replica, String key, long at) {}
+
   /** How an action ended. */
   enum Ending {
     /** It returned {@link Run#value()}: its effect happened. */
@@ -64,6 +67,7 @@ final class History {
   private final long origin;
   private final List<Run> runs = new ArrayList<>();
   private final List<Pause> pauses = new ArrayList<>();
+  private final List<Extended> extended = new ArrayList<>();
   private final List<Event> events = new ArrayList<>();
   private final List<Answer> answers = new ArrayList<>();
   private final List<Verdict> verdicts = new ArrayList<>();
@@ -106,12 +110,41 @@ final class History {
     return List.copyOf(events);
   }
 
+  /** The store extended {@code replica}'s lease of {@code key}, now. */
+  synchronized void extended(String replica, String key) {
+    extended.add(new Extended(replica, key, now()));
+  }
+
   /**
-   * Each replica's pauses, one that begins as (or before) the one before it ends merged with it:
-   * the replica reached the store in neither, so it was cut off for both (seed 2,633,156: 693 ms
-   * then 474 ms, each shorter than the lease less a period, together longer).
+   * How long each replica's lease of {@code key} went without the store extending it while the
+   * replica was paused: its pauses, one that begins as (or before) the one before it ends merged
+   * with it (seed 2,633,156: 693 ms then 474 ms, each shorter than the lease less a period,
+   * together longer), then split at each instant the store extended that lease (a renewal stalled
+   * by a pause acts as it ends, and may act inside another pause).
    */
-  synchronized List<Pause> cutOffs() {
+  synchronized List<Pause> cutOffs(String key) {
+    List<Extended> renewals = new ArrayList<>();
+    for (Extended e : extended) {
+      if (e.key().equals(key)) {
+        renewals.add(e);
+      }
+    }
+    renewals.sort(Comparator.comparingLong(Extended::at));
+    List<Pause> split = new ArrayList<>();
+    for (Pause merged : mergedPauses()) {
+      long from = merged.from();
+      for (Extended e : renewals) {
+        if (e.replica().equals(merged.replica()) && e.at() >= from && e.at() <= merged.to()) {
+          split.add(new Pause(merged.replica(), from, e.at()));
+          from = e.at();
+        }
+      }
+      split.add(new Pause(merged.replica(), from, merged.to()));
+    }
+    return split;
+  }
+
+  private List<Pause> mergedPauses() {
     List<Pause> sorted = new ArrayList<>(pauses);
     sorted.sort(Comparator.comparing(Pause::replica).thenComparingLong(Pause::from));
     List<Pause> merged = new ArrayList<>();

@@ -58,11 +58,11 @@ final class PromiseChecker {
     Map<Integer, List<History.Run>> runsByCall =
         history.runs().stream().collect(Collectors.groupingBy(History.Run::call));
 
-    List<History.Pause> pauses = history.cutOffs();
     List<History.Verdict> verdicts = history.verdicts();
     runsByKey.forEach(
         (key, runs) -> {
           List<History.Run> excused = new ArrayList<>();
+          List<History.Pause> pauses = history.cutOffs(key);
           for (int i = 0; i < runs.size(); i++) {
             for (int j = i + 1; j < runs.size(); j++) {
               History.Run a = runs.get(i);
