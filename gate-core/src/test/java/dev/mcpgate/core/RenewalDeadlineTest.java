@@ -908,6 +908,30 @@ class RenewalDeadlineTest {
     return failed;
   }
 
+  /** A call interrupted while it waits between two tries of that renewal is told so, at once. */
+  @Test
+  void aCallInterruptedBetweenTwoRenewalTriesBeforeTheActionIsToldSo() throws Exception {
+    InMemoryIdempotencyStore shared = InMemoryIdempotencyStore.create();
+    FaultyRenewals store = new FaultyRenewals(shared);
+    store.fault =
+        (n, leases) -> {
+          throw new StoreUnavailableException("connection refused (test)", null);
+        };
+    AtomicInteger runs = new AtomicInteger();
+    AtomicReference<Object> outcome = new AtomicReference<>();
+    Thread holder = lateHolder(store, runs, outcome);
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (store.calls.get() < 2 && System.nanoTime() < until) {
+      Thread.sleep(1);
+    }
+    holder.interrupt(); // between two tries, most likely in the 25 ms between them
+    holder.join(10_000);
+
+    assertThat(notRunStoreUnavailable(holder, runs, outcome).message())
+        .contains("was interrupted while its lease was being renewed before its action");
+    assertThat(store.calls.get()).as("no try after the interrupt").isLessThanOrEqualTo(3);
+  }
+
   /**
    * A store that fails the renewal before the action at once is asked again while the lease may
    * hold, a tenth of a period apart at the least, not in a loop: here a period of 250 ms and about
