@@ -222,8 +222,9 @@ class MariaDbPurgeGroup2ReviewTest {
    * The purge's statement deleted "a" (expired), then is slow on "z-slow" (a trigger sleeps 1 s):
    * it holds "a" until MariaDB stops it, and a zero-wait single-commit call of "a" meanwhile is
    * refused as in flight, told to retry (at e83bfd2 for 0.25 s; a call 100 ms in was refused). Once
-   * the statement is stopped, "a" goes in a DELETE of its own and the call runs: here 250 ms in,
-   * five times the limit of {@link MySqlFamilyPurge#STATEMENT_SECONDS} s.
+   * the statement is stopped, "a" goes in a DELETE of its own and the call runs: here once a
+   * trigger sleep has lasted 100 ms, twice the limit of {@link MySqlFamilyPurge#STATEMENT_SECONDS}
+   * s.
    */
   @Test
   void aKeyTheStatementDeletedIsFreeSoonAfterTheStatementIsStopped() throws Exception {
@@ -244,7 +245,10 @@ class MariaDbPurgeGroup2ReviewTest {
           MariaDbPurgeFixtures.runEach(setup, a, slow);
           Thread.sleep(300);
           Future<Integer> purge = threads.submit(() -> store.purgeExpired(500));
-          Thread.sleep(250); // the statement deleted "a", slept on "z-slow" and was stopped
+          // a trigger sleep of 100 ms is longer than a group statement may run: the statement that
+          // deleted "a" was stopped, "a" went in a DELETE of its own, and "z-slow" sleeps in its
+          // own
+          MariaDbPurgeFixtures.awaitSleepingFor(ds, Duration.ofMillis(100));
           GateResult<String> result =
               gate.executeSingleCommit(
                   a, ResultMapper.utf8(), store.singleCommit(), (c, ctx) -> "new");
