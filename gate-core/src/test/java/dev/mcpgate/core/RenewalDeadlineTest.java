@@ -908,15 +908,20 @@ class RenewalDeadlineTest {
     return failed;
   }
 
-  /** A call interrupted while it waits between two tries of that renewal is told so, at once. */
-  @Test
-  void aCallInterruptedBetweenTwoRenewalTriesBeforeTheActionIsToldSo() throws Exception {
-    InMemoryIdempotencyStore shared = InMemoryIdempotencyStore.create();
-    FaultyRenewals store = new FaultyRenewals(shared);
+  /** A store whose every renewal fails at once, as a refused connection does. */
+  private static FaultyRenewals refusingRenewals() {
+    FaultyRenewals store = new FaultyRenewals(InMemoryIdempotencyStore.create());
     store.fault =
         (n, leases) -> {
           throw new StoreUnavailableException("connection refused (test)", null);
         };
+    return store;
+  }
+
+  /** A call interrupted while it waits between two tries of that renewal is told so, at once. */
+  @Test
+  void aCallInterruptedBetweenTwoRenewalTriesBeforeTheActionIsToldSo() throws Exception {
+    FaultyRenewals store = refusingRenewals();
     AtomicInteger runs = new AtomicInteger();
     AtomicReference<Object> outcome = new AtomicReference<>();
     Thread holder = lateHolder(store, runs, outcome);
@@ -939,12 +944,7 @@ class RenewalDeadlineTest {
    */
   @Test
   void aRenewalBeforeTheActionThatFailsAtOnceIsAskedAgainATenthOfAPeriodApart() throws Exception {
-    InMemoryIdempotencyStore shared = InMemoryIdempotencyStore.create();
-    FaultyRenewals store = new FaultyRenewals(shared);
-    store.fault =
-        (n, leases) -> {
-          throw new StoreUnavailableException("connection refused (test)", null);
-        };
+    FaultyRenewals store = refusingRenewals();
     AtomicInteger runs = new AtomicInteger();
     AtomicReference<Object> outcome = new AtomicReference<>();
 

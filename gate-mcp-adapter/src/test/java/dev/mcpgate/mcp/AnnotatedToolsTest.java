@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
+import org.springframework.ai.mcp.annotation.provider.tool.AsyncMcpToolProvider;
 import org.springframework.ai.mcp.annotation.provider.tool.SyncMcpToolProvider;
+import reactor.core.publisher.Mono;
 
 /**
  * {@code @Idempotent} on tools defined with Spring AI's real {@code @McpTool} annotations, turned
@@ -94,6 +96,55 @@ class AnnotatedToolsTest {
               .orElseThrow();
       assertThat(mail.annotations().idempotentHint()).isTrue();
       assertThat(mail.inputSchema().get("properties").toString()).contains("idempotency_key");
+    }
+  }
+
+  /** A bean whose tools answer asynchronously, as on an async Spring AI server. */
+  public static class AsyncMailTools {
+    final AtomicInteger resets = new AtomicInteger();
+    final AtomicInteger lookups = new AtomicInteger();
+
+    @McpTool(name = "send_password_reset", description = "Send a password reset mail.")
+    @Idempotent
+    public Mono<String> sendPasswordReset(@McpToolParam(description = "the address") String email) {
+      return Mono.fromSupplier(() -> "mail " + resets.incrementAndGet() + " to " + email);
+    }
+
+    @McpTool(name = "lookup_user", description = "Find a user.")
+    public Mono<String> lookupUser(@McpToolParam(description = "the address") String email) {
+      return Mono.fromSupplier(() -> "user " + lookups.incrementAndGet());
+    }
+  }
+
+  @Test
+  void asyncSpringAiToolsAreGatedByNameAndTheOthersPassThrough() {
+    AsyncMailTools bean = new AsyncMailTools();
+    List<McpServerFeatures.AsyncToolSpecification> specs =
+        new AsyncMcpToolProvider(List.of(bean)).getToolSpecifications();
+    McpGate mcpGate =
+        McpGate.builder(IdempotencyGate.builder(InMemoryIdempotencyStore.create()).build())
+            .tenantResolver(TenantResolver.fixed("local"))
+            .build();
+
+    List<McpServerFeatures.AsyncToolSpecification> gated = mcpGate.gateAnnotatedAsync(specs, bean);
+
+    assertThat(gated).hasSameSizeAs(specs);
+    try (McpHarness harness = McpHarness.http(null, gated)) {
+      McpSyncClient client = harness.client(null);
+      CallToolRequest reset =
+          new CallToolRequest(
+              "send_password_reset",
+              Map.of("email", "ada@example.com", "idempotency_key", "reset-1"));
+      CallToolResult first = client.callTool(reset);
+      CallToolResult retry = client.callTool(reset);
+      client.callTool(new CallToolRequest("lookup_user", Map.of("email", "ada@example.com")));
+      client.callTool(new CallToolRequest("lookup_user", Map.of("email", "ada@example.com")));
+
+      assertThat(first.isError()).isNotEqualTo(Boolean.TRUE);
+      assertThat(bean.resets).hasValue(1);
+      assertThat(retry.content()).isEqualTo(first.content());
+      assertThat(retry.meta()).containsEntry(McpGateErrors.META_REPLAYED, true);
+      assertThat(bean.lookups).hasValue(2);
     }
   }
 

@@ -280,9 +280,8 @@ final class LeaseRenewer implements AutoCloseable {
     HeldLease held = new HeldLease(renewal.claim.id(), renewal.claim.token());
     // asked again while the lease has time left by the clock: a store slow to answer once (a
     // renewal connection being opened on a loaded machine) must not refuse a call whose lease
-    // holds;
-    // a tenth of a period at least between two tries, so that a store failing at once is not asked
-    // in a loop until then
+    // holds. Two tries are a tenth of a period apart at the least, so that a store failing at
+    // once is not asked in a loop until then
     long spacing = period.every().toNanos() / 10;
     while (true) {
       long sent = ticker.nanoTime();
