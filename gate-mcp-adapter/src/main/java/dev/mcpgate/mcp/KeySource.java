@@ -58,22 +58,10 @@ public enum KeySource {
   public static final String HEADER_CONTEXT_KEY = "Idempotency-Key";
 
   /**
-   * Puts the {@code Idempotency-Key} header's value into a transport context's values, when the
-   * request has one.
-   *
-   * @param headerValue the header's value, or null when the request has none
-   * @param contextValues the values the context extractor builds
-   */
-  public static void copyHeader(String headerValue, Map<String, Object> contextValues) {
-    if (headerValue != null) {
-      contextValues.put(HEADER_CONTEXT_KEY, headerValue);
-    }
-  }
-
-  /**
-   * As {@link #copyHeader(String, Map)}, for every value of the header (a request may send it more
-   * than once): one value, or one value repeated, is the key; different values are all kept, and
-   * the adapter refuses the call as ambiguous ({@code idempotency_key_invalid}, nothing run), as it
+   * Puts the {@code Idempotency-Key} header's values into a transport context's values, when the
+   * request has the header. Give it every value (a request may send the header more than once), not
+   * the first: one value, or one value repeated, is the key; different values are all kept, and the
+   * adapter refuses the call as ambiguous ({@code idempotency_key_invalid}, nothing run), as it
    * refuses different keys sent in two places, since which one a retry sends is unknowable.
    *
    * @param headerValues the header's values, in the order sent; null or empty when it has none
