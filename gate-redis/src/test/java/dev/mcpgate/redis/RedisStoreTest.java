@@ -370,6 +370,42 @@ class RedisStoreTest extends IdempotencyStoreContract {
     }
   }
 
+  /**
+   * A store's expiry grace is how long Redis keeps a completed claim's key after its retention;
+   * zero, Redis removes it as its retention ends; a negative grace is refused, naming it.
+   */
+  @Test
+  void aCompletedClaimsKeyLivesItsRetentionAndTheStoresExpiryGrace() {
+    Duration retention = Duration.ofMinutes(30);
+    for (Duration grace : List.of(Duration.ofSeconds(90), Duration.ZERO)) {
+      try (RedisIdempotencyStore s =
+          RedisIdempotencyStore.builder(TestRedis.client())
+              .keyPrefix("mcpgate-test:")
+              .expiryGrace(grace)
+              .build()) {
+        ClaimId id = id("grace-" + grace.toSeconds());
+        LeaseToken token = LeaseToken.random();
+        s.claim(new ClaimRequest(id, "v1:a", token, LONG, retention));
+        assertThat(s.complete(id, token, value("r"), retention)).isTrue();
+
+        try (StatefulRedisConnection<byte[], byte[]> admin =
+            TestRedis.client().connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+          long pttl = admin.sync().pttl(new ClaimKeys("mcpgate-test:").of(id));
+          Duration keyLife = retention.plus(grace);
+          assertThat(pttl)
+              .as("grace " + grace)
+              .isBetween(keyLife.minusSeconds(5).toMillis(), keyLife.toMillis());
+        }
+      }
+    }
+    assertThatThrownBy(
+            () ->
+                RedisIdempotencyStore.builder(TestRedis.client())
+                    .expiryGrace(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("grace must not be negative, was PT-0.001S");
+  }
+
   @Test
   void verifyWarnsWhenRedisMayEvictClaimsAndIsQuietOnNoeviction() throws Exception {
     try (StatefulRedisConnection<String, String> admin = TestRedis.client().connect()) {
