@@ -96,7 +96,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     this.clock = b.clock;
     this.marginMs = b.margin.toMillis();
     this.writes = new ClaimWrites(requests, items, clock, marginMs);
-    this.check = new TableCheck(requests, renewing, items, writes, renewals, clock);
+    this.check =
+        new TableCheck(requests, renewing, b.renewalClient != null, items, writes, renewals, clock);
   }
 
   /**
@@ -166,14 +167,13 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
 
   /**
    * Extends every lease by the rule of {@link #extendLease}, each by its own conditional {@code
-   * UpdateItem} (DynamoDB has no multi-item conditional write that reports per item), sent
-   * concurrently by the store's renewal threads ({@link Builder#renewalConcurrency}) over the
-   * renewal client ({@link Builder#renewalClient}, by default the store's own): n leases cost n
-   * requests, in about n / concurrency request latencies. The call answers within {@code within},
-   * however many leases: every request carries what is left of it as its API call timeout, and a
-   * lease whose request failed or did not answer by then is undecided. A lease end only moves
-   * forward: a renewal given up on that lands late finds it later and leaves it ({@link
-   * LeaseWrites#extendForward}).
+   * UpdateItem}, sent concurrently by the store's renewal threads ({@link
+   * Builder#renewalConcurrency}) over the renewal client ({@link Builder#renewalClient}, by default
+   * the store's own): n leases cost n requests, in about n / concurrency request latencies. The
+   * call answers within {@code within}, however many leases: every request carries what is left of
+   * it as its API call timeout, and a lease whose request failed or did not answer by then is
+   * undecided. A lease end only moves forward: a renewal given up on that lands late finds it later
+   * and leaves it ({@link LeaseWrites#extendForward}).
    *
    * @throws StoreUnavailableException if the store was closed, or no lease was settled within
    *     {@code within}

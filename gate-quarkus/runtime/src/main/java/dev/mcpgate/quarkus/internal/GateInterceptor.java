@@ -153,7 +153,10 @@ public class GateInterceptor {
         || value instanceof Float) {
       return value; // a Double or Float is refused as inexact by the adapter, unless accepted
     }
-    if (value instanceof Character || value instanceof Enum<?>) {
+    if (value instanceof Enum<?> constant) {
+      return constant.name(); // what the caller sent: toString() may give two constants one text
+    }
+    if (value instanceof Character) {
       return value.toString();
     }
     return json.convertValue(value, Object.class);

@@ -24,7 +24,12 @@ class ResultsAndArgumentsReviewTest {
   static final QuarkusUnitTest APP =
       new QuarkusUnitTest()
           .withApplicationRoot(
-              jar -> jar.addClasses(ReviewTools.class, ReviewTools.Payment.class, TestClient.class))
+              jar ->
+                  jar.addClasses(
+                      ReviewTools.class,
+                      ReviewTools.Payment.class,
+                      ReviewTools.Route.class,
+                      TestClient.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
           .overrideConfigKey("quarkus.http.test-port", "0")
           .overrideConfigKey("mcpgate.store", "memory")
@@ -127,6 +132,34 @@ class ResultsAndArgumentsReviewTest {
 
     assertThat(first.isError()).as("%s", first).isFalse();
     assertThat(second.meta()).as("%s", second).containsEntry("dev.mcpgate/replayed", true);
+  }
+
+  /**
+   * Two constants of an enum argument are two intents, though their {@code toString()} is one text:
+   * the gate hashes the constant's name, as the caller sent it, so the second call under the same
+   * key is a conflict, not a replay of the first route's refund (it was, from a review).
+   */
+  @Test
+  void twoConstantsOfAnEnumArgumentWithOneLabelAreTwoIntents() {
+    String order = fresh();
+    String key = fresh();
+    CallToolResult card =
+        client()
+            .callTool(
+                new CallToolRequest(
+                    "refundBy",
+                    Map.of("order_id", order, "route", "TO_CARD", "idempotency_key", key)));
+    CallToolResult wallet =
+        client()
+            .callTool(
+                new CallToolRequest(
+                    "refundBy",
+                    Map.of("order_id", order, "route", "TO_WALLET", "idempotency_key", key)));
+
+    assertThat(card.isError()).as("%s", card).isFalse();
+    assertThat(wallet.isError()).as("%s", wallet).isTrue();
+    assertThat(wallet.structuredContent().toString()).contains("idempotency_key_conflict");
+    assertThat(ReviewTools.runs(order)).isEqualTo(1);
   }
 
   private static Object answer(CallToolRequest call) {

@@ -26,6 +26,29 @@ public class ReviewTools {
     return RUNS.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
   }
 
+  /** A refund's route, whose constants share one label as their {@code toString()}. */
+  public enum Route {
+    TO_CARD,
+    TO_WALLET;
+
+    @Override
+    public String toString() {
+      return "refund";
+    }
+  }
+
+  @Tool(
+      description = "Refunds an order by a route.",
+      annotations = @Tool.Annotations(idempotentHint = true))
+  @Idempotent
+  ToolResponse refundBy(
+      @ToolArg(name = "order_id") String orderId,
+      @ToolArg(name = "route") Route route,
+      @ToolArg(name = "idempotency_key", required = false) String idempotencyKey) {
+    return ToolResponse.success(
+        "refunded " + orderId + " " + route.name() + " (run " + ran(orderId) + ")");
+  }
+
   /** A payment order: the card token is accepted but, as a secret, never written back out. */
   public static class Payment {
     public String account;
