@@ -13,6 +13,7 @@ import io.quarkiverse.mcp.server.Meta;
 import io.quarkiverse.mcp.server.TextContent;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.arc.Arc;
+import io.quarkus.runtime.BlockingOperationControl;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -61,6 +62,16 @@ public class GateInterceptor {
       // called from Java inside the gated tools/call of this request: part of that call's action
       // (the outer call is the intent), never a call of its own under the outer call's key
       return ic.proceed();
+    }
+    if (!BlockingOperationControl.isBlockingAllowed()) {
+      // called from Java on an event loop (a reactive tool or route): the gate's store calls and
+      // its in-flight wait would block it. A programming error, refused before anything runs
+      throw new IllegalStateException(
+          "the gated tool "
+              + tool.name()
+              + " was called on an event-loop thread ("
+              + Thread.currentThread().getName()
+              + "), where the gate would block it; nothing ran. Call it from a worker thread");
     }
     security.check(ic.getMethod(), ic.getParameters()); // replays too, before the gate answers
     if (!inFlight.enter()) {
