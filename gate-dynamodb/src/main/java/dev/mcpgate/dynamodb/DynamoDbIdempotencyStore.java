@@ -1,7 +1,6 @@
 package dev.mcpgate.dynamodb;
 
 import static java.util.Objects.requireNonNull;
-import static java.util.Objects.requireNonNullElse;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.LeaseToken;
@@ -33,7 +32,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  *     .build();
  * store.verify();                           // at startup: the table's keys, the renewal path
  * ...
- * store.close();                            // stops its renewal threads; your clients stay open
+ * store.close();                            // stops the renewal threads; the clients are yours
  * }</pre>
  *
  * <ul>
@@ -45,9 +44,13 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  *       follows.
  *   <li>complete, release, extend and mark-unknown are conditional on the lease token; extend and
  *       mark-unknown also on {@code state = IN_PROGRESS}.
- *   <li>The gate's renewals ({@link #extendLeases}) go out on the store's own threads through a
- *       client of their own (one you give, {@link Builder#renewalClient}, or else one made from the
- *       main client's settings on connections of its own), within the deadline the gate gives.
+ *   <li>The gate's renewals ({@link #extendLeases}) are one conditional {@code UpdateItem} per
+ *       lease, sent concurrently by the store's own threads, through a client of their own if you
+ *       give one ({@link Builder#renewalClient}); {@link #close()} stops the threads. A renewal
+ *       answers within the deadline the gate gives it (each request's API call timeout is what is
+ *       left of it), per lease: a lease whose request failed or did not answer is undecided. It
+ *       never moves a lease end back (a renewal given up on that lands late finds the lease already
+ *       later, and leaves it).
  *   <li>Expiry is enforced in the condition and on read, never left to DynamoDB's TTL deletion,
  *       which is lazy (up to days). Each item carries an epoch-seconds {@code ttl} attribute so
  *       that DynamoDB removes it eventually.
@@ -75,7 +78,6 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   private final TableCheck check;
   private final InstantSource clock;
   private final long marginMs;
-  private final DynamoDbClient ownRenewalClient; // null when given one
 
   private DynamoDbIdempotencyStore(Builder b) {
     this.requests = new Requests(b.client, b.table);
@@ -89,15 +91,12 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
             b.compress);
     this.admin = new TableAdmin(requests, items);
     this.leaseWrites = new LeaseWrites(items);
-    this.ownRenewalClient = b.renewalClient == null ? OwnRenewalClient.like(b.client) : null;
-    Requests renewing =
-        new Requests(requireNonNullElse(b.renewalClient, ownRenewalClient), b.table);
+    Requests renewing = b.renewalClient == null ? requests : new Requests(b.renewalClient, b.table);
     this.renewals = new Renewals(leaseWrites, renewing, b.renewalConcurrency, b.renewalExecutor);
     this.clock = b.clock;
     this.marginMs = b.margin.toMillis();
     this.writes = new ClaimWrites(requests, items, clock, marginMs);
-    this.check =
-        new TableCheck(requests, renewing, b.renewalClient != null, items, writes, renewals, clock);
+    this.check = new TableCheck(requests, renewing, items, writes, renewals, clock);
   }
 
   /**
@@ -127,7 +126,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     return requests.table;
   }
 
-  /** Whether the server returned the old item on a failed condition so far (for the tests). */
+  /** Whether the server returned the old item on a failed condition so far (a test hook). */
   boolean returnsOldItemOnConditionFailure() {
     return writes.returnsOldItemOnConditionFailure();
   }
@@ -167,13 +166,15 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
 
   /**
    * Extends every lease by the rule of {@link #extendLease}, each by its own conditional {@code
-   * UpdateItem}, sent concurrently by the store's renewal threads ({@link
-   * Builder#renewalConcurrency}) over the renewal client ({@link Builder#renewalClient}, by default
-   * the store's own): n leases cost n requests, in about n / concurrency request latencies. The
-   * call answers within {@code within}, however many leases: every request carries what is left of
-   * it as its API call timeout, and a lease whose request failed or did not answer by then is
-   * undecided. A lease end only moves forward: a renewal given up on that lands late finds it later
-   * and leaves it ({@link LeaseWrites#extendForward}).
+   * UpdateItem} (DynamoDB has no multi-item conditional write that reports per item), sent
+   * concurrently by the store's renewal threads ({@link Builder#renewalConcurrency}) over the
+   * renewal client ({@link Builder#renewalClient}, the main client by default): n leases cost n
+   * requests, in about n / concurrency request latencies. The call answers within {@code within},
+   * however many leases: every request carries what is left of it as its API call timeout, and a
+   * lease whose request failed or did not answer by then is undecided. A lease end only moves
+   * forward: each write is also conditional on the lease ending before the new end, and a lease
+   * found already ending at or after it is held, not lost (a renewal given up on that lands late
+   * cannot move a lease back; {@link LeaseWrites#extendForward}).
    *
    * @throws StoreUnavailableException if the store was closed, or no lease was settled within
    *     {@code within}
@@ -219,13 +220,12 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
   }
 
   /**
-   * Stops the store's renewal threads and closes the renewal client it made itself; the clients you
-   * gave stay open. Renewals after this fail with {@link StoreUnavailableException}.
+   * Stops the store's renewal threads; the DynamoDB clients are yours and stay open. Renewals after
+   * this fail with {@link StoreUnavailableException}.
    */
   @Override
   public void close() {
     renewals.close();
-    Optional.ofNullable(ownRenewalClient).ifPresent(DynamoDbClient::close);
   }
 
   /** Builds a DynamoDB store; every setter checks its argument. */
@@ -325,10 +325,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     /**
      * @param client the client the gate's lease renewals ({@code extendLeases}) go through, so that
      *     they never wait behind the tools' requests for the main client's connections; by default
-     *     one the store makes from the main client's settings, on a connection pool of its own, and
-     *     closes. Give it its own HTTP client and connection pool. Each renewal request carries the
-     *     gate's deadline for the try as its API call timeout (the client's own, when shorter,
-     *     applies). Yours to close.
+     *     the main client. Give it its own HTTP client and connection pool. Each renewal request
+     *     carries the gate's deadline for the try as its API call timeout (the client's own, when
+     *     shorter, applies). Yours to close.
      */
     public Builder renewalClient(DynamoDbClient client) {
       this.renewalClient = requireNonNull(client, "client must not be null");
@@ -365,8 +364,10 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
     /**
      * @param create true to have {@link #build()} create the table when it does not exist
      *     (on-demand billing, the configured key schema), wait until it is active, and enable TTL
-     *     on the TTL attribute; false (the default) leaves the table to you. For tests and
-     *     first-time users; production tables are better made by infrastructure code.
+     *     on the TTL attribute; false (the default) leaves the table to you. The same name as the
+     *     JDBC store's option and the starter's {@code mcpgate.create-schema-if-missing}. For tests
+     *     and first-time users; production tables are better made by infrastructure code
+     *     (docs/stores.md).
      */
     public Builder createSchemaIfMissing(boolean create) {
       this.createSchemaIfMissing = create;
@@ -379,7 +380,6 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
      * @throws StoreUnavailableException if the table was to be created and could not be
      * @throws IllegalArgumentException if the key or TTL attributes collide with each other or with
      *     an attribute the store writes itself ({@code expires_at}, {@code state}, ...)
-     * @throws IllegalStateException if given no renewal client, it could not make one
      */
     public DynamoDbIdempotencyStore build() {
       ClaimItems.checkAttributes(partitionKey, sortKey, ttlAttribute);

@@ -53,7 +53,6 @@ final class TableCheck {
 
   private final Requests requests;
   private final Requests renewalRequests;
-  private final boolean renewalClientGiven; // else made by the store from the main one
   private final ClaimItems items;
   private final ClaimWrites writes;
   private final Renewals renewals;
@@ -62,14 +61,12 @@ final class TableCheck {
   TableCheck(
       Requests requests,
       Requests renewalRequests,
-      boolean renewalClientGiven,
       ClaimItems items,
       ClaimWrites writes,
       Renewals renewals,
       InstantSource clock) {
     this.requests = requests;
     this.renewalRequests = renewalRequests;
-    this.renewalClientGiven = renewalClientGiven;
     this.items = items;
     this.writes = writes;
     this.renewals = renewals;
@@ -188,16 +185,17 @@ final class TableCheck {
     ClaimId probe = new ClaimId(PROBE_TENANT, PROBE_TOOL, UUID.randomUUID().toString());
     LeaseToken token = LeaseToken.random();
     writes.claim(new ClaimRequest(probe, "probe", token, PROBE_LEASE, PROBE_EXPIRY));
+    boolean own = renewalRequests.client != requests.client; // a renewal client of its own
     String renewalPath =
         "lease renewals of DynamoDB table "
             + table
             + " go through the renewal client ("
             + where(renewalRequests.client)
-            + (renewalClientGiven ? "" : ", made from the main client's settings")
+            + (own ? "" : ", the main client")
             + "), which ";
     String fix =
         ", and a retry would take its key over and run the action again"
-            + (renewalClientGiven
+            + (own
                 ? ". Give the renewal client the main client's region, endpoint and credentials ("
                     + where(requests.client)
                     + ")"

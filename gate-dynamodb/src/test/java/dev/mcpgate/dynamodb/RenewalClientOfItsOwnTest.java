@@ -30,23 +30,25 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 
 /**
- * A store given no renewal client makes one of its own from the main client's settings, on
- * connections of its own: the application's requests on the main client (the Spring starter's store
- * is built on the application's {@code DynamoDbClient} bean) cannot cost a running action its
- * lease, and closing the store leaves the main client open.
+ * The remedy docs/stores.md gives for renewals that must never wait behind the application's
+ * requests: a renewal client of their own ({@code renewalClient}), on its own HTTP client. By
+ * default the store renews through the client it was given, so through that client's connection
+ * pool (the Spring starter's store is built on the application's {@code DynamoDbClient} bean).
  */
-class OwnRenewalClientTest {
-  private static final String TABLE = "mcpgate_own_renewal_client_test";
+class RenewalClientOfItsOwnTest {
+  private static final String TABLE = "mcpgate_renewal_client_test";
 
   /**
    * The application's 50 requests that hang (its own table's Scans, on a port that never answers)
    * hold every connection of the main client's pool (the SDK's default, 50) while a gated action
-   * runs four times longer than its lease: the renewals still reach DynamoDB, and another replica's
-   * retries are refused, never run. With renewals on the main client, the lease ran out and the
-   * retry ran the action again.
+   * runs four times longer than its lease: renewals through a client of their own still reach
+   * DynamoDB, and another replica's retries are refused, never run. (With the store renewing
+   * through the main client, as it does by default, the lease ran out and a retry ran the action
+   * again: a review's finding, kept as the reason for the advice.)
    */
   @Test
-  void theApplicationsRequestsOnTheMainClientCannotCostARunningActionItsLease() throws Exception {
+  void withARenewalClientOfItsOwnTheApplicationsRequestsCannotCostAnActionItsLease()
+      throws Exception {
     ExecutorService threads = Executors.newCachedThreadPool();
     List<Socket> held = new CopyOnWriteArrayList<>();
     try (ServerSocket blackHole = new ServerSocket()) {
@@ -74,9 +76,10 @@ class OwnRenewalClientTest {
             }
           };
       try (DynamoDbClient appBean = TestDynamo.client(appScansHang);
+          DynamoDbClient renewals = TestDynamo.client();
           DynamoDbClient other = TestDynamo.client();
-          DynamoDbIdempotencyStore storeA = store(appBean);
-          DynamoDbIdempotencyStore storeB = store(other)) {
+          DynamoDbIdempotencyStore storeA = store(appBean, renewals);
+          DynamoDbIdempotencyStore storeB = store(other, other)) {
         GatePolicy policy =
             GatePolicy.builder()
                 .lease(Duration.ofSeconds(2))
@@ -137,20 +140,10 @@ class OwnRenewalClientTest {
     }
   }
 
-  @Test
-  void closingTheStoreLeavesTheMainClientOpen() {
-    try (DynamoDbClient main = TestDynamo.client()) {
-      DynamoDbIdempotencyStore store = store(main);
-      store.verify(); // the probe is extended through the store's own renewal client
-      store.close();
-
-      assertThat(main.describeTable(d -> d.tableName(TABLE)).table().tableName()).isEqualTo(TABLE);
-    }
-  }
-
-  private static DynamoDbIdempotencyStore store(DynamoDbClient client) {
+  private static DynamoDbIdempotencyStore store(DynamoDbClient client, DynamoDbClient renewals) {
     return DynamoDbIdempotencyStore.builder(client)
         .tableName(TABLE)
+        .renewalClient(renewals)
         .createSchemaIfMissing(true)
         .build();
   }
