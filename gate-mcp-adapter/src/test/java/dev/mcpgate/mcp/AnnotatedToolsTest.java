@@ -71,14 +71,9 @@ class AnnotatedToolsTest {
 
     try (McpHarness harness = McpHarness.stdio(gated)) {
       McpSyncClient client = harness.client(null);
-      CallToolRequest reset =
-          new CallToolRequest(
-              "send_password_reset",
-              Map.of("email", "ada@example.com", "idempotency_key", "reset-1"));
-      CallToolResult first = client.callTool(reset);
-      CallToolResult retry = client.callTool(reset);
-      client.callTool(new CallToolRequest("lookup_user", Map.of("email", "ada@example.com")));
-      client.callTool(new CallToolRequest("lookup_user", Map.of("email", "ada@example.com")));
+      CallToolResult[] resets = resetTwiceAndLookUpTwice(client);
+      CallToolResult first = resets[0];
+      CallToolResult retry = resets[1];
       client.callTool(new CallToolRequest("addNote", Map.of("ticket", "T-1", "text", "hi")));
       client.callTool(new CallToolRequest("addNote", Map.of("ticket", "T-1", "text", "hi")));
 
@@ -131,14 +126,9 @@ class AnnotatedToolsTest {
     assertThat(gated).hasSameSizeAs(specs);
     try (McpHarness harness = McpHarness.http(null, gated)) {
       McpSyncClient client = harness.client(null);
-      CallToolRequest reset =
-          new CallToolRequest(
-              "send_password_reset",
-              Map.of("email", "ada@example.com", "idempotency_key", "reset-1"));
-      CallToolResult first = client.callTool(reset);
-      CallToolResult retry = client.callTool(reset);
-      client.callTool(new CallToolRequest("lookup_user", Map.of("email", "ada@example.com")));
-      client.callTool(new CallToolRequest("lookup_user", Map.of("email", "ada@example.com")));
+      CallToolResult[] resets = resetTwiceAndLookUpTwice(client);
+      CallToolResult first = resets[0];
+      CallToolResult retry = resets[1];
 
       assertThat(first.isError()).isNotEqualTo(Boolean.TRUE);
       assertThat(bean.resets).hasValue(1);
@@ -146,6 +136,18 @@ class AnnotatedToolsTest {
       assertThat(retry.meta()).containsEntry(McpGateErrors.META_REPLAYED, true);
       assertThat(bean.lookups).hasValue(2);
     }
+  }
+
+  /** A reset mail sent, and sent again as a retry; then a user looked up twice (not gated). */
+  private static CallToolResult[] resetTwiceAndLookUpTwice(McpSyncClient client) {
+    CallToolRequest reset =
+        new CallToolRequest(
+            "send_password_reset",
+            Map.of("email", "ada@example.com", "idempotency_key", "reset-1"));
+    CallToolResult[] answers = {client.callTool(reset), client.callTool(reset)};
+    client.callTool(new CallToolRequest("lookup_user", Map.of("email", "ada@example.com")));
+    client.callTool(new CallToolRequest("lookup_user", Map.of("email", "ada@example.com")));
+    return answers;
   }
 
   @Test
