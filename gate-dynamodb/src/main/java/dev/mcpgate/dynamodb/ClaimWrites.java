@@ -27,6 +27,7 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -189,21 +190,25 @@ final class ClaimWrites {
   /**
    * A claim's write failed without a refusal: it may have landed all the same (its answer lost, the
    * SDK's retries spent or timed out, or a server error after the write). Unless the request surely
-   * never reached the server (no connection) or the server surely refused it (a client error), the
-   * item is read back: holding the request's token, it is the request's claim. A claim replacing a
-   * token writes only over the item that holds it, never a new one: where there is no item, it
-   * holds none, and is told absent.
+   * never reached the server (no connection) or the server surely refused it (a client error), on
+   * its only try (an earlier try of the SDK's may have landed whatever the last one met), the item
+   * is read back: holding the request's token, it is the request's claim. A claim replacing a token
+   * writes only over the item that holds it, never a new one: where there is no item, it holds
+   * none, and is told absent.
    *
    * @return the request's claim, or absent
    * @throws StoreUnavailableException the write's failure, when the item is not the request's
    */
   private ClaimAttempt readBack(ClaimRequest r, long now, StoreUnavailableException failed) {
-    if (!mayHaveLanded(failed.getCause())) {
+    Throwable cause = failed.getCause();
+    boolean lastMayHaveLanded = mayHaveLanded(cause);
+    if (!lastMayHaveLanded && !earlierTries(cause)) {
       throw failed;
     }
     Map<String, AttributeValue> item;
     try {
-      item = requests.get(items.key(r.id()), "read " + r.id());
+      // the last try found no server: one read, lest an outage cost the SDK's retries twice
+      item = requests.get(items.key(r.id()), "read " + r.id(), lastMayHaveLanded);
     } catch (RuntimeException readFailed) {
       failed.addSuppressed(readFailed);
       throw failed;
@@ -221,7 +226,12 @@ final class ClaimWrites {
     throw failed;
   }
 
-  /** Whether a write that failed with {@code e} may have been applied by the server. */
+  /** Whether the SDK tried before the last try: an earlier one may have landed, whatever it met. */
+  private static boolean earlierTries(Throwable e) {
+    return e instanceof SdkException sdk && sdk.numAttempts() != null && sdk.numAttempts() > 1;
+  }
+
+  /** Whether the last try of a write that failed with {@code e} may have been applied. */
   private static boolean mayHaveLanded(Throwable e) {
     if (e instanceof SdkServiceException service) {
       return service.statusCode() >= 500; // DynamoDB: a 5xx write may or may not have happened

@@ -4,10 +4,13 @@ import dev.mcpgate.core.StoreUnavailableException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.SdkPlugin;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
@@ -72,11 +75,26 @@ final class Requests {
    * @return the item, read strongly consistent, or null when there is none
    */
   Map<String, AttributeValue> get(Map<String, AttributeValue> key, String what) {
+    return get(key, what, true);
+  }
+
+  /**
+   * @param retried false for one try, without the SDK's retries
+   * @return the item, read strongly consistent, or null when there is none
+   */
+  Map<String, AttributeValue> get(Map<String, AttributeValue> key, String what, boolean retried) {
+    GetItemRequest.Builder get = GetItemRequest.builder().tableName(table).key(key);
+    if (!retried) {
+      get.overrideConfiguration(o -> o.addPlugin(ONE_TRY));
+    }
     Map<String, AttributeValue> item =
-        call(what, () -> client.getItem(g -> g.tableName(table).key(key).consistentRead(true)))
-            .item();
+        call(what, () -> client.getItem(get.consistentRead(true).build())).item();
     return item == null || item.isEmpty() ? null : item;
   }
+
+  /** A request's configuration without the SDK's retries. */
+  private static final SdkPlugin ONE_TRY =
+      config -> config.overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()));
 
   /**
    * A conditional UpdateItem.

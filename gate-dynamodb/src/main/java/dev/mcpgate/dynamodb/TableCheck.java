@@ -97,6 +97,15 @@ final class TableCheck {
           null);
     }
     warnIfNoTtl(table);
+    if (renewalRequests == requests) {
+      LOG.warn(
+          "DynamoDB table {}: the gate's lease renewals go through the main DynamoDbClient and"
+              + " wait for its connections. When the application's own requests hold them all, a"
+              + " running action's lease can run out and a retry elsewhere run it again. Give"
+              + " renewals a client with an HTTP client of its own: the builder's"
+              + " renewalClient(...), or the same client there to accept this (docs/stores.md)",
+          table);
+    }
     verifyRenewals();
   }
 

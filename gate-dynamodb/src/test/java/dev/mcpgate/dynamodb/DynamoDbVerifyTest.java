@@ -83,6 +83,39 @@ class DynamoDbVerifyTest {
   }
 
   @Test
+  void verifyWarnsWhenRenewalsShareTheMainClientUnlessToldTo() {
+    String shared = "lease renewals go through the main DynamoDbClient";
+    assertThat(verifyLog(DynamoDbIdempotencyStore.builder(client).tableName(TABLE)))
+        .as("renewals through the main client by default")
+        .contains("WARN")
+        .contains(shared);
+    assertThat(
+            verifyLog(
+                DynamoDbIdempotencyStore.builder(client).tableName(TABLE).renewalClient(client)))
+        .as("the main client given as the renewal client: a choice, not a default")
+        .doesNotContain(shared);
+    try (DynamoDbClient renewal = TestDynamo.client()) {
+      assertThat(
+              verifyLog(
+                  DynamoDbIdempotencyStore.builder(client).tableName(TABLE).renewalClient(renewal)))
+          .as("a renewal client of its own")
+          .doesNotContain(shared);
+    }
+  }
+
+  private static String verifyLog(DynamoDbIdempotencyStore.Builder builder) {
+    PrintStream err = System.err;
+    ByteArrayOutputStream logged = new ByteArrayOutputStream();
+    try (DynamoDbIdempotencyStore store = builder.build()) {
+      System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8));
+      store.verify();
+    } finally {
+      System.setErr(err);
+    }
+    return logged.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
   void verifyPassesWithARenewalClientOfTheSameServer() {
     try (DynamoDbClient renewal = TestDynamo.client();
         DynamoDbIdempotencyStore store =
