@@ -57,6 +57,37 @@ public interface TenantResolver {
   }
 
   /**
+   * The tenant of an authenticated principal, as the Spring Boot starter and the Quarkus extension
+   * spell it: {@code principal:} + name for a local user, {@code principal:} + issuer + {@code #} +
+   * name for a principal whose authentication names an issuer (a JWT's {@code iss}), and {@code
+   * principal:%} + origin + {@code #} + name for one with no issuer that is no local user ({@code
+   * %token} for a token). In every part {@code %} is written {@code %25} and {@code #} {@code %23},
+   * so a raw {@code #} separates the issuer or origin from the name, no origin reads as an issuer,
+   * and two users of one name from two sources are two tenants.
+   *
+   * @param issuer the issuer, or null or blank for none
+   * @param origin for a principal with no issuer: null for a local user, else where it came from
+   *     ({@link #TOKEN_ORIGIN} for a token, {@code oauth2-client:} + a registration id)
+   * @param name the principal's name
+   * @return the tenant
+   */
+  static String principal(String issuer, String origin, String name) {
+    if (issuer != null && !issuer.isBlank()) {
+      return "principal:" + escape(issuer) + "#" + escape(name);
+    }
+    return origin != null
+        ? "principal:%" + escape(origin) + "#" + escape(name)
+        : "principal:" + escape(name);
+  }
+
+  /** The origin of a token's principal (a JWT, an introspected token) that names no issuer. */
+  String TOKEN_ORIGIN = "token";
+
+  private static String escape(String part) {
+    return part.replace("%", "%25").replace("#", "%23");
+  }
+
+  /**
    * @param key the transport context entry that the HTTP transport's context extractor set from the
    *     authenticated request (for example {@code "tenant"})
    * @return a resolver that reads it (as a string) and gives {@code context:} and the value; no

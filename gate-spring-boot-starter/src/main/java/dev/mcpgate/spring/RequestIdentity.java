@@ -1,5 +1,6 @@
 package dev.mcpgate.spring;
 
+import dev.mcpgate.mcp.TenantResolver;
 import java.util.List;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
@@ -62,16 +63,16 @@ final class RequestIdentity {
       }
       Object principal = auth.getPrincipal();
       if (!SpringTenantResolver.OAUTH2) {
-        return SpringTenantResolver.principal(null, null, auth.getName());
+        return TenantResolver.principal(null, null, auth.getName());
       }
       String origin = null;
       if (SpringTenantResolver.OAUTH2_CLIENT) {
         origin = Logins.registration(auth); // two logins' users of one name are two tenants
       }
       if (origin == null && Issuers.isToken(principal)) {
-        origin = SpringTenantResolver.TOKEN;
+        origin = TenantResolver.TOKEN_ORIGIN;
       }
-      return SpringTenantResolver.principal(Issuers.of(principal), origin, auth.getName());
+      return TenantResolver.principal(Issuers.of(principal), origin, auth.getName());
     }
   }
 

@@ -31,7 +31,8 @@ import reactor.util.context.ContextView;
  * iss}, an OIDC user's, an introspected token's): {@code principal:} + issuer + {@code #} + name,
  * else {@code principal:} + name; in both parts {@code %} is written {@code %25} and {@code #}
  * {@code %23}, so a raw {@code #} is there exactly when an issuer is, and no two (issuer, name)
- * pairs give one tenant ({@link #principal}). Two identity providers' "alice" are two tenants.
+ * pairs give one tenant ({@link TenantResolver#principal}). Two identity providers' "alice" are two
+ * tenants.
  *
  * <p>A header sent more than once gives no tenant: the call is refused ({@code tenant_unknown}),
  * never answered with the first value nor with the next source. A client that adds its own header
@@ -158,41 +159,6 @@ final class SpringTenantResolver implements TenantResolver {
 
   private static String tag(Source source, String value) {
     return source.name().toLowerCase(Locale.ROOT) + ":" + value;
-  }
-
-  /**
-   * The tenant of a principal: {@code principal:} + name without an issuer, {@code principal:} +
-   * issuer + {@code #} + name with one. In both parts {@code %} is written {@code %25} and {@code
-   * #} {@code %23}: a raw {@code #} appears exactly when there is an issuer, and separates it from
-   * the name, so the value decodes to one (issuer, name) pair.
-   *
-   * <p>A principal with no issuer that is not a local user names where it came from instead: {@code
-   * %} + its origin, escaped ({@code %token} for a token, {@code %oauth2-client:github} for an
-   * OAuth 2.0 login through the registration {@code github}). A real issuer's {@code %} is always
-   * {@code %25} (an issuer spelled {@code %token} too), and no origin begins with {@code 25} or
-   * {@code 23}, so an origin is no issuer's, and no local user's (who has no issuer part) either.
-   *
-   * @param issuer the issuer ({@code iss}), or null or blank for none
-   * @param origin for a principal without an issuer: null for a local user, else where it came from
-   *     ({@link #TOKEN} for a token, {@code oauth2-client:} + the registration id for an OAuth 2.0
-   *     login)
-   * @param name the principal's name
-   * @return the tenant
-   */
-  static String principal(String issuer, String origin, String name) {
-    if (issuer != null && !issuer.isBlank()) {
-      return "principal:" + escape(issuer) + "#" + escape(name);
-    }
-    return origin != null
-        ? "principal:%" + escape(origin) + "#" + escape(name)
-        : "principal:" + escape(name);
-  }
-
-  /** The origin of a token's principal (a JWT, an introspected token) that names no issuer. */
-  static final String TOKEN = "token";
-
-  private static String escape(String part) {
-    return part.replace("%", "%25").replace("#", "%23");
   }
 
   /** What one source gave: a tenant, or a refusal that ends the search ({@code tenant} null). */

@@ -3,6 +3,7 @@ package dev.mcpgate.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mcpgate.mcp.TenantResolver;
 import dev.mcpgate.spring.McpGateProperties.Tenant.Source;
 import io.modelcontextprotocol.common.McpTransportContext;
 import java.time.Duration;
@@ -296,7 +297,7 @@ class SpringTenantResolverTest {
       if (distinctPairs.add(issuer + "\u0000" + pair[1])) {
         for (String origin :
             Arrays.asList(null, "token", "oauth2-client:github", "oauth2-client:git#hub")) {
-          String tenant = SpringTenantResolver.principal(pair[0], origin, pair[1]);
+          String tenant = TenantResolver.principal(pair[0], origin, pair[1]);
           if (issuer != null && origin != null) {
             continue; // a principal with an issuer is named by it, whatever its origin
           }
@@ -306,8 +307,7 @@ class SpringTenantResolverTest {
         }
       }
     }
-    assertThat(SpringTenantResolver.principal("a#b", null, "c#d%"))
-        .isEqualTo("principal:a%23b#c%23d%25");
+    assertThat(TenantResolver.principal("a#b", null, "c#d%")).isEqualTo("principal:a%23b#c%23d%25");
   }
 
   @Test

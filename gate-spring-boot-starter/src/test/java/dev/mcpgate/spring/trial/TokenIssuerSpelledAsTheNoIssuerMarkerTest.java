@@ -22,8 +22,8 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
  * <p>Expected: a bearer token whose {@code iss} is the text {@code %token} is the issuer {@code
  * %token} (escaped {@code %25token}), another tenant than a token without {@code iss}. What
  * happens: RequestIdentity.Issuers returns the marker as a plain string and
- * SpringTenantResolver.principal compares the issuer to it by value, so both tokens of {@code
- * alice} resolve to {@code principal:%token#alice}, one tenant, sharing keys and stored results.
+ * TenantResolver.principal compares the issuer to it by value, so both tokens of {@code alice}
+ * resolve to {@code principal:%token#alice}, one tenant, sharing keys and stored results.
  */
 class TokenIssuerSpelledAsTheNoIssuerMarkerTest {
 

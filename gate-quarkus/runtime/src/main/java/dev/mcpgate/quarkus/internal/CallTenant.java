@@ -1,17 +1,20 @@
 package dev.mcpgate.quarkus.internal;
 
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.mcp.TenantResolver;
 import dev.mcpgate.quarkus.McpGateConfig;
 import io.modelcontextprotocol.common.McpTransportContext;
+import io.quarkus.security.credential.TokenCredential;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
+import java.security.Principal;
 
 /**
  * The tenant of a call, from the server side and tagged with its source: {@code constant:} and
- * {@code mcpgate.tenant.constant}, or else {@code principal:} and the authenticated principal's
- * name. A source that finds nothing gives no tenant, and the adapter refuses the call; there is no
- * fallback from one source to another.
+ * {@code mcpgate.tenant.constant}, or else {@code principal:} and the authenticated principal, with
+ * its issuer where it is a JWT ({@link #tenantOf}). A source that finds nothing gives no tenant,
+ * and the adapter refuses the call; there is no fallback from one source to another.
  */
 @Singleton
 public class CallTenant {
@@ -45,12 +48,59 @@ public class CallTenant {
     if (!fromPrincipal || !identities.isResolvable()) {
       return null;
     }
-    SecurityIdentity identity = identities.get();
+    return tenantOf(identities.get());
+  }
+
+  /**
+   * The tenant of an identity, spelled as {@link TenantResolver#principal} spells it: with the
+   * issuer ({@code iss}) of a principal that is a JWT (MicroProfile JWT's {@code JsonWebToken}: a
+   * bearer token, an OIDC login's ID token), {@code %token} for another identity that holds a token
+   * (an introspected opaque token, a JWT without {@code iss}), and the name alone for a local user.
+   * The issuer is read from the principal, one object, never from one of the identity's token
+   * credentials, of which an OIDC login holds several.
+   *
+   * @param identity an authenticated identity, or null
+   * @return its tenant; null for none, an anonymous one, or one without a name
+   */
+  static String tenantOf(SecurityIdentity identity) {
     if (identity == null || identity.isAnonymous() || identity.getPrincipal() == null) {
       return null;
     }
-    String name = identity.getPrincipal().getName();
-    return name == null || name.isBlank() ? null : "principal:" + name;
+    Principal principal = identity.getPrincipal();
+    String name = principal.getName();
+    if (name == null || name.isBlank()) {
+      return null;
+    }
+    String issuer = JsonWebTokens.PRESENT ? JsonWebTokens.issuer(principal) : null;
+    boolean token =
+        (JsonWebTokens.PRESENT && JsonWebTokens.is(principal))
+            || identity.getCredentials().stream().anyMatch(TokenCredential.class::isInstance);
+    return TenantResolver.principal(issuer, token ? TenantResolver.TOKEN_ORIGIN : null, name);
+  }
+
+  /** MicroProfile JWT, when on the class path (quarkus-oidc, quarkus-smallrye-jwt). */
+  private static final class JsonWebTokens {
+    static final boolean PRESENT = present();
+
+    private static boolean present() {
+      try {
+        Class.forName(
+            "org.eclipse.microprofile.jwt.JsonWebToken", false, CallTenant.class.getClassLoader());
+        return true;
+      } catch (ClassNotFoundException | LinkageError absent) {
+        return false;
+      }
+    }
+
+    static boolean is(Principal principal) {
+      return principal instanceof org.eclipse.microprofile.jwt.JsonWebToken;
+    }
+
+    static String issuer(Principal principal) {
+      return principal instanceof org.eclipse.microprofile.jwt.JsonWebToken jwt
+          ? jwt.getIssuer()
+          : null;
+    }
   }
 
   /** The adapter's tenant resolver: what {@link #current()} put into the transport context. */
