@@ -18,6 +18,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbServiceClientConfigurati
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
+import software.amazon.awssdk.services.dynamodb.model.ReplicaDescription;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
@@ -97,6 +99,7 @@ final class TableCheck {
           null);
     }
     warnIfNoTtl(table);
+    warnIfReplicatedEventually(description);
     if (renewalRequests == requests) {
       LOG.warn(
           "DynamoDB table {}: the gate's lease renewals go through the main DynamoDbClient and"
@@ -146,6 +149,29 @@ final class TableCheck {
         .map(AttributeDefinition::attributeTypeAsString)
         .findFirst()
         .orElse("?");
+  }
+
+  /**
+   * Logs a warning when the table is a global table whose replicas are eventually consistent: a
+   * claim written in one Region is not seen by a claim in another until it replicates (the last
+   * writer wins), so two servers in two Regions can both claim a key and both run its action. Never
+   * fails: servers that all write to one Region are safe.
+   */
+  private static void warnIfReplicatedEventually(TableDescription description) {
+    if (!description.hasReplicas()
+        || description.replicas().isEmpty()
+        || description.multiRegionConsistency() == MultiRegionConsistency.STRONG) {
+      return;
+    }
+    LOG.warn(
+        "DynamoDB table {} is a global table with eventually consistent replicas ({}): claims"
+            + " written in two Regions do not see each other until they replicate, and both can"
+            + " run the action. Send every server's requests to one Region's replica, or use"
+            + " multi-Region strong consistency (docs/stores.md, Global tables)",
+        description.tableName(),
+        description.replicas().stream()
+            .map(ReplicaDescription::regionName)
+            .collect(java.util.stream.Collectors.joining(", ")));
   }
 
   /**

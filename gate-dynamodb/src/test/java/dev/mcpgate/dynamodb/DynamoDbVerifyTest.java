@@ -17,10 +17,16 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.SdkResponse;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableStatus;
@@ -101,6 +107,54 @@ class DynamoDbVerifyTest {
           .as("a renewal client of its own")
           .doesNotContain(shared);
     }
+  }
+
+  @Test
+  void verifyWarnsOnAGlobalTableWithEventuallyConsistentReplicasOnly() {
+    String global = "global table with eventually consistent replicas (us-east-1, eu-west-1)";
+    try (DynamoDbClient eventual = describedAsGlobal(null);
+        DynamoDbClient strong = describedAsGlobal(MultiRegionConsistency.STRONG)) {
+      assertThat(
+              verifyLog(
+                  DynamoDbIdempotencyStore.builder(eventual)
+                      .tableName(TABLE)
+                      .renewalClient(eventual)))
+          .contains("WARN")
+          .contains("DynamoDB table " + TABLE + " is a " + global);
+      assertThat(
+              verifyLog(
+                  DynamoDbIdempotencyStore.builder(strong).tableName(TABLE).renewalClient(strong)))
+          .as("multi-Region strong consistency: a conditional write sees every Region's")
+          .doesNotContain("global table");
+    }
+    assertThat(verifyLog(DynamoDbIdempotencyStore.builder(client).tableName(TABLE)))
+        .as("a table of one Region")
+        .doesNotContain("global table");
+  }
+
+  /**
+   * A client of the test server whose DescribeTable answers say the table has replicas in two
+   * Regions, of this consistency (null: the default, eventual), as a global table's do.
+   */
+  private static DynamoDbClient describedAsGlobal(MultiRegionConsistency consistency) {
+    ExecutionInterceptor replicas =
+        new ExecutionInterceptor() {
+          @Override
+          public SdkResponse modifyResponse(
+              Context.ModifyResponse context, ExecutionAttributes attributes) {
+            if (!(context.response() instanceof DescribeTableResponse described)) {
+              return context.response();
+            }
+            return described.toBuilder()
+                .table(
+                    described.table().toBuilder()
+                        .replicas(r -> r.regionName("us-east-1"), r -> r.regionName("eu-west-1"))
+                        .multiRegionConsistency(consistency)
+                        .build())
+                .build();
+          }
+        };
+    return TestDynamo.client(replicas);
   }
 
   private static String verifyLog(DynamoDbIdempotencyStore.Builder builder) {
