@@ -156,6 +156,18 @@ public class GateBeans {
       }
       for (InexactNumbers.Found found : new InexactNumbers(json).in(name, types[i])) {
         boolean top = found.path().equals(name);
+        if (found.decimal()) {
+          if (top) {
+            continue; // the MCP server's schema takes it for an object, and refuses a number
+          }
+          LOG.warnf(
+              "MCP Gate: tool %s: the BigDecimal at %s is made from the double the MCP server"
+                  + " reads a decimal as, so amounts that differ past a double's precision (about"
+                  + " 15 significant digits) are one intent, and a retry of one replays the other;"
+                  + " take it as a String or a whole number of the smallest unit (long)",
+              tool.name(), found.path());
+          continue;
+        }
         if (found.always()) {
           throw new IllegalArgumentException(
               (top
