@@ -15,14 +15,11 @@ import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.ExecutableHttpRequest;
 import software.amazon.awssdk.http.HttpExecuteRequest;
 import software.amazon.awssdk.http.HttpExecuteResponse;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -39,15 +36,7 @@ class ClaimLandedThenConnectionsRefusedTest {
   void aClaimThatLandedOnAnEarlierTryIsReadBackThoughTheLastTryFoundNoConnection() {
     MutableClock clock = new MutableClock(Instant.parse("2031-01-01T00:00:00Z"));
     LandsThenRefuses http = new LandsThenRefuses();
-    try (DynamoDbClient client =
-            DynamoDbClient.builder()
-                .endpointOverride(ReviewDynamo.endpoint())
-                .region(Region.US_EAST_1)
-                .credentialsProvider(
-                    StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create("mcpgate", "mcpgate")))
-                .httpClient(http)
-                .build();
+    try (DynamoDbClient client = ReviewDynamo.client(http);
         DynamoDbIdempotencyStore store = ReviewDynamo.store(client, clock)) {
       ClaimId id = new ClaimId("review", "landed-then-refused", UUID.randomUUID().toString());
       LeaseToken token = LeaseToken.random();

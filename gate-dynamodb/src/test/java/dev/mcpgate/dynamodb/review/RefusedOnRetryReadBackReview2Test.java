@@ -15,9 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -34,13 +31,7 @@ class RefusedOnRetryReadBackReview2Test {
   private static final Duration LONG = Duration.ofMinutes(10);
 
   private static DynamoDbClient client(ServerErrorBeforeApplyHttpClient http) {
-    return DynamoDbClient.builder()
-        .endpointOverride(ReviewDynamo.endpoint())
-        .region(Region.US_EAST_1)
-        .credentialsProvider(
-            StaticCredentialsProvider.create(AwsBasicCredentials.create("mcpgate", "mcpgate")))
-        .httpClient(http)
-        .build();
+    return ReviewDynamo.client(http);
   }
 
   /**

@@ -13,9 +13,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -40,15 +37,7 @@ class ReleaseLandedThenClaimedAfreshReview2Test {
   void aReleaseThatLandedIsNotToldRefusedBecauseTheFreedKeyWasClaimedAfreshBeforeTheRetry() {
     MutableClock clock = new MutableClock(Instant.parse("2031-01-01T00:00:00Z"));
     ServerErrorBeforeApplyHttpClient http = new ServerErrorBeforeApplyHttpClient();
-    try (DynamoDbClient faulty =
-            DynamoDbClient.builder()
-                .endpointOverride(ReviewDynamo.endpoint())
-                .region(Region.US_EAST_1)
-                .credentialsProvider(
-                    StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create("mcpgate", "mcpgate")))
-                .httpClient(http)
-                .build();
+    try (DynamoDbClient faulty = ReviewDynamo.client(http);
         DynamoDbClient direct = ReviewDynamo.client(ReviewDynamo.endpoint());
         DynamoDbIdempotencyStore a = ReviewDynamo.store(faulty, clock);
         DynamoDbIdempotencyStore b = ReviewDynamo.store(direct, clock)) {

@@ -33,6 +33,17 @@ final class ReviewDynamo {
         .build();
   }
 
+  /** A client of the review server that sends its requests through {@code http}. */
+  static DynamoDbClient client(software.amazon.awssdk.http.SdkHttpClient http) {
+    return DynamoDbClient.builder()
+        .endpointOverride(endpoint())
+        .region(Region.US_EAST_1)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("mcpgate", "mcpgate")))
+        .httpClient(http)
+        .build();
+  }
+
   /** A store of the review table through {@code client}, the table made once. */
   static DynamoDbIdempotencyStore store(DynamoDbClient client, InstantSource clock) {
     if (!tableReady) {
