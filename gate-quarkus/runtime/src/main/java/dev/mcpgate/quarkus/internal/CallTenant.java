@@ -4,6 +4,7 @@ import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.mcp.TenantResolver;
 import dev.mcpgate.quarkus.McpGateConfig;
 import io.modelcontextprotocol.common.McpTransportContext;
+import io.quarkus.security.credential.CertificateCredential;
 import io.quarkus.security.credential.TokenCredential;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.inject.Instance;
@@ -52,12 +53,22 @@ public class CallTenant {
   }
 
   /**
-   * The tenant of an identity, spelled as {@link TenantResolver#principal} spells it: with the
-   * issuer ({@code iss}) of a principal that is a JWT (MicroProfile JWT's {@code JsonWebToken}: a
-   * bearer token, an OIDC login's ID token), {@code %token} for another identity that holds a token
-   * (an introspected opaque token, a JWT without {@code iss}), and the name alone for a local user.
-   * The issuer is read from the principal, one object, never from one of the identity's token
-   * credentials, of which an OIDC login holds several.
+   * The tenant of an identity, spelled as {@link TenantResolver#principal} spells it, from what
+   * tells its user apart where it came from:
+   *
+   * <ul>
+   *   <li>a principal that is a JWT (MicroProfile JWT's {@code JsonWebToken}: a bearer token, an
+   *       OIDC login's ID token) with an {@code iss}: the issuer and the token's subject ({@code
+   *       sub}, unique per user of an issuer; its name where it has none), not its name, which
+   *       quarkus-oidc takes from a configured claim that may be a display name;
+   *   <li>without an issuer: the name, after where it came from: the identity's quarkus-oidc tenant
+   *       ({@code %oidc:} + its {@code tenant-id}), else {@code %token} for a JWT or an identity
+   *       that holds a token, else {@code %certificate} for a client certificate; and the name
+   *       alone for a local user (basic auth, a properties file).
+   * </ul>
+   *
+   * Each is read from the principal, one object, and from the identity's attributes, never from one
+   * of its token credentials, of which an OIDC login holds several.
    *
    * @param identity an authenticated identity, or null
    * @return its tenant; null for none, an anonymous one, or one without a name
@@ -67,16 +78,31 @@ public class CallTenant {
       return null;
     }
     Principal principal = identity.getPrincipal();
-    String name = principal.getName();
+    boolean jwt = JsonWebTokens.PRESENT && JsonWebTokens.is(principal);
+    String issuer = jwt ? JsonWebTokens.issuer(principal) : null;
+    String subject = jwt ? JsonWebTokens.subject(principal) : null;
+    String name = subject != null && !subject.isBlank() ? subject : principal.getName();
     if (name == null || name.isBlank()) {
       return null;
     }
-    String issuer = JsonWebTokens.PRESENT ? JsonWebTokens.issuer(principal) : null;
-    boolean token =
-        (JsonWebTokens.PRESENT && JsonWebTokens.is(principal))
-            || identity.getCredentials().stream().anyMatch(TokenCredential.class::isInstance);
-    return TenantResolver.principal(issuer, token ? TenantResolver.TOKEN_ORIGIN : null, name);
+    return TenantResolver.principal(issuer, origin(identity, jwt), name);
   }
+
+  /** Where a principal without an issuer came from; null for a local user. */
+  private static String origin(SecurityIdentity identity, boolean jwt) {
+    if (identity.getAttribute(OIDC_TENANT) instanceof String tenant && !tenant.isBlank()) {
+      return "oidc:" + tenant;
+    }
+    if (jwt || identity.getCredentials().stream().anyMatch(TokenCredential.class::isInstance)) {
+      return TenantResolver.TOKEN_ORIGIN;
+    }
+    return identity.getCredentials().stream().anyMatch(CertificateCredential.class::isInstance)
+        ? "certificate"
+        : null;
+  }
+
+  /** The attribute quarkus-oidc names the OIDC tenant of an identity it made by. */
+  static final String OIDC_TENANT = "tenant-id";
 
   /** MicroProfile JWT, when on the class path (quarkus-oidc, quarkus-smallrye-jwt). */
   private static final class JsonWebTokens {
@@ -97,9 +123,11 @@ public class CallTenant {
     }
 
     static String issuer(Principal principal) {
-      return principal instanceof org.eclipse.microprofile.jwt.JsonWebToken jwt
-          ? jwt.getIssuer()
-          : null;
+      return ((org.eclipse.microprofile.jwt.JsonWebToken) principal).getIssuer();
+    }
+
+    static String subject(Principal principal) {
+      return ((org.eclipse.microprofile.jwt.JsonWebToken) principal).getSubject();
     }
   }
 
