@@ -19,7 +19,9 @@ import dev.mcpgate.core.spi.StoreArguments;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
 import java.net.ConnectException;
+import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
+import java.net.http.HttpConnectTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -201,14 +203,13 @@ final class ClaimWrites {
    */
   private ClaimAttempt readBack(ClaimRequest r, long now, StoreUnavailableException failed) {
     Throwable cause = failed.getCause();
-    boolean lastMayHaveLanded = mayHaveLanded(cause);
-    if (!lastMayHaveLanded && !earlierTries(cause)) {
+    if (!mayHaveLanded(cause) && !earlierTries(cause)) {
       throw failed;
     }
     Map<String, AttributeValue> item;
     try {
-      // the last try found no server: one read, lest an outage cost the SDK's retries twice
-      item = requests.get(items.key(r.id()), "read " + r.id(), lastMayHaveLanded);
+      // the last try reached no server: one read, lest an outage cost the SDK's retries twice
+      item = requests.get(items.key(r.id()), "read " + r.id(), !neverSent(cause));
     } catch (RuntimeException readFailed) {
       failed.addSuppressed(readFailed);
       throw failed;
@@ -236,12 +237,24 @@ final class ClaimWrites {
     if (e instanceof SdkServiceException service) {
       return service.statusCode() >= 500; // DynamoDB: a 5xx write may or may not have happened
     }
+    return e instanceof SdkClientException && !neverSent(e);
+  }
+
+  /**
+   * Whether the last try of a request that failed with {@code e} reached no server: no address, a
+   * connection refused, or one that was not made in time (the HTTP clients' connect timeouts).
+   */
+  private static boolean neverSent(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof ConnectException || t instanceof UnknownHostException) {
-        return false; // never sent
+      if (t instanceof ConnectException
+          || t instanceof UnknownHostException
+          || t instanceof NoRouteToHostException
+          || t instanceof HttpConnectTimeoutException
+          || t.getClass().getSimpleName().equals("ConnectTimeoutException")) {
+        return true; // Apache's (4 and 5) ConnectTimeoutException, by name: no dependency on it
       }
     }
-    return e instanceof SdkClientException;
+    return false;
   }
 
   /** The server did not return the old item on a failed condition: read it with a GetItem. */
