@@ -73,9 +73,12 @@ final class LeaseRenewer implements AutoCloseable {
 
   /**
    * How much later than a period after the claim a lease's first renewal may go out without a
-   * renewal before its action: the scheduler's own delay in arming a new group's first tick.
+   * renewal before its action: the scheduler's own delay in arming a new group's first tick, and
+   * the time between the two clock reads that compare them, either of which a thread preempted on a
+   * loaded machine stretches to milliseconds. At most a tenth of the lease less a period, of which
+   * a renewal try's deadline is a third.
    */
-  static final long FIRST_TICK_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  static final long FIRST_TICK_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   /**
    * The most tries of one group that may wait on the store at once: past it, a store that keeps no
@@ -273,8 +276,11 @@ final class LeaseRenewer implements AutoCloseable {
     // cut-off than that could let another attempt take it over
     RenewalGroup group = renewal.group();
     long untilFirstRenewal = group == null ? 0 : group.nanosToNextTick();
-    if (renewal.confirmedLeftNanos() - untilFirstRenewal + FIRST_TICK_SLACK_NANOS
-        >= period.lease().toNanos() - period.every().toNanos()) {
+    long leastLeft = period.lease().toNanos() - period.every().toNanos();
+    if (renewal.confirmedLeftNanos()
+            - untilFirstRenewal
+            + Math.min(FIRST_TICK_SLACK_NANOS, leastLeft / 10)
+        >= leastLeft) {
       return Held.YES;
     }
     HeldLease held = new HeldLease(renewal.claim.id(), renewal.claim.token());
