@@ -214,9 +214,9 @@ public class GateInterceptor {
       } catch (RuntimeException e) {
         // the method ran (its effect happened): freeing the key would let a retry run it again
         throw new OutcomeUnknownException(
-            "the gated tool ran, but its result cannot be stored for retries ("
+            "the tool ran, but its result cannot be stored for retries ("
                 + e.getMessage()
-                + "): its key stays fenced as outcome unknown",
+                + "): a call under an idempotency key keeps it fenced as outcome unknown",
             e);
       }
       return stored;
