@@ -42,8 +42,8 @@ class CallTenantTest {
                 new QuarkusPrincipal("alice"), new TokenCredential("an-opaque-token", "bearer")));
 
     assertThat(local).isEqualTo("principal:alice");
-    assertThat(issuerA).isEqualTo("principal:https://a.example/realm#alice");
-    assertThat(issuerB).isEqualTo("principal:https://b.example#alice");
+    assertThat(issuerA).isEqualTo("principal:%jwt-name:https://a.example/realm#alice");
+    assertThat(issuerB).isEqualTo("principal:%jwt-name:https://b.example#alice");
     assertThat(opaque).isEqualTo("principal:%token#alice");
     assertThat(List.of(local, issuerA, issuerB, opaque)).doesNotHaveDuplicates();
     assertThat(CallTenant.tenantOf(identity(jwt("alice", null))))
@@ -69,7 +69,7 @@ class CallTenantTest {
                   new TokenCredential("refresh-" + call, "refresh_token") {})));
     }
 
-    assertThat(tenants).containsExactly("principal:https://a.example#alice");
+    assertThat(tenants).containsExactly("principal:%jwt-name:https://a.example#alice");
   }
 
   /**
@@ -102,12 +102,12 @@ class CallTenantTest {
         CallTenant.tenantOf(
             oidc("github", new QuarkusPrincipal("jane"), new TokenCredential("opaque", "bearer")));
 
-    assertThat(github).isEqualTo("principal:%oidc:github#jane");
-    assertThat(spotify).isEqualTo("principal:%oidc:spotify#jane");
+    assertThat(github).isEqualTo("principal:%oidc:github:name:#jane");
+    assertThat(spotify).isEqualTo("principal:%oidc:spotify:name:#jane");
     assertThat(opaque).as("an opaque token of the github OIDC tenant").isEqualTo(github);
     assertThat(CallTenant.tenantOf(oidc("github", jwt("jane", "https://a.example", "7"))))
-        .as("an issuer names the user whatever OIDC tenant checked the token")
-        .isEqualTo("principal:https://a.example#7");
+        .as("a subject: another tenant than a name, under the OIDC tenant that checked it")
+        .isEqualTo("principal:%oidc:github:sub:https://a.example#7");
   }
 
   /**
@@ -121,8 +121,8 @@ class CallTenantTest {
     String github = CallTenant.tenantOf(internalIdTokenLogin("github", "Jane Doe"));
     String spotify = CallTenant.tenantOf(internalIdTokenLogin("spotify", "Jane Doe"));
 
-    assertThat(github).isEqualTo("principal:%oidc:github#Jane Doe");
-    assertThat(spotify).isEqualTo("principal:%oidc:spotify#Jane Doe");
+    assertThat(github).isEqualTo("principal:%oidc:github:name:#Jane Doe");
+    assertThat(spotify).isEqualTo("principal:%oidc:spotify:name:#Jane Doe");
   }
 
   private static SecurityIdentity internalIdTokenLogin(String oidcTenant, String name)
@@ -150,7 +150,7 @@ class CallTenantTest {
                 .addCredential(new CertificateCredential(null))
                 .build());
 
-    assertThat(certificate).isEqualTo("principal:%certificate#" + dn);
+    assertThat(certificate).isEqualTo("principal:%certificate:#" + dn);
     assertThat(CallTenant.tenantOf(identity(new QuarkusPrincipal(dn))))
         .isEqualTo("principal:" + dn)
         .isNotEqualTo(certificate);

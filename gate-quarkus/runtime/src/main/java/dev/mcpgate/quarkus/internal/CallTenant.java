@@ -9,7 +9,10 @@ import io.quarkus.security.credential.TokenCredential;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.security.cert.X509Certificate;
 
 /**
  * The tenant of a call, from the server side and tagged with its source: {@code constant:} and
@@ -53,22 +56,29 @@ public class CallTenant {
   }
 
   /**
-   * The tenant of an identity, spelled as {@link TenantResolver#principal} spells it, from what
-   * tells its user apart where it came from:
+   * The tenant of an identity, spelled by {@link TenantResolver#principal} ({@code %} written
+   * {@code %25} and {@code #} {@code %23} in each part), from what tells its user apart where it
+   * came from:
    *
    * <ul>
-   *   <li>a principal that is a JWT (MicroProfile JWT's {@code JsonWebToken}: a bearer token, an
-   *       OIDC login's ID token) with an {@code iss}: the issuer and the token's subject ({@code
-   *       sub}, unique per user of an issuer; its name where it has none), not its name, which
-   *       quarkus-oidc takes from a configured claim that may be a display name;
-   *   <li>without an issuer: the name, after where it came from: the identity's quarkus-oidc tenant
-   *       ({@code %oidc:} + its {@code tenant-id}), else {@code %token} for a JWT or an identity
-   *       that holds a token, else {@code %certificate} for a client certificate; and the name
-   *       alone for a local user (basic auth, a properties file).
+   *   <li>made by quarkus-oidc (it names the OIDC tenant, {@code tenant-id}): {@code
+   *       principal:%oidc:} + the tenant id (URL-encoded) + {@code :sub:} + the issuer + {@code #}
+   *       + the JWT's subject, or {@code :name:} + the issuer + {@code #} + the name when there is
+   *       no subject (an opaque token, a provider without ID tokens): a token another OIDC tenant
+   *       checked is never this one's user, whatever issuer it names, and a name is never a
+   *       subject;
+   *   <li>a JWT from elsewhere (smallrye-jwt) with an {@code iss} and a {@code sub}: {@code
+   *       principal:} + issuer + {@code #} + subject, as the Spring Boot starter spells it; without
+   *       a subject, {@code principal:%jwt-name:} + issuer + {@code #} + name; without an issuer,
+   *       as another token;
+   *   <li>another identity that holds a token: {@code principal:%token#} + name;
+   *   <li>a client certificate: {@code principal:%certificate:} + its issuer's DN + {@code #} + the
+   *       subject's DN (a DN is unique only per issuing CA);
+   *   <li>a local user (basic auth, a properties file): {@code principal:} + name.
    * </ul>
    *
-   * Each is read from the principal, one object, and from the identity's attributes, never from one
-   * of its token credentials, of which an OIDC login holds several.
+   * Each is read from the principal and the identity's attributes and credentials by kind, never
+   * from one of its token credentials, of which an OIDC login holds several.
    *
    * @param identity an authenticated identity, or null
    * @return its tenant; null for none, an anonymous one, or one without a name
@@ -79,26 +89,37 @@ public class CallTenant {
     }
     Principal principal = identity.getPrincipal();
     boolean jwt = JsonWebTokens.PRESENT && JsonWebTokens.is(principal);
-    String issuer = jwt ? JsonWebTokens.issuer(principal) : null;
-    String subject = jwt ? JsonWebTokens.subject(principal) : null;
-    String name = subject != null && !subject.isBlank() ? subject : principal.getName();
-    if (name == null || name.isBlank()) {
+    String issuer = jwt ? blankless(JsonWebTokens.issuer(principal)) : null;
+    String subject = jwt ? blankless(JsonWebTokens.subject(principal)) : null;
+    String name = subject != null ? subject : blankless(principal.getName());
+    if (name == null) {
       return null;
     }
-    return TenantResolver.principal(issuer, origin(identity, jwt), name);
-  }
-
-  /** Where a principal without an issuer came from; null for a local user. */
-  private static String origin(SecurityIdentity identity, boolean jwt) {
-    if (identity.getAttribute(OIDC_TENANT) instanceof String tenant && !tenant.isBlank()) {
-      return "oidc:" + tenant;
+    String by = subject != null ? ":sub:" : ":name:";
+    if (identity.getAttribute(OIDC_TENANT) instanceof String oidc && !oidc.isBlank()) {
+      String id = URLEncoder.encode(oidc, StandardCharsets.UTF_8);
+      return TenantResolver.principal(
+          null, "oidc:" + id + by + (issuer == null ? "" : issuer), name);
+    }
+    if (issuer != null) {
+      return subject != null
+          ? TenantResolver.principal(issuer, null, name)
+          : TenantResolver.principal(null, "jwt-name:" + issuer, name);
     }
     if (jwt || identity.getCredentials().stream().anyMatch(TokenCredential.class::isInstance)) {
-      return TenantResolver.TOKEN_ORIGIN;
+      return TenantResolver.principal(null, TenantResolver.TOKEN_ORIGIN, name);
     }
-    return identity.getCredentials().stream().anyMatch(CertificateCredential.class::isInstance)
-        ? "certificate"
-        : null;
+    CertificateCredential certificate = identity.getCredential(CertificateCredential.class);
+    if (certificate != null) {
+      X509Certificate c = certificate.getCertificate();
+      String ca = c == null ? "" : c.getIssuerX500Principal().getName();
+      return TenantResolver.principal(null, "certificate:" + ca, name);
+    }
+    return TenantResolver.principal(null, null, name);
+  }
+
+  private static String blankless(String value) {
+    return value == null || value.isBlank() ? null : value;
   }
 
   /** The attribute quarkus-oidc names the OIDC tenant of an identity it made by. */
