@@ -2,23 +2,14 @@ package dev.mcpgate.quarkus.deployment.review;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.quarkus.test.QuarkusUnitTest;
-import java.time.Duration;
-import java.util.Base64;
 import java.util.Map;
 import java.util.UUID;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.jose4j.jwk.RsaJsonWebKey;
-import org.jose4j.jwk.RsaJwkGenerator;
-import org.jose4j.jws.AlgorithmIdentifiers;
-import org.jose4j.jws.JsonWebSignature;
-import org.jose4j.jwt.JwtClaims;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,81 +22,32 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * so are two users of one issuer and one display name (their subjects differ).
  */
 class OidcTenantTest {
-  static final RsaJsonWebKey KEY = key();
+  static final RsaJsonWebKey KEY = BearerTokens.key("bearer");
 
   @RegisterExtension
   static final QuarkusUnitTest APP =
       new QuarkusUnitTest()
-          .withApplicationRoot(jar -> jar.addClasses(ReviewTools.class, ReviewTools.Payment.class))
+          .withApplicationRoot(
+              jar ->
+                  jar.addClasses(ReviewTools.class, ReviewTools.Payment.class, BearerTokens.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
           .overrideConfigKey("quarkus.http.test-port", "0")
           .overrideConfigKey("mcpgate.store", "memory")
           // an OIDC tenant of its own (the build turns the default one off for the other tests)
-          .overrideConfigKey(
-              "quarkus.oidc.bearer.public-key",
-              Base64.getEncoder().encodeToString(KEY.getPublicKey().getEncoded()))
+          .overrideConfigKey("quarkus.oidc.bearer.public-key", BearerTokens.publicKey(KEY))
           .overrideConfigKey("quarkus.oidc.bearer.tenant-paths", "/*")
           .overrideConfigKey("quarkus.oidc.bearer.token.principal-claim", "name");
 
-  private static RsaJsonWebKey key() {
-    try {
-      // one key for the JUnit and the Quarkus class loader, which each initialize this class
-      String saved = System.getProperty("oidc-tenant-test.jwk");
-      if (saved != null) {
-        return (RsaJsonWebKey) org.jose4j.jwk.JsonWebKey.Factory.newJwk(saved);
-      }
-      RsaJsonWebKey k = RsaJwkGenerator.generateJwk(2048);
-      k.setKeyId("review");
-      System.setProperty(
-          "oidc-tenant-test.jwk",
-          k.toJson(org.jose4j.jwk.JsonWebKey.OutputControlLevel.INCLUDE_PRIVATE));
-      return k;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   static String token(String iss, String sub, String name) {
-    try {
-      JwtClaims c = new JwtClaims();
-      if (iss != null) {
-        c.setIssuer(iss);
-      }
-      c.setSubject(sub);
-      c.setClaim("name", name);
-      c.setIssuedAtToNow();
-      c.setExpirationTimeMinutesInTheFuture(10);
-      c.setGeneratedJwtId();
-      JsonWebSignature jws = new JsonWebSignature();
-      jws.setPayload(c.toJson());
-      jws.setKey(KEY.getPrivateKey());
-      jws.setKeyIdHeaderValue(KEY.getKeyId());
-      jws.setAlgorithmHeaderValue(AlgorithmIdentifiers.RSA_USING_SHA256);
-      return jws.getCompactSerialization();
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    return BearerTokens.token(KEY, iss, sub, name);
   }
 
   static McpSyncClient client(String bearer) {
-    int port = ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
-    McpSyncClient client =
-        McpClient.sync(
-                HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                    .endpoint("/mcp")
-                    .httpRequestCustomizer(
-                        (b, method, uri, body, ctx) ->
-                            b.header("Authorization", "Bearer " + bearer))
-                    .build())
-            .requestTimeout(Duration.ofSeconds(30))
-            .build();
-    client.initialize();
-    return client;
+    return BearerTokens.client(bearer, Map.of());
   }
 
   static CallToolRequest refund(String order, String key) {
-    return new CallToolRequest(
-        "refundBy", Map.of("order_id", order, "route", "TO_CARD", "idempotency_key", key));
+    return BearerTokens.refund(order, key);
   }
 
   static String text(CallToolResult r) {
