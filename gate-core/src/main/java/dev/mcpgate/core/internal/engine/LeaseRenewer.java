@@ -73,12 +73,10 @@ final class LeaseRenewer implements AutoCloseable {
 
   /**
    * How much later than a period after the claim a lease's first renewal may go out without a
-   * renewal before its action: the scheduler's own delay in arming a new group's first tick, and
-   * the time between the two clock reads that compare them, either of which a thread preempted on a
-   * loaded machine stretches to milliseconds. At most a tenth of the lease less a period, of which
-   * a renewal try's deadline is a third.
+   * renewal before its action: the time between the scheduler's clock read for a running group's
+   * next tick and this process's.
    */
-  static final long FIRST_TICK_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  static final long FIRST_TICK_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   /**
    * The most tries of one group that may wait on the store at once: past it, a store that keeps no
@@ -136,8 +134,8 @@ final class LeaseRenewer implements AutoCloseable {
       }
       group = groups.get(period);
       if (group == null) {
-        group = new RenewalGroup(this, store, period);
         long every = period.every().toNanos();
+        group = new RenewalGroup(this, store, period, fromNanos + every);
         try {
           long first = Math.max(0, fromNanos + every - ticker.nanoTime());
           group.task =
@@ -275,12 +273,10 @@ final class LeaseRenewer implements AutoCloseable {
     // a claim sent just before the group's last tick) is renewed before the action, or a shorter
     // cut-off than that could let another attempt take it over
     RenewalGroup group = renewal.group();
-    long untilFirstRenewal = group == null ? 0 : group.nanosToNextTick();
-    long leastLeft = period.lease().toNanos() - period.every().toNanos();
-    if (renewal.confirmedLeftNanos()
-            - untilFirstRenewal
-            + Math.min(FIRST_TICK_SLACK_NANOS, leastLeft / 10)
-        >= leastLeft) {
+    long now = ticker.nanoTime();
+    long untilFirstRenewal = group == null ? 0 : group.nanosToNextTick(now);
+    if (renewal.confirmedLeftNanos(now) - untilFirstRenewal + FIRST_TICK_SLACK_NANOS
+        >= period.lease().toNanos() - period.every().toNanos()) {
       return Held.YES;
     }
     HeldLease held = new HeldLease(renewal.claim.id(), renewal.claim.token());

@@ -218,11 +218,11 @@ final class Renewal {
   }
 
   /**
-   * @return how long the lease is confirmed for from now, by this process's clock (negative once it
-   *     has run out)
+   * @param now this process's ticker, read once with what it is compared to
+   * @return how long the lease is confirmed for from {@code now} (negative once it has run out)
    */
-  long confirmedLeftNanos() {
-    return confirmedUntilNanos - ticker.nanoTime();
+  long confirmedLeftNanos(long now) {
+    return confirmedUntilNanos - now;
   }
 
   private boolean hasLapsed() {

@@ -29,19 +29,36 @@ final class RenewalGroup implements Runnable {
   private int waiting; // guarded by this: tries sent and not answered, given up ones included
   private Try current; // guarded by this: the try not answered nor given up, if any
   private int failedInARow; // guarded by this
+  private final long firstTickNanos;
+  private volatile boolean ticked; // the first tick has run
 
-  RenewalGroup(LeaseRenewer renewer, IdempotencyStore store, LeaseRenewer.Period period) {
+  /**
+   * @param firstTickNanos when the first tick is due, by the renewer's ticker: a period after the
+   *     claim that made the group was sent
+   */
+  RenewalGroup(
+      LeaseRenewer renewer,
+      IdempotencyStore store,
+      LeaseRenewer.Period period,
+      long firstTickNanos) {
     this.renewer = renewer;
     this.store = store;
     this.period = period;
     this.within = LeaseRenewer.deadline(period);
+    this.firstTickNanos = firstTickNanos;
   }
 
   /**
-   * @return how long until the group's next tick, which sends the first renewal of a lease that
-   *     joins it now; 0 when it is due or running
+   * @param now the renewer's ticker, read once with what it is compared to
+   * @return how long from {@code now} until the group's next tick, which sends the first renewal of
+   *     a lease that joins it now; 0 when it is due or running. Before the first tick, from when it
+   *     is due by the ticker (the scheduler's own delay in arming it is no shortfall of the
+   *     lease's); after it, from the scheduler's delay to the next
    */
-  long nanosToNextTick() {
+  long nanosToNextTick(long now) {
+    if (!ticked) {
+      return Math.max(0, firstTickNanos - now);
+    }
     ScheduledFuture<?> next = task;
     return next == null ? 0 : Math.max(0, next.getDelay(TimeUnit.NANOSECONDS));
   }
@@ -49,6 +66,7 @@ final class RenewalGroup implements Runnable {
   /** The period's try: skipped while a try (a retry, say) is still within its deadline. */
   @Override
   public void run() {
+    ticked = true;
     try {
       synchronized (this) {
         if (current == null) {
