@@ -67,6 +67,7 @@ final class ClaimItems {
   private final String partitionPrefix;
   private final String sortKeyValue;
   private final boolean compress;
+  private final long marginMs;
 
   ClaimItems(
       String partitionKey,
@@ -74,13 +75,15 @@ final class ClaimItems {
       String sortKey,
       String sortKeyValue,
       String ttlAttribute,
-      boolean compress) {
+      boolean compress,
+      long marginMs) {
     this.partitionKey = partitionKey;
     this.partitionPrefix = partitionPrefix;
     this.sortKey = sortKey;
     this.sortKeyValue = sortKeyValue;
     this.ttlAttribute = ttlAttribute;
     this.compress = compress;
+    this.marginMs = marginMs;
   }
 
   /**
@@ -364,10 +367,12 @@ final class ClaimItems {
   }
 
   /**
-   * @return the epoch second at or after {@code expiresAtMs}, for DynamoDB's TTL
+   * @return the epoch second, for DynamoDB's TTL, at or after the safety margin past {@code
+   *     expiresAtMs}: an item DynamoDB deletes is one that no claim's condition still counts alive
+   *     (a takeover's condition waits out the margin; a deletion would let a put through at once)
    */
-  static long ttlSeconds(long expiresAtMs) {
-    return Math.floorDiv(expiresAtMs + 999, 1000);
+  long ttlSeconds(long expiresAtMs) {
+    return Math.floorDiv(expiresAtMs + marginMs + 999, 1000);
   }
 
   private static byte[] gzip(byte[] body) {

@@ -125,15 +125,23 @@ final class ClaimWrites {
           u.equals(TOKEN, s(row.token().value()))
               + " AND "
               + Conditions.takeoverAllowed(u, u.value(n(cutoffMs)), u.value(s(r.argsHash())));
-      Map<String, AttributeValue> taken;
+      Requests.Outcome taken;
       try {
-        taken = requests.update(items.key(r.id()), u, update, held, "take over " + r.id());
+        taken = requests.updateTried(items.key(r.id()), u, update, held, "take over " + r.id());
       } catch (StoreUnavailableException failed) {
         return readBack(r, now, failed);
       }
-      if (taken != null) {
+      if (taken == Requests.Outcome.WRITTEN) {
         item.put(ATTEMPT, n(attempt));
         return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
+      }
+      if (taken == Requests.Outcome.REFUSED_ON_RETRY) {
+        // an earlier try of the SDK's may have landed, its answer lost: read now, lest the last
+        // round take this request's own takeover for another attempt's
+        Map<String, AttributeValue> found = requests.get(items.key(r.id()), "read " + r.id());
+        if (heldByThisRequest(found, r)) {
+          return new ClaimAttempt.Acquired(items.read(found), Instant.ofEpochMilli(now));
+        }
       }
       // another attempt changed the item since it was read: claim again
     }
@@ -217,14 +225,19 @@ final class ClaimWrites {
     if (item == null && r.replacing() != null) {
       return new ClaimAttempt.Absent(Instant.ofEpochMilli(now));
     }
-    if (item != null
-        && item.containsKey(TOKEN)
-        && r.token().value().equals(item.get(TOKEN).s())
-        && item.containsKey(STATE)
-        && ClaimState.IN_PROGRESS.name().equals(item.get(STATE).s())) {
+    if (heldByThisRequest(item, r)) {
       return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
     }
     throw failed;
+  }
+
+  /** Whether {@code item} is the request's own claim: in progress, with the request's token. */
+  private static boolean heldByThisRequest(Map<String, AttributeValue> item, ClaimRequest r) {
+    return item != null
+        && item.containsKey(TOKEN)
+        && r.token().value().equals(item.get(TOKEN).s())
+        && item.containsKey(STATE)
+        && ClaimState.IN_PROGRESS.name().equals(item.get(STATE).s());
   }
 
   /** Whether the SDK tried before the last try: an earlier one may have landed, whatever it met. */
@@ -336,7 +349,7 @@ final class ClaimWrites {
             + ", "
             + e.equals(EXPIRES, n(expires))
             + ", "
-            + e.equals(items.ttlAttribute, n(ClaimItems.ttlSeconds(expires)));
+            + e.equals(items.ttlAttribute, n(items.ttlSeconds(expires)));
     Requests.Outcome outcome =
         requests.updateTried(
             items.key(id),

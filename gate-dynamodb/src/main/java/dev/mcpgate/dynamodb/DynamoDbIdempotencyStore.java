@@ -52,8 +52,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  *       never moves a lease end back (a renewal given up on that lands late finds the lease already
  *       later, and leaves it).
  *   <li>Expiry is enforced in the condition and on read, never left to DynamoDB's TTL deletion,
- *       which is lazy (up to days). Each item carries an epoch-seconds {@code ttl} attribute so
- *       that DynamoDB removes it eventually.
+ *       which is lazy (up to days). Each item carries an epoch-seconds {@code ttl} attribute, its
+ *       expiry plus the {@linkplain Builder#leaseSafetyMargin safety margin}, so that DynamoDB
+ *       removes it eventually, and never while a takeover's condition still counts it alive.
  *   <li>DynamoDB has no server clock in expressions, so times come from this process's {@link
  *       InstantSource}. Servers that share a table must keep their clocks close (NTP); {@link
  *       Builder#leaseSafetyMargin} is how much skew a takeover tolerates: a lease (or a row) counts
@@ -88,7 +89,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore, AutoClo
             b.sortKey,
             b.sortKeyValue,
             b.ttlAttribute,
-            b.compress);
+            b.compress,
+            b.margin.toMillis());
     this.admin = new TableAdmin(requests, items);
     this.leaseWrites = new LeaseWrites(items);
     Requests renewing = b.renewalClient == null ? requests : new Requests(b.renewalClient, b.table);

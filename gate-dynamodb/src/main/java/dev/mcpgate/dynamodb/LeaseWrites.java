@@ -173,7 +173,7 @@ final class LeaseWrites {
         + ", "
         + e.equals(EXPIRES, n(leaseEndMs))
         + ", "
-        + e.equals(items.ttlAttribute, n(ClaimItems.ttlSeconds(leaseEndMs)));
+        + e.equals(items.ttlAttribute, n(items.ttlSeconds(leaseEndMs)));
   }
 
   private static Duration left(long deadlineNanos, ClaimId id, Duration within) {
