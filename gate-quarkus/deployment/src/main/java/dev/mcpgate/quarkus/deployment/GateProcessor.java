@@ -57,6 +57,7 @@ class GateProcessor {
   private static final DotName TOOL_ARG = DotName.createSimple(MCP + "ToolArg");
   private static final DotName TOOL_RESPONSE = DotName.createSimple(MCP + "ToolResponse");
   private static final DotName META = DotName.createSimple(MCP + "Meta");
+  private static final DotName OPTIONAL = DotName.createSimple(Optional.class);
   private static final DotName IDEMPOTENT = DotName.createSimple(Idempotent.class);
   private static final DotName NON_BLOCKING =
       DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
@@ -124,6 +125,7 @@ class GateProcessor {
     List<String> lines = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     List<String> survey = new ArrayList<>();
+    List<String> keyUnserved = new ArrayList<>();
     List<MethodInfo> tools =
         index.getAnnotations(TOOL).stream()
             .filter(a -> a.target().kind() == AnnotationTarget.Kind.METHOD)
@@ -149,6 +151,7 @@ class GateProcessor {
       }
       List<String> arguments = arguments(method);
       check(method, name, gated, arguments, readOnly, idempotent, http, problems);
+      requiredKey(method, name, gated).ifPresent(keyUnserved::add);
       List<String> types = new ArrayList<>();
       for (int i = 0; i < method.parametersCount(); i++) {
         types.add(method.parameterType(i).name().toString());
@@ -186,6 +189,9 @@ class GateProcessor {
               + " mark them @Tool(annotations = @Tool.Annotations(readOnlyHint = true)) if they"
               + " write nothing):%n%s",
           String.join("\n", survey));
+    }
+    if (!keyUnserved.isEmpty()) {
+      LOG.warnf("MCP Gate: key sources that never serve:%n%s", String.join("\n", keyUnserved));
     }
     LOG.debugf("MCP Gate: %d gated tools", lines.size());
     return SyntheticBeanBuildItem.configure(GatedTools.class)
@@ -255,10 +261,7 @@ class GateProcessor {
               + ": a gated tool tells clients so; add"
               + " annotations = @Tool.Annotations(idempotentHint = true) to its @Tool");
     }
-    List<String> sources =
-        gated.value("keySources") == null
-            ? List.of(KeySource.ARGUMENT.name(), KeySource.META.name())
-            : Arrays.asList(gated.value("keySources").asEnumArray());
+    List<String> sources = sources(gated);
     if (sources.contains(KeySource.HEADER.name()) && !http) {
       problems.add(
           where
@@ -273,10 +276,7 @@ class GateProcessor {
               + " definition from the method; write the key's description in its @ToolArg"
               + " (description = \"...\")");
     }
-    String keyArgument =
-        gated.value("keyArgument") == null
-            ? ToolPolicy.DEFAULT_KEY_ARGUMENT
-            : gated.value("keyArgument").asString();
+    String keyArgument = keyArgument(gated);
     if (sources.contains(KeySource.ARGUMENT.name()) && !arguments.contains(keyArgument)) {
       problems.add(
           where
@@ -322,6 +322,51 @@ class GateProcessor {
         }
       }
     }
+  }
+
+  private static List<String> sources(AnnotationInstance gated) {
+    return gated.value("keySources") == null
+        ? List.of(KeySource.ARGUMENT.name(), KeySource.META.name())
+        : Arrays.asList(gated.value("keySources").asEnumArray());
+  }
+
+  private static String keyArgument(AnnotationInstance gated) {
+    AnnotationValue key = gated.value("keyArgument");
+    return key == null ? ToolPolicy.DEFAULT_KEY_ARGUMENT : key.asString();
+  }
+
+  /**
+   * @return a warning when the key argument is required in the tool's schema (the MCP server's
+   *     rule: {@code @ToolArg(required)} if set, else required unless an {@code Optional}) while
+   *     the key may also come from {@code _meta} or a header: the server refuses a call without the
+   *     argument before the gate, so those sources never serve
+   */
+  static Optional<String> requiredKey(MethodInfo method, String tool, AnnotationInstance gated) {
+    List<String> others = new ArrayList<>(sources(gated));
+    if (!others.remove(KeySource.ARGUMENT.name()) || others.isEmpty()) {
+      return Optional.empty();
+    }
+    String key = keyArgument(gated);
+    for (MethodParameterInfo p : method.parameters()) {
+      AnnotationInstance arg = p.annotation(TOOL_ARG);
+      AnnotationValue name = arg == null ? null : arg.value("name");
+      AnnotationValue required = arg == null ? null : arg.value("required");
+      boolean optional = p.type().name().equals(OPTIONAL);
+      if (key.equals(name == null ? p.name() : name.asString())
+          && (required == null ? !optional : required.asBoolean())) {
+        return Optional.of(
+            "  "
+                + tool
+                + ": its key argument "
+                + key
+                + " is required in the tool's schema, so the MCP server refuses a call without it"
+                + " before the gate, and a key in "
+                + String.join(" or ", others)
+                + " never serves; mark it @ToolArg(required = false), or name only"
+                + " KeySource.ARGUMENT in keySources");
+      }
+    }
+    return Optional.empty();
   }
 
   /**
