@@ -36,12 +36,11 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * }</pre>
  *
  * <ul>
- *   <li>Claim: one {@code PutItem} whose condition lets it through only when the item is absent,
- *       expired, or in progress (never unknown: that one stays fenced until it expires) with the
- *       same argument hash and an expired lease. It asks for {@code
- *       ReturnValuesOnConditionCheckFailure=ALL_OLD}, so a replay or a conflict costs one request;
- *       against a server that does not return the old item, one strongly consistent {@code GetItem}
- *       follows.
+ *   <li>Claim: one conditional {@code PutItem} where the key is absent or expired; else the item
+ *       found decides, by the takeover rule, and one whose lease may be taken over (never an
+ *       unknown one) is taken by one {@code UpdateItem} conditional on its token. A failed
+ *       condition returns the old item ({@code ALL_OLD}): a replay costs one request, or a strongly
+ *       consistent {@code GetItem} more where the server does not return it.
  *   <li>complete, release, extend and mark-unknown are conditional on the lease token; extend and
  *       mark-unknown also on {@code state = IN_PROGRESS}.
  *   <li>The gate's renewals ({@link #extendLeases}) are one conditional {@code UpdateItem} per
@@ -51,10 +50,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  *       left of it), per lease: a lease whose request failed or did not answer is undecided. It
  *       never moves a lease end back (a renewal given up on that lands late finds the lease already
  *       later, and leaves it).
- *   <li>Expiry is enforced in the condition and on read, never left to DynamoDB's TTL deletion,
- *       which is lazy (up to days). Each item carries an epoch-seconds {@code ttl} attribute, its
- *       expiry plus the {@linkplain Builder#leaseSafetyMargin safety margin}, so that DynamoDB
- *       removes it eventually, and never while a takeover's condition still counts it alive.
+ *   <li>Expiry is enforced in the condition and on read, never left to DynamoDB's lazy TTL
+ *       deletion. An item's epoch-seconds {@code ttl} is its expiry plus the safety margin: deleted
+ *       eventually, never while a takeover's condition still counts it alive.
  *   <li>DynamoDB has no server clock in expressions, so times come from this process's {@link
  *       InstantSource}. Servers that share a table must keep their clocks close (NTP); {@link
  *       Builder#leaseSafetyMargin} is how much skew a takeover tolerates: a lease (or a row) counts
