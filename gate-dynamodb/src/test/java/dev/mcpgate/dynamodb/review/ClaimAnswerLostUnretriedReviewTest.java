@@ -13,10 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -38,14 +35,9 @@ class ClaimAnswerLostUnretriedReviewTest {
     MutableClock clock = new MutableClock(Instant.parse("2031-01-01T00:00:00Z"));
     try (LostAnswerProxy proxy = new LostAnswerProxy(ReviewDynamo.endpoint());
         DynamoDbClient client =
-            DynamoDbClient.builder()
-                .endpointOverride(proxy.endpoint())
-                .region(Region.US_EAST_1)
-                .credentialsProvider(
-                    StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create("mcpgate", "mcpgate")))
-                .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
-                .build();
+            ReviewDynamo.client(
+                proxy.endpoint(),
+                b -> b.overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())));
         DynamoDbIdempotencyStore store = ReviewDynamo.store(client, clock)) {
       ClaimId id = new ClaimId("review", "claim-lost-unretried", UUID.randomUUID().toString());
       LeaseToken token = LeaseToken.random();

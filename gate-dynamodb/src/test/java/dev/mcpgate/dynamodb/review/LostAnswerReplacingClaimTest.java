@@ -13,13 +13,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.http.SdkHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
 /**
  * A claim replacing a token (an operator's settlement) whose takeover's answer was lost. Its item,
@@ -35,14 +31,14 @@ class LostAnswerReplacingClaimTest {
 
   /** A client of {@code endpoint} that never retries, through {@code http} when not null. */
   private static DynamoDbClient unretried(URI endpoint, SdkHttpClient http) {
-    DynamoDbClientBuilder b =
-        DynamoDbClient.builder()
-            .endpointOverride(endpoint)
-            .region(Region.US_EAST_1)
-            .credentialsProvider(
-                StaticCredentialsProvider.create(AwsBasicCredentials.create("mcpgate", "mcpgate")))
-            .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()));
-    return (http == null ? b : b.httpClient(http)).build();
+    return ReviewDynamo.client(
+        endpoint,
+        b -> {
+          b.overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()));
+          if (http != null) {
+            b.httpClient(http);
+          }
+        });
   }
 
   /** A key claimed by {@code read}, whose lease then ran out: a settlement may replace it. */

@@ -27,8 +27,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -39,7 +37,6 @@ import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.core.retry.RetryPolicy;
 import software.amazon.awssdk.metrics.MetricCollection;
 import software.amazon.awssdk.metrics.MetricPublisher;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -52,14 +49,8 @@ class ReadBackOneTryReview3Test {
 
   private static DynamoDbClient client(
       ScriptedHttp http, Consumer<ClientOverrideConfiguration.Builder> override) {
-    return DynamoDbClient.builder()
-        .endpointOverride(ReviewDynamo.endpoint())
-        .region(Region.US_EAST_1)
-        .credentialsProvider(
-            StaticCredentialsProvider.create(AwsBasicCredentials.create("mcpgate", "mcpgate")))
-        .httpClient(http)
-        .overrideConfiguration(override)
-        .build();
+    return ReviewDynamo.client(
+        ReviewDynamo.endpoint(), b -> b.httpClient(http).overrideConfiguration(override));
   }
 
   @SuppressWarnings("deprecation")

@@ -3,11 +3,13 @@ package dev.mcpgate.dynamodb.review;
 import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
 import java.net.URI;
 import java.time.InstantSource;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Assumptions;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
 /** The review tests' real server (dynalite, {@code MCPGATE_TEST_DYNAMODB_ENDPOINT}) and table. */
 final class ReviewDynamo {
@@ -25,23 +27,24 @@ final class ReviewDynamo {
 
   /** A client with the SDK's default retry policy, of {@code endpoint}. */
   static DynamoDbClient client(URI endpoint) {
-    return DynamoDbClient.builder()
-        .endpointOverride(endpoint)
-        .region(Region.US_EAST_1)
-        .credentialsProvider(
-            StaticCredentialsProvider.create(AwsBasicCredentials.create("mcpgate", "mcpgate")))
-        .build();
+    return client(endpoint, b -> {});
   }
 
   /** A client of the review server that sends its requests through {@code http}. */
   static DynamoDbClient client(software.amazon.awssdk.http.SdkHttpClient http) {
-    return DynamoDbClient.builder()
-        .endpointOverride(endpoint())
-        .region(Region.US_EAST_1)
-        .credentialsProvider(
-            StaticCredentialsProvider.create(AwsBasicCredentials.create("mcpgate", "mcpgate")))
-        .httpClient(http)
-        .build();
+    return client(endpoint(), b -> b.httpClient(http));
+  }
+
+  /** A client of {@code endpoint} (region and test credentials set), as {@code more} adds to it. */
+  static DynamoDbClient client(URI endpoint, Consumer<DynamoDbClientBuilder> more) {
+    DynamoDbClientBuilder b =
+        DynamoDbClient.builder()
+            .endpointOverride(endpoint)
+            .region(Region.US_EAST_1)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("mcpgate", "mcpgate")));
+    more.accept(b);
+    return b.build();
   }
 
   /** A store of the review table through {@code client}, the table made once. */

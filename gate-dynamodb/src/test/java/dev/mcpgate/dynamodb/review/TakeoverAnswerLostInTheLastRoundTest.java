@@ -13,12 +13,9 @@ import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
@@ -60,14 +57,9 @@ class TakeoverAnswerLostInTheLastRoundTest {
             }
           };
       try (DynamoDbClient client =
-              DynamoDbClient.builder()
-                  .endpointOverride(proxy.endpoint())
-                  .region(Region.US_EAST_1)
-                  .credentialsProvider(
-                      StaticCredentialsProvider.create(
-                          AwsBasicCredentials.create("mcpgate", "mcpgate")))
-                  .overrideConfiguration(c -> c.addExecutionInterceptor(racing))
-                  .build();
+              ReviewDynamo.client(
+                  proxy.endpoint(),
+                  b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(racing)));
           DynamoDbIdempotencyStore store = ReviewDynamo.store(client, clock)) {
         other.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(), SHORT, LONG));
         clock.advance(Duration.ofSeconds(5)); // the first holder stopped

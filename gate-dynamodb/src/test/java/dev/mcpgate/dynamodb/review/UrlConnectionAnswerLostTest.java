@@ -15,10 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -36,14 +33,8 @@ class UrlConnectionAnswerLostTest {
     MutableClock clock = new MutableClock(Instant.parse("2031-01-01T00:00:00Z"));
     try (LostAnswerProxy proxy = new LostAnswerProxy(ReviewDynamo.endpoint());
         DynamoDbClient client =
-            DynamoDbClient.builder()
-                .endpointOverride(proxy.endpoint())
-                .region(Region.US_EAST_1)
-                .credentialsProvider(
-                    StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create("mcpgate", "mcpgate")))
-                .httpClient(UrlConnectionHttpClient.create())
-                .build();
+            ReviewDynamo.client(
+                proxy.endpoint(), b -> b.httpClient(UrlConnectionHttpClient.create()));
         DynamoDbIdempotencyStore store = ReviewDynamo.store(client, clock)) {
       ClaimId id = new ClaimId("review", "url-connection", UUID.randomUUID().toString());
       LeaseToken token = LeaseToken.random();
