@@ -372,7 +372,8 @@ final class ClaimItems {
    *     (a takeover's condition waits out the margin; a deletion would let a put through at once)
    */
   long ttlSeconds(long expiresAtMs) {
-    return Math.floorDiv(expiresAtMs + marginMs + 999, 1000);
+    long last = Long.MAX_VALUE - 999; // a margin to the end of time: no wrap before the expiry
+    return Math.floorDiv(marginMs > last - expiresAtMs ? last : expiresAtMs + marginMs + 999, 1000);
   }
 
   private static byte[] gzip(byte[] body) {

@@ -138,7 +138,15 @@ final class ClaimWrites {
       if (taken == Requests.Outcome.REFUSED_ON_RETRY) {
         // an earlier try of the SDK's may have landed, its answer lost: read now, lest the last
         // round take this request's own takeover for another attempt's
-        Map<String, AttributeValue> found = requests.get(items.key(r.id()), "read " + r.id());
+        Map<String, AttributeValue> found;
+        try {
+          found = requests.get(items.key(r.id()), "read " + r.id());
+        } catch (StoreUnavailableException readFailed) {
+          if (round + 1 < CLAIM_ROUNDS) {
+            continue; // the next round's write finds the item, this request's or not
+          }
+          throw takeoverUnread(r, readFailed);
+        }
         if (heldByThisRequest(found, r)) {
           return new ClaimAttempt.Acquired(items.read(found), Instant.ofEpochMilli(now));
         }
@@ -154,6 +162,20 @@ final class ClaimWrites {
             + CLAIM_ROUNDS
             + " rounds",
         null);
+  }
+
+  private StoreUnavailableException takeoverUnread(ClaimRequest r, RuntimeException readFailed) {
+    return new StoreUnavailableException(
+        "claim of "
+            + r.id()
+            + " in DynamoDB table "
+            + requests.table
+            + ": its takeover in the last of "
+            + CLAIM_ROUNDS
+            + " rounds may have landed (the SDK's retry of it was refused) and the item could not"
+            + " be read back; the action did not run, and the key may stay held by this claim until"
+            + " its lease ends",
+        readFailed);
   }
 
   /**

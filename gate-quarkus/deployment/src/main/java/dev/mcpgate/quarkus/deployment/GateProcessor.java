@@ -34,6 +34,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jboss.jandex.AnnotationInstance;
 import org.jboss.jandex.AnnotationTarget;
 import org.jboss.jandex.AnnotationTransformation;
@@ -64,19 +66,12 @@ class GateProcessor {
 
   /** Parameter types the extension injects: not tool arguments. */
   private static final Set<DotName> INJECTED =
-      Set.of(
-          META,
-          DotName.createSimple(MCP + "McpConnection"),
-          DotName.createSimple(MCP + "McpLog"),
-          DotName.createSimple(MCP + "RequestId"),
-          DotName.createSimple(MCP + "RequestUri"),
-          DotName.createSimple(MCP + "Progress"),
-          DotName.createSimple(MCP + "Roots"),
-          DotName.createSimple(MCP + "Sampling"),
-          DotName.createSimple(MCP + "Cancellation"),
-          DotName.createSimple(MCP + "RawMessage"),
-          DotName.createSimple(MCP + "CompleteContext"),
-          DotName.createSimple(MCP + "Elicitation"));
+      Stream.of(
+              ("Meta McpConnection McpLog RequestId RequestUri Progress Roots Sampling Cancellation"
+                      + " RawMessage CompleteContext Elicitation")
+                  .split(" "))
+          .map(type -> DotName.createSimple(MCP + type))
+          .collect(Collectors.toUnmodifiableSet());
 
   @BuildStep
   FeatureBuildItem feature() {
@@ -295,11 +290,16 @@ class GateProcessor {
           where
               + ": its key argument "
               + keyArgument
-              + " has a defaultValue (\""
-              + defaults.get(keyArgument)
-              + "\"), so a call without a key would be gated under that one shared key and a"
-              + " later, separate call answered as a replay of the first; remove the defaultValue"
-              + " (a call without a key is then refused, idempotency_key_required)");
+              + (defaults.get(keyArgument).isEmpty()
+                  ? " has defaultValue = \"\", which the MCP server passes for a call without it:"
+                      + " such a call is refused for an empty key, or for two different keys when"
+                      + " it sends one in _meta or a header"
+                  : " has a defaultValue (\""
+                      + defaults.get(keyArgument)
+                      + "\"), so a call without a key would be gated under that one shared key"
+                      + " and a later, separate call answered as a replay of the first")
+              + "; remove the defaultValue (a call without a key is then refused,"
+              + " idempotency_key_required)");
     }
     if (gated.value("naturalKey") != null) {
       for (String natural : gated.value("naturalKey").asStringArray()) {
@@ -337,13 +337,14 @@ class GateProcessor {
 
   /**
    * @return a warning when the key argument is required in the tool's schema (the MCP server's
-   *     rule: {@code @ToolArg(required)} if set, else required unless an {@code Optional}) while
-   *     the key may also come from {@code _meta} or a header: the server refuses a call without the
-   *     argument before the gate, so those sources never serve
+   *     rule: {@code required} if set, else unless an {@code Optional} or given a {@code
+   *     defaultValue}, even {@code ""}) while keySources name {@code _meta} or the header too: the
+   *     server refuses a call without the argument before the gate, so those never serve alone
    */
   static Optional<String> requiredKey(MethodInfo method, String tool, AnnotationInstance gated) {
     List<String> others = new ArrayList<>(sources(gated));
-    if (!others.remove(KeySource.ARGUMENT.name()) || others.isEmpty()) {
+    others.retainAll(List.of(KeySource.META.name(), KeySource.HEADER.name()));
+    if (!sources(gated).contains(KeySource.ARGUMENT.name()) || others.isEmpty()) {
       return Optional.empty();
     }
     String key = keyArgument(gated);
@@ -351,33 +352,35 @@ class GateProcessor {
       AnnotationInstance arg = p.annotation(TOOL_ARG);
       AnnotationValue name = arg == null ? null : arg.value("name");
       AnnotationValue required = arg == null ? null : arg.value("required");
-      boolean optional = p.type().name().equals(OPTIONAL);
+      boolean filled =
+          p.type().name().equals(OPTIONAL) || (arg != null && arg.value("defaultValue") != null);
       if (key.equals(name == null ? p.name() : name.asString())
-          && (required == null ? !optional : required.asBoolean())) {
+          && (required == null ? !filled : required.asBoolean())) {
         return Optional.of(
             "  "
                 + tool
                 + ": its key argument "
                 + key
                 + " is required in the tool's schema, so the MCP server refuses a call without it"
-                + " before the gate, and a key in "
+                + " before the gate, and a call that sends its key only in "
                 + String.join(" or ", others)
-                + " never serves; mark it @ToolArg(required = false), or name only"
-                + " KeySource.ARGUMENT in keySources");
+                + " never reaches it; mark it @ToolArg(required = false), or take those out of"
+                + " keySources");
       }
     }
     return Optional.empty();
   }
 
   /**
-   * @return by tool argument name, the {@code defaultValue} of each {@code @ToolArg} that sets one
+   * @return by tool argument name, the {@code defaultValue} of each {@code @ToolArg} that sets one,
+   *     even to {@code ""}
    */
   private static Map<String, String> defaultValues(MethodInfo method) {
     Map<String, String> defaults = new LinkedHashMap<>();
     for (MethodParameterInfo p : method.parameters()) {
       AnnotationInstance arg = p.annotation(TOOL_ARG);
       AnnotationValue value = arg == null ? null : arg.value("defaultValue");
-      if (value != null && !value.asString().isEmpty()) {
+      if (value != null) { // an explicit "" too: the MCP server passes it for a missing argument
         AnnotationValue argName = arg.value("name");
         defaults.put(argName == null ? p.name() : argName.asString(), value.asString());
       }

@@ -34,13 +34,16 @@ class RequiredKeyArgumentBuildCheckTest {
         .get()
         .asString()
         .contains("byDefault: its key argument idempotency_key is required in the tool's schema")
-        .contains("a key in META never serves")
+        .contains("a call that sends its key only in META never reaches it")
         .contains("@ToolArg(required = false)");
   }
 
   @Test
   void aKeyArgumentMarkedRequiredBesideAHeaderIsNamed() throws IOException {
-    assertThat(warning("markedRequired")).get().asString().contains("a key in META or HEADER");
+    assertThat(warning("markedRequired"))
+        .get()
+        .asString()
+        .contains("only in META or HEADER never reaches it");
   }
 
   @Test
