@@ -306,14 +306,6 @@ public sealed interface GateResult<T> {
 
     /**
      * @param refused a claim's refusal
-     * @return the same refusal as the result of a call, without its hash, key source and wait
-     */
-    public static <T> Refused<T> of(ClaimOutcome.Refused refused) {
-      return new Refused<>(refused.id(), refused.reason(), refused.retryAfter(), refused.message());
-    }
-
-    /**
-     * @param refused a claim's refusal
      * @param argsHash the call's arguments' hash
      * @param keySource where its key came from, or null
      * @param waited how long it waited on another attempt

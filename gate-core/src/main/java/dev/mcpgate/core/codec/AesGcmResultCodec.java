@@ -64,13 +64,6 @@ public final class AesGcmResultCodec implements ResultCodec {
     return new Builder();
   }
 
-  /**
-   * @return the id of the key that encrypts new results
-   */
-  public String currentKeyId() {
-    return currentId;
-  }
-
   @Override
   public byte[] encode(ClaimId id, byte[] plain) {
     byte[] keyId = currentId.getBytes(StandardCharsets.UTF_8);
