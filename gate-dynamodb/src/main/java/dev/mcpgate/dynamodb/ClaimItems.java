@@ -372,8 +372,10 @@ final class ClaimItems {
    *     (a takeover's condition waits out the margin; a deletion would let a put through at once)
    */
   long ttlSeconds(long expiresAtMs) {
-    long last = Long.MAX_VALUE - 999; // a margin to the end of time: no wrap before the expiry
-    return Math.floorDiv(marginMs > last - expiresAtMs ? last : expiresAtMs + marginMs + 999, 1000);
+    if (marginMs > Long.MAX_VALUE - 999 - expiresAtMs) {
+      return Long.MAX_VALUE / 1000; // a margin to the end of time: the last second, no wrap
+    }
+    return Math.floorDiv(expiresAtMs + marginMs + 999, 1000);
   }
 
   private static byte[] gzip(byte[] body) {

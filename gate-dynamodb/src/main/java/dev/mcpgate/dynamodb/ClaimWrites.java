@@ -18,19 +18,12 @@ import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.StoreArguments;
 import dev.mcpgate.core.spi.StoredResult;
 import dev.mcpgate.core.spi.Takeover;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.UnknownHostException;
-import java.net.http.HttpConnectTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
@@ -78,6 +71,27 @@ final class ClaimWrites {
    */
   ClaimAttempt claim(ClaimRequest r) {
     requireNonNull(r, "request must not be null");
+    StoreUnavailableException[] unread = new StoreUnavailableException[1];
+    try {
+      return claimInRounds(r, unread);
+    } catch (StoreUnavailableException failed) {
+      if (unread[0] == null) {
+        throw failed;
+      }
+      // a takeover of this request's may hold the key: what the caller is told must say so
+      StoreUnavailableException told = takeoverUnread(r, failed);
+      if (failed != unread[0]) {
+        told.addSuppressed(unread[0]);
+      }
+      throw told;
+    }
+  }
+
+  /**
+   * The claim's rounds; {@code unread[0]} is set to the failure of a read-back after a takeover
+   * refused on the SDK's retry, which may have landed.
+   */
+  private ClaimAttempt claimInRounds(ClaimRequest r, StoreUnavailableException[] unread) {
     for (int round = 0; round < CLAIM_ROUNDS; round++) {
       long now = clock.millis();
       // the row and the lease count as over only the safety margin after their recorded end
@@ -142,16 +156,17 @@ final class ClaimWrites {
         try {
           found = requests.get(items.key(r.id()), "read " + r.id());
         } catch (StoreUnavailableException readFailed) {
-          if (round + 1 < CLAIM_ROUNDS) {
-            continue; // the next round's write finds the item, this request's or not
-          }
-          throw takeoverUnread(r, readFailed);
+          unread[0] = readFailed;
+          continue; // the next round's write finds the item, this request's or not
         }
         if (heldByThisRequest(found, r)) {
           return new ClaimAttempt.Acquired(items.read(found), Instant.ofEpochMilli(now));
         }
       }
       // another attempt changed the item since it was read: claim again
+    }
+    if (unread[0] != null) {
+      throw unread[0];
     }
     throw new StoreUnavailableException(
         "claim of "
@@ -164,18 +179,16 @@ final class ClaimWrites {
         null);
   }
 
-  private StoreUnavailableException takeoverUnread(ClaimRequest r, RuntimeException readFailed) {
+  private StoreUnavailableException takeoverUnread(ClaimRequest r, RuntimeException failed) {
     return new StoreUnavailableException(
         "claim of "
             + r.id()
             + " in DynamoDB table "
             + requests.table
-            + ": its takeover in the last of "
-            + CLAIM_ROUNDS
-            + " rounds may have landed (the SDK's retry of it was refused) and the item could not"
-            + " be read back; the action did not run, and the key may stay held by this claim until"
-            + " its lease ends",
-        readFailed);
+            + ": a takeover of it may have landed (the SDK's retry of it was refused) and the item"
+            + " could not be read back since; the action did not run, and the key may stay held by"
+            + " this claim until its lease and the lease safety margin after it end",
+        failed);
   }
 
   /**
@@ -233,13 +246,13 @@ final class ClaimWrites {
    */
   private ClaimAttempt readBack(ClaimRequest r, long now, StoreUnavailableException failed) {
     Throwable cause = failed.getCause();
-    if (!mayHaveLanded(cause) && !earlierTries(cause)) {
+    if (!Requests.mayHaveLanded(cause) && !Requests.earlierTries(cause)) {
       throw failed;
     }
     Map<String, AttributeValue> item;
     try {
       // the last try reached no server: one read, lest an outage cost the SDK's retries twice
-      item = requests.get(items.key(r.id()), "read " + r.id(), !neverSent(cause));
+      item = requests.get(items.key(r.id()), "read " + r.id(), !Requests.neverSent(cause));
     } catch (RuntimeException readFailed) {
       failed.addSuppressed(readFailed);
       throw failed;
@@ -255,41 +268,17 @@ final class ClaimWrites {
 
   /** Whether {@code item} is the request's own claim: in progress, with the request's token. */
   private static boolean heldByThisRequest(Map<String, AttributeValue> item, ClaimRequest r) {
+    return holds(item, r.token(), ClaimState.IN_PROGRESS);
+  }
+
+  /** Whether {@code item} is there, with {@code token}, in {@code state}. */
+  private static boolean holds(
+      Map<String, AttributeValue> item, LeaseToken token, ClaimState state) {
     return item != null
         && item.containsKey(TOKEN)
-        && r.token().value().equals(item.get(TOKEN).s())
+        && token.value().equals(item.get(TOKEN).s())
         && item.containsKey(STATE)
-        && ClaimState.IN_PROGRESS.name().equals(item.get(STATE).s());
-  }
-
-  /** Whether the SDK tried before the last try: an earlier one may have landed, whatever it met. */
-  private static boolean earlierTries(Throwable e) {
-    return e instanceof SdkException sdk && sdk.numAttempts() != null && sdk.numAttempts() > 1;
-  }
-
-  /** Whether the last try of a write that failed with {@code e} may have been applied. */
-  private static boolean mayHaveLanded(Throwable e) {
-    if (e instanceof SdkServiceException service) {
-      return service.statusCode() >= 500; // DynamoDB: a 5xx write may or may not have happened
-    }
-    return e instanceof SdkClientException && !neverSent(e);
-  }
-
-  /**
-   * Whether the last try of a request that failed with {@code e} reached no server: no address, a
-   * connection refused, or one that was not made in time (the HTTP clients' connect timeouts).
-   */
-  private static boolean neverSent(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof ConnectException
-          || t instanceof UnknownHostException
-          || t instanceof NoRouteToHostException
-          || t instanceof HttpConnectTimeoutException
-          || t.getClass().getSimpleName().equals("ConnectTimeoutException")) {
-        return true; // Apache's (4 and 5) ConnectTimeoutException, by name: no dependency on it
-      }
-    }
-    return false;
+        && state.name().equals(item.get(STATE).s());
   }
 
   /** The server did not return the old item on a failed condition: read it with a GetItem. */
@@ -325,11 +314,7 @@ final class ClaimWrites {
       return outcome == Requests.Outcome.WRITTEN;
     }
     Map<String, AttributeValue> item = requests.get(items.key(id), "read " + id);
-    return item != null
-        && item.containsKey(TOKEN)
-        && token.value().equals(item.get(TOKEN).s())
-        && item.containsKey(STATE)
-        && ClaimState.COMPLETED.name().equals(item.get(STATE).s())
+    return holds(item, token, ClaimState.COMPLETED)
         && item.containsKey(ClaimItems.COMPLETED)
         && ClaimItems.number(item, ClaimItems.COMPLETED) == now
         && result.equals(items.readOf(id, item).result()); // not another completion by the token
@@ -383,11 +368,6 @@ final class ClaimWrites {
       return outcome == Requests.Outcome.WRITTEN;
     }
     Map<String, AttributeValue> item = requests.get(items.key(id), "read " + id);
-    return item != null
-        && item.containsKey(TOKEN)
-        && token.value().equals(item.get(TOKEN).s())
-        && item.containsKey(STATE)
-        && ClaimState.UNKNOWN.name().equals(item.get(STATE).s())
-        && ClaimItems.number(item, EXPIRES) == expires;
+    return holds(item, token, ClaimState.UNKNOWN) && ClaimItems.number(item, EXPIRES) == expires;
   }
 }

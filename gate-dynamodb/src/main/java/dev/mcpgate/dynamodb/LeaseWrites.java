@@ -64,13 +64,13 @@ final class LeaseWrites {
   /** Sets the lease end, only on an in-progress item held by the token that outlives it. */
   boolean setLease(Requests requests, ClaimId id, LeaseToken token, long leaseEndMs) {
     Expression e = new Expression();
-    return requests.update(
+    return requests.updateTried(
             items.key(id),
             e,
             "SET " + e.equals(LEASE, n(leaseEndMs)),
             held(e, token, false, leaseEndMs, false),
             "extend the lease of " + id)
-        != null;
+        == Requests.Outcome.WRITTEN;
   }
 
   /**
@@ -79,13 +79,13 @@ final class LeaseWrites {
    */
   boolean setLeaseAndRaiseExpiry(Requests requests, ClaimId id, LeaseToken token, long leaseEndMs) {
     Expression e = new Expression();
-    return requests.update(
+    return requests.updateTried(
             items.key(id),
             e,
             raise(e, leaseEndMs),
             held(e, token, true, leaseEndMs, false),
             "extend the lease and expiry of " + id)
-        != null;
+        == Requests.Outcome.WRITTEN;
   }
 
   /**

@@ -1,18 +1,23 @@
 package dev.mcpgate.dynamodb;
 
 import dev.mcpgate.core.StoreUnavailableException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
+import java.net.http.HttpConnectTimeoutException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.SdkPlugin;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
-import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 
 /**
@@ -95,32 +100,6 @@ final class Requests {
   /** A request's configuration without the SDK's retries. */
   private static final SdkPlugin ONE_TRY =
       config -> config.overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()));
-
-  /**
-   * A conditional UpdateItem.
-   *
-   * @return the item after the update, or null when the condition failed
-   */
-  Map<String, AttributeValue> update(
-      Map<String, AttributeValue> key, Expression e, String update, String condition, String what) {
-    try {
-      return call(
-              what,
-              () ->
-                  client.updateItem(
-                      u ->
-                          u.tableName(table)
-                              .key(key)
-                              .updateExpression(update)
-                              .conditionExpression(condition)
-                              .expressionAttributeNames(e.names())
-                              .expressionAttributeValues(e.values())
-                              .returnValues(ReturnValue.ALL_NEW)))
-          .attributes();
-    } catch (ConditionalCheckFailedException failed) {
-      return null;
-    }
-  }
 
   /**
    * A strongly consistent GetItem that ends within {@code within}: its SDK API call timeout (which
@@ -245,5 +224,35 @@ final class Requests {
     } catch (ConditionalCheckFailedException failed) {
       return refused(failed);
     }
+  }
+
+  /** Whether the SDK tried before the last try: an earlier one may have landed, whatever it met. */
+  static boolean earlierTries(Throwable e) {
+    return e instanceof SdkException sdk && sdk.numAttempts() != null && sdk.numAttempts() > 1;
+  }
+
+  /** Whether the last try of a write that failed with {@code e} may have been applied. */
+  static boolean mayHaveLanded(Throwable e) {
+    if (e instanceof SdkServiceException service) {
+      return service.statusCode() >= 500; // DynamoDB: a 5xx write may or may not have happened
+    }
+    return e instanceof SdkClientException && !neverSent(e);
+  }
+
+  /**
+   * Whether the last try of a request that failed with {@code e} reached no server: no address, a
+   * connection refused, or one that was not made in time (the HTTP clients' connect timeouts).
+   */
+  static boolean neverSent(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ConnectException
+          || t instanceof UnknownHostException
+          || t instanceof NoRouteToHostException
+          || t instanceof HttpConnectTimeoutException
+          || t.getClass().getSimpleName().equals("ConnectTimeoutException")) {
+        return true; // Apache's (4 and 5) ConnectTimeoutException, by name: no dependency on it
+      }
+    }
+    return false;
   }
 }

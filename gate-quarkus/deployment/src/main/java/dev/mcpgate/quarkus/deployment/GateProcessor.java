@@ -2,7 +2,6 @@ package dev.mcpgate.quarkus.deployment;
 
 import dev.mcpgate.mcp.Idempotent;
 import dev.mcpgate.mcp.KeySource;
-import dev.mcpgate.mcp.ToolPolicy;
 import dev.mcpgate.quarkus.internal.CallTenant;
 import dev.mcpgate.quarkus.internal.CurrentCall;
 import dev.mcpgate.quarkus.internal.GateBeans;
@@ -27,7 +26,6 @@ import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
 import io.quarkus.runtime.metrics.MetricsFactory;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,7 +57,6 @@ class GateProcessor {
   private static final DotName TOOL_ARG = DotName.createSimple(MCP + "ToolArg");
   private static final DotName TOOL_RESPONSE = DotName.createSimple(MCP + "ToolResponse");
   private static final DotName META = DotName.createSimple(MCP + "Meta");
-  private static final DotName OPTIONAL = DotName.createSimple(Optional.class);
   private static final DotName IDEMPOTENT = DotName.createSimple(Idempotent.class);
   private static final DotName NON_BLOCKING =
       DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
@@ -146,7 +143,7 @@ class GateProcessor {
       }
       List<String> arguments = arguments(method);
       check(method, name, gated, arguments, readOnly, idempotent, http, problems);
-      requiredKey(method, name, gated).ifPresent(keyUnserved::add);
+      KeySourceCheck.requiredKey(method, name, gated).ifPresent(keyUnserved::add);
       List<String> types = new ArrayList<>();
       for (int i = 0; i < method.parametersCount(); i++) {
         types.add(method.parameterType(i).name().toString());
@@ -256,7 +253,7 @@ class GateProcessor {
               + ": a gated tool tells clients so; add"
               + " annotations = @Tool.Annotations(idempotentHint = true) to its @Tool");
     }
-    List<String> sources = sources(gated);
+    List<String> sources = KeySourceCheck.sources(gated);
     if (sources.contains(KeySource.HEADER.name()) && !http) {
       problems.add(
           where
@@ -271,7 +268,7 @@ class GateProcessor {
               + " definition from the method; write the key's description in its @ToolArg"
               + " (description = \"...\")");
     }
-    String keyArgument = keyArgument(gated);
+    String keyArgument = KeySourceCheck.keyArgument(gated);
     if (sources.contains(KeySource.ARGUMENT.name()) && !arguments.contains(keyArgument)) {
       problems.add(
           where
@@ -322,53 +319,6 @@ class GateProcessor {
         }
       }
     }
-  }
-
-  private static List<String> sources(AnnotationInstance gated) {
-    return gated.value("keySources") == null
-        ? List.of(KeySource.ARGUMENT.name(), KeySource.META.name())
-        : Arrays.asList(gated.value("keySources").asEnumArray());
-  }
-
-  private static String keyArgument(AnnotationInstance gated) {
-    AnnotationValue key = gated.value("keyArgument");
-    return key == null ? ToolPolicy.DEFAULT_KEY_ARGUMENT : key.asString();
-  }
-
-  /**
-   * @return a warning when the key argument is required in the tool's schema (the MCP server's
-   *     rule: {@code required} if set, else unless an {@code Optional} or given a {@code
-   *     defaultValue}, even {@code ""}) while keySources name {@code _meta} or the header too: the
-   *     server refuses a call without the argument before the gate, so those never serve alone
-   */
-  static Optional<String> requiredKey(MethodInfo method, String tool, AnnotationInstance gated) {
-    List<String> others = new ArrayList<>(sources(gated));
-    others.retainAll(List.of(KeySource.META.name(), KeySource.HEADER.name()));
-    if (!sources(gated).contains(KeySource.ARGUMENT.name()) || others.isEmpty()) {
-      return Optional.empty();
-    }
-    String key = keyArgument(gated);
-    for (MethodParameterInfo p : method.parameters()) {
-      AnnotationInstance arg = p.annotation(TOOL_ARG);
-      AnnotationValue name = arg == null ? null : arg.value("name");
-      AnnotationValue required = arg == null ? null : arg.value("required");
-      boolean filled =
-          p.type().name().equals(OPTIONAL) || (arg != null && arg.value("defaultValue") != null);
-      if (key.equals(name == null ? p.name() : name.asString())
-          && (required == null ? !filled : required.asBoolean())) {
-        return Optional.of(
-            "  "
-                + tool
-                + ": its key argument "
-                + key
-                + " is required in the tool's schema, so the MCP server refuses a call without it"
-                + " before the gate, and a call that sends its key only in "
-                + String.join(" or ", others)
-                + " never reaches it; mark it @ToolArg(required = false), or take those out of"
-                + " keySources");
-      }
-    }
-    return Optional.empty();
   }
 
   /**

@@ -24,7 +24,7 @@ class RequiredKeyArgumentBuildCheckTest {
 
   private static Optional<String> warning(String method) throws IOException {
     MethodInfo m = Index.of(KeyTools.class).getClassByName(KeyTools.class).firstMethod(method);
-    return GateProcessor.requiredKey(
+    return KeySourceCheck.requiredKey(
         m, method, m.annotation(DotName.createSimple(Idempotent.class)));
   }
 
@@ -34,7 +34,7 @@ class RequiredKeyArgumentBuildCheckTest {
         .get()
         .asString()
         .contains("byDefault: its key argument idempotency_key is required in the tool's schema")
-        .contains("a call that sends its key only in META never reaches it")
+        .contains("a key from META never serves")
         .contains("@ToolArg(required = false)");
   }
 
@@ -43,7 +43,7 @@ class RequiredKeyArgumentBuildCheckTest {
     assertThat(warning("markedRequired"))
         .get()
         .asString()
-        .contains("only in META or HEADER never reaches it");
+        .contains("a key from META or HEADER never serves");
   }
 
   @Test

@@ -44,7 +44,8 @@ class RequiredKeyArgumentReview4Test {
 
   private static Optional<String> warning(String name) throws IOException {
     MethodInfo m = method(name);
-    return GateProcessor.requiredKey(m, name, m.annotation(DotName.createSimple(Idempotent.class)));
+    return KeySourceCheck.requiredKey(
+        m, name, m.annotation(DotName.createSimple(Idempotent.class)));
   }
 
   @Test
