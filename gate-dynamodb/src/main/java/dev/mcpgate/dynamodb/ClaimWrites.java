@@ -88,8 +88,8 @@ final class ClaimWrites {
   }
 
   /**
-   * The claim's rounds; {@code unread[0]} is set to the failure of a read-back after a takeover
-   * refused on the SDK's retry, which may have landed.
+   * The claim's rounds; {@code unread[0]} holds the failure of a read-back after a takeover refused
+   * on the SDK's retry, which may have landed, until a later read of the item succeeds.
    */
   private ClaimAttempt claimInRounds(ClaimRequest r, StoreUnavailableException[] unread) {
     for (int round = 0; round < CLAIM_ROUNDS; round++) {
@@ -100,6 +100,7 @@ final class ClaimWrites {
       Map<String, AttributeValue> existing;
       if (r.replacing() != null) {
         existing = requests.get(items.key(r.id()), "read " + r.id());
+        unread[0] = null; // read: what it holds decides
         if (existing == null) {
           return new ClaimAttempt.Absent(Instant.ofEpochMilli(now));
         }
@@ -107,8 +108,9 @@ final class ClaimWrites {
         try {
           existing = put(r, item, cutoffMs);
         } catch (StoreUnavailableException failed) {
-          return readBack(r, now, failed);
+          return readBack(r, now, failed, unread);
         }
+        unread[0] = null; // written, or the item read: what it holds decides
         if (existing == null) {
           return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
         }
@@ -143,7 +145,7 @@ final class ClaimWrites {
       try {
         taken = requests.updateTried(items.key(r.id()), u, update, held, "take over " + r.id());
       } catch (StoreUnavailableException failed) {
-        return readBack(r, now, failed);
+        return readBack(r, now, failed, unread);
       }
       if (taken == Requests.Outcome.WRITTEN) {
         item.put(ATTEMPT, n(attempt));
@@ -159,6 +161,7 @@ final class ClaimWrites {
           unread[0] = readFailed;
           continue; // the next round's write finds the item, this request's or not
         }
+        unread[0] = null;
         if (heldByThisRequest(found, r)) {
           return new ClaimAttempt.Acquired(items.read(found), Instant.ofEpochMilli(now));
         }
@@ -244,7 +247,11 @@ final class ClaimWrites {
    * @return the request's claim, or absent
    * @throws StoreUnavailableException the write's failure, when the item is not the request's
    */
-  private ClaimAttempt readBack(ClaimRequest r, long now, StoreUnavailableException failed) {
+  private ClaimAttempt readBack(
+      ClaimRequest r,
+      long now,
+      StoreUnavailableException failed,
+      StoreUnavailableException[] unread) {
     Throwable cause = failed.getCause();
     if (!Requests.mayHaveLanded(cause) && !Requests.earlierTries(cause)) {
       throw failed;
@@ -253,6 +260,7 @@ final class ClaimWrites {
     try {
       // the last try reached no server: one read, lest an outage cost the SDK's retries twice
       item = requests.get(items.key(r.id()), "read " + r.id(), !Requests.neverSent(cause));
+      unread[0] = null; // read: the item decides
     } catch (RuntimeException readFailed) {
       failed.addSuppressed(readFailed);
       throw failed;
