@@ -24,26 +24,55 @@ import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
- * Review5 of e372dbd ({@code ClaimWrites.claim}, a takeover refused on the SDK's retry whose
- * read-back fails).
+ * A claim's takeover refused on the SDK's retry (an earlier try may have landed, its answer lost)
+ * whose read-back fails: the interleaving of reviews 4 and 5. Attempt 1 (another process) claimed
+ * and stopped; its lease is over. This request puts, is refused, reads the item, and sends the
+ * takeover UpdateItem: the server applies it and the answer is lost; the SDK's retry is refused
+ * (REFUSED_ON_RETRY). The read-back GetItem is throttled on every one of the SDK's tries (a hot
+ * partition, a read-capacity limit: reads and writes have separate capacity).
  *
- * <p>1. Rounds 1-4 {@code continue}: when the throttling (or outage) that failed the read-back
- * lasts into the next round, that round's PutItem fails, {@code readBack}'s read fails too, and the
- * PutItem's failure is thrown ("could not claim ..."): nothing says the takeover may have landed,
- * while the request's own takeover holds the key for its lease, exactly the round-1 (Review4)
- * complaint, now in rounds 1-4 instead of round 1. Only round 5 says it.
- *
- * <p>2. Round 5's message said the key "may stay held by this claim until its lease ends"; it is
- * held until the lease end plus the safety margin (a takeover's condition waits out the margin), so
- * a claim just after the lease end is still told Existing. The message now says so.
+ * <ul>
+ *   <li>Review 4: in round 1 of 5 the read's failure alone was thrown, and the request's own landed
+ *       takeover was told as a store failure while it held the key; the next round's write finds
+ *       the request's own item instead.
+ *   <li>Review 5: when the outage lasts into the next rounds, the failure then thrown says nothing
+ *       of the takeover; and in the last round the key stays held until the lease and the safety
+ *       margin after it end, not the lease alone. The failure now says both.
+ * </ul>
  */
-class TakeoverUnreadReview5Test {
+class TakeoverReadBackFailsTest {
   private static final Duration SHORT = Duration.ofSeconds(1);
   private static final Duration LONG = Duration.ofMinutes(10);
 
   @Test
+  void aLandedTakeoverWhoseReadBackFailsInTheFirstRoundIsAcquiredInTheNext() {
+    Claimed c = claim(0, false);
+    c.close.run();
+    assertThat(c.thrown)
+        .as("in round 1 of 5 the request's own landed takeover is not told as a store failure")
+        .isNull();
+    assertThat(c.attempt)
+        .isInstanceOfSatisfying(
+            ClaimAttempt.Acquired.class, a -> assertThat(a.record().token()).isEqualTo(c.token));
+  }
+
+  @Test
+  void inTheLastRoundTheFailureSaysTheTakeoverMayHaveLandedAndHoldTheKey() {
+    Claimed c = claim(4, false);
+    c.close.run();
+    assertThat(c.thrown)
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("a takeover of it may have landed")
+        .hasMessageContaining("the action did not run")
+        .hasMessageContaining("the key may stay held by this claim until its lease")
+        .cause()
+        .hasMessageContaining("read");
+  }
+
+  @Test
   void aTakeoverUnreadInAnEarlierRoundIsNamedWhenTheOutageLasts() {
     Claimed c = claim(0, true);
+    c.close.run();
     assertThat(c.thrown)
         .as("round 1's takeover landed (the key is the request's), the outage lasts")
         .isInstanceOf(StoreUnavailableException.class)
@@ -148,6 +177,7 @@ class TakeoverUnreadReview5Test {
     } catch (RuntimeException e) {
       thrown = e;
     }
+    assertThat(takeovers).as("takeovers tried, one per round").hasValue(racing + 1);
     assertThat(http.landed).as("the takeover reached the server, its answer lost").hasValue(1);
     assertThat(others.find(id).orElseThrow().token())
         .as("the key is held by this very request's token")
