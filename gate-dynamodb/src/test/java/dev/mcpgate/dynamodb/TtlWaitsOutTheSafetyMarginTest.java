@@ -105,6 +105,41 @@ class TtlWaitsOutTheSafetyMarginTest {
     assertTtlWaitsOutTheMargin(item(fenced));
   }
 
+  @Test
+  void aMarginToTheEndOfTimeGivesTheLastSecondNotATtlBeforeTheExpiry() {
+    // review 4: expires + margin wrapped, giving a TTL before the item was written
+    try (DynamoDbIdempotencyStore endless =
+        DynamoDbIdempotencyStore.builder(client)
+            .tableName(TABLE)
+            .clock(clock)
+            .leaseSafetyMargin(Duration.ofMillis(Long.MAX_VALUE))
+            .build()) {
+      ClaimId id = id();
+      assertThat(endless.claim(new ClaimRequest(id, "v1:a", LeaseToken.random(), LEASE, RETENTION)))
+          .isInstanceOf(ClaimAttempt.Acquired.class);
+      Map<String, AttributeValue> item = item(id);
+      assertThat(Long.parseLong(item.get("ttl").n()) * 1000)
+          .as("the TTL against expires_at")
+          .isGreaterThanOrEqualTo(expires(item));
+    }
+  }
+
+  @Test
+  void aLargerMarginNeverGivesASmallerTtl() {
+    // review 5: the saturated TTL was a second below the last unsaturated one
+    long expires = 1_924_992_000_000L + 3_600_000L;
+    long lastUnsaturated = Long.MAX_VALUE - 999 - expires; // expires + margin + 999 == MAX
+    long atTheEdge = ttlOf(lastUnsaturated, expires);
+    long saturated = ttlOf(lastUnsaturated + 1, expires);
+    assertThat(saturated)
+        .as("margin %s gives %s; 1 ms more margin gives %s", lastUnsaturated, atTheEdge, saturated)
+        .isGreaterThanOrEqualTo(atTheEdge);
+  }
+
+  private static long ttlOf(long marginMs, long expiresMs) {
+    return new ClaimItems("pk", "", null, null, "ttl", false, marginMs).ttlSeconds(expiresMs);
+  }
+
   private ClaimAttempt claim(ClaimId id, LeaseToken token) {
     return store.claim(new ClaimRequest(id, "v1:a", token, LEASE, RETENTION));
   }

@@ -143,10 +143,7 @@ class ReadBackOneTryReview3Test {
         DynamoDbIdempotencyStore store = ReviewDynamo.store(client, clock)) {
       ClaimRequest r = request("finds-" + name.length());
       ClaimAttempt attempt = store.claim(r);
-      assertThat(attempt)
-          .isInstanceOfSatisfying(
-              ClaimAttempt.Acquired.class,
-              a -> assertThat(a.record().token()).isEqualTo(r.token()));
+      assertThat(attempt).satisfies(acquiredBy(r));
     }
   }
 
@@ -251,9 +248,7 @@ class ReadBackOneTryReview3Test {
       }
       assertThat(attempt)
           .as("the request's own claim, read back (GetItem tries: %d)", http.tries("GetItem"))
-          .isInstanceOfSatisfying(
-              ClaimAttempt.Acquired.class,
-              a -> assertThat(a.record().token()).isEqualTo(r.token()));
+          .satisfies(acquiredBy(r));
     }
   }
 
@@ -269,10 +264,16 @@ class ReadBackOneTryReview3Test {
                 c -> c.retryStrategy(RetryMode.STANDARD).apiCallTimeout(Duration.ofSeconds(2)));
         DynamoDbIdempotencyStore store = ReviewDynamo.store(client, clock)) {
       ClaimRequest r = request("api-call-timeout-claim");
-      assertThat(store.claim(r))
-          .isInstanceOfSatisfying(
-              ClaimAttempt.Acquired.class,
-              a -> assertThat(a.record().token()).isEqualTo(r.token()));
+      assertThat(store.claim(r)).satisfies(acquiredBy(r));
     }
+  }
+
+  /** The request's own claim, read back: acquired, with its token. */
+  private static java.util.function.Consumer<ClaimAttempt> acquiredBy(ClaimRequest r) {
+    return attempt ->
+        assertThat(attempt)
+            .isInstanceOfSatisfying(
+                ClaimAttempt.Acquired.class,
+                a -> assertThat(a.record().token()).isEqualTo(r.token()));
   }
 }
