@@ -79,7 +79,8 @@ final class ClaimWrites {
         throw failed;
       }
       // a takeover of this request's may hold the key: what the caller is told must say so
-      StoreUnavailableException told = takeoverUnread(r, failed);
+      StoreUnavailableException told =
+          unread(r, "a takeover of it may have landed (the SDK's retry of it was refused)", failed);
       if (failed != unread[0]) {
         told.addSuppressed(unread[0]);
       }
@@ -182,15 +183,18 @@ final class ClaimWrites {
         null);
   }
 
-  private StoreUnavailableException takeoverUnread(ClaimRequest r, RuntimeException failed) {
+  /** A write of the claim's that may have landed, and whose item could not be read back. */
+  private StoreUnavailableException unread(ClaimRequest r, String write, RuntimeException failed) {
     return new StoreUnavailableException(
         "claim of "
             + r.id()
             + " in DynamoDB table "
             + requests.table
-            + ": a takeover of it may have landed (the SDK's retry of it was refused) and the item"
-            + " could not be read back since; the action did not run, and the key may stay held by"
-            + " this claim until its lease and the lease safety margin after it end",
+            + ": "
+            + write
+            + " and the item could not be read back since; the action did not run, and the key"
+            + " may stay held by this claim until its lease and the lease safety margin after it"
+            + " end",
         failed);
   }
 
@@ -245,7 +249,8 @@ final class ClaimWrites {
    * none, and is told absent.
    *
    * @return the request's claim, or absent
-   * @throws StoreUnavailableException the write's failure, when the item is not the request's
+   * @throws StoreUnavailableException the write's failure, when the item is not the request's; a
+   *     failure that says the write may hold the key, when the item could not be read
    */
   private ClaimAttempt readBack(
       ClaimRequest r,
@@ -262,8 +267,9 @@ final class ClaimWrites {
       item = requests.get(items.key(r.id()), "read " + r.id(), !Requests.neverSent(cause));
       unread[0] = null; // read: the item decides
     } catch (RuntimeException readFailed) {
-      failed.addSuppressed(readFailed);
-      throw failed;
+      StoreUnavailableException told = unread(r, "its write may have landed", failed);
+      told.addSuppressed(readFailed);
+      throw told;
     }
     if (item == null && r.replacing() != null) {
       return new ClaimAttempt.Absent(Instant.ofEpochMilli(now));
