@@ -37,6 +37,10 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 final class ClaimWrites {
   private static final Logger LOG = LoggerFactory.getLogger(DynamoDbIdempotencyStore.class);
   private static final int CLAIM_ROUNDS = 5;
+  private static final String PUT_ON_RETRY =
+      "its write may have landed (the SDK's retry of it was refused)";
+  private static final String TAKEOVER_ON_RETRY =
+      "a takeover of it may have landed (the SDK's retry of it was refused)";
 
   private final Requests requests;
   private final ClaimItems items;
@@ -71,28 +75,33 @@ final class ClaimWrites {
    */
   ClaimAttempt claim(ClaimRequest r) {
     requireNonNull(r, "request must not be null");
-    StoreUnavailableException[] unread = new StoreUnavailableException[1];
+    Unread[] unread = new Unread[1];
     try {
       return claimInRounds(r, unread);
     } catch (StoreUnavailableException failed) {
-      if (unread[0] == null) {
+      Unread u = unread[0];
+      if (u == null) {
         throw failed;
       }
-      // a takeover of this request's may hold the key: what the caller is told must say so
-      StoreUnavailableException told =
-          unread(r, "a takeover of it may have landed (the SDK's retry of it was refused)", failed);
-      if (failed != unread[0]) {
-        told.addSuppressed(unread[0]);
+      // a write of this request's may hold the key: what the caller is told must say so
+      StoreUnavailableException told = unread(r, u.write(), failed);
+      if (failed != u.readFailed()) {
+        told.addSuppressed(u.readFailed());
       }
       throw told;
     }
   }
 
   /**
-   * The claim's rounds; {@code unread[0]} holds the failure of a read-back after a takeover refused
-   * on the SDK's retry, which may have landed, until a later read of the item succeeds.
+   * A write of the claim's, refused on the SDK's retry, that may have landed, and its unread item.
    */
-  private ClaimAttempt claimInRounds(ClaimRequest r, StoreUnavailableException[] unread) {
+  private record Unread(String write, StoreUnavailableException readFailed) {}
+
+  /**
+   * The claim's rounds; {@code unread[0]} holds a write refused on the SDK's retry, which may have
+   * landed, whose item could not be read back, until a later read of the item succeeds.
+   */
+  private ClaimAttempt claimInRounds(ClaimRequest r, Unread[] unread) {
     for (int round = 0; round < CLAIM_ROUNDS; round++) {
       long now = clock.millis();
       // the row and the lease count as over only the safety margin after their recorded end
@@ -106,16 +115,30 @@ final class ClaimWrites {
           return new ClaimAttempt.Absent(Instant.ofEpochMilli(now));
         }
       } else {
+        ConditionalCheckFailedException refused;
         try {
-          existing = put(r, item, cutoffMs);
+          refused = put(r, item, cutoffMs);
         } catch (StoreUnavailableException failed) {
           return readBack(r, now, failed, unread);
         }
-        unread[0] = null; // written, or the item read: what it holds decides
-        if (existing == null) {
+        if (refused == null) {
           return new ClaimAttempt.Acquired(items.read(item), Instant.ofEpochMilli(now));
         }
+        existing = refused.hasItem() ? refused.item() : Map.of();
         if (existing.isEmpty()) {
+          noticeNoOldItem();
+          try {
+            existing = requests.get(items.key(r.id()), "read " + r.id());
+          } catch (StoreUnavailableException readFailed) {
+            if (!Requests.earlierTries(refused)) {
+              throw readFailed; // refused on its only try: it did not land, the read failed
+            }
+            unread[0] = new Unread(PUT_ON_RETRY, readFailed);
+            continue; // the next round's write finds the item, this request's or not
+          }
+        }
+        unread[0] = null; // the item read: what it holds decides
+        if (existing == null) {
           continue; // released or purged since: claim again
         }
       }
@@ -159,7 +182,7 @@ final class ClaimWrites {
         try {
           found = requests.get(items.key(r.id()), "read " + r.id());
         } catch (StoreUnavailableException readFailed) {
-          unread[0] = readFailed;
+          unread[0] = new Unread(TAKEOVER_ON_RETRY, readFailed);
           continue; // the next round's write finds the item, this request's or not
         }
         unread[0] = null;
@@ -170,7 +193,7 @@ final class ClaimWrites {
       // another attempt changed the item since it was read: claim again
     }
     if (unread[0] != null) {
-      throw unread[0];
+      throw unread[0].readFailed();
     }
     throw new StoreUnavailableException(
         "claim of "
@@ -201,11 +224,10 @@ final class ClaimWrites {
   /**
    * Puts {@code item}, a new claim, where the key is absent or expired.
    *
-   * @return null when it was put; else the item found (empty when there is none any more: released
-   *     or purged since)
+   * @return null when it was put; else its refusal, with the item found where the server returns it
    * @throws StoreUnavailableException when the put failed without a refusal
    */
-  private Map<String, AttributeValue> put(
+  private ConditionalCheckFailedException put(
       ClaimRequest r, Map<String, AttributeValue> item, long cutoffMs) {
     Expression e = new Expression();
     String condition =
@@ -225,18 +247,12 @@ final class ClaimWrites {
     if (oldItemOnFailure) {
       put.returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
     }
-    Map<String, AttributeValue> existing;
     try {
       requests.call("claim " + r.id(), () -> requests.client.putItem(put.build()));
       return null;
-    } catch (ConditionalCheckFailedException failed) {
-      existing = failed.hasItem() ? failed.item() : null;
+    } catch (ConditionalCheckFailedException refused) {
+      return refused;
     }
-    if (existing == null || existing.isEmpty()) {
-      noticeNoOldItem();
-      existing = requests.get(items.key(r.id()), "read " + r.id());
-    }
-    return existing == null ? Map.of() : existing;
   }
 
   /**
@@ -253,10 +269,7 @@ final class ClaimWrites {
    *     failure that says the write may hold the key, when the item could not be read
    */
   private ClaimAttempt readBack(
-      ClaimRequest r,
-      long now,
-      StoreUnavailableException failed,
-      StoreUnavailableException[] unread) {
+      ClaimRequest r, long now, StoreUnavailableException failed, Unread[] unread) {
     Throwable cause = failed.getCause();
     if (!Requests.mayHaveLanded(cause) && !Requests.earlierTries(cause)) {
       throw failed;
