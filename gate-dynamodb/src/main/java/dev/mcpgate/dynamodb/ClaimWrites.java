@@ -66,8 +66,8 @@ final class ClaimWrites {
    * Claims in one conditional write: a {@code PutItem} when the key is absent or expired (attempt
    * 1, one request); otherwise the item found decides, by the one takeover rule, and a live item
    * whose lease may be taken over is taken by one {@code UpdateItem} conditional on the token read
-   * and on the rule (attempt + 1). Either write takes the key whole or not at all, so a failure
-   * never leaves the key held by a claim the caller was told did not happen.
+   * and on the rule (attempt + 1). Either write takes the key whole or not at all; a failure after
+   * one that may have landed, unread since, says that it may hold the key.
    *
    * <p>A claim {@linkplain ClaimRequest#replacing replacing} a token never puts a new item: it
    * reads the item (strongly consistent), answers absent where there is none, and takes only an
@@ -92,9 +92,7 @@ final class ClaimWrites {
     }
   }
 
-  /**
-   * A write of the claim's, refused on the SDK's retry, that may have landed, and its unread item.
-   */
+  /** A write refused on the SDK's retry (an earlier try may have landed) and the failed read. */
   private record Unread(String write, StoreUnavailableException readFailed) {}
 
   /**
@@ -130,11 +128,11 @@ final class ClaimWrites {
           try {
             existing = requests.get(items.key(r.id()), "read " + r.id());
           } catch (StoreUnavailableException readFailed) {
-            if (!Requests.earlierTries(refused)) {
-              throw readFailed; // refused on its only try: it did not land, the read failed
+            if (!Requests.earlierTries(refused) || unread[0] != null) {
+              throw readFailed; // refused on its only try (it did not land), or unread once more
             }
             unread[0] = new Unread(PUT_ON_RETRY, readFailed);
-            continue; // the next round's write finds the item, this request's or not
+            continue; // once: the next round's write finds the item, this request's or not
           }
         }
         unread[0] = null; // the item read: what it holds decides

@@ -23,7 +23,9 @@ public sealed interface ClaimAttempt {
    * The claim was written: there was no row, the row had expired, or the row was in progress with
    * the same argument hash and an expired lease (a takeover; then {@code record().attempt() > 1}).
    * An {@code UNKNOWN} row is never taken over, whatever its lease: until it expires it is {@link
-   * Existing} (see {@link IdempotencyStore#claim} and {@link Takeover}).
+   * Existing} (see {@link IdempotencyStore#claim} and {@link Takeover}). Its lease may be over by
+   * the time the claim answers (a slow store, the store's own retries): the gate counts the lease
+   * from just before it sent the claim, and renews it before the action when too little is left.
    *
    * @param record the new row, holding the request's token
    * @param storeNow the store's clock at the claim
