@@ -43,9 +43,8 @@ import java.util.concurrent.ScheduledExecutorService;
  *       #markUnknown} for callers that drive the steps themselves.
  * </ul>
  *
- * Every outcome of {@link #execute} is a {@link GateResult}, failures included. Messages of results
- * and exceptions are written for Java callers and operators; the MCP adapter writes its own
- * sentences for models.
+ * Every outcome of {@link #execute} is a {@link GateResult}, failures included. Messages are for
+ * Java callers and operators; the MCP adapter writes its own sentences for models.
  *
  * <p>While {@link #execute} runs an action, the gate renews its lease on a thread of its own (see
  * {@link GatePolicy#leaseRenewal()}); {@link #close()} of the gate the builder made stops it, for
@@ -76,20 +75,20 @@ public final class IdempotencyGate implements AutoCloseable {
 
   /**
    * @param policy the policy for the new gate
-   * @return a gate over the same store, codec and listeners with another policy; it shares this
-   *     gate's engine (nothing is wired anew), so it is cheap to make one per tool
+   * @return a gate over the same store, codec, listeners and engine (nothing wired anew) with
+   *     another policy: cheap to make one per tool
    */
   public IdempotencyGate withPolicy(GatePolicy policy) {
     return new IdempotencyGate(engine, notNull(policy, "policy"), false);
   }
 
   /**
-   * On the gate the builder made: stops renewing leases, and the renewal thread if the gate started
-   * one (a scheduler given to the builder is the caller's to stop), for it and every gate {@link
-   * #withPolicy} made from it; calls after it are {@code Failed(GATE_CLOSED)}, nothing run. Actions
-   * still running lose their renewals: their leases run out and their completions are fenced as
-   * after a crash. The store is not closed: the caller's. On a gate {@link #withPolicy} made:
-   * nothing (it shares the builder's gate's engine, which that gate's close stops).
+   * On the gate the builder made: stops renewing leases, and the renewal thread if it started one
+   * (a given scheduler is the caller's to stop), for it and every gate {@link #withPolicy} made
+   * from it; calls after it are {@code Failed(GATE_CLOSED)}, nothing run. Running actions lose
+   * their renewals: their leases run out and their completions are fenced as after a crash. The
+   * store is the caller's to close. On a gate {@link #withPolicy} made: nothing (the builder's
+   * gate's does).
    */
   @Override
   public void close() {
@@ -106,10 +105,9 @@ public final class IdempotencyGate implements AutoCloseable {
   }
 
   /**
-   * Tells this gate's listeners that a call was refused before it reached the gate (a {@link
-   * GateEvent.Type#REJECTED} event), so that the metrics and spans that count the gate's decisions
-   * count it too. For adapters that decide a call's tenant and key before calling {@link #execute};
-   * nothing is claimed or stored. {@link #execute} tells of arguments it cannot hash itself.
+   * Tells this gate's listeners of a call refused before it reached the gate (a {@link
+   * GateEvent.Type#REJECTED} event), so that meters and spans count it too: for adapters that
+   * decide a call's tenant and key before {@link #execute}. Nothing is claimed or stored.
    *
    * @param tool the tool called
    * @param rejection why it was refused
@@ -201,10 +199,13 @@ public final class IdempotencyGate implements AutoCloseable {
 
   /**
    * Claims the call once, without waiting. On {@link ClaimOutcome.Acquired} the caller holds the
-   * key and must {@link #complete}, {@link #release} or {@link #markUnknown} it.
+   * key and must {@link #complete}, {@link #release} or {@link #markUnknown} it. A claim answered
+   * over a renewal period after it was sent has its lease extended first (refused as in progress
+   * when another attempt took the key over meanwhile).
    *
    * @return the outcome
-   * @throws StoreUnavailableException if the claim could not be written
+   * @throws StoreUnavailableException if the claim could not be written, or a late claim's lease
+   *     not confirmed (nothing ran)
    * @throws InvalidArgumentsException if the arguments cannot be hashed
    */
   public ClaimOutcome claim(ToolCall call) {
@@ -292,11 +293,7 @@ public final class IdempotencyGate implements AutoCloseable {
     return engine.resolveUnknown(policy, id, verdict);
   }
 
-  /**
-   * The stored row for (tenant, tool, key), for operators: "did we refund ord_9f2 twice?"
-   *
-   * @return the row, or empty
-   */
+  /** The stored row for (tenant, tool, key), or empty: "did we refund ord_9f2 twice?" */
   public Optional<ClaimRecord> find(ClaimId id) {
     return engine.find(notNull(id, "id"));
   }

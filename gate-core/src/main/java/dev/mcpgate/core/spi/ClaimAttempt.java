@@ -25,7 +25,8 @@ public sealed interface ClaimAttempt {
    * An {@code UNKNOWN} row is never taken over, whatever its lease: until it expires it is {@link
    * Existing} (see {@link IdempotencyStore#claim} and {@link Takeover}). Its lease may be over by
    * the time the claim answers (a slow store, the store's own retries): the gate counts the lease
-   * from just before it sent the claim, and renews it before the action when too little is left.
+   * from just before it sent the claim, and renews it before the action (or before {@code
+   * IdempotencyGate.claim} returns it) when too little is left.
    *
    * @param record the new row, holding the request's token
    * @param storeNow the store's clock at the claim

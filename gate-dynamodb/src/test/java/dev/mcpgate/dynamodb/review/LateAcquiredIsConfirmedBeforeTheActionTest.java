@@ -2,16 +2,19 @@ package dev.mcpgate.dynamodb.review;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.ClaimAttempt;
 import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Map;
@@ -51,6 +54,53 @@ class LateAcquiredIsConfirmedBeforeTheActionTest {
 
   @Test
   void aClaimAcquiredAfterItsLeaseRanOutDoesNotRunWhereAnotherAttemptTookTheKey() throws Exception {
+    Late late =
+        late(
+            (ours, call, runs) ->
+                ours.execute(call, ResultMapper.utf8(), ctx -> "ran " + runs.incrementAndGet()));
+    assertThat(late.outcome)
+        .as("this call: its lease was taken over before its action, which did not run")
+        .isInstanceOfSatisfying(
+            GateResult.Failed.class,
+            f -> assertThat(f.reason()).isEqualTo(FailureReason.LEASE_LOST));
+  }
+
+  /**
+   * Review 9: the same through the step-by-step API ({@link IdempotencyGate#claim}), where the
+   * caller acts on Acquired itself: the late claim's lease is confirmed before it is returned.
+   */
+  @Test
+  void aStepByStepClaimIsNotToldAcquiredForAKeyAnotherAttemptTookOver() throws Exception {
+    Late late =
+        late(
+            (ours, call, runs) -> {
+              ClaimOutcome outcome = ours.claim(call);
+              if (outcome instanceof ClaimOutcome.Acquired claim) {
+                runs.incrementAndGet(); // the effect
+                ours.complete(claim, "mine".getBytes(StandardCharsets.UTF_8), false);
+              }
+              return outcome;
+            });
+    assertThat(late.outcome)
+        .as("a claim told Acquired must hold the key; the other attempt holds it")
+        .isInstanceOfSatisfying(
+            ClaimOutcome.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(RefusalReason.IN_PROGRESS));
+  }
+
+  /** What this request's gate does with the call; the effect counts {@code runs}. */
+  private interface Ours {
+    Object call(IdempotencyGate ours, ToolCall call, AtomicInteger runs);
+  }
+
+  private record Late(Object outcome) {}
+
+  /**
+   * Runs {@code ours} where its claim answers late (the lost put, the slow failed read), and
+   * another attempt takes the key over right after the read that finds this request's own item;
+   * checks that the store answered a late Acquired and that the effect ran once.
+   */
+  private static Late late(Ours ours) throws Exception {
     ToolCall call = ToolCall.of("review8", "refund", UUID.randomUUID().toString(), Map.of("a", 1));
     AtomicInteger runs = new AtomicInteger();
     AtomicReference<ClaimAttempt> told = new AtomicReference<>();
@@ -92,7 +142,7 @@ class LateAcquiredIsConfirmedBeforeTheActionTest {
                                               .useClientDefaults(false)
                                               .build())));
           DynamoDbIdempotencyStore store = ReviewDynamo.store(client, InstantSource.system());
-          IdempotencyGate ours =
+          IdempotencyGate gate =
               IdempotencyGate.builder(
                       new ForwardingIdempotencyStore(store) {
                         @Override
@@ -105,8 +155,7 @@ class LateAcquiredIsConfirmedBeforeTheActionTest {
                   .policy(POLICY)
                   .build()) {
 
-        GateResult<String> result =
-            ours.execute(call, ResultMapper.utf8(), ctx -> "ran " + runs.incrementAndGet());
+        Object outcome = ours.call(gate, call, runs);
 
         assertThat(http.landed).as("the PutItem reached the server, its answer lost").hasValue(1);
         assertThat(told.get())
@@ -118,11 +167,7 @@ class LateAcquiredIsConfirmedBeforeTheActionTest {
             .as("the other attempt took the key over and ran")
             .isInstanceOf(GateResult.Executed.class);
         assertThat(runs).as("the action ran once").hasValue(1);
-        assertThat(result)
-            .as("this call: its lease was taken over before its action, which did not run")
-            .isInstanceOfSatisfying(
-                GateResult.Failed.class,
-                f -> assertThat(f.reason()).isEqualTo(FailureReason.LEASE_LOST));
+        return new Late(outcome);
       }
     }
   }

@@ -47,6 +47,7 @@ public final class GateEngine {
   private final SingleCommitRunner singleCommit;
   private final DirectScope direct;
   private final Events events;
+  private final Ticker ticker;
 
   /**
    * @param listeners told of every decision (copied)
@@ -65,6 +66,7 @@ public final class GateEngine {
       Executor executor,
       Ticker ticker) {
     this.store = store;
+    this.ticker = ticker;
     this.renewer = new LeaseRenewer(store, scheduler, executor, ticker);
     this.fencer = new LateFencer(store, renewer);
     Events events = this.events = new Events(List.copyOf(listeners), clock);
@@ -234,10 +236,19 @@ public final class GateEngine {
         waited);
   }
 
-  /** Claims once, without waiting. */
+  /**
+   * Claims once, without waiting. A claim answered later than a period after it was sent has its
+   * lease confirmed before the caller may act on it ({@link ClaimSteps#confirmLate}).
+   */
   public ClaimOutcome claim(GatePolicy policy, ToolCall call) {
+    long sent = ticker.nanoTime(); // the claim is sent after this: its lease runs from then
     try {
-      return claimer.claim(policy, call, hash(policy, call));
+      ClaimOutcome outcome = claimer.claim(policy, call, hash(policy, call));
+      if (outcome instanceof ClaimOutcome.Acquired acquired
+          && ticker.nanoTime() - sent > LeaseRenewer.Period.of(policy).every().toNanos()) {
+        return steps.confirmLate(policy, acquired);
+      }
+      return outcome;
     } catch (CallFailure failure) {
       told(failure, failure.result(call.id(), null, call.keySource(), Duration.ZERO));
       throw failure.toException(); // the step-by-step API has no result to carry it

@@ -63,7 +63,17 @@ final class LeaseRenewer implements AutoCloseable {
   }
 
   /** One renewal cadence: the lease renewed to, and how often. */
-  record Period(Duration lease, Duration every) {}
+  record Period(Duration lease, Duration every) {
+    /**
+     * @return the policy's cadence; with renewal off, a quarter of the lease is the period a lease
+     *     is measured against
+     */
+    static Period of(GatePolicy policy) {
+      return new Period(
+          policy.lease(),
+          policy.renewsLease() ? policy.leaseRenewal() : policy.lease().dividedBy(4));
+    }
+  }
 
   /**
    * The longest a try waits past its deadline for the store's answer before it is given up: the
@@ -261,10 +271,7 @@ final class LeaseRenewer implements AutoCloseable {
     if (renewal.isLost()) {
       return Held.NO;
     }
-    Period period =
-        new Period(
-            policy.lease(),
-            policy.renewsLease() ? policy.leaseRenewal() : policy.lease().dividedBy(4));
+    Period period = Period.of(policy);
     Duration within = deadline(period);
     // a running action has at least a lease less a period left, as a renewal every period keeps
     // it: that is what a pause or a hung try is measured against (docs/design.md). Its first
