@@ -47,7 +47,8 @@ public sealed interface ClaimOutcome {
    * @param token this attempt's fencing token
    * @param attempt 1 for a first attempt, more after lease takeovers
    * @param claimedAt when the claim was written (store clock)
-   * @param leaseExpiresAt when the lease ends unless extended (store clock)
+   * @param leaseExpiresAt when the lease ends unless extended (store clock), as the claim wrote it:
+   *     the gate extends a late claim's lease before it returns it
    * @param argsHash the versioned canonical hash of the arguments the key was claimed with; null
    *     only on a claim built without one (by the constructor without it)
    */

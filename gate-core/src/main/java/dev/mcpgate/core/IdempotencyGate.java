@@ -200,8 +200,8 @@ public final class IdempotencyGate implements AutoCloseable {
   /**
    * Claims the call once, without waiting. On {@link ClaimOutcome.Acquired} the caller holds the
    * key and must {@link #complete}, {@link #release} or {@link #markUnknown} it. A claim answered
-   * over a renewal period after it was sent has its lease extended first (refused as in progress
-   * when another attempt took the key over meanwhile).
+   * over a renewal period after it was sent has its lease confirmed first (claimed again when
+   * another attempt took the key over meanwhile).
    *
    * @return the outcome
    * @throws StoreUnavailableException if the claim could not be written, or a late claim's lease

@@ -4,7 +4,6 @@ import dev.mcpgate.core.ClaimOutcome;
 import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.IdempotencyException;
-import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.StoreUnavailableException;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import java.time.Duration;
@@ -44,60 +43,6 @@ final class ClaimSteps {
       events.emit(GateEvent.Type.STORE_FAILED, claim, "the result could not be stored", e);
       throw new StoreUnavailableException("could not store the result of " + claim.id(), e);
     }
-  }
-
-  /**
-   * Confirms the lease of a claim that answered later than a period after it was sent (a slow
-   * store, the store's own retries, a pause): less than the lease less a period may be left of it,
-   * or none, and another attempt may have taken the key over since. It is extended by its token
-   * before the caller may act, as the gate does before a running action's first step.
-   *
-   * @return the claim, its lease extended; refused when another attempt took the key over
-   * @throws CallFailure when the extension could not be written: nothing ran, and the claim is
-   *     released where the store lets it
-   */
-  ClaimOutcome confirmLate(GatePolicy policy, ClaimOutcome.Acquired claim) {
-    boolean extended;
-    try {
-      extended = store.extendLease(claim.id(), claim.token(), policy.lease());
-    } catch (RuntimeException e) {
-      boolean released = false;
-      try {
-        released = store.release(claim.id(), claim.token());
-      } catch (RuntimeException notReleased) {
-        e.addSuppressed(notReleased);
-      }
-      events.emit(
-          released ? GateEvent.Type.RELEASED : GateEvent.Type.STORE_FAILED,
-          claim,
-          "the late claim's lease could not be confirmed"
-              + (released ? "; claim released" : ", nor the claim released"),
-          e);
-      throw CallFailure.storeUnavailable(
-          claim,
-          "the claim of "
-              + claim.id()
-              + " answered late and the store did not confirm its lease: it did not run; "
-              + (released
-                  ? "the claim was released"
-                  : "the key may stay claimed until its lease ends")
-              + "; safe to retry with the same key",
-          e);
-    }
-    if (extended) {
-      return claim;
-    }
-    // the call's decision (acquired) is told; its attempt ends here, as a running one whose lease
-    // was taken over before its action
-    events.emit(GateEvent.Type.LEASE_LOST, claim, "the late claim's lease was taken over", null);
-    return new ClaimOutcome.Refused(
-        claim.id(),
-        RefusalReason.IN_PROGRESS,
-        policy.lease(),
-        "the claim of "
-            + claim.id()
-            + " answered after its lease ran out, and another attempt has taken the key over: it"
-            + " did not run here; a retry with the same key gets that attempt's outcome");
   }
 
   /**

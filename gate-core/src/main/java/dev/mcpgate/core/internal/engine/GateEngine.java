@@ -42,6 +42,7 @@ public final class GateEngine {
   private final LateFencer fencer;
   private final Claimer claimer;
   private final ClaimSteps steps;
+  private final FailureSettler settler;
   private final OperatorSettlement settlement;
   private final AttemptRunner runner;
   private final SingleCommitRunner singleCommit;
@@ -75,16 +76,11 @@ public final class GateEngine {
         new Claimer(store, codec, events, new Reconciliation(store, codec, events), ticker);
     ResultWriter writer = new ResultWriter(codec, events);
     this.steps = new ClaimSteps(store, events, writer, direct);
+    this.settler = new FailureSettler(store, events, fencer);
     this.settlement = new OperatorSettlement(store, codec, events);
     this.runner =
         new AttemptRunner(
-            steps,
-            writer,
-            events,
-            direct,
-            renewer,
-            new FailureSettler(store, events, fencer),
-            new CommitResolver(store, events));
+            steps, writer, events, direct, renewer, settler, new CommitResolver(store, events));
     this.singleCommit = new SingleCommitRunner(steps, claimer, writer, events, ticker);
   }
 
@@ -237,18 +233,30 @@ public final class GateEngine {
   }
 
   /**
-   * Claims once, without waiting. A claim answered later than a period after it was sent has its
-   * lease confirmed before the caller may act on it ({@link ClaimSteps#confirmLate}).
+   * Claims once, without waiting. The lease of a claim that answered late (a slow store, its own
+   * retries, a pause) is confirmed before the caller may act on it, as before an action; one whose
+   * key another attempt took over meanwhile claims again (twice at most), to tell the key as it is
+   * now: replayed, in progress, or acquired anew.
    */
   public ClaimOutcome claim(GatePolicy policy, ToolCall call) {
-    long sent = ticker.nanoTime(); // the claim is sent after this: its lease runs from then
     try {
-      ClaimOutcome outcome = claimer.claim(policy, call, hash(policy, call));
-      if (outcome instanceof ClaimOutcome.Acquired acquired
-          && ticker.nanoTime() - sent > LeaseRenewer.Period.of(policy).every().toNanos()) {
-        return steps.confirmLate(policy, acquired);
+      String hash = hash(policy, call);
+      for (int claims = 1; ; claims++) {
+        long sent = ticker.nanoTime(); // the claim is sent after this: its lease runs from then
+        ClaimOutcome outcome = claimer.claim(policy, call, hash);
+        if (!(outcome instanceof ClaimOutcome.Acquired acquired)) {
+          return outcome;
+        }
+        Renewal lease = new Renewal(acquired, events, sent + policy.lease().toNanos(), ticker);
+        LeaseRenewer.Held held = renewer.confirmBeforeAction(lease, policy);
+        if (held == LeaseRenewer.Held.YES) {
+          return acquired;
+        }
+        CallFailure notHeld = settler.notStarted(acquired, held); // released where not taken over
+        if (held != LeaseRenewer.Held.NO || claims == 3) {
+          throw notHeld;
+        }
       }
-      return outcome;
     } catch (CallFailure failure) {
       told(failure, failure.result(call.id(), null, call.keySource(), Duration.ZERO));
       throw failure.toException(); // the step-by-step API has no result to carry it
