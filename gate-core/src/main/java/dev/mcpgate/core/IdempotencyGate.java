@@ -205,7 +205,8 @@ public final class IdempotencyGate implements AutoCloseable {
    *
    * @return the outcome
    * @throws StoreUnavailableException if the claim could not be written, or a late claim's lease
-   *     not confirmed (nothing ran)
+   *     not confirmed (nothing ran); {@link IdempotencyException} when the gate closed meanwhile,
+   *     or a late claim's key was taken over three times running (nothing ran)
    * @throws InvalidArgumentsException if the arguments cannot be hashed
    */
   public ClaimOutcome claim(ToolCall call) {

@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * lease may have run out by then, and another attempt may have taken the key over. The claim's
  * lease is confirmed before the caller is told it holds the key, as before a running action (the
  * renewer's confirmation: each try bounded by a deadline); a claim whose key was taken over claims
- * again and tells the key as it now is. Reviews 9 and 10 found the cases.
+ * again and tells the key as it now is. Reviews 9, 10 and 11 found the cases.
  */
 class LateStepClaimTest {
   private static final GatePolicy POLICY =
@@ -187,6 +188,84 @@ class LateStepClaimTest {
     try (IdempotencyGate gate = gate(answering(Duration.ZERO, () -> {}, () -> {}))) {
       assertThat(gate.claim(call)).isInstanceOf(ClaimOutcome.Acquired.class);
       assertThat(extensions).as("a claim answered within a period costs nothing more").hasValue(0);
+    }
+  }
+
+  /**
+   * Review 11: the gate is closed while a late claim is on its way: the store is never asked to
+   * confirm the lease, and the failure says the gate closed, not that the store did not confirm.
+   */
+  @Test
+  void aLateClaimOnAGateClosedMeanwhileIsToldAsAClosedGate() {
+    AtomicReference<IdempotencyGate> closing = new AtomicReference<>();
+    IdempotencyGate gate = gate(answering(PAST_THE_LEASE, () -> closing.get().close(), () -> {}));
+    closing.set(gate);
+
+    Throwable thrown = catchThrowable(() -> gate.claim(call));
+
+    assertThat(extensions).as("the store was never asked to confirm the lease").hasValue(0);
+    assertThat(thrown)
+        .isInstanceOf(IdempotencyException.class)
+        .hasMessageContaining("the gate closed")
+        .hasMessageContaining("it did not run")
+        .hasMessageNotContaining("the store did not confirm");
+    assertThat(shared.find(call.id())).as("the claim released").isEmpty();
+  }
+
+  /** Review 11: the caller's thread interrupted while its claim answers late. */
+  @Test
+  void anInterruptedLateClaimIsReleasedAndKeepsTheFlag() {
+    try (IdempotencyGate gate =
+        gate(answering(PAST_THE_LEASE, () -> Thread.currentThread().interrupt(), () -> {}))) {
+      Throwable thrown = catchThrowable(() -> gate.claim(call));
+
+      assertThat(Thread.interrupted()).as("the interrupt flag kept").isTrue();
+      assertThat(thrown)
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("interrupted")
+          .hasMessageContaining("did not run");
+      assertThat(shared.find(call.id())).as("released").isEmpty();
+    }
+  }
+
+  /**
+   * Review 11: three late claims, each taken over by another attempt, which lets the key go before
+   * the next: the claim ends with the documented exception, saying nothing ran.
+   */
+  @Test
+  void aThirdLostLateClaimEndsInADocumentedException() {
+    AtomicReference<ClaimOutcome> theirs = new AtomicReference<>();
+    try (IdempotencyGate other = IdempotencyGate.builder(shared).policy(POLICY).build()) {
+      IdempotencyStore store =
+          new ForwardingIdempotencyStore(shared) {
+            @Override
+            public ClaimAttempt claim(ClaimRequest request) {
+              ClaimAttempt attempt = super.claim(request);
+              sleep(PAST_THE_LEASE);
+              theirs.set(other.claim(call)); // takes the key over
+              return attempt;
+            }
+
+            @Override
+            public ExtendedLeases extendLeases(
+                List<HeldLease> leases, Duration lease, Duration within) {
+              ExtendedLeases answer = super.extendLeases(leases, lease, within);
+              if (theirs.get() instanceof ClaimOutcome.Acquired a) {
+                other.release(a); // and lets it go before the next claim
+              }
+              return answer;
+            }
+          };
+      try (IdempotencyGate gate = gate(store)) {
+        Throwable thrown = catchThrowable(() -> gate.claim(call));
+
+        assertThat(events.stream().filter(e -> e.type() == GateEvent.Type.ACQUIRED).count())
+            .isEqualTo(3);
+        assertThat(thrown)
+            .isInstanceOf(IdempotencyException.class)
+            .hasMessageContaining("three times")
+            .hasMessageContaining("it did not run here");
+      }
     }
   }
 

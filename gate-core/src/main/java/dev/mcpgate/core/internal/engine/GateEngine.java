@@ -8,6 +8,7 @@ import dev.mcpgate.core.GateAction;
 import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.RejectionReason;
@@ -244,17 +245,39 @@ public final class GateEngine {
       for (int claims = 1; ; claims++) {
         long sent = ticker.nanoTime(); // the claim is sent after this: its lease runs from then
         ClaimOutcome outcome = claimer.claim(policy, call, hash);
-        if (!(outcome instanceof ClaimOutcome.Acquired acquired)) {
-          return outcome;
+        if (!(outcome instanceof ClaimOutcome.Acquired acquired)
+            || ticker.nanoTime() - sent <= LeaseRenewer.Period.of(policy).every().toNanos()) {
+          return outcome; // answered within a period: at least the lease less a period is left
         }
-        Renewal lease = new Renewal(acquired, events, sent + policy.lease().toNanos(), ticker);
-        LeaseRenewer.Held held = renewer.confirmBeforeAction(lease, policy);
+        LeaseRenewer.Held held =
+            renewer.isClosed()
+                ? null
+                : renewer.confirmBeforeAction(
+                    new Renewal(acquired, events, sent + policy.lease().toNanos(), ticker), policy);
         if (held == LeaseRenewer.Held.YES) {
           return acquired;
         }
+        if (held == null) {
+          CallFailure closed =
+              CallFailure.gateClosed(
+                  true,
+                  "the gate closed before the late claim of "
+                      + call.id()
+                      + " was confirmed: it did not run; safe to retry with the same key",
+                  null);
+          settler.release(acquired, closed, "the late claim was not confirmed");
+          throw closed;
+        }
         CallFailure notHeld = settler.notStarted(acquired, held); // released where not taken over
-        if (held != LeaseRenewer.Held.NO || claims == 3) {
+        if (held != LeaseRenewer.Held.NO) {
           throw notHeld;
+        }
+        if (claims == 3) {
+          throw new IdempotencyException(
+              "the claim of "
+                  + call.id()
+                  + " answered late three times, and each time another attempt had taken the key"
+                  + " over meanwhile: it did not run here; safe to retry with the same key");
         }
       }
     } catch (CallFailure failure) {
