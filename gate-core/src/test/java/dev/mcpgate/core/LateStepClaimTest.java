@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * lease may have run out by then, and another attempt may have taken the key over. The claim's
  * lease is confirmed before the caller is told it holds the key, as before a running action (the
  * renewer's confirmation: each try bounded by a deadline); a claim whose key was taken over claims
- * again and tells the key as it now is. Reviews 9, 10 and 11 found the cases.
+ * again and tells the key as it now is. Reviews 9 to 12 found the cases.
  */
 class LateStepClaimTest {
   private static final GatePolicy POLICY =
@@ -123,8 +123,8 @@ class LateStepClaimTest {
 
   /**
    * Review 10: the extension is written, and its answer comes back after the lease it gave ran out
-   * (the store's retries, a pause); another attempt takes the key over meanwhile and runs. An
-   * answer past its try's deadline proves nothing: the claim is not told Acquired.
+   * (the store's retries, a pause); another attempt claims the key meanwhile and runs. An answer
+   * past its try's deadline proves nothing: the claim is not told Acquired, and is released.
    */
   @Test
   void anExtensionAnsweredLateIsNotProofTheKeyIsStillHeld() throws Exception {
@@ -209,6 +209,34 @@ class LateStepClaimTest {
         .hasMessageContaining("the gate closed")
         .hasMessageContaining("it did not run")
         .hasMessageNotContaining("the store did not confirm");
+    assertThat(shared.find(call.id())).as("the claim released").isEmpty();
+  }
+
+  /**
+   * Review 12: the gate is closed while a late claim's lease is being confirmed: the closed gate
+   * refuses the next try, and the failure says the gate closed, not that the store did not confirm.
+   */
+  @Test
+  void aGateClosedWhileALateClaimIsConfirmedIsToldAsAClosedGate() {
+    AtomicReference<IdempotencyGate> closing = new AtomicReference<>();
+    IdempotencyStore store =
+        new ForwardingIdempotencyStore(answering(PAST_THE_LEASE, () -> {}, () -> {})) {
+          @Override
+          public ExtendedLeases extendLeases(
+              List<HeldLease> leases, Duration lease, Duration within) {
+            closing.get().close();
+            throw new StoreUnavailableException("connection reset (test)", null);
+          }
+        };
+    IdempotencyGate gate = gate(store);
+    closing.set(gate);
+
+    Throwable thrown = catchThrowable(() -> gate.claim(call));
+
+    assertThat(thrown)
+        .isInstanceOf(IdempotencyException.class)
+        .hasMessageContaining("the gate closed")
+        .hasMessageNotContaining("did not confirm it in time");
     assertThat(shared.find(call.id())).as("the claim released").isEmpty();
   }
 

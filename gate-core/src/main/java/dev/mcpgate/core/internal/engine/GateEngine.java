@@ -257,7 +257,7 @@ public final class GateEngine {
         if (held == LeaseRenewer.Held.YES) {
           return acquired;
         }
-        if (held == null) {
+        if (held == null || renewer.isClosed()) { // closed before or while it was confirmed
           CallFailure closed =
               CallFailure.gateClosed(
                   true,
