@@ -22,6 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The step-by-step API ({@link IdempotencyGate#claim}) with a claim the store answers late: its
@@ -191,51 +193,46 @@ class LateStepClaimTest {
     }
   }
 
-  /**
-   * Review 11: the gate is closed while a late claim is on its way: the store is never asked to
-   * confirm the lease, and the failure says the gate closed, not that the store did not confirm.
-   */
-  @Test
-  void aLateClaimOnAGateClosedMeanwhileIsToldAsAClosedGate() {
-    AtomicReference<IdempotencyGate> closing = new AtomicReference<>();
-    IdempotencyGate gate = gate(answering(PAST_THE_LEASE, () -> closing.get().close(), () -> {}));
-    closing.set(gate);
-
-    Throwable thrown = catchThrowable(() -> gate.claim(call));
-
-    assertThat(extensions).as("the store was never asked to confirm the lease").hasValue(0);
-    assertThat(thrown)
-        .isInstanceOf(IdempotencyException.class)
-        .hasMessageContaining("the gate closed")
-        .hasMessageContaining("it did not run")
-        .hasMessageNotContaining("the store did not confirm");
-    assertThat(shared.find(call.id())).as("the claim released").isEmpty();
+  /** When the gate closes, for the closed-gate cases. */
+  enum Closed {
+    /** While the late claim is on its way (review 11): the store is never asked to confirm. */
+    BEFORE_THE_CONFIRMATION,
+    /** While the late claim's lease is being confirmed (review 12): the next try is refused. */
+    DURING_THE_CONFIRMATION
   }
 
   /**
-   * Review 12: the gate is closed while a late claim's lease is being confirmed: the closed gate
-   * refuses the next try, and the failure says the gate closed, not that the store did not confirm.
+   * Reviews 11 and 12: a gate closed while a late claim is on its way or being confirmed: the
+   * failure says the gate closed, not that the store did not confirm, and the claim is released.
    */
-  @Test
-  void aGateClosedWhileALateClaimIsConfirmedIsToldAsAClosedGate() {
+  @ParameterizedTest
+  @EnumSource(Closed.class)
+  void aGateClosedDuringALateClaimIsToldAsAClosedGate(Closed when) {
     AtomicReference<IdempotencyGate> closing = new AtomicReference<>();
     IdempotencyStore store =
-        new ForwardingIdempotencyStore(answering(PAST_THE_LEASE, () -> {}, () -> {})) {
-          @Override
-          public ExtendedLeases extendLeases(
-              List<HeldLease> leases, Duration lease, Duration within) {
-            closing.get().close();
-            throw new StoreUnavailableException("connection reset (test)", null);
-          }
-        };
+        when == Closed.BEFORE_THE_CONFIRMATION
+            ? answering(PAST_THE_LEASE, () -> closing.get().close(), () -> {})
+            : new ForwardingIdempotencyStore(answering(PAST_THE_LEASE, () -> {}, () -> {})) {
+              @Override
+              public ExtendedLeases extendLeases(
+                  List<HeldLease> leases, Duration lease, Duration within) {
+                closing.get().close();
+                throw new StoreUnavailableException("connection reset (test)", null);
+              }
+            };
     IdempotencyGate gate = gate(store);
     closing.set(gate);
 
     Throwable thrown = catchThrowable(() -> gate.claim(call));
 
+    if (when == Closed.BEFORE_THE_CONFIRMATION) {
+      assertThat(extensions).as("the store was never asked to confirm the lease").hasValue(0);
+    }
     assertThat(thrown)
         .isInstanceOf(IdempotencyException.class)
         .hasMessageContaining("the gate closed")
+        .hasMessageContaining("it did not run")
+        .hasMessageNotContaining("the store did not confirm")
         .hasMessageNotContaining("did not confirm it in time");
     assertThat(shared.find(call.id())).as("the claim released").isEmpty();
   }
