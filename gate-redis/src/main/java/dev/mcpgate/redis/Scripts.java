@@ -61,11 +61,14 @@ final class Scripts {
                       f[8] or false, f[9] or false, f[10] or false}
             end
             if not expired then attempt = tonumber(f[4]) + 1 end
-            redis.call('DEL', key)
           end
+          -- the first write is the HSET, over the row taken over: a full Redis (noeviction) refuses
+          -- a script's write that needs memory only before the script has written, so a takeover
+          -- is refused there as the holder's renewals are
           local expires = now + retention
           redis.call('HSET', key, 'h', hash, 's', 'IN_PROGRESS', 't', token, 'a', n(attempt),
                      'c', n(now), 'l', n(now + lease), 'e', n(expires))
+          if f[2] then redis.call('HDEL', key, 'd', 'k', 'r') end
           redis.call('PEXPIREAT', key, n(expires + grace))
           return {'A', n(now), hash, 'IN_PROGRESS', token, tostring(attempt), n(now),
                   n(now + lease), n(expires), false, false, false}
