@@ -127,12 +127,17 @@ final class AnnotatedTools {
     return found;
   }
 
-  /** The name of a Spring AI (or community) {@code @McpTool} on the method, else its name. */
+  /**
+   * The name of a Spring AI (or community) {@code @McpTool}, or of a Spring AI {@code @Tool} (a
+   * tool callback), on the method, else its name: the name the tool is served under.
+   */
   private static String mcpToolName(Method method) {
     for (Annotation a : method.getAnnotations()) {
-      if (a.annotationType().getSimpleName().equals("McpTool")) {
+      Class<?> type = a.annotationType();
+      if (type.getSimpleName().equals("McpTool")
+          || type.getName().equals("org.springframework.ai.tool.annotation.Tool")) {
         try {
-          Object name = a.annotationType().getMethod("name").invoke(a);
+          Object name = type.getMethod("name").invoke(a);
           if (name instanceof String s && !s.isBlank()) {
             return s;
           }

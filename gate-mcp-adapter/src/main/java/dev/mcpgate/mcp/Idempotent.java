@@ -12,8 +12,8 @@ import java.lang.annotation.Target;
  * with its per-tool policy ({@link ToolPolicy#of(Idempotent)}: the attributes that name a value of
  * the gate's policy are a {@link dev.mcpgate.core.GateSettings}, an empty one inherited). {@link
  * McpGate#gateAnnotated} then gates the matching tool specifications in one call. Matching is by
- * tool name: {@link #tool()}, else the {@code name} of the method's {@code @McpTool} annotation,
- * else the method's name.
+ * tool name: {@link #tool()}, else the {@code name} of the method's {@code @McpTool} annotation (or
+ * of Spring AI's {@code @Tool}, for a tool callback), else the method's name.
  *
  * <pre>{@code
  * @McpTool(name = "refund_order", description = "Refund an order")
