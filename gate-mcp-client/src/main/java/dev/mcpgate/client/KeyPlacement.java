@@ -16,9 +16,10 @@ import java.util.Map;
  *     tool an MCP Gate server gates does) and the server reads the key where the client puts it: a
  *     call whose answer was lost may be sent again; false for any other tool, and for one the
  *     server did not list
- * @param naturalKey for a tool that declares {@code idempotentHint: true} and whose only key the
- *     client can give is a natural key, its arguments: a call is retry-safe when it holds every one
- *     of them, none null (the server reads a null value as no natural key); empty otherwise
+ * @param naturalKey for a tool that declares {@code idempotentHint: true} and whose server reads a
+ *     natural key before the key the client sends (or reads no such key), its arguments: a call
+ *     that holds every one of them, none null, is gated under its natural key, and is retry-safe
+ *     (the server reads a null value as no natural key, and then the next source); empty otherwise
  */
 record KeyPlacement(boolean inArgument, String name, boolean retrySafe, List<String> naturalKey) {
 
@@ -69,20 +70,21 @@ record KeyPlacement(boolean inArgument, String name, boolean retrySafe, List<Str
    *     same arguments under the same key
    */
   Claim claim(Map<String, ?> arguments) {
-    if (retrySafe) {
-      return new Claim(true, List.of());
+    if (holdsNaturalKey(arguments)) {
+      return new Claim(false, naturalKey); // read before the intent key, where both are
     }
-    return holdsNaturalKey(arguments) ? new Claim(false, naturalKey) : null;
+    return retrySafe ? new Claim(true, List.of()) : null;
   }
 
   /**
    * Reads a tool's definition, as an MCP Gate server writes it: its {@code _meta} {@value
    * #META_TOOL} lists {@code key_sources} in the server's order of precedence, with {@code
    * key_argument} and {@code meta_key}; the first of {@code argument} (when the input schema has
-   * that property) and {@code meta} wins. A gated tool with neither (a header or a natural key
-   * only) gets the key in {@code _meta}, which its server does not read: it is retry-safe only for
-   * a call that holds every {@code natural_key} argument. Else a property {@code keyArgument} in
-   * the input schema is the key argument. Else {@code _meta}.
+   * that property) and {@code meta} wins, and a {@code natural} source before it is kept: a call
+   * that holds the natural key is gated under it, not under the intent key. A gated tool with
+   * neither (a header or a natural key only) gets the key in {@code _meta}, which its server does
+   * not read: it is retry-safe only for a call that holds every {@code natural_key} argument. Else
+   * a property {@code keyArgument} in the input schema is the key argument. Else {@code _meta}.
    */
   static KeyPlacement of(McpSchema.Tool tool, String keyArgument) {
     boolean hint =
@@ -93,42 +95,47 @@ record KeyPlacement(boolean inArgument, String name, boolean retrySafe, List<Str
             : Map.of();
     if (tool.meta() != null && tool.meta().get(META_TOOL) instanceof Map<?, ?> gating) {
       List<?> sources = gating.get("key_sources") instanceof List<?> s ? s : List.of();
+      List<String> natural = List.of(); // a natural key the server reads before the intent key
       for (Object source : sources) {
+        if ("natural".equals(source) && hint) {
+          natural = naturalKey(gating);
+        }
         if ("argument".equals(source)
             && gating.get("key_argument") instanceof String name
             && properties.containsKey(name)) {
-          return new KeyPlacement(true, name, hint, List.of());
+          return new KeyPlacement(true, name, hint, natural);
         }
         if ("meta".equals(source)) {
           return new KeyPlacement(
               false,
               gating.get("meta_key") instanceof String name ? name : IdempotentCalls.META_KEY,
               hint,
-              List.of());
+              natural);
         }
       }
       // a natural key or a header only: the server ignores the key in _meta; a retry is safe only
       // when the call holds the whole natural key (every retry sends the same arguments)
-      List<String> natural = new ArrayList<>();
-      if (hint
-          && sources.contains("natural")
-          && gating.get("natural_key") instanceof List<?> names
-          && !names.isEmpty()) {
-        for (Object n : names) {
-          if (n instanceof String s) {
-            natural.add(s);
-          }
-        }
-        if (natural.size() != names.size()) {
-          natural.clear();
-        }
-      }
       return new KeyPlacement(false, IdempotentCalls.META_KEY, false, natural);
     }
     if (properties.containsKey(keyArgument)) {
       return new KeyPlacement(true, keyArgument, hint, List.of());
     }
     return new KeyPlacement(false, IdempotentCalls.META_KEY, hint, List.of());
+  }
+
+  /** The {@code natural_key} argument names of a gated tool's definition; empty if unreadable. */
+  private static List<String> naturalKey(Map<?, ?> gating) {
+    List<String> natural = new ArrayList<>();
+    if (gating.get("natural_key") instanceof List<?> names) {
+      for (Object n : names) {
+        if (n instanceof String s) {
+          natural.add(s);
+        } else {
+          return List.of();
+        }
+      }
+    }
+    return natural;
   }
 
   /**

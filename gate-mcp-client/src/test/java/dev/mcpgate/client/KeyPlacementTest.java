@@ -53,6 +53,39 @@ class KeyPlacementTest {
     assertThat(p.retrySafe(Map.of())).isTrue();
   }
 
+  /**
+   * Review: a natural key read before the key argument gates a call that holds it under the natural
+   * key, and one that does not under the intent key, so a change of the tool's sources between two
+   * attempts is seen as a change of claim.
+   */
+  @Test
+  void aNaturalKeyReadFirstGatesACallThatHoldsItUnderIt() {
+    KeyPlacement naturalFirst =
+        of(
+            tool(
+                Map.of(
+                    "key_sources",
+                    List.of("natural", "argument"),
+                    "key_argument",
+                    "idempotency_key",
+                    "natural_key",
+                    List.of("order_id")),
+                "idempotency_key",
+                "order_id"));
+    KeyPlacement argumentOnly =
+        of(
+            tool(
+                Map.of("key_sources", List.of("argument"), "key_argument", "idempotency_key"),
+                "idempotency_key",
+                "order_id"));
+    assertThat(naturalFirst.claim(Map.of("order_id", "o1")))
+        .isEqualTo(new KeyPlacement.Claim(false, List.of("order_id")));
+    assertThat(naturalFirst.claim(Map.of())).isEqualTo(new KeyPlacement.Claim(true, List.of()));
+    assertThat(naturalFirst.claim(Map.of("order_id", "o1")))
+        .isNotEqualTo(argumentOnly.claim(Map.of("order_id", "o1")));
+    assertThat(naturalFirst.retrySafe(Map.of("order_id", "o1"))).isTrue();
+  }
+
   @Test
   void aHeaderOnlyToolIsNotRetrySafe() {
     KeyPlacement p = of(tool(Map.of("key_sources", List.of("header")), "order_id"));
