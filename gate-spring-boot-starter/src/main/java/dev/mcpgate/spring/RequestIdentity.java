@@ -50,7 +50,7 @@ final class RequestIdentity {
 
     /**
      * @return the tenant of an authenticated, named, not anonymous principal, with its issuer where
-     *     it has one; else null
+     *     it has one (marked {@code %name:} when its name is not its subject); else null
      */
     static String tenant(org.springframework.security.core.Authentication auth) {
       if (auth == null
@@ -72,7 +72,13 @@ final class RequestIdentity {
       if (origin == null && Issuers.isToken(principal)) {
         origin = TenantResolver.TOKEN_ORIGIN;
       }
-      return TenantResolver.principal(Issuers.of(principal), origin, auth.getName());
+      String issuer = Issuers.of(principal);
+      if (issuer != null && !auth.getName().equals(Issuers.subject(principal))) {
+        // named by another claim than its subject (a login's username): a name a user may choose
+        // is never another user's subject at the same issuer
+        return TenantResolver.principal(null, "name:" + issuer, auth.getName());
+      }
+      return TenantResolver.principal(issuer, origin, auth.getName());
     }
   }
 
@@ -93,6 +99,20 @@ final class RequestIdentity {
         iss = p.getAttributes().get("iss");
       }
       return iss == null || iss.toString().isBlank() ? null : iss.toString();
+    }
+
+    /**
+     * @return the token's subject ({@code sub}), or null when it names none or is no token
+     */
+    static String subject(Object principal) {
+      Object sub = null;
+      if (principal instanceof org.springframework.security.oauth2.core.ClaimAccessor claims) {
+        sub = claims.getClaims().get("sub");
+      } else if (principal
+          instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal p) {
+        sub = p.getAttributes().get("sub");
+      }
+      return sub == null ? null : sub.toString();
     }
 
     static boolean isToken(Object principal) {
