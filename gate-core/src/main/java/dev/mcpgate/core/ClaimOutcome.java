@@ -100,7 +100,7 @@ public sealed interface ClaimOutcome {
    *
    * @param id the claim
    * @param result the stored result (a value or a stored failure), already decoded by the gate's
-   *     codec
+   *     codec; from {@link IdempotencyGate#claim} its bytes are the caller's own copy
    * @param attempt the attempt that produced the result (1, or more after takeovers)
    * @param firstExecutedAt when the attempt that produced the result claimed the key
    * @param completedAt when that result was stored

@@ -247,7 +247,7 @@ public final class GateEngine {
         ClaimOutcome outcome = claimer.claim(policy, call, hash);
         if (!(outcome instanceof ClaimOutcome.Acquired acquired)
             || ticker.nanoTime() - sent <= LeaseRenewer.Period.of(policy).every().toNanos()) {
-          return outcome; // answered within a period: at least the lease less a period is left
+          return ownBytes(outcome); // in time: at least the lease less a period is left
         }
         LeaseRenewer.Held held =
             renewer.isClosed()
@@ -284,6 +284,23 @@ public final class GateEngine {
       told(failure, failure.result(call.id(), null, call.keySource(), Duration.ZERO));
       throw failure.toException(); // the step-by-step API has no result to carry it
     }
+  }
+
+  /**
+   * A replay's result bytes, the caller's own: a store or cache may keep the array it returned, and
+   * a caller that changes it (decrypts or wipes it in place) must not change a later replay.
+   */
+  private static ClaimOutcome ownBytes(ClaimOutcome outcome) {
+    if (!(outcome instanceof ClaimOutcome.Replayed r)) {
+      return outcome;
+    }
+    return new ClaimOutcome.Replayed(
+        r.id(),
+        new StoredResult(r.result().kind(), r.result().body().clone()),
+        r.attempt(),
+        r.firstExecutedAt(),
+        r.completedAt(),
+        r.settled());
   }
 
   /** The step-by-step API's completion; see {@link ClaimSteps#complete}. */
