@@ -176,8 +176,8 @@ final class ModelMessages {
                   + " stopped responding before it finished, and may have taken"
                   + " effect. Retry the same call with the same key after "
                   + ms
-                  + " ms: it then runs again in place of the earlier attempt, without acting twice"
-                  + " downstream. Do not use a new key.",
+                  + " ms: it then runs again in place of the earlier attempt, under the same key."
+                  + " Do not use a new key.",
               refused.retryAfter());
       case OUTCOME_UNKNOWN ->
           reconciles

@@ -99,7 +99,9 @@ class ModelMessagesTest {
         .containsEntry("retry_after_ms", 700L);
     assertThat(text(stopped))
         .contains("stopped responding", "after 700 ms", "same key", "Do not use a new key")
-        .doesNotContain("still running");
+        .doesNotContain("still running")
+        // whether the tool passes its downstream key on is not the gate's to know (review)
+        .doesNotContain("without acting twice");
   }
 
   @Test
