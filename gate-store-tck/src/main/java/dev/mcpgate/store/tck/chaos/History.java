@@ -60,6 +60,26 @@ final class History {
     UNKNOWN
   }
 
+  /**
+   * A step-by-step attempt: its claim returned acquired at {@code returned} and holds the key until
+   * {@code holdsUntil} at least; the write that settled it ({@code complete}, {@code release} or
+   * {@code markUnknown}) answered {@code answer} at {@code answeredAt} (null: it failed).
+   */
+  record Step(
+      int call,
+      String key,
+      long returned,
+      long holdsUntil,
+      String write,
+      Boolean answer,
+      long answeredAt) {
+
+    /** Whether its write answered, either way, while the claim surely held the key. */
+    boolean answeredInTime() {
+      return answer != null && answeredAt <= holdsUntil;
+    }
+  }
+
   /** The answer one call got. */
   record Answer(int call, String key, String variant, GateResult<String> result, long at) {}
 
@@ -71,6 +91,7 @@ final class History {
   private final List<Event> events = new ArrayList<>();
   private final List<Answer> answers = new ArrayList<>();
   private final List<Verdict> verdicts = new ArrayList<>();
+  private final List<Step> steps = new ArrayList<>();
   private final List<String> lines = new ArrayList<>();
 
   /**
@@ -188,6 +209,24 @@ final class History {
             run.ending(),
             run.ending() == Ending.UNKNOWN ? (run.effect() ? " (happened)" : " (did not)") : "",
             run.value()));
+  }
+
+  synchronized void stepped(Step step) {
+    steps.add(step);
+    lines.add(
+        String.format(
+            "%8.1f ms  call %d %s: %s %s (claim returned at %.1f ms, holds until %.1f ms)",
+            step.answeredAt() / 1e6,
+            step.call(),
+            step.key(),
+            step.write(),
+            step.answer() == null ? "failed" : step.answer() ? "done" : "refused",
+            step.returned() / 1e6,
+            step.holdsUntil() / 1e6));
+  }
+
+  synchronized List<Step> steps() {
+    return List.copyOf(steps);
   }
 
   synchronized void answered(Answer answer) {

@@ -1,13 +1,18 @@
 package dev.mcpgate.store.tck.chaos;
 
-import dev.mcpgate.core.ClaimContext;
 import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GateResult;
+import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.core.RefusalReason;
 import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.spi.StoredResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +24,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * What the clients of a simulated run do, the same in real and in virtual time: intents (a key and
  * its arguments) sent and retried with the same key on random replicas until they settle, and
- * actions that take a while and, by the seed, return, throw, or cannot tell. Everything they see
- * goes to the {@link History}.
+ * actions that take a while and, by the seed, return, throw, or cannot tell. With {@link #steps},
+ * half the attempts go through the step-by-step API instead of {@code execute}: a claim, the action
+ * at once, and a complete, release or mark-unknown, as a careful caller writes it (no heartbeat:
+ * its actions are short). Everything they see goes to the {@link History}.
  */
 final class Workload {
   private final List<IdempotencyGate> gates;
@@ -31,6 +38,7 @@ final class Workload {
   private final int keys;
   private final long longWorkNanos;
   private final AtomicInteger calls = new AtomicInteger();
+  private long stepHoldsNanos; // 0: every attempt through execute
 
   /** The downstream system: by downstream key, the value of the last effect that happened. */
   private final Map<String, String> downstream = new ConcurrentHashMap<>();
@@ -60,6 +68,18 @@ final class Workload {
     return downstream.get(downstreamKey);
   }
 
+  /**
+   * Sends half the attempts through the step-by-step API from now on.
+   *
+   * @param holdsNanos how long a claim that {@link IdempotencyGate#claim} returned acquired holds
+   *     its key at least, from its return
+   * @return this workload
+   */
+  Workload steps(long holdsNanos) {
+    this.stepHoldsNanos = holdsNanos;
+    return this;
+  }
+
   ClaimId idOf(String key) {
     return new ClaimId(tenant, "refund_order", key);
   }
@@ -77,19 +97,22 @@ final class Workload {
       long actionSeed = random.nextLong();
       int replica = random.nextInt(gates.size());
       GateResult<String> result =
-          gates
-              .get(replica)
-              .execute(
-                  call(key, variant),
-                  ResultMapper.utf8(),
-                  ctx ->
-                      action(
-                          new SplittableRandom(actionSeed),
-                          id,
-                          key,
-                          ctx,
-                          variant,
-                          paths.get(replica)));
+          stepHoldsNanos > 0 && random.nextBoolean()
+              ? stepByStep(replica, key, variant, id, actionSeed)
+              : gates
+                  .get(replica)
+                  .execute(
+                      call(key, variant),
+                      ResultMapper.utf8(),
+                      ctx ->
+                          action(
+                              new SplittableRandom(actionSeed),
+                              id,
+                              key,
+                              ctx.attempt(),
+                              ctx.downstreamKey(),
+                              variant,
+                              paths.get(replica)));
       history.answered(new History.Answer(id, key, variant, result, history.now()));
       boolean settled =
           result.fold(
@@ -118,11 +141,126 @@ final class Workload {
               .execute(
                   call(key, "A"),
                   ResultMapper.utf8(),
-                  ctx -> action(null, id, key, ctx, "A", paths.get(0)));
+                  ctx ->
+                      action(null, id, key, ctx.attempt(), ctx.downstreamKey(), "A", paths.get(0)));
       history.answered(new History.Answer(id, key, "A", last, history.now()));
       finals.put(key, last);
     }
     return finals;
+  }
+
+  /**
+   * One attempt through the step-by-step API, told as {@code execute} would tell it: a claim; if
+   * acquired, the action at once (never one that outlasts a lease: nobody renews it), then a
+   * complete (it returned), a mark-unknown (it could not tell) or a release (it threw). The claim's
+   * return, how long it holds the key, and the settling write's answer go to the {@link History}.
+   */
+  private GateResult<String> stepByStep(
+      int replica, String key, String variant, int id, long actionSeed) {
+    IdempotencyGate gate = gates.get(replica);
+    ToolCall call = call(key, variant);
+    ClaimOutcome outcome;
+    try {
+      outcome = gate.claim(call);
+    } catch (IdempotencyException e) { // the store failed, or a late claim lost three times
+      return new GateResult.Failed<>(
+          call.id(),
+          FailureReason.STORE_UNAVAILABLE,
+          GateResult.Effect.NO,
+          true,
+          e.getMessage(),
+          e,
+          0,
+          null,
+          null,
+          null);
+    }
+    return outcome.fold(
+        acquired -> settle(gate, acquired, replica, key, variant, id, actionSeed),
+        replayed ->
+            new GateResult.Replayed<>(
+                replayed.id(),
+                new String(replayed.result().body(), StandardCharsets.UTF_8),
+                replayed.result().kind() == StoredResult.Kind.FAILURE,
+                replayed.attempt(),
+                replayed.firstExecutedAt(),
+                replayed.completedAt(),
+                replayed.settled(),
+                null,
+                null,
+                null),
+        refused -> GateResult.Refused.of(refused, null, null, Duration.ZERO));
+  }
+
+  private GateResult<String> settle(
+      IdempotencyGate gate,
+      ClaimOutcome.Acquired acquired,
+      int replica,
+      String key,
+      String variant,
+      int id,
+      long actionSeed) {
+    long returned = history.now();
+    String value = null;
+    Exception thrown = null;
+    try {
+      value =
+          action(
+              new SplittableRandom(actionSeed),
+              id,
+              key,
+              acquired.attempt(),
+              acquired.downstreamKey(),
+              variant,
+              paths.get(replica),
+              false);
+    } catch (Exception e) {
+      thrown = e;
+    }
+    boolean unknown = thrown instanceof OutcomeUnknownException;
+    String write = thrown == null ? "complete" : unknown ? "markUnknown" : "release";
+    Boolean answer = null;
+    try {
+      answer =
+          thrown == null
+              ? gate.complete(acquired, value.getBytes(StandardCharsets.UTF_8), false)
+              : unknown ? gate.markUnknown(acquired) : gate.release(acquired);
+    } catch (IdempotencyException e) {
+      history.note("call " + id + ": " + write + " failed: " + e.getMessage());
+    }
+    history.stepped(
+        new History.Step(
+            id, key, returned, returned + stepHoldsNanos, write, answer, history.now()));
+    if (thrown == null) {
+      GateResult.Completion completion =
+          answer == null
+              ? GateResult.Completion.STORE_FAILED
+              : answer ? GateResult.Completion.STORED : GateResult.Completion.LEASE_LOST;
+      return new GateResult.Executed<>(acquired.id(), value, acquired, completion);
+    }
+    return new GateResult.Failed<>(
+        acquired.id(),
+        unknown ? FailureReason.OUTCOME_UNKNOWN : FailureReason.ACTION_FAILED,
+        unknown ? GateResult.Effect.UNKNOWN : GateResult.Effect.NO,
+        !unknown,
+        thrown.getMessage(),
+        thrown,
+        acquired.attempt(),
+        null,
+        null,
+        null);
+  }
+
+  private String action(
+      SplittableRandom random,
+      int call,
+      String key,
+      int attempt,
+      String downstreamKey,
+      String variant,
+      FaultyStore path)
+      throws Exception {
+    return action(random, call, key, attempt, downstreamKey, variant, path, true);
   }
 
   /**
@@ -135,9 +273,11 @@ final class Workload {
       SplittableRandom random,
       int call,
       String key,
-      ClaimContext ctx,
+      int attempt,
+      String downstreamKey,
       String variant,
-      FaultyStore path)
+      FaultyStore path,
+      boolean mayOutlast)
       throws Exception {
     long start = history.now();
     String value = "v-" + variant + "-" + call;
@@ -148,7 +288,8 @@ final class Workload {
         return value;
       }
       path.waitOutPause();
-      boolean outlasts = longWorkNanos > 0 && random.nextInt(25) == 0; // one in 25 outlasts a lease
+      // one in 25 outlasts a lease
+      boolean outlasts = mayOutlast && longWorkNanos > 0 && random.nextInt(25) == 0;
       waits.stall(
           outlasts
               ? longWorkNanos / 3 + random.nextLong(longWorkNanos)
@@ -168,20 +309,20 @@ final class Workload {
       return value;
     } finally {
       if (effect) {
-        downstream.put(ctx.downstreamKey(), value);
+        downstream.put(downstreamKey, value);
       }
       history.ran(
           new History.Run(
               call,
               key,
-              ctx.attempt(),
+              attempt,
               start,
               history.now(),
               value,
               ending,
               effect,
               path.replica(),
-              ctx.downstreamKey()));
+              downstreamKey));
     }
   }
 }

@@ -45,13 +45,19 @@ class SimulationTest {
   static final int KEYS = 2;
 
   /** What one schedule came to. */
-  record Outcome(long seed, List<PromiseChecker.Violation> violations, History history) {
+  record Outcome(
+      long seed, boolean steps, List<PromiseChecker.Violation> violations, History history) {
     String report() {
+      String replay =
+          steps
+              ? " -Dmcpgate.sim.stepSeed=" + seed + " -Dmcpgate.sim.stepSchedules=1"
+              : " -Dmcpgate.sim.seed=" + seed + " -Dmcpgate.sim.schedules=1";
       return "seed "
           + seed
-          + " (replay it with -Dmcpgate.sim.seed="
-          + seed
-          + " -Dmcpgate.sim.schedules=1):\n"
+          + (steps ? ", step-by-step" : "")
+          + " (replay it with"
+          + replay
+          + "):\n"
           + violations.stream()
               .map(v -> v.key() + ": " + v.what() + "\n" + history.about(v.key(), 60))
               .collect(Collectors.joining("\n\n"));
@@ -92,6 +98,26 @@ class SimulationTest {
     assertThat(outcome.violations()).as(outcome::report).isEmpty();
   }
 
+  /**
+   * The same worlds with half the attempts through the step-by-step API ({@code claim}, the action,
+   * {@code complete}, {@code release} or {@code markUnknown}): a claim that returns acquired holds
+   * the key for the lease less the longer of a renewal period and a confirmation's deadline (the
+   * {@code d} of docs/design.md) and its grace, from its return, however late the store answered
+   * it. {@code -Dmcpgate.sim.stepSeed=S -Dmcpgate.sim.stepSchedules=N} runs others.
+   */
+  @Test
+  void everyStepByStepScheduleKeepsThePromise() throws Exception {
+    long first = Long.getLong("mcpgate.sim.stepSeed", 1);
+    int schedules = Integer.getInteger("mcpgate.sim.stepSchedules", 10_000);
+    int settled = 0;
+    for (long seed = first; seed < first + schedules; seed++) {
+      Outcome outcome = simulate(seed, true);
+      assertThat(outcome.violations()).as(outcome::report).isEmpty();
+      settled += outcome.history().steps().size();
+    }
+    assertThat(settled).as("step-by-step claims acquired and settled").isGreaterThan(schedules);
+  }
+
   @Test
   void aSeedReplaysExactly() throws Exception {
     for (long seed = 1; seed <= 300; seed++) {
@@ -102,6 +128,10 @@ class SimulationTest {
   }
 
   static Outcome simulate(long seed) throws InterruptedException {
+    return simulate(seed, false);
+  }
+
+  static Outcome simulate(long seed, boolean steps) throws InterruptedException {
     Sim sim = new Sim(seed, 5_000_000, TimeUnit.HOURS.toNanos(3));
     SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 1);
     History history = new History(sim::nanoTime);
@@ -153,6 +183,15 @@ class SimulationTest {
       policyBuilder.reconciler(reconciler(seed, sim, history, paths, workload));
     }
     GatePolicy policy = policyBuilder.build();
+    if (steps) {
+      long period = policy.leaseRenewal().toNanos();
+      long deadline = Math.max(TimeUnit.MILLISECONDS.toNanos(1), (LEASE.toNanos() - period) / 3);
+      workload.steps(
+          LEASE.toNanos()
+              - Math.max(
+                  period + TimeUnit.MILLISECONDS.toNanos(1),
+                  deadline + TimeUnit.MILLISECONDS.toNanos(25)));
+    }
     for (int r = 0; r < REPLICAS; r++) {
       FaultyStore path =
           new FaultyStore(
@@ -206,7 +245,7 @@ class SimulationTest {
             finals.get(0),
             LEASE.toNanos() - policy.leaseRenewal().toNanos(),
             reconciled);
-    return new Outcome(seed, violations, history);
+    return new Outcome(seed, steps, violations, history);
   }
 
   /**
