@@ -236,16 +236,20 @@ final class AttemptRunner {
           throw error; // its result is stored after all: the Error is all there is to tell
         }
         // not ours to swallow: carried, and thrown on by orThrow() and the adapter
+        boolean fenced = renewal.isFenced(); // written, or kept until the store takes it
         throw new CallFailure(
             FailureReason.OUTCOME_UNKNOWN,
             GateResult.Effect.YES,
-            policy.reconciler() != null,
+            fenced && policy.reconciler() != null,
             claim,
             "the action of "
                 + id
                 + " ran, but its result could not be stored ("
                 + e
-                + "); the key is fenced as unknown",
+                + (fenced
+                    ? "); the key is fenced as unknown"
+                    : "); the key could not be fenced: once its lease runs out, a retry with the"
+                        + " same key may run the action again"),
             e);
       }
       return new GateResult.Executed<>(
