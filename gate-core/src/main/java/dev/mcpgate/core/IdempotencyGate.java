@@ -47,8 +47,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * Java callers and operators; the MCP adapter writes its own sentences for models.
  *
  * <p>While {@link #execute} runs an action, the gate renews its lease on a thread of its own (see
- * {@link GatePolicy#leaseRenewal()}); {@link #close()} of the gate the builder made stops it, for
- * the gates made from it by {@link #withPolicy} too, which share it.
+ * {@link GatePolicy#leaseRenewal()}), until {@link #close()}.
  */
 public final class IdempotencyGate implements AutoCloseable {
   private final GateEngine engine;
@@ -83,12 +82,13 @@ public final class IdempotencyGate implements AutoCloseable {
   }
 
   /**
-   * On the gate the builder made: stops renewing leases, and the renewal thread if it started one
-   * (a given scheduler is the caller's to stop), for it and every gate {@link #withPolicy} made
-   * from it; calls after it are {@code Failed(GATE_CLOSED)}, nothing run. Running actions lose
-   * their renewals: their leases run out and their completions are fenced as after a crash. The
-   * store is the caller's to close. On a gate {@link #withPolicy} made: nothing (the builder's
-   * gate's does).
+   * On the gate the builder made, for it and every gate {@link #withPolicy} made from it: calls
+   * from now on are {@code Failed(GATE_CLOSED)}, nothing run; the running ones are waited for (at
+   * most {@link Builder#drainTimeout}), their leases renewed; then it stops renewing leases, and
+   * the renewal thread if it started one (a given scheduler is the caller's to stop). An action
+   * still running then loses its renewals (logged at WARN): once its lease runs out a retry may
+   * take the key over and run it again. The store is the caller's to close. On a gate {@link
+   * #withPolicy} made: nothing.
    */
   @Override
   public void close() {
@@ -119,9 +119,7 @@ public final class IdempotencyGate implements AutoCloseable {
     engine.rejected(notNull(tool, "tool"), notNull(rejection, "rejection"), keySource);
   }
 
-  /**
-   * @return this gate's policy
-   */
+  /** This gate's policy. */
   public GatePolicy policy() {
     return policy;
   }
@@ -148,10 +146,8 @@ public final class IdempotencyGate implements AutoCloseable {
    *     known of the effect; {@link GateResult#orThrow()} for callers who prefer exceptions
    */
   public <T> GateResult<T> execute(ToolCall call, ResultMapper<T> mapper, GateAction<T> action) {
-    notNull(action, "action");
-    notNull(call, "call");
-    notNull(mapper, "mapper");
-    return engine.execute(policy, call, mapper, action);
+    return engine.execute(
+        policy, notNull(call, "call"), notNull(mapper, "mapper"), notNull(action, "action"));
   }
 
   /**
@@ -210,8 +206,7 @@ public final class IdempotencyGate implements AutoCloseable {
    * @throws InvalidArgumentsException if the arguments cannot be hashed
    */
   public ClaimOutcome claim(ToolCall call) {
-    notNull(call, "call");
-    return engine.claim(policy, call);
+    return engine.claim(policy, notNull(call, "call"));
   }
 
   /**
@@ -225,9 +220,7 @@ public final class IdempotencyGate implements AutoCloseable {
    * @throws StoreUnavailableException if the store could not be written
    */
   public boolean complete(ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
-    notNull(claim, "claim");
-    notNull(result, "result");
-    return engine.complete(policy, claim, result, failure);
+    return engine.complete(policy, notNull(claim, "claim"), notNull(result, "result"), failure);
   }
 
   /**
@@ -236,8 +229,7 @@ public final class IdempotencyGate implements AutoCloseable {
    * @return false when another attempt took the lease over: nothing was deleted
    */
   public boolean release(ClaimOutcome.Acquired claim) {
-    notNull(claim, "claim");
-    return engine.release(claim);
+    return engine.release(notNull(claim, "claim"));
   }
 
   /**
@@ -247,9 +239,7 @@ public final class IdempotencyGate implements AutoCloseable {
    * @return false when another attempt took the lease over
    */
   public boolean extendLease(ClaimOutcome.Acquired claim, Duration lease) {
-    notNull(claim, "claim");
-    Checks.positiveMillis(lease, "lease");
-    return engine.extendLease(claim, lease);
+    return engine.extendLease(notNull(claim, "claim"), Checks.positiveMillis(lease, "lease"));
   }
 
   /**
@@ -261,8 +251,7 @@ public final class IdempotencyGate implements AutoCloseable {
    * @return false when another attempt took the lease over
    */
   public boolean markUnknown(ClaimOutcome.Acquired claim) {
-    notNull(claim, "claim");
-    return engine.markUnknown(policy, claim);
+    return engine.markUnknown(policy, notNull(claim, "claim"));
   }
 
   /**
@@ -285,13 +274,7 @@ public final class IdempotencyGate implements AutoCloseable {
    * @throws StoreUnavailableException if the store could not be read or written
    */
   public boolean resolveUnknown(ClaimId id, Reconciler.Verdict verdict) {
-    notNull(id, "id");
-    notNull(verdict, "verdict");
-    if (verdict instanceof Reconciler.Verdict.StillUnknown) {
-      throw new IllegalArgumentException(
-          "verdict must be happened or notHappened to settle " + id + ", was stillUnknown");
-    }
-    return engine.resolveUnknown(policy, id, verdict);
+    return engine.resolveUnknown(policy, notNull(id, "id"), notNull(verdict, "verdict"));
   }
 
   /** The stored row for (tenant, tool, key), or empty: "did we refund ord_9f2 twice?" */
@@ -309,6 +292,7 @@ public final class IdempotencyGate implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private Executor executor;
     private Ticker ticker = Ticker.SYSTEM;
+    private Duration drainTimeout = Duration.ofSeconds(10);
 
     private Builder(IdempotencyStore store) {
       this.store = store;
@@ -379,6 +363,15 @@ public final class IdempotencyGate implements AutoCloseable {
       return this;
     }
 
+    /**
+     * @param timeout how long {@link IdempotencyGate#close()} waits for running calls, their leases
+     *     renewed, before it stops renewing them; 10 s by default, zero for no wait
+     */
+    public Builder drainTimeout(Duration timeout) {
+      this.drainTimeout = Checks.notNegative(timeout, "drainTimeout");
+      return this;
+    }
+
     /** Elapsed time and waits, for a deterministic simulation (package-private: not API). */
     Builder ticker(Ticker ticker) {
       this.ticker = notNull(ticker, "ticker");
@@ -390,7 +383,15 @@ public final class IdempotencyGate implements AutoCloseable {
      */
     public IdempotencyGate build() {
       return new IdempotencyGate(
-          new GateEngine(store, codec, List.copyOf(listeners), clock, scheduler, executor, ticker),
+          new GateEngine(
+              store,
+              codec,
+              List.copyOf(listeners),
+              clock,
+              scheduler,
+              executor,
+              ticker,
+              drainTimeout),
           policy,
           true);
     }

@@ -8,6 +8,7 @@ import dev.mcpgate.core.purge.ClaimPurger;
 import dev.mcpgate.core.spi.IdempotencyStore;
 import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.mcp.TenantResolver;
+import java.time.Duration;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
@@ -82,6 +83,9 @@ public class McpGateAutoConfiguration {
         IdempotencyGate.builder(micrometer ? MicrometerListeners.timed(store, beans) : store)
             .policy(McpGateProperties.policy(Binder.get(environment)))
             .listener(new Slf4jGateListener());
+    Binder.get(environment)
+        .bind("mcpgate.shutdown.drain-timeout", Duration.class)
+        .ifBound(b::drainTimeout);
     listeners.orderedStream().forEach(b::listener);
     if (micrometer) {
       MicrometerListeners.add(b, beans, store);

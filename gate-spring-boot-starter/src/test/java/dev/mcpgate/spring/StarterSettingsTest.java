@@ -4,8 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.ResultMapper;
+import dev.mcpgate.core.ToolCall;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
@@ -54,6 +61,35 @@ class StarterSettingsTest {
             () -> SpringBootStarterTest.server("mcpgate.retention=10s", "mcpgate.lease=1m").run())
         .hasStackTraceContaining("mcpgate.* properties disagree")
         .hasStackTraceContaining("lease (PT1M) must not be longer than retention (PT10S)");
+  }
+
+  @Test
+  void closingTheContextWaitsForARunningCallAndTheDrainTimeoutIsBound() throws Exception {
+    assertThatThrownBy(
+            () -> SpringBootStarterTest.server("mcpgate.shutdown.drain-timeout=-1s").run())
+        .hasStackTraceContaining("drainTimeout must not be negative, was PT-1S");
+    ConfigurableApplicationContext app = SpringBootStarterTest.server().run();
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    CompletableFuture<GateResult<String>> call =
+        CompletableFuture.supplyAsync(
+            () ->
+                app.getBean(IdempotencyGate.class)
+                    .execute(
+                        ToolCall.of("constant:t", "drain", "k-1", Map.of()),
+                        ResultMapper.utf8(),
+                        ctx -> {
+                          started.countDown();
+                          finish.await();
+                          return "done";
+                        }));
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(app::close);
+    Thread.sleep(500);
+    assertThat(closing).as("the context waits for the running call").isNotDone();
+    finish.countDown();
+    closing.get(10, TimeUnit.SECONDS);
+    assertThat(call.get(10, TimeUnit.SECONDS)).isInstanceOf(GateResult.Executed.class);
   }
 
   @Test

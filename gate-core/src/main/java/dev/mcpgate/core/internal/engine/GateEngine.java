@@ -28,6 +28,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The engine behind one {@code IdempotencyGate} and every gate its {@code withPolicy} makes: its
@@ -38,6 +40,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * gate. Not API: the gate is what users call.
  */
 public final class GateEngine {
+  private static final Logger LOG = LoggerFactory.getLogger(Events.LOGGER);
+
   private final IdempotencyStore store;
   private final LeaseRenewer renewer;
   private final LateFencer fencer;
@@ -50,6 +54,8 @@ public final class GateEngine {
   private final DirectScope direct;
   private final Events events;
   private final Ticker ticker;
+  private final CallsInFlight calls;
+  private final Duration drainTimeout;
 
   /**
    * @param listeners told of every decision (copied)
@@ -58,6 +64,7 @@ public final class GateEngine {
    * @param executor where the engine's own store calls run (renewal tries, late fences); null for
    *     daemon threads of the engine's own
    * @param ticker elapsed time and waits ({@link Ticker#SYSTEM} but in a simulation)
+   * @param drainTimeout how long {@link #close} waits for running calls, their leases renewed
    */
   public GateEngine(
       IdempotencyStore store,
@@ -66,9 +73,12 @@ public final class GateEngine {
       InstantSource clock,
       ScheduledExecutorService scheduler,
       Executor executor,
-      Ticker ticker) {
+      Ticker ticker,
+      Duration drainTimeout) {
     this.store = store;
     this.ticker = ticker;
+    this.calls = new CallsInFlight(ticker);
+    this.drainTimeout = drainTimeout;
     this.renewer = new LeaseRenewer(store, scheduler, executor, ticker);
     this.fencer = new LateFencer(store, renewer);
     Events events = this.events = new Events(List.copyOf(listeners), clock);
@@ -85,8 +95,20 @@ public final class GateEngine {
     this.singleCommit = new SingleCommitRunner(steps, claimer, writer, events, ticker);
   }
 
-  /** Stops renewing leases, for every gate over this engine. */
+  /**
+   * Refuses new calls, waits (at most the drain timeout) for the running ones while their leases
+   * are renewed, then stops renewing leases, for every gate over this engine.
+   */
   public void close() {
+    int left = calls.drain(drainTimeout);
+    if (left > 0) {
+      LOG.warn(
+          "closing the gate with {} call(s) still running after the drain timeout ({}): their"
+              + " leases are no longer renewed, so once one runs out a retry elsewhere may take the"
+              + " key over and run the action again",
+          left,
+          drainTimeout);
+    }
     try {
       fencer.close(); // the fences still to be written get a last try while leases are renewed
     } finally {
@@ -101,8 +123,14 @@ public final class GateEngine {
     return renewer.running();
   }
 
-  private void checkOpen() {
+  /** Counts the call in; a closed or closing gate refuses it before anything runs. */
+  private void enter() {
+    if (!calls.enter()) {
+      throw CallFailure.gateClosed(
+          false, "the gate is closed; the action did not run; safe to retry", null);
+    }
     if (renewer.isClosed()) {
+      calls.exit();
       throw CallFailure.gateClosed(
           false, "the gate is closed; the action did not run; safe to retry", null);
     }
@@ -127,22 +155,27 @@ public final class GateEngine {
     String hash = null;
     Duration waited = Duration.ZERO;
     try {
-      checkOpen();
-      String argsHash = hash = hash(policy, call);
-      Claimer.Claimed claimed = claimer.claimWaiting(policy, call, argsHash);
-      waited = claimed.waited();
-      return claimed
-          .outcome()
-          .fold(
-              acquired ->
-                  Results.decided(
-                      runner.run(policy, acquired, claimed.sentNanos(), mapper, scope, action),
-                      argsHash,
-                      call.keySource(),
-                      claimed.waited()),
-              replayed -> readBack(replayed, mapper, argsHash, call.keySource(), claimed.waited()),
-              refused ->
-                  GateResult.Refused.of(refused, argsHash, call.keySource(), claimed.waited()));
+      enter();
+      try {
+        String argsHash = hash = hash(policy, call);
+        Claimer.Claimed claimed = claimer.claimWaiting(policy, call, argsHash);
+        waited = claimed.waited();
+        return claimed
+            .outcome()
+            .fold(
+                acquired ->
+                    Results.decided(
+                        runner.run(policy, acquired, claimed.sentNanos(), mapper, scope, action),
+                        argsHash,
+                        call.keySource(),
+                        claimed.waited()),
+                replayed ->
+                    readBack(replayed, mapper, argsHash, call.keySource(), claimed.waited()),
+                refused ->
+                    GateResult.Refused.of(refused, argsHash, call.keySource(), claimed.waited()));
+      } finally {
+        calls.exit();
+      }
     } catch (CallFailure failure) {
       return told(failure, failure.result(call.id(), hash, call.keySource(), waited));
     }
@@ -157,17 +190,21 @@ public final class GateEngine {
       ScopedAction<T, R> action) {
     String hash = null;
     try {
-      checkOpen();
-      String argsHash = hash = hash(policy, call);
-      // one transaction's claim does not wait: its decision events say zero
-      return singleCommit.run(
-          policy,
-          call,
-          argsHash,
-          mapper,
-          scope,
-          action,
-          r -> readBack(r, mapper, argsHash, call.keySource(), Duration.ZERO));
+      enter();
+      try {
+        String argsHash = hash = hash(policy, call);
+        // one transaction's claim does not wait: its decision events say zero
+        return singleCommit.run(
+            policy,
+            call,
+            argsHash,
+            mapper,
+            scope,
+            action,
+            r -> readBack(r, mapper, argsHash, call.keySource(), Duration.ZERO));
+      } finally {
+        calls.exit();
+      }
     } catch (CallFailure failure) {
       return told(failure, failure.result(call.id(), hash, call.keySource(), Duration.ZERO));
     }

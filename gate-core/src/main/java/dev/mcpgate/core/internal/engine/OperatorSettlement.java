@@ -46,6 +46,10 @@ final class OperatorSettlement {
    *     since it was read (nothing is then written: settle it again from what it holds now)
    */
   boolean resolve(GatePolicy policy, ClaimId id, Reconciler.Verdict verdict) {
+    if (verdict instanceof Reconciler.Verdict.StillUnknown) {
+      throw new IllegalArgumentException(
+          "verdict must be happened or notHappened to settle " + id + ", was stillUnknown");
+    }
     Instant readAt;
     Optional<ClaimRecord> found;
     try {

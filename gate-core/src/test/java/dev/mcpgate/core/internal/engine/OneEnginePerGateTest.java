@@ -124,7 +124,8 @@ class OneEnginePerGateTest {
             AttemptRunner.class.getName(),
             FailureSettler.class.getName(),
             CommitResolver.class.getName(),
-            SingleCommitRunner.class.getName());
+            SingleCommitRunner.class.getName(),
+            CallsInFlight.class.getName());
   }
 
   @Test

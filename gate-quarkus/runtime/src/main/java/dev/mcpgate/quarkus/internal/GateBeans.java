@@ -24,6 +24,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -250,7 +251,9 @@ public class GateBeans {
       g.listener(metrics.get().listener(store));
     }
     listeners.forEach(g::listener); // the application's own
-    IdempotencyGate gate = g.build();
+    // the extension drains the calls in flight itself (mcpgate.shutdown.drain-timeout) before it
+    // closes the gate: the gate's own drain would only wait for them a second time
+    IdempotencyGate gate = g.drainTimeout(Duration.ZERO).build();
     // the adapter's mapper only stores and replays results here: the arguments come from the
     // extension, which decodes decimals as double (refused, unless accepted, below)
     McpGate.Builder mcp =

@@ -22,6 +22,7 @@ final class RebuildsTheEnginePerPolicy {
         InstantSource.system(),
         null,
         null,
-        Ticker.SYSTEM);
+        Ticker.SYSTEM,
+        java.time.Duration.ZERO);
   }
 }
