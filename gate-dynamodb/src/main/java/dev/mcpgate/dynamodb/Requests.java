@@ -50,11 +50,16 @@ final class Requests {
 
   /**
    * @return the API call timeout for a request that must end within {@code within}: that, or the
-   *     client's own when shorter
+   *     client's own when shorter; at least 1 ms, since the SDK counts whole milliseconds and takes
+   *     0 for no timeout at all
    */
   private Duration bounded(Duration within) {
-    return clientTimeout != null && clientTimeout.compareTo(within) < 0 ? clientTimeout : within;
+    Duration bound =
+        clientTimeout != null && clientTimeout.compareTo(within) < 0 ? clientTimeout : within;
+    return bound.compareTo(ONE_MS) < 0 ? ONE_MS : bound;
   }
+
+  private static final Duration ONE_MS = Duration.ofMillis(1);
 
   <T> T call(String what, Supplier<T> request) {
     try {
