@@ -193,8 +193,9 @@ public class GateBeans {
   /**
    * Refuses new gated calls and waits (at most {@code mcpgate.shutdown.drain-timeout}) for those in
    * flight, whose leases the gate renews meanwhile; then closes what was opened: the purge and the
-   * gate once built, and the Redis store (with the Lettuce client it made) even when the rest was
-   * never built. At shutdown, and from {@link #start} when the startup fails.
+   * gate once built, and the Redis store (with the Lettuce client it made) or the JDBC store (its
+   * renewal connection) even when the rest was never built. At shutdown, and from {@link #start}
+   * when the startup fails.
    */
   void stop(@Observes ShutdownEvent event) {
     int left = inFlight.drain(config.shutdown().drainTimeout());
@@ -215,6 +216,12 @@ public class GateBeans {
     IdempotencyStore store = opened;
     if (store != null && RedisStores.isRedis(store)) {
       RedisStores.close(store); // the store made its Lettuce client, with its threads
+    } else if (store instanceof JdbcIdempotencyStore jdbc) {
+      try {
+        jdbc.close(); // its renewal connection, opened from the driver (not the data source's)
+      } catch (RuntimeException e) {
+        LOG.warn("MCP Gate could not close the JDBC store's renewal connection", e);
+      }
     }
   }
 

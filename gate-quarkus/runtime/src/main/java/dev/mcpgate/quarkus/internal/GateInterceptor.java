@@ -203,7 +203,17 @@ public class GateInterceptor {
       Object value;
       try {
         value = ic.proceed();
-      } catch (RuntimeException | Error e) {
+      } catch (RuntimeException e) {
+        if (timedOutByFaultTolerance(e)) {
+          // @Timeout (inside the gate) interrupted the method, and cleared the interrupt when it
+          // returned: its effect may have happened, so the key stays fenced, not freed
+          throw new OutcomeUnknownException(
+              "a Fault Tolerance @Timeout interrupted the tool: whether its effect happened is"
+                  + " unknown",
+              e);
+        }
+        throw e;
+      } catch (Error e) {
         throw e;
       } catch (Exception e) {
         throw new Thrown(e);
@@ -220,6 +230,17 @@ public class GateInterceptor {
             e);
       }
       return stored;
+    }
+
+    /** MicroProfile Fault Tolerance's TimeoutException (or a subclass), known by name: optional. */
+    private static boolean timedOutByFaultTolerance(RuntimeException e) {
+      for (Class<?> c = e.getClass(); c != null; c = c.getSuperclass()) {
+        if (c.getName()
+            .equals("org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException")) {
+          return true;
+        }
+      }
+      return false;
     }
 
     /**
