@@ -218,6 +218,12 @@ final class LateFencer implements AutoCloseable {
           f.renewal.claim.id(),
           f.renewal.claim.attempt());
       f.cancel();
+      f.renewal.events.emit(
+          GateEvent.Type.STORE_FAILED,
+          f.renewal.claim,
+          "the gate closed before the store took the fence: the lease is no longer kept, and once"
+              + " it runs out a retry may run the action again",
+          null);
     }
   }
 }
