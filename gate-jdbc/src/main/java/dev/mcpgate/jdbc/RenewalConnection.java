@@ -15,7 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The store's connection for lease renewals, from a {@link RenewalSource} (not the tools' pool
@@ -30,13 +30,21 @@ final class RenewalConnection implements AutoCloseable {
   /** The threads that open a renewal connection within its try's deadline. */
   private final DaemonThreads openers = DaemonThreads.named("mcpgate-renewal-open");
 
+  /**
+   * The most opens pending at once, each on an opener thread of its own: a try after an open that
+   * hangs (a server that accepts the connection and then says nothing, for as long as the driver's
+   * own timeout, 10 s to 30 s) starts a fresh one, while a store that hangs every open holds this
+   * many threads, not one more per try.
+   */
+  static final int MAX_PENDING_OPENS = 4;
+
   /** Runs the driver's abort work on the calling thread; drivers only use it on a timeout. */
   private static final Executor DIRECT = Runnable::run;
 
   private final RenewalSource source;
   private final Set<Connection> inUse = ConcurrentHashMap.newKeySet();
   private final java.util.Map<Connection, Integer> borrowedTimeouts = new ConcurrentHashMap<>();
-  private final AtomicBoolean opening = new AtomicBoolean(); // an open is pending
+  private final AtomicInteger opening = new AtomicInteger(); // opens pending, given up on or not
   private Connection idle; // guarded by this
   private boolean closed; // guarded by this
 
@@ -118,13 +126,16 @@ final class RenewalConnection implements AutoCloseable {
    * source, a pool) may have no deadline of its own, and a server that accepts the TCP connection
    * and then says nothing would hold the renewal far past it. The open runs on a thread of its own;
    * past the deadline the try fails, and the connection, should it come, is kept for the next try
-   * (or closed, as {@link #giveBack} says). While an open given up on is still pending, later tries
-   * fail at once rather than start another.
+   * (or closed, as {@link #giveBack} says). A later try starts a fresh open while fewer than {@link
+   * #MAX_PENDING_OPENS} are pending; past that it fails at once rather than start another.
    */
   private Connection open(Duration within, List<String> session) throws SQLException {
-    if (!opening.compareAndSet(false, true)) {
+    if (opening.incrementAndGet() > MAX_PENDING_OPENS) {
+      opening.decrementAndGet();
       throw new SQLTimeoutException(
-          "a renewal connection opened earlier is still opening, past its deadline", "08001");
+          MAX_PENDING_OPENS
+              + " renewal connections opened earlier are still opening, past their deadlines",
+          "08001");
     }
     CompletableFuture<Connection> opened = new CompletableFuture<>();
     Thread opener =
@@ -137,7 +148,7 @@ final class RenewalConnection implements AutoCloseable {
               } catch (Throwable e) {
                 failed = e;
               }
-              opening.set(false); // before the answer: the try it answers may open again at once
+              opening.decrementAndGet(); // before the answer: its try may open again at once
               if (failed == null) {
                 opened.complete(c);
               } else {
