@@ -169,6 +169,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     if (leases.isEmpty()) {
       return ExtendedLeases.of(Set.of());
     }
+    long deadline = System.nanoTime() + within.toNanos();
     ClaimTable.Setup s = setup();
     int timeoutSeconds =
         (int) Math.max(1, Math.min(Integer.MAX_VALUE, (within.toMillis() + 999) / 1000));
@@ -176,7 +177,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
       return renewals.use(
           within,
           s.sql().renewalSession(within),
-          c -> s.sql().extendAll(c, leases, lease, timeoutSeconds));
+          c -> s.sql().extendAll(c, leases, lease, timeoutSeconds, deadline));
     } catch (SQLException e) {
       throw s.failures().of("extend " + leases.size() + " leases", e);
     }

@@ -186,16 +186,18 @@ abstract class LeaseSql {
 
   /**
    * Extends any number of leases by {@link #extendMany}, {@link #LEASES_PER_STATEMENT} at a time.
+   *
+   * @param deadline {@link System#nanoTime()} at the renewal try's deadline
    */
   final ExtendedLeases extendAll(
-      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
+      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds, long deadline)
       throws SQLException {
     Set<LeaseToken> extended = new HashSet<>();
     Set<LeaseToken> undecided = new HashSet<>();
     for (int from = 0; from < leases.size(); from += LEASES_PER_STATEMENT) {
       List<HeldLease> chunk =
           leases.subList(from, Math.min(leases.size(), from + LEASES_PER_STATEMENT));
-      ExtendedLeases answer = extendMany(c, chunk, lease, timeoutSeconds);
+      ExtendedLeases answer = extendMany(c, chunk, lease, timeoutSeconds, deadline);
       extended.addAll(answer.extended());
       undecided.addAll(answer.undecided());
     }
@@ -263,10 +265,12 @@ abstract class LeaseSql {
    *
    * @param leases at most {@link #LEASES_PER_STATEMENT}, at least one
    * @param timeoutSeconds the statements' query timeout
+   * @param deadline {@link System#nanoTime()} at the renewal try's deadline, for a dialect that may
+   *     send more statements than one
    * @return the tokens whose leases were extended; nothing is left undecided
    */
   ExtendedLeases extendMany(
-      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
+      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds, long deadline)
       throws SQLException {
     int updated;
     try (PreparedStatement ps = c.prepareStatement(extendManySql(leases.size()))) {

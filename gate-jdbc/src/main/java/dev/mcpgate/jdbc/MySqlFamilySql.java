@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -77,9 +78,9 @@ final class MySqlFamilySql extends SelectThenInsertSql {
    */
   @Override
   ExtendedLeases extendMany(
-      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
+      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds, long deadline)
       throws SQLException {
-    return extendEach(c, leases, lease, timeoutSeconds);
+    return extendEach(c, leases, lease, timeoutSeconds, deadline);
   }
 
   /**
@@ -213,11 +214,14 @@ final class MySqlFamilySql extends SelectThenInsertSql {
 
   /**
    * Extends each lease by its own UPDATE, all sent as one JDBC batch: a statement that fails (a
-   * lock wait that ran out) leaves its lease undecided and the others go on. A statement that
-   * reports no row is read back (see {@link LeaseSql#extend}: {@code useAffectedRows=true}).
+   * lock wait that ran out) leaves its lease undecided and the others go on. A batch the driver
+   * sends as one ({@code useBulkStmts=true} of MariaDB Connector/J) fails as a whole on one locked
+   * row, telling no lease: its leases are then sent again one statement each ({@link #oneByOne}). A
+   * statement that reports no row is read back (see {@link LeaseSql#extend}: {@code
+   * useAffectedRows=true}).
    */
   private ExtendedLeases extendEach(
-      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
+      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds, long deadline)
       throws SQLException {
     int[] counts;
     try (PreparedStatement ps = c.prepareStatement(extendSql)) {
@@ -233,6 +237,9 @@ final class MySqlFamilySql extends SelectThenInsertSql {
           throw partly;
         }
         counts = partly.getUpdateCounts();
+        if (failedAsAWhole(counts, leases.size())) {
+          counts = oneByOne(ps, leases, counts, lease, deadline);
+        }
       }
     }
     Set<LeaseToken> extended = new HashSet<>();
@@ -256,6 +263,51 @@ final class MySqlFamilySql extends SelectThenInsertSql {
       extended.addAll(heldTokens(c, uncounted, timeoutSeconds));
     }
     return new ExtendedLeases(extended, undecided);
+  }
+
+  /**
+   * @return true when a failed batch told nothing of its leases: fewer counts than statements, or
+   *     every one of two or more failed (a bulk batch marks them all failed on one locked row)
+   */
+  private static boolean failedAsAWhole(int[] counts, int statements) {
+    if (counts == null || counts.length < statements) {
+      return true;
+    }
+    return statements > 1 && Arrays.stream(counts).allMatch(n -> n == Statement.EXECUTE_FAILED);
+  }
+
+  /**
+   * Sends again, one UPDATE each, the leases a failed batch left untold, as long as the renewal
+   * try's deadline is not reached: a locked row fails its own statement at once (the renewal
+   * connection's lock wait) and only its lease stays undecided; a lease not sent in time too.
+   *
+   * @return the batch's counts, with those of the statements sent again
+   */
+  private static int[] oneByOne(
+      PreparedStatement ps, List<HeldLease> leases, int[] batch, Duration lease, long deadline)
+      throws SQLException {
+    int[] counts = new int[leases.size()];
+    Arrays.fill(counts, Statement.EXECUTE_FAILED);
+    if (batch != null) {
+      System.arraycopy(batch, 0, counts, 0, Math.min(batch.length, counts.length));
+    }
+    ps.clearBatch();
+    for (int i = 0; i < counts.length && System.nanoTime() - deadline < 0; i++) {
+      if (counts[i] != Statement.EXECUTE_FAILED) {
+        continue; // told by the batch
+      }
+      HeldLease held = leases.get(i);
+      bindHeld(ps, held.id(), held.token(), lease.toMillis(), lease.toMillis());
+      try {
+        counts[i] = ps.executeUpdate();
+      } catch (SQLException e) {
+        if (isConnectionLost(e)) {
+          throw e;
+        }
+        // a lock wait that ran out: this lease stays undecided, the others go on
+      }
+    }
+    return counts;
   }
 
   /**

@@ -192,7 +192,7 @@ final class PostgresSql extends SqlDialect {
    */
   @Override
   ExtendedLeases extendMany(
-      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds)
+      Connection c, List<HeldLease> leases, Duration lease, int timeoutSeconds, long deadline)
       throws SQLException {
     Set<LeaseToken> extended = new HashSet<>();
     try (PreparedStatement ps = c.prepareStatement(extendSkippingLockedSql(leases.size()))) {
