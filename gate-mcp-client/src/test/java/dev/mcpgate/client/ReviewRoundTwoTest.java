@@ -198,41 +198,74 @@ class ReviewRoundTwoTest {
     assertThat(runs.get()).as("one intent, outcome " + outcome).isEqualTo(1);
   }
 
+  /** A redeploy between two attempts of one intent: the tool's key sources before and after. */
+  enum Redeploy {
+    DEFAULT_TO_NATURAL_ONLY(ToolPolicy.defaults(), naturalKey(KeySource.NATURAL)),
+    /** Found in a later review: a natural key read first gates a call that holds it under it. */
+    NATURAL_FIRST_TO_DEFAULT(
+        naturalKey(KeySource.NATURAL, KeySource.ARGUMENT), ToolPolicy.defaults()),
+    DEFAULT_TO_NATURAL_FIRST(
+        ToolPolicy.defaults(), naturalKey(KeySource.NATURAL, KeySource.ARGUMENT));
+
+    final ToolPolicy before;
+    final ToolPolicy after;
+
+    Redeploy(ToolPolicy before, ToolPolicy after) {
+      this.before = before;
+      this.after = after;
+    }
+
+    private static ToolPolicy naturalKey(KeySource... sources) {
+      return ToolPolicy.builder().keySources(sources).naturalKey("order_id").build();
+    }
+  }
+
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> redeploys() {
+    return java.util.Arrays.stream(Kind.values())
+        .flatMap(
+            k ->
+                java.util.Arrays.stream(Redeploy.values())
+                    .map(r -> org.junit.jupiter.params.provider.Arguments.of(k, r)));
+  }
+
   /**
    * The tool is redeployed while the first attempt's answer is lost: its key source changes from
    * the key argument (or _meta) to a natural key. The listing before the retry says the tool is
    * still retry-safe (idempotentHint, the call holds its natural key), so the client retries; but
    * the server now reads another key (the natural key, not the intent key the first attempt was
    * claimed under), so the retry is a new claim and the refund runs twice. The listing checks that
-   * the tool is retry-safe now, not that it reads the key the earlier attempts were sent under.
+   * the tool is retry-safe now, not that it reads the key the earlier attempts were sent under. The
+   * same holds for a natural key moved before or after the intent key: a call holding it is gated
+   * under the natural key wherever that comes first.
    */
   @ParameterizedTest
-  @EnumSource(Kind.class)
-  void aRetryAfterTheToolsKeySourceChangedIsNotARetryOfTheSameClaim(Kind kind) throws Exception {
+  @org.junit.jupiter.params.provider.MethodSource("redeploys")
+  void aRetryAfterTheToolsKeySourceChangedIsNotARetryOfTheSameClaim(Kind kind, Redeploy redeploy)
+      throws Exception {
     McpGate mcp = mcpGate(null);
-    SyncToolSpecification byIntentKey = mcp.gate(tool("refund", 0), ToolPolicy.defaults());
-    SyncToolSpecification byNaturalKey =
-        mcp.gate(
-            tool("refund", 0),
-            ToolPolicy.builder().keySources(KeySource.NATURAL).naturalKey("order_id").build());
-    LossyStdioClientTransport transport = serve(List.of(byIntentKey), 1);
+    SyncToolSpecification before = mcp.gate(tool("refund", 0), redeploy.before);
+    SyncToolSpecification after = mcp.gate(tool("refund", 0), redeploy.after);
+    LossyStdioClientTransport transport = serve(List.of(before), 1);
     Servers.Caller caller = caller(kind, transport, Duration.ofMillis(1500));
     // the redeploy, while the client waits for the first (lost) answer
-    Thread redeploy =
+    Thread redeploying =
         new Thread(
             () -> {
               while (runs.get() == 0) {
                 Thread.onSpinWait();
               }
               server.removeTool("refund");
-              server.addTool(byNaturalKey);
+              server.addTool(after);
             });
-    redeploy.start();
+    redeploying.start();
 
     CallOutcome outcome = caller.call(IntentKey.random(), "refund", Map.of("order_id", "o1"));
-    redeploy.join(10_000);
+    redeploying.join(10_000);
 
     assertThat(runs.get()).as("one intent, outcome " + outcome).isEqualTo(1);
+    assertThat(outcome)
+        .isInstanceOfSatisfying(
+            CallOutcome.GaveUp.class, g -> assertThat(g.executed()).isEqualTo(Executed.UNKNOWN));
   }
 
   /**
