@@ -80,6 +80,22 @@ class CloseDrainsRunningActionsTest {
   }
 
   @Test
+  void anActionThatClosesItsOwnGateIsNotWaitedFor() throws Exception {
+    IdempotencyGate a = gate(InMemoryIdempotencyStore.create(), Duration.ofHours(1));
+    CompletableFuture<GateResult<String>> call =
+        CompletableFuture.supplyAsync(
+            () ->
+                a.execute(
+                    CALL,
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      a.close(); // a "shut down" tool: waiting for itself would wait the hour
+                      return "closed";
+                    }));
+    assertThat(call.get(30, TimeUnit.SECONDS)).isInstanceOf(GateResult.Executed.class);
+  }
+
+  @Test
   void closeWaitsNoLongerThanItsDrainTimeout() throws Exception {
     InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
     CountDownLatch started = new CountDownLatch(1);
