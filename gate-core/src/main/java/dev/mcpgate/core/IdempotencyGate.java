@@ -83,12 +83,13 @@ public final class IdempotencyGate implements AutoCloseable {
 
   /**
    * On the gate the builder made, for it and every gate {@link #withPolicy} made from it: calls
-   * from now on are {@code Failed(GATE_CLOSED)}, nothing run; the running ones are waited for (at
-   * most {@link Builder#drainTimeout}), their leases renewed; then it stops renewing leases, and
-   * the renewal thread if it started one (a given scheduler is the caller's to stop). An action
-   * still running then loses its renewals (logged at WARN): once its lease runs out a retry may
-   * take the key over and run it again. The store is the caller's to close. On a gate {@link
-   * #withPolicy} made: nothing.
+   * from now on are {@code Failed(GATE_CLOSED)} (a {@link #claim} throws), nothing run, as is one
+   * inside that had not started its action; the running ones are waited for (at most {@link
+   * Builder#drainTimeout}), their leases renewed; then it stops renewing leases, and the renewal
+   * thread if it started one (a given scheduler is the caller's to stop). An action still running
+   * then loses its renewals (logged at WARN): once its lease runs out a retry may take the key over
+   * and run it again. The store is the caller's to close. On a gate {@link #withPolicy} made:
+   * nothing.
    */
   @Override
   public void close() {

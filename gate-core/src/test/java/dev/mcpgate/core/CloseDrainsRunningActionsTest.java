@@ -1,6 +1,7 @@
 package dev.mcpgate.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import java.time.Duration;
@@ -93,6 +94,120 @@ class CloseDrainsRunningActionsTest {
                       return "closed";
                     }));
     assertThat(call.get(30, TimeUnit.SECONDS)).isInstanceOf(GateResult.Executed.class);
+  }
+
+  /**
+   * Review: a call that entered before the drain began, waiting in flight on another attempt, took
+   * the key during the drain and started its action, whose renewals then stopped at the drain
+   * timeout: a retry elsewhere ran it again. A call inside a closing gate starts no action now.
+   */
+  @Test
+  void aCallThatAcquiresTheKeyWhileTheGateDrainsDoesNotStartItsAction() throws Exception {
+    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+    AtomicInteger effects = new AtomicInteger();
+    CountDownLatch holderStarted = new CountDownLatch(1);
+    CountDownLatch holderGo = new CountDownLatch(1);
+    IdempotencyGate a =
+        IdempotencyGate.builder(store)
+            .policy(
+                GatePolicy.builder()
+                    .lease(LEASE)
+                    .leaseRenewal(Duration.ofMillis(75))
+                    .inFlightWait(Duration.ofSeconds(20))
+                    .build())
+            .drainTimeout(Duration.ofSeconds(20))
+            .build();
+    CompletableFuture<GateResult<String>> holder =
+        CompletableFuture.supplyAsync(
+            () ->
+                a.execute(
+                    CALL,
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      holderStarted.countDown();
+                      holderGo.await();
+                      throw new IllegalStateException("declined: nothing happened (test)");
+                    }));
+    assertThat(holderStarted.await(5, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<GateResult<String>> waiter =
+        CompletableFuture.supplyAsync(
+            () ->
+                a.execute(
+                    CALL,
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      effects.incrementAndGet();
+                      return "refund";
+                    }));
+    Thread.sleep(300); // the waiter waits in flight on the holder
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(a::close);
+    Thread.sleep(300); // the drain began
+    holderGo.countDown(); // the holder fails, its claim is released, the waiter takes the key
+
+    assertThat(waiter.get(10, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            GateResult.Failed.class,
+            f -> {
+              assertThat(f.reason()).isEqualTo(FailureReason.GATE_CLOSED);
+              assertThat(f.retrySafe()).isTrue();
+            });
+    assertThat(effects).as("no action started in a closing gate").hasValue(0);
+    assertThat(store.find(CALL.id())).as("the waiter's claim released").isEmpty();
+    holder.get(10, TimeUnit.SECONDS);
+    closing.get(10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Review: two closers, an action closing its own gate and a shutdown thread, shared one count of
+   * the closing thread's own calls, so the action's close waited for itself.
+   */
+  @Test
+  void anActionThatClosesItsGateBesideAnotherCloserIsNotWaitedFor() throws Exception {
+    IdempotencyGate gate = gate(InMemoryIdempotencyStore.create(), Duration.ofHours(1));
+    CountDownLatch otherStarted = new CountDownLatch(1);
+    CountDownLatch otherGo = new CountDownLatch(1);
+    CountDownLatch closingInside = new CountDownLatch(1);
+    CompletableFuture<GateResult<String>> other =
+        CompletableFuture.supplyAsync(
+            () ->
+                gate.execute(
+                    ToolCall.of("acme", "refund_order", "b", Map.of()),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      otherStarted.countDown();
+                      otherGo.await();
+                      return "b";
+                    }));
+    assertThat(otherStarted.await(5, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<GateResult<String>> closer =
+        CompletableFuture.supplyAsync(
+            () ->
+                gate.execute(
+                    ToolCall.of("acme", "refund_order", "a", Map.of()),
+                    ResultMapper.utf8(),
+                    ctx -> {
+                      closingInside.countDown();
+                      gate.close(); // waits for "b", not for itself
+                      return "a";
+                    }));
+    assertThat(closingInside.await(5, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(200);
+    CompletableFuture<Void> shutdown = CompletableFuture.runAsync(gate::close);
+    Thread.sleep(200);
+    otherGo.countDown();
+
+    other.get(30, TimeUnit.SECONDS);
+    assertThat(closer.get(30, TimeUnit.SECONDS)).isInstanceOf(GateResult.Executed.class);
+    shutdown.get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aStepByStepClaimOnAClosedGateIsRefused() {
+    IdempotencyGate gate = gate(InMemoryIdempotencyStore.create(), Duration.ofSeconds(10));
+    gate.close();
+    assertThatThrownBy(() -> gate.claim(CALL))
+        .isInstanceOf(IdempotencyException.class)
+        .hasMessageContaining("the gate is closed");
   }
 
   @Test

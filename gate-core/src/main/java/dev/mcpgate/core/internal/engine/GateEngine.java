@@ -8,7 +8,6 @@ import dev.mcpgate.core.GateAction;
 import dev.mcpgate.core.GateListener;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
-import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.InvalidArgumentsException;
 import dev.mcpgate.core.Reconciler;
 import dev.mcpgate.core.RejectionReason;
@@ -51,6 +50,7 @@ public final class GateEngine {
   private final OperatorSettlement settlement;
   private final AttemptRunner runner;
   private final SingleCommitRunner singleCommit;
+  private final StepClaimer stepClaimer;
   private final DirectScope direct;
   private final Events events;
   private final Ticker ticker;
@@ -93,6 +93,7 @@ public final class GateEngine {
         new AttemptRunner(
             steps, writer, events, direct, renewer, settler, new CommitResolver(store, events));
     this.singleCommit = new SingleCommitRunner(steps, claimer, writer, events, ticker);
+    this.stepClaimer = new StepClaimer(claimer, renewer, settler, events, ticker);
   }
 
   /**
@@ -103,9 +104,10 @@ public final class GateEngine {
     int left = calls.drain(drainTimeout);
     if (left > 0) {
       LOG.warn(
-          "closing the gate with {} call(s) still running after the drain timeout ({}): their"
-              + " leases are no longer renewed, so once one runs out a retry elsewhere may take the"
-              + " key over and run the action again",
+          "closing the gate with {} call(s) still running (the drain timeout is {}; a call that"
+              + " closes its own gate is not waited for): their leases are no longer renewed, so"
+              + " once one runs out a retry elsewhere may take the key over and run the action"
+              + " again",
           left,
           drainTimeout);
     }
@@ -121,6 +123,26 @@ public final class GateEngine {
    */
   public int renewing() {
     return renewer.running();
+  }
+
+  /**
+   * @return the claim, when its action may start: not once the gate is closing (a call that waited
+   *     on another attempt, or on a slow claim, may acquire the key while the gate drains), when
+   *     the claim is released and the call told the gate closed
+   */
+  private ClaimOutcome.Acquired startable(ClaimOutcome.Acquired acquired) {
+    if (calls.isDraining()) {
+      CallFailure closed =
+          CallFailure.gateClosed(
+              true,
+              "the gate is closing: the action of "
+                  + acquired.id()
+                  + " did not run; safe to retry with the same key",
+              null);
+      settler.release(acquired, closed, "the gate is closing");
+      throw closed;
+    }
+    return acquired;
   }
 
   /** Counts the call in; a closed or closing gate refuses it before anything runs. */
@@ -165,7 +187,13 @@ public final class GateEngine {
             .fold(
                 acquired ->
                     Results.decided(
-                        runner.run(policy, acquired, claimed.sentNanos(), mapper, scope, action),
+                        runner.run(
+                            policy,
+                            startable(acquired),
+                            claimed.sentNanos(),
+                            mapper,
+                            scope,
+                            action),
                         argsHash,
                         call.keySource(),
                         claimed.waited()),
@@ -278,66 +306,16 @@ public final class GateEngine {
    */
   public ClaimOutcome claim(GatePolicy policy, ToolCall call) {
     try {
-      String hash = hash(policy, call);
-      for (int claims = 1; ; claims++) {
-        long sent = ticker.nanoTime(); // the claim is sent after this: its lease runs from then
-        ClaimOutcome outcome = claimer.claim(policy, call, hash);
-        if (!(outcome instanceof ClaimOutcome.Acquired acquired)
-            || ticker.nanoTime() - sent <= LeaseRenewer.Period.of(policy).every().toNanos()) {
-          return ownBytes(outcome); // in time: at least the lease less a period is left
-        }
-        LeaseRenewer.Held held =
-            renewer.isClosed()
-                ? null
-                : renewer.confirmBeforeAction(
-                    new Renewal(acquired, events, sent + policy.lease().toNanos(), ticker), policy);
-        if (held == LeaseRenewer.Held.YES) {
-          return acquired;
-        }
-        if (held == null || renewer.isClosed()) { // closed before or while it was confirmed
-          CallFailure closed =
-              CallFailure.gateClosed(
-                  true,
-                  "the gate closed before the late claim of "
-                      + call.id()
-                      + " was confirmed: it did not run; safe to retry with the same key",
-                  null);
-          settler.release(acquired, closed, "the late claim was not confirmed");
-          throw closed;
-        }
-        CallFailure notHeld = settler.notStarted(acquired, held); // released where not taken over
-        if (held != LeaseRenewer.Held.NO) {
-          throw notHeld;
-        }
-        if (claims == 3) {
-          throw new IdempotencyException(
-              "the claim of "
-                  + call.id()
-                  + " answered late three times, and each time another attempt had taken the key"
-                  + " over meanwhile: it did not run here; safe to retry with the same key");
-        }
+      enter();
+      try {
+        return stepClaimer.claim(policy, call, hash(policy, call));
+      } finally {
+        calls.exit();
       }
     } catch (CallFailure failure) {
       told(failure, failure.result(call.id(), null, call.keySource(), Duration.ZERO));
       throw failure.toException(); // the step-by-step API has no result to carry it
     }
-  }
-
-  /**
-   * A replay's result bytes, the caller's own: a store or cache may keep the array it returned, and
-   * a caller that changes it (decrypts or wipes it in place) must not change a later replay.
-   */
-  private static ClaimOutcome ownBytes(ClaimOutcome outcome) {
-    if (!(outcome instanceof ClaimOutcome.Replayed r)) {
-      return outcome;
-    }
-    return new ClaimOutcome.Replayed(
-        r.id(),
-        new StoredResult(r.result().kind(), r.result().body().clone()),
-        r.attempt(),
-        r.firstExecutedAt(),
-        r.completedAt(),
-        r.settled());
   }
 
   /** The step-by-step API's completion; see {@link ClaimSteps#complete}. */

@@ -125,7 +125,8 @@ class OneEnginePerGateTest {
             FailureSettler.class.getName(),
             CommitResolver.class.getName(),
             SingleCommitRunner.class.getName(),
-            CallsInFlight.class.getName());
+            CallsInFlight.class.getName(),
+            StepClaimer.class.getName());
   }
 
   @Test

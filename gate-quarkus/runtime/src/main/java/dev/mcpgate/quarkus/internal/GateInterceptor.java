@@ -232,12 +232,17 @@ public class GateInterceptor {
       return stored;
     }
 
-    /** MicroProfile Fault Tolerance's TimeoutException (or a subclass), known by name: optional. */
+    /**
+     * MicroProfile Fault Tolerance's TimeoutException (or a subclass), known by name (the extension
+     * is optional), thrown or the cause of what was thrown.
+     */
     private static boolean timedOutByFaultTolerance(RuntimeException e) {
-      for (Class<?> c = e.getClass(); c != null; c = c.getSuperclass()) {
-        if (c.getName()
-            .equals("org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException")) {
-          return true;
+      for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
+          if (c.getName()
+              .equals("org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException")) {
+            return true;
+          }
         }
       }
       return false;

@@ -1,0 +1,93 @@
+package dev.mcpgate.core.internal.engine;
+
+import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.GatePolicy;
+import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.ToolCall;
+import dev.mcpgate.core.spi.StoredResult;
+
+/**
+ * The step-by-step API's claim ({@code IdempotencyGate.claim}): one claim, without waiting. The
+ * lease of a claim that answered late (a slow store, its own retries, a pause) is confirmed before
+ * the caller may act on it, as before an action; one whose key another attempt took over meanwhile
+ * claims again (twice at most), to tell the key as it is now: replayed, in progress, or acquired
+ * anew. Nothing renews a claim it returns.
+ */
+final class StepClaimer {
+  private final Claimer claimer;
+  private final LeaseRenewer renewer;
+  private final FailureSettler settler;
+  private final Events events;
+  private final Ticker ticker;
+
+  StepClaimer(
+      Claimer claimer, LeaseRenewer renewer, FailureSettler settler, Events events, Ticker ticker) {
+    this.claimer = claimer;
+    this.renewer = renewer;
+    this.settler = settler;
+    this.events = events;
+    this.ticker = ticker;
+  }
+
+  /**
+   * @param hash the call's arguments' hash
+   * @return the outcome of the call's claim, its lease confirmed when it answered late
+   */
+  ClaimOutcome claim(GatePolicy policy, ToolCall call, String hash) {
+    for (int claims = 1; ; claims++) {
+      long sent = ticker.nanoTime(); // the claim is sent after this: its lease runs from then
+      ClaimOutcome outcome = claimer.claim(policy, call, hash);
+      if (!(outcome instanceof ClaimOutcome.Acquired acquired)
+          || ticker.nanoTime() - sent <= LeaseRenewer.Period.of(policy).every().toNanos()) {
+        return ownBytes(outcome); // in time: at least the lease less a period is left
+      }
+      LeaseRenewer.Held held =
+          renewer.isClosed()
+              ? null
+              : renewer.confirmBeforeAction(
+                  new Renewal(acquired, events, sent + policy.lease().toNanos(), ticker), policy);
+      if (held == LeaseRenewer.Held.YES) {
+        return acquired;
+      }
+      if (held == null || renewer.isClosed()) { // closed before or while it was confirmed
+        CallFailure closed =
+            CallFailure.gateClosed(
+                true,
+                "the gate closed before the late claim of "
+                    + call.id()
+                    + " was confirmed: it did not run; safe to retry with the same key",
+                null);
+        settler.release(acquired, closed, "the late claim was not confirmed");
+        throw closed;
+      }
+      CallFailure notHeld = settler.notStarted(acquired, held); // released where not taken over
+      if (held != LeaseRenewer.Held.NO) {
+        throw notHeld;
+      }
+      if (claims == 3) {
+        throw new IdempotencyException(
+            "the claim of "
+                + call.id()
+                + " answered late three times, and each time another attempt had taken the key"
+                + " over meanwhile: it did not run here; safe to retry with the same key");
+      }
+    }
+  }
+
+  /**
+   * A replay's result bytes, the caller's own: a store or cache may keep the array it returned, and
+   * a caller that changes it (decrypts or wipes it in place) must not change a later replay.
+   */
+  private static ClaimOutcome ownBytes(ClaimOutcome outcome) {
+    if (!(outcome instanceof ClaimOutcome.Replayed r)) {
+      return outcome;
+    }
+    return new ClaimOutcome.Replayed(
+        r.id(),
+        new StoredResult(r.result().kind(), r.result().body().clone()),
+        r.attempt(),
+        r.firstExecutedAt(),
+        r.completedAt(),
+        r.settled());
+  }
+}
