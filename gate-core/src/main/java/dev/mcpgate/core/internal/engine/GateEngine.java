@@ -139,7 +139,7 @@ public final class GateEngine {
                   + acquired.id()
                   + " did not run; safe to retry with the same key",
               null);
-      settler.release(acquired, closed, "the gate is closing");
+      settler.release(acquired, closed, "the action did not start");
       throw closed;
     }
     return acquired;
