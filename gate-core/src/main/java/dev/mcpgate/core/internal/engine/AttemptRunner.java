@@ -33,6 +33,7 @@ final class AttemptRunner {
   private final LeaseRenewer leases;
   private final FailureSettler settler;
   private final CommitResolver commits;
+  private final CallsInFlight calls;
 
   AttemptRunner(
       ClaimSteps steps,
@@ -41,7 +42,9 @@ final class AttemptRunner {
       DirectScope direct,
       LeaseRenewer leases,
       FailureSettler settler,
-      CommitResolver commits) {
+      CommitResolver commits,
+      CallsInFlight calls) {
+    this.calls = calls;
     this.leases = leases;
     this.settler = settler;
     this.commits = commits;
@@ -110,9 +113,12 @@ final class AttemptRunner {
     try {
       T value;
       // a gate closed meanwhile renews no lease: the action must not start (a policy without
-      // renewal too), nor be told a store failure when the closed gate refused to ask the store
+      // renewal too), nor be told a store failure when the closed gate refused to ask the store;
+      // nor may one start in a closing gate, whose drain would stop renewing it at its timeout
       LeaseRenewer.Held held =
-          leases.isClosed() ? null : leases.confirmBeforeAction(renewal, policy);
+          leases.isClosed() || calls.isDraining()
+              ? null
+              : leases.confirmBeforeAction(renewal, policy);
       if (held != LeaseRenewer.Held.YES) {
         renewal.finishing();
         rollbackQuietly(scope, resource, null);

@@ -54,11 +54,21 @@ final class CallsInFlight {
   private void exitCounted() {
     int now = running.decrementAndGet();
     if (draining) { // read first: then every closer is in the list
-      for (Closer c : closers) {
-        if (now <= c.own()) {
-          c.idle().complete(null);
-        }
-      }
+      wakeIfOnlyClosersRun(now);
+    }
+  }
+
+  /**
+   * Wakes every closer once no calls run but those of closing threads: two actions that each close
+   * their gate must not wait for each other.
+   */
+  private void wakeIfOnlyClosersRun(int now) {
+    int closing = 0;
+    for (Closer c : closers) {
+      closing += c.own();
+    }
+    if (now <= closing) {
+      closers.forEach(c -> c.idle().complete(null));
     }
   }
 
@@ -79,16 +89,28 @@ final class CallsInFlight {
     Closer me = new Closer(ours.get()[0], new CompletableFuture<>());
     closers.add(me);
     draining = true;
+    wakeIfOnlyClosersRun(running.get()); // this closer's own calls may be all another waits for
+    boolean interrupted = false;
+    long end = ticker.nanoTime() + timeout.toNanos();
     try {
-      if (running.get() > me.own()) {
-        ticker.await(me.idle(), timeout.toNanos());
+      while (!me.idle().isDone()) {
+        long left = end - ticker.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        try {
+          ticker.await(me.idle(), left);
+        } catch (InterruptedException e) {
+          interrupted = true; // the drain is what keeps running actions' leases: it goes on
+        } catch (ExecutionException | TimeoutException e) {
+          break; // the time ran out: told by the count
+        }
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      // the time ran out: told by the count
     } finally {
       closers.remove(me);
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
     return running.get();
   }

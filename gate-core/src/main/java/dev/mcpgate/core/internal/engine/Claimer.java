@@ -37,14 +37,17 @@ final class Claimer {
   private final Reconciliation reconciliation;
 
   private final Ticker ticker;
+  private final CallsInFlight calls;
 
   Claimer(
       IdempotencyStore store,
       ResultCodec codec,
       Events events,
       Reconciliation reconciliation,
-      Ticker ticker) {
+      Ticker ticker,
+      CallsInFlight calls) {
     this.ticker = ticker;
+    this.calls = calls;
     this.store = store;
     this.codec = codec;
     this.events = events;
@@ -89,6 +92,11 @@ final class Claimer {
       long sleepMs = sleepMs(backoffMs, deadline - ticker.nanoTime(), refused.retryAfter());
       if (sleepMs == 0) {
         return claimed(told(outcome, arrival), arrival);
+      }
+      if (calls.isDraining()) { // a closing gate starts no action: waiting on is for nothing
+        throw CallFailure.gateClosed(
+                false, "the gate is closing; the action did not run; safe to retry", null)
+            .afterWaiting(arrival.waitedFor());
       }
       arrival.waiting();
       try {

@@ -84,16 +84,23 @@ public final class GateEngine {
     Events events = this.events = new Events(List.copyOf(listeners), clock);
     this.direct = new DirectScope(store);
     this.claimer =
-        new Claimer(store, codec, events, new Reconciliation(store, codec, events), ticker);
+        new Claimer(store, codec, events, new Reconciliation(store, codec, events), ticker, calls);
     ResultWriter writer = new ResultWriter(codec, events);
     this.steps = new ClaimSteps(store, events, writer, direct);
     this.settler = new FailureSettler(store, events, fencer);
     this.settlement = new OperatorSettlement(store, codec, events);
     this.runner =
         new AttemptRunner(
-            steps, writer, events, direct, renewer, settler, new CommitResolver(store, events));
-    this.singleCommit = new SingleCommitRunner(steps, claimer, writer, events, ticker);
-    this.stepClaimer = new StepClaimer(claimer, renewer, settler, events, ticker);
+            steps,
+            writer,
+            events,
+            direct,
+            renewer,
+            settler,
+            new CommitResolver(store, events),
+            calls);
+    this.singleCommit = new SingleCommitRunner(steps, claimer, writer, events, ticker, calls);
+    this.stepClaimer = new StepClaimer(claimer, renewer, settler, events, ticker, calls);
   }
 
   /**
@@ -101,6 +108,9 @@ public final class GateEngine {
    * are renewed, then stops renewing leases, for every gate over this engine.
    */
   public void close() {
+    if (renewer.isClosed()) {
+      return; // closed before: its drain is over, and its renewals stopped
+    }
     int left = calls.drain(drainTimeout);
     if (left > 0) {
       LOG.warn(
@@ -123,26 +133,6 @@ public final class GateEngine {
    */
   public int renewing() {
     return renewer.running();
-  }
-
-  /**
-   * @return the claim, when its action may start: not once the gate is closing (a call that waited
-   *     on another attempt, or on a slow claim, may acquire the key while the gate drains), when
-   *     the claim is released and the call told the gate closed
-   */
-  private ClaimOutcome.Acquired startable(ClaimOutcome.Acquired acquired) {
-    if (calls.isDraining()) {
-      CallFailure closed =
-          CallFailure.gateClosed(
-              true,
-              "the gate is closing: the action of "
-                  + acquired.id()
-                  + " did not run; safe to retry with the same key",
-              null);
-      settler.release(acquired, closed, "the action did not start");
-      throw closed;
-    }
-    return acquired;
   }
 
   /** Counts the call in; a closed or closing gate refuses it before anything runs. */
@@ -187,13 +177,7 @@ public final class GateEngine {
             .fold(
                 acquired ->
                     Results.decided(
-                        runner.run(
-                            policy,
-                            startable(acquired),
-                            claimed.sentNanos(),
-                            mapper,
-                            scope,
-                            action),
+                        runner.run(policy, acquired, claimed.sentNanos(), mapper, scope, action),
                         argsHash,
                         call.keySource(),
                         claimed.waited()),

@@ -41,10 +41,17 @@ final class SingleCommitRunner {
   private final Claimer claimer;
   private final ResultWriter writer;
   private final Events events;
+  private final CallsInFlight calls;
   private final Ticker ticker;
 
   SingleCommitRunner(
-      ClaimSteps steps, Claimer claimer, ResultWriter writer, Events events, Ticker ticker) {
+      ClaimSteps steps,
+      Claimer claimer,
+      ResultWriter writer,
+      Events events,
+      Ticker ticker,
+      CallsInFlight calls) {
+    this.calls = calls;
     this.ticker = ticker;
     this.steps = steps;
     this.claimer = claimer;
@@ -83,6 +90,10 @@ final class SingleCommitRunner {
       Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
       if (sleepMs == 0) {
         return busy(call, hash, waited);
+      }
+      if (calls.isDraining()) { // a closing gate starts no action: waiting on is for nothing
+        throw CallFailure.gateClosed(
+            false, "the gate is closing; the action did not run; safe to retry", null);
       }
       try {
         ticker.sleep(TimeUnit.MILLISECONDS.toNanos(sleepMs));
@@ -209,6 +220,17 @@ final class SingleCommitRunner {
       R resource,
       ScopedAction<T, R> action) {
     ClaimId id = claim.id();
+    if (calls.isDraining()) {
+      rollbackQuietly(scope, resource, null);
+      events.emit(
+          GateEvent.Type.RELEASED,
+          claim,
+          "the action did not start: the gate is closing; its transaction, the claim included, was"
+              + " rolled back",
+          null);
+      throw CallFailure.gateClosed(
+          true, "the gate is closing: the action of " + id + " did not run; safe to retry", null);
+    }
     T value;
     try {
       value = action.run(resource, AttemptLease.context(steps, claim, Renewal.none(claim)));

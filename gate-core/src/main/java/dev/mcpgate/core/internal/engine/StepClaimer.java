@@ -19,9 +19,16 @@ final class StepClaimer {
   private final FailureSettler settler;
   private final Events events;
   private final Ticker ticker;
+  private final CallsInFlight calls;
 
   StepClaimer(
-      Claimer claimer, LeaseRenewer renewer, FailureSettler settler, Events events, Ticker ticker) {
+      Claimer claimer,
+      LeaseRenewer renewer,
+      FailureSettler settler,
+      Events events,
+      Ticker ticker,
+      CallsInFlight calls) {
+    this.calls = calls;
     this.claimer = claimer;
     this.renewer = renewer;
     this.settler = settler;
@@ -37,6 +44,18 @@ final class StepClaimer {
     for (int claims = 1; ; claims++) {
       long sent = ticker.nanoTime(); // the claim is sent after this: its lease runs from then
       ClaimOutcome outcome = claimer.claim(policy, call, hash);
+      if (outcome instanceof ClaimOutcome.Acquired acquired && calls.isDraining()) {
+        CallFailure closed =
+            CallFailure.gateClosed(
+                true,
+                "the gate closed before the claim of "
+                    + call.id()
+                    + " could be used: it was released, it did not run; safe to retry with the same"
+                    + " key",
+                null);
+        settler.release(acquired, closed, "the gate is closing");
+        throw closed;
+      }
       if (!(outcome instanceof ClaimOutcome.Acquired acquired)
           || ticker.nanoTime() - sent <= LeaseRenewer.Period.of(policy).every().toNanos()) {
         return ownBytes(outcome); // in time: at least the lease less a period is left
