@@ -119,6 +119,9 @@ final class AttemptRunner {
           leases.isClosed() || calls.isDraining()
               ? null
               : leases.confirmBeforeAction(renewal, policy);
+      if (held == LeaseRenewer.Held.YES && calls.isDraining()) {
+        held = null; // the drain began while the store confirmed the lease: start nothing
+      }
       if (held != LeaseRenewer.Held.YES) {
         renewal.finishing();
         rollbackQuietly(scope, resource, null);

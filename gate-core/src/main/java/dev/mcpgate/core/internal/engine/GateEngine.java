@@ -55,6 +55,8 @@ public final class GateEngine {
   private final Events events;
   private final Ticker ticker;
   private final CallsInFlight calls;
+  private final java.util.concurrent.atomic.AtomicBoolean closeStarted =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private final Duration drainTimeout;
 
   /**
@@ -108,8 +110,8 @@ public final class GateEngine {
    * are renewed, then stops renewing leases, for every gate over this engine.
    */
   public void close() {
-    if (renewer.isClosed()) {
-      return; // closed before: its drain is over, and its renewals stopped
+    if (!closeStarted.compareAndSet(false, true)) {
+      return; // closed, or being closed: the first close drains, then stops the renewals
     }
     int left = calls.drain(drainTimeout);
     if (left > 0) {

@@ -50,8 +50,8 @@ final class StepClaimer {
                 true,
                 "the gate closed before the claim of "
                     + call.id()
-                    + " could be used: it was released, it did not run; safe to retry with the same"
-                    + " key",
+                    + " could be used: it did not run; safe to retry with the same key (the claim"
+                    + " is released where the store lets it)",
                 null);
         settler.release(acquired, closed, "the gate is closing");
         throw closed;
