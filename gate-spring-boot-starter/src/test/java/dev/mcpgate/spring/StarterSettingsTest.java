@@ -10,6 +10,7 @@ import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ToolCall;
 import java.time.Duration;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -76,7 +77,8 @@ class StarterSettingsTest {
             () ->
                 app.getBean(IdempotencyGate.class)
                     .execute(
-                        ToolCall.of("constant:t", "drain", "k-1", Map.of()),
+                        // a new key: the claims table outlives the run, and a replay runs nothing
+                        ToolCall.of("constant:t", "drain", UUID.randomUUID().toString(), Map.of()),
                         ResultMapper.utf8(),
                         ctx -> {
                           started.countDown();
