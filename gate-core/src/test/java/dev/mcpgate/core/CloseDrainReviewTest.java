@@ -43,7 +43,8 @@ class CloseDrainReviewTest {
   }
 
   /** Returns once a new call to {@code gate} is refused as closed: the drain began. */
-  private static void awaitDraining(IdempotencyGate gate) throws InterruptedException {
+  /** Waits until {@code gate} refuses calls: its drain began. */
+  static void awaitDraining(IdempotencyGate gate) throws InterruptedException {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     for (int i = 0; System.nanoTime() < until; i++) {
       GateResult<String> probe =
@@ -57,8 +58,11 @@ class CloseDrainReviewTest {
     throw new AssertionError("the gate never began draining");
   }
 
-  /** A unit of work whose begin() blocks (waiting for a pooled connection) until released. */
-  static final class SlowBeginScope implements TransactionScope<Object> {
+  /**
+   * A unit of work whose begin() blocks (waiting for a pooled connection) until released; its
+   * writes go straight to the store.
+   */
+  static class SlowBeginScope implements TransactionScope<Object> {
     final IdempotencyStore store;
     final CountDownLatch inBegin = new CountDownLatch(1);
     final CountDownLatch go = new CountDownLatch(1);

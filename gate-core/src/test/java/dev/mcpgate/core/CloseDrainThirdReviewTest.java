@@ -7,8 +7,6 @@ import dev.mcpgate.core.spi.ExtendedLeases;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.core.spi.IdempotencyStore;
-import dev.mcpgate.core.spi.StoredResult;
-import dev.mcpgate.core.spi.TransactionScope;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -43,20 +41,6 @@ class CloseDrainThirdReviewTest {
         .build();
   }
 
-  private static void awaitDraining(IdempotencyGate gate) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    for (int i = 0; System.nanoTime() < until; i++) {
-      GateResult<String> probe =
-          gate.execute(
-              ToolCall.of("acme", "probe", "p" + i, Map.of()), ResultMapper.utf8(), ctx -> "p");
-      if (probe instanceof GateResult.Failed<String> f && f.reason() == FailureReason.GATE_CLOSED) {
-        return;
-      }
-      Thread.sleep(2);
-    }
-    throw new AssertionError("the gate never began draining");
-  }
-
   /** Renewals answer undecided while begin() waits; the confirmation after begin() is held. */
   static final class HeldConfirmStore extends ForwardingIdempotencyStore {
     volatile boolean begun;
@@ -84,11 +68,13 @@ class CloseDrainThirdReviewTest {
     }
   }
 
-  static final class SlowBegin implements TransactionScope<Object> {
-    final HeldConfirmStore store;
+  /** begin() takes 1.2 s, the lease not renewed meanwhile; then the confirmation is held. */
+  static final class SlowBegin extends CloseDrainReviewTest.SlowBeginScope {
+    private final HeldConfirmStore held;
 
     SlowBegin(HeldConfirmStore store) {
-      this.store = store;
+      super(store);
+      this.held = store;
     }
 
     @Override
@@ -98,29 +84,9 @@ class CloseDrainThirdReviewTest {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      store.begun = true;
+      held.begun = true;
       return new Object();
     }
-
-    @Override
-    public boolean complete(
-        Object r, ClaimId id, LeaseToken token, StoredResult result, Duration retention) {
-      return store.complete(id, token, result, retention);
-    }
-
-    @Override
-    public boolean release(Object r, ClaimId id, LeaseToken token) {
-      return store.release(id, token);
-    }
-
-    @Override
-    public void commit(Object r) {}
-
-    @Override
-    public void rollback(Object r) {}
-
-    @Override
-    public void close(Object r) {}
   }
 
   @Test
@@ -146,7 +112,7 @@ class CloseDrainThirdReviewTest {
                     }));
     assertThat(store.inConfirm.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Void> closing = CompletableFuture.runAsync(a::close);
-    awaitDraining(a);
+    CloseDrainReviewTest.awaitDraining(a);
     store.goConfirm.countDown(); // the confirmation answers: the drain has begun
     try (IdempotencyGate b = gate(mem, Duration.ofSeconds(10))) {
       if (started.await(5, TimeUnit.SECONDS)) {
@@ -210,7 +176,7 @@ class CloseDrainThirdReviewTest {
             });
     assertThat(inClaim.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Void> closing = CompletableFuture.runAsync(a::close);
-    awaitDraining(a);
+    CloseDrainReviewTest.awaitDraining(a);
     goClaim.countDown();
     Object answer = step.get(30, TimeUnit.SECONDS);
     closing.get(30, TimeUnit.SECONDS);

@@ -91,13 +91,7 @@ final class RequestIdentity {
      * @return the token's issuer, or null when it names none or is no token
      */
     static String of(Object principal) {
-      Object iss = null;
-      if (principal instanceof org.springframework.security.oauth2.core.ClaimAccessor claims) {
-        iss = claims.getClaims().get("iss");
-      } else if (principal
-          instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal p) {
-        iss = p.getAttributes().get("iss");
-      }
+      Object iss = claim(principal, "iss");
       return iss == null || iss.toString().isBlank() ? null : iss.toString();
     }
 
@@ -105,14 +99,19 @@ final class RequestIdentity {
      * @return the token's subject ({@code sub}), or null when it names none or is no token
      */
     static String subject(Object principal) {
-      Object sub = null;
-      if (principal instanceof org.springframework.security.oauth2.core.ClaimAccessor claims) {
-        sub = claims.getClaims().get("sub");
-      } else if (principal
-          instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal p) {
-        sub = p.getAttributes().get("sub");
-      }
+      Object sub = claim(principal, "sub");
       return sub == null ? null : sub.toString();
+    }
+
+    /** A claim of a JWT or OIDC user, or an attribute of an introspected token; else null. */
+    private static Object claim(Object principal, String name) {
+      if (principal instanceof org.springframework.security.oauth2.core.ClaimAccessor claims) {
+        return claims.getClaims().get(name);
+      }
+      return principal
+              instanceof org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal p
+          ? p.getAttributes().get(name)
+          : null;
     }
 
     static boolean isToken(Object principal) {

@@ -112,7 +112,8 @@ final class Workload {
                               ctx.attempt(),
                               ctx.downstreamKey(),
                               variant,
-                              paths.get(replica)));
+                              paths.get(replica),
+                              true));
       history.answered(new History.Answer(id, key, variant, result, history.now()));
       boolean settled =
           result.fold(
@@ -142,7 +143,15 @@ final class Workload {
                   call(key, "A"),
                   ResultMapper.utf8(),
                   ctx ->
-                      action(null, id, key, ctx.attempt(), ctx.downstreamKey(), "A", paths.get(0)));
+                      action(
+                          null,
+                          id,
+                          key,
+                          ctx.attempt(),
+                          ctx.downstreamKey(),
+                          "A",
+                          paths.get(0),
+                          true));
       history.answered(new History.Answer(id, key, "A", last, history.now()));
       finals.put(key, last);
     }
@@ -249,18 +258,6 @@ final class Workload {
         null,
         null,
         null);
-  }
-
-  private String action(
-      SplittableRandom random,
-      int call,
-      String key,
-      int attempt,
-      String downstreamKey,
-      String variant,
-      FaultyStore path)
-      throws Exception {
-    return action(random, call, key, attempt, downstreamKey, variant, path, true);
   }
 
   /**
