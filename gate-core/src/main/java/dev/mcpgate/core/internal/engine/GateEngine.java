@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,17 +47,14 @@ public final class GateEngine {
   private final LateFencer fencer;
   private final Claimer claimer;
   private final ClaimSteps steps;
-  private final FailureSettler settler;
   private final OperatorSettlement settlement;
   private final AttemptRunner runner;
   private final SingleCommitRunner singleCommit;
   private final StepClaimer stepClaimer;
   private final DirectScope direct;
   private final Events events;
-  private final Ticker ticker;
   private final CallsInFlight calls;
-  private final java.util.concurrent.atomic.AtomicBoolean closeStarted =
-      new java.util.concurrent.atomic.AtomicBoolean();
+  private final AtomicBoolean closeStarted = new AtomicBoolean();
   private final Duration drainTimeout;
 
   /**
@@ -78,7 +76,6 @@ public final class GateEngine {
       Ticker ticker,
       Duration drainTimeout) {
     this.store = store;
-    this.ticker = ticker;
     this.calls = new CallsInFlight(ticker);
     this.drainTimeout = drainTimeout;
     this.renewer = new LeaseRenewer(store, scheduler, executor, ticker);
@@ -89,7 +86,7 @@ public final class GateEngine {
         new Claimer(store, codec, events, new Reconciliation(store, codec, events), ticker, calls);
     ResultWriter writer = new ResultWriter(codec, events);
     this.steps = new ClaimSteps(store, events, writer, direct);
-    this.settler = new FailureSettler(store, events, fencer);
+    FailureSettler settler = new FailureSettler(store, events, fencer);
     this.settlement = new OperatorSettlement(store, codec, events);
     this.runner =
         new AttemptRunner(
