@@ -45,16 +45,7 @@ final class StepClaimer {
       long sent = ticker.nanoTime(); // the claim is sent after this: its lease runs from then
       ClaimOutcome outcome = claimer.claim(policy, call, hash);
       if (outcome instanceof ClaimOutcome.Acquired acquired && calls.isDraining()) {
-        CallFailure closed =
-            CallFailure.gateClosed(
-                true,
-                "the gate closed before the claim of "
-                    + call.id()
-                    + " could be used: it did not run; safe to retry with the same key (the claim"
-                    + " is released where the store lets it)",
-                null);
-        settler.release(acquired, closed, "the gate is closing");
-        throw closed;
+        throw closed(acquired);
       }
       if (!(outcome instanceof ClaimOutcome.Acquired acquired)
           || ticker.nanoTime() - sent <= LeaseRenewer.Period.of(policy).every().toNanos()) {
@@ -69,15 +60,7 @@ final class StepClaimer {
         return acquired;
       }
       if (held == null || renewer.isClosed()) { // closed before or while it was confirmed
-        CallFailure closed =
-            CallFailure.gateClosed(
-                true,
-                "the gate closed before the late claim of "
-                    + call.id()
-                    + " was confirmed: it did not run; safe to retry with the same key",
-                null);
-        settler.release(acquired, closed, "the late claim was not confirmed");
-        throw closed;
+        throw closed(acquired);
       }
       CallFailure notHeld = settler.notStarted(acquired, held); // released where not taken over
       if (held != LeaseRenewer.Held.NO) {
@@ -91,6 +74,23 @@ final class StepClaimer {
                 + " over meanwhile: it did not run here; safe to retry with the same key");
       }
     }
+  }
+
+  /**
+   * @return the failure of a claim the gate closed (or began closing) under before it could be
+   *     used, the claim released first where the store lets it
+   */
+  private CallFailure closed(ClaimOutcome.Acquired acquired) {
+    CallFailure closed =
+        CallFailure.gateClosed(
+            true,
+            "the gate closed before the claim of "
+                + acquired.id()
+                + " could be used: it did not run; safe to retry with the same key (the claim is"
+                + " released where the store lets it)",
+            null);
+    settler.release(acquired, closed, "the gate closed before the claim could be used");
+    return closed;
   }
 
   /**
