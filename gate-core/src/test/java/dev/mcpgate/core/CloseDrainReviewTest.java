@@ -26,11 +26,11 @@ import org.junit.jupiter.api.Test;
  * interrupted closer that stopped draining, two closing actions waiting for each other).
  */
 class CloseDrainReviewTest {
-  private static final Duration LEASE = Duration.ofMillis(300);
-  private static final ToolCall CALL =
+  static final Duration LEASE = Duration.ofMillis(300);
+  static final ToolCall CALL =
       ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
 
-  private static GatePolicy policy(Duration inFlightWait) {
+  static GatePolicy policy(Duration inFlightWait) {
     return GatePolicy.builder()
         .lease(LEASE)
         .leaseRenewal(Duration.ofMillis(75))
@@ -38,11 +38,10 @@ class CloseDrainReviewTest {
         .build();
   }
 
-  private static IdempotencyGate gate(IdempotencyStore store, Duration drain) {
+  static IdempotencyGate gate(IdempotencyStore store, Duration drain) {
     return IdempotencyGate.builder(store).policy(policy(Duration.ZERO)).drainTimeout(drain).build();
   }
 
-  /** Returns once a new call to {@code gate} is refused as closed: the drain began. */
   /** Waits until {@code gate} refuses calls: its drain began. */
   static void awaitDraining(IdempotencyGate gate) throws InterruptedException {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -19,20 +19,11 @@ import org.junit.jupiter.api.Test;
  * refuses new calls and waits for the running ones, their leases renewed, up to its drain timeout.
  */
 class CloseDrainsRunningActionsTest {
-  private static final Duration LEASE = Duration.ofMillis(300);
-  private static final ToolCall CALL =
-      ToolCall.of("acme", "refund_order", "k", Map.of("order_id", "ord_9f2"));
+  private static final Duration LEASE = CloseDrainReviewTest.LEASE;
+  private static final ToolCall CALL = CloseDrainReviewTest.CALL;
 
   private static IdempotencyGate gate(InMemoryIdempotencyStore store, Duration drain) {
-    return IdempotencyGate.builder(store)
-        .policy(
-            GatePolicy.builder()
-                .lease(LEASE)
-                .leaseRenewal(Duration.ofMillis(75))
-                .inFlightWait(Duration.ZERO)
-                .build())
-        .drainTimeout(drain)
-        .build();
+    return CloseDrainReviewTest.gate(store, drain);
   }
 
   @Test
@@ -110,12 +101,7 @@ class CloseDrainsRunningActionsTest {
     CountDownLatch holderGo = new CountDownLatch(1);
     IdempotencyGate a =
         IdempotencyGate.builder(store)
-            .policy(
-                GatePolicy.builder()
-                    .lease(LEASE)
-                    .leaseRenewal(Duration.ofMillis(75))
-                    .inFlightWait(Duration.ofSeconds(20))
-                    .build())
+            .policy(CloseDrainReviewTest.policy(Duration.ofSeconds(20)))
             .drainTimeout(Duration.ofSeconds(20))
             .build();
     CompletableFuture<GateResult<String>> holder =
