@@ -1,12 +1,22 @@
 package dev.mcpgate.dynamodb.review;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.core.ClaimId;
+import dev.mcpgate.core.LeaseToken;
+import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
 import java.net.URI;
+import java.time.Duration;
 import java.time.InstantSource;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Assumptions;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
@@ -31,7 +41,7 @@ final class ReviewDynamo {
   }
 
   /** A client of the review server that sends its requests through {@code http}. */
-  static DynamoDbClient client(software.amazon.awssdk.http.SdkHttpClient http) {
+  static DynamoDbClient client(SdkHttpClient http) {
     return client(endpoint(), b -> b.httpClient(http));
   }
 
@@ -49,6 +59,35 @@ final class ReviewDynamo {
 
   /** A store of the review table through {@code client}, the table made once. */
   static DynamoDbIdempotencyStore store(DynamoDbClient client, InstantSource clock) {
+    ensureTable();
+    return DynamoDbIdempotencyStore.builder(client).tableName(TABLE).clock(clock).build();
+  }
+
+  /**
+   * A client of the review table (made first) that sends through {@code http}, each API call
+   * bounded at 2 s.
+   */
+  static DynamoDbClient boundedClient(SdkHttpClient http) {
+    ensureTable();
+    return client(
+        endpoint(),
+        b ->
+            b.httpClient(http).overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(2))));
+  }
+
+  /** Claims a new key of {@code tool} for 30 s: its lease. */
+  static HeldLease claimed(DynamoDbIdempotencyStore store, String tool) {
+    ClaimId id = new ClaimId("review-r4", tool, UUID.randomUUID().toString());
+    LeaseToken token = LeaseToken.random();
+    assertThat(
+            store.claim(
+                new ClaimRequest(
+                    id, "v1:a", token, Duration.ofSeconds(30), Duration.ofMinutes(10))))
+        .isInstanceOf(ClaimAttempt.Acquired.class);
+    return new HeldLease(id, token);
+  }
+
+  private static void ensureTable() {
     if (!tableReady) {
       try (DynamoDbClient direct = client(endpoint())) {
         DynamoDbIdempotencyStore.builder(direct)
@@ -59,6 +98,5 @@ final class ReviewDynamo {
       }
       tableReady = true;
     }
-    return DynamoDbIdempotencyStore.builder(client).tableName(TABLE).clock(clock).build();
   }
 }

@@ -2,19 +2,12 @@ package dev.mcpgate.dynamodb.review;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.mcpgate.core.ClaimId;
-import dev.mcpgate.core.LeaseToken;
-import dev.mcpgate.core.spi.ClaimAttempt;
-import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
@@ -23,7 +16,6 @@ import software.amazon.awssdk.http.HttpExecuteRequest;
 import software.amazon.awssdk.http.HttpExecuteResponse;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * A slow store (the fourth round's "slow" fault): the renewal of the first lease is answered
@@ -111,31 +103,15 @@ class SlowAnswerThenUnboundedRenewalReviewTest {
 
   @Test
   void aLeaseSentAfterASlowAnswerStillHasItsDeadline() throws Exception {
-    ReviewDynamo.store(ReviewDynamo.client(ReviewDynamo.endpoint()), InstantSource.system())
-        .close(); // the table
     SlowThenHung http = new SlowThenHung();
-    DynamoDbClient client =
-        ReviewDynamo.client(
-            ReviewDynamo.endpoint(),
-            b ->
-                b.httpClient(http)
-                    .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(2))));
     DynamoDbIdempotencyStore store =
-        DynamoDbIdempotencyStore.builder(client)
+        DynamoDbIdempotencyStore.builder(ReviewDynamo.boundedClient(http))
             .tableName(ReviewDynamo.TABLE)
             .renewalConcurrency(1) // one sender: the second lease follows the first
             .build();
-    List<HeldLease> leases = new ArrayList<>();
-    for (int i = 0; i < 2; i++) {
-      ClaimId id = new ClaimId("review-r4", "slow-answer", UUID.randomUUID().toString());
-      LeaseToken token = LeaseToken.random();
-      assertThat(
-              store.claim(
-                  new ClaimRequest(
-                      id, "v1:a", token, Duration.ofSeconds(30), Duration.ofMinutes(10))))
-          .isInstanceOf(ClaimAttempt.Acquired.class);
-      leases.add(new HeldLease(id, token));
-    }
+    List<HeldLease> leases =
+        List.of(
+            ReviewDynamo.claimed(store, "slow-answer"), ReviewDynamo.claimed(store, "slow-answer"));
     for (int i = 0; i < 30; i++) { // warm
       store.extendLeases(leases, Duration.ofSeconds(60), Duration.ofSeconds(5));
     }

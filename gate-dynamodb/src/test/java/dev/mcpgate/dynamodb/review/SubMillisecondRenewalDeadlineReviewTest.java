@@ -2,20 +2,13 @@ package dev.mcpgate.dynamodb.review;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.mcpgate.core.ClaimId;
-import dev.mcpgate.core.LeaseToken;
-import dev.mcpgate.core.spi.ClaimAttempt;
-import dev.mcpgate.core.spi.ClaimRequest;
 import dev.mcpgate.core.spi.HeldLease;
 import dev.mcpgate.dynamodb.DynamoDbIdempotencyStore;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * The shortest legal renewal deadline (extendLeases(..., within = 1 ms)) on a renewal executor that
@@ -29,29 +22,14 @@ class SubMillisecondRenewalDeadlineReviewTest {
 
   @Test
   void aRenewalOfOneMillisecondAnswersWithinTheClientsOwnTimeout() throws Exception {
-    ReviewDynamo.store(ReviewDynamo.client(ReviewDynamo.endpoint()), InstantSource.system())
-        .close(); // the table
     ScriptedHttp http = new ScriptedHttp();
-    DynamoDbClient client =
-        ReviewDynamo.client(
-            ReviewDynamo.endpoint(),
-            b ->
-                b.httpClient(http)
-                    .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(2))));
     DynamoDbIdempotencyStore store =
-        DynamoDbIdempotencyStore.builder(client)
+        DynamoDbIdempotencyStore.builder(ReviewDynamo.boundedClient(http))
             .tableName(ReviewDynamo.TABLE)
             .renewalExecutor(Runnable::run)
             .renewalConcurrency(1)
             .build();
-    ClaimId id = new ClaimId("review-r4", "submilli", UUID.randomUUID().toString());
-    LeaseToken token = LeaseToken.random();
-    assertThat(
-            store.claim(
-                new ClaimRequest(
-                    id, "v1:a", token, Duration.ofSeconds(30), Duration.ofMinutes(10))))
-        .isInstanceOf(ClaimAttempt.Acquired.class);
-    List<HeldLease> leases = List.of(new HeldLease(id, token));
+    List<HeldLease> leases = List.of(ReviewDynamo.claimed(store, "submilli"));
     for (int i = 0; i < 20; i++) { // warm: the renewal path's code loaded and compiled
       assertThat(
               store.extendLeases(leases, Duration.ofSeconds(30), Duration.ofSeconds(5)).extended())
