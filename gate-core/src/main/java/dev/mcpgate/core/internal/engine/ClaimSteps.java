@@ -14,7 +14,9 @@ import java.util.function.BooleanSupplier;
  * extend the lease, mark unknown). Each write is conditional on the claim's lease token, so an
  * attempt whose lease was taken over changes nothing; a store that throws is reported as {@link
  * StoreUnavailableException}. A running action that extends its lease does it through here too. The
- * steps that need a policy take the calling gate's.
+ * steps that need a policy take the calling gate's. Each write is made whatever the thread's
+ * interrupt status, which it keeps: a pool refuses a connection to an interrupted thread, and a
+ * result or fence not written after the action ran would let a retry run it again.
  */
 final class ClaimSteps {
   private final IdempotencyStore store;
@@ -34,7 +36,8 @@ final class ClaimSteps {
    */
   boolean complete(GatePolicy policy, ClaimOutcome.Acquired claim, byte[] result, boolean failure) {
     try {
-      return writer.store(policy, direct, DirectScope.RESOURCE, claim, result, failure);
+      return uninterrupted(
+          () -> writer.store(policy, direct, DirectScope.RESOURCE, claim, result, failure));
     } catch (CallFailure e) {
       throw e.toException(); // a result too large: the key was fenced as not stored
     } catch (IdempotencyException e) {
@@ -94,11 +97,23 @@ final class ClaimSteps {
 
   private static boolean write(BooleanSupplier write, ClaimOutcome.Acquired claim, String what) {
     try {
-      return write.getAsBoolean();
+      return uninterrupted(write);
     } catch (IdempotencyException e) {
       throw e;
     } catch (RuntimeException e) {
       throw new StoreUnavailableException("could not " + what + " " + claim.id(), e);
+    }
+  }
+
+  /** Runs {@code write} with the thread's interrupt status cleared, and restores it after. */
+  private static boolean uninterrupted(BooleanSupplier write) {
+    boolean wasInterrupted = Thread.interrupted();
+    try {
+      return write.getAsBoolean();
+    } finally {
+      if (wasInterrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }
