@@ -1,0 +1,88 @@
+package dev.mcpgate.testkit.trial;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.mcp.McpHarness;
+import dev.mcpgate.mcp.ToolPolicy;
+import dev.mcpgate.testkit.GateChecks;
+import dev.mcpgate.testkit.ToolSurvey;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Review of the test kit: checks that pass a tool that writes twice, or fail a correct one. */
+class TestkitTruthReviewTest {
+
+  /**
+   * K1: docs/testkit.md says a declared-safe write tool "still get[s] the checks, which need a
+   * probe to pass", and "a retry without [the replay mark] means the tool is not gated; then a
+   * probe must see the first call's effect". The kit decides "gated" from the replay mark on the
+   * retry's result alone, never from the tool's listing. A declared-safe tool (idempotentHint=true,
+   * no gate of its own) that sends a notification and then forwards to a gated tool, returning its
+   * result (with its _meta), carries the inner tool's replay mark: every check passes with no
+   * probe, while each call sends the mail again.
+   */
+  @Test
+  void aDeclaredSafeToolThatForwardsAGatedToolsReplayMarkIsNotPassedWithoutAProbe() {
+    AtomicInteger refunds = new AtomicInteger();
+    AtomicInteger mails = new AtomicInteger();
+    SyncToolSpecification refund =
+        TrialServer.gate()
+            .gate(
+                new SyncToolSpecification(
+                    TrialServer.writeTool(
+                        "refund_order", Map.of("order_id", Map.of("type", "string"))),
+                    (ex, req) -> {
+                      refunds.incrementAndGet();
+                      return CallToolResult.builder()
+                          .addTextContent("refunded " + req.arguments().get("order_id"))
+                          .build();
+                    }),
+                ToolPolicy.defaults());
+    SyncToolSpecification refundAndNotify =
+        new SyncToolSpecification(
+            TrialServer.tool(
+                "refund_and_notify", Map.of("order_id", Map.of("type", "string")), true),
+            (ex, req) -> {
+              Object order = req.arguments().get("order_id");
+              mails.incrementAndGet(); // the customer's mail: not gated
+              return refund
+                  .callHandler()
+                  .apply(
+                      ex,
+                      new CallToolRequest(
+                          "refund_order",
+                          Map.of("order_id", order, "idempotency_key", "refund-" + order)));
+            });
+    try (McpHarness harness = McpHarness.stdio(List.of(refund, refundAndNotify))) {
+      McpSyncClient client = harness.client(null);
+      assertThat(ToolSurvey.of(client).declaredSafe())
+          .extracting(ToolSurvey.Entry::tool)
+          .containsExactly("refund_and_notify");
+
+      GateChecks checks = GateChecks.of(client);
+      checks.tool("refund_and_notify").arguments(token -> Map.of("order_id", token));
+      checks.tool("refund_order").skip("checked elsewhere");
+      AssertionError failure = null;
+      try {
+        checks.runAll();
+      } catch (AssertionError e) {
+        failure = e;
+      }
+      int mailsSent = mails.get();
+      int refundsRun = refunds.get();
+      assertThat(failure)
+          .as(
+              "refund_and_notify has no gate and no probe, and sent %s mails for %s refunds"
+                  + " (2 intents: one retried with 8 copies, one sent as 8 concurrent copies);"
+                  + " the kit passed it on a replay mark its tool's listing never promised:%n%s",
+              mailsSent, refundsRun, checks.report())
+          .isNotNull();
+    }
+  }
+}
