@@ -15,7 +15,8 @@ import java.util.Locale;
  * @param attempt the attempt number concerned (0 when no attempt is, as for a conflict)
  * @param tokenFingerprint a fingerprint of the lease token of that attempt ({@link
  *     LeaseToken#fingerprint()}), to follow one attempt through the events of a key without showing
- *     its token; null when no attempt is concerned
+ *     its token; null when no attempt is concerned, and on {@link Type#REPLAYED}, which names the
+ *     attempt whose result it returns but is not that attempt's own event
  * @param reason why a call was refused; null unless {@code type} is {@link Type#REFUSED}
  * @param message a sentence for logs
  * @param error the failure behind the event, or null
@@ -219,9 +220,16 @@ public record GateEvent(
 
   /** What happened. */
   public enum Type {
-    /** A claim was acquired; the action runs ({@link #isTakeover()} after an expired lease). */
+    /**
+     * A claim was acquired and the action runs now ({@link #isTakeover()} after an expired lease):
+     * told just before it starts, or as a step-by-step claim is handed to the caller; never for a
+     * claim released before its action (that call's decision is {@link #FAILED}).
+     */
     ACQUIRED,
-    /** A stored result was returned; nothing ran. */
+    /**
+     * A stored result was returned; nothing ran. Told once the result was read for the caller: one
+     * that cannot be read is {@link #FAILED}.
+     */
     REPLAYED,
     /** A call was refused ({@link GateEvent#reason()} says why); nothing ran. */
     REFUSED,
@@ -233,12 +241,14 @@ public record GateEvent(
      */
     REJECTED,
     /**
-     * The gate failed a call before deciding it: the store could not be reached to claim its key
-     * (or could not begin the unit of work that claims it), or the gate was closed, so nothing ran
-     * and nothing was claimed ({@link GateEvent#failure()} says why; {@link GateEvent#error()} is
-     * the store's exception, null for a closed gate). The call's result is a {@link
-     * GateResult.Failed} whose retry is safe. Failures after a claim are told by the events that
-     * end its attempt ({@link #RELEASED}, {@link #STORE_FAILED}, ...).
+     * The gate failed a call before its action started or a result was returned: the store could
+     * not claim its key (or begin the unit of work that claims it, or answered with another key's
+     * row), the gate was closed or began closing, the lease could not be confirmed before the
+     * action, or a stored result could not be read. Nothing ran here; a claim taken on the way was
+     * released ({@link GateEvent#failure()} says why; {@link GateEvent#error()} is the exception
+     * behind it, if any). The call's result is that {@link GateResult.Failed}. Failures after an
+     * action started are told by the events that end its attempt ({@link #RELEASED}, {@link
+     * #STORE_FAILED}, ...).
      */
     FAILED,
     /** A result was stored (by the attempt, or by a reconciler's verdict). */

@@ -96,9 +96,11 @@ class ClosedGateTest {
     assertThat(runs).hasValue(0);
     assertThat(events)
         .extracting(GateEvent::type)
-        .as("the claim's end is told by its attempt, not by a second decision")
-        .containsExactly(GateEvent.Type.ACQUIRED, GateEvent.Type.RELEASED);
-    assertThat(events.get(1).message()).startsWith("the action did not start;");
+        .as(
+            "released before its action: never told acquired (its action did not run), and the"
+                + " call's one decision is its failure")
+        .containsExactly(GateEvent.Type.RELEASED, GateEvent.Type.FAILED);
+    assertThat(events.get(0).message()).startsWith("the action did not start;");
     try (IdempotencyGate open = IdempotencyGate.builder(memory).build()) {
       assertThat(open.execute(call("k-3"), ResultMapper.utf8(), this::refund))
           .as("the claim was released: a retry runs at once, with no lease to wait out")

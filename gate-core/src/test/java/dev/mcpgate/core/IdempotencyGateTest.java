@@ -612,7 +612,9 @@ class IdempotencyGateTest {
               assertThat(r.completedAt()).isNotNull();
               assertThat(r.firstExecutedAt()).isAfter(first.claimedAt());
             });
-    List<String> fingerprints = events.stream().map(GateEvent::tokenFingerprint).toList();
+    List<GateEvent> attempts =
+        events.stream().filter(e -> e.type() != GateEvent.Type.REPLAYED).toList();
+    List<String> fingerprints = attempts.stream().map(GateEvent::tokenFingerprint).toList();
     String firstPrint = first.token().fingerprint();
     assertThat(fingerprints.get(0)).isEqualTo(firstPrint).matches("[0-9a-f]{12}");
     assertThat(fingerprints.subList(1, fingerprints.size()))
@@ -620,6 +622,14 @@ class IdempotencyGateTest {
         .doesNotContain(firstPrint)
         .containsOnly(fingerprints.get(1));
     assertThat(fingerprints).doesNotContain(first.token().value());
+    assertThat(events.get(events.size() - 1))
+        .as("the replay names the attempt whose result it returns, not that attempt's token")
+        .satisfies(
+            e -> {
+              assertThat(e.type()).isEqualTo(GateEvent.Type.REPLAYED);
+              assertThat(e.attempt()).isEqualTo(2);
+              assertThat(e.tokenFingerprint()).isNull();
+            });
   }
 
   @Test

@@ -21,20 +21,16 @@ import org.junit.jupiter.api.Test;
  * docs/design.md, "Events": "REPLAYED | a stored result was returned; nothing ran", and "Each type
  * says exactly what happened, and nothing is emitted for what did not".
  *
- * <p>What happens: the claimer tells REPLAYED as soon as the codec has decoded the stored bytes;
- * the result mapper reads them afterwards, in GateEngine.readBack. When the mapper cannot read them
- * the caller gets {@code Failed(RESULT_UNREADABLE)}, no result, yet the listeners (metrics tag
- * {@code replayed}, the audit) were told a stored result was returned, and nothing tells them of
- * the failure.
- *
- * <p>Kept as a known limit, documented in docs/design.md ("Events"): the claimer tells the decision
- * it made (a stored result found and decoded); the tool's own mapper reads it after. This test pins
- * that: it fails when the limit is lifted, and the doc is then to be changed with it.
+ * <p>The claimer used to tell REPLAYED as soon as the codec had decoded the stored bytes, before
+ * the tool's result mapper read them; when the mapper could not, the caller got {@code
+ * Failed(RESULT_UNREADABLE)} while the listeners (the {@code replayed} meter, the audit) had been
+ * told a stored result was returned. A replay is now told once its result was read, and one that
+ * cannot be read is told as the failure it is.
  */
-class UnreadableReplayIsToldAsReplayedTest {
+class UnreadableReplayIsToldAsFailedTest {
 
   @Test
-  void aReplayTheMapperCannotReadIsToldAsReplayedAKnownLimit() {
+  void aReplayTheMapperCannotReadIsToldAsFailedNotReplayed() {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
     InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create(clock);
     List<GateEvent> events = new CopyOnWriteArrayList<>();
@@ -62,9 +58,9 @@ class UnreadableReplayIsToldAsReplayedTest {
               GateResult.Failed.class,
               f -> assertThat(f.reason()).isEqualTo(FailureReason.RESULT_UNREADABLE));
       assertThat(events)
-          .extracting(GateEvent::type)
-          .as("told as the claimer decided it, and nothing after")
-          .containsExactly(GateEvent.Type.REPLAYED);
+          .extracting(GateEvent::outcome)
+          .as("one decision: the failure the caller got")
+          .containsExactly("failed.result_unreadable");
     }
   }
 }

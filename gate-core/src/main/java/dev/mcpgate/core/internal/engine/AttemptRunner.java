@@ -11,6 +11,7 @@ import dev.mcpgate.core.ResultMapper;
 import dev.mcpgate.core.ScopedAction;
 import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.TransactionScope;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,13 +56,20 @@ final class AttemptRunner {
   }
 
   /**
+   * How a call came to its claim.
+   *
    * @param sentNanos {@link Ticker#nanoTime()} just before the claim was sent: the lease counts
    *     from there
+   * @param keySource where the call's key came from, for its {@code ACQUIRED} event
+   * @param waited how long it waited on another attempt, for that event
    */
+  record Arrived(long sentNanos, String keySource, Duration waited) {}
+
+  /** Runs the claim's action, told as acquired to the listeners just before it starts. */
   <T, R> GateResult.Executed<T> run(
       GatePolicy policy,
       ClaimOutcome.Acquired claim,
-      long sentNanos,
+      Arrived arrived,
       ResultMapper<T> mapper,
       TransactionScope<R> scope,
       ScopedAction<T, R> action) {
@@ -71,12 +79,12 @@ final class AttemptRunner {
     // after the action in the plain path, must not let the lease run out meanwhile
     Renewal renewal;
     try {
-      renewal = leases.start(claim, policy, events, sentNanos);
+      renewal = leases.start(claim, policy, events, arrived.sentNanos());
     } catch (RuntimeException e) {
       settler.release(claim, e, NOT_STARTED);
       if (leases.isClosed()) {
         throw CallFailure.gateClosed(
-            true, "the gate closed before the action of " + id + " could start; it did not run", e);
+            "the gate closed before the action of " + id + " could start; it did not run", e);
       }
       throw CallFailure.storeUnavailable(
           null, // no attempt ran
@@ -84,7 +92,7 @@ final class AttemptRunner {
           e);
     }
     try {
-      return runRenewed(policy, claim, renewal, mapper, scope, action, transactional);
+      return runRenewed(policy, claim, arrived, renewal, mapper, scope, action, transactional);
     } finally {
       renewal.attemptEnded(); // a fence still to be written keeps its lease renewed
     }
@@ -93,6 +101,7 @@ final class AttemptRunner {
   private <T, R> GateResult.Executed<T> runRenewed(
       GatePolicy policy,
       ClaimOutcome.Acquired claim,
+      Arrived arrived,
       Renewal renewal,
       ResultMapper<T> mapper,
       TransactionScope<R> scope,
@@ -128,7 +137,6 @@ final class AttemptRunner {
         if (held == null || leases.isClosed()) {
           CallFailure closed =
               CallFailure.gateClosed(
-                  true,
                   "the gate closed before the action of " + id + " could start; it did not run",
                   null);
           settler.release(claim, closed, NOT_STARTED);
@@ -136,6 +144,7 @@ final class AttemptRunner {
         }
         throw settler.notStarted(claim, held);
       }
+      events.acquired(claim, arrived.keySource(), arrived.waited());
       try {
         value = action.run(resource, AttemptLease.context(steps, claim, renewal));
       } catch (Throwable t) {

@@ -20,7 +20,7 @@ final class CallFailure extends RuntimeException {
   private final GateResult.Effect effect;
   private final boolean retrySafe;
   private final int attempt;
-  private boolean unclaimed;
+  private boolean untold;
 
   /**
    * @param claim the attempt that ran, or null when none did
@@ -37,6 +37,7 @@ final class CallFailure extends RuntimeException {
     this.effect = effect;
     this.retrySafe = retrySafe;
     this.attempt = claim == null ? 0 : claim.attempt();
+    this.untold = claim == null; // no action started: no decision was told for the call
   }
 
   /** Nothing ran: the store could not be reached, or could not begin a unit of work. */
@@ -46,34 +47,33 @@ final class CallFailure extends RuntimeException {
         FailureReason.STORE_UNAVAILABLE, GateResult.Effect.NO, true, claim, message, cause);
   }
 
-  /**
-   * A call the store could not claim, before any decision about it (acquired, replayed, refused)
-   * was told: nothing ran. The engine tells the listeners of it ({@link #isUnclaimed}).
-   */
+  /** A call the store could not claim: nothing ran. */
   static CallFailure unclaimed(String message, Throwable cause) {
-    CallFailure failure = storeUnavailable(null, message, cause);
-    failure.unclaimed = true;
-    return failure;
+    return storeUnavailable(null, message, cause);
+  }
+
+  /** Nothing ran: the gate was closed (or began closing) before the action could start. */
+  static CallFailure gateClosed(String message, Throwable cause) {
+    return new CallFailure(
+        FailureReason.GATE_CLOSED, GateResult.Effect.NO, true, null, message, cause);
   }
 
   /**
-   * Nothing ran: the gate was closed before the action could start. {@code claimed} when a claim
-   * was acquired (and released) on the way, whose end the listeners were told; else they are told
-   * of this call as of an unclaimed one.
+   * @return whether no decision about the call (acquired, replayed, refused, rejected) was told to
+   *     the listeners: a failure that carries no attempt, since an acquired claim is told only as
+   *     its action starts and a replay once its result is read; the engine tells it as {@code
+   *     FAILED}
    */
-  static CallFailure gateClosed(boolean claimed, String message, Throwable cause) {
-    CallFailure failure =
-        new CallFailure(
-            FailureReason.GATE_CLOSED, GateResult.Effect.NO, true, null, message, cause);
-    failure.unclaimed = !claimed;
-    return failure;
+  boolean isUntold() {
+    return untold;
   }
 
   /**
-   * @return whether the store could not claim the call, before any decision about it was told
+   * @return this failure, marked as one whose call was told already (a rejection)
    */
-  boolean isUnclaimed() {
-    return unclaimed;
+  CallFailure told() {
+    untold = false;
+    return this;
   }
 
   /**

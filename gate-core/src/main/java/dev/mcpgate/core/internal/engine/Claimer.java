@@ -4,7 +4,6 @@ import static dev.mcpgate.core.internal.Checks.quote;
 
 import dev.mcpgate.core.ClaimId;
 import dev.mcpgate.core.ClaimOutcome;
-import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.LeaseToken;
 import dev.mcpgate.core.RefusalReason;
@@ -95,7 +94,7 @@ final class Claimer {
       }
       if (calls.isDraining()) { // a closing gate starts no action: waiting on is for nothing
         throw CallFailure.gateClosed(
-                false, "the gate is closing; the action did not run; safe to retry", null)
+                "the gate is closing; the action did not run; safe to retry", null)
             .afterWaiting(arrival.waitedFor());
       }
       arrival.waiting();
@@ -144,9 +143,14 @@ final class Claimer {
     return refused;
   }
 
+  /**
+   * Tells a refusal; an acquired claim and a replay are told by the engine once they are final (the
+   * action starts, the result was read), with the wait kept here ({@link Arrival#told()}).
+   */
   private ClaimOutcome told(ClaimOutcome outcome, Arrival arrival) {
+    Duration waited = arrival.waitedFor();
     if (outcome instanceof ClaimOutcome.Refused refused) {
-      events.refused(refused, arrival.keySource(), arrival.waitedFor());
+      events.refused(refused, arrival.keySource(), waited);
     }
     return outcome;
   }
@@ -159,7 +163,7 @@ final class Claimer {
     ClaimAttempt attempt =
         write(new ClaimRequest(id, hash, token, policy.lease(), policy.retention()));
     if (attempt instanceof ClaimAttempt.Acquired) {
-      return acquired(attempt.record(), token, arrival);
+      return acquired(attempt.record(), token);
     }
     return classify(policy, call, hash, attempt, reconciliations, arrival);
   }
@@ -239,7 +243,7 @@ final class Claimer {
     // a row held by an operator's settlement that stopped before fencing it counts as unknown:
     // nothing runs under it, and it is fenced until its lease runs out
     return switch (OperatorSettlement.countsAs(row)) {
-      case COMPLETED -> replayed(row, arrival);
+      case COMPLETED -> replayed(row);
       case IN_PROGRESS ->
           held(policy, row, Duration.between(attempt.storeNow(), row.leaseExpiresAt()));
       case UNKNOWN -> {
@@ -317,19 +321,21 @@ final class Claimer {
   }
 
   private ClaimAttempt write(ClaimRequest request) {
+    ClaimAttempt attempt;
     try {
-      return store.claim(request);
+      attempt = store.claim(request);
     } catch (RuntimeException e) {
       throw CallFailure.notClaimed(request.id(), e);
     }
+    return ClaimIdentity.checked(
+        request, attempt, () -> store.release(attempt.record().id(), attempt.record().token()));
   }
 
-  /** The claim of the row holding {@code token}; the listeners are told it was acquired. */
-  ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token, ToolCall call) {
-    return acquired(row, token, Arrival.of(call, ticker));
-  }
-
-  private ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token, Arrival arrival) {
+  /**
+   * The claim of the row holding {@code token}. Its decision is told when its action starts ({@link
+   * Events#acquired}), and a replay's once its result is read ({@link Events#replayed}).
+   */
+  ClaimOutcome.Acquired acquired(ClaimRecord row, LeaseToken token) {
     if (!row.token().equals(token)) {
       throw new IllegalStateException(
           "store "
@@ -338,21 +344,11 @@ final class Claimer {
               + row.id()
               + " that its new token does not hold");
     }
-    ClaimOutcome.Acquired acquired =
-        new ClaimOutcome.Acquired(
-            row.id(), token, row.attempt(), row.createdAt(), row.leaseExpiresAt(), row.argsHash());
-    events.decided(
-        GateEvent.Type.ACQUIRED,
-        row,
-        acquired.isTakeover()
-            ? "took over an expired lease; the action runs again (attempt " + row.attempt() + ")"
-            : "claimed; the action runs",
-        arrival.keySource(),
-        arrival.waitedFor());
-    return acquired;
+    return new ClaimOutcome.Acquired(
+        row.id(), token, row.attempt(), row.createdAt(), row.leaseExpiresAt(), row.argsHash());
   }
 
-  private ClaimOutcome replayed(ClaimRecord row, Arrival arrival) {
+  private ClaimOutcome replayed(ClaimRecord row) {
     StoredResult stored = row.result();
     if (stored.kind() == StoredResult.Kind.NOT_STORED) {
       return new ClaimOutcome.Refused(
@@ -369,12 +365,6 @@ final class Claimer {
     } catch (RuntimeException e) {
       throw Results.unreadable(row.id(), stored.body().length, "codec", e);
     }
-    events.decided(
-        GateEvent.Type.REPLAYED,
-        row,
-        "replayed the stored result",
-        arrival.keySource(),
-        arrival.waitedFor());
     return new ClaimOutcome.Replayed(
         row.id(),
         stored,

@@ -45,10 +45,50 @@ final class Events {
     attempt(type, row.id(), row.attempt(), row.token(), message, error, null, Duration.ZERO);
   }
 
-  /** The decision on one arrival of a call (acquired, replayed) about the row it found. */
-  void decided(
-      GateEvent.Type type, ClaimRecord row, String message, String keySource, Duration waited) {
-    attempt(type, row.id(), row.attempt(), row.token(), message, null, keySource, waited);
+  /**
+   * The decision that a call's action runs now: told just before it starts (or, for the
+   * step-by-step API, as the claim is handed to the caller), never for a claim released before.
+   */
+  void acquired(ClaimOutcome.Acquired claim, String keySource, Duration waited) {
+    attempt(
+        GateEvent.Type.ACQUIRED,
+        claim.id(),
+        claim.attempt(),
+        claim.token(),
+        claim.isTakeover()
+            ? "took over an expired lease; the action runs again (attempt " + claim.attempt() + ")"
+            : "claimed; the action runs",
+        null,
+        keySource,
+        waited);
+  }
+
+  /**
+   * The decision that a call gets a stored result: told once the result was read back for the
+   * caller, never for one the codec or the result mapper could not read (a failure, told as such).
+   * It names the attempt whose result it is; no token fingerprint, as the replay is not that
+   * attempt's own event.
+   */
+  void replayed(ClaimOutcome.Replayed replay, String keySource, Duration waited) {
+    if (!listeners.isEmpty()) {
+      publish(
+          new GateEvent(
+              GateEvent.Type.REPLAYED,
+              replay.id(),
+              replay.attempt(),
+              null,
+              null,
+              replay.settled()
+                  ? "replayed the result stored under an operator's settlement"
+                  : "replayed the stored result",
+              null,
+              clock.instant(),
+              keySource,
+              waited,
+              replay.id().tool(),
+              null,
+              null));
+    }
   }
 
   /** An event about one attempt, told by its token's fingerprint. */

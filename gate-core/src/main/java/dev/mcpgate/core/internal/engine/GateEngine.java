@@ -138,12 +138,12 @@ public final class GateEngine {
   private void enter() {
     if (!calls.enter()) {
       throw CallFailure.gateClosed(
-          false, "the gate is closed; the action did not run; safe to retry", null);
+          "the gate is closed; the action did not run; safe to retry", null);
     }
     if (renewer.isClosed()) {
       calls.exit();
       throw CallFailure.gateClosed(
-          false, "the gate is closed; the action did not run; safe to retry", null);
+          "the gate is closed; the action did not run; safe to retry", null);
     }
   }
 
@@ -176,7 +176,14 @@ public final class GateEngine {
             .fold(
                 acquired ->
                     Results.decided(
-                        runner.run(policy, acquired, claimed.sentNanos(), mapper, scope, action),
+                        runner.run(
+                            policy,
+                            acquired,
+                            new AttemptRunner.Arrived(
+                                claimed.sentNanos(), call.keySource(), claimed.waited()),
+                            mapper,
+                            scope,
+                            action),
                         argsHash,
                         call.keySource(),
                         claimed.waited()),
@@ -222,12 +229,12 @@ public final class GateEngine {
   }
 
   /**
-   * Tells the listeners of a call the store could not claim: the one failure no decision event
-   * (acquired, replayed, refused, rejected) was told for. Every other failure comes after an
-   * attempt was acquired (its end is told) or a stored result was found, or is a rejection.
+   * Tells the listeners of a failed call no decision event (acquired, replayed, refused, rejected)
+   * was told for: nothing was claimed, a claim was released before its action started, or a stored
+   * result could not be read. A failure after an action started is told by its attempt's events.
    */
   private <T> GateResult.Failed<T> told(CallFailure failure, GateResult.Failed<T> failed) {
-    if (failure.isUnclaimed()) {
+    if (failure.isUntold()) {
       events.failed(failed);
     }
     return failed;
@@ -251,11 +258,13 @@ public final class GateEngine {
           "refused before the gate: the arguments have no canonical form",
           call.keySource());
       throw new CallFailure(
-          FailureReason.ARGUMENTS_INVALID, GateResult.Effect.NO, false, null, e.getMessage(), e);
+              FailureReason.ARGUMENTS_INVALID, GateResult.Effect.NO, false, null, e.getMessage(), e)
+          .told(); // as the rejection above
     }
   }
 
-  private static <T> GateResult<T> readBack(
+  /** The replay's result, read for the caller; the replay is told once it was read. */
+  private <T> GateResult<T> readBack(
       ClaimOutcome.Replayed replay,
       ResultMapper<T> mapper,
       String hash,
@@ -268,6 +277,7 @@ public final class GateEngine {
     } catch (RuntimeException e) {
       throw Results.unreadable(replay.id(), result.body().length, "result mapper", e);
     }
+    events.replayed(replay, keySource, waited);
     return new GateResult.Replayed<>(
         replay.id(),
         value,

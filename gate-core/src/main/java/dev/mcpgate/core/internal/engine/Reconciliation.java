@@ -109,7 +109,6 @@ final class Reconciliation {
           || done.state() != ClaimState.COMPLETED) {
         return claimAgain.get(); // changed since it was stored
       }
-      events.emit(GateEvent.Type.REPLAYED, done, "replayed the reconciled result", null);
       return new ClaimOutcome.Replayed(
           id,
           new StoredResult(StoredResult.Kind.VALUE, happened.result()),

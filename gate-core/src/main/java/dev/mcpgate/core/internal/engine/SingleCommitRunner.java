@@ -93,7 +93,7 @@ final class SingleCommitRunner {
       }
       if (calls.isDraining()) { // a closing gate starts no action: waiting on is for nothing
         throw CallFailure.gateClosed(
-            false, "the gate is closing; the action did not run; safe to retry", null);
+            "the gate is closing; the action did not run; safe to retry", null);
       }
       try {
         ticker.sleep(TimeUnit.MILLISECONDS.toNanos(sleepMs));
@@ -154,19 +154,22 @@ final class SingleCommitRunner {
     boolean closed = false;
     try {
       LeaseToken token = LeaseToken.random();
+      ClaimRequest request = new ClaimRequest(id, hash, token, policy.lease(), policy.retention());
       ClaimAttempt attempt;
       try {
-        attempt =
-            scope.claim(
-                resource,
-                new ClaimRequest(id, hash, token, policy.lease(), policy.retention()),
-                Duration.ZERO);
+        attempt = scope.claim(resource, request, Duration.ZERO);
       } catch (ClaimBusyException busy) {
         rollbackQuietly(scope, resource, busy);
         return new Round<>(null, false);
       } catch (RuntimeException e) {
         rollbackQuietly(scope, resource, e);
         throw CallFailure.notClaimed(id, e);
+      }
+      try {
+        ClaimIdentity.checked(request, attempt, () -> {}); // the rollback below undoes it
+      } catch (CallFailure otherKey) {
+        rollbackQuietly(scope, resource, otherKey);
+        throw otherKey;
       }
       if (attempt instanceof ClaimAttempt.Existing existing) {
         rollbackQuietly(scope, resource, null);
@@ -189,10 +192,10 @@ final class SingleCommitRunner {
                 refused -> GateResult.Refused.of(refused, hash, call.keySource(), Duration.ZERO)),
             false);
       }
-      ClaimOutcome.Acquired claim = claimer.acquired(attempt.record(), token, call);
+      ClaimOutcome.Acquired claim = claimer.acquired(attempt.record(), token);
       return new Round<>(
           Results.decided(
-              runAcquired(policy, claim, mapper, scope, resource, action),
+              runAcquired(policy, claim, call.keySource(), mapper, scope, resource, action),
               hash,
               call.keySource(),
               Duration.ZERO),
@@ -215,6 +218,7 @@ final class SingleCommitRunner {
   private <T, R> GateResult.Executed<T> runAcquired(
       GatePolicy policy,
       ClaimOutcome.Acquired claim,
+      String keySource,
       ResultMapper<T> mapper,
       ClaimingScope<R> scope,
       R resource,
@@ -229,8 +233,9 @@ final class SingleCommitRunner {
               + " rolled back",
           null);
       throw CallFailure.gateClosed(
-          true, "the gate is closing: the action of " + id + " did not run; safe to retry", null);
+          "the gate is closing: the action of " + id + " did not run; safe to retry", null);
     }
+    events.acquired(claim, keySource, Duration.ZERO); // one transaction's claim does not wait
     T value;
     try {
       value = action.run(resource, AttemptLease.context(steps, claim, Renewal.none(claim)));

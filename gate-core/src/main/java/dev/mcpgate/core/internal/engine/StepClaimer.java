@@ -5,6 +5,7 @@ import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.IdempotencyException;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.StoredResult;
+import java.time.Duration;
 
 /**
  * The step-by-step API's claim ({@code IdempotencyGate.claim}): one claim, without waiting. The
@@ -49,7 +50,7 @@ final class StepClaimer {
       }
       if (!(outcome instanceof ClaimOutcome.Acquired acquired)
           || ticker.nanoTime() - sent <= LeaseRenewer.Period.of(policy).every().toNanos()) {
-        return ownBytes(outcome); // in time: at least the lease less a period is left
+        return told(call, ownBytes(outcome)); // in time: at least the lease less a period is left
       }
       LeaseRenewer.Held held =
           renewer.isClosed()
@@ -57,7 +58,7 @@ final class StepClaimer {
               : renewer.confirmBeforeAction(
                   new Renewal(acquired, events, sent + policy.lease().toNanos(), ticker), policy);
       if (held == LeaseRenewer.Held.YES) {
-        return acquired;
+        return told(call, acquired);
       }
       if (held == null || renewer.isClosed()) { // closed before or while it was confirmed
         throw closed(acquired);
@@ -77,13 +78,25 @@ final class StepClaimer {
   }
 
   /**
+   * Tells the decision handed to the caller: acquired (the caller's action may run now) or replayed
+   * (its result was read); a refusal was told by the claimer.
+   */
+  private ClaimOutcome told(ToolCall call, ClaimOutcome outcome) {
+    if (outcome instanceof ClaimOutcome.Acquired acquired) {
+      events.acquired(acquired, call.keySource(), Duration.ZERO);
+    } else if (outcome instanceof ClaimOutcome.Replayed replayed) {
+      events.replayed(replayed, call.keySource(), Duration.ZERO);
+    }
+    return outcome;
+  }
+
+  /**
    * @return the failure of a claim the gate closed (or began closing) under before it could be
    *     used, the claim released first where the store lets it
    */
   private CallFailure closed(ClaimOutcome.Acquired acquired) {
     CallFailure closed =
         CallFailure.gateClosed(
-            true,
             "the gate closed before the claim of "
                 + acquired.id()
                 + " could be used: it did not run; safe to retry with the same key (the claim is"
