@@ -182,6 +182,9 @@ final class FaultyStore extends ForwardingIdempotencyStore {
     }
     if (fault != Fault.ANSWER) {
       history.note(replica + " " + op + ": " + fault);
+      if (op.startsWith("extend")) {
+        history.renewalFault(replica);
+      }
     }
     switch (fault) {
       case FAIL_BEFORE:

@@ -88,6 +88,7 @@ final class History {
   private final List<Run> runs = new ArrayList<>();
   private final List<Pause> pauses = new ArrayList<>();
   private final List<Extended> extended = new ArrayList<>();
+  private final List<Pause> renewalFaults = new ArrayList<>(); // from = to = when it was drawn
   private final List<Event> events = new ArrayList<>();
   private final List<Answer> answers = new ArrayList<>();
   private final List<Verdict> verdicts = new ArrayList<>();
@@ -131,6 +132,12 @@ final class History {
     return List.copyOf(events);
   }
 
+  /** A renewal of {@code replica}'s failed, stalled or lost its answer, now. */
+  synchronized void renewalFault(String replica) {
+    long at = now();
+    renewalFaults.add(new Pause(replica, at, at));
+  }
+
   /** The store extended {@code replica}'s lease of {@code key}, now. */
   synchronized void extended(String replica, String key) {
     extended.add(new Extended(replica, key, now()));
@@ -141,7 +148,10 @@ final class History {
    * replica was paused: its pauses, one that begins as (or before) the one before it ends merged
    * with it (seed 2,633,156: 693 ms then 474 ms, each shorter than the lease less a period,
    * together longer), then split at each instant the store extended that lease (a renewal stalled
-   * by a pause acts as it ends, and may act inside another pause).
+   * by a pause acts as it ends, and may act inside another pause). A pause that follows a renewal
+   * fault of its replica (a renewal that failed, stalled or lost its answer after the lease was
+   * last extended) cuts the lease off from that last extension (seed 7,808,520: a renewal stalled
+   * past its deadline, then a pause of 515 ms, 1,016 ms without an extension in all).
    */
   synchronized List<Pause> cutOffs(String key) {
     List<Extended> renewals = new ArrayList<>();
@@ -153,7 +163,7 @@ final class History {
     renewals.sort(Comparator.comparingLong(Extended::at));
     List<Pause> split = new ArrayList<>();
     for (Pause merged : mergedPauses()) {
-      long from = merged.from();
+      long from = sinceLastExtension(merged, renewals);
       for (Extended e : renewals) {
         if (e.replica().equals(merged.replica()) && e.at() >= from && e.at() <= merged.to()) {
           split.add(new Pause(merged.replica(), from, e.at()));
@@ -163,6 +173,29 @@ final class History {
       split.add(new Pause(merged.replica(), from, merged.to()));
     }
     return split;
+  }
+
+  /**
+   * @return when {@code pause}'s replica last had the lease extended before it, when one of its
+   *     renewals faulted between that extension and the pause; else the pause's start
+   */
+  private long sinceLastExtension(Pause pause, List<Extended> renewals) {
+    long last = Long.MIN_VALUE;
+    for (Extended e : renewals) {
+      if (e.replica().equals(pause.replica()) && e.at() <= pause.from()) {
+        last = Math.max(last, e.at());
+      }
+    }
+    long lastExtension = last;
+    boolean faulted =
+        lastExtension != Long.MIN_VALUE
+            && renewalFaults.stream()
+                .anyMatch(
+                    f ->
+                        f.replica().equals(pause.replica())
+                            && f.from() >= lastExtension
+                            && f.from() <= pause.from());
+    return faulted ? lastExtension : pause.from();
   }
 
   private List<Pause> mergedPauses() {

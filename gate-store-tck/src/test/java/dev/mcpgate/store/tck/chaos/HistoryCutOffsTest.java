@@ -38,4 +38,28 @@ class HistoryCutOffsTest {
             new History.Pause("r1", ms(0), ms(700)),
             new History.Pause("r1", ms(700), ms(1300)));
   }
+
+  @Test
+  void aPauseAfterAFaultedRenewalCutsTheLeaseOffFromItsLastExtension() {
+    AtomicLong clock = new AtomicLong();
+    History history = new History(clock::get);
+    clock.set(ms(250));
+    history.extended("r0", "k"); // the last renewal that reached the store
+    clock.set(ms(500));
+    history.renewalFault("r0"); // the next one stalled past its deadline
+    history.paused("r0", ms(751), ms(1266)); // then the process paused
+    history.paused("r1", ms(751), ms(1266)); // another replica: no renewal of its faulted
+    clock.set(ms(2000));
+    history.extended("r1", "k");
+
+    assertThat(history.cutOffs("k"))
+        .containsExactly(
+            new History.Pause("r0", ms(250), ms(250)),
+            new History.Pause("r0", ms(250), ms(1266)),
+            new History.Pause("r1", ms(751), ms(1266)));
+    assertThat(history.cutOffs("other"))
+        .as("another key's lease was never extended here: its pauses are as they are")
+        .containsExactly(
+            new History.Pause("r0", ms(751), ms(1266)), new History.Pause("r1", ms(751), ms(1266)));
+  }
 }
