@@ -81,8 +81,32 @@ final class SchemaCheck {
     List<String> problems = new ArrayList<>();
     List<String> statements = new ArrayList<>();
     Map<String, Integer> actual = columns(c, table);
+    Map<String, String> narrowTimes = narrowTimes(c, table);
     for (Column column : expectedColumns(dialect, table)) {
       Integer width = actual.get(column.name());
+      String narrow = narrowTimes.get(column.name());
+      if (narrow != null && column.definition().contains(" BIGINT")) {
+        problems.add(
+            "its column "
+                + column.name()
+                + " is "
+                + narrow
+                + ", where this version needs BIGINT: epoch milliseconds do not fit, and a server"
+                + " that is not strict clamps them, so a stored result expires as it is written");
+        statements.add(
+            switch (dialect) {
+              case POSTGRESQL ->
+                  "ALTER TABLE " + table + " ALTER COLUMN " + column.name() + " TYPE BIGINT";
+              case H2 ->
+                  "ALTER TABLE "
+                      + table
+                      + " ALTER COLUMN "
+                      + column.name()
+                      + " SET DATA TYPE BIGINT";
+              case MARIADB, MYSQL ->
+                  "ALTER TABLE " + table + " MODIFY COLUMN " + column.definition();
+            });
+      }
       if (width == null) {
         problems.add("it has no column " + column.name());
         statements.add("ALTER TABLE " + table + " ADD COLUMN " + column.definition());
@@ -212,6 +236,23 @@ final class SchemaCheck {
       }
     }
     return columns;
+  }
+
+  /**
+   * @return the table's columns that are not BIGINT, by lower-case name, with their type's name
+   */
+  private static Map<String, String> narrowTimes(Connection c, String table) throws SQLException {
+    Map<String, String> narrow = new HashMap<>();
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+      ResultSetMetaData md = rs.getMetaData();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        if (md.getColumnType(i) != java.sql.Types.BIGINT) {
+          narrow.put(md.getColumnName(i).toLowerCase(Locale.ROOT), md.getColumnTypeName(i));
+        }
+      }
+    }
+    return narrow;
   }
 
   /**
