@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review: {@code verify()} compares only the names and the widths of VARCHAR/VARBINARY columns;
- * the type of the epoch-millisecond columns is not looked at. A claims table whose {@code
+ * Review: {@code verify()} compares only the names and the widths of VARCHAR/VARBINARY columns; the
+ * type of the epoch-millisecond columns is not looked at. A claims table whose {@code
  * expires_at_ms} and {@code lease_expires_at_ms} are INT (a hand-written table, or one a DBA
  * "optimised") passes {@code verify()}. On a MariaDB/MySQL session without STRICT_TRANS_TABLES
  * (sql_mode '' or NO_ENGINE_SUBSTITUTION alone, MySQL 5.6's default and common on legacy servers;
