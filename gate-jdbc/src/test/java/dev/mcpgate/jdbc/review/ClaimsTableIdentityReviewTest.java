@@ -143,6 +143,17 @@ class ClaimsTableIdentityReviewTest {
     }
   }
 
+  /** Creates {@code table} by {@code ddl}, calls the two keys on it, and drops it. */
+  private static void twoKeysOnTable(
+      DataSource ds, String table, String ddl, String first, String second) throws SQLException {
+    exec(ds, ddl);
+    try {
+      twoKeysAreTwoClaims(ds, table, first, second);
+    } finally {
+      exec(ds, "DROP TABLE IF EXISTS " + table);
+    }
+  }
+
   /**
    * Executed (the table kept the keys apart), or failed closed by the gate, naming the table's
    * comparison: the row the store answered with is another key's.
@@ -166,12 +177,8 @@ class ClaimsTableIdentityReviewTest {
           ds,
           "CREATE COLLATION IF NOT EXISTS rv_ci (provider = icu, locale = 'und-u-ks-level2',"
               + " deterministic = false)");
-      exec(ds, postgresTable(table, "VARCHAR(255) COLLATE rv_ci"));
-      try {
-        twoKeysAreTwoClaims(ds, table, "Refund-1", "refund-1");
-      } finally {
-        exec(ds, "DROP TABLE IF EXISTS " + table);
-      }
+      twoKeysOnTable(
+          ds, table, postgresTable(table, "VARCHAR(255) COLLATE rv_ci"), "Refund-1", "refund-1");
     }
   }
 
@@ -180,12 +187,7 @@ class ClaimsTableIdentityReviewTest {
   void postgresCharKeyIsRefusedOrKeepsTrailingSpaces() throws SQLException {
     try (HikariDataSource ds = ReviewDatabases.postgres("idn-pg-char", 2)) {
       String table = fresh("pg_char");
-      exec(ds, postgresTable(table, "CHAR(255)"));
-      try {
-        twoKeysAreTwoClaims(ds, table, "k", "k ");
-      } finally {
-        exec(ds, "DROP TABLE IF EXISTS " + table);
-      }
+      twoKeysOnTable(ds, table, postgresTable(table, "CHAR(255)"), "k", "k ");
     }
   }
 
@@ -199,12 +201,12 @@ class ClaimsTableIdentityReviewTest {
   void mariadbCaseInsensitiveVarcharIsRefusedOrKeepsKeysApart() throws SQLException {
     try (HikariDataSource ds = ReviewDatabases.mariadb("idn-maria-ci", 2)) {
       String table = fresh("maria_ci");
-      exec(ds, mariadbTable(table, "VARCHAR(1020) CHARACTER SET latin1"));
-      try {
-        twoKeysAreTwoClaims(ds, table, "Refund-1", "refund-1");
-      } finally {
-        exec(ds, "DROP TABLE IF EXISTS " + table);
-      }
+      twoKeysOnTable(
+          ds,
+          table,
+          mariadbTable(table, "VARCHAR(1020) CHARACTER SET latin1"),
+          "Refund-1",
+          "refund-1");
     }
   }
 
@@ -213,12 +215,12 @@ class ClaimsTableIdentityReviewTest {
   void mariadbPadSpaceVarcharIsRefusedOrKeepsTrailingSpaces() throws SQLException {
     try (HikariDataSource ds = ReviewDatabases.mariadb("idn-maria-pad", 2)) {
       String table = fresh("maria_pad");
-      exec(ds, mariadbTable(table, "VARCHAR(1020) CHARACTER SET latin1 COLLATE latin1_bin"));
-      try {
-        twoKeysAreTwoClaims(ds, table, "k", "k ");
-      } finally {
-        exec(ds, "DROP TABLE IF EXISTS " + table);
-      }
+      twoKeysOnTable(
+          ds,
+          table,
+          mariadbTable(table, "VARCHAR(1020) CHARACTER SET latin1 COLLATE latin1_bin"),
+          "k",
+          "k ");
     }
   }
 
@@ -230,13 +232,12 @@ class ClaimsTableIdentityReviewTest {
   void mariadbUtf8mb4GeneralCiVarchar255IsRefusedOrKeepsKeysApart() throws SQLException {
     try (HikariDataSource ds = ReviewDatabases.mariadb("idn-maria-mb4", 2)) {
       String table = fresh("maria_mb4");
-      exec(
-          ds, mariadbTable(table, "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"));
-      try {
-        twoKeysAreTwoClaims(ds, table, "Refund-1", "refund-1");
-      } finally {
-        exec(ds, "DROP TABLE IF EXISTS " + table);
-      }
+      twoKeysOnTable(
+          ds,
+          table,
+          mariadbTable(table, "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"),
+          "Refund-1",
+          "refund-1");
     }
   }
 
