@@ -245,6 +245,7 @@ final class ClaimTable {
     try (Connection c = dataSource.getConnection()) {
       JdbcDialect d =
           configuredDialect != null ? configuredDialect : JdbcDialect.detect(c.getMetaData());
+      refuseDirtyReads(c, d);
       if (createSchemaIfMissing) {
         boolean existed = Schema.tableExists(c, table);
         Schema.create(c, d, table);
@@ -265,6 +266,25 @@ final class ClaimTable {
       throw new StoreUnavailableException(
           "could not connect to set up the JDBC store for table " + table + SqlFailures.detail(e),
           e);
+    }
+  }
+
+  /**
+   * Refuses connections that read uncommitted rows (PostgreSQL reads none at any level): a claim
+   * would replay a single-commit call's result before its commit, which may still fail and take the
+   * result and the action's writes back, and tell the caller it ran.
+   */
+  private void refuseDirtyReads(Connection c, JdbcDialect d) throws SQLException {
+    if (d != JdbcDialect.POSTGRESQL
+        && c.getTransactionIsolation() == Connection.TRANSACTION_READ_UNCOMMITTED) {
+      throw new StoreUnavailableException(
+          "the data source of claims table "
+              + table
+              + " gives connections at READ UNCOMMITTED, which read rows other transactions have"
+              + " not committed: a claim could replay a result whose commit then fails. Nothing"
+              + " ran; give the store connections at READ COMMITTED or REPEATABLE READ (HikariCP:"
+              + " transactionIsolation)",
+          null);
     }
   }
 
