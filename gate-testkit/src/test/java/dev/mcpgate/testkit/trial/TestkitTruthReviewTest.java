@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.mcpgate.mcp.McpHarness;
 import dev.mcpgate.mcp.ToolPolicy;
 import dev.mcpgate.testkit.GateChecks;
+import dev.mcpgate.testkit.RetryCheck;
 import dev.mcpgate.testkit.ToolSurvey;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
@@ -12,8 +13,11 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.opentest4j.AssertionFailedError;
 
 /** Review of the test kit: checks that pass a tool that writes twice, or fail a correct one. */
 class TestkitTruthReviewTest {
@@ -83,6 +87,50 @@ class TestkitTruthReviewTest {
                   + " the kit passed it on a replay mark its tool's listing never promised:%n%s",
               mailsSent, refundsRun, checks.report())
           .isNotNull();
+    }
+  }
+
+  /**
+   * K2: the design names "a delete that fails the second time" as safe by construction, and
+   * assertSafeToRetry passes it when a probe shows the effect once. The concurrent-first-calls
+   * check (which @McpGateChecks runs on every write tool) fails the same correct tool, saying it
+   * "ran more than once", though its probe shows it ran once: one copy deleted the note, the others
+   * answered "no note".
+   */
+  @Test
+  void theConcurrentCheckDoesNotSayADeleteThatRanOnceRanMoreThanOnce() {
+    Set<String> notes = ConcurrentHashMap.newKeySet();
+    SyncToolSpecification delete =
+        new SyncToolSpecification(
+            TrialServer.tool("delete_note", Map.of("note_id", Map.of("type", "string")), true),
+            (ex, req) -> {
+              String id = (String) req.arguments().get("note_id");
+              if (!notes.remove(id)) {
+                return CallToolResult.builder()
+                    .addTextContent("no note " + id)
+                    .isError(true)
+                    .build();
+              }
+              return CallToolResult.builder().addTextContent("deleted " + id).build();
+            });
+    try (McpHarness harness = McpHarness.stdio(List.of(delete))) {
+      McpSyncClient client = harness.client(null);
+      notes.add("n-1");
+      int before = notes.size();
+      String said = null;
+      try {
+        RetryCheck.of(client)
+            .probe("notes", notes::size)
+            .expectFirstCallChange("notes", -1)
+            .assertConcurrentFirstCallsRunOnce(
+                new CallToolRequest("delete_note", Map.of("note_id", "n-1")));
+      } catch (AssertionFailedError e) {
+        said = e.getMessage();
+      }
+      assertThat(before - notes.size()).as("the delete ran once").isEqualTo(1);
+      assertThat(said)
+          .as("the kit's verdict on a delete that took effect exactly once (probe: -1)")
+          .isNull();
     }
   }
 }
