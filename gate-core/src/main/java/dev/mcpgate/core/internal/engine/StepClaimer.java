@@ -1,8 +1,9 @@
 package dev.mcpgate.core.internal.engine;
 
 import dev.mcpgate.core.ClaimOutcome;
+import dev.mcpgate.core.FailureReason;
 import dev.mcpgate.core.GatePolicy;
-import dev.mcpgate.core.IdempotencyException;
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.ToolCall;
 import dev.mcpgate.core.spi.StoredResult;
 import java.time.Duration;
@@ -67,12 +68,17 @@ final class StepClaimer {
       if (held != LeaseRenewer.Held.NO) {
         throw notHeld;
       }
-      if (claims == 3) {
-        throw new IdempotencyException(
+      if (claims == 3) { // told as the call's decision (FAILED), thrown as an IdempotencyException
+        throw new CallFailure(
+            FailureReason.LEASE_LOST,
+            GateResult.Effect.NO,
+            true,
+            null,
             "the claim of "
                 + call.id()
                 + " answered late three times, and each time another attempt had taken the key"
-                + " over meanwhile: it did not run here; safe to retry with the same key");
+                + " over meanwhile: it did not run here; safe to retry with the same key",
+            null);
       }
     }
   }
