@@ -22,8 +22,13 @@ final class ClaimRows {
 
   /** The row a claim writes: in progress, held by its token, times from the store's clock. */
   static ClaimRecord newRow(ClaimRequest r, int attempt, long nowMs) {
+    return newRow(r.id(), r, attempt, nowMs);
+  }
+
+  /** The row {@code r} wrote over the row of {@code id} (a takeover), as the database names it. */
+  static ClaimRecord newRow(ClaimId id, ClaimRequest r, int attempt, long nowMs) {
     return new ClaimRecord(
-        r.id(),
+        id,
         r.argsHash(),
         ClaimState.IN_PROGRESS,
         r.token(),

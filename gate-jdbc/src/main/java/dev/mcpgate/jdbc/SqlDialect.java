@@ -306,8 +306,11 @@ abstract class SqlDialect extends LeaseSql {
             ? withoutLockWait(
                 c, () -> takeOver(c, r, readToken, attempt, read.nowMs(), timeoutSeconds))
             : takeOver(c, r, readToken, attempt, read.nowMs(), timeoutSeconds);
+    // the row taken over is named as the database holds it: a table that compares keys without
+    // case or trailing spaces may have found another key's row, which the gate then refuses
     return taken
-        ? new ClaimAttempt.Acquired(ClaimRows.newRow(r, attempt, read.nowMs()), now)
+        ? new ClaimAttempt.Acquired(
+            ClaimRows.newRow(read.row().id(), r, attempt, read.nowMs()), now)
         : null;
   }
 
@@ -341,7 +344,9 @@ abstract class SqlDialect extends LeaseSql {
     int attempt = Takeover.nextAttempt(row, now);
     SqlWork<Boolean> takeOver = () -> takeOver(c, r, r.replacing(), attempt, nowMs, timeoutSeconds);
     boolean taken = noWait ? withoutLockWait(c, takeOver) : takeOver.run();
-    return taken ? new ClaimAttempt.Acquired(ClaimRows.newRow(r, attempt, nowMs), now) : null;
+    return taken
+        ? new ClaimAttempt.Acquired(ClaimRows.newRow(row.id(), r, attempt, nowMs), now)
+        : null;
   }
 
   /**
