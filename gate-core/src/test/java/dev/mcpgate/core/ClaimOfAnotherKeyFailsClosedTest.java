@@ -1,13 +1,17 @@
 package dev.mcpgate.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.core.spi.ClaimAttempt;
+import dev.mcpgate.core.spi.ClaimRecord;
 import dev.mcpgate.core.spi.ClaimRequest;
+import dev.mcpgate.core.spi.ClaimState;
 import dev.mcpgate.core.spi.ForwardingIdempotencyStore;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -27,10 +31,17 @@ class ClaimOfAnotherKeyFailsClosedTest {
 
     @Override
     public ClaimAttempt claim(ClaimRequest r) {
-      ClaimId folded =
-          new ClaimId(r.id().tenant(), r.id().tool(), r.id().key().toLowerCase(Locale.ROOT));
       return super.claim(
-          new ClaimRequest(folded, r.argsHash(), r.token(), r.lease(), r.retention()));
+          new ClaimRequest(folded(r.id()), r.argsHash(), r.token(), r.lease(), r.retention()));
+    }
+
+    @Override
+    public Optional<ClaimRecord> find(ClaimId id) {
+      return super.find(folded(id));
+    }
+
+    private static ClaimId folded(ClaimId id) {
+      return new ClaimId(id.tenant(), id.tool(), id.key().toLowerCase(Locale.ROOT));
     }
   }
 
@@ -77,6 +88,25 @@ class ClaimOfAnotherKeyFailsClosedTest {
       assertThat(rows.find(new ClaimId("acme", "refund_order", "refund-2")))
           .as("the row it acquired is released, not left held for a lease")
           .isEmpty();
+    }
+  }
+
+  @Test
+  void anOperatorSettlementOfAKeyTheStoreFilesUnderAnotherSettlesNothing() {
+    try (IdempotencyGate gate = IdempotencyGate.builder(new CaseFoldingStore(rows)).build()) {
+      ClaimOutcome.Acquired held =
+          (ClaimOutcome.Acquired)
+              gate.claim(ToolCall.of("acme", "refund_order", "refund-3", Map.of("o", 1)));
+      assertThat(gate.markUnknown(held)).isTrue();
+      ClaimId other = new ClaimId("acme", "refund_order", "Refund-3");
+
+      assertThatThrownBy(() -> gate.resolveUnknown(other, Reconciler.Verdict.notHappened()))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("\"Refund-3\"")
+          .hasMessageContaining("\"refund-3\"");
+      assertThat(rows.find(held.id()))
+          .as("refund-3 stays fenced: nothing was settled under another key's name")
+          .hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(ClaimState.UNKNOWN));
     }
   }
 }

@@ -59,6 +59,16 @@ final class OperatorSettlement {
       throw new StoreUnavailableException("could not read " + id, e);
     }
     ClaimRecord read = found.orElse(null);
+    if (read != null && !read.id().equals(id)) {
+      throw new StoreUnavailableException(
+          "the store answered the read of "
+              + id
+              + " with the row of "
+              + read.id()
+              + ": its table or connection does not keep tenant, tool and key as sent; nothing"
+              + " was settled (docs/stores.md)",
+          null);
+    }
     boolean fenced = read != null && countsAs(read) == ClaimState.UNKNOWN;
     if (read == null
         || !(fenced
