@@ -144,4 +144,21 @@ final class Results {
     }
     return value;
   }
+
+  /**
+   * @return the one answer among {@code results} that is not an error, when every other is the same
+   *     error and none is a replay (a tool that fails its second call); null otherwise
+   */
+  static CallToolResult onceThenRefused(List<CallToolResult> results) {
+    List<CallToolResult> answered =
+        results.stream().filter(r -> !Boolean.TRUE.equals(r.isError())).toList();
+    List<CallToolResult> errors =
+        results.stream().filter(r -> Boolean.TRUE.equals(r.isError())).toList();
+    boolean once =
+        answered.size() == 1
+            && !errors.isEmpty()
+            && errors.stream().allMatch(e -> same(errors.get(0), e))
+            && results.stream().noneMatch(Results::isReplay);
+    return once ? answered.get(0) : null;
+  }
 }

@@ -199,20 +199,6 @@ public final class RetryCheck {
     }
   }
 
-  /**
-   * Whether {@code tools/list} shows {@code tool} gated by MCP Gate. Only then is a replay mark its
-   * own: a tool that forwards to a gated one returns that tool's mark with work of its own done
-   * again (review: a declared-safe tool that mailed, then forwarded, passed with no probe).
-   */
-  private boolean listedAsGated(String tool) {
-    return ToolSurvey.listTools(client).stream()
-        .anyMatch(
-            t ->
-                t.name().equals(tool)
-                    && t.meta() != null
-                    && t.meta().get(McpGateErrors.META_TOOL) instanceof Map<?, ?>);
-  }
-
   private static void assertNotRefused(String tool, String what, CallToolResult r) {
     String type = Results.errorType(r);
     if (type != null && type.startsWith("idempotency_")) {
@@ -249,8 +235,7 @@ public final class RetryCheck {
     assertFirstChange(tool, "the first call", before, afterFirst);
 
     CallToolResult retry = call(call);
-    // a tool that refuses its second call (a delete that fails the second time): the retry's
-    // error is its answer, when probes with an expected change show the effect happened once
+    // a tool that fails its second call (a delete): its error, when probes count one run
     boolean refusesAgain =
         !Results.same(first, retry)
             && !Results.isReplay(retry)
@@ -268,7 +253,7 @@ public final class RetryCheck {
           Results.describe(retry));
     }
     CallToolResult expected = refusesAgain ? retry : first;
-    boolean gated = Results.isReplay(retry) && listedAsGated(tool);
+    boolean gated = Results.isReplay(retry) && ToolSurvey.gatedByMcpGate(client, tool);
     if (!gated) {
       assertNotAnError(tool, "first call", first);
       assertProbesSawTheFirstCall(tool, before, afterFirst);
@@ -319,19 +304,10 @@ public final class RetryCheck {
     String tool = freshCall.name();
     Map<String, Object> before = read();
     List<CallToolResult> results = concurrently(freshCall);
-    List<CallToolResult> answered =
-        results.stream().filter(r -> !Boolean.TRUE.equals(r.isError())).toList();
-    List<CallToolResult> errors =
-        results.stream().filter(r -> Boolean.TRUE.equals(r.isError())).toList();
-    // a tool that refuses its second call (a delete that fails the second time): one answer and
-    // the same error for the others, when probes with an expected change count one run
-    boolean refusesAgain =
-        answered.size() == 1
-            && !errors.isEmpty()
-            && errors.stream().allMatch(e -> Results.same(errors.get(0), e))
-            && results.stream().noneMatch(Results::isReplay)
-            && !expectedChange.isEmpty();
-    CallToolResult first = refusesAgain ? answered.get(0) : results.get(0);
+    // a tool that fails its second call (a delete): counted by probes with an expected change
+    CallToolResult once = expectedChange.isEmpty() ? null : Results.onceThenRefused(results);
+    boolean refusesAgain = once != null;
+    CallToolResult first = refusesAgain ? once : results.get(0);
     for (CallToolResult r : results) {
       assertNotRefused(tool, "a concurrent first call", r);
       if (!Results.same(first, r) && !refusesAgain) {
@@ -373,7 +349,7 @@ public final class RetryCheck {
           1,
           ran);
     }
-    if (ran == results.size() || !listedAsGated(tool)) {
+    if (ran == results.size() || !ToolSurvey.gatedByMcpGate(client, tool)) {
       assertNotAnError(tool, "first call", first);
       assertProbesSawTheFirstCall(tool, before, after);
       if (expectedChange.isEmpty()) {

@@ -68,6 +68,21 @@ public final class ToolSurvey {
     return ofTools(listTools(client));
   }
 
+  /**
+   * Whether {@code tools/list} shows {@code tool} gated by MCP Gate ({@code _meta}
+   * dev.mcpgate/idempotency). Only then is a replay mark its own: a tool that forwards to a gated
+   * one returns that tool's mark with work of its own done again (review: a declared-safe tool that
+   * mailed, then forwarded, passed every check with no probe).
+   */
+  static boolean gatedByMcpGate(McpSyncClient client, String tool) {
+    return listTools(client).stream()
+        .anyMatch(
+            t ->
+                t.name().equals(tool)
+                    && t.meta() != null
+                    && t.meta().get(McpGateErrors.META_TOOL) instanceof Map<?, ?>);
+  }
+
   /** Every tool {@code tools/list} returns, all pages. */
   static List<McpSchema.Tool> listTools(McpSyncClient client) {
     List<McpSchema.Tool> tools = new ArrayList<>();
