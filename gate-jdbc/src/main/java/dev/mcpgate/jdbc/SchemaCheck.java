@@ -80,11 +80,11 @@ final class SchemaCheck {
   static Upgrade check(Connection c, JdbcDialect dialect, String table) throws SQLException {
     List<String> problems = new ArrayList<>();
     List<String> statements = new ArrayList<>();
-    Map<String, Integer> actual = columns(c, table);
-    Map<String, String> narrowTimes = narrowTimes(c, table);
+    Map<String, Actual> actual = columns(c, table);
     for (Column column : expectedColumns(dialect, table)) {
-      Integer width = actual.get(column.name());
-      String narrow = narrowTimes.get(column.name());
+      Actual found = actual.get(column.name());
+      Integer width = found == null ? null : found.width();
+      String narrow = found == null || found.bigint() ? null : found.type();
       if (narrow != null && column.definition().contains(" BIGINT")) {
         problems.add(
             "its column "
@@ -219,10 +219,19 @@ final class SchemaCheck {
   }
 
   /**
-   * @return the table's columns, by lower-case name, with their width (0 when the driver says none)
+   * A column as the table has it.
+   *
+   * @param width its width (0 when the driver says none)
+   * @param type its type's name, as the driver says it
+   * @param bigint whether it is a BIGINT
    */
-  private static Map<String, Integer> columns(Connection c, String table) throws SQLException {
-    Map<String, Integer> columns = new HashMap<>();
+  private record Actual(int width, String type, boolean bigint) {}
+
+  /**
+   * @return the table's columns, by lower-case name
+   */
+  private static Map<String, Actual> columns(Connection c, String table) throws SQLException {
+    Map<String, Actual> columns = new HashMap<>();
     try (Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
       ResultSetMetaData md = rs.getMetaData();
@@ -232,27 +241,15 @@ final class SchemaCheck {
             type == java.sql.Types.VARCHAR
                 || type == java.sql.Types.VARBINARY
                 || type == java.sql.Types.NVARCHAR;
-        columns.put(md.getColumnName(i).toLowerCase(Locale.ROOT), sized ? md.getPrecision(i) : 0);
+        columns.put(
+            md.getColumnName(i).toLowerCase(Locale.ROOT),
+            new Actual(
+                sized ? md.getPrecision(i) : 0,
+                md.getColumnTypeName(i),
+                type == java.sql.Types.BIGINT));
       }
     }
     return columns;
-  }
-
-  /**
-   * @return the table's columns that are not BIGINT, by lower-case name, with their type's name
-   */
-  private static Map<String, String> narrowTimes(Connection c, String table) throws SQLException {
-    Map<String, String> narrow = new HashMap<>();
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
-      ResultSetMetaData md = rs.getMetaData();
-      for (int i = 1; i <= md.getColumnCount(); i++) {
-        if (md.getColumnType(i) != java.sql.Types.BIGINT) {
-          narrow.put(md.getColumnName(i).toLowerCase(Locale.ROOT), md.getColumnTypeName(i));
-        }
-      }
-    }
-    return narrow;
   }
 
   /**
