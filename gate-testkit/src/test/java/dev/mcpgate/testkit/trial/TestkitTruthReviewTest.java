@@ -35,19 +35,7 @@ class TestkitTruthReviewTest {
   void aDeclaredSafeToolThatForwardsAGatedToolsReplayMarkIsNotPassedWithoutAProbe() {
     AtomicInteger refunds = new AtomicInteger();
     AtomicInteger mails = new AtomicInteger();
-    SyncToolSpecification refund =
-        TrialServer.gate()
-            .gate(
-                new SyncToolSpecification(
-                    TrialServer.writeTool(
-                        "refund_order", Map.of("order_id", Map.of("type", "string"))),
-                    (ex, req) -> {
-                      refunds.incrementAndGet();
-                      return CallToolResult.builder()
-                          .addTextContent("refunded " + req.arguments().get("order_id"))
-                          .build();
-                    }),
-                ToolPolicy.defaults());
+    SyncToolSpecification refund = gatedRefund(refunds);
     SyncToolSpecification refundAndNotify =
         new SyncToolSpecification(
             TrialServer.tool(
@@ -132,5 +120,60 @@ class TestkitTruthReviewTest {
           .as("the kit's verdict on a delete that took effect exactly once (probe: -1)")
           .isNull();
     }
+  }
+
+  /**
+   * K1, after its fix: the kit trusts a replay mark only from a tool listed with the gate's _meta,
+   * but the listing is the gate's tool definition, which a handler wrapper keeps. A server that
+   * decorates its gated specifications (an interceptor that mails, audits or charges, then calls
+   * the gated handler) lists the same definition and returns the gate's replay mark on every retry
+   * while its own work runs again: every check passes with no probe.
+   *
+   * <p>Kept as a known limit of a kit that sees only answers, documented in docs/testkit.md ("Give
+   * write tools a probe of every effect they have, gated or not"). This test pins it: it fails when
+   * the limit is lifted, and the doc is then to be changed with it.
+   */
+  @Test
+  void aGatedDefinitionAroundAHandlerThatMailsFirstPassesWithoutAProbeAKnownLimit() {
+    AtomicInteger refunds = new AtomicInteger();
+    AtomicInteger mails = new AtomicInteger();
+    SyncToolSpecification gated = gatedRefund(refunds);
+    SyncToolSpecification decorated =
+        new SyncToolSpecification(
+            gated.tool(), // the gated definition, _meta dev.mcpgate/idempotency included
+            (ex, req) -> {
+              mails.incrementAndGet(); // an interceptor's mail: outside the gate
+              return gated.callHandler().apply(ex, req);
+            });
+    try (McpHarness harness = McpHarness.stdio(List.of(decorated))) {
+      McpSyncClient client = harness.client(null);
+      GateChecks checks = GateChecks.of(client);
+      checks.tool("refund_order").arguments(token -> Map.of("order_id", token));
+      AssertionError failure = null;
+      try {
+        checks.runAll();
+      } catch (AssertionError e) {
+        failure = e;
+      }
+      assertThat(failure).as("the kit passed it on the gate's replay marks").isNull();
+      assertThat(mails.get())
+          .as("the wrapper's mail went out on every call, the refund once per key")
+          .isGreaterThan(refunds.get());
+    }
+  }
+
+  /** refund_order gated by MCP Gate, counting its runs in {@code refunds}. */
+  private static SyncToolSpecification gatedRefund(AtomicInteger refunds) {
+    return TrialServer.gate()
+        .gate(
+            new SyncToolSpecification(
+                TrialServer.writeTool("refund_order", Map.of("order_id", Map.of("type", "string"))),
+                (ex, req) -> {
+                  refunds.incrementAndGet();
+                  return CallToolResult.builder()
+                      .addTextContent("refunded " + req.arguments().get("order_id"))
+                      .build();
+                }),
+            ToolPolicy.defaults());
   }
 }
