@@ -269,7 +269,18 @@ abstract class SqlDialect extends LeaseSql {
         }
       }
     }
-    throw new SQLException("claim of " + r.id() + " lost " + CLAIM_ROUNDS + " races in a row");
+    // each round read no row for the key, then its INSERT met a duplicate key: the table's key
+    // compares otherwise than the read (ClaimsTableIdentityReviewTest), or, far less likely, as
+    // many claims of this key came and went between a read and an insert
+    throw new SQLException(
+        "claim of "
+            + r.id()
+            + " lost "
+            + CLAIM_ROUNDS
+            + " races in a row: each time no row was read for the key and its INSERT met a"
+            + " duplicate key, so the table or connection most likely does not keep tenant, tool"
+            + " and key as sent (a case- or space-insensitive collation, citext key columns, a"
+            + " prefix primary key; docs/stores.md, Schema)");
   }
 
   /**

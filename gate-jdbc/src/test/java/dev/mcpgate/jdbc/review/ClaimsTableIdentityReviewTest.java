@@ -3,6 +3,7 @@ package dev.mcpgate.jdbc.review;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.ResultMapper;
@@ -12,6 +13,8 @@ import dev.mcpgate.jdbc.JdbcIdempotencyStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -34,8 +37,9 @@ import org.junit.jupiter.api.Test;
  * <p>Each test passes when {@code verify()} refuses the table (a {@link ClaimsTableException}), or
  * when neither key is answered with the other's result: the gate now refuses a claim the store
  * answers with another key's row, naming the table's comparison. Found in review with the replay
- * told; a {@code citext} key and a MariaDB prefix primary key (which fail closed, as a lost race
- * that names no cause) are not covered.
+ * told. A {@code citext} key, a MariaDB prefix primary key and MariaDB's claim procedure find no
+ * row for the other key and meet a duplicate key on every insert: they fail closed as lost races,
+ * with a message naming the same cause.
  */
 class ClaimsTableIdentityReviewTest {
 
@@ -191,6 +195,20 @@ class ClaimsTableIdentityReviewTest {
     }
   }
 
+  /**
+   * citext key columns: the read finds no row for a key of another case (the gate binds a text
+   * parameter) while the primary key refuses its INSERT, round after round; the claim fails closed
+   * and its message names the likely cause.
+   */
+  @Test
+  void postgresCitextKeyFailsClosedNamingTheTable() throws SQLException {
+    try (HikariDataSource ds = ReviewDatabases.postgres("idn-pg-citext", 2)) {
+      exec(ds, "CREATE EXTENSION IF NOT EXISTS citext");
+      String table = fresh("pg_citext");
+      twoKeysOnTable(ds, table, postgresTable(table, "citext"), "Refund-1", "refund-1");
+    }
+  }
+
   // ---------------------------------------------------------------- MariaDB
 
   /**
@@ -238,6 +256,69 @@ class ClaimsTableIdentityReviewTest {
           mariadbTable(table, "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"),
           "Refund-1",
           "refund-1");
+    }
+  }
+
+  /** A primary key on the key's first 8 bytes: "refund-01" and "refund-02" are one key to it. */
+  @Test
+  void mariadbPrefixPrimaryKeyFailsClosedNamingTheTable() throws SQLException {
+    try (HikariDataSource ds = ReviewDatabases.mariadb("idn-maria-prefix", 2)) {
+      String table = fresh("maria_prefix");
+      String ddl =
+          mariadbTable(table, "VARBINARY(1020)")
+              .replace(
+                  "PRIMARY KEY (tenant, tool, idem_key)",
+                  "PRIMARY KEY (tenant, tool, idem_key(8))");
+      twoKeysOnTable(ds, table, ddl, "refund-01", "refund-02");
+    }
+  }
+
+  /**
+   * The same case-insensitive table in single-commit mode with a zero in-flight wait, where a claim
+   * is one {@code CALL} of the table's claim procedure: the row it answers with must name the key
+   * the table holds, not the key it was asked for, or the gate cannot see that it is another key's.
+   */
+  @Test
+  void mariadbSingleCommitClaimProcedureKeepsKeysApart() throws SQLException {
+    try (HikariDataSource ds = ReviewDatabases.mariadb("idn-maria-proc", 2)) {
+      String table = fresh("maria_proc");
+      exec(ds, mariadbTable(table, "VARCHAR(1020) CHARACTER SET latin1"));
+      JdbcIdempotencyStore store =
+          JdbcIdempotencyStore.builder(ds).tableName(table).createSchemaIfMissing(true).build();
+      try {
+        store.verify(); // creates the procedures beside the table the user made
+        IdempotencyGate gate =
+            IdempotencyGate.builder(store)
+                .policy(GatePolicy.builder().inFlightWait(Duration.ZERO).build())
+                .build();
+        AtomicInteger runs = new AtomicInteger();
+        String tenant = "acme-" + UUID.randomUUID();
+        List<GateResult<String>> results = new ArrayList<>();
+        for (String key : List.of("Refund-1", "refund-1")) {
+          results.add(
+              gate.executeSingleCommit(
+                  ToolCall.of(tenant, "refund_order", key, ARGS),
+                  ResultMapper.utf8(),
+                  store.singleCommit(),
+                  (connection, ctx) ->
+                      "refund " + runs.incrementAndGet() + " under [" + key + "]"));
+        }
+        assertThat(results)
+            .as("single-commit through the claim procedure (runs: %s)", runs.get())
+            .allSatisfy(ClaimsTableIdentityReviewTest::ownClaimOrRefusedNamingTheTable);
+        assertThat(runs.get()).isEqualTo(1);
+      } finally {
+        store.close();
+        exec(
+            ds,
+            "DROP TABLE IF EXISTS "
+                + table
+                + "; DROP PROCEDURE IF EXISTS "
+                + table
+                + "_claim_v1; DROP PROCEDURE IF EXISTS "
+                + table
+                + "_complete_v1");
+      }
     }
   }
 
