@@ -13,7 +13,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
   expires_at_ms       BIGINT       NOT NULL,
   completed_at_ms     BIGINT,
   result_kind         VARCHAR(16),
-  result              BLOB,
+  result              BINARY LARGE OBJECT,
   PRIMARY KEY (tenant, tool, idem_key)
 );
 CREATE INDEX IF NOT EXISTS ${index} ON ${table} (created_at_ms);
