@@ -24,9 +24,10 @@ import org.opentest4j.AssertionFailedError;
  * }</pre>
  *
  * <p>A tool is <b>read-only</b> when annotated {@code readOnlyHint=true}; <b>gated</b> when MCP
- * Gate wrapped it (its {@code _meta} says how) or its input schema has an {@code idempotency_key};
- * <b>declared safe</b> when its author set {@code idempotentHint=true} without a gate (a replace
- * keyed by an argument the caller has, a delete that fails the second time): verify such a
+ * Gate wrapped it (its {@code _meta} says how); <b>declared safe</b> when its author set {@code
+ * idempotentHint=true} or gave its input schema an {@code idempotency_key} without MCP Gate (a
+ * replace keyed by an argument the caller has, a delete that fails the second time, a key the
+ * tool's own code reads): the listing cannot show that anything honours it, so verify such a
  * declaration with {@link RetryCheck}. Every other tool writes with nothing to stop a retry from
  * writing twice: <b>not gated</b>.
  */
@@ -34,9 +35,12 @@ public final class ToolSurvey {
 
   /** How a tool stands. */
   public enum Kind {
-    /** Gated by MCP Gate, or carrying an idempotency key in its schema. */
+    /** Gated by MCP Gate: its listing carries the gate's definition. */
     GATED,
-    /** Not gated, but declared idempotent by its author ({@code idempotentHint=true}). */
+    /**
+     * Not gated by MCP Gate, but declared idempotent by its author ({@code idempotentHint=true}, or
+     * an {@code idempotency_key} in its input schema).
+     */
     DECLARED_SAFE,
     /** Annotated read-only: nothing to gate. */
     READ_ONLY,
@@ -153,8 +157,10 @@ public final class ToolSurvey {
         && p.containsKey(ToolPolicy.DEFAULT_KEY_ARGUMENT)) {
       return new Entry(
           tool.name(),
-          Kind.GATED,
-          "key: argument " + ToolPolicy.DEFAULT_KEY_ARGUMENT + " (not by MCP Gate)");
+          Kind.DECLARED_SAFE,
+          "argument "
+              + ToolPolicy.DEFAULT_KEY_ARGUMENT
+              + " in its schema, not gated by MCP Gate: verify it with RetryCheck");
     }
     if (a != null && Boolean.TRUE.equals(a.idempotentHint())) {
       return new Entry(

@@ -79,6 +79,40 @@ class TestkitTruthReviewTest {
   }
 
   /**
+   * A write tool whose schema has an {@code idempotency_key} that nothing reads: the listing shows
+   * a key, not a gate. The survey must not call it gated (which needs no check), only declared safe
+   * (which the checks verify with a probe).
+   */
+  @Test
+  void aKeyInTheSchemaThatNothingReadsIsNotListedAsGated() {
+    AtomicInteger mails = new AtomicInteger();
+    SyncToolSpecification mail =
+        new SyncToolSpecification(
+            TrialServer.tool(
+                "send_mail",
+                Map.of(
+                    "to",
+                    Map.of("type", "string"),
+                    ToolPolicy.DEFAULT_KEY_ARGUMENT,
+                    Map.of("type", "string")),
+                null),
+            (ex, req) -> {
+              mails.incrementAndGet(); // the key is never read: a retry mails again
+              return CallToolResult.builder().addTextContent("sent").build();
+            });
+    try (McpHarness harness = McpHarness.stdio(List.of(mail))) {
+      ToolSurvey survey = ToolSurvey.of(harness.client(null));
+      assertThat(survey.entries())
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.kind()).isEqualTo(ToolSurvey.Kind.DECLARED_SAFE);
+                assertThat(e.detail()).contains("not gated by MCP Gate", "RetryCheck");
+              });
+    }
+  }
+
+  /**
    * K2: the design names "a delete that fails the second time" as safe by construction, and
    * assertSafeToRetry passes it when a probe shows the effect once. The concurrent-first-calls
    * check (which @McpGateChecks runs on every write tool) fails the same correct tool, saying it
