@@ -13,9 +13,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Deletes the rows of expired claims, every interval, on a daemon thread of its own (or a scheduler
  * of the caller's): in batches ({@link IdempotencyStore#purgeExpired}), until a batch comes back
- * short. A failure is logged at WARN and the next round tries again. Nothing depends on it for
- * correctness (an expired row never blocks a claim); it keeps the claims table from growing without
- * end. Stores that expire rows by themselves (Redis keys, DynamoDB TTL) need none.
+ * short. A failure is logged (at WARN; an {@link Error} at ERROR) and the next round tries again.
+ * Nothing depends on it for correctness (an expired row never blocks a claim); it keeps the claims
+ * table from growing without end. Stores that expire rows by themselves (Redis keys, DynamoDB TTL)
+ * need none.
  *
  * <pre>{@code
  * ClaimPurger purger = ClaimPurger.start(store, Duration.ofMinutes(5), 500);
@@ -109,6 +110,9 @@ public final class ClaimPurger implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       LOG.warn("could not purge expired claims; trying again in {}", interval, e);
+    } catch (Error e) {
+      // an Error escaping a scheduled round would cancel every later round, unlogged
+      LOG.error("could not purge expired claims; trying again in {}", interval, e);
     }
   }
 
