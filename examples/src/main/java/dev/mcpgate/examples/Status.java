@@ -15,12 +15,17 @@ import dev.mcpgate.jdbc.JdbcIdempotencyStore;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import javax.sql.DataSource;
 
 /**
  * The operator's question, "did we refund ord_9f2 twice?", answered from the claims table and the
@@ -235,6 +240,16 @@ final class Status {
         IdempotencyGate gate =
             IdempotencyGate.builder(JdbcIdempotencyStore.builder(ds).tableName(claimsTable).build())
                 .build()) {
+      if (happenedJson != null && storesEncodedResults(ds, claimsTable, tenant, tool)) {
+        err.println(
+            "the results stored in "
+                + claimsTable
+                + " are not plain MCP JSON: the server's gate encodes them (a ResultCodec, such as"
+                + " AesGcmResultCodec), and this command would store yours unencoded, a result the"
+                + " server could not read. Nothing was written. Settle it with the server's own"
+                + " gate.resolveUnknown (docs/operations.md); --not-happened works here.");
+        return 2;
+      }
       if (!gate.resolveUnknown(id, verdict)) {
         out.println(
             tool
@@ -263,6 +278,33 @@ final class Status {
           "  claim: "
               + gate.find(id).map(Status::describe).orElse("none (a retry runs" + " the call)"));
       return 0;
+    }
+  }
+
+  /**
+   * @return true when a stored result of {@code tool} for {@code tenant} (or, when it has none, of
+   *     any call in the table) is not MCP JSON, which begins with {@code {}: the server encodes its
+   *     results with a codec this command does not have. A table with no stored result tells
+   *     nothing (false).
+   */
+  static boolean storesEncodedResults(DataSource ds, String table, String tenant, String tool)
+      throws SQLException {
+    String stored = "SELECT result FROM " + table + " WHERE result_kind = 'VALUE'";
+    try (Connection c = ds.getConnection();
+        PreparedStatement own =
+            c.prepareStatement(stored + " AND tenant = ? AND tool = ? LIMIT 1");
+        PreparedStatement any = c.prepareStatement(stored + " LIMIT 1")) {
+      own.setString(1, tenant);
+      own.setString(2, tool);
+      for (PreparedStatement ps : List.of(own, any)) {
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            byte[] result = rs.getBytes(1);
+            return result != null && (result.length == 0 || result[0] != '{');
+          }
+        }
+      }
+      return false;
     }
   }
 

@@ -79,7 +79,11 @@ final class OperatorSettlement {
         verdict instanceof Reconciler.Verdict.Happened happened
             ? encode(policy, id, happened.result())
             : null;
-    ClaimRecord row = fenced ? read : takeOver(policy, read);
+    // the settling gate's policy may not be the tool's: keep at least what the row promised
+    Duration remaining = Duration.between(readAt, read.expiresAt());
+    Duration retention =
+        remaining.compareTo(policy.retention()) > 0 ? remaining : policy.retention();
+    ClaimRecord row = fenced ? read : takeOver(policy, read, retention);
     if (row == null) {
       return false;
     }
@@ -91,7 +95,7 @@ final class OperatorSettlement {
     if (result != null) {
       boolean completed =
           write(
-              () -> store.complete(id, row.token(), result, policy.retention()),
+              () -> store.complete(id, row.token(), result, retention),
               id,
               own,
               r ->
@@ -140,14 +144,14 @@ final class OperatorSettlement {
    * that renews between the read and a write by its token (a renewal keeps the token): so it is
    * taken over, as a retry would take it, by a claim {@linkplain ClaimRequest#replacing replacing}
    * the token read (the store's one atomic write: only that row, only with its lease run out),
-   * under a lease as long as the unknown-outcome fence and a token of the settlement's own ({@link
-   * LeaseToken#settlement()}), so that the key stays fenced if the settlement stops here and the
-   * next settlement settles it; then it is fenced as unknown under the new token. A write the store
-   * does not confirm is read back before anything is told. Nothing is settled (null) when the claim
-   * finds no row, or a row other than the one read (a live lease, a completion, a fence, another
-   * attempt's claim): what happened since wins.
+   * under a lease as long as the unknown-outcome fence (kept at least {@code retention}) and a
+   * token of the settlement's own ({@link LeaseToken#settlement()}), so that the key stays fenced
+   * if the settlement stops here and the next settlement settles it; then it is fenced as unknown
+   * under the new token. A write the store does not confirm is read back before anything is told.
+   * Nothing is settled (null) when the claim finds no row, or a row other than the one read (a live
+   * lease, a completion, a fence, another attempt's claim): what happened since wins.
    */
-  private ClaimRecord takeOver(GatePolicy policy, ClaimRecord read) {
+  private ClaimRecord takeOver(GatePolicy policy, ClaimRecord read, Duration retention) {
     ClaimId id = read.id();
     LeaseToken token = LeaseToken.settlement();
     Duration fence = policy.unknownFence();
@@ -160,7 +164,7 @@ final class OperatorSettlement {
                   read.argsHash(),
                   token,
                   fence,
-                  fence.compareTo(policy.retention()) > 0 ? fence : policy.retention(),
+                  fence.compareTo(retention) > 0 ? fence : retention,
                   read.token()));
       if (!(taken instanceof ClaimAttempt.Acquired acquired)) {
         return null;
