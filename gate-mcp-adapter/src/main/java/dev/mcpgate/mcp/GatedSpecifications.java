@@ -1,5 +1,6 @@
 package dev.mcpgate.mcp;
 
+import dev.mcpgate.core.spi.DaemonThreads;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpServerFeatures;
@@ -7,8 +8,13 @@ import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -38,12 +44,12 @@ final class GatedSpecifications {
   }
 
   static McpServerFeatures.AsyncToolSpecification of(
-      GatedTool g, McpServerFeatures.AsyncToolSpecification spec) {
+      GatedTool g, McpServerFeatures.AsyncToolSpecification spec, Scheduler waits) {
     var handler = spec.callHandler();
     return new McpServerFeatures.AsyncToolSpecification(
         g.tool(),
         (exchange, request) ->
-            async(g, contextOf(exchange), request, r -> handler.apply(exchange, r)));
+            async(g, contextOf(exchange), request, r -> handler.apply(exchange, r), waits));
   }
 
   static McpStatelessServerFeatures.SyncToolSpecification of(
@@ -54,10 +60,11 @@ final class GatedSpecifications {
   }
 
   static McpStatelessServerFeatures.AsyncToolSpecification of(
-      GatedTool g, McpStatelessServerFeatures.AsyncToolSpecification spec) {
+      GatedTool g, McpStatelessServerFeatures.AsyncToolSpecification spec, Scheduler waits) {
     var handler = spec.callHandler();
     return new McpStatelessServerFeatures.AsyncToolSpecification(
-        g.tool(), (context, request) -> async(g, context, request, r -> handler.apply(context, r)));
+        g.tool(),
+        (context, request) -> async(g, context, request, r -> handler.apply(context, r), waits));
   }
 
   /** A sync tool whose handler writes through a unit of work. */
@@ -73,29 +80,69 @@ final class GatedSpecifications {
       McpTransportContext context,
       CallToolRequest request,
       Function<CallToolRequest, CallToolResult> handler) {
-    return g.call(context, request, new Invocation.Direct(handler));
+    return g.call(context, request, new Invocation.Direct(handler::apply));
   }
 
   /**
    * The tenant is resolved where the call arrives (the transport's thread, the caller's Reactor
-   * context), where it can be seen; the claim, the handler and the completion then run on
-   * bounded-elastic, never on the caller's event thread.
+   * context), where it can be seen; the claim, the handler and the completion then run on {@code
+   * waits} (the adapter's own scheduler, {@link #waits()}), never on the caller's event thread. The
+   * handler's {@code Mono} runs with the caller's Reactor context, as it would ungated.
    */
   private static Mono<CallToolResult> async(
       GatedTool g,
       McpTransportContext context,
       CallToolRequest request,
-      Function<CallToolRequest, Mono<CallToolResult>> handler) {
+      Function<CallToolRequest, Mono<CallToolResult>> handler,
+      Scheduler waits) {
     return g.resolveTenantReactive(context)
         .flatMap(
             tenant ->
-                Mono.fromCallable(
-                        () ->
-                            g.call(
-                                context,
-                                tenant,
-                                request,
-                                new Invocation.Direct(r -> handler.apply(r).block())))
-                    .subscribeOn(Schedulers.boundedElastic()));
+                Mono.deferContextual(
+                    caller ->
+                        Mono.fromCallable(
+                                () ->
+                                    g.call(
+                                        context,
+                                        tenant,
+                                        request,
+                                        new Invocation.Direct(
+                                            r -> awaited(handler.apply(r).contextWrite(caller)))))
+                            .subscribeOn(waits)));
+  }
+
+  /**
+   * @return the handler's result; it fails with what the handler signalled ({@code block()} wraps a
+   *     checked exception, which the policy's {@code outcomeUnknownWhen} must see as it is)
+   */
+  private static CallToolResult awaited(Mono<CallToolResult> handled) throws Exception {
+    try {
+      return handled.block();
+    } catch (RuntimeException e) {
+      Throwable signalled = Exceptions.unwrap(e);
+      if (signalled != e && signalled instanceof Exception checked) {
+        throw checked;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The scheduler a gated async call waits on for its handler's {@code Mono}: the adapter's own, as
+   * many threads as Reactor's bounded-elastic (idle ones end after 60 s). On bounded-elastic
+   * itself, a burst of gated calls would hold every thread while their handlers' own
+   * bounded-elastic work queued behind them, and no call would end.
+   */
+  static Scheduler waits() {
+    ThreadPoolExecutor threads =
+        new ThreadPoolExecutor(
+            Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE,
+            Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE,
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(Schedulers.DEFAULT_BOUNDED_ELASTIC_QUEUESIZE),
+            DaemonThreads.named("mcpgate-async-tool"));
+    threads.allowCoreThreadTimeOut(true);
+    return Schedulers.fromExecutorService(threads, "mcpgate-async-tool");
   }
 }

@@ -31,8 +31,14 @@ sealed interface Invocation {
 
   CallToolResult ungated(CallToolRequest request);
 
+  /** A tool's handler; it may throw what the tool signalled (an async handler's checked error). */
+  @FunctionalInterface
+  interface Handler {
+    CallToolResult apply(CallToolRequest request) throws Exception;
+  }
+
   /** The handler runs as it is; its result is stored after it returns. */
-  record Direct(Function<CallToolRequest, CallToolResult> handler) implements Invocation {
+  record Direct(Handler handler) implements Invocation {
     @Override
     public GateResult<CallToolResult> gated(
         IdempotencyGate gate,
@@ -42,7 +48,7 @@ sealed interface Invocation {
       return gate.execute(call, mapper, ctx -> run(requestFor.apply(ctx), ctx));
     }
 
-    private CallToolResult run(CallToolRequest request, ClaimContext ctx) {
+    private CallToolResult run(CallToolRequest request, ClaimContext ctx) throws Exception {
       try (GatedClaim.Scope bound = GatedClaim.bind(request, ctx)) {
         return handler.apply(request);
       }
@@ -50,7 +56,13 @@ sealed interface Invocation {
 
     @Override
     public CallToolResult ungated(CallToolRequest request) {
-      return handler.apply(request);
+      try {
+        return handler.apply(request);
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new ActionFailedException("the tool's handler failed", e);
+      }
     }
   }
 

@@ -45,12 +45,13 @@ import java.util.function.Function;
  * caller gets {@code idempotency_outcome_unknown}. A tool annotated read-only is passed through
  * ungated. The handler finds the claim it runs under with {@link GatedClaim#of}.
  *
- * <p>Async specifications: the claim, the handler and the completion run on Reactor's
- * bounded-elastic scheduler, never on the caller's event thread. The gate waits for the handler's
- * {@code Mono} there (it must store the result before answering), so one bounded-elastic thread is
- * held for as long as the handler runs. A call the transport cancels interrupts that thread
- * (Reactor does so when the subscriber disposes); the key is then fenced as unknown, not freed,
- * since the handler may have acted.
+ * <p>Async specifications: the claim, the handler and the completion run on the adapter's own
+ * threads ({@code mcpgate-async-tool}, as many as Reactor's bounded-elastic), never on the caller's
+ * event thread. The gate waits for the handler's {@code Mono} there (it must store the result
+ * before answering), with the caller's Reactor context, so one such thread is held for as long as
+ * the handler runs; the handler's own bounded-elastic work never waits behind them. What the {@code
+ * Mono} fails with reaches the policy as signalled. A call the transport cancels interrupts that
+ * thread; the key is then fenced as unknown, not freed, since the handler may have acted.
  */
 public final class McpGate {
   private final ToolGating tools;
@@ -92,7 +93,7 @@ public final class McpGate {
   public McpServerFeatures.AsyncToolSpecification gate(
       McpServerFeatures.AsyncToolSpecification spec, ToolPolicy policy) {
     GatedTool g = tools.gated(requireNonNull(spec, "spec must not be null").tool(), policy);
-    return g == null ? spec : GatedSpecifications.of(g, spec);
+    return g == null ? spec : GatedSpecifications.of(g, spec, tools.waits());
   }
 
   /**
@@ -111,7 +112,7 @@ public final class McpGate {
   public McpStatelessServerFeatures.AsyncToolSpecification gate(
       McpStatelessServerFeatures.AsyncToolSpecification spec, ToolPolicy policy) {
     GatedTool g = tools.gated(requireNonNull(spec, "spec must not be null").tool(), policy);
-    return g == null ? spec : GatedSpecifications.of(g, spec);
+    return g == null ? spec : GatedSpecifications.of(g, spec, tools.waits());
   }
 
   /**
@@ -387,7 +388,8 @@ public final class McpGate {
               new CallToolResultMapper(results),
               audit == null ? Auditor.NONE : new Auditor(audit, redaction, resultSummary),
               new KeyProtection(keyDigest, digestAllKeys),
-              acceptInexactNumbers));
+              acceptInexactNumbers,
+              GatedSpecifications.waits()));
     }
   }
 }

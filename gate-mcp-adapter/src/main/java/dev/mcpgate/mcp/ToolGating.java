@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * What every gated tool of one {@link McpGate} shares, wired once when it is built; a tool adds its
@@ -24,7 +25,8 @@ record ToolGating(
     ResultMapper<CallToolResult> mapper,
     Auditor auditor,
     KeyProtection keys,
-    boolean acceptInexactNumbers) {
+    boolean acceptInexactNumbers,
+    Scheduler waits) {
   private static final Logger LOG = LoggerFactory.getLogger(McpGate.class);
 
   /**

@@ -54,7 +54,7 @@ class AsyncAndStatelessTest {
       }
     }
     assertThat(tools.refunds).hasValue(1);
-    assertThat(tools.lastHandlerThread).startsWith("boundedElastic");
+    assertThat(tools.lastHandlerThread).startsWith("mcpgate-async-tool");
   }
 
   @Test
