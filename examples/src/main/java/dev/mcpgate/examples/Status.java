@@ -282,26 +282,33 @@ final class Status {
   }
 
   /**
-   * @return true when a stored result of {@code tool} for {@code tenant} (or, when it has none, of
-   *     any call in the table) is not MCP JSON, which begins with {@code {}: the server encodes its
-   *     results with a codec this command does not have. A table with no stored result tells
-   *     nothing (false).
+   * @return true when one of the last stored results of {@code tool} for {@code tenant} (or, when
+   *     it has none, of the table) is not MCP JSON, which begins with {@code {}: the server encodes
+   *     its results with a codec this command does not have (or began to: older rows stay plain).
+   *     A table with no stored result tells nothing (false).
    */
   static boolean storesEncodedResults(DataSource ds, String table, String tenant, String tool)
       throws SQLException {
     String stored = "SELECT result FROM " + table + " WHERE result_kind = 'VALUE'";
+    String last = " ORDER BY created_at_ms DESC LIMIT 20";
     try (Connection c = ds.getConnection();
-        PreparedStatement own =
-            c.prepareStatement(stored + " AND tenant = ? AND tool = ? LIMIT 1");
-        PreparedStatement any = c.prepareStatement(stored + " LIMIT 1")) {
+        PreparedStatement own = c.prepareStatement(stored + " AND tenant = ? AND tool = ?" + last);
+        PreparedStatement any = c.prepareStatement(stored + last)) {
       own.setString(1, tenant);
       own.setString(2, tool);
       for (PreparedStatement ps : List.of(own, any)) {
+        boolean found = false;
         try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
+          while (rs.next()) {
+            found = true;
             byte[] result = rs.getBytes(1);
-            return result != null && (result.length == 0 || result[0] != '{');
+            if (result != null && (result.length == 0 || result[0] != '{')) {
+              return true;
+            }
           }
+        }
+        if (found) {
+          return false;
         }
       }
       return false;

@@ -258,13 +258,11 @@ public final class IdempotencyGate implements AutoCloseable {
   /**
    * Settles a key whose outcome is unknown, for an operator who found out (in the payment
    * provider's dashboard, say) what the policy's {@link Reconciler} could not: with {@link
-   * Reconciler.Verdict#happened} the result is stored and replayed to retries (for this gate's
-   * retention, or as long as the row was already to be kept, if longer: a gate whose policy is not
-   * the tool's never shortens the tool's); with {@link Reconciler.Verdict#notHappened} the fence is
+   * Reconciler.Verdict#happened} the result is replayed to retries (for this gate's retention, or
+   * longer if the row had longer left); with {@link Reconciler.Verdict#notHappened} the fence is
    * lifted and a retry runs the action. Such a row is fenced as unknown, in progress with its lease
-   * run out on the store's clock (its process died, or its gate closed before writing the fence),
-   * or held by a settlement that could not confirm its writes. The write is conditional on the row
-   * read (its token), so a concurrent change wins.
+   * run out on the store's clock (its process died, or its gate closed first), or held by a
+   * settlement that could not confirm its writes. Each write is conditional on the row's token.
    *
    * @param id the key to settle
    * @param verdict happened (with the result bytes, as the tool's {@link ResultMapper} writes them)

@@ -8,7 +8,7 @@ import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -120,6 +120,9 @@ final class GatedSpecifications {
       return handled.block();
     } catch (RuntimeException e) {
       Throwable signalled = Exceptions.unwrap(e);
+      if (signalled != e && signalled instanceof Error error) {
+        throw error;
+      }
       if (signalled != e && signalled instanceof Exception checked) {
         throw checked;
       }
@@ -127,22 +130,26 @@ final class GatedSpecifications {
     }
   }
 
+  /** The most gated async calls that wait for their handlers at once, nested calls included. */
+  static final int MOST_WAITING = 1_000;
+
   /**
-   * The scheduler a gated async call waits on for its handler's {@code Mono}: the adapter's own, as
-   * many threads as Reactor's bounded-elastic (idle ones end after 60 s). On bounded-elastic
-   * itself, a burst of gated calls would hold every thread while their handlers' own
-   * bounded-elastic work queued behind them, and no call would end.
+   * The scheduler a gated async call waits on for its handler's {@code Mono}: the adapter's own
+   * threads, one per call waiting, started as calls come and ended after 60 s idle, at most {@value
+   * #MOST_WAITING}. A call over that is refused before its claim (nothing ran). No call ever queues
+   * behind another: on Reactor's bounded-elastic, a burst of gated calls held every thread while
+   * their handlers' own bounded-elastic work, or a nested gated call, queued behind them, and no
+   * call ended.
    */
   static Scheduler waits() {
     ThreadPoolExecutor threads =
         new ThreadPoolExecutor(
-            Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE,
-            Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE,
+            0,
+            MOST_WAITING,
             60,
             TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(Schedulers.DEFAULT_BOUNDED_ELASTIC_QUEUESIZE),
+            new SynchronousQueue<>(),
             DaemonThreads.named("mcpgate-async-tool"));
-    threads.allowCoreThreadTimeOut(true);
     return Schedulers.fromExecutorService(threads, "mcpgate-async-tool");
   }
 }

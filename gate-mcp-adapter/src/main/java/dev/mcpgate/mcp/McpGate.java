@@ -46,12 +46,12 @@ import java.util.function.Function;
  * ungated. The handler finds the claim it runs under with {@link GatedClaim#of}.
  *
  * <p>Async specifications: the claim, the handler and the completion run on the adapter's own
- * threads ({@code mcpgate-async-tool}, as many as Reactor's bounded-elastic), never on the caller's
- * event thread. The gate waits for the handler's {@code Mono} there (it must store the result
- * before answering), with the caller's Reactor context, so one such thread is held for as long as
- * the handler runs; the handler's own bounded-elastic work never waits behind them. What the {@code
- * Mono} fails with reaches the policy as signalled. A call the transport cancels interrupts that
- * thread; the key is then fenced as unknown, not freed, since the handler may have acted.
+ * threads ({@code mcpgate-async-tool}, one per call waiting), never on the caller's event thread.
+ * The gate waits for the handler's {@code Mono} there (it must store the result before answering),
+ * with the caller's Reactor context, so one such thread is held for as long as the handler runs;
+ * the handler's own bounded-elastic work never waits behind them. What the {@code Mono} fails with
+ * reaches the policy as signalled. A call the transport cancels interrupts that thread; the key is
+ * then fenced as unknown, not freed, since the handler may have acted.
  */
 public final class McpGate {
   private final ToolGating tools;

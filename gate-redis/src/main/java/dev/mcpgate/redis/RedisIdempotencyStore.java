@@ -310,9 +310,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     }
 
     /**
-     * @param prefix what every claim key starts with; {@code mcpgate:} by default. On a cluster it
-     *     must not contain <code>{</code> (it would become the hash tag and put every claim in one
-     *     slot): {@link #build()} refuses it
+     * @param prefix what every claim key starts with; {@code mcpgate:} by default. Stores sharing
+     *     one Redis need prefixes of which neither begins the other. On a cluster it must not
+     *     contain <code>{</code> (it would become the hash tag and put every claim in one slot):
+     *     {@link #build()} refuses it
      */
     public Builder keyPrefix(String prefix) {
       requireNonNull(prefix, "prefix must not be null");

@@ -199,4 +199,14 @@ public class McpGateAutoConfiguration {
       ObjectProvider<McpGate> gate, ObjectProvider<McpGateProperties> props) {
     return new ToolSpecificationGating(gate, props);
   }
+
+  /**
+   * @return the post-processor that lets the gate see what an {@code @Idempotent} tool method threw
+   *     ({@link ToolExceptions}), which the gating above finds by this bean's name
+   */
+  @Bean(ToolExceptions.BEAN)
+  public static BeanPostProcessor mcpGateToolExceptions(
+      ObjectProvider<IdempotencyGate> idempotencyGate) {
+    return new ToolExceptions(idempotencyGate);
+  }
 }

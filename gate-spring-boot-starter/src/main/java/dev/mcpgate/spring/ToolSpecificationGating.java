@@ -109,7 +109,12 @@ final class ToolSpecificationGating
           McpServerFeatures.SyncToolSpecification.class,
           McpServerFeatures.SyncToolSpecification::tool,
           McpServerFeatures.SyncToolSpecification::callHandler,
-          (s, p) -> gate.getObject().gate(s, p));
+          (s, p) ->
+              gate.getObject()
+                  .gate(
+                      new McpServerFeatures.SyncToolSpecification(
+                          s.tool(), exceptions().seeing(s.callHandler())),
+                      p));
     }
     if (first instanceof McpServerFeatures.AsyncToolSpecification) {
       return gateAll(
@@ -126,7 +131,12 @@ final class ToolSpecificationGating
           McpStatelessServerFeatures.SyncToolSpecification.class,
           McpStatelessServerFeatures.SyncToolSpecification::tool,
           McpStatelessServerFeatures.SyncToolSpecification::callHandler,
-          (s, p) -> gate.getObject().gate(s, p));
+          (s, p) ->
+              gate.getObject()
+                  .gate(
+                      new McpStatelessServerFeatures.SyncToolSpecification(
+                          s.tool(), exceptions().seeing(s.callHandler())),
+                      p));
     }
     if (first instanceof McpStatelessServerFeatures.AsyncToolSpecification) {
       return gateAll(
@@ -173,6 +183,11 @@ final class ToolSpecificationGating
       out.add(policy == null ? spec : wrap.apply(spec, policy));
     }
     return out;
+  }
+
+  /** The proxies of {@code @Idempotent} tool beans, by the name the auto-configuration gives. */
+  private ToolExceptions exceptions() {
+    return beans.getBean(ToolExceptions.BEAN, ToolExceptions.class);
   }
 
   /**

@@ -1,0 +1,104 @@
+package dev.mcpgate.spring;
+
+import dev.mcpgate.core.IdempotencyGate;
+import dev.mcpgate.core.OutcomeUnknownException;
+import dev.mcpgate.mcp.Idempotent;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.lang.reflect.Modifier;
+import java.util.concurrent.CancellationException;
+import java.util.function.BiFunction;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.ObjectProvider;
+
+/**
+ * Lets the gate see what an {@code @Idempotent} tool method threw. Spring AI's method callbacks
+ * answer every exception of a tool method with an error result, so the gate saw a failure and
+ * released the key, though the method had said its outcome was unknown ({@code
+ * OutcomeUnknownException}, what the policy's {@code outcomeUnknownWhen} names, an interrupt): a
+ * retry with the same key ran the effect again. This post-processor proxies each bean with {@code
+ * Idempotent} methods (before Spring AI's scanner takes it) to note, on the calling thread, what
+ * such a method throws; {@link #seeing} wraps a sync handler so that an error result answered for
+ * such an exception is thrown to the gate instead, which fences the key. Other exceptions keep
+ * Spring AI's error result. A final class cannot be proxied, and an async handler may run its
+ * method on another thread: there the error result stands.
+ */
+final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+  private static final long serialVersionUID = 1L;
+
+  /** This post-processor's bean name. */
+  static final String BEAN = "mcpGateToolExceptions";
+
+  private final transient ThreadLocal<Throwable[]> thrown = new ThreadLocal<>();
+  private final transient ObjectProvider<IdempotencyGate> gate;
+
+  ToolExceptions(ObjectProvider<IdempotencyGate> gate) {
+    this.gate = gate;
+    this.advisor =
+        new DefaultPointcutAdvisor(
+            new AnnotationMatchingPointcut(null, Idempotent.class, true),
+            (MethodInterceptor) this::noting);
+    setProxyTargetClass(true); // Spring AI invokes the class's own Method on the bean
+  }
+
+  @Override
+  protected boolean isEligible(Class<?> targetClass) {
+    return !Modifier.isFinal(targetClass.getModifiers()) && super.isEligible(targetClass);
+  }
+
+  private Object noting(MethodInvocation invocation) throws Throwable {
+    try {
+      return invocation.proceed();
+    } catch (Throwable t) {
+      Throwable[] slot = thrown.get();
+      if (slot != null) {
+        slot[0] = t;
+      }
+      throw t;
+    }
+  }
+
+  /**
+   * @return {@code handler}, throwing what its {@code @Idempotent} method threw when the handler
+   *     answered it with an error result and it means the outcome is unknown
+   */
+  <X> BiFunction<X, CallToolRequest, CallToolResult> seeing(
+      BiFunction<X, CallToolRequest, CallToolResult> handler) {
+    return (exchange, request) -> {
+      Throwable[] outer = thrown.get();
+      Throwable[] slot = new Throwable[1];
+      thrown.set(slot);
+      CallToolResult result;
+      try {
+        result = handler.apply(exchange, request);
+      } finally {
+        if (outer == null) {
+          thrown.remove();
+        } else {
+          thrown.set(outer);
+        }
+      }
+      Throwable t = slot[0];
+      if (t != null && result != null && Boolean.TRUE.equals(result.isError()) && unknown(t)) {
+        throw t instanceof RuntimeException e
+            ? e
+            : new OutcomeUnknownException("the tool's method threw " + t, t);
+      }
+      return result;
+    };
+  }
+
+  private boolean unknown(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof InterruptedException || c instanceof CancellationException) {
+        return true;
+      }
+    }
+    IdempotencyGate g = gate.getIfAvailable();
+    return g != null && g.policy().isOutcomeUnknown(t);
+  }
+}
