@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
@@ -48,23 +47,10 @@ class MarkedButUngatedToolSurveyReviewTest {
 
   @Test
   void aToolWhoseHandlerIsNotGatedIsNotCountedGated() {
-    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
     assertThatThrownBy(
             () -> {
               try (ConfigurableApplicationContext app =
-                  new SpringApplicationBuilder(Proxy.class)
-                      .properties(
-                          "server.port=0",
-                          "spring.main.banner-mode=off",
-                          "spring.ai.mcp.server.protocol=STREAMABLE",
-                          "mcpgate.store=memory",
-                          "mcpgate.tenant.constant=review",
-                          "mcpgate.tenant.sources=constant",
-                          "mcpgate.require-gated-writes=true",
-                          "spring.autoconfigure.exclude="
-                              + "org.springframework.boot.jdbc.autoconfigure"
-                              + ".DataSourceAutoConfiguration")
-                      .run()) {
+                  ReviewApps.memoryServer(Proxy.class, "mcpgate.require-gated-writes=true")) {
                 app.getBean(Proxy.class);
               }
             })
