@@ -3,6 +3,8 @@ package dev.mcpgate.spring;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.mcp.Idempotent;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.lang.reflect.Modifier;
@@ -10,10 +12,12 @@ import java.util.concurrent.CancellationException;
 import java.util.function.BiFunction;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
+import reactor.core.publisher.Mono;
 
 /**
  * Lets the gate see what an {@code @Idempotent} tool method threw. Spring AI's method callbacks
@@ -23,9 +27,10 @@ import org.springframework.beans.factory.ObjectProvider;
  * retry with the same key ran the effect again. This post-processor proxies each bean with {@code
  * Idempotent} methods (before Spring AI's scanner takes it) to note, on the calling thread, what
  * such a method throws; {@link #seeing} wraps a sync handler so that an error result answered for
- * such an exception is thrown to the gate instead, which fences the key. Other exceptions keep
- * Spring AI's error result. A final class cannot be proxied, and an async handler may run its
- * method on another thread: there the error result stands.
+ * such an exception is thrown to the gate instead, which fences the key ({@link #seeingAsync} for
+ * async handlers). Other exceptions keep Spring AI's error result. A final class cannot be proxied,
+ * and a method run on another thread than its handler's subscription is not seen: there the error
+ * result stands.
  */
 final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor {
   private static final long serialVersionUID = 1L;
@@ -51,15 +56,49 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   }
 
   private Object noting(MethodInvocation invocation) throws Throwable {
+    Throwable[] slot = thrown.get();
+    Object result;
     try {
-      return invocation.proceed();
+      result = invocation.proceed();
     } catch (Throwable t) {
-      Throwable[] slot = thrown.get();
       if (slot != null) {
         slot[0] = t;
       }
       throw t;
     }
+    // a reactive tool method fails its Mono instead of throwing
+    return slot != null && result instanceof Mono<?> mono
+        ? mono.doOnError(t -> slot[0] = t)
+        : result;
+  }
+
+  /** The same specification, its handler {@linkplain #seeing seeing} what its method throws. */
+  McpServerFeatures.SyncToolSpecification seen(McpServerFeatures.SyncToolSpecification spec) {
+    return new McpServerFeatures.SyncToolSpecification(spec.tool(), seeing(spec.callHandler()));
+  }
+
+  /** The same specification, its handler {@linkplain #seeing seeing} what its method throws. */
+  McpStatelessServerFeatures.SyncToolSpecification seen(
+      McpStatelessServerFeatures.SyncToolSpecification spec) {
+    return new McpStatelessServerFeatures.SyncToolSpecification(
+        spec.tool(), seeing(spec.callHandler()));
+  }
+
+  /**
+   * The same specification, its handler {@linkplain #seeingAsync seeing} what its method throws.
+   */
+  McpServerFeatures.AsyncToolSpecification seen(McpServerFeatures.AsyncToolSpecification spec) {
+    return new McpServerFeatures.AsyncToolSpecification(
+        spec.tool(), seeingAsync(spec.callHandler()));
+  }
+
+  /**
+   * The same specification, its handler {@linkplain #seeingAsync seeing} what its method throws.
+   */
+  McpStatelessServerFeatures.AsyncToolSpecification seen(
+      McpStatelessServerFeatures.AsyncToolSpecification spec) {
+    return new McpStatelessServerFeatures.AsyncToolSpecification(
+        spec.tool(), seeingAsync(spec.callHandler()));
   }
 
   /**
@@ -76,20 +115,52 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       try {
         result = handler.apply(exchange, request);
       } finally {
-        if (outer == null) {
-          thrown.remove();
-        } else {
-          thrown.set(outer);
-        }
+        restore(outer);
       }
-      Throwable t = slot[0];
-      if (t != null && result != null && Boolean.TRUE.equals(result.isError()) && unknown(t)) {
-        throw t instanceof RuntimeException e
-            ? e
-            : new OutcomeUnknownException("the tool's method threw " + t, t);
-      }
-      return result;
+      return checked(result, slot[0]);
     };
+  }
+
+  /**
+   * Like {@link #seeing}, for an async handler: what its method throws while the handler's {@code
+   * Mono} is subscribed on the gate's thread (Spring AI calls a method at subscription) is noted,
+   * and an error result for an exception that means the outcome is unknown fails the {@code Mono}
+   * with it. A method that runs later on another thread is not seen.
+   */
+  <X> BiFunction<X, CallToolRequest, Mono<CallToolResult>> seeingAsync(
+      BiFunction<X, CallToolRequest, Mono<CallToolResult>> handler) {
+    return (exchange, request) -> {
+      Throwable[] slot = new Throwable[1];
+      Mono<CallToolResult> handled = handler.apply(exchange, request);
+      Publisher<CallToolResult> noting =
+          subscriber -> {
+            Throwable[] outer = thrown.get();
+            thrown.set(slot);
+            try {
+              handled.subscribe(subscriber);
+            } finally {
+              restore(outer);
+            }
+          };
+      return Mono.fromDirect(noting).map(result -> checked(result, slot[0]));
+    };
+  }
+
+  private CallToolResult checked(CallToolResult result, Throwable t) {
+    if (t != null && result != null && Boolean.TRUE.equals(result.isError()) && unknown(t)) {
+      throw t instanceof RuntimeException e
+          ? e
+          : new OutcomeUnknownException("the tool's method threw " + t, t);
+    }
+    return result;
+  }
+
+  private void restore(Throwable[] outer) {
+    if (outer == null) {
+      thrown.remove();
+    } else {
+      thrown.set(outer);
+    }
   }
 
   private boolean unknown(Throwable t) {

@@ -109,12 +109,7 @@ final class ToolSpecificationGating
           McpServerFeatures.SyncToolSpecification.class,
           McpServerFeatures.SyncToolSpecification::tool,
           McpServerFeatures.SyncToolSpecification::callHandler,
-          (s, p) ->
-              gate.getObject()
-                  .gate(
-                      new McpServerFeatures.SyncToolSpecification(
-                          s.tool(), exceptions().seeing(s.callHandler())),
-                      p));
+          (s, p) -> gate.getObject().gate(exceptions().seen(s), p));
     }
     if (first instanceof McpServerFeatures.AsyncToolSpecification) {
       return gateAll(
@@ -122,7 +117,7 @@ final class ToolSpecificationGating
           McpServerFeatures.AsyncToolSpecification.class,
           McpServerFeatures.AsyncToolSpecification::tool,
           McpServerFeatures.AsyncToolSpecification::callHandler,
-          (s, p) -> gate.getObject().gate(s, p));
+          (s, p) -> gate.getObject().gate(exceptions().seen(s), p));
     }
     if (first instanceof McpStatelessServerFeatures.SyncToolSpecification) {
       syncTools = true;
@@ -131,12 +126,7 @@ final class ToolSpecificationGating
           McpStatelessServerFeatures.SyncToolSpecification.class,
           McpStatelessServerFeatures.SyncToolSpecification::tool,
           McpStatelessServerFeatures.SyncToolSpecification::callHandler,
-          (s, p) ->
-              gate.getObject()
-                  .gate(
-                      new McpStatelessServerFeatures.SyncToolSpecification(
-                          s.tool(), exceptions().seeing(s.callHandler())),
-                      p));
+          (s, p) -> gate.getObject().gate(exceptions().seen(s), p));
     }
     if (first instanceof McpStatelessServerFeatures.AsyncToolSpecification) {
       return gateAll(
@@ -144,7 +134,7 @@ final class ToolSpecificationGating
           McpStatelessServerFeatures.AsyncToolSpecification.class,
           McpStatelessServerFeatures.AsyncToolSpecification::tool,
           McpStatelessServerFeatures.AsyncToolSpecification::callHandler,
-          (s, p) -> gate.getObject().gate(s, p));
+          (s, p) -> gate.getObject().gate(exceptions().seen(s), p));
     }
     return bean;
   }

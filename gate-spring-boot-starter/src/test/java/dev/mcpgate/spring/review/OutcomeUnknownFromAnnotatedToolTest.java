@@ -17,6 +17,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.web.SecurityFilterChain;
+import reactor.core.publisher.Mono;
 
 /**
  * docs/operations.md: "if a handler can fail after the refund was made, throw {@code
@@ -37,6 +38,31 @@ class OutcomeUnknownFromAnnotatedToolTest {
     }
   }
 
+  /** The same tool on an async server, where a tool method returns a {@code Mono}. */
+  public static class AsyncTools {
+    @McpTool(name = "refund_order", description = "Refund an order")
+    @Idempotent
+    public Mono<String> refund(@McpToolParam(description = "the order") String orderId) {
+      return Mono.fromCallable(Tools.REFUNDS::incrementAndGet) // the provider took the refund
+          .then(Mono.error(new OutcomeUnknownException("the payment provider timed out")));
+    }
+  }
+
+  @EnableAutoConfiguration
+  public static class AsyncServer {
+    @Bean
+    SecurityFilterChain open(HttpSecurity http) throws Exception {
+      return http.csrf(c -> c.disable())
+          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
+          .build();
+    }
+
+    @Bean
+    AsyncTools tools() {
+      return new AsyncTools();
+    }
+  }
+
   @EnableAutoConfiguration
   public static class Server {
     @Bean
@@ -54,19 +80,30 @@ class OutcomeUnknownFromAnnotatedToolTest {
 
   @Test
   void anOutcomeUnknownExceptionOfAnAnnotatedToolFencesTheKey() {
-    try (ConfigurableApplicationContext app = ReviewApps.memoryServer(Server.class)) {
+    refundedOnceAndFenced("sync", ReviewApps.memoryServer(Server.class));
+  }
+
+  @Test
+  void onAnAsyncServerTooTheKeyIsFenced() {
+    refundedOnceAndFenced(
+        "async", ReviewApps.memoryServer(AsyncServer.class, "spring.ai.mcp.server.type=ASYNC"));
+  }
+
+  private static void refundedOnceAndFenced(String kind, ConfigurableApplicationContext started) {
+    int before = Tools.REFUNDS.get();
+    try (ConfigurableApplicationContext app = started) {
       McpSyncClient client = ReviewApps.client(app);
       try {
         CallToolRequest call =
             CallToolRequest.builder()
                 .name("refund_order")
                 .arguments(Map.of("orderId", "o-1"))
-                .meta(Map.of("dev.mcpgate/idempotency-key", "k-unknown-1"))
+                .meta(Map.of("dev.mcpgate/idempotency-key", "k-unknown-" + kind))
                 .build();
         CallToolResult first = client.callTool(call);
         CallToolResult retry = client.callTool(call);
-        assertThat(Tools.REFUNDS.get())
-            .as("refunds run: first=%s retry=%s", first, retry)
+        assertThat(Tools.REFUNDS.get() - before)
+            .as("%s server, refunds run: first=%s retry=%s", kind, first, retry)
             .isEqualTo(1);
         assertThat(String.valueOf(retry.structuredContent()))
             .contains("idempotency_outcome_unknown");
