@@ -32,9 +32,9 @@ import java.util.function.Predicate;
  *     one is refused at completion without freeing the key
  * @param ignoredArguments top-level argument names left out of the argument hash (the key argument,
  *     a client's trace id); narrowing the hash is always explicit
- * @param outcomeUnknownWhen which exceptions of the action mean "the effect may or may not have
- *     happened" (by default: {@link OutcomeUnknownException} and its subclasses); those fence the
- *     key as unknown instead of releasing it
+ * @param outcomeUnknownWhen which exceptions of the action, or of their causes, mean "the effect
+ *     may or may not have happened" (by default: {@link OutcomeUnknownException} and its
+ *     subclasses); those fence the key as unknown instead of releasing it
  * @param reconciler asked first when a retry finds the key fenced as unknown; null (the default)
  *     leaves the key fenced for {@code unknownFence}, or until an operator settles it ({@link
  *     IdempotencyGate#resolveUnknown})
@@ -231,17 +231,28 @@ public record GatePolicy(
   }
 
   /**
-   * @return true when the action's exception means its outcome is unknown: the policy's {@code
-   *     outcomeUnknownWhen} says so, or it is a gate's own answer thrown by {@link
+   * @return true when the action's exception, or one of its causes (a framework's wrapper, a
+   *     checked exception carried in an unchecked one), means its outcome is unknown: the policy's
+   *     {@code outcomeUnknownWhen} says so; it is an interrupt or a cancellation ({@link
+   *     InterruptedException}, {@link java.io.InterruptedIOException} such as a read timeout,
+   *     {@link java.nio.channels.ClosedByInterruptException}, {@link
+   *     java.util.concurrent.CancellationException}); or it is a gate's own answer thrown by {@link
    *     GateResult#orThrow()} (a nested gate) that says something may have taken effect
    */
   public boolean isOutcomeUnknown(Throwable failure) {
-    if (failure instanceof GateOutcomeException nested
-        && nested.result() instanceof GateResult.Failed<?> failed
-        && failed.effect() != GateResult.Effect.NO) {
-      return true;
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof GateOutcomeException nested
+              && nested.result() instanceof GateResult.Failed<?> failed
+              && failed.effect() != GateResult.Effect.NO
+          || t instanceof InterruptedException
+          || t instanceof java.util.concurrent.CancellationException
+          || t instanceof java.io.InterruptedIOException
+          || t instanceof java.nio.channels.ClosedByInterruptException
+          || outcomeUnknownWhen.test(t)) {
+        return true;
+      }
     }
-    return outcomeUnknownWhen.test(failure);
+    return false;
   }
 
   /** A mutable builder; {@link #build()} checks every value and names the bad one. */

@@ -1,5 +1,6 @@
 package dev.mcpgate.mcp;
 
+import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.spi.DaemonThreads;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
@@ -8,6 +9,7 @@ import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -108,7 +110,22 @@ final class GatedSpecifications {
                                         request,
                                         new Invocation.Direct(
                                             r -> awaited(handler.apply(r).contextWrite(caller)))))
-                            .subscribeOn(waits)));
+                            .subscribeOn(waits)
+                            .onErrorResume(
+                                RejectedExecutionException.class,
+                                full -> Mono.just(overLimit(g, full)))));
+  }
+
+  /** A call over {@link #MOST_WAITING} gated async calls at once: refused before its claim. */
+  private static CallToolResult overLimit(GatedTool g, RejectedExecutionException full) {
+    g.limited.warn(
+        "async calls over the limit",
+        "tool {}: a call was refused before its claim, nothing ran: {} gated async calls are"
+            + " waiting for their handlers already ({})",
+        g.tool().name(),
+        MOST_WAITING,
+        full.toString());
+    return ModelMessages.internalError(GateResult.Effect.NO);
   }
 
   /**
@@ -136,10 +153,11 @@ final class GatedSpecifications {
   /**
    * The scheduler a gated async call waits on for its handler's {@code Mono}: the adapter's own
    * threads, one per call waiting, started as calls come and ended after 60 s idle, at most {@value
-   * #MOST_WAITING}. A call over that is refused before its claim (nothing ran). No call ever queues
-   * behind another: on Reactor's bounded-elastic, a burst of gated calls held every thread while
-   * their handlers' own bounded-elastic work, or a nested gated call, queued behind them, and no
-   * call ended.
+   * #MOST_WAITING}. A call over that is refused before its claim, nothing ran: {@code
+   * idempotency_internal_error}, executed {@code no}, safe to retry. No call ever queues behind
+   * another: on Reactor's bounded-elastic, a burst of gated calls held every thread while their
+   * handlers' own bounded-elastic work, or a nested gated call, queued behind them, and no call
+   * ended.
    */
   static Scheduler waits() {
     ThreadPoolExecutor threads =

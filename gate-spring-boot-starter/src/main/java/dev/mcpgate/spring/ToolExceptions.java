@@ -1,5 +1,6 @@
 package dev.mcpgate.spring;
 
+import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.mcp.Idempotent;
@@ -7,12 +8,14 @@ import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.util.concurrent.CancellationException;
 import java.util.function.BiFunction;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
@@ -34,6 +37,7 @@ import reactor.core.publisher.Mono;
  */
 final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor {
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(ToolExceptions.class);
 
   /** This post-processor's bean name. */
   static final String BEAN = "mcpGateToolExceptions";
@@ -50,9 +54,32 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     setProxyTargetClass(true); // Spring AI invokes the class's own Method on the bean
   }
 
+  /**
+   * A class whose {@code @Idempotent} method CGLIB cannot override (final or private) is left as it
+   * is: its proxy would run that method on an empty instance.
+   */
   @Override
   protected boolean isEligible(Class<?> targetClass) {
-    return !Modifier.isFinal(targetClass.getModifiers()) && super.isEligible(targetClass);
+    if (!super.isEligible(targetClass)) {
+      return false;
+    }
+    boolean proxiable = !Modifier.isFinal(targetClass.getModifiers());
+    for (Class<?> c = targetClass; proxiable && c != null; c = c.getSuperclass()) {
+      for (Method m : c.getDeclaredMethods()) {
+        if (m.isAnnotationPresent(Idempotent.class)
+            && (Modifier.isFinal(m.getModifiers()) || Modifier.isPrivate(m.getModifiers()))) {
+          proxiable = false;
+        }
+      }
+    }
+    if (!proxiable) {
+      LOG.warn(
+          "{} is final or has a final or private @Idempotent method: an exception of its tools"
+              + " that means the outcome is unknown is answered by Spring AI as an error result,"
+              + " and the gate releases the key (docs/spring-boot.md)",
+          targetClass.getName());
+    }
+    return proxiable;
   }
 
   private Object noting(MethodInvocation invocation) throws Throwable {
@@ -66,9 +93,13 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       }
       throw t;
     }
+    if (slot == null) {
+      return result;
+    }
+    slot[0] = null; // it returned: what a method it called threw is not its failure
     // a reactive tool method fails its Mono instead of throwing
-    return slot != null && result instanceof Mono<?> mono
-        ? mono.doOnError(t -> slot[0] = t)
+    return result instanceof Mono<?> mono
+        ? mono.doOnSuccess(v -> slot[0] = null).doOnError(t -> slot[0] = t)
         : result;
   }
 
@@ -163,13 +194,9 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     }
   }
 
+  /** The gate's own rule: its policy, its causes, interrupts and cancellations among them. */
   private boolean unknown(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof InterruptedException || c instanceof CancellationException) {
-        return true;
-      }
-    }
     IdempotencyGate g = gate.getIfAvailable();
-    return g != null && g.policy().isOutcomeUnknown(t);
+    return (g != null ? g.policy() : GatePolicy.defaults()).isOutcomeUnknown(t);
   }
 }

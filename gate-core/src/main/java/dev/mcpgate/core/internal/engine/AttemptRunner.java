@@ -296,7 +296,7 @@ final class AttemptRunner {
               + " failed, and its outcome is unknown: the key is fenced until it is settled",
           t);
     }
-    boolean unknown = policy.isOutcomeUnknown(t) || FailureSettler.interrupted(t);
+    boolean unknown = policy.isOutcomeUnknown(t) || FailureSettler.interrupted();
     return new CallFailure(
         FailureReason.ACTION_FAILED,
         unknown ? GateResult.Effect.UNKNOWN : GateResult.Effect.NO,

@@ -6,9 +6,6 @@ import dev.mcpgate.core.GateEvent;
 import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.GateResult;
 import dev.mcpgate.core.spi.IdempotencyStore;
-import java.io.InterruptedIOException;
-import java.nio.channels.ClosedByInterruptException;
-import java.util.concurrent.CancellationException;
 
 /**
  * Settles an attempt that did not end with a stored result: an action that failed (released, or
@@ -89,13 +86,13 @@ final class FailureSettler {
 
   /**
    * After the action failed: fence the key as unknown, or release it, per policy. An action that
-   * was interrupted or cancelled (its thread interrupted, an {@link InterruptedException} or a
-   * {@link CancellationException} among the causes) may have had its effect: it is fenced as
+   * was interrupted or cancelled (its thread interrupted, or an interrupt or a cancellation among
+   * the causes: {@link GatePolicy#isOutcomeUnknown}) may have had its effect: it is fenced as
    * unknown, never released.
    */
   void settleFailure(
       GatePolicy policy, ClaimOutcome.Acquired claim, Renewal renewal, Throwable failure) {
-    if (policy.isOutcomeUnknown(failure) || interrupted(failure)) {
+    if (policy.isOutcomeUnknown(failure) || interrupted()) {
       fence(
           policy,
           claim,
@@ -111,21 +108,11 @@ final class FailureSettler {
   }
 
   /**
-   * @return true when the failure says the action was interrupted or cancelled midway
+   * @return true when the action's thread was interrupted (the failure's own causes are read by
+   *     {@link GatePolicy#isOutcomeUnknown})
    */
-  static boolean interrupted(Throwable failure) {
-    if (Thread.currentThread().isInterrupted()) {
-      return true;
-    }
-    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof InterruptedException
-          || t instanceof CancellationException
-          || t instanceof InterruptedIOException
-          || t instanceof ClosedByInterruptException) {
-        return true;
-      }
-    }
-    return false;
+  static boolean interrupted() {
+    return Thread.currentThread().isInterrupted();
   }
 
   /** The action ran but its result could not be stored: fence the key, the effect happened. */

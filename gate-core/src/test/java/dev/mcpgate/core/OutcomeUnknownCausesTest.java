@@ -1,0 +1,71 @@
+package dev.mcpgate.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
+import dev.mcpgate.core.spi.ClaimState;
+import java.io.UncheckedIOException;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What means "the outcome is unknown" is read from the action's exception and its causes:
+ * frameworks wrap what a tool threw (Spring AI in an unchecked exception, Reactor's {@code block()}
+ * a checked one), and a wrapper must not turn an unknown outcome into a released key whose retry
+ * runs the effect again.
+ */
+class OutcomeUnknownCausesTest {
+
+  private static void fencedAndNotRunAgain(GatePolicy policy, Exception thrown) {
+    try (IdempotencyGate gate =
+        IdempotencyGate.builder(InMemoryIdempotencyStore.create()).policy(policy).build()) {
+      ToolCall call =
+          ToolCall.of("acme", "refund_order", UUID.randomUUID().toString(), Map.of("o", 1));
+      AtomicInteger refunds = new AtomicInteger();
+      GateResult<String> first =
+          gate.execute(
+              call,
+              ResultMapper.utf8(),
+              ctx -> {
+                refunds.incrementAndGet();
+                throw thrown;
+              });
+      GateResult<String> retry =
+          gate.execute(call, ResultMapper.utf8(), ctx -> "refund " + refunds.incrementAndGet());
+      assertThat(first)
+          .isInstanceOfSatisfying(
+              GateResult.Failed.class,
+              f -> assertThat(f.reason()).isEqualTo(FailureReason.OUTCOME_UNKNOWN));
+      assertThat(gate.find(call.id()).orElseThrow().state()).isEqualTo(ClaimState.UNKNOWN);
+      assertThat(retry).isInstanceOf(GateResult.Refused.class);
+      assertThat(refunds).as("refunds run, %s thrown", thrown).hasValue(1);
+    }
+  }
+
+  @Test
+  void anOutcomeUnknownExceptionWrappedByAFrameworkFencesTheKey() {
+    fencedAndNotRunAgain(
+        GatePolicy.defaults(),
+        new IllegalStateException(
+            "Error invoking method: refund", new OutcomeUnknownException("x")));
+  }
+
+  @Test
+  void aCheckedExceptionThePolicyNamesFencesTheKeyWhenCarriedInAnUncheckedOne() {
+    fencedAndNotRunAgain(
+        GatePolicy.builder().outcomeUnknownWhen(t -> t instanceof HttpTimeoutException).build(),
+        new UndeclaredThrowableException(new HttpTimeoutException("request timed out")));
+  }
+
+  @Test
+  void aReadTimeoutAmongTheCausesFencesTheKey() {
+    fencedAndNotRunAgain(
+        GatePolicy.defaults(),
+        new UncheckedIOException(new SocketTimeoutException("Read timed out")));
+  }
+}

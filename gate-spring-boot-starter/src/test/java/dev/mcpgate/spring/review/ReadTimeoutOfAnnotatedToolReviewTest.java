@@ -1,0 +1,112 @@
+package dev.mcpgate.spring.review;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.mcp.Idempotent;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.ai.mcp.annotation.McpTool;
+import org.springframework.ai.mcp.annotation.McpToolParam;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.web.SecurityFilterChain;
+
+/**
+ * The gate takes an action that fails interrupted (FailureSettler.interrupted: an
+ * InterruptedException, a CancellationException, an InterruptedIOException such as the
+ * SocketTimeoutException of a read timeout, a ClosedByInterruptException, anywhere in the cause
+ * chain, or the thread's interrupt flag) as an unknown outcome and fences the key; a plain adapter
+ * handler throwing this is fenced. ToolExceptions.unknown checks only InterruptedException and
+ * CancellationException, so on Spring AI a read timeout after the refund request was sent (the
+ * textbook unknown outcome) keeps Spring AI's error result: the key is released and the retry
+ * refunds again.
+ *
+ * <p>docs/operations.md: "if a handler can fail after the refund was made, throw {@code
+ * OutcomeUnknownException} there, so that the key is fenced instead of released". An
+ * {@code @McpTool} method's exception is caught by Spring AI's method callback and answered as an
+ * error result before the gate sees it; the retry with the same key must still not refund again.
+ */
+class ReadTimeoutOfAnnotatedToolReviewTest {
+
+  public static class Tools {
+    static final AtomicInteger REFUNDS = new AtomicInteger();
+
+    @McpTool(name = "refund_order", description = "Refund an order")
+    @Idempotent
+    public String refund(@McpToolParam(description = "the order") String orderId) {
+      REFUNDS.incrementAndGet(); // the provider took the refund; its answer was lost
+      // what Spring's RestClient throws when the provider's answer does not come in time
+      throw new org.springframework.web.client.ResourceAccessException(
+          "I/O error on POST request for \"https://pay.example/refunds\": Read timed out",
+          new java.net.SocketTimeoutException("Read timed out"));
+    }
+  }
+
+  @EnableAutoConfiguration
+  public static class Server {
+    @Bean
+    SecurityFilterChain open(HttpSecurity http) throws Exception {
+      return http.csrf(c -> c.disable())
+          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
+          .build();
+    }
+
+    @Bean
+    Tools tools() {
+      return new Tools();
+    }
+  }
+
+  @Test
+  void aReadTimeoutOfAnAnnotatedToolFencesTheKeyAsTheGateItselfDoes() {
+    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
+    try (ConfigurableApplicationContext app =
+        new SpringApplicationBuilder(Server.class)
+            .properties(
+                "server.port=0",
+                "spring.main.banner-mode=off",
+                "spring.ai.mcp.server.protocol=STREAMABLE",
+                "mcpgate.store=memory",
+                "mcpgate.tenant.constant=review",
+                "mcpgate.tenant.sources=constant",
+                "spring.autoconfigure.exclude="
+                    + "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+            .run()) {
+      int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+      McpSyncClient client =
+          McpClient.sync(
+                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+                      .endpoint("/mcp")
+                      .build())
+              .build();
+      try {
+        client.initialize();
+        CallToolRequest call =
+            CallToolRequest.builder()
+                .name("refund_order")
+                .arguments(Map.of("orderId", "o-1"))
+                .meta(Map.of("dev.mcpgate/idempotency-key", "k-unknown-1"))
+                .build();
+        CallToolResult first = client.callTool(call);
+        CallToolResult retry = client.callTool(call);
+        assertThat(Tools.REFUNDS.get())
+            .as("refunds run: first=%s retry=%s", first, retry)
+            .isEqualTo(1);
+        assertThat(String.valueOf(retry.structuredContent()))
+            .contains("idempotency_outcome_unknown");
+      } finally {
+        client.closeGracefully();
+      }
+    }
+  }
+}
