@@ -13,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
@@ -101,23 +102,28 @@ final class GatedSpecifications {
         .flatMap(
             tenant ->
                 Mono.deferContextual(
-                    caller ->
-                        Mono.fromCallable(
-                                () ->
-                                    g.call(
-                                        context,
-                                        tenant,
-                                        request,
-                                        new Invocation.Direct(
-                                            r -> awaited(handler.apply(r).contextWrite(caller)))))
-                            .subscribeOn(waits)
-                            .onErrorResume(
-                                RejectedExecutionException.class,
-                                full -> Mono.just(overLimit(g, full)))));
+                    caller -> {
+                      AtomicBoolean started = new AtomicBoolean();
+                      return Mono.fromCallable(
+                              () -> {
+                                started.set(true);
+                                return g.call(
+                                    context,
+                                    tenant,
+                                    request,
+                                    new Invocation.Direct(
+                                        r -> awaited(handler.apply(r).contextWrite(caller))));
+                              })
+                          .subscribeOn(waits)
+                          // refused by the waiting threads, not a handler's own rejection
+                          .onErrorResume(
+                              full -> full instanceof RejectedExecutionException && !started.get(),
+                              full -> Mono.just(overLimit(g, full)));
+                    }));
   }
 
   /** A call over {@link #MOST_WAITING} gated async calls at once: refused before its claim. */
-  private static CallToolResult overLimit(GatedTool g, RejectedExecutionException full) {
+  private static CallToolResult overLimit(GatedTool g, Throwable full) {
     g.limited.warn(
         "async calls over the limit",
         "tool {}: a call was refused before its claim, nothing ran: {} gated async calls are"

@@ -20,6 +20,7 @@ import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvis
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -97,10 +98,14 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       return result;
     }
     slot[0] = null; // it returned: what a method it called threw is not its failure
-    // a reactive tool method fails its Mono instead of throwing
-    return result instanceof Mono<?> mono
-        ? mono.doOnSuccess(v -> slot[0] = null).doOnError(t -> slot[0] = t)
-        : result;
+    // a reactive tool method fails its Mono or Flux instead of throwing
+    if (result instanceof Mono<?> mono) {
+      return mono.doOnSuccess(v -> slot[0] = null).doOnError(t -> slot[0] = t);
+    }
+    if (result instanceof Flux<?> flux) {
+      return flux.doOnNext(v -> slot[0] = null).doOnError(t -> slot[0] = t);
+    }
+    return result;
   }
 
   /** The same specification, its handler {@linkplain #seeing seeing} what its method throws. */

@@ -1,0 +1,118 @@
+package dev.mcpgate.spring.review;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.core.OutcomeUnknownException;
+import dev.mcpgate.mcp.Idempotent;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.ai.mcp.annotation.McpTool;
+import org.springframework.ai.mcp.annotation.McpToolParam;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.web.SecurityFilterChain;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * docs/operations.md: "if a handler can fail after the refund was made, throw {@code
+ * OutcomeUnknownException} there, so that the key is fenced instead of released". An
+ * {@code @McpTool} method's exception is caught by Spring AI's method callback and answered as an
+ * error result before the gate sees it; the retry with the same key must still not refund again.
+ */
+class FluxToolOutcomeUnknownReviewTest {
+
+  public static class Tools {
+    static final AtomicInteger REFUNDS = new AtomicInteger();
+
+    @McpTool(name = "refund_order", description = "Refund an order")
+    @Idempotent
+    public String refund(@McpToolParam(description = "the order") String orderId) {
+      REFUNDS.incrementAndGet(); // the provider took the refund; its answer was lost
+      throw new OutcomeUnknownException("the payment provider timed out after the request");
+    }
+  }
+
+  /**
+   * Review J: the same tool on an async server, its method returning a {@code Flux} (Spring AI
+   * takes its first element). The starter notes only a failed {@code Mono}.
+   */
+  public static class AsyncTools {
+    @McpTool(name = "refund_order", description = "Refund an order")
+    @Idempotent
+    public Flux<String> refund(@McpToolParam(description = "the order") String orderId) {
+      return Mono.fromCallable(Tools.REFUNDS::incrementAndGet) // the provider took the refund
+          .thenMany(
+              Flux.<String>error(new OutcomeUnknownException("the payment provider timed out")));
+    }
+  }
+
+  @EnableAutoConfiguration
+  public static class AsyncServer {
+    @Bean
+    SecurityFilterChain open(HttpSecurity http) throws Exception {
+      return http.csrf(c -> c.disable())
+          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
+          .build();
+    }
+
+    @Bean
+    AsyncTools tools() {
+      return new AsyncTools();
+    }
+  }
+
+  @EnableAutoConfiguration
+  public static class Server {
+    @Bean
+    SecurityFilterChain open(HttpSecurity http) throws Exception {
+      return http.csrf(c -> c.disable())
+          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
+          .build();
+    }
+
+    @Bean
+    Tools tools() {
+      return new Tools();
+    }
+  }
+
+  @Test
+  void aFluxToolsFailureThatMeansUnknownFencesTheKey() {
+    refundedOnceAndFenced(
+        "async", ReviewApps.memoryServer(AsyncServer.class, "spring.ai.mcp.server.type=ASYNC"));
+  }
+
+  private static void refundedOnceAndFenced(String kind, ConfigurableApplicationContext started) {
+    int before = Tools.REFUNDS.get();
+    try (ConfigurableApplicationContext app = started) {
+      McpSyncClient client = ReviewApps.client(app);
+      try {
+        CallToolRequest call =
+            CallToolRequest.builder()
+                .name("refund_order")
+                .arguments(Map.of("orderId", "o-1"))
+                .meta(
+                    Map.of(
+                        "dev.mcpgate/idempotency-key",
+                        "k-unknown-flux-" + java.util.UUID.randomUUID()))
+                .build();
+        CallToolResult first = client.callTool(call);
+        CallToolResult retry = client.callTool(call);
+        assertThat(Tools.REFUNDS.get() - before)
+            .as("%s server, refunds run: first=%s retry=%s", kind, first, retry)
+            .isEqualTo(1);
+        assertThat(String.valueOf(retry.structuredContent()))
+            .contains("idempotency_outcome_unknown");
+      } finally {
+        client.closeGracefully();
+      }
+    }
+  }
+}
