@@ -17,6 +17,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.web.SecurityFilterChain;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -45,6 +46,35 @@ class OutcomeUnknownFromAnnotatedToolTest {
     public Mono<String> refund(@McpToolParam(description = "the order") String orderId) {
       return Mono.fromCallable(Tools.REFUNDS::incrementAndGet) // the provider took the refund
           .then(Mono.error(new OutcomeUnknownException("the payment provider timed out")));
+    }
+  }
+
+  /**
+   * The same tool on an async server, its method returning a {@code Flux} (Spring AI takes its
+   * first element).
+   */
+  public static class FluxTools {
+    @McpTool(name = "refund_order", description = "Refund an order")
+    @Idempotent
+    public Flux<String> refund(@McpToolParam(description = "the order") String orderId) {
+      return Mono.fromCallable(Tools.REFUNDS::incrementAndGet) // the provider took the refund
+          .thenMany(
+              Flux.<String>error(new OutcomeUnknownException("the payment provider timed out")));
+    }
+  }
+
+  @EnableAutoConfiguration
+  public static class FluxServer {
+    @Bean
+    SecurityFilterChain open(HttpSecurity http) throws Exception {
+      return http.csrf(c -> c.disable())
+          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
+          .build();
+    }
+
+    @Bean
+    FluxTools tools() {
+      return new FluxTools();
     }
   }
 
@@ -87,6 +117,12 @@ class OutcomeUnknownFromAnnotatedToolTest {
   void onAnAsyncServerTooTheKeyIsFenced() {
     refundedOnceAndFenced(
         "async", ReviewApps.memoryServer(AsyncServer.class, "spring.ai.mcp.server.type=ASYNC"));
+  }
+
+  @Test
+  void aFailedFluxOnAnAsyncServerFencesTheKeyToo() {
+    refundedOnceAndFenced(
+        "flux", ReviewApps.memoryServer(FluxServer.class, "spring.ai.mcp.server.type=ASYNC"));
   }
 
   private static void refundedOnceAndFenced(String kind, ConfigurableApplicationContext started) {

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.mcp.Idempotent;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.Map;
@@ -17,8 +15,6 @@ import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.ai.tool.annotation.ToolParam;
 import org.springframework.ai.tool.method.MethodToolCallbackProvider;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -68,28 +64,9 @@ class OutcomeUnknownFromToolCallbackReviewTest {
 
   @Test
   void anOutcomeUnknownExceptionOfASpringAiToolCallbackFencesTheKey() {
-    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
-    try (ConfigurableApplicationContext app =
-        new SpringApplicationBuilder(Server.class)
-            .properties(
-                "server.port=0",
-                "spring.main.banner-mode=off",
-                "spring.ai.mcp.server.protocol=STREAMABLE",
-                "mcpgate.store=memory",
-                "mcpgate.tenant.constant=review",
-                "mcpgate.tenant.sources=constant",
-                "spring.autoconfigure.exclude="
-                    + "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
-            .run()) {
-      int port = ((WebServerApplicationContext) app).getWebServer().getPort();
-      McpSyncClient client =
-          McpClient.sync(
-                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                      .endpoint("/mcp")
-                      .build())
-              .build();
+    try (ConfigurableApplicationContext app = ReviewApps.memoryServer(Server.class)) {
+      McpSyncClient client = ReviewApps.client(app);
       try {
-        client.initialize();
         CallToolRequest call =
             CallToolRequest.builder()
                 .name("refund_order")

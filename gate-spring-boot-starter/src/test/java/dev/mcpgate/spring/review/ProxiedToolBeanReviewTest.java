@@ -3,9 +3,7 @@ package dev.mcpgate.spring.review;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.Map;
@@ -14,8 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -90,28 +86,9 @@ class ProxiedToolBeanReviewTest {
 
   @Test
   void aFinalOrPrivateIdempotentToolMethodStillRunsOnItsBean() {
-    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
-    try (ConfigurableApplicationContext app =
-        new SpringApplicationBuilder(Server.class)
-            .properties(
-                "server.port=0",
-                "spring.main.banner-mode=off",
-                "spring.ai.mcp.server.protocol=STREAMABLE",
-                "mcpgate.store=memory",
-                "mcpgate.tenant.constant=review",
-                "mcpgate.tenant.sources=constant",
-                "spring.autoconfigure.exclude="
-                    + "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
-            .run()) {
-      int port = ((WebServerApplicationContext) app).getWebServer().getPort();
-      McpSyncClient client =
-          McpClient.sync(
-                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                      .endpoint("/mcp")
-                      .build())
-              .build();
+    try (ConfigurableApplicationContext app = ReviewApps.memoryServer(Server.class)) {
+      McpSyncClient client = ReviewApps.client(app);
       try {
-        client.initialize();
         CallToolResult fin =
             client.callTool(
                 CallToolRequest.builder()
