@@ -16,7 +16,8 @@ import org.springframework.ai.tool.method.MethodToolCallbackProvider;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.web.SecurityFilterChain;
 
 /**
  * The starter wraps every tool whose handler method carries {@code @Idempotent}, from
@@ -38,8 +39,14 @@ class SpringAiToolCallbackIsGatedReviewTest {
   }
 
   @EnableAutoConfiguration
-  @Import(ReviewApps.OpenSecurity.class)
   public static class Server {
+    @Bean
+    SecurityFilterChain open(HttpSecurity http) throws Exception {
+      return http.csrf(c -> c.disable())
+          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
+          .build();
+    }
+
     @Bean
     Tools tools() {
       return new Tools();
