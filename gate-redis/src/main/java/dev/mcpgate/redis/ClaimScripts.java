@@ -36,6 +36,7 @@ final class ClaimScripts {
   private final RenewalPipeline renewals;
   private final ClaimKeys keys;
   private final byte[] graceMs;
+  private final Duration resendWithin;
   private final ScriptRunner.Script claim = ScriptRunner.Script.of(Scripts.CLAIM);
   private final ScriptRunner.Script complete = ScriptRunner.Script.of(Scripts.COMPLETE);
   private final ScriptRunner.Script release = ScriptRunner.Script.of(Scripts.RELEASE);
@@ -43,11 +44,21 @@ final class ClaimScripts {
   private final ScriptRunner.Script markUnknown = ScriptRunner.Script.of(Scripts.MARK_UNKNOWN);
   private final ScriptRunner.Script purge = ScriptRunner.Script.of(Scripts.PURGE);
 
-  ClaimScripts(LazyLink link, RenewalPipeline renewals, ClaimKeys keys, Duration grace) {
+  /**
+   * @param resendWithin how long a claim whose reply was lost waits for its connection to send the
+   *     claim again ({@link #claim})
+   */
+  ClaimScripts(
+      LazyLink link,
+      RenewalPipeline renewals,
+      ClaimKeys keys,
+      Duration grace,
+      Duration resendWithin) {
     this.link = link;
     this.renewals = renewals;
     this.keys = keys;
     this.graceMs = ascii(grace.toMillis());
+    this.resendWithin = resendWithin;
   }
 
   private boolean held(String what, ScriptRunner.Script script, ClaimId id, byte[]... args) {
@@ -58,7 +69,58 @@ final class ClaimScripts {
     return changed != null && changed == 1L;
   }
 
+  /**
+   * Claims {@code r}'s key. A claim whose reply was lost after it was sent (its connection closed,
+   * or it timed out) may have run: its row would then hold the key with this token, unrenewed, and
+   * a retry would be refused as in progress and later told of a takeover, though nothing ran. So it
+   * is sent once more, waiting at most {@code resendWithin} for a closed connection to be made
+   * again: the script answers a second run with the same token as acquired (a live row of its own
+   * token, with a lease from now), and a first run that did not happen as a first run would have
+   * been answered. When that fails too, the first failure is thrown (the second suppressed).
+   */
   ClaimAttempt claim(ClaimRequest r) {
+    try {
+      return claimOnce(r);
+    } catch (StoreUnavailableException lost) {
+      if (!(lost.getCause() instanceof RedisException e) || ScriptRunner.notSent(e)) {
+        throw lost; // never sent (Redis is down): nothing ran, and it fails at once
+      }
+      return claimAgain(r, lost);
+    }
+  }
+
+  private ClaimAttempt claimAgain(ClaimRequest r, StoreUnavailableException lost) {
+    long deadline = System.nanoTime() + resendWithin.toNanos();
+    while (true) {
+      try {
+        return claimOnce(r);
+      } catch (StoreUnavailableException again) {
+        boolean reconnecting =
+            again.getCause() instanceof RedisException e && ScriptRunner.notSent(e);
+        if (!reconnecting || System.nanoTime() - deadline >= 0 || !pausedBeforeResend()) {
+          lost.addSuppressed(again);
+          throw lost;
+        }
+      }
+    }
+  }
+
+  /**
+   * @return false when the thread was interrupted (its flag set again)
+   */
+  private static boolean pausedBeforeResend() {
+    try {
+      Thread.sleep(RESEND_PAUSE_MS);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static final long RESEND_PAUSE_MS = 10;
+
+  private ClaimAttempt claimOnce(ClaimRequest r) {
     List<Object> reply =
         link.call(
             "claim " + r.id(),

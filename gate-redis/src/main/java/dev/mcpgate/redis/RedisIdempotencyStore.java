@@ -91,7 +91,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     this.renewals = new RenewalPipeline(connector::connectRenewals);
     this.ownedClient = owned;
     this.keys = keys;
-    this.scripts = new ClaimScripts(link, renewals, keys, b.grace);
+    this.scripts = new ClaimScripts(link, renewals, keys, b.grace, b.timeout);
   }
 
   /**
@@ -342,7 +342,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     /**
      * @param timeout how long a command may take before it fails (and the gate fails closed); 5 s
      *     by default; only for a store that makes its own client ({@link RedisURI}, {@link
-     *     RedisIdempotencyStore#clusterBuilder})
+     *     RedisIdempotencyStore#clusterBuilder}); also how long a claim whose reply was lost waits
+     *     for its connection to send it again (on any client)
      */
     public Builder commandTimeout(Duration timeout) {
       this.timeout = StoreArguments.atLeastOneMs(timeout, "timeout");

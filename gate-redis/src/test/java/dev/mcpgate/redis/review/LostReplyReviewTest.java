@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -147,6 +148,73 @@ class LostReplyReviewTest {
                   a -> assertThat(a).isInstanceOf(ClaimAttempt.Acquired.class),
                   a -> assertThat(a).isInstanceOf(StoreUnavailableException.class));
         });
+  }
+
+  /**
+   * On the store's own client ({@code builder(uri)}: commands rejected while disconnected, none
+   * sent twice by Lettuce), a claim whose reply was lost used to fail as the store being
+   * unavailable while its row held the key: a retry within the lease was refused as in progress
+   * (nothing ran), and after it was told of a takeover (attempt 1 never ran). The store sends the
+   * claim once more with the same token, which the script answers as acquired.
+   */
+  @Test
+  void aClaimWhoseReplyIsLostOnTheStoresOwnClientIsAcquired() throws Exception {
+    URI url = URI.create(ReviewRedis.url());
+    try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(url.getHost(), url.getPort());
+        RedisIdempotencyStore store =
+            RedisIdempotencyStore.builder(RedisURI.create("redis://127.0.0.1:" + proxy.port()))
+                .keyPrefix("mcpgate-review:")
+                .build()) {
+      warmUp(store);
+      ClaimId id = new ClaimId(tenant, "refund_order", "ord-7");
+      LeaseToken token = LeaseToken.random();
+
+      proxy.loseNextReply();
+      Object answer =
+          answerOf(() -> store.claim(new ClaimRequest(id, "v1:a", token, LEASE, RETENTION)));
+
+      assertThat(proxy.lost()).isEqualTo(1);
+      assertThat(answer)
+          .as("claim's answer once its reply was lost, while the row holds its token")
+          .isInstanceOf(ClaimAttempt.Acquired.class);
+      ClaimAttempt.Acquired acquired = (ClaimAttempt.Acquired) answer;
+      assertThat(acquired.record().token()).isEqualTo(token);
+      assertThat(acquired.record().leaseExpiresAt()).isAfter(acquired.storeNow());
+      assertThat(store.find(id).orElseThrow().token()).isEqualTo(token);
+    }
+  }
+
+  /**
+   * A claim that was never sent (the connection to Redis lost and not made again) ran nothing and
+   * fails at once: it does not wait for the connection as a claim whose reply was lost does. The
+   * command timeout here is two minutes, the bound half a minute.
+   */
+  @Test
+  void aClaimThatWasNeverSentFailsWithoutWaitingToResend() throws Exception {
+    URI url = URI.create(ReviewRedis.url());
+    ReplyDroppingProxy proxy = new ReplyDroppingProxy(url.getHost(), url.getPort());
+    try (RedisIdempotencyStore store =
+        RedisIdempotencyStore.builder(RedisURI.create("redis://127.0.0.1:" + proxy.port()))
+            .keyPrefix("mcpgate-review:")
+            .commandTimeout(Duration.ofMinutes(2))
+            .build()) {
+      warmUp(store);
+      proxy.close(); // Redis gone: the connection closed, no new one accepted
+      ClaimId id = new ClaimId(tenant, "refund_order", "ord-9");
+      Assertions.assertTimeoutPreemptively(
+          Duration.ofSeconds(30),
+          () -> {
+            while (!(answerOf(() -> store.find(id)) instanceof StoreUnavailableException)) {
+              Thread.sleep(10); // until the store has seen its connection close
+            }
+            Object answer =
+                answerOf(
+                    () ->
+                        store.claim(
+                            new ClaimRequest(id, "v1:a", LeaseToken.random(), LEASE, RETENTION)));
+            assertThat(answer).isInstanceOf(StoreUnavailableException.class);
+          });
+    }
   }
 
   @Test
