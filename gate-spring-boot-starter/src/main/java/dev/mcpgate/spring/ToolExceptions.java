@@ -32,9 +32,9 @@ import reactor.core.publisher.Mono;
  * Idempotent} methods (before Spring AI's scanner takes it) to note, on the calling thread, what
  * such a method throws; {@link #seeing} wraps a sync handler so that an error result answered for
  * such an exception is thrown to the gate instead, which fences the key ({@link #seeingAsync} for
- * async handlers). Other exceptions keep Spring AI's error result. A final class cannot be proxied,
- * and a method run on another thread than its handler's subscription is not seen: there the error
- * result stands.
+ * async handlers). Other exceptions keep Spring AI's error result. A class that is final or has a
+ * final or private {@code Idempotent} method is not proxied ({@link #isEligible}), and a method run
+ * on another thread than its handler's subscription is not seen: there the error result stands.
  */
 final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor {
   private static final long serialVersionUID = 1L;

@@ -14,8 +14,7 @@ import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.context.annotation.Import;
 
 /**
  * docs/spring-boot.md: "when the callback answers with an error result for an exception that means
@@ -47,14 +46,8 @@ class CheckedUnknownOfOwnPolicyReviewTest {
   }
 
   @EnableAutoConfiguration
+  @Import(ReviewApps.OpenSecurity.class)
   public static class Server {
-    @Bean
-    SecurityFilterChain open(HttpSecurity http) throws Exception {
-      return http.csrf(c -> c.disable())
-          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
-          .build();
-    }
-
     /** The application's own gate: a timed-out HTTP request means the outcome is unknown. */
     @Bean(destroyMethod = "close")
     dev.mcpgate.core.IdempotencyGate idempotencyGate() {

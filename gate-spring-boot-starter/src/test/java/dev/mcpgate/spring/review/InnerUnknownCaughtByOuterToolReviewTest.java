@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.mcp.Idempotent;
-import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import java.util.List;
@@ -17,8 +15,7 @@ import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.context.annotation.Import;
 
 /**
  * ToolExceptions notes, for the whole handler call, what any {@code @Idempotent} method threw on
@@ -68,14 +65,8 @@ class InnerUnknownCaughtByOuterToolReviewTest {
   }
 
   @EnableAutoConfiguration
+  @Import(ReviewApps.OpenSecurity.class)
   public static class Server {
-    @Bean
-    SecurityFilterChain open(HttpSecurity http) throws Exception {
-      return http.csrf(c -> c.disable())
-          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
-          .build();
-    }
-
     @Bean
     Payments payments() {
       return new Payments();
@@ -90,26 +81,17 @@ class InnerUnknownCaughtByOuterToolReviewTest {
   @Test
   void aDefiniteErrorOfTheToolIsNotTurnedIntoAnUnknownOutcomeByAnInnerCall() {
     try (ConfigurableApplicationContext app = ReviewApps.memoryServer(Server.class)) {
-      McpSyncClient client = ReviewApps.client(app);
-      try {
-        CallToolRequest call =
-            CallToolRequest.builder()
-                .name("cancel_order")
-                .arguments(Map.of("orderId", "o-1"))
-                .meta(Map.of("dev.mcpgate/idempotency-key", "k-cancel-1"))
-                .build();
-        CallToolResult first = client.callTool(call);
-        CallToolResult retry = client.callTool(call);
-        assertThat(String.valueOf(first.content()))
-            .as("the first caller is told what the tool answered: %s", first)
-            .contains("declined");
-        assertThat(String.valueOf(retry.structuredContent()))
-            .as("an isError result releases the key by default: the retry runs again: %s", retry)
-            .doesNotContain("idempotency_outcome_unknown");
-        assertThat(Orders.CANCELS.get()).isEqualTo(2);
-      } finally {
-        client.closeGracefully();
-      }
+      List<CallToolResult> answers =
+          ReviewApps.sameCallTwice(app, "cancel_order", Map.of("orderId", "o-1"), "k-cancel-1");
+      CallToolResult first = answers.get(0);
+      CallToolResult retry = answers.get(1);
+      assertThat(String.valueOf(first.content()))
+          .as("the first caller is told what the tool answered: %s", first)
+          .contains("declined");
+      assertThat(String.valueOf(retry.structuredContent()))
+          .as("an isError result releases the key by default: the retry runs again: %s", retry)
+          .doesNotContain("idempotency_outcome_unknown");
+      assertThat(Orders.CANCELS.get()).isEqualTo(2);
     }
   }
 }

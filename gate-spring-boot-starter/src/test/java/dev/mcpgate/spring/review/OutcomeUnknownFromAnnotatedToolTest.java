@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.mcp.Idempotent;
-import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -15,8 +14,7 @@ import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.context.annotation.Import;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -64,14 +62,8 @@ class OutcomeUnknownFromAnnotatedToolTest {
   }
 
   @EnableAutoConfiguration
+  @Import(ReviewApps.OpenSecurity.class)
   public static class FluxServer {
-    @Bean
-    SecurityFilterChain open(HttpSecurity http) throws Exception {
-      return http.csrf(c -> c.disable())
-          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
-          .build();
-    }
-
     @Bean
     FluxTools tools() {
       return new FluxTools();
@@ -79,14 +71,8 @@ class OutcomeUnknownFromAnnotatedToolTest {
   }
 
   @EnableAutoConfiguration
+  @Import(ReviewApps.OpenSecurity.class)
   public static class AsyncServer {
-    @Bean
-    SecurityFilterChain open(HttpSecurity http) throws Exception {
-      return http.csrf(c -> c.disable())
-          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
-          .build();
-    }
-
     @Bean
     AsyncTools tools() {
       return new AsyncTools();
@@ -94,14 +80,8 @@ class OutcomeUnknownFromAnnotatedToolTest {
   }
 
   @EnableAutoConfiguration
+  @Import(ReviewApps.OpenSecurity.class)
   public static class Server {
-    @Bean
-    SecurityFilterChain open(HttpSecurity http) throws Exception {
-      return http.csrf(c -> c.disable())
-          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
-          .build();
-    }
-
     @Bean
     Tools tools() {
       return new Tools();
@@ -128,24 +108,15 @@ class OutcomeUnknownFromAnnotatedToolTest {
   private static void refundedOnceAndFenced(String kind, ConfigurableApplicationContext started) {
     int before = Tools.REFUNDS.get();
     try (ConfigurableApplicationContext app = started) {
-      McpSyncClient client = ReviewApps.client(app);
-      try {
-        CallToolRequest call =
-            CallToolRequest.builder()
-                .name("refund_order")
-                .arguments(Map.of("orderId", "o-1"))
-                .meta(Map.of("dev.mcpgate/idempotency-key", "k-unknown-" + kind))
-                .build();
-        CallToolResult first = client.callTool(call);
-        CallToolResult retry = client.callTool(call);
-        assertThat(Tools.REFUNDS.get() - before)
-            .as("%s server, refunds run: first=%s retry=%s", kind, first, retry)
-            .isEqualTo(1);
-        assertThat(String.valueOf(retry.structuredContent()))
-            .contains("idempotency_outcome_unknown");
-      } finally {
-        client.closeGracefully();
-      }
+      List<CallToolResult> answers =
+          ReviewApps.sameCallTwice(
+              app, "refund_order", Map.of("orderId", "o-1"), "k-unknown-" + kind);
+      CallToolResult first = answers.get(0);
+      CallToolResult retry = answers.get(1);
+      assertThat(Tools.REFUNDS.get() - before)
+          .as("%s server, refunds run: first=%s retry=%s", kind, first, retry)
+          .isEqualTo(1);
+      assertThat(String.valueOf(retry.structuredContent())).contains("idempotency_outcome_unknown");
     }
   }
 }

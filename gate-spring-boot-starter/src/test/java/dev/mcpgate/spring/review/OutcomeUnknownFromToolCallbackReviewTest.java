@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.mcp.Idempotent;
-import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -17,8 +16,7 @@ import org.springframework.ai.tool.method.MethodToolCallbackProvider;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.context.annotation.Import;
 
 /**
  * As OutcomeUnknownFromAnnotatedToolTest, for a Spring AI {@code @Tool} served through
@@ -43,14 +41,8 @@ class OutcomeUnknownFromToolCallbackReviewTest {
   }
 
   @EnableAutoConfiguration
+  @Import(ReviewApps.OpenSecurity.class)
   public static class Server {
-    @Bean
-    SecurityFilterChain open(HttpSecurity http) throws Exception {
-      return http.csrf(c -> c.disable())
-          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
-          .build();
-    }
-
     @Bean
     Tools tools() {
       return new Tools();
@@ -65,24 +57,14 @@ class OutcomeUnknownFromToolCallbackReviewTest {
   @Test
   void anOutcomeUnknownExceptionOfASpringAiToolCallbackFencesTheKey() {
     try (ConfigurableApplicationContext app = ReviewApps.memoryServer(Server.class)) {
-      McpSyncClient client = ReviewApps.client(app);
-      try {
-        CallToolRequest call =
-            CallToolRequest.builder()
-                .name("refund_order")
-                .arguments(Map.of("orderId", "o-1"))
-                .meta(Map.of("dev.mcpgate/idempotency-key", "k-unknown-1"))
-                .build();
-        CallToolResult first = client.callTool(call);
-        CallToolResult retry = client.callTool(call);
-        assertThat(Tools.REFUNDS.get())
-            .as("refunds run: first=%s retry=%s", first, retry)
-            .isEqualTo(1);
-        assertThat(String.valueOf(retry.structuredContent()))
-            .contains("idempotency_outcome_unknown");
-      } finally {
-        client.closeGracefully();
-      }
+      List<CallToolResult> answers =
+          ReviewApps.sameCallTwice(app, "refund_order", Map.of("orderId", "o-1"), "k-unknown-1");
+      CallToolResult first = answers.get(0);
+      CallToolResult retry = answers.get(1);
+      assertThat(Tools.REFUNDS.get())
+          .as("refunds run: first=%s retry=%s", first, retry)
+          .isEqualTo(1);
+      assertThat(String.valueOf(retry.structuredContent())).contains("idempotency_outcome_unknown");
     }
   }
 }

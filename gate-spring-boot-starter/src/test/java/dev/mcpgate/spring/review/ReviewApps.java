@@ -3,15 +3,59 @@ package dev.mcpgate.spring.review;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.web.SecurityFilterChain;
 
 /** The review tests' servers: Streamable HTTP on a free port, the memory store, one tenant. */
 final class ReviewApps {
   private ReviewApps() {}
+
+  /**
+   * Open to all (Spring Security is on the tests' class path): the servers import it. Not a
+   * {@code @Configuration}, which the component scan of other test servers in this package's
+   * parents would pick up (a second bean {@code open}); {@code @Import} reads its beans all the
+   * same.
+   */
+  static class OpenSecurity {
+    @Bean
+    SecurityFilterChain open(HttpSecurity http) throws Exception {
+      return http.csrf(c -> c.disable())
+          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
+          .build();
+    }
+  }
+
+  /**
+   * Sends one call to {@code tool} twice with the key {@code key} in {@code _meta}, as a client
+   * that retries does.
+   *
+   * @return the first answer and the retry's
+   */
+  static List<CallToolResult> sameCallTwice(
+      ConfigurableApplicationContext app, String tool, Map<String, Object> arguments, String key) {
+    McpSyncClient client = client(app);
+    try {
+      CallToolRequest call =
+          CallToolRequest.builder()
+              .name(tool)
+              .arguments(arguments)
+              .meta(Map.of("dev.mcpgate/idempotency-key", key))
+              .build();
+      CallToolResult first = client.callTool(call);
+      return List.of(first, client.callTool(call));
+    } finally {
+      client.closeGracefully();
+    }
+  }
 
   /** Starts {@code server} with the review settings and {@code more} properties. */
   static ConfigurableApplicationContext memoryServer(Class<?> server, String... more) {

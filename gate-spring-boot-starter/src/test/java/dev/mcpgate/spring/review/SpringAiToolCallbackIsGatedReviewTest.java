@@ -16,8 +16,7 @@ import org.springframework.ai.tool.method.MethodToolCallbackProvider;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.context.annotation.Import;
 
 /**
  * The starter wraps every tool whose handler method carries {@code @Idempotent}, from
@@ -39,14 +38,8 @@ class SpringAiToolCallbackIsGatedReviewTest {
   }
 
   @EnableAutoConfiguration
+  @Import(ReviewApps.OpenSecurity.class)
   public static class Server {
-    @Bean
-    SecurityFilterChain open(HttpSecurity http) throws Exception {
-      return http.csrf(c -> c.disable())
-          .authorizeHttpRequests(a -> a.anyRequest().permitAll())
-          .build();
-    }
-
     @Bean
     Tools tools() {
       return new Tools();
