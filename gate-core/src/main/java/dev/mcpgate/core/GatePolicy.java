@@ -74,9 +74,6 @@ public record GatePolicy(
 
   private static final GatePolicy DEFAULTS = builder().build();
 
-  /** How many causes {@link #isOutcomeUnknown} reads at most: a cause chain may loop. */
-  private static final int MOST_CAUSES = 64;
-
   /**
    * @throws IllegalArgumentException naming the component that is out of range
    * @throws NullPointerException naming the component that is null
@@ -234,32 +231,24 @@ public record GatePolicy(
   }
 
   /**
-   * @return true when the action's exception, or one of its causes (a framework's wrapper, a
-   *     checked exception carried in an unchecked one; at most 64, for a chain that loops), means
-   *     its outcome is unknown: the policy's {@code outcomeUnknownWhen} says so; it is an interrupt
-   *     or a cancellation ({@link InterruptedException}, {@link java.io.InterruptedIOException}
-   *     such as a read timeout, {@link java.nio.channels.ClosedByInterruptException}, {@link
-   *     java.util.concurrent.CancellationException}); or, where a gate's own answer thrown by
-   *     {@link GateResult#orThrow()} (a nested gate) stands, that answer says something may have
-   *     taken effect (its causes are not read)
+   * @return true when the action's exception, one of its causes (a framework's wrapper, a checked
+   *     exception carried in an unchecked one) or an error of a Reactor composite means its outcome
+   *     is unknown (at most 64 are read, for a chain that loops): the policy's {@code
+   *     outcomeUnknownWhen} says so, or throws; it is an interrupt or a cancellation ({@link
+   *     InterruptedException}, {@link java.io.InterruptedIOException} such as a read timeout,
+   *     {@link java.nio.channels.ClosedByInterruptException}, {@link
+   *     java.util.concurrent.CancellationException}, the Quarkus MCP server's {@code
+   *     OperationCancellationException}); a timeout while waiting for an answer ({@link
+   *     java.util.concurrent.TimeoutException}, the JDK HttpClient's {@code HttpTimeoutException}
+   *     but for its connect timeout, Mutiny's {@code TimeoutException}, Netty's read and write
+   *     timeouts); a transaction's commit that failed and so may have been carried out (Spring's
+   *     {@code TransactionSystemException} and {@code HeuristicCompletionException}, JTA's {@code
+   *     RollbackException}, {@code HeuristicMixedException} and {@code SystemException}); or, where
+   *     a gate's own answer thrown by {@link GateResult#orThrow()} (a nested gate) stands, that
+   *     answer says something may have taken effect (its causes are not read)
    */
   public boolean isOutcomeUnknown(Throwable failure) {
-    Throwable t = failure;
-    for (int depth = 0; t != null && depth < MOST_CAUSES; depth++, t = t.getCause()) {
-      if (t instanceof GateOutcomeException nested) {
-        // a nested gate's own answer: its causes say why it failed, not whether anything ran
-        return nested.result() instanceof GateResult.Failed<?> failed
-            && failed.effect() != GateResult.Effect.NO;
-      }
-      if (t instanceof InterruptedException
-          || t instanceof java.util.concurrent.CancellationException
-          || t instanceof java.io.InterruptedIOException
-          || t instanceof java.nio.channels.ClosedByInterruptException
-          || outcomeUnknownWhen.test(t)) {
-        return true;
-      }
-    }
-    return false;
+    return UnknownOutcomes.in(failure, outcomeUnknownWhen);
   }
 
   /** A mutable builder; {@link #build()} checks every value and names the bad one. */

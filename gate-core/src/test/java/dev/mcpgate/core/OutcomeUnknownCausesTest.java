@@ -68,4 +68,38 @@ class OutcomeUnknownCausesTest {
         GatePolicy.defaults(),
         new UncheckedIOException(new SocketTimeoutException("Read timed out")));
   }
+
+  @Test
+  void aTimeoutWhileWaitingForAnAnswerFencesTheKey() {
+    fencedAndNotRunAgain(
+        GatePolicy.defaults(),
+        new java.util.concurrent.ExecutionException(
+            new java.util.concurrent.TimeoutException("orTimeout")));
+    fencedAndNotRunAgain(
+        GatePolicy.defaults(), new UncheckedIOException(new HttpTimeoutException("timed out")));
+  }
+
+  @Test
+  void aConnectTimeoutOrAPlainFailureIsNotUnknown() {
+    GatePolicy p = GatePolicy.defaults();
+    assertThat(p.isOutcomeUnknown(new java.net.http.HttpConnectTimeoutException("connect")))
+        .isFalse();
+    assertThat(p.isOutcomeUnknown(new IllegalStateException(new java.io.IOException("refused"))))
+        .isFalse();
+  }
+
+  /** Only a Reactor composite's errors are read ({@code CompositeOfUnknownOutcomesReviewTest}). */
+  @Test
+  void suppressedExceptionsOfOtherTypesAreNotRead() {
+    IllegalStateException failed = new IllegalStateException("declined");
+    failed.addSuppressed(new OutcomeUnknownException("a store's failure, added by the gate"));
+    assertThat(GatePolicy.defaults().isOutcomeUnknown(failed)).isFalse();
+  }
+
+  @Test
+  void aPredicateThatThrowsCountsAsUnknown() {
+    fencedAndNotRunAgain(
+        GatePolicy.builder().outcomeUnknownWhen(t -> t.getMessage().startsWith("timeout")).build(),
+        new IllegalStateException((String) null));
+  }
 }

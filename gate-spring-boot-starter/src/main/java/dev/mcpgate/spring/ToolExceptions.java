@@ -19,32 +19,51 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
- * Lets the gate see what an {@code @Idempotent} tool method threw. Spring AI's method callbacks
+ * Lets the gate see what an {@code @Idempotent} tool method did. Spring AI's method callbacks
  * answer every exception of a tool method with an error result, so the gate saw a failure and
  * released the key, though the method had said its outcome was unknown ({@code
  * OutcomeUnknownException}, what the policy's {@code outcomeUnknownWhen} names, an interrupt): a
  * retry with the same key ran the effect again. This post-processor proxies each bean with {@code
- * Idempotent} methods (before Spring AI's scanner takes it) to note, on the calling thread, what
- * such a method throws; {@link #seeing} wraps a sync handler so that an error result answered for
- * such an exception is thrown to the gate instead, which fences the key ({@link #seeingAsync} for
- * async handlers). Other exceptions keep Spring AI's error result. A class that is final or has a
- * final or private {@code Idempotent} method is not proxied ({@link #isEligible}), and a method run
- * on another thread than its handler's subscription is not seen: there the error result stands.
+ * Idempotent} methods (before Spring AI's scanner takes it) to note, for the call being handled,
+ * what such a method threw, or that it returned; {@link #seeing} wraps a sync handler so that an
+ * error result answered for an exception that means the outcome is unknown is thrown to the gate
+ * instead, which fences the key ({@link #seeingAsync} for async handlers). An error result after
+ * the method returned (its value could not be converted to a result, or its transaction's commit
+ * failed after it) fences the key too: its effect may have happened. Other exceptions keep Spring
+ * AI's error result. A class that is final or has a final or private {@code Idempotent} method is
+ * not proxied ({@link #isEligible}). The note follows the call onto the Reactor scheduler tasks
+ * scheduled while the handler is subscribed (Spring AI runs a tool callback of an async server on
+ * one); a method run on a thread of the application's own is not seen: there the error result
+ * stands.
  */
-final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
+    implements DisposableBean {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(ToolExceptions.class);
 
   /** This post-processor's bean name. */
   static final String BEAN = "mcpGateToolExceptions";
 
-  private final transient ThreadLocal<Throwable[]> thrown = new ThreadLocal<>();
+  /**
+   * The note of the call being handled: null while no noted method ran, the throwable a method
+   * threw, or {@link #RETURNED}.
+   */
+  private final transient ThreadLocal<Object[]> thrown = new ThreadLocal<>();
+
   private final transient ObjectProvider<IdempotencyGate> gate;
+
+  /** The key of this instance's Reactor schedule hook, once installed; null before. */
+  private transient volatile String scheduleHook;
+
+  /** A noted method returned (a value that is not an error result of its own). */
+  private static final Object RETURNED = new Object();
 
   ToolExceptions(ObjectProvider<IdempotencyGate> gate) {
     this.gate = gate;
@@ -84,7 +103,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   }
 
   private Object noting(MethodInvocation invocation) throws Throwable {
-    Throwable[] slot = thrown.get();
+    Object[] slot = thrown.get();
     Object result;
     try {
       result = invocation.proceed();
@@ -97,15 +116,23 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     if (slot == null) {
       return result;
     }
-    slot[0] = null; // it returned: what a method it called threw is not its failure
+    // it returned: what a method it called threw is not its failure
+    slot[0] = returned(result);
     // a reactive tool method fails its Mono or Flux instead of throwing
     if (result instanceof Mono<?> mono) {
-      return mono.doOnSuccess(v -> slot[0] = null).doOnError(t -> slot[0] = t);
+      return mono.doOnSuccess(v -> slot[0] = returned(v)).doOnError(t -> slot[0] = t);
     }
     if (result instanceof Flux<?> flux) {
-      return flux.doOnNext(v -> slot[0] = null).doOnError(t -> slot[0] = t);
+      return flux.doOnNext(v -> slot[0] = returned(v)).doOnError(t -> slot[0] = t);
     }
     return result;
+  }
+
+  /**
+   * @return {@link #RETURNED}, or null for an error result of the tool's own (it says it failed)
+   */
+  private static Object returned(Object value) {
+    return value instanceof CallToolResult r && Boolean.TRUE.equals(r.isError()) ? null : RETURNED;
   }
 
   /** The same specification, its handler {@linkplain #seeing seeing} what its method throws. */
@@ -144,8 +171,8 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   <X> BiFunction<X, CallToolRequest, CallToolResult> seeing(
       BiFunction<X, CallToolRequest, CallToolResult> handler) {
     return (exchange, request) -> {
-      Throwable[] outer = thrown.get();
-      Throwable[] slot = new Throwable[1];
+      Object[] outer = thrown.get();
+      Object[] slot = new Object[1];
       thrown.set(slot);
       CallToolResult result;
       try {
@@ -158,19 +185,20 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   }
 
   /**
-   * Like {@link #seeing}, for an async handler: what its method throws while the handler's {@code
-   * Mono} is subscribed on the gate's thread (Spring AI calls a method at subscription) is noted,
-   * and an error result for an exception that means the outcome is unknown fails the {@code Mono}
-   * with it. A method that runs later on another thread is not seen.
+   * Like {@link #seeing}, for an async handler: what its method does while the handler's {@code
+   * Mono} is subscribed on the gate's thread (Spring AI calls a method at subscription), or in a
+   * Reactor scheduler task scheduled then (a tool callback's {@code subscribeOn}), is noted, and an
+   * error result for an unknown outcome fails the {@code Mono} with it.
    */
   <X> BiFunction<X, CallToolRequest, Mono<CallToolResult>> seeingAsync(
       BiFunction<X, CallToolRequest, Mono<CallToolResult>> handler) {
+    followingScheduledTasks();
     return (exchange, request) -> {
-      Throwable[] slot = new Throwable[1];
+      Object[] slot = new Object[1];
       Mono<CallToolResult> handled = handler.apply(exchange, request);
       Publisher<CallToolResult> noting =
           subscriber -> {
-            Throwable[] outer = thrown.get();
+            Object[] outer = thrown.get();
             thrown.set(slot);
             try {
               handled.subscribe(subscriber);
@@ -182,8 +210,61 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     };
   }
 
-  private CallToolResult checked(CallToolResult result, Throwable t) {
-    if (t != null && result != null && Boolean.TRUE.equals(result.isError()) && unknown(t)) {
+  /**
+   * Installs, once, a Reactor schedule hook that carries the note of the call being handled into
+   * the tasks scheduled while it is set; a task scheduled without one is left as it is.
+   */
+  private void followingScheduledTasks() {
+    if (scheduleHook != null) {
+      return;
+    }
+    synchronized (this) {
+      if (scheduleHook == null) {
+        String key = ToolExceptions.class.getName() + "@" + System.identityHashCode(this);
+        Schedulers.onScheduleHook(key, this::carryingTheNote);
+        scheduleHook = key;
+      }
+    }
+  }
+
+  private Runnable carryingTheNote(Runnable task) {
+    Object[] slot = thrown.get();
+    if (slot == null) {
+      return task;
+    }
+    return () -> {
+      Object[] outer = thrown.get();
+      thrown.set(slot);
+      try {
+        task.run();
+      } finally {
+        restore(outer);
+      }
+    };
+  }
+
+  /** Removes the schedule hook, if one was installed. */
+  @Override
+  public void destroy() {
+    String key = scheduleHook;
+    if (key != null) {
+      Schedulers.resetOnScheduleHook(key);
+      scheduleHook = null;
+    }
+  }
+
+  private CallToolResult checked(CallToolResult result, Object noted) {
+    if (noted == null || result == null || !Boolean.TRUE.equals(result.isError())) {
+      return result;
+    }
+    if (noted == RETURNED) {
+      throw new OutcomeUnknownException(
+          "the tool's method returned, but its call was answered with an error result (its value"
+              + " could not be made a result, or its transaction's commit failed after it): its"
+              + " effect may have happened");
+    }
+    Throwable t = (Throwable) noted;
+    if (unknown(t)) {
       throw t instanceof RuntimeException e
           ? e
           : new OutcomeUnknownException("the tool's method threw " + t, t);
@@ -191,7 +272,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     return result;
   }
 
-  private void restore(Throwable[] outer) {
+  private void restore(Object[] outer) {
     if (outer == null) {
       thrown.remove();
     } else {
