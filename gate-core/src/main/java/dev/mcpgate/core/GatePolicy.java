@@ -232,20 +232,22 @@ public record GatePolicy(
 
   /**
    * @return true when the action's exception, one of its causes (a framework's wrapper, a checked
-   *     exception carried in an unchecked one) or an error of a Reactor composite means its outcome
-   *     is unknown (at most 64 are read, for a chain that loops): the policy's {@code
-   *     outcomeUnknownWhen} says so, or throws; it is an interrupt or a cancellation ({@link
-   *     InterruptedException}, {@link java.io.InterruptedIOException} such as a read timeout,
-   *     {@link java.nio.channels.ClosedByInterruptException}, {@link
+   *     exception carried in an unchecked one) or an error of a Reactor or Mutiny composite means
+   *     its outcome is unknown (each is read once, for a chain that loops; more than 64 to read
+   *     count as unknown): the policy's {@code outcomeUnknownWhen} says so, or throws; it is an
+   *     interrupt or a cancellation ({@link InterruptedException}, {@link
+   *     java.io.InterruptedIOException} such as a read timeout, {@link
+   *     java.nio.channels.ClosedByInterruptException}, {@link
    *     java.util.concurrent.CancellationException}, the Quarkus MCP server's {@code
    *     OperationCancellationException}); a timeout while waiting for an answer ({@link
    *     java.util.concurrent.TimeoutException}, the JDK HttpClient's {@code HttpTimeoutException}
    *     but for its connect timeout, Mutiny's {@code TimeoutException}, Netty's read and write
    *     timeouts); a transaction's commit that failed and so may have been carried out (Spring's
    *     {@code TransactionSystemException} and {@code HeuristicCompletionException}, JTA's {@code
-   *     RollbackException}, {@code HeuristicMixedException} and {@code SystemException}); or, where
-   *     a gate's own answer thrown by {@link GateResult#orThrow()} (a nested gate) stands, that
-   *     answer says something may have taken effect (its causes are not read)
+   *     RollbackException}, {@code HeuristicMixedException} and {@code SystemException}); the JVM's
+   *     own failure ({@link VirtualMachineError}: out of memory or stack); or, where a gate's own
+   *     answer thrown by {@link GateResult#orThrow()} (a nested gate) stands, that answer says
+   *     something may have taken effect (its causes are not read)
    */
   public boolean isOutcomeUnknown(Throwable failure) {
     return UnknownOutcomes.in(failure, outcomeUnknownWhen);

@@ -1,7 +1,9 @@
 package dev.mcpgate.core;
 
 import java.util.ArrayDeque;
+import java.util.Collections;
 import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -9,11 +11,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads an action's failure for a sign that its outcome is unknown, for {@link
- * GatePolicy#isOutcomeUnknown}: the failure and its causes, and the errors a Reactor composite
- * holds, at most {@value #MOST} throwables in all (a cause chain may loop). Some failures mean an
- * unknown outcome whatever the policy says: an interrupt, a cancellation, a timeout while waiting
- * for an answer, and a transaction manager's failed commit. The frameworks' types are named, not
- * linked: the core depends on none of them.
+ * GatePolicy#isOutcomeUnknown}: the failure and its causes, and the errors a Reactor or Mutiny
+ * composite holds, each once (a cause chain may loop); more than {@value #MOST} throwables to read
+ * count as unknown. Some failures mean an unknown outcome whatever the policy says: an interrupt, a
+ * cancellation, a timeout while waiting for an answer, a transaction manager's failed commit, and
+ * the JVM's own failure (out of memory or stack), which may come after the effect. The frameworks'
+ * types are named, not linked: the core depends on none of them.
  */
 final class UnknownOutcomes {
   private static final Logger LOG = LoggerFactory.getLogger(UnknownOutcomes.class);
@@ -27,6 +30,7 @@ final class UnknownOutcomes {
    */
   private static final Set<String> ALWAYS_UNKNOWN =
       Set.of(
+          "java.lang.VirtualMachineError", // out of memory or stack at any point of the action
           "java.lang.InterruptedException",
           "java.io.InterruptedIOException", // a read timeout (SocketTimeoutException) among them
           "java.nio.channels.ClosedByInterruptException",
@@ -50,8 +54,13 @@ final class UnknownOutcomes {
   /** A timeout before anything was sent: nothing happened because of it. */
   private static final String CONNECT_TIMEOUT = "java.net.http.HttpConnectTimeoutException";
 
-  /** Reactor's error of several errors, each one a suppressed exception of it. */
-  private static final String REACTOR_COMPOSITE = "reactor.core.Exceptions$CompositeException";
+  /**
+   * Errors of several errors, each one a suppressed exception of it (Mutiny's first one its cause
+   * too): Reactor's and Mutiny's. Other throwables' suppressed exceptions are not read: the gate
+   * adds its store's failures to the action's that way.
+   */
+  private static final Set<String> COMPOSITES =
+      Set.of("reactor.core.Exceptions$CompositeException", "io.smallrye.mutiny.CompositeException");
 
   private UnknownOutcomes() {}
 
@@ -63,9 +72,17 @@ final class UnknownOutcomes {
    */
   static boolean in(Throwable failure, Predicate<Throwable> policySays) {
     Deque<Throwable> toRead = new ArrayDeque<>();
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     toRead.add(failure);
-    for (int read = 0; !toRead.isEmpty() && read < MOST; read++) {
+    int read = 0;
+    while (!toRead.isEmpty()) {
       Throwable t = toRead.poll();
+      if (!seen.add(t)) {
+        continue; // a loop: read once
+      }
+      if (++read > MOST) {
+        return true; // more to read than it reads: one of them may say so
+      }
       if (t instanceof GateOutcomeException nested) {
         if (nestedSays(nested)) {
           return true;
@@ -78,7 +95,7 @@ final class UnknownOutcomes {
       if (t.getCause() != null) {
         toRead.add(t.getCause());
       }
-      if (REACTOR_COMPOSITE.equals(t.getClass().getName())) {
+      if (COMPOSITES.contains(t.getClass().getName())) {
         for (Throwable each : t.getSuppressed()) {
           toRead.add(each);
         }

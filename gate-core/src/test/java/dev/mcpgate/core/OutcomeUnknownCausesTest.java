@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class OutcomeUnknownCausesTest {
 
-  private static void fencedAndNotRunAgain(GatePolicy policy, Exception thrown) {
+  private static void fencedAndNotRunAgain(GatePolicy policy, Throwable thrown) {
     try (IdempotencyGate gate =
         IdempotencyGate.builder(InMemoryIdempotencyStore.create()).policy(policy).build()) {
       ToolCall call =
@@ -33,7 +33,10 @@ class OutcomeUnknownCausesTest {
               ResultMapper.utf8(),
               ctx -> {
                 refunds.incrementAndGet();
-                throw thrown;
+                if (thrown instanceof Error e) {
+                  throw e;
+                }
+                throw (Exception) thrown;
               });
       GateResult<String> retry =
           gate.execute(call, ResultMapper.utf8(), ctx -> "refund " + refunds.incrementAndGet());
@@ -101,5 +104,34 @@ class OutcomeUnknownCausesTest {
     fencedAndNotRunAgain(
         GatePolicy.builder().outcomeUnknownWhen(t -> t.getMessage().startsWith("timeout")).build(),
         new IllegalStateException((String) null));
+  }
+
+  /** The JVM failed at some point of the action, maybe after its effect. */
+  @Test
+  void aVirtualMachineErrorFencesTheKey() {
+    fencedAndNotRunAgain(GatePolicy.defaults(), new OutOfMemoryError("Java heap space"));
+    fencedAndNotRunAgain(GatePolicy.defaults(), new StackOverflowError());
+  }
+
+  @Test
+  void anotherErrorIsAFailure() {
+    assertThat(GatePolicy.defaults().isOutcomeUnknown(new AssertionError("a bug"))).isFalse();
+  }
+
+  @Test
+  void aLoopOfPlainFailuresIsReadOnceAndIsNotUnknown() {
+    IllegalStateException a = new IllegalStateException("a");
+    IllegalArgumentException b = new IllegalArgumentException("b", a);
+    a.initCause(b);
+    assertThat(GatePolicy.defaults().isOutcomeUnknown(a)).isFalse();
+  }
+
+  @Test
+  void moreThan64ToReadCountAsUnknown() {
+    Throwable chain = new IllegalStateException("the first of 65");
+    for (int i = 0; i < 64; i++) {
+      chain = new IllegalStateException("wrapper " + i, chain);
+    }
+    assertThat(GatePolicy.defaults().isOutcomeUnknown(chain)).isTrue();
   }
 }

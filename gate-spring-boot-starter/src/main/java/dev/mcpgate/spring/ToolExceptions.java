@@ -10,6 +10,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.UUID;
 import java.util.function.BiFunction;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -220,7 +221,8 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     }
     synchronized (this) {
       if (scheduleHook == null) {
-        String key = ToolExceptions.class.getName() + "@" + System.identityHashCode(this);
+        // unique per instance (an identity hash may repeat: a second hook would replace the first)
+        String key = ToolExceptions.class.getName() + "#" + UUID.randomUUID();
         Schedulers.onScheduleHook(key, this::carryingTheNote);
         scheduleHook = key;
       }
