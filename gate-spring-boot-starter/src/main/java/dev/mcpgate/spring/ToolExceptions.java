@@ -73,6 +73,8 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
             new AnnotationMatchingPointcut(null, Idempotent.class, true),
             (MethodInterceptor) this::noting);
     setProxyTargetClass(true); // Spring AI invokes the class's own Method on the bean
+    // outermost on a bean proxied already (@Transactional): what its commit throws is noted too
+    setBeforeExistingAdvisors(true);
   }
 
   /**
@@ -119,12 +121,16 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     }
     // it returned: what a method it called threw is not its failure
     slot[0] = returned(result);
-    // a reactive tool method fails its Mono or Flux instead of throwing
+    // a reactive tool method fails its Mono, Flux or other Publisher instead of throwing
     if (result instanceof Mono<?> mono) {
       return mono.doOnSuccess(v -> slot[0] = returned(v)).doOnError(t -> slot[0] = t);
     }
     if (result instanceof Flux<?> flux) {
       return flux.doOnNext(v -> slot[0] = returned(v)).doOnError(t -> slot[0] = t);
+    }
+    if (result instanceof Publisher<?> publisher // Spring AI reads any Publisher
+        && invocation.getMethod().getReturnType().isAssignableFrom(Flux.class)) {
+      return Flux.from(publisher).doOnNext(v -> slot[0] = returned(v)).doOnError(t -> slot[0] = t);
     }
     return result;
   }
@@ -136,33 +142,40 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     return value instanceof CallToolResult r && Boolean.TRUE.equals(r.isError()) ? null : RETURNED;
   }
 
-  /** The same specification, its handler {@linkplain #seeing seeing} what its method throws. */
-  McpServerFeatures.SyncToolSpecification seen(McpServerFeatures.SyncToolSpecification spec) {
-    return new McpServerFeatures.SyncToolSpecification(spec.tool(), seeing(spec.callHandler()));
+  /**
+   * The same specification, its handler {@linkplain #seeing seeing} what its method throws; {@code
+   * blind} for a tool whose method is called on an object not proxied ({@link UnseenToolObjects}),
+   * every error result of which counts as unknown.
+   */
+  McpServerFeatures.SyncToolSpecification seen(
+      McpServerFeatures.SyncToolSpecification spec, boolean blind) {
+    return new McpServerFeatures.SyncToolSpecification(
+        spec.tool(), seeing(spec.callHandler(), blind));
   }
 
   /** The same specification, its handler {@linkplain #seeing seeing} what its method throws. */
   McpStatelessServerFeatures.SyncToolSpecification seen(
-      McpStatelessServerFeatures.SyncToolSpecification spec) {
+      McpStatelessServerFeatures.SyncToolSpecification spec, boolean blind) {
     return new McpStatelessServerFeatures.SyncToolSpecification(
-        spec.tool(), seeing(spec.callHandler()));
+        spec.tool(), seeing(spec.callHandler(), blind));
   }
 
   /**
    * The same specification, its handler {@linkplain #seeingAsync seeing} what its method throws.
    */
-  McpServerFeatures.AsyncToolSpecification seen(McpServerFeatures.AsyncToolSpecification spec) {
+  McpServerFeatures.AsyncToolSpecification seen(
+      McpServerFeatures.AsyncToolSpecification spec, boolean blind) {
     return new McpServerFeatures.AsyncToolSpecification(
-        spec.tool(), seeingAsync(spec.callHandler()));
+        spec.tool(), seeingAsync(spec.callHandler(), blind));
   }
 
   /**
    * The same specification, its handler {@linkplain #seeingAsync seeing} what its method throws.
    */
   McpStatelessServerFeatures.AsyncToolSpecification seen(
-      McpStatelessServerFeatures.AsyncToolSpecification spec) {
+      McpStatelessServerFeatures.AsyncToolSpecification spec, boolean blind) {
     return new McpStatelessServerFeatures.AsyncToolSpecification(
-        spec.tool(), seeingAsync(spec.callHandler()));
+        spec.tool(), seeingAsync(spec.callHandler(), blind));
   }
 
   /**
@@ -170,7 +183,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
    *     answered it with an error result and it means the outcome is unknown
    */
   <X> BiFunction<X, CallToolRequest, CallToolResult> seeing(
-      BiFunction<X, CallToolRequest, CallToolResult> handler) {
+      BiFunction<X, CallToolRequest, CallToolResult> handler, boolean blind) {
     return (exchange, request) -> {
       Object[] outer = thrown.get();
       Object[] slot = new Object[1];
@@ -181,7 +194,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       } finally {
         restore(outer);
       }
-      return checked(result, slot[0]);
+      return checked(result, slot[0], blind);
     };
   }
 
@@ -192,7 +205,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
    * error result for an unknown outcome fails the {@code Mono} with it.
    */
   <X> BiFunction<X, CallToolRequest, Mono<CallToolResult>> seeingAsync(
-      BiFunction<X, CallToolRequest, Mono<CallToolResult>> handler) {
+      BiFunction<X, CallToolRequest, Mono<CallToolResult>> handler, boolean blind) {
     followingScheduledTasks();
     return (exchange, request) -> {
       Object[] slot = new Object[1];
@@ -207,7 +220,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
               restore(outer);
             }
           };
-      return Mono.fromDirect(noting).map(result -> checked(result, slot[0]));
+      return Mono.fromDirect(noting).map(result -> checked(result, slot[0], blind));
     };
   }
 
@@ -255,8 +268,16 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     }
   }
 
-  private CallToolResult checked(CallToolResult result, Object noted) {
-    if (noted == null || result == null || !Boolean.TRUE.equals(result.isError())) {
+  private CallToolResult checked(CallToolResult result, Object noted, boolean blind) {
+    if (result == null || !Boolean.TRUE.equals(result.isError())) {
+      return result;
+    }
+    if (noted == null && blind) {
+      throw new OutcomeUnknownException(
+          "the tool's method is called on an object that is not its Spring bean, so what it threw"
+              + " is not known: its effect may have happened");
+    }
+    if (noted == null) {
       return result;
     }
     if (noted == RETURNED) {

@@ -46,6 +46,7 @@ final class ToolSpecificationGating
   private final ObjectProvider<McpGateProperties> properties;
   private ListableBeanFactory beans;
   private Map<String, ToolPolicy> policies;
+  private Set<String> unseenTools; // found once, by unseen
   private final Map<String, Boolean> seen = new LinkedHashMap<>(); // tool -> gated
   private final Set<String> readOnly = new LinkedHashSet<>();
   private final Set<String> takeDecimals = new LinkedHashSet<>(); // gated tools with a number
@@ -109,7 +110,7 @@ final class ToolSpecificationGating
           McpServerFeatures.SyncToolSpecification.class,
           McpServerFeatures.SyncToolSpecification::tool,
           McpServerFeatures.SyncToolSpecification::callHandler,
-          (s, p) -> gate.getObject().gate(exceptions().seen(s), p));
+          (s, p) -> gate.getObject().gate(exceptions().seen(s, unseen(s.tool())), p));
     }
     if (first instanceof McpServerFeatures.AsyncToolSpecification) {
       return gateAll(
@@ -117,7 +118,7 @@ final class ToolSpecificationGating
           McpServerFeatures.AsyncToolSpecification.class,
           McpServerFeatures.AsyncToolSpecification::tool,
           McpServerFeatures.AsyncToolSpecification::callHandler,
-          (s, p) -> gate.getObject().gate(exceptions().seen(s), p));
+          (s, p) -> gate.getObject().gate(exceptions().seen(s, unseen(s.tool())), p));
     }
     if (first instanceof McpStatelessServerFeatures.SyncToolSpecification) {
       syncTools = true;
@@ -126,7 +127,7 @@ final class ToolSpecificationGating
           McpStatelessServerFeatures.SyncToolSpecification.class,
           McpStatelessServerFeatures.SyncToolSpecification::tool,
           McpStatelessServerFeatures.SyncToolSpecification::callHandler,
-          (s, p) -> gate.getObject().gate(exceptions().seen(s), p));
+          (s, p) -> gate.getObject().gate(exceptions().seen(s, unseen(s.tool())), p));
     }
     if (first instanceof McpStatelessServerFeatures.AsyncToolSpecification) {
       return gateAll(
@@ -134,7 +135,7 @@ final class ToolSpecificationGating
           McpStatelessServerFeatures.AsyncToolSpecification.class,
           McpStatelessServerFeatures.AsyncToolSpecification::tool,
           McpStatelessServerFeatures.AsyncToolSpecification::callHandler,
-          (s, p) -> gate.getObject().gate(exceptions().seen(s), p));
+          (s, p) -> gate.getObject().gate(exceptions().seen(s, unseen(s.tool())), p));
     }
     return bean;
   }
@@ -173,6 +174,17 @@ final class ToolSpecificationGating
       out.add(policy == null ? spec : wrap.apply(spec, policy));
     }
     return out;
+  }
+
+  /**
+   * @return true for a tool whose Spring AI callback calls an object that is not proxied ({@link
+   *     UnseenToolObjects}, found once)
+   */
+  private synchronized boolean unseen(McpSchema.Tool tool) {
+    if (unseenTools == null) {
+      unseenTools = UnseenToolObjects.in(beans);
+    }
+    return unseenTools.contains(tool.name());
   }
 
   /** The proxies of {@code @Idempotent} tool beans, by the name the auto-configuration gives. */
