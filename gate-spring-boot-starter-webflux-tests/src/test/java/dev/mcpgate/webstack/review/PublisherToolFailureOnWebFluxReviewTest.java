@@ -11,7 +11,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.reactivestreams.Publisher;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -41,7 +40,6 @@ class PublisherToolFailureOnWebFluxReviewTest {
     }
   }
 
-  @SpringBootConfiguration
   @EnableAutoConfiguration
   public static class Server {
     @Bean

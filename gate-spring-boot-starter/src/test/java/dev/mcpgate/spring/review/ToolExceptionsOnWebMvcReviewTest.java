@@ -22,7 +22,6 @@ import org.springframework.ai.tool.ToolCallbackProvider;
 import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.ai.tool.annotation.ToolParam;
 import org.springframework.ai.tool.method.MethodToolCallbackProvider;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -204,7 +203,6 @@ class ToolExceptionsOnWebMvcReviewTest {
     }
   }
 
-  @SpringBootConfiguration
   @EnableAutoConfiguration
   public static class Server {
     @Bean
