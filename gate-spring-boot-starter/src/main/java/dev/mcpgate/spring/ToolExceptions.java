@@ -36,13 +36,13 @@ import reactor.core.scheduler.Schedulers;
  * what such a method threw, or that it returned; {@link #seeing} wraps a sync handler so that an
  * error result answered for an exception that means the outcome is unknown is thrown to the gate
  * instead, which fences the key ({@link #seeingAsync} for async handlers). An error result after
- * the method returned (its value could not be converted to a result, or its transaction's commit
- * failed after it) fences the key too: its effect may have happened. Other exceptions keep Spring
- * AI's error result. A class that is final or has a final or private {@code Idempotent} method is
- * not proxied ({@link #isEligible}). The note follows the call onto the Reactor scheduler tasks
- * scheduled while the handler is subscribed (Spring AI runs a tool callback of an async server on
- * one); a method run on a thread of the application's own is not seen: there the error result
- * stands.
+ * the method returned (its value could not be converted to a result) fences the key too: its effect
+ * may have happened. The advice is outermost, so what a {@code @Transactional} proxy's commit
+ * throws is noted as the method's. Other exceptions keep Spring AI's error result. A class that is
+ * final or has a final or private {@code Idempotent} method is not proxied ({@link #isEligible}).
+ * The note follows the call onto the Reactor scheduler tasks scheduled while the handler is
+ * subscribed (Spring AI runs a tool callback of an async server on one); a method run on a thread
+ * of the application's own is not seen: there the error result stands.
  */
 final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     implements DisposableBean {
@@ -283,8 +283,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     if (noted == RETURNED) {
       throw new OutcomeUnknownException(
           "the tool's method returned, but its call was answered with an error result (its value"
-              + " could not be made a result, or its transaction's commit failed after it): its"
-              + " effect may have happened");
+              + " could not be made a result): its effect may have happened");
     }
     Throwable t = (Throwable) noted;
     if (unknown(t)) {
