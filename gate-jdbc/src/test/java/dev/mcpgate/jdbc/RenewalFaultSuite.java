@@ -121,6 +121,8 @@ abstract class RenewalFaultSuite {
     AtomicInteger effects = new AtomicInteger();
     List<String> bAnswers = new CopyOnWriteArrayList<>();
     AtomicInteger renewals = new AtomicInteger();
+    long t0 = System.nanoTime();
+    List<String> lease = new CopyOnWriteArrayList<>(); // A's lease events, ms from the case's start
     ExecutorService threads = Executors.newCachedThreadPool();
     try (FaultProxy proxy = FaultProxy.to(target().url());
         HikariDataSource poolA = pool(proxy.relayedJdbcUrl(target().url()), 3);
@@ -134,6 +136,12 @@ abstract class RenewalFaultSuite {
                   e -> {
                     if (e.type() == GateEvent.Type.LEASE_RENEWED) {
                       renewals.incrementAndGet();
+                    }
+                    if (e.type().name().startsWith("LEASE_")) {
+                      lease.add(
+                          e.type().name().substring(6).toLowerCase(java.util.Locale.ROOT)
+                              + "@"
+                              + (System.nanoTime() - t0) / 1_000_000);
                     }
                   })
               .build();
@@ -204,7 +212,9 @@ abstract class RenewalFaultSuite {
         ClaimState state = row == null ? null : row.state();
         RenewalFaultChecks.checkAnswers(
             effects.get(), bAnswers, aTold, state, after, c.fault() == Fault.FAILOVER, wrong);
-        return new Outcome(c.toString(), effects.get(), "", aTold, summary(bAnswers), wrong);
+        // when a case goes wrong, when A's lease was renewed, failed to be, and was lost
+        String counts = wrong.isEmpty() ? "" : "A's lease: " + String.join(" ", lease);
+        return new Outcome(c.toString(), effects.get(), counts, aTold, summary(bAnswers), wrong);
       } finally {
         gateA.close();
         gateB.close();

@@ -23,6 +23,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -292,6 +293,25 @@ public final class RenewalFaultChecks {
     List<String> names = new ArrayList<>(cases.keySet());
     ExecutorService runner = Executors.newFixedThreadPool(parallel);
     List<Outcome> outcomes = new ArrayList<>();
+    // how late a thread that only sleeps wakes: a machine that stalls for seconds breaks any lease
+    AtomicLong overslept = new AtomicLong();
+    Thread watch =
+        new Thread(
+            () -> {
+              while (!Thread.currentThread().isInterrupted()) {
+                long before = System.nanoTime();
+                try {
+                  Thread.sleep(50);
+                } catch (InterruptedException e) {
+                  return;
+                }
+                long late = (System.nanoTime() - before) / 1_000_000 - 50;
+                overslept.accumulateAndGet(late, Math::max);
+              }
+            },
+            "renewal-fault-stall-watch");
+    watch.setDaemon(true);
+    watch.start();
     try {
       List<Future<Outcome>> running = new ArrayList<>();
       for (Callable<Outcome> c : cases.values()) {
@@ -311,8 +331,14 @@ public final class RenewalFaultChecks {
       }
     } finally {
       runner.shutdownNow();
+      watch.interrupt();
     }
-    StringBuilder report = new StringBuilder(title + ":\n");
+    StringBuilder report =
+        new StringBuilder(
+            title
+                + " (the most a 50 ms sleep of this JVM overslept meanwhile: "
+                + overslept.get()
+                + " ms):\n");
     outcomes.forEach(o -> report.append("  ").append(o.line()).append('\n'));
     System.err.print(report);
     assertThat(outcomes).allSatisfy(o -> assertThat(o.wrong()).as(o.line()).isEmpty());
