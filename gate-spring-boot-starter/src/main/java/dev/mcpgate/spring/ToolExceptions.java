@@ -15,13 +15,12 @@ import java.util.function.BiFunction;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -39,15 +38,15 @@ import reactor.core.scheduler.Schedulers;
  * the method returned (its value could not be converted to a result) fences the key too: its effect
  * may have happened. The advice is outermost, so what a {@code @Transactional} proxy's commit
  * throws is noted as the method's. Other exceptions keep Spring AI's error result. A class that is
- * final or has a final or private {@code Idempotent} method is not proxied ({@link #isEligible}).
- * The note follows the call onto the Reactor scheduler tasks scheduled while the handler is
- * subscribed (Spring AI runs a tool callback of an async server on one); a method run on a thread
- * of the application's own is not seen: there the error result stands.
+ * final or has a final or private {@code Idempotent} method is not proxied ({@link #isEligible}):
+ * every error result of its tools fences the key ({@link UnseenToolObjects}). The note follows the
+ * call onto the Reactor scheduler tasks scheduled while the handler is subscribed (Spring AI runs a
+ * tool callback of an async server on one); a method run on a thread of the application's own is
+ * not seen: there the error result stands.
  */
 final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     implements DisposableBean {
   private static final long serialVersionUID = 1L;
-  private static final Logger LOG = LoggerFactory.getLogger(ToolExceptions.class);
 
   /** This post-processor's bean name. */
   static final String BEAN = "mcpGateToolExceptions";
@@ -79,30 +78,31 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
 
   /**
    * A class whose {@code @Idempotent} method CGLIB cannot override (final or private) is left as it
-   * is: its proxy would run that method on an empty instance.
+   * is: its proxy would run that method on an empty instance. {@link UnseenToolObjects} names its
+   * tools, every error result of which then fences the key.
    */
   @Override
   protected boolean isEligible(Class<?> targetClass) {
-    if (!super.isEligible(targetClass)) {
+    return super.isEligible(targetClass) && proxiable(targetClass);
+  }
+
+  /**
+   * @return false for a final class, or one with a final or private method that is {@code
+   *     Idempotent} or implements or overrides a method that is (on an interface, say)
+   */
+  static boolean proxiable(Class<?> type) {
+    if (Modifier.isFinal(type.getModifiers())) {
       return false;
     }
-    boolean proxiable = !Modifier.isFinal(targetClass.getModifiers());
-    for (Class<?> c = targetClass; proxiable && c != null; c = c.getSuperclass()) {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
       for (Method m : c.getDeclaredMethods()) {
-        if (m.isAnnotationPresent(Idempotent.class)
-            && (Modifier.isFinal(m.getModifiers()) || Modifier.isPrivate(m.getModifiers()))) {
-          proxiable = false;
+        if ((Modifier.isFinal(m.getModifiers()) || Modifier.isPrivate(m.getModifiers()))
+            && AnnotatedElementUtils.hasAnnotation(m, Idempotent.class)) {
+          return false;
         }
       }
     }
-    if (!proxiable) {
-      LOG.warn(
-          "{} is final or has a final or private @Idempotent method: an exception of its tools"
-              + " that means the outcome is unknown is answered by Spring AI as an error result,"
-              + " and the gate releases the key (docs/spring-boot.md)",
-          targetClass.getName());
-    }
-    return proxiable;
+    return true;
   }
 
   private Object noting(MethodInvocation invocation) throws Throwable {

@@ -47,6 +47,7 @@ final class ToolSpecificationGating
   private ListableBeanFactory beans;
   private Map<String, ToolPolicy> policies;
   private Set<String> unseenTools; // found once, by unseen
+  private final List<Class<?>> toolTypes = new ArrayList<>(); // with @Idempotent, by policies
   private final Map<String, Boolean> seen = new LinkedHashMap<>(); // tool -> gated
   private final Set<String> readOnly = new LinkedHashSet<>();
   private final Set<String> takeDecimals = new LinkedHashSet<>(); // gated tools with a number
@@ -182,7 +183,8 @@ final class ToolSpecificationGating
    */
   private synchronized boolean unseen(McpSchema.Tool tool) {
     if (unseenTools == null) {
-      unseenTools = UnseenToolObjects.in(beans);
+      policies(); // finds the tool types
+      unseenTools = UnseenToolObjects.in(beans, toolTypes);
     }
     return unseenTools.contains(tool.name());
   }
@@ -308,7 +310,7 @@ final class ToolSpecificationGating
   /** The policies of every bean class with {@code @Idempotent} methods, found once. */
   private synchronized Map<String, ToolPolicy> policies() {
     if (policies == null) {
-      List<Class<?>> types = new ArrayList<>();
+      List<Class<?>> types = toolTypes;
       for (String name : beans.getBeanDefinitionNames()) {
         Class<?> type = beans.getType(name, false);
         if (type != null) {

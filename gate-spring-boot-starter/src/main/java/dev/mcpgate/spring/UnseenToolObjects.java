@@ -1,9 +1,9 @@
 package dev.mcpgate.spring;
 
-import dev.mcpgate.mcp.Idempotent;
+import dev.mcpgate.mcp.McpGate;
 import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,12 +12,12 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.util.ClassUtils;
 
 /**
- * Finds the tools whose Spring AI method callback calls an object that is not a proxy: an instance
- * of a class with {@code @Idempotent} methods that is not its Spring bean ({@code
- * MethodToolCallbackProvider.builder().toolObjects(new Tools())}, or a bean method of a lite
- * configuration calling another). {@link ToolExceptions} sees nothing such an object throws, so the
- * gate cannot tell an unknown outcome from a failure: every error result of such a tool counts as
- * unknown, and a WARN names it.
+ * Finds the {@code @Idempotent} tools whose method {@link ToolExceptions} cannot see: those of a
+ * bean class it cannot proxy ({@link ToolExceptions#proxiable}: a final class, a final or private
+ * tool method), and those whose Spring AI method callback calls an object that is not its Spring
+ * bean ({@code MethodToolCallbackProvider.builder().toolObjects(new Tools())}, or a bean method of
+ * a lite configuration calling another). The gate cannot tell an unknown outcome of such a tool
+ * from a failure: every error result of it counts as unknown, and a WARN names it.
  */
 final class UnseenToolObjects {
   private static final Logger LOG = LoggerFactory.getLogger(UnseenToolObjects.class);
@@ -29,14 +29,28 @@ final class UnseenToolObjects {
   private UnseenToolObjects() {}
 
   /**
-   * @return the names of such tools, each logged at WARN; empty without Spring AI's tool callbacks
+   * @param types the bean classes with {@code @Idempotent} methods
+   * @return the names of such tools, each logged at WARN
    */
-  static Set<String> in(ListableBeanFactory beans) {
+  static Set<String> in(ListableBeanFactory beans, List<Class<?>> types) {
+    Set<String> unseen = new LinkedHashSet<>();
+    for (Class<?> type : types) {
+      if (!ToolExceptions.proxiable(type)) {
+        for (String name : McpGate.annotatedPolicies(type).keySet()) {
+          unseen.add(name);
+          LOG.warn(
+              "tool {}: {} is final or has a final or private @Idempotent method, which a proxy"
+                  + " cannot wrap, so MCP Gate cannot see what it throws: every error result of"
+                  + " it fences its key as outcome unknown (docs/spring-boot.md)",
+              name,
+              type.getName());
+        }
+      }
+    }
     ClassLoader loader = UnseenToolObjects.class.getClassLoader();
     if (!ClassUtils.isPresent(PROVIDER, loader) || !ClassUtils.isPresent(METHOD_CALLBACK, loader)) {
-      return Set.of();
+      return unseen;
     }
-    Set<String> unseen = new LinkedHashSet<>();
     try { // Spring AI's tool types are not on this module's compile path: read by reflection
       Class<?> providerType = ClassUtils.forName(PROVIDER, loader);
       Class<?> methodCallback = ClassUtils.forName(METHOD_CALLBACK, loader);
@@ -44,7 +58,10 @@ final class UnseenToolObjects {
         for (Object callback :
             (Object[]) providerType.getMethod("getToolCallbacks").invoke(provider)) {
           Object tools = methodCallback.isInstance(callback) ? toolObject(callback) : null;
-          if (tools != null && !AopUtils.isAopProxy(tools) && hasIdempotent(tools.getClass())) {
+          if (tools != null
+              && !AopUtils.isAopProxy(tools)
+              && ToolExceptions.proxiable(tools.getClass())
+              && McpGate.hasIdempotentMethods(tools.getClass())) {
             Object definition = callback.getClass().getMethod("getToolDefinition").invoke(callback);
             String name = (String) definition.getClass().getMethod("name").invoke(definition);
             unseen.add(name);
@@ -79,16 +96,5 @@ final class UnseenToolObjects {
       LOG.debug("could not read the object of tool callback {}", callback, e);
       return null;
     }
-  }
-
-  private static boolean hasIdempotent(Class<?> type) {
-    for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-      for (Method m : c.getDeclaredMethods()) {
-        if (m.isAnnotationPresent(Idempotent.class)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 }
