@@ -2,6 +2,7 @@ package dev.mcpgate.mcp;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.mcpgate.core.GatePolicy;
 import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.KeyDigest;
 import dev.mcpgate.core.audit.AuditSink;
@@ -67,6 +68,11 @@ public final class McpGate {
     return tools.auditor().failures();
   }
 
+  /** The policy of the gate this wraps, whose {@code outcomeUnknownWhen} its tools follow. */
+  public GatePolicy policy() {
+    return tools.gate().policy();
+  }
+
   /**
    * @param gate the gate (store, default policy, listeners)
    * @return a builder; a tenant resolver is required
@@ -105,10 +111,7 @@ public final class McpGate {
     return g == null ? spec : GatedSpecifications.of(g, spec);
   }
 
-  /**
-   * Like {@link #gate(McpServerFeatures.AsyncToolSpecification, ToolPolicy)}, for stateless
-   * servers.
-   */
+  /** Like {@link #gate(McpServerFeatures.AsyncToolSpecification, ToolPolicy)}, stateless. */
   public McpStatelessServerFeatures.AsyncToolSpecification gate(
       McpStatelessServerFeatures.AsyncToolSpecification spec, ToolPolicy policy) {
     GatedTool g = tools.gated(requireNonNull(spec, "spec must not be null").tool(), policy);

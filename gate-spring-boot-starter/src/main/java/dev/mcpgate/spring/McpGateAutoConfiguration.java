@@ -205,8 +205,7 @@ public class McpGateAutoConfiguration {
    *     ({@link ToolExceptions}), which the gating above finds by this bean's name
    */
   @Bean(ToolExceptions.BEAN)
-  public static BeanPostProcessor mcpGateToolExceptions(
-      ObjectProvider<IdempotencyGate> idempotencyGate) {
-    return new ToolExceptions(idempotencyGate);
+  public static BeanPostProcessor mcpGateToolExceptions(ObjectProvider<McpGate> mcpGate) {
+    return new ToolExceptions(mcpGate);
   }
 }

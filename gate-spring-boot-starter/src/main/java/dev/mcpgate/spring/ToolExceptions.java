@@ -1,9 +1,9 @@
 package dev.mcpgate.spring;
 
 import dev.mcpgate.core.GatePolicy;
-import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.mcp.Idempotent;
+import dev.mcpgate.mcp.McpGate;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -57,7 +57,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
    */
   private final transient ThreadLocal<Object[]> thrown = new ThreadLocal<>();
 
-  private final transient ObjectProvider<IdempotencyGate> gate;
+  private final transient ObjectProvider<McpGate> gate;
 
   /** The key of this instance's Reactor schedule hook, once installed; null before. */
   private transient volatile String scheduleHook;
@@ -65,7 +65,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   /** A noted method returned (a value that is not an error result of its own). */
   private static final Object RETURNED = new Object();
 
-  ToolExceptions(ObjectProvider<IdempotencyGate> gate) {
+  ToolExceptions(ObjectProvider<McpGate> gate) {
     this.gate = gate;
     this.advisor =
         new DefaultPointcutAdvisor(
@@ -302,9 +302,12 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     }
   }
 
-  /** The gate's own rule: its policy, its causes, interrupts and cancellations among them. */
+  /**
+   * The rule of the gate the tools are gated by (the {@link McpGate} bean's, which may wrap a gate
+   * that is not a bean): its policy, its causes, interrupts and cancellations among them.
+   */
   private boolean unknown(Throwable t) {
-    IdempotencyGate g = gate.getIfAvailable();
+    McpGate g = gate.getIfAvailable();
     return (g != null ? g.policy() : GatePolicy.defaults()).isOutcomeUnknown(t);
   }
 }

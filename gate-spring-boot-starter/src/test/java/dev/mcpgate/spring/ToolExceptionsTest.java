@@ -3,9 +3,9 @@ package dev.mcpgate.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.mcpgate.core.IdempotencyGate;
 import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.mcp.Idempotent;
+import dev.mcpgate.mcp.McpGate;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.Map;
@@ -29,7 +29,7 @@ class ToolExceptionsTest {
 
   private final DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
   private final ToolExceptions exceptions =
-      new ToolExceptions(beans.getBeanProvider(IdempotencyGate.class));
+      new ToolExceptions(beans.getBeanProvider(McpGate.class));
 
   @AfterEach
   void close() {
