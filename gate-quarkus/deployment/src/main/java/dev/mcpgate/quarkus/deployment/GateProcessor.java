@@ -12,10 +12,13 @@ import dev.mcpgate.quarkus.internal.GatedTools;
 import dev.mcpgate.quarkus.internal.InFlightCalls;
 import dev.mcpgate.quarkus.internal.MicrometerMetrics;
 import dev.mcpgate.quarkus.internal.ToolSecurity;
+import dev.mcpgate.quarkus.internal.TransactionEnd;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
 import io.quarkus.bootstrap.classloading.QuarkusClassLoader;
+import io.quarkus.deployment.Capabilities;
+import io.quarkus.deployment.Capability;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
@@ -89,6 +92,13 @@ class GateProcessor {
             Gated.class)
         .setUnremovable()
         .build();
+  }
+
+  @BuildStep
+  void transactions(Capabilities capabilities, BuildProducer<AdditionalBeanBuildItem> beans) {
+    if (capabilities.isPresent(Capability.TRANSACTIONS)) {
+      beans.produce(AdditionalBeanBuildItem.unremovableOf(TransactionEnd.class));
+    }
   }
 
   @BuildStep

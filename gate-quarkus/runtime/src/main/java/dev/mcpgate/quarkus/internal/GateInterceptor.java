@@ -11,6 +11,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.quarkiverse.mcp.server.Meta;
 import io.quarkiverse.mcp.server.TextContent;
+import io.quarkiverse.mcp.server.ToolCallException;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.arc.Arc;
 import io.quarkus.runtime.BlockingOperationControl;
@@ -181,11 +182,21 @@ public class GateInterceptor {
     return meta == null ? null : meta.asJsonObject().getMap();
   }
 
+  /**
+   * How the transaction of a gated {@code @Transactional} method ended ({@link TransactionEnd}).
+   */
+  enum TransactionEnding {
+    COMMITTED,
+    ROLLED_BACK,
+    UNKNOWN
+  }
+
   /** One call of the method: runs it at most once, and keeps what it returned. */
   static final class Call {
     private final InvocationContext ic;
     private ToolResponse returned;
     private CallToolResult stored;
+    private volatile TransactionEnding ending;
 
     Call(InvocationContext ic) {
       this.ic = ic;
@@ -201,6 +212,7 @@ public class GateInterceptor {
      */
     CallToolResult proceed(ObjectMapper json) {
       Object value;
+      ic.getContextData().put(CALL, this); // for TransactionEnd, inside @Transactional
       try {
         value = ic.proceed();
       } catch (RuntimeException e) {
@@ -212,11 +224,22 @@ public class GateInterceptor {
                   + " unknown",
               e);
         }
-        throw e;
+        throw failed(e);
       } catch (Error e) {
         throw e;
       } catch (Exception e) {
-        throw new Thrown(e);
+        throw failed(e);
+      }
+      if (ending == TransactionEnding.ROLLED_BACK) {
+        // marked rollback-only inside (a failure it caught), rolled back without an exception
+        throw new ToolCallException(
+            "The tool returned, but its transaction was rolled back, so nothing it wrote was kept"
+                + " and its answer is not stored. A retry with the same key runs it again.");
+      }
+      if (ending == TransactionEnding.UNKNOWN) {
+        throw new OutcomeUnknownException(
+            "the tool returned, but how its transaction ended is unknown: what it wrote may be"
+                + " kept");
       }
       returned = (ToolResponse) value;
       try {
@@ -230,6 +253,30 @@ public class GateInterceptor {
             e);
       }
       return stored;
+    }
+
+    /** Its {@code @Transactional} transaction ended so ({@link TransactionEnd}). */
+    void ended(TransactionEnding how) {
+      ending = how;
+    }
+
+    /**
+     * @return what the method threw, to the adapter; an unknown outcome when its transaction
+     *     committed nonetheless (a checked exception, one {@code dontRollbackOn} names) or ended in
+     *     a state not known: what it wrote is kept, and freeing the key would write it again
+     */
+    private RuntimeException failed(Exception e) {
+      TransactionEnding end = ending;
+      if (end == TransactionEnding.COMMITTED || end == TransactionEnding.UNKNOWN) {
+        return new OutcomeUnknownException(
+            "the tool threw "
+                + e
+                + (end == TransactionEnding.COMMITTED
+                    ? " after its transaction committed: what it wrote is kept"
+                    : " and how its transaction ended is unknown: what it wrote may be kept"),
+            e);
+      }
+      return e instanceof RuntimeException r ? r : new Thrown(e);
     }
 
     /**
