@@ -15,12 +15,14 @@ import java.util.function.BiFunction;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -65,6 +67,15 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   /** A noted method returned (a value that is not an error result of its own). */
   private static final Object RETURNED = new Object();
 
+  /** A noted method returned, but its transaction was rolled back (marked rollback-only). */
+  private static final Object ROLLED_BACK = new Object();
+
+  /** How the transaction of the handler's own invocation ends, while it runs: {@link Ending}. */
+  private final transient ThreadLocal<int[]> ending = new ThreadLocal<>();
+
+  /** Inside {@code @Transactional}'s advice: registers for its end; null without spring-tx. */
+  private final transient DefaultPointcutAdvisor inside;
+
   ToolExceptions(ObjectProvider<McpGate> gate) {
     this.gate = gate;
     this.advisor =
@@ -74,6 +85,26 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     setProxyTargetClass(true); // Spring AI invokes the class's own Method on the bean
     // outermost on a bean proxied already (@Transactional): what its commit throws is noted too
     setBeforeExistingAdvisors(true);
+    this.inside =
+        !ClassUtils.isPresent(Ending.MANAGER, getClass().getClassLoader())
+            ? null
+            : new DefaultPointcutAdvisor(
+                new AnnotationMatchingPointcut(null, Idempotent.class, true),
+                (MethodInterceptor)
+                    invocation -> {
+                      Ending.watch(ending.get());
+                      return invocation.proceed();
+                    });
+  }
+
+  /** Also adds {@link #inside} last, inside a {@code @Transactional} advice already there. */
+  @Override
+  public Object postProcessAfterInitialization(Object bean, String beanName) {
+    Object proxy = super.postProcessAfterInitialization(bean, beanName);
+    if (inside != null && proxy instanceof Advised advised && advised.indexOf(advisor) >= 0) {
+      advised.addAdvisor(inside);
+    }
+    return proxy;
   }
 
   /**
@@ -107,20 +138,32 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
 
   private Object noting(MethodInvocation invocation) throws Throwable {
     Object[] slot = thrown.get();
+    // the handler's own invocation watches how its transaction ends, not one it calls
+    int[] end = slot != null && ending.get() == null ? new int[] {Ending.WATCHING} : null;
     Object result;
     try {
+      if (end != null) {
+        ending.set(end);
+      }
       result = invocation.proceed();
     } catch (Throwable t) {
       if (slot != null) {
-        slot[0] = t;
+        slot[0] =
+            end != null && (end[0] == Ending.COMMITTED || end[0] == Ending.UNKNOWN)
+                ? new Committed(t, end[0] == Ending.COMMITTED)
+                : t;
       }
       throw t;
+    } finally {
+      if (end != null) {
+        ending.remove();
+      }
     }
     if (slot == null) {
       return result;
     }
     // it returned: what a method it called threw is not its failure
-    slot[0] = returned(result);
+    slot[0] = end != null && end[0] == Ending.ROLLED_BACK ? ROLLED_BACK : returned(result);
     // a reactive tool method fails its Mono, Flux or other Publisher instead of throwing
     if (result instanceof Mono<?> mono) {
       return mono.doOnSuccess(v -> slot[0] = returned(v)).doOnError(t -> slot[0] = t);
@@ -191,6 +234,8 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       CallToolResult result;
       try {
         result = handler.apply(exchange, request);
+      } catch (RuntimeException e) {
+        throw slot[0] instanceof Committed c ? c : e;
       } finally {
         restore(outer);
       }
@@ -220,7 +265,9 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
               restore(outer);
             }
           };
-      return Mono.fromDirect(noting).map(result -> checked(result, slot[0], blind));
+      return Mono.fromDirect(noting)
+          .onErrorMap(e -> slot[0] instanceof Committed c ? c : e)
+          .map(result -> checked(result, slot[0], blind));
     };
   }
 
@@ -269,6 +316,14 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   }
 
   private CallToolResult checked(CallToolResult result, Object noted, boolean blind) {
+    if (noted == ROLLED_BACK) { // its answer is not true: nothing it wrote was kept
+      return CallToolResult.builder()
+          .addTextContent(
+              "The tool returned, but its transaction was rolled back, so nothing it wrote was"
+                  + " kept and its answer is not stored. A retry with the same key runs it again.")
+          .isError(true)
+          .build();
+    }
     if (result == null || !Boolean.TRUE.equals(result.isError())) {
       return result;
     }
@@ -292,6 +347,21 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
           : new OutcomeUnknownException("the tool's method threw " + t, t);
     }
     return result;
+  }
+
+  /** What the handler's method threw after its transaction committed (or may have). */
+  private static final class Committed extends OutcomeUnknownException {
+    private static final long serialVersionUID = 1L;
+
+    Committed(Throwable thrown, boolean committed) {
+      super(
+          "the tool's method threw "
+              + thrown
+              + (committed
+                  ? " after its transaction committed: what it wrote is kept"
+                  : " and how its transaction ended is unknown: what it wrote may be kept"),
+          thrown);
+    }
   }
 
   private void restore(Object[] outer) {

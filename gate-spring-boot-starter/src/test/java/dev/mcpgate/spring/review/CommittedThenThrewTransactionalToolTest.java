@@ -1,0 +1,195 @@
+package dev.mcpgate.spring.review;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.mcp.Idempotent;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.ai.mcp.annotation.McpTool;
+import org.springframework.ai.mcp.annotation.McpToolParam;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.interceptor.TransactionAspectSupport;
+
+/**
+ * A gated {@code @Transactional} tool writes its charge, then throws an exception on which Spring
+ * commits: a checked exception (Spring's default), or one its {@code noRollbackFor} names. The
+ * charge is kept; the key must not be freed for a retry that charges again (it was). And one that
+ * marks its transaction rollback-only and returns "charged": Spring rolls back without a word, and
+ * the answer must not be stored and replayed as done (it was, for the retention). Needs PostgreSQL
+ * at 127.0.0.1:5432 (database test, user postgres).
+ */
+class CommittedThenThrewTransactionalToolTest {
+  static final String TABLE = "mg_committed_threw_" + Long.toHexString(System.nanoTime());
+  private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+
+  /** A checked failure after the charge: the receipt could not be sent. */
+  public static class ReceiptFailed extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public ReceiptFailed(String message) {
+      super(message);
+    }
+  }
+
+  public static class Tools {
+    private final JdbcTemplate jdbc;
+
+    public Tools(JdbcTemplate jdbc) {
+      this.jdbc = jdbc;
+    }
+
+    @McpTool(name = "charge_checked", description = "Charge an order")
+    @Idempotent
+    @Transactional
+    public String chargeChecked(@McpToolParam(description = "the order") String orderId)
+        throws ReceiptFailed {
+      jdbc.update("INSERT INTO " + TABLE + " VALUES (?)", orderId);
+      throw new ReceiptFailed("the receipt could not be sent for " + orderId);
+    }
+
+    @McpTool(name = "charge_rolled_back", description = "Charge an order")
+    @Idempotent
+    @Transactional
+    public String chargeRolledBack(@McpToolParam(description = "the order") String orderId) {
+      jdbc.update("INSERT INTO " + TABLE + " VALUES (?)", orderId);
+      // a check after the charge fails; the method rolls back and still says it charged
+      TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
+      return "charged " + orderId;
+    }
+
+    @McpTool(name = "charge_no_rollback", description = "Charge an order")
+    @Idempotent
+    @Transactional(noRollbackFor = IllegalStateException.class)
+    public String chargeNoRollback(@McpToolParam(description = "the order") String orderId) {
+      jdbc.update("INSERT INTO " + TABLE + " VALUES (?)", orderId);
+      throw new IllegalStateException("the receipt could not be sent for " + orderId);
+    }
+  }
+
+  @EnableAutoConfiguration
+  @Import(ReviewApps.OpenSecurity.class)
+  public static class Server {
+    @Bean
+    Tools tools(JdbcTemplate jdbc) {
+      return new Tools(jdbc);
+    }
+  }
+
+  private static final Map<String, ConfigurableApplicationContext> APPS = new HashMap<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    try (Connection c = DriverManager.getConnection(URL);
+        Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE " + TABLE + " (order_id text NOT NULL)");
+    }
+    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
+    // an async server serves no @McpTool method that does not return a Mono or Flux, and a
+    // reactive method's @Transactional needs a reactive transaction manager: sync only
+    for (String type : List.of("SYNC")) {
+      APPS.put(
+          type,
+          new org.springframework.boot.builder.SpringApplicationBuilder(Server.class)
+              .properties(
+                  "server.port=0",
+                  "spring.main.banner-mode=off",
+                  "spring.ai.mcp.server.protocol=STREAMABLE",
+                  "spring.ai.mcp.server.type=" + type,
+                  "mcpgate.store=memory",
+                  "mcpgate.tenant.constant=review",
+                  "mcpgate.tenant.sources=constant",
+                  "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
+                  "spring.datasource.username=postgres")
+              .run());
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    APPS.values().forEach(ConfigurableApplicationContext::close);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"SYNC, charge_checked", "SYNC, charge_no_rollback"})
+  void aRetryDoesNotChargeAgain(String type, String tool) throws Exception {
+    String order = UUID.randomUUID().toString();
+    List<Object> answers = twice(type, tool, order);
+    assertThat(rows(order)).as("charge rows; answers %s", answers).isEqualTo(1);
+  }
+
+  /** The method said it charged, but its transaction rolled back: that is not stored as done. */
+  @ParameterizedTest
+  @ValueSource(strings = {"SYNC"})
+  void aRolledBackChargeIsNotReplayedAsDone(String type) throws Exception {
+    String order = UUID.randomUUID().toString();
+    List<Object> answers = twice(type, "charge_rolled_back", order);
+    assertThat(rows(order)).isZero();
+    assertThat(answers)
+        .as("both calls ran and were told the truth")
+        .allSatisfy(
+            a ->
+                assertThat(a)
+                    .isInstanceOfSatisfying(
+                        CallToolResult.class,
+                        r -> {
+                          assertThat(r.isError()).isTrue();
+                          assertThat(r.content().toString()).contains("rolled back");
+                        }));
+  }
+
+  private static List<Object> twice(String type, String tool, String order) {
+    List<Object> answers = new ArrayList<>();
+    McpSyncClient client = ReviewApps.client(APPS.get(type));
+    try {
+      CallToolRequest call =
+          CallToolRequest.builder()
+              .name(tool)
+              .arguments(Map.of("orderId", order))
+              .meta(Map.of("dev.mcpgate/idempotency-key", "k-" + order))
+              .build();
+      for (int i = 0; i < 2; i++) {
+        try {
+          answers.add(client.callTool(call));
+        } catch (RuntimeException e) {
+          answers.add(e);
+        }
+      }
+    } finally {
+      client.closeGracefully();
+    }
+    return answers;
+  }
+
+  private static int rows(String order) throws Exception {
+    try (Connection c = DriverManager.getConnection(URL);
+        PreparedStatement st =
+            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
+      st.setString(1, order);
+      try (ResultSet rs = st.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+}
