@@ -13,11 +13,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,7 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -43,7 +37,7 @@ import org.springframework.transaction.annotation.Transactional;
  * at 127.0.0.1:5432 (database test, user postgres).
  */
 class CommitAnswerLostOfTransactionalToolReviewTest {
-  static final String TABLE = "mg_review_k_spring_" + Long.toHexString(System.nanoTime());
+  static final String TABLE = ReviewApps.chargeTable("mg_review_k_spring");
   static final AtomicBoolean ARMED = new AtomicBoolean();
   static final AtomicBoolean USED = new AtomicBoolean();
   static final AtomicInteger CUTS = new AtomicInteger();
@@ -84,26 +78,9 @@ class CommitAnswerLostOfTransactionalToolReviewTest {
 
   @Test
   void aCommitWhoseAnswerWasLostIsNotRunAgainByItsRetry() throws Exception {
-    try (Connection c =
-            DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-        Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE " + TABLE + " (order_id text NOT NULL)");
-    }
     int port = proxy(5432);
-    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
     String order = UUID.randomUUID().toString();
-    try (ConfigurableApplicationContext app =
-        new SpringApplicationBuilder(Server.class)
-            .properties(
-                "server.port=0",
-                "spring.main.banner-mode=off",
-                "spring.ai.mcp.server.protocol=STREAMABLE",
-                "mcpgate.store=memory",
-                "mcpgate.tenant.constant=review",
-                "mcpgate.tenant.sources=constant",
-                "spring.datasource.url=jdbc:postgresql://127.0.0.1:" + port + "/test",
-                "spring.datasource.username=postgres")
-            .run()) {
+    try (ConfigurableApplicationContext app = ReviewApps.postgresServer(Server.class, port)) {
       McpSyncClient client = ReviewApps.client(app);
       try {
         CallToolRequest call =
@@ -115,22 +92,11 @@ class CommitAnswerLostOfTransactionalToolReviewTest {
         CallToolResult first = client.callTool(call);
         CallToolResult retry = client.callTool(call);
         assertThat(CUTS.get()).as("the proxy cut a commit's answer").isEqualTo(1);
-        assertThat(rows(order)).as("charge rows: first=%s retry=%s", first, retry).isEqualTo(1);
+        assertThat(ReviewApps.charges(TABLE, order))
+            .as("charge rows: first=%s retry=%s", first, retry)
+            .isEqualTo(1);
       } finally {
         client.closeGracefully();
-      }
-    }
-  }
-
-  private static int rows(String order) throws Exception {
-    try (Connection c =
-            DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-        PreparedStatement st =
-            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
-      st.setString(1, order);
-      try (ResultSet rs = st.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
       }
     }
   }

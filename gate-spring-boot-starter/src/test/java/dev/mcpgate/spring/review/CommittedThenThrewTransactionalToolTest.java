@@ -6,11 +6,6 @@ import dev.mcpgate.mcp.Idempotent;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -40,8 +35,7 @@ import org.springframework.transaction.interceptor.TransactionAspectSupport;
  * at 127.0.0.1:5432 (database test, user postgres).
  */
 class CommittedThenThrewTransactionalToolTest {
-  static final String TABLE = "mg_committed_threw_" + Long.toHexString(System.nanoTime());
-  private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+  static final String TABLE = ReviewApps.chargeTable("mg_committed_threw");
 
   /** A checked failure after the charge: the receipt could not be sent. */
   public static class ReceiptFailed extends Exception {
@@ -99,30 +93,10 @@ class CommittedThenThrewTransactionalToolTest {
   private static final Map<String, ConfigurableApplicationContext> APPS = new HashMap<>();
 
   @BeforeAll
-  static void start() throws Exception {
-    try (Connection c = DriverManager.getConnection(URL);
-        Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE " + TABLE + " (order_id text NOT NULL)");
-    }
-    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
+  static void start() {
     // an async server serves no @McpTool method that does not return a Mono or Flux, and a
     // reactive method's @Transactional needs a reactive transaction manager: sync only
-    for (String type : List.of("SYNC")) {
-      APPS.put(
-          type,
-          new org.springframework.boot.builder.SpringApplicationBuilder(Server.class)
-              .properties(
-                  "server.port=0",
-                  "spring.main.banner-mode=off",
-                  "spring.ai.mcp.server.protocol=STREAMABLE",
-                  "spring.ai.mcp.server.type=" + type,
-                  "mcpgate.store=memory",
-                  "mcpgate.tenant.constant=review",
-                  "mcpgate.tenant.sources=constant",
-                  "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
-                  "spring.datasource.username=postgres")
-              .run());
-    }
+    APPS.put("SYNC", ReviewApps.postgresServer(Server.class, 5432));
   }
 
   @AfterAll
@@ -135,7 +109,9 @@ class CommittedThenThrewTransactionalToolTest {
   void aRetryDoesNotChargeAgain(String type, String tool) throws Exception {
     String order = UUID.randomUUID().toString();
     List<Object> answers = twice(type, tool, order);
-    assertThat(rows(order)).as("charge rows; answers %s", answers).isEqualTo(1);
+    assertThat(ReviewApps.charges(TABLE, order))
+        .as("charge rows; answers %s", answers)
+        .isEqualTo(1);
   }
 
   /** The method said it charged, but its transaction rolled back: that is not stored as done. */
@@ -144,7 +120,7 @@ class CommittedThenThrewTransactionalToolTest {
   void aRolledBackChargeIsNotReplayedAsDone(String type) throws Exception {
     String order = UUID.randomUUID().toString();
     List<Object> answers = twice(type, "charge_rolled_back", order);
-    assertThat(rows(order)).isZero();
+    assertThat(ReviewApps.charges(TABLE, order)).isZero();
     assertThat(answers)
         .as("both calls ran and were told the truth")
         .allSatisfy(
@@ -179,17 +155,5 @@ class CommittedThenThrewTransactionalToolTest {
       client.closeGracefully();
     }
     return answers;
-  }
-
-  private static int rows(String order) throws Exception {
-    try (Connection c = DriverManager.getConnection(URL);
-        PreparedStatement st =
-            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
-      st.setString(1, order);
-      try (ResultSet rs = st.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
   }
 }

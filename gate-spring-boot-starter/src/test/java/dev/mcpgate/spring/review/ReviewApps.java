@@ -5,6 +5,12 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +65,30 @@ final class ReviewApps {
 
   /** Starts {@code server} with the review settings and {@code more} properties. */
   static ConfigurableApplicationContext memoryServer(Class<?> server, String... more) {
+    List<String> properties =
+        new ArrayList<>(
+            List.of(
+                "spring.autoconfigure.exclude="
+                    + "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"));
+    properties.addAll(List.of(more));
+    return start(server, properties);
+  }
+
+  /**
+   * Like {@link #memoryServer}, the application's data source on PostgreSQL at 127.0.0.1:{@code
+   * port} (database test, user postgres); the gate's store stays the memory store.
+   */
+  static ConfigurableApplicationContext postgresServer(Class<?> server, int port, String... more) {
+    List<String> properties =
+        new ArrayList<>(
+            List.of(
+                "spring.datasource.url=jdbc:postgresql://127.0.0.1:" + port + "/test",
+                "spring.datasource.username=postgres"));
+    properties.addAll(List.of(more));
+    return start(server, properties);
+  }
+
+  private static ConfigurableApplicationContext start(Class<?> server, List<String> more) {
     org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
     List<String> properties =
         new ArrayList<>(
@@ -68,12 +98,41 @@ final class ReviewApps {
                 "spring.ai.mcp.server.protocol=STREAMABLE",
                 "mcpgate.store=memory",
                 "mcpgate.tenant.constant=review",
-                "mcpgate.tenant.sources=constant",
-                "spring.autoconfigure.exclude="
-                    + "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"));
-    properties.addAll(List.of(more));
+                "mcpgate.tenant.sources=constant"));
+    properties.addAll(more);
     return new SpringApplicationBuilder(server).properties(properties.toArray(String[]::new)).run();
   }
+
+  /**
+   * @return the name of a new charge table (one row a charge) in PostgreSQL at 127.0.0.1:5432
+   */
+  static String chargeTable(String prefix) {
+    String table = prefix + "_" + Long.toHexString(System.nanoTime());
+    try (Connection c = DriverManager.getConnection(POSTGRES);
+        Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE " + table + " (order_id text NOT NULL)");
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return table;
+  }
+
+  /**
+   * @return how many charges of {@code order} {@code table} holds
+   */
+  static int charges(String table, String order) throws SQLException {
+    try (Connection c = DriverManager.getConnection(POSTGRES);
+        PreparedStatement st =
+            c.prepareStatement("SELECT count(*) FROM " + table + " WHERE order_id = ?")) {
+      st.setString(1, order);
+      try (ResultSet rs = st.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  private static final String POSTGRES = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
 
   /** An initialized client of {@code app}'s MCP endpoint; close it gracefully. */
   static McpSyncClient client(ConfigurableApplicationContext app) {

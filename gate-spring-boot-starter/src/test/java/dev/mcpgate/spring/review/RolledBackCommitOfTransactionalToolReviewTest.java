@@ -4,11 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -36,7 +31,7 @@ import org.springframework.transaction.annotation.Transactional;
  * 127.0.0.1:5432 (database test, user postgres).
  */
 class RolledBackCommitOfTransactionalToolReviewTest {
-  static final String TABLE = "mg_review_m_rollback_" + Long.toHexString(System.nanoTime());
+  static final String TABLE = ReviewApps.chargeTable("mg_review_m_rollback");
   static final AtomicBoolean LEDGER_FAILED_ONCE = new AtomicBoolean();
 
   public static class Ledger {
@@ -87,24 +82,8 @@ class RolledBackCommitOfTransactionalToolReviewTest {
 
   @Test
   void aTransactionRolledBackAtCommitReleasesTheKey() throws Exception {
-    try (Connection c = DriverManager.getConnection(URL);
-        Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE " + TABLE + " (order_id text NOT NULL)");
-    }
-    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
     String order = UUID.randomUUID().toString();
-    try (ConfigurableApplicationContext app =
-        new org.springframework.boot.builder.SpringApplicationBuilder(Server.class)
-            .properties(
-                "server.port=0",
-                "spring.main.banner-mode=off",
-                "spring.ai.mcp.server.protocol=STREAMABLE",
-                "mcpgate.store=memory",
-                "mcpgate.tenant.constant=review",
-                "mcpgate.tenant.sources=constant",
-                "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
-                "spring.datasource.username=postgres")
-            .run()) {
+    try (ConfigurableApplicationContext app = ReviewApps.postgresServer(Server.class, 5432)) {
       List<CallToolResult> answers =
           ReviewApps.sameCallTwice(app, "charge", Map.of("orderId", order), "k-rb-" + order);
       assertThat(LEDGER_FAILED_ONCE).isTrue();
@@ -112,27 +91,13 @@ class RolledBackCommitOfTransactionalToolReviewTest {
           .as(
               "the first call rolled back (rows now: %s): it must not be told 'may have taken"
                   + " effect': %s",
-              rows(order), answers.get(0))
+              ReviewApps.charges(TABLE, order), answers.get(0))
           .doesNotContain("idempotency_outcome_unknown");
-      assertThat(rows(order))
+      assertThat(ReviewApps.charges(TABLE, order))
           .as(
               "the retry with the same key charges once: first=%s retry=%s",
               answers.get(0), answers.get(1))
           .isEqualTo(1);
-    }
-  }
-
-  private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
-
-  private static int rows(String order) throws Exception {
-    try (Connection c = DriverManager.getConnection(URL);
-        PreparedStatement st =
-            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
-      st.setString(1, order);
-      try (ResultSet rs = st.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
     }
   }
 }

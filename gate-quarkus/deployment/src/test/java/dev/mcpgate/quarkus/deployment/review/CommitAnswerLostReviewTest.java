@@ -13,11 +13,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,24 +36,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CommitAnswerLostReviewTest {
   // the test class is initialized twice (JUnit's class loader and the application's): the table,
   // the proxy and its state are made once, and shared through the system properties
-  static final String TABLE =
-      (String)
-          System.getProperties()
-              .computeIfAbsent(
-                  "review-k.table",
-                  k -> "mg_review_k_charges_" + Long.toHexString(System.nanoTime()));
+  static final String TABLE = ChargeTables.create("review-k.table");
 
   static final CutProxy PROXY = new CutProxy(5432);
-
-  static {
-    try (Connection c =
-            DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-        Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (order_id text NOT NULL)");
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
 
   @RegisterExtension
   static final QuarkusUnitTest APP =
@@ -68,6 +48,7 @@ class CommitAnswerLostReviewTest {
                   jar.addClasses(
                       CommitAnswerLostTools.class,
                       CommitAnswerLostReviewTest.class,
+                      ChargeTables.class,
                       CutProxy.class,
                       TestClient.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
@@ -108,16 +89,7 @@ class CommitAnswerLostReviewTest {
   }
 
   private static int rows(String order) throws Exception {
-    try (Connection c =
-            DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-        PreparedStatement st =
-            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
-      st.setString(1, order);
-      try (ResultSet rs = st.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
+    return ChargeTables.rows(TABLE, order);
   }
 
   /**
