@@ -271,6 +271,15 @@ class GateProcessor {
               + " (quarkus-mcp-server-http), so no header ever reaches the gate; add it, or take"
               + " the key from the argument or _meta (KeySource.ARGUMENT, KeySource.META)");
     }
+    AnnotationValue ownName = gated.value("tool");
+    if (ownName != null && !ownName.asString().isEmpty() && !ownName.asString().equals(tool)) {
+      problems.add(
+          where
+              + ": @Idempotent(tool = \""
+              + ownName.asString()
+              + "\") names another tool than its @Tool, which the MCP server serves it as, and"
+              + " the gate keys its calls by; remove tool from @Idempotent, or name the same tool");
+    }
     if (gated.value("keyDescription") != null) {
       problems.add(
           where

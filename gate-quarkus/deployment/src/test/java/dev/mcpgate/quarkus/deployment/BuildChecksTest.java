@@ -46,6 +46,10 @@ class BuildChecksTest {
                               + "$BadTools#described): @Idempotent(keyDescription) is not used"
                               + " here")
                       .hasMessageContaining(
+                          "tool refund (dev.mcpgate.quarkus.deployment.BuildChecksTest$BadTools"
+                              + "#refund): @Idempotent(tool = \"refund_order\") names another"
+                              + " tool than its @Tool")
+                      .hasMessageContaining(
                           "tool remind (dev.mcpgate.quarkus.deployment.BuildChecksTest"
                               + "$EventLoopTools#remind): a gated tool waits on its store")
                       // @NonBlocking on ping, a method of the same class, is not transfer's
@@ -98,6 +102,13 @@ class BuildChecksTest {
     ToolResponse described(
         String account, @ToolArg(name = "idempotency_key", required = false) String key) {
       return ToolResponse.success("done");
+    }
+
+    @Tool(annotations = @Tool.Annotations(idempotentHint = true))
+    @Idempotent(tool = "refund_order")
+    ToolResponse refund(
+        String account, @ToolArg(name = "idempotency_key", required = false) String key) {
+      return ToolResponse.success("refunded");
     }
 
     @Tool(name = "close_account")
