@@ -33,8 +33,8 @@ import java.util.function.Predicate;
  * @param ignoredArguments top-level argument names left out of the argument hash (the key argument,
  *     a client's trace id); narrowing the hash is always explicit
  * @param outcomeUnknownWhen which exceptions of the action, or of their causes, mean "the effect
- *     may or may not have happened" (by default: {@link OutcomeUnknownException} and its
- *     subclasses); those fence the key as unknown instead of releasing it
+ *     may or may not have happened", besides {@link OutcomeUnknownException} and the others that
+ *     always do ({@link #isOutcomeUnknown}); those fence the key as unknown instead of releasing it
  * @param reconciler asked first when a retry finds the key fenced as unknown; null (the default)
  *     leaves the key fenced for {@code unknownFence}, or until an operator settles it ({@link
  *     IdempotencyGate#resolveUnknown})
@@ -339,7 +339,8 @@ public record GatePolicy(
     }
 
     /**
-     * @param predicate which exceptions mean the action's outcome is unknown
+     * @param predicate which exceptions mean the action's outcome is unknown, besides {@link
+     *     OutcomeUnknownException} and the others that always do
      */
     public Builder outcomeUnknownWhen(Predicate<Throwable> predicate) {
       this.outcomeUnknownWhen = notNull(predicate, "predicate");

@@ -13,10 +13,11 @@ import org.slf4j.LoggerFactory;
  * Reads an action's failure for a sign that its outcome is unknown, for {@link
  * GatePolicy#isOutcomeUnknown}: the failure and its causes, and the errors a Reactor or Mutiny
  * composite holds, each once (a cause chain may loop); more than {@value #MOST} throwables to read
- * count as unknown. Some failures mean an unknown outcome whatever the policy says: an interrupt, a
- * cancellation, a timeout while waiting for an answer, a transaction manager's failed commit, and
- * the JVM's own failure (out of memory or stack), which may come after the effect. The frameworks'
- * types are named, not linked: the core depends on none of them.
+ * count as unknown. Some failures mean an unknown outcome whatever the policy says: an {@link
+ * OutcomeUnknownException} (which the adapters throw too), an interrupt, a cancellation, a timeout
+ * while waiting for an answer, a transaction manager's failed commit, and the JVM's own failure
+ * (out of memory or stack), which may come after the effect. The frameworks' types are named, not
+ * linked: the core depends on none of them.
  */
 final class UnknownOutcomes {
   private static final Logger LOG = LoggerFactory.getLogger(UnknownOutcomes.class);
@@ -89,7 +90,10 @@ final class UnknownOutcomes {
         }
         continue; // its causes say why that gate failed, not whether anything ran
       }
-      if (alwaysUnknown(t.getClass()) || says(policySays, t)) {
+      // the library's own signal, whatever the policy's predicate (which replaces the default)
+      if (t instanceof OutcomeUnknownException
+          || alwaysUnknown(t.getClass())
+          || says(policySays, t)) {
         return true;
       }
       if (t.getCause() != null) {

@@ -106,6 +106,19 @@ class OutcomeUnknownCausesTest {
         new IllegalStateException((String) null));
   }
 
+  /**
+   * A predicate of the application's own replaces the default one, not the library's signal: an
+   * {@link OutcomeUnknownException} (the adapters throw it too) still fences the key.
+   */
+  @Test
+  void anOutcomeUnknownExceptionFencesUnderAPredicateOfOneOwn() {
+    GatePolicy own =
+        GatePolicy.builder().outcomeUnknownWhen(t -> t instanceof IllegalStateException).build();
+    fencedAndNotRunAgain(own, new OutcomeUnknownException("the provider timed out"));
+    fencedAndNotRunAgain(
+        own, new RuntimeException("wrapped", new OutcomeUnknownException("committed")));
+  }
+
   /** The JVM failed at some point of the action, maybe after its effect. */
   @Test
   void aVirtualMachineErrorFencesTheKey() {

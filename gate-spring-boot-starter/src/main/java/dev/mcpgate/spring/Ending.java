@@ -15,7 +15,7 @@ final class Ending {
   static final String MANAGER =
       "org.springframework.transaction.support.TransactionSynchronizationManager";
 
-  /** The handler's own invocation runs, no transaction seen yet. */
+  /** The handler's own invocation runs, no transaction of it seen yet. */
   static final int WATCHING = -1;
 
   /** Registered for the end of the invocation's transaction, which has not ended yet. */
@@ -28,23 +28,27 @@ final class Ending {
   private Ending() {}
 
   /**
-   * Registers for the end of the transaction this runs in, once per watched invocation: one it
-   * joined (begun outside the tool) ends after the call and tells nothing.
+   * Registers for the end of the real transaction this runs in (not the empty one of a {@code
+   * SUPPORTS} method), the latest such one of a watched invocation winning (a retry's attempts each
+   * begin one); a transaction it joined (begun outside the tool) ends after the call and tells
+   * nothing.
    *
-   * @param end the invocation's ending, or null when it is not the handler's own
+   * @param end the invocation's ending and how many transactions of it were registered for
    */
   static void watch(int[] end) {
-    if (end == null
-        || end[0] != WATCHING
-        || !TransactionSynchronizationManager.isSynchronizationActive()) {
+    if (!TransactionSynchronizationManager.isSynchronizationActive()
+        || !TransactionSynchronizationManager.isActualTransactionActive()) {
       return;
     }
+    int attempt = ++end[1];
     end[0] = REGISTERED;
     TransactionSynchronizationManager.registerSynchronization(
         new TransactionSynchronization() {
           @Override
           public void afterCompletion(int status) {
-            end[0] = status;
+            if (end[1] == attempt) {
+              end[0] = status;
+            }
           }
         });
   }

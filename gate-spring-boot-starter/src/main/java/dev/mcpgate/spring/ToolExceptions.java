@@ -70,8 +70,27 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   /** A noted method returned, but its transaction was rolled back (marked rollback-only). */
   private static final Object ROLLED_BACK = new Object();
 
-  /** How the transaction of the handler's own invocation ends, while it runs: {@link Ending}. */
-  private final transient ThreadLocal<int[]> ending = new ThreadLocal<>();
+  /** The handler's own invocation of a noted method, while it runs; null in any other. */
+  private final transient ThreadLocal<Watch> ending = new ThreadLocal<>();
+
+  /** An invocation whose transaction's end is watched ({@link Ending#watch}). */
+  private static final class Watch {
+    final Object target;
+    final Method method;
+    final int[] end = {Ending.WATCHING, 0};
+
+    Watch(MethodInvocation invocation) {
+      this.target = invocation.getThis();
+      this.method = invocation.getMethod();
+    }
+
+    /**
+     * @return true for the watched invocation, or a retry's copy of it, not one it calls
+     */
+    boolean is(MethodInvocation invocation) {
+      return invocation.getThis() == target && invocation.getMethod().equals(method);
+    }
+  }
 
   /** Inside {@code @Transactional}'s advice: registers for its end; null without spring-tx. */
   private final transient DefaultPointcutAdvisor inside;
@@ -92,7 +111,10 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
                 new AnnotationMatchingPointcut(null, Idempotent.class, true),
                 (MethodInterceptor)
                     invocation -> {
-                      Ending.watch(ending.get());
+                      Watch watch = ending.get();
+                      if (watch != null && watch.is(invocation)) {
+                        Ending.watch(watch.end);
+                      }
                       return invocation.proceed();
                     });
   }
@@ -139,23 +161,24 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   private Object noting(MethodInvocation invocation) throws Throwable {
     Object[] slot = thrown.get();
     // the handler's own invocation watches how its transaction ends, not one it calls
-    int[] end = slot != null && ending.get() == null ? new int[] {Ending.WATCHING} : null;
+    Watch watch = slot != null && ending.get() == null ? new Watch(invocation) : null;
+    int[] end = watch == null ? new int[] {Ending.WATCHING} : watch.end;
     Object result;
     try {
-      if (end != null) {
-        ending.set(end);
+      if (watch != null) {
+        ending.set(watch);
       }
       result = invocation.proceed();
     } catch (Throwable t) {
       if (slot != null) {
         slot[0] =
-            end != null && (end[0] == Ending.COMMITTED || end[0] == Ending.UNKNOWN)
+            end[0] == Ending.COMMITTED || end[0] == Ending.UNKNOWN
                 ? new Committed(t, end[0] == Ending.COMMITTED)
                 : t;
       }
       throw t;
     } finally {
-      if (end != null) {
+      if (watch != null) {
         ending.remove();
       }
     }
@@ -163,7 +186,10 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       return result;
     }
     // it returned: what a method it called threw is not its failure
-    slot[0] = end != null && end[0] == Ending.ROLLED_BACK ? ROLLED_BACK : returned(result);
+    slot[0] = returned(result);
+    if (slot[0] == RETURNED && end[0] == Ending.ROLLED_BACK) {
+      slot[0] = ROLLED_BACK;
+    }
     // a reactive tool method fails its Mono, Flux or other Publisher instead of throwing
     if (result instanceof Mono<?> mono) {
       return mono.doOnSuccess(v -> slot[0] = returned(v)).doOnError(t -> slot[0] = t);
@@ -316,13 +342,11 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   }
 
   private CallToolResult checked(CallToolResult result, Object noted, boolean blind) {
-    if (noted == ROLLED_BACK) { // its answer is not true: nothing it wrote was kept
-      return CallToolResult.builder()
-          .addTextContent(
-              "The tool returned, but its transaction was rolled back, so nothing it wrote was"
-                  + " kept and its answer is not stored. A retry with the same key runs it again.")
-          .isError(true)
-          .build();
+    if (noted == ROLLED_BACK) { // its answer does not say what happened: neither does the gate
+      throw new OutcomeUnknownException(
+          "the tool's method returned, but its transaction was rolled back: what it wrote in it"
+              + " was not kept, and what it did elsewhere (another transaction, another system)"
+              + " may have taken effect");
     }
     if (result == null || !Boolean.TRUE.equals(result.isError())) {
       return result;

@@ -11,7 +11,6 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.quarkiverse.mcp.server.Meta;
 import io.quarkiverse.mcp.server.TextContent;
-import io.quarkiverse.mcp.server.ToolCallException;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.arc.Arc;
 import io.quarkus.runtime.BlockingOperationControl;
@@ -230,11 +229,14 @@ public class GateInterceptor {
       } catch (Exception e) {
         throw failed(e);
       }
-      if (ending == TransactionEnding.ROLLED_BACK) {
-        // marked rollback-only inside (a failure it caught), rolled back without an exception
-        throw new ToolCallException(
-            "The tool returned, but its transaction was rolled back, so nothing it wrote was kept"
-                + " and its answer is not stored. A retry with the same key runs it again.");
+      // marked rollback-only inside (a failure it caught), rolled back without an exception: its
+      // answer (unless an error of its own) does not say what happened, and neither can the gate
+      boolean ownError = value instanceof ToolResponse r && r.isError();
+      if (ending == TransactionEnding.ROLLED_BACK && !ownError) {
+        throw new OutcomeUnknownException(
+            "the tool returned, but its transaction was rolled back: what it wrote in it was not"
+                + " kept, and what it did elsewhere (another transaction, another system) may"
+                + " have taken effect");
       }
       if (ending == TransactionEnding.UNKNOWN) {
         throw new OutcomeUnknownException(

@@ -1,0 +1,103 @@
+package dev.mcpgate.quarkus.deployment.review;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.quarkus.deployment.TestClient;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.quarkus.test.QuarkusUnitTest;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Review O (of 23b90e17). A gated {@code @Transactional} tool whose own transaction ends
+ * ROLLED_BACK after it returned is answered "nothing it wrote was kept ... a retry runs it again"
+ * and its key is freed. But the tool charged through a REQUIRES_NEW bean, committed on its own: the
+ * retry charges again (before 23b90e17 the answer was stored and replayed: one charge). Needs
+ * PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
+ */
+class RequiresNewThenRolledBackReviewTest {
+  static final String TABLE =
+      (String)
+          System.getProperties()
+              .computeIfAbsent(
+                  "review-o-table",
+                  k -> "mg_review_o_charges_" + Long.toHexString(System.nanoTime()));
+
+  static {
+    try (Connection c =
+            DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (order_id text NOT NULL)");
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @RegisterExtension
+  static final QuarkusUnitTest APP =
+      new QuarkusUnitTest()
+          .withApplicationRoot(
+              jar ->
+                  jar.addClasses(
+                      RequiresNewThenRolledBackTools.class,
+                      RequiresNewThenRolledBackTools.Ledger.class,
+                      RequiresNewThenRolledBackReviewTest.class,
+                      TestClient.class))
+          .overrideConfigKey("quarkus.devservices.enabled", "false")
+          .overrideConfigKey("quarkus.http.test-port", "0")
+          .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
+          .overrideConfigKey("quarkus.datasource.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/test")
+          .overrideConfigKey("quarkus.datasource.username", "postgres")
+          .overrideConfigKey("mcpgate.store", "memory")
+          .overrideConfigKey("mcpgate.tenant.constant", "review-o");
+
+  private static final TestClient CLIENT = new TestClient();
+
+  @AfterAll
+  static void close() {
+    CLIENT.close();
+  }
+
+  @Test
+  void aRequiresNewChargeIsNotMadeAgainAfterTheToolRolledBack() throws Exception {
+    String order = UUID.randomUUID().toString();
+    CallToolRequest call =
+        new CallToolRequest(
+            "chargeViaLedger",
+            Map.of("order_id", order, "idempotency_key", UUID.randomUUID().toString()));
+    List<String> answers = new ArrayList<>();
+    for (int attempt = 0; attempt < 2; attempt++) {
+      try {
+        CallToolResult r = CLIENT.get().callTool(call);
+        answers.add("result isError=" + r.isError() + " " + r.content());
+      } catch (RuntimeException e) {
+        answers.add("error " + e.getMessage());
+      }
+    }
+    assertThat(rows(order)).as("charge rows in the database; answers %s", answers).isEqualTo(1);
+  }
+
+  private static int rows(String order) throws Exception {
+    try (Connection c =
+            DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        PreparedStatement st =
+            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
+      st.setString(1, order);
+      try (ResultSet rs = st.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+}

@@ -1,0 +1,223 @@
+package dev.mcpgate.spring.review;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpgate.mcp.Idempotent;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.ai.mcp.annotation.McpTool;
+import org.springframework.ai.mcp.annotation.McpToolParam;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.interceptor.TransactionAspectSupport;
+
+/**
+ * 1e3deb17 answers "rolled back, nothing it wrote was kept, a retry runs it again" and frees the
+ * key whenever the transaction that {@code Ending} watched ended ROLLED_BACK after the method
+ * returned. That status does not mean nothing was written:
+ *
+ * <ol>
+ *   <li>the tool's transaction rolled back, but a REQUIRES_NEW transaction it called committed its
+ *       charge (an outbox row, a ledger entry): the retry charges again (before 1e3deb17 the answer
+ *       was stored and replayed: one charge);
+ *   <li>a tool without {@code @Transactional} calls another {@code @Idempotent @Transactional} bean
+ *       method (a check that rolls back quietly) and then charges: {@code inside}'s advice of the
+ *       called bean watches with the handler's own {@code ending} array, so the called method's
+ *       rollback is taken for the tool's; the key is freed and the retry charges again;
+ *   <li>{@code @Transactional(propagation = SUPPORTS)} without a transaction: the writes were
+ *       auto-committed, Spring still reports the empty transaction's end as ROLLED_BACK.
+ * </ol>
+ *
+ * Needs PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
+ */
+class TransactionEndMisreadReviewTest {
+  static final String TABLE = "mg_end_misread_" + Long.toHexString(System.nanoTime());
+  private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+
+  /** Writes in a transaction of its own (an outbox, a ledger). */
+  public static class Ledger {
+    private final JdbcTemplate jdbc;
+
+    public Ledger(JdbcTemplate jdbc) {
+      this.jdbc = jdbc;
+    }
+
+    @Transactional(propagation = Propagation.REQUIRES_NEW)
+    public void charge(String orderId) {
+      jdbc.update("INSERT INTO " + TABLE + " VALUES (?)", orderId);
+    }
+  }
+
+  /** Another gated tool's bean, called from Java by a tool: a check that rolls back quietly. */
+  public static class Checks {
+    @McpTool(name = "check_order", description = "Check an order")
+    @Idempotent
+    @Transactional
+    public boolean check(@McpToolParam(description = "the order") String orderId) {
+      TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
+      return false;
+    }
+  }
+
+  public static class Tools {
+    private final JdbcTemplate jdbc;
+    private final Ledger ledger;
+    private final Checks checks;
+
+    public Tools(JdbcTemplate jdbc, Ledger ledger, Checks checks) {
+      this.jdbc = jdbc;
+      this.ledger = ledger;
+      this.checks = checks;
+    }
+
+    @McpTool(name = "charge_via_ledger", description = "Charge an order")
+    @Idempotent
+    @Transactional
+    public String chargeViaLedger(@McpToolParam(description = "the order") String orderId) {
+      ledger.charge(orderId); // committed on its own
+      // a later step fails; the method rolls back its own work and answers
+      TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
+      return "charged " + orderId + ", local bookkeeping skipped";
+    }
+
+    @McpTool(name = "check_then_charge", description = "Charge an order")
+    @Idempotent
+    public String checkThenCharge(@McpToolParam(description = "the order") String orderId) {
+      boolean flagged = checks.check(orderId);
+      jdbc.update("INSERT INTO " + TABLE + " VALUES (?)", orderId); // auto-committed
+      return "charged " + orderId + (flagged ? " (flagged)" : "");
+    }
+
+    @McpTool(name = "charge_supports", description = "Charge an order")
+    @Idempotent
+    @Transactional(propagation = Propagation.SUPPORTS)
+    public String chargeSupports(@McpToolParam(description = "the order") String orderId) {
+      jdbc.update("INSERT INTO " + TABLE + " VALUES (?)", orderId); // no transaction: committed
+      TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
+      return "charged " + orderId;
+    }
+  }
+
+  @EnableAutoConfiguration
+  @Import(ReviewApps.OpenSecurity.class)
+  public static class Server {
+    @Bean
+    Ledger ledger(JdbcTemplate jdbc) {
+      return new Ledger(jdbc);
+    }
+
+    @Bean
+    Checks checks() {
+      return new Checks();
+    }
+
+    @Bean
+    Tools tools(JdbcTemplate jdbc, Ledger ledger, Checks checks) {
+      return new Tools(jdbc, ledger, checks);
+    }
+  }
+
+  private static ConfigurableApplicationContext app;
+
+  @BeforeAll
+  static void start() throws Exception {
+    try (Connection c = DriverManager.getConnection(URL);
+        Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE " + TABLE + " (order_id text NOT NULL)");
+    }
+    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
+    app =
+        new org.springframework.boot.builder.SpringApplicationBuilder(Server.class)
+            .properties(
+                "server.port=0",
+                "spring.main.banner-mode=off",
+                "spring.ai.mcp.server.protocol=STREAMABLE",
+                "spring.ai.mcp.server.type=SYNC",
+                "mcpgate.store=memory",
+                "mcpgate.tenant.constant=review",
+                "mcpgate.tenant.sources=constant",
+                "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
+                "spring.datasource.username=postgres")
+            .run();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void aRequiresNewChargeIsNotMadeAgainAfterTheToolRolledBack() throws Exception {
+    String order = UUID.randomUUID().toString();
+    List<Object> answers = twice("charge_via_ledger", order);
+    assertThat(rows(order)).as("charge rows; answers %s", answers).isEqualTo(1);
+  }
+
+  @Test
+  void aCalledBeansRollbackIsNotTakenForTheTools() throws Exception {
+    String order = UUID.randomUUID().toString();
+    List<Object> answers = twice("check_then_charge", order);
+    assertThat(rows(order)).as("charge rows; answers %s", answers).isEqualTo(1);
+  }
+
+  @Test
+  void anAutoCommittedChargeUnderSupportsIsNotMadeAgain() throws Exception {
+    String order = UUID.randomUUID().toString();
+    List<Object> answers = twice("charge_supports", order);
+    assertThat(rows(order)).as("charge rows; answers %s", answers).isEqualTo(1);
+  }
+
+  private static List<Object> twice(String tool, String order) {
+    List<Object> answers = new ArrayList<>();
+    McpSyncClient client = ReviewApps.client(app);
+    try {
+      CallToolRequest call =
+          CallToolRequest.builder()
+              .name(tool)
+              .arguments(Map.of("orderId", order))
+              .meta(Map.of("dev.mcpgate/idempotency-key", "k-" + order))
+              .build();
+      for (int i = 0; i < 2; i++) {
+        try {
+          answers.add(client.callTool(call));
+        } catch (RuntimeException e) {
+          answers.add(e);
+        }
+      }
+    } finally {
+      client.closeGracefully();
+    }
+    return answers;
+  }
+
+  private static int rows(String order) throws Exception {
+    try (Connection c = DriverManager.getConnection(URL);
+        PreparedStatement st =
+            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
+      st.setString(1, order);
+      try (ResultSet rs = st.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+}
