@@ -71,26 +71,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   private static final Object ROLLED_BACK = new Object();
 
   /** The handler's own invocation of a noted method, while it runs; null in any other. */
-  private final transient ThreadLocal<Watch> ending = new ThreadLocal<>();
-
-  /** An invocation whose transaction's end is watched ({@link Ending#watch}). */
-  private static final class Watch {
-    final Object target;
-    final Method method;
-    final int[] end = {Ending.WATCHING, 0};
-
-    Watch(MethodInvocation invocation) {
-      this.target = invocation.getThis();
-      this.method = invocation.getMethod();
-    }
-
-    /**
-     * @return true for the watched invocation, or a retry's copy of it, not one it calls
-     */
-    boolean is(MethodInvocation invocation) {
-      return invocation.getThis() == target && invocation.getMethod().equals(method);
-    }
-  }
+  private final transient ThreadLocal<WatchedInvocation> ending = new ThreadLocal<>();
 
   /** Inside {@code @Transactional}'s advice: registers for its end; null without spring-tx. */
   private final transient DefaultPointcutAdvisor inside;
@@ -111,7 +92,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
                 new AnnotationMatchingPointcut(null, Idempotent.class, true),
                 (MethodInterceptor)
                     invocation -> {
-                      Watch watch = ending.get();
+                      WatchedInvocation watch = ending.get();
                       if (watch != null && watch.is(invocation)) {
                         Ending.watch(watch.end);
                       }
@@ -161,7 +142,8 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   private Object noting(MethodInvocation invocation) throws Throwable {
     Object[] slot = thrown.get();
     // the handler's own invocation watches how its transaction ends, not one it calls
-    Watch watch = slot != null && ending.get() == null ? new Watch(invocation) : null;
+    WatchedInvocation watch =
+        slot != null && ending.get() == null ? new WatchedInvocation(invocation) : null;
     int[] end = watch == null ? new int[] {Ending.WATCHING} : watch.end;
     Object result;
     try {
