@@ -3,10 +3,7 @@ package dev.mcpgate.spring.review;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
-import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -108,7 +105,7 @@ class CommittedThenThrewTransactionalToolTest {
   @CsvSource({"SYNC, charge_checked", "SYNC, charge_no_rollback"})
   void aRetryDoesNotChargeAgain(String type, String tool) throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = twice(type, tool, order);
+    List<Object> answers = ReviewApps.chargeTwice(APPS.get(type), tool, order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);
@@ -122,7 +119,7 @@ class CommittedThenThrewTransactionalToolTest {
   @ValueSource(strings = {"SYNC"})
   void aRolledBackChargeIsNotReplayedAsDone(String type) throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = twice(type, "charge_rolled_back", order);
+    List<Object> answers = ReviewApps.chargeTwice(APPS.get(type), "charge_rolled_back", order);
     assertThat(ReviewApps.charges(TABLE, order)).isZero();
     assertThat(answers)
         .as("the call and its retry are told the outcome is unknown")
@@ -134,28 +131,5 @@ class CommittedThenThrewTransactionalToolTest {
                         r ->
                             assertThat(String.valueOf(r.structuredContent()))
                                 .contains("idempotency_outcome_unknown")));
-  }
-
-  private static List<Object> twice(String type, String tool, String order) {
-    List<Object> answers = new ArrayList<>();
-    McpSyncClient client = ReviewApps.client(APPS.get(type));
-    try {
-      CallToolRequest call =
-          CallToolRequest.builder()
-              .name(tool)
-              .arguments(Map.of("orderId", order))
-              .meta(Map.of("dev.mcpgate/idempotency-key", "k-" + order))
-              .build();
-      for (int i = 0; i < 2; i++) {
-        try {
-          answers.add(client.callTool(call));
-        } catch (RuntimeException e) {
-          answers.add(e);
-        }
-      }
-    } finally {
-      client.closeGracefully();
-    }
-    return answers;
   }
 }

@@ -8,16 +8,7 @@ import dev.mcpgate.core.memory.InMemoryIdempotencyStore;
 import dev.mcpgate.mcp.Idempotent;
 import dev.mcpgate.mcp.McpGate;
 import dev.mcpgate.mcp.TenantResolver;
-import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.mcp.annotation.McpTool;
@@ -40,8 +31,7 @@ import org.springframework.transaction.annotation.Transactional;
  * the retry charges again. Needs PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
  */
 class CommittedUnderOwnPolicyReviewTest {
-  static final String TABLE = "mg_committed_own_policy_" + Long.toHexString(System.nanoTime());
-  private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+  static final String TABLE = ReviewApps.chargeTable("mg_committed_own_policy");
 
   /** What the payment provider's client throws when its answer does not come in time. */
   static final class ProviderTimeout extends RuntimeException {
@@ -97,50 +87,12 @@ class CommittedUnderOwnPolicyReviewTest {
 
   @Test
   void aCommittedChargeIsNotMadeAgainUnderAnOwnPolicy() throws Exception {
-    try (Connection c = DriverManager.getConnection(URL);
-        Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE " + TABLE + " (order_id text NOT NULL)");
-    }
     String order = UUID.randomUUID().toString();
-    try (ConfigurableApplicationContext app =
-        ReviewApps.memoryServer(
-            Server.class,
-            "spring.ai.mcp.server.type=SYNC",
-            "spring.autoconfigure.exclude=",
-            "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
-            "spring.datasource.username=postgres")) {
-      List<Object> answers = new ArrayList<>();
-      McpSyncClient client = ReviewApps.client(app);
-      try {
-        CallToolRequest call =
-            CallToolRequest.builder()
-                .name("charge_checked")
-                .arguments(Map.of("orderId", order))
-                .meta(Map.of("dev.mcpgate/idempotency-key", "k-" + order))
-                .build();
-        for (int i = 0; i < 2; i++) {
-          try {
-            answers.add(client.callTool(call));
-          } catch (RuntimeException e) {
-            answers.add(e);
-          }
-        }
-      } finally {
-        client.closeGracefully();
-      }
-      assertThat(rows(order)).as("charge rows; answers %s", answers).isEqualTo(1);
-    }
-  }
-
-  private static int rows(String order) throws Exception {
-    try (Connection c = DriverManager.getConnection(URL);
-        PreparedStatement st =
-            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
-      st.setString(1, order);
-      try (ResultSet rs = st.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
+    try (ConfigurableApplicationContext app = ReviewApps.postgresServer(Server.class, 5432)) {
+      List<Object> answers = ReviewApps.chargeTwice(app, "charge_checked", order);
+      assertThat(ReviewApps.charges(TABLE, order))
+          .as("charge rows; answers %s", answers)
+          .isEqualTo(1);
     }
   }
 }

@@ -3,14 +3,6 @@ package dev.mcpgate.spring.review;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
-import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -42,8 +34,7 @@ import org.springframework.transaction.annotation.Transactional;
  * charges again. Needs PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
  */
 class RetriedTransactionalToolReviewTest {
-  static final String TABLE = "mg_retried_tx_" + Long.toHexString(System.nanoTime());
-  private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+  static final String TABLE = ReviewApps.chargeTable("mg_retried_tx");
   static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
 
   public static class Tools {
@@ -80,25 +71,8 @@ class RetriedTransactionalToolReviewTest {
   private static ConfigurableApplicationContext app;
 
   @BeforeAll
-  static void start() throws Exception {
-    try (Connection c = DriverManager.getConnection(URL);
-        Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE " + TABLE + " (order_id text NOT NULL)");
-    }
-    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
-    app =
-        new org.springframework.boot.builder.SpringApplicationBuilder(Server.class)
-            .properties(
-                "server.port=0",
-                "spring.main.banner-mode=off",
-                "spring.ai.mcp.server.protocol=STREAMABLE",
-                "spring.ai.mcp.server.type=SYNC",
-                "mcpgate.store=memory",
-                "mcpgate.tenant.constant=review",
-                "mcpgate.tenant.sources=constant",
-                "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
-                "spring.datasource.username=postgres")
-            .run();
+  static void start() {
+    app = ReviewApps.postgresServer(Server.class, 5432);
   }
 
   @AfterAll
@@ -111,37 +85,9 @@ class RetriedTransactionalToolReviewTest {
   @Test
   void aChargeThatCommittedOnItsSecondAttemptIsNotMadeAgain() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = new ArrayList<>();
-    McpSyncClient client = ReviewApps.client(app);
-    try {
-      CallToolRequest call =
-          CallToolRequest.builder()
-              .name("charge_retried")
-              .arguments(Map.of("orderId", order))
-              .meta(Map.of("dev.mcpgate/idempotency-key", "k-" + order))
-              .build();
-      for (int i = 0; i < 2; i++) {
-        try {
-          answers.add(client.callTool(call));
-        } catch (RuntimeException e) {
-          answers.add(e);
-        }
-      }
-    } finally {
-      client.closeGracefully();
-    }
-    assertThat(rows(order)).as("charge rows; answers %s", answers).isEqualTo(1);
-  }
-
-  private static int rows(String order) throws Exception {
-    try (Connection c = DriverManager.getConnection(URL);
-        PreparedStatement st =
-            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
-      st.setString(1, order);
-      try (ResultSet rs = st.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
+    List<Object> answers = ReviewApps.chargeTwice(app, "charge_retried", order);
+    assertThat(ReviewApps.charges(TABLE, order))
+        .as("charge rows; answers %s", answers)
+        .isEqualTo(1);
   }
 }

@@ -63,6 +63,34 @@ final class ReviewApps {
     }
   }
 
+  /**
+   * Calls {@code tool} twice with {@code {"orderId": order}} under the key {@code "k-" + order}.
+   *
+   * @return each answer: its result, or the exception the client threw for it
+   */
+  static List<Object> chargeTwice(ConfigurableApplicationContext app, String tool, String order) {
+    List<Object> answers = new ArrayList<>();
+    McpSyncClient client = client(app);
+    try {
+      CallToolRequest call =
+          CallToolRequest.builder()
+              .name(tool)
+              .arguments(Map.of("orderId", order))
+              .meta(Map.of("dev.mcpgate/idempotency-key", "k-" + order))
+              .build();
+      for (int i = 0; i < 2; i++) {
+        try {
+          answers.add(client.callTool(call));
+        } catch (RuntimeException e) {
+          answers.add(e);
+        }
+      }
+    } finally {
+      client.closeGracefully();
+    }
+    return answers;
+  }
+
   /** Starts {@code server} with the review settings and {@code more} properties. */
   static ConfigurableApplicationContext memoryServer(Class<?> server, String... more) {
     List<String> properties =

@@ -3,16 +3,7 @@ package dev.mcpgate.spring.review;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
-import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,8 +39,7 @@ import org.springframework.transaction.interceptor.TransactionAspectSupport;
  * Needs PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
  */
 class TransactionEndMisreadReviewTest {
-  static final String TABLE = "mg_end_misread_" + Long.toHexString(System.nanoTime());
-  private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+  static final String TABLE = ReviewApps.chargeTable("mg_end_misread");
 
   /** Writes in a transaction of its own (an outbox, a ledger). */
   public static class Ledger {
@@ -137,25 +127,8 @@ class TransactionEndMisreadReviewTest {
   private static ConfigurableApplicationContext app;
 
   @BeforeAll
-  static void start() throws Exception {
-    try (Connection c = DriverManager.getConnection(URL);
-        Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE " + TABLE + " (order_id text NOT NULL)");
-    }
-    org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
-    app =
-        new org.springframework.boot.builder.SpringApplicationBuilder(Server.class)
-            .properties(
-                "server.port=0",
-                "spring.main.banner-mode=off",
-                "spring.ai.mcp.server.protocol=STREAMABLE",
-                "spring.ai.mcp.server.type=SYNC",
-                "mcpgate.store=memory",
-                "mcpgate.tenant.constant=review",
-                "mcpgate.tenant.sources=constant",
-                "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
-                "spring.datasource.username=postgres")
-            .run();
+  static void start() {
+    app = ReviewApps.postgresServer(Server.class, 5432);
   }
 
   @AfterAll
@@ -168,56 +141,27 @@ class TransactionEndMisreadReviewTest {
   @Test
   void aRequiresNewChargeIsNotMadeAgainAfterTheToolRolledBack() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = twice("charge_via_ledger", order);
-    assertThat(rows(order)).as("charge rows; answers %s", answers).isEqualTo(1);
+    List<Object> answers = ReviewApps.chargeTwice(app, "charge_via_ledger", order);
+    assertThat(ReviewApps.charges(TABLE, order))
+        .as("charge rows; answers %s", answers)
+        .isEqualTo(1);
   }
 
   @Test
   void aCalledBeansRollbackIsNotTakenForTheTools() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = twice("check_then_charge", order);
-    assertThat(rows(order)).as("charge rows; answers %s", answers).isEqualTo(1);
+    List<Object> answers = ReviewApps.chargeTwice(app, "check_then_charge", order);
+    assertThat(ReviewApps.charges(TABLE, order))
+        .as("charge rows; answers %s", answers)
+        .isEqualTo(1);
   }
 
   @Test
   void anAutoCommittedChargeUnderSupportsIsNotMadeAgain() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = twice("charge_supports", order);
-    assertThat(rows(order)).as("charge rows; answers %s", answers).isEqualTo(1);
-  }
-
-  private static List<Object> twice(String tool, String order) {
-    List<Object> answers = new ArrayList<>();
-    McpSyncClient client = ReviewApps.client(app);
-    try {
-      CallToolRequest call =
-          CallToolRequest.builder()
-              .name(tool)
-              .arguments(Map.of("orderId", order))
-              .meta(Map.of("dev.mcpgate/idempotency-key", "k-" + order))
-              .build();
-      for (int i = 0; i < 2; i++) {
-        try {
-          answers.add(client.callTool(call));
-        } catch (RuntimeException e) {
-          answers.add(e);
-        }
-      }
-    } finally {
-      client.closeGracefully();
-    }
-    return answers;
-  }
-
-  private static int rows(String order) throws Exception {
-    try (Connection c = DriverManager.getConnection(URL);
-        PreparedStatement st =
-            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
-      st.setString(1, order);
-      try (ResultSet rs = st.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
+    List<Object> answers = ReviewApps.chargeTwice(app, "charge_supports", order);
+    assertThat(ReviewApps.charges(TABLE, order))
+        .as("charge rows; answers %s", answers)
+        .isEqualTo(1);
   }
 }

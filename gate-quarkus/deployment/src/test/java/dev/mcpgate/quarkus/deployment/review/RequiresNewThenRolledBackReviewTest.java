@@ -6,11 +6,6 @@ import dev.mcpgate.quarkus.deployment.TestClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.quarkus.test.QuarkusUnitTest;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,22 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
  */
 class RequiresNewThenRolledBackReviewTest {
-  static final String TABLE =
-      (String)
-          System.getProperties()
-              .computeIfAbsent(
-                  "review-o-table",
-                  k -> "mg_review_o_charges_" + Long.toHexString(System.nanoTime()));
-
-  static {
-    try (Connection c =
-            DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-        Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (order_id text NOT NULL)");
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
+  static final String TABLE = ChargeTables.create("review-o-table");
 
   @RegisterExtension
   static final QuarkusUnitTest APP =
@@ -53,6 +33,7 @@ class RequiresNewThenRolledBackReviewTest {
                       RequiresNewThenRolledBackTools.class,
                       RequiresNewThenRolledBackTools.Ledger.class,
                       RequiresNewThenRolledBackReviewTest.class,
+                      ChargeTables.class,
                       TestClient.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
           .overrideConfigKey("quarkus.http.test-port", "0")
@@ -89,15 +70,6 @@ class RequiresNewThenRolledBackReviewTest {
   }
 
   private static int rows(String order) throws Exception {
-    try (Connection c =
-            DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-        PreparedStatement st =
-            c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_id = ?")) {
-      st.setString(1, order);
-      try (ResultSet rs = st.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
+    return ChargeTables.rows(TABLE, order);
   }
 }
