@@ -144,7 +144,6 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     // the handler's own invocation watches how its transaction ends, not one it calls
     WatchedInvocation watch =
         slot != null && ending.get() == null ? new WatchedInvocation(invocation) : null;
-    int[] end = watch == null ? new int[] {Ending.WATCHING} : watch.end;
     Object result;
     try {
       if (watch != null) {
@@ -153,9 +152,10 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       result = invocation.proceed();
     } catch (Throwable t) {
       if (slot != null) {
+        int end = watch == null ? Ending.WATCHING : watch.end[0];
         slot[0] =
-            end[0] == Ending.COMMITTED || end[0] == Ending.UNKNOWN
-                ? new Committed(t, end[0] == Ending.COMMITTED)
+            end == Ending.COMMITTED || end == Ending.UNKNOWN
+                ? new Committed(t, end == Ending.COMMITTED)
                 : t;
       }
       throw t;
@@ -169,7 +169,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     }
     // it returned: what a method it called threw is not its failure
     slot[0] = returned(result);
-    if (slot[0] == RETURNED && end[0] == Ending.ROLLED_BACK) {
+    if (slot[0] == RETURNED && watch != null && watch.end[0] == Ending.ROLLED_BACK) {
       slot[0] = ROLLED_BACK;
     }
     // a reactive tool method fails its Mono, Flux or other Publisher instead of throwing

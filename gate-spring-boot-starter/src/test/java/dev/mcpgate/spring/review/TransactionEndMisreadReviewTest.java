@@ -3,8 +3,11 @@ package dev.mcpgate.spring.review;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,7 +39,10 @@ import org.springframework.transaction.interceptor.TransactionAspectSupport;
  *       auto-committed, Spring still reports the empty transaction's end as ROLLED_BACK.
  * </ol>
  *
- * Needs PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
+ * A tool that rolls back and answers an error result of its own has said it failed: its key is
+ * freed and a retry runs it again.
+ *
+ * <p>Needs PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
  */
 class TransactionEndMisreadReviewTest {
   static final String TABLE = ReviewApps.chargeTable("mg_end_misread");
@@ -70,6 +76,7 @@ class TransactionEndMisreadReviewTest {
     private final JdbcTemplate jdbc;
     private final Ledger ledger;
     private final Checks checks;
+    private final Map<String, Integer> runs = new ConcurrentHashMap<>();
 
     public Tools(JdbcTemplate jdbc, Ledger ledger, Checks checks) {
       this.jdbc = jdbc;
@@ -93,6 +100,23 @@ class TransactionEndMisreadReviewTest {
       boolean flagged = checks.check(orderId);
       jdbc.update("INSERT INTO " + TABLE + " VALUES (?)", orderId); // auto-committed
       return "charged " + orderId + (flagged ? " (flagged)" : "");
+    }
+
+    @McpTool(name = "decline_rolled_back", description = "Decline an order")
+    @Idempotent
+    @Transactional
+    public CallToolResult declineRolledBack(
+        @McpToolParam(description = "the order") String orderId) {
+      runs.merge(orderId, 1, Integer::sum);
+      TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
+      return CallToolResult.builder()
+          .addTextContent("declined " + orderId + ": nothing was charged")
+          .isError(true)
+          .build();
+    }
+
+    public int runs(String orderId) {
+      return runs.getOrDefault(orderId, 0);
     }
 
     @McpTool(name = "charge_supports", description = "Charge an order")
@@ -163,5 +187,15 @@ class TransactionEndMisreadReviewTest {
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);
+  }
+
+  @Test
+  void aRolledBackToolAnsweringItsOwnErrorIsRunAgain() throws Exception {
+    String order = UUID.randomUUID().toString();
+    List<Object> answers = ReviewApps.chargeTwice(app, "decline_rolled_back", order);
+    assertThat(app.getBean(Tools.class).runs(order)).as("runs; answers %s", answers).isEqualTo(2);
+    assertThat(answers.get(1).toString())
+        .contains("declined " + order)
+        .doesNotContain("idempotency_");
   }
 }

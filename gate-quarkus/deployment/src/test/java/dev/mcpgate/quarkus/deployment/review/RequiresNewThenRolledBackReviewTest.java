@@ -18,8 +18,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Review O (of 23b90e17). A gated {@code @Transactional} tool whose own transaction ends
  * ROLLED_BACK after it returned is answered "nothing it wrote was kept ... a retry runs it again"
  * and its key is freed. But the tool charged through a REQUIRES_NEW bean, committed on its own: the
- * retry charges again (before 23b90e17 the answer was stored and replayed: one charge). Needs
- * PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
+ * retry charges again (before 23b90e17 the answer was stored and replayed: one charge). A tool that
+ * rolls back and answers an error of its own has said it failed: its key is freed. Needs PostgreSQL
+ * at 127.0.0.1:5432 (database test, user postgres).
  */
 class RequiresNewThenRolledBackReviewTest {
   static final String TABLE = ChargeTables.create("review-o-table");
@@ -34,6 +35,7 @@ class RequiresNewThenRolledBackReviewTest {
                       RequiresNewThenRolledBackTools.Ledger.class,
                       RequiresNewThenRolledBackReviewTest.class,
                       ChargeTables.class,
+                      Runs.class,
                       TestClient.class))
           .overrideConfigKey("quarkus.devservices.enabled", "false")
           .overrideConfigKey("quarkus.http.test-port", "0")
@@ -67,6 +69,22 @@ class RequiresNewThenRolledBackReviewTest {
       }
     }
     assertThat(rows(order)).as("charge rows in the database; answers %s", answers).isEqualTo(1);
+  }
+
+  @Test
+  void aRolledBackToolAnsweringItsOwnErrorIsRunAgain() {
+    String order = UUID.randomUUID().toString();
+    CallToolRequest call =
+        new CallToolRequest(
+            "declineRolledBack",
+            Map.of("order_id", order, "idempotency_key", UUID.randomUUID().toString()));
+    List<String> answers = new ArrayList<>();
+    for (int attempt = 0; attempt < 2; attempt++) {
+      CallToolResult r = CLIENT.get().callTool(call);
+      answers.add("result isError=" + r.isError() + " " + r.content());
+    }
+    assertThat(Runs.get(order)).as("runs; answers %s", answers).isEqualTo(2);
+    assertThat(answers.get(1)).contains("declined " + order).doesNotContain("idempotency_");
   }
 
   private static int rows(String order) throws Exception {

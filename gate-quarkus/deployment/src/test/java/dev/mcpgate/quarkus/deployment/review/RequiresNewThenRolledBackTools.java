@@ -16,7 +16,7 @@ import javax.sql.DataSource;
 /**
  * A gated, transactional tool that charges through a ledger bean in a transaction of its own
  * (REQUIRES_NEW: committed at once), then rolls its own transaction back (a later, local step
- * failed) and answers that it charged.
+ * failed) and answers that it charged; and one that rolls back and answers an error of its own.
  */
 public class RequiresNewThenRolledBackTools {
   @Inject Ledger ledger;
@@ -49,5 +49,17 @@ public class RequiresNewThenRolledBackTools {
     ledger.charge(orderId);
     tm.setRollbackOnly(); // local bookkeeping failed: undo it, the charge itself stands
     return ToolResponse.success("charged " + orderId);
+  }
+
+  @Tool(description = "Declines an order.", annotations = @Tool.Annotations(idempotentHint = true))
+  @Idempotent
+  @Transactional
+  public ToolResponse declineRolledBack(
+      @ToolArg(name = "order_id") String orderId,
+      @ToolArg(name = "idempotency_key", required = false) String idempotencyKey)
+      throws Exception {
+    Runs.inc(orderId);
+    tm.setRollbackOnly(); // what it wrote is undone, and it says it failed
+    return ToolResponse.error("declined " + orderId + ": nothing was charged");
   }
 }
