@@ -29,25 +29,26 @@ final class Ending {
 
   /**
    * Registers for the end of the real transaction this runs in (not the empty one of a {@code
-   * SUPPORTS} method), the latest such one of a watched invocation winning (a retry's attempts each
-   * begin one); a transaction it joined (begun outside the tool) ends after the call and tells
-   * nothing.
-   *
-   * @param end the invocation's ending and how many transactions of it were registered for
+   * SUPPORTS} method): the latest such one of a watched invocation is its {@code last} (a retry's
+   * attempts each begin one), and any of them that committed, or may have, its {@code kept}; a
+   * transaction it joined (begun outside the tool) ends after the call and tells nothing.
    */
-  static void watch(int[] end) {
+  static void watch(WatchedInvocation invocation) {
     if (!TransactionSynchronizationManager.isSynchronizationActive()
         || !TransactionSynchronizationManager.isActualTransactionActive()) {
       return;
     }
-    int attempt = ++end[1];
-    end[0] = REGISTERED;
+    int attempt = ++invocation.transactions;
+    invocation.last = REGISTERED;
     TransactionSynchronizationManager.registerSynchronization(
         new TransactionSynchronization() {
           @Override
           public void afterCompletion(int status) {
-            if (end[1] == attempt) {
-              end[0] = status;
+            if (invocation.transactions == attempt) {
+              invocation.last = status;
+            }
+            if (status != ROLLED_BACK && invocation.kept != COMMITTED) {
+              invocation.kept = status;
             }
           }
         });

@@ -8,8 +8,6 @@ import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.UUID;
 import java.util.function.BiFunction;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -21,7 +19,6 @@ import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -94,7 +91,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
                     invocation -> {
                       WatchedInvocation watch = ending.get();
                       if (watch != null && watch.is(invocation)) {
-                        Ending.watch(watch.end);
+                        Ending.watch(watch);
                       }
                       return invocation.proceed();
                     });
@@ -117,26 +114,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
    */
   @Override
   protected boolean isEligible(Class<?> targetClass) {
-    return super.isEligible(targetClass) && proxiable(targetClass);
-  }
-
-  /**
-   * @return false for a final class, or one with a final or private method that is {@code
-   *     Idempotent} or implements or overrides a method that is (on an interface, say)
-   */
-  static boolean proxiable(Class<?> type) {
-    if (Modifier.isFinal(type.getModifiers())) {
-      return false;
-    }
-    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-      for (Method m : c.getDeclaredMethods()) {
-        if ((Modifier.isFinal(m.getModifiers()) || Modifier.isPrivate(m.getModifiers()))
-            && AnnotatedElementUtils.hasAnnotation(m, Idempotent.class)) {
-          return false;
-        }
-      }
-    }
-    return true;
+    return super.isEligible(targetClass) && UnseenToolObjects.proxiable(targetClass);
   }
 
   private Object noting(MethodInvocation invocation) throws Throwable {
@@ -152,11 +130,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       result = invocation.proceed();
     } catch (Throwable t) {
       if (slot != null) {
-        int end = watch == null ? Ending.WATCHING : watch.end[0];
-        slot[0] =
-            end == Ending.COMMITTED || end == Ending.UNKNOWN
-                ? new Committed(t, end == Ending.COMMITTED)
-                : t;
+        slot[0] = failure(t, watch);
       }
       throw t;
     } finally {
@@ -168,22 +142,46 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       return result;
     }
     // it returned: what a method it called threw is not its failure
-    slot[0] = returned(result);
-    if (slot[0] == RETURNED && watch != null && watch.end[0] == Ending.ROLLED_BACK) {
-      slot[0] = ROLLED_BACK;
-    }
-    // a reactive tool method fails its Mono, Flux or other Publisher instead of throwing
+    slot[0] = outcome(result, watch);
+    // a reactive tool method fails its Mono, Flux or other Publisher instead of throwing; its
+    // transaction (a transaction manager's that is not reactive) ended when it returned
     if (result instanceof Mono<?> mono) {
-      return mono.doOnSuccess(v -> slot[0] = returned(v)).doOnError(t -> slot[0] = t);
+      return mono.doOnSuccess(v -> slot[0] = outcome(v, watch))
+          .doOnError(t -> slot[0] = failure(t, watch));
     }
     if (result instanceof Flux<?> flux) {
-      return flux.doOnNext(v -> slot[0] = returned(v)).doOnError(t -> slot[0] = t);
+      return flux.doOnNext(v -> slot[0] = outcome(v, watch))
+          .doOnError(t -> slot[0] = failure(t, watch));
     }
     if (result instanceof Publisher<?> publisher // Spring AI reads any Publisher
         && invocation.getMethod().getReturnType().isAssignableFrom(Flux.class)) {
-      return Flux.from(publisher).doOnNext(v -> slot[0] = returned(v)).doOnError(t -> slot[0] = t);
+      return Flux.from(publisher)
+          .doOnNext(v -> slot[0] = outcome(v, watch))
+          .doOnError(t -> slot[0] = failure(t, watch));
     }
     return result;
+  }
+
+  /**
+   * @return the note of a method that returned {@code value}: {@link #ROLLED_BACK} when it is not
+   *     an error result of its own and the watched invocation's last transaction was rolled back
+   */
+  private static Object outcome(Object value, WatchedInvocation watch) {
+    Object returned = returned(value);
+    return returned == RETURNED && watch != null && watch.last == Ending.ROLLED_BACK
+        ? ROLLED_BACK
+        : returned;
+  }
+
+  /**
+   * @return the note of a method that threw {@code t}: {@link Committed} when a transaction of the
+   *     watched invocation committed, or may have (any attempt's)
+   */
+  private static Throwable failure(Throwable t, WatchedInvocation watch) {
+    int kept = watch == null ? Ending.WATCHING : watch.kept;
+    return kept == Ending.COMMITTED || kept == Ending.UNKNOWN
+        ? new Committed(t, kept == Ending.COMMITTED)
+        : t;
   }
 
   /**

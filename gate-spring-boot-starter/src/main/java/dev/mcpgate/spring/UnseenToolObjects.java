@@ -1,7 +1,10 @@
 package dev.mcpgate.spring;
 
+import dev.mcpgate.mcp.Idempotent;
 import dev.mcpgate.mcp.McpGate;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -9,15 +12,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 
 /**
  * Finds the {@code @Idempotent} tools whose method {@link ToolExceptions} cannot see: those of a
- * bean class it cannot proxy ({@link ToolExceptions#proxiable}: a final class, a final or private
- * tool method), and those whose Spring AI method callback calls an object that is not its Spring
- * bean ({@code MethodToolCallbackProvider.builder().toolObjects(new Tools())}, or a bean method of
- * a lite configuration calling another). The gate cannot tell an unknown outcome of such a tool
- * from a failure: every error result of it counts as unknown, and a WARN names it.
+ * bean class it cannot proxy ({@link #proxiable}: a final class, a final or private tool method),
+ * and those whose Spring AI method callback calls an object that is not its Spring bean ({@code
+ * MethodToolCallbackProvider.builder().toolObjects(new Tools())}, or a bean method of a lite
+ * configuration calling another). The gate cannot tell an unknown outcome of such a tool from a
+ * failure: every error result of it counts as unknown, and a WARN names it.
  */
 final class UnseenToolObjects {
   private static final Logger LOG = LoggerFactory.getLogger(UnseenToolObjects.class);
@@ -35,7 +39,7 @@ final class UnseenToolObjects {
   static Set<String> in(ListableBeanFactory beans, List<Class<?>> types) {
     Set<String> unseen = new LinkedHashSet<>();
     for (Class<?> type : types) {
-      if (!ToolExceptions.proxiable(type)) {
+      if (!proxiable(type)) {
         for (String name : McpGate.annotatedPolicies(type).keySet()) {
           unseen.add(name);
           LOG.warn(
@@ -60,7 +64,7 @@ final class UnseenToolObjects {
           Object tools = methodCallback.isInstance(callback) ? toolObject(callback) : null;
           if (tools != null
               && !AopUtils.isAopProxy(tools)
-              && ToolExceptions.proxiable(tools.getClass())
+              && proxiable(tools.getClass())
               && McpGate.hasIdempotentMethods(tools.getClass())) {
             Object definition = callback.getClass().getMethod("getToolDefinition").invoke(callback);
             String name = (String) definition.getClass().getMethod("name").invoke(definition);
@@ -82,6 +86,25 @@ final class UnseenToolObjects {
           e.toString());
     }
     return unseen;
+  }
+
+  /**
+   * @return false for a final class, or one with a final or private method that is {@code
+   *     Idempotent} or implements or overrides a method that is (on an interface, say)
+   */
+  static boolean proxiable(Class<?> type) {
+    if (Modifier.isFinal(type.getModifiers())) {
+      return false;
+    }
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      for (Method m : c.getDeclaredMethods()) {
+        if ((Modifier.isFinal(m.getModifiers()) || Modifier.isPrivate(m.getModifiers()))
+            && AnnotatedElementUtils.hasAnnotation(m, Idempotent.class)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /**

@@ -91,8 +91,8 @@ class CommittedThenThrewTransactionalToolTest {
 
   @BeforeAll
   static void start() {
-    // an async server serves no @McpTool method that does not return a Mono or Flux, and a
-    // reactive method's @Transactional needs a reactive transaction manager: sync only
+    // an async server serves no @McpTool method that does not return a Mono or Flux: a Mono
+    // tool's transaction is ReactiveTransactionalToolReviewTest's
     APPS.put("SYNC", ReviewApps.postgresServer(Server.class, 5432));
   }
 
