@@ -31,11 +31,27 @@ import org.springframework.transaction.annotation.Transactional;
  * WATCHING, i.e. for the first attempt's transaction. That one rolled back (the lock failure); the
  * second attempt's transaction committed and the method returned. The call is answered "its
  * transaction was rolled back, nothing it wrote was kept" (untrue), the key is freed, and the retry
- * charges again. Needs PostgreSQL at 127.0.0.1:5432 (database test, user postgres).
+ * charges again.
+ *
+ * <p>Review P (of 2947d1ba): {@code Ending.watch} then kept only the last attempt's end. A first
+ * attempt that charges and throws a checked exception (Spring commits on one: the charge is kept),
+ * retried, then a second whose transaction rolls back (a RuntimeException): the end read was
+ * ROLLED_BACK, the thrown exception freed the key, and the caller's retry charged again. Any
+ * attempt that committed must fence the key. Needs PostgreSQL at 127.0.0.1:5432 (database test,
+ * user postgres).
  */
 class RetriedTransactionalToolReviewTest {
   static final String TABLE = ReviewApps.chargeTable("mg_retried_tx");
   static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
+
+  /** A checked failure after the charge: the receipt could not be sent. */
+  public static class ReceiptFailed extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public ReceiptFailed(String message) {
+      super(message);
+    }
+  }
 
   public static class Tools {
     private final JdbcTemplate jdbc;
@@ -55,6 +71,21 @@ class RetriedTransactionalToolReviewTest {
         throw new CannotAcquireLockException("lock timeout on the account row");
       }
       return "charged " + orderId;
+    }
+
+    @McpTool(name = "charge_retry_after_commit", description = "Charge an order")
+    @Idempotent
+    @Retryable(includes = ReceiptFailed.class, maxRetries = 1, delay = 0)
+    @Transactional
+    public String chargeThenFail(@McpToolParam(description = "the order") String orderId)
+        throws ReceiptFailed {
+      int attempt = ATTEMPTS.computeIfAbsent(orderId, k -> new AtomicInteger()).incrementAndGet();
+      if (attempt % 2 == 1) {
+        jdbc.update("INSERT INTO " + TABLE + " VALUES (?)", orderId); // kept: committed
+        throw new ReceiptFailed("the receipt service is down for " + orderId);
+      }
+      // the retry finds the order already charged (by the first attempt) and gives up
+      throw new IllegalStateException("order " + orderId + " is in an unexpected state");
     }
   }
 
@@ -86,6 +117,15 @@ class RetriedTransactionalToolReviewTest {
   void aChargeThatCommittedOnItsSecondAttemptIsNotMadeAgain() throws Exception {
     String order = UUID.randomUUID().toString();
     List<Object> answers = ReviewApps.chargeTwice(app, "charge_retried", order);
+    assertThat(ReviewApps.charges(TABLE, order))
+        .as("charge rows; answers %s", answers)
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aChargeCommittedByAnEarlierAttemptIsNotMadeAgain() throws Exception {
+    String order = UUID.randomUUID().toString();
+    List<Object> answers = ReviewApps.chargeTwice(app, "charge_retry_after_commit", order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);
