@@ -3,6 +3,7 @@ package dev.mcpgate.quarkus.deployment;
 import dev.mcpgate.mcp.Idempotent;
 import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.quarkus.internal.CallTenant;
+import dev.mcpgate.quarkus.internal.CallerTransaction;
 import dev.mcpgate.quarkus.internal.CurrentCall;
 import dev.mcpgate.quarkus.internal.GateBeans;
 import dev.mcpgate.quarkus.internal.GateInterceptor;
@@ -98,6 +99,7 @@ class GateProcessor {
   void transactions(Capabilities capabilities, BuildProducer<AdditionalBeanBuildItem> beans) {
     if (capabilities.isPresent(Capability.TRANSACTIONS)) {
       beans.produce(AdditionalBeanBuildItem.unremovableOf(TransactionEnd.class));
+      beans.produce(AdditionalBeanBuildItem.unremovableOf(CallerTransaction.class));
     }
   }
 

@@ -197,6 +197,13 @@ public class GateInterceptor {
     private CallToolResult stored;
     private volatile TransactionEnding ending;
 
+    /**
+     * COMMITTED once any of its transactions committed, else UNKNOWN once one ended in a state not
+     * known, else null: what a failure is read by, for a later attempt's rollback (a retry
+     * interceptor's outside {@code @Transactional}) does not undo what an earlier one kept.
+     */
+    private volatile TransactionEnding kept;
+
     Call(InvocationContext ic) {
       this.ic = ic;
     }
@@ -260,15 +267,19 @@ public class GateInterceptor {
     /** Its {@code @Transactional} transaction ended so ({@link TransactionEnd}). */
     void ended(TransactionEnding how) {
       ending = how;
+      if (how != TransactionEnding.ROLLED_BACK && kept != TransactionEnding.COMMITTED) {
+        kept = how;
+      }
     }
 
     /**
-     * @return what the method threw, to the adapter; an unknown outcome when its transaction
-     *     committed nonetheless (a checked exception, one {@code dontRollbackOn} names) or ended in
-     *     a state not known: what it wrote is kept, and freeing the key would write it again
+     * @return what the method threw, to the adapter; an unknown outcome when a transaction of it
+     *     (any attempt's) committed nonetheless (a checked exception, one {@code dontRollbackOn}
+     *     names) or ended in a state not known: what it wrote is kept, and freeing the key would
+     *     write it again
      */
     private RuntimeException failed(Exception e) {
-      TransactionEnding end = ending;
+      TransactionEnding end = kept;
       if (end == TransactionEnding.COMMITTED || end == TransactionEnding.UNKNOWN) {
         return new OutcomeUnknownException(
             "the tool threw "
