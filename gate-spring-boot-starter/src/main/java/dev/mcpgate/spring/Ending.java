@@ -44,6 +44,7 @@ final class Ending {
         new TransactionSynchronization() {
           @Override
           public void afterCompletion(int status) {
+            invocation.earlier = invocation.kept;
             if (invocation.transactions == attempt) {
               invocation.last = status;
             }

@@ -164,10 +164,16 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
 
   /**
    * @return the note of a method that returned {@code value}: {@link #ROLLED_BACK} when it is not
-   *     an error result of its own and the watched invocation's last transaction was rolled back
+   *     an error result of its own and the watched invocation's last transaction was rolled back;
+   *     {@link Committed} for an error result of its own after an earlier attempt's transaction
+   *     committed, or may have
    */
   private static Object outcome(Object value, WatchedInvocation watch) {
     Object returned = returned(value);
+    if (returned == null && watch != null && watch.earlier != Ending.WATCHING) {
+      // its error speaks for its last attempt, not for what an earlier one kept
+      return new Committed("answered an error result of its own", null, watch.earlier, true);
+    }
     return returned == RETURNED && watch != null && watch.last == Ending.ROLLED_BACK
         ? ROLLED_BACK
         : returned;
@@ -180,7 +186,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   private static Throwable failure(Throwable t, WatchedInvocation watch) {
     int kept = watch == null ? Ending.WATCHING : watch.kept;
     return kept == Ending.COMMITTED || kept == Ending.UNKNOWN
-        ? new Committed(t, kept == Ending.COMMITTED)
+        ? new Committed("threw " + t, t, kept, false)
         : t;
   }
 
@@ -357,13 +363,18 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   private static final class Committed extends OutcomeUnknownException {
     private static final long serialVersionUID = 1L;
 
-    Committed(Throwable thrown, boolean committed) {
+    /**
+     * @param what what the method did ("threw X", "answered an error result of its own")
+     * @param ending {@link Ending#COMMITTED} or {@link Ending#UNKNOWN}
+     */
+    Committed(String what, Throwable thrown, int ending, boolean earlier) {
       super(
-          "the tool's method threw "
-              + thrown
-              + (committed
-                  ? " after its transaction committed: what it wrote is kept"
-                  : " and how its transaction ended is unknown: what it wrote may be kept"),
+          "the tool's method "
+              + what
+              + (earlier ? ", but a transaction of an earlier attempt " : " after its transaction ")
+              + (ending == Ending.COMMITTED
+                  ? "committed: what it wrote is kept"
+                  : "ended in a state not known: what it wrote may be kept"),
           thrown);
     }
   }

@@ -22,6 +22,9 @@ final class WatchedInvocation {
    */
   int kept = Ending.WATCHING;
 
+  /** What {@link #kept} was before its latest transaction ended: its earlier attempts'. */
+  int earlier = Ending.WATCHING;
+
   /** How many of its transactions were registered for. */
   int transactions;
 

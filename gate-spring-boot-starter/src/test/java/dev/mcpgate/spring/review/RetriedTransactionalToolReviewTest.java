@@ -3,6 +3,7 @@ package dev.mcpgate.spring.review;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -37,8 +38,9 @@ import org.springframework.transaction.annotation.Transactional;
  * attempt that charges and throws a checked exception (Spring commits on one: the charge is kept),
  * retried, then a second whose transaction rolls back (a RuntimeException): the end read was
  * ROLLED_BACK, the thrown exception freed the key, and the caller's retry charged again. Any
- * attempt that committed must fence the key. Needs PostgreSQL at 127.0.0.1:5432 (database test,
- * user postgres).
+ * attempt that committed must fence the key, also when the last one answers an error result of its
+ * own (review R, in Quarkus: it speaks for itself, not for the first). Needs PostgreSQL at
+ * 127.0.0.1:5432 (database test, user postgres).
  */
 class RetriedTransactionalToolReviewTest {
   static final String TABLE = ReviewApps.chargeTable("mg_retried_tx");
@@ -87,6 +89,21 @@ class RetriedTransactionalToolReviewTest {
       // the retry finds the order already charged (by the first attempt) and gives up
       throw new IllegalStateException("order " + orderId + " is in an unexpected state");
     }
+
+    @McpTool(name = "charge_retry_then_declined", description = "Charge an order")
+    @Idempotent
+    @Retryable(includes = ReceiptFailed.class, maxRetries = 1, delay = 0)
+    @Transactional
+    public CallToolResult chargeThenDeclined(
+        @McpToolParam(description = "the order") String orderId) throws ReceiptFailed {
+      int attempt = ATTEMPTS.computeIfAbsent(orderId, k -> new AtomicInteger()).incrementAndGet();
+      if (attempt % 2 == 1) {
+        jdbc.update("INSERT INTO " + TABLE + " VALUES (?)", orderId); // kept: committed
+        throw new ReceiptFailed("the receipt service is down for " + orderId);
+      }
+      // the second attempt answers an error of its own: it speaks for itself, not the first
+      return CallToolResult.builder().addTextContent("the card was declined").isError(true).build();
+    }
   }
 
   @EnableAutoConfiguration
@@ -126,6 +143,15 @@ class RetriedTransactionalToolReviewTest {
   void aChargeCommittedByAnEarlierAttemptIsNotMadeAgain() throws Exception {
     String order = UUID.randomUUID().toString();
     List<Object> answers = ReviewApps.chargeTwice(app, "charge_retry_after_commit", order);
+    assertThat(ReviewApps.charges(TABLE, order))
+        .as("charge rows; answers %s", answers)
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aChargeCommittedByAnEarlierAttemptIsNotMadeAgainAfterAnErrorResult() throws Exception {
+    String order = UUID.randomUUID().toString();
+    List<Object> answers = ReviewApps.chargeTwice(app, "charge_retry_then_declined", order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);

@@ -15,7 +15,9 @@ import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.arc.Arc;
 import io.quarkus.runtime.BlockingOperationControl;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import jakarta.inject.Named;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
@@ -28,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * Gates a {@code @Tool} method that carries {@code @Idempotent}: its arguments, {@code _meta} and
@@ -51,6 +54,11 @@ public class GateInterceptor {
   @Inject InFlightCalls inFlight;
   @Inject ObjectMapper json;
 
+  /** Whether the caller's transaction is open ({@link CallerTransaction}); none without JTA. */
+  @Inject
+  @Named(CallerTransaction.NAME)
+  Instance<BooleanSupplier> callerTransaction;
+
   @AroundInvoke
   Object gate(InvocationContext ic) throws Exception {
     GatedTools.Tool tool = tools.find(ic.getMethod());
@@ -72,6 +80,16 @@ public class GateInterceptor {
               + " was called on an event-loop thread ("
               + Thread.currentThread().getName()
               + "), where the gate would block it; nothing ran. Call it from a worker thread");
+    }
+    if (callerTransaction.isResolvable() && callerTransaction.get().getAsBoolean()) {
+      // checked here, not by an interceptor outside the gate, so that none can begin one between
+      throw new IllegalStateException(
+          "the gated tool "
+              + tool.name()
+              + " was called inside a transaction its caller began, which ends after the gate"
+              + " stores its result: a rollback of it would leave a stored result that is not"
+              + " true. Nothing ran. Call it outside a transaction (its own @Transactional"
+              + " begins one)");
     }
     security.check(ic.getMethod(), ic.getParameters()); // replays too, before the gate answers
     if (!inFlight.enter()) {
@@ -204,6 +222,9 @@ public class GateInterceptor {
      */
     private volatile TransactionEnding kept;
 
+    /** What {@link #kept} was before the latest transaction ended: earlier attempts' kept. */
+    private volatile TransactionEnding earlier;
+
     Call(InvocationContext ic) {
       this.ic = ic;
     }
@@ -239,6 +260,14 @@ public class GateInterceptor {
       // marked rollback-only inside (a failure it caught), rolled back without an exception: its
       // answer (unless an error of its own) does not say what happened, and neither can the gate
       boolean ownError = value instanceof ToolResponse r && r.isError();
+      if (ownError && earlier != null) {
+        // its error speaks for its last attempt, not for what an earlier one kept
+        throw new OutcomeUnknownException(
+            "the tool answered an error of its own, but a transaction of an earlier attempt "
+                + (earlier == TransactionEnding.COMMITTED
+                    ? "committed: what it wrote is kept"
+                    : "ended in a state not known: what it wrote may be kept"));
+      }
       if (ending == TransactionEnding.ROLLED_BACK && !ownError) {
         throw new OutcomeUnknownException(
             "the tool returned, but its transaction was rolled back: what it wrote in it was not"
@@ -266,6 +295,7 @@ public class GateInterceptor {
 
     /** Its {@code @Transactional} transaction ended so ({@link TransactionEnd}). */
     void ended(TransactionEnding how) {
+      earlier = kept;
       ending = how;
       if (how != TransactionEnding.ROLLED_BACK && kept != TransactionEnding.COMMITTED) {
         kept = how;
