@@ -186,7 +186,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   private static Throwable failure(Throwable t, WatchedInvocation watch) {
     int kept = watch == null ? Ending.WATCHING : watch.kept;
     return kept == Ending.COMMITTED || kept == Ending.UNKNOWN
-        ? new Committed("threw " + t, t, kept, false)
+        ? new Committed("threw " + t, t, kept, watch.last != kept)
         : t;
   }
 

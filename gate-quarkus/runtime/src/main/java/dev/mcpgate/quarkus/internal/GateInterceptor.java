@@ -314,9 +314,12 @@ public class GateInterceptor {
         return new OutcomeUnknownException(
             "the tool threw "
                 + e
+                + (ending != end
+                    ? ", but a transaction of an earlier attempt"
+                    : " after its transaction")
                 + (end == TransactionEnding.COMMITTED
-                    ? " after its transaction committed: what it wrote is kept"
-                    : " and how its transaction ended is unknown: what it wrote may be kept"),
+                    ? " committed: what it wrote is kept"
+                    : " ended in a state not known: what it wrote may be kept"),
             e);
       }
       return e instanceof RuntimeException r ? r : new Thrown(e);
