@@ -1,5 +1,7 @@
 package dev.mcpgate.quarkus.deployment.review;
 
+import dev.mcpgate.quarkus.deployment.TestClient;
+import io.quarkus.test.QuarkusUnitTest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -15,6 +17,26 @@ final class ChargeTables {
   private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
 
   private ChargeTables() {}
+
+  /**
+   * @return an application of {@code classes} (with this class, {@link Runs} and {@link
+   *     TestClient}) whose data source is that PostgreSQL, the gate on the memory store and the
+   *     constant tenant {@code tenant}
+   */
+  static QuarkusUnitTest app(String tenant, Class<?>... classes) {
+    return new QuarkusUnitTest()
+        .withApplicationRoot(
+            jar ->
+                jar.addClasses(classes)
+                    .addClasses(ChargeTables.class, Runs.class, TestClient.class))
+        .overrideConfigKey("quarkus.devservices.enabled", "false")
+        .overrideConfigKey("quarkus.http.test-port", "0")
+        .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
+        .overrideConfigKey("quarkus.datasource.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/test")
+        .overrideConfigKey("quarkus.datasource.username", "postgres")
+        .overrideConfigKey("mcpgate.store", "memory")
+        .overrideConfigKey("mcpgate.tenant.constant", tenant);
+  }
 
   /**
    * A test class is initialized twice (JUnit's class loader and the application's): its table is

@@ -28,24 +28,13 @@ class CommittingFailureReviewTest {
 
   @RegisterExtension
   static final QuarkusUnitTest APP =
-      new QuarkusUnitTest()
-          .withApplicationRoot(
-              jar ->
-                  jar.addClasses(
-                      CommittingFailureTools.class,
-                      CommittingFailureTools.NotifyFailedException.class,
-                      CommittingFailureReviewTest.class,
-                      ChargeTables.class,
-                      SilentRollbackTools.class,
-                      SilentRollbackTools.Audit.class,
-                      TestClient.class))
-          .overrideConfigKey("quarkus.devservices.enabled", "false")
-          .overrideConfigKey("quarkus.http.test-port", "0")
-          .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
-          .overrideConfigKey("quarkus.datasource.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/test")
-          .overrideConfigKey("quarkus.datasource.username", "postgres")
-          .overrideConfigKey("mcpgate.store", "memory")
-          .overrideConfigKey("mcpgate.tenant.constant", "review-n");
+      ChargeTables.app(
+          "review-n",
+          CommittingFailureTools.class,
+          CommittingFailureTools.NotifyFailedException.class,
+          CommittingFailureReviewTest.class,
+          SilentRollbackTools.class,
+          SilentRollbackTools.Audit.class);
 
   private static final TestClient CLIENT = new TestClient();
 

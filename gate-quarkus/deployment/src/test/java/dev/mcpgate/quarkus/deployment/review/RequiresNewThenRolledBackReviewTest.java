@@ -27,23 +27,11 @@ class RequiresNewThenRolledBackReviewTest {
 
   @RegisterExtension
   static final QuarkusUnitTest APP =
-      new QuarkusUnitTest()
-          .withApplicationRoot(
-              jar ->
-                  jar.addClasses(
-                      RequiresNewThenRolledBackTools.class,
-                      RequiresNewThenRolledBackTools.Ledger.class,
-                      RequiresNewThenRolledBackReviewTest.class,
-                      ChargeTables.class,
-                      Runs.class,
-                      TestClient.class))
-          .overrideConfigKey("quarkus.devservices.enabled", "false")
-          .overrideConfigKey("quarkus.http.test-port", "0")
-          .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
-          .overrideConfigKey("quarkus.datasource.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/test")
-          .overrideConfigKey("quarkus.datasource.username", "postgres")
-          .overrideConfigKey("mcpgate.store", "memory")
-          .overrideConfigKey("mcpgate.tenant.constant", "review-o");
+      ChargeTables.app(
+          "review-o",
+          RequiresNewThenRolledBackTools.class,
+          RequiresNewThenRolledBackTools.Ledger.class,
+          RequiresNewThenRolledBackReviewTest.class);
 
   private static final TestClient CLIENT = new TestClient();
 

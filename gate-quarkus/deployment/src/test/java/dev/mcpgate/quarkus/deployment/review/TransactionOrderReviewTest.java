@@ -39,27 +39,15 @@ class TransactionOrderReviewTest {
 
   @RegisterExtension
   static final QuarkusUnitTest APP =
-      new QuarkusUnitTest()
-          .withApplicationRoot(
-              jar ->
-                  jar.addClasses(
-                      TransactionOrderTools.class,
-                      TransactionOrderTools.ReceiptFailed.class,
-                      TransactionOrderTools.ClassTransactional.class,
-                      TransactionOrderTools.Orders.class,
-                      RetryOutsideTransaction.class,
-                      RetryOutsideTransactionInterceptor.class,
-                      TransactionOrderReviewTest.class,
-                      ChargeTables.class,
-                      Runs.class,
-                      TestClient.class))
-          .overrideConfigKey("quarkus.devservices.enabled", "false")
-          .overrideConfigKey("quarkus.http.test-port", "0")
-          .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
-          .overrideConfigKey("quarkus.datasource.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/test")
-          .overrideConfigKey("quarkus.datasource.username", "postgres")
-          .overrideConfigKey("mcpgate.store", "memory")
-          .overrideConfigKey("mcpgate.tenant.constant", "review-q");
+      ChargeTables.app(
+          "review-q",
+          TransactionOrderTools.class,
+          TransactionOrderTools.ReceiptFailed.class,
+          TransactionOrderTools.ClassTransactional.class,
+          TransactionOrderTools.Orders.class,
+          RetryOutsideTransaction.class,
+          RetryOutsideTransactionInterceptor.class,
+          TransactionOrderReviewTest.class);
 
   private static final TestClient CLIENT = new TestClient();
 

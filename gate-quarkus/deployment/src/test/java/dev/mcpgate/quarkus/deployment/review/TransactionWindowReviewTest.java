@@ -35,27 +35,15 @@ class TransactionWindowReviewTest {
 
   @RegisterExtension
   static final QuarkusUnitTest APP =
-      new QuarkusUnitTest()
-          .withApplicationRoot(
-              jar ->
-                  jar.addClasses(
-                      TransactionWindowTools.class,
-                      TransactionOrderTools.ReceiptFailed.class,
-                      UnitOfWork.class,
-                      UnitOfWorkTransactions.class,
-                      RetryOutsideTransaction.class,
-                      RetryOutsideTransactionInterceptor.class,
-                      TransactionWindowReviewTest.class,
-                      ChargeTables.class,
-                      Runs.class,
-                      TestClient.class))
-          .overrideConfigKey("quarkus.devservices.enabled", "false")
-          .overrideConfigKey("quarkus.http.test-port", "0")
-          .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
-          .overrideConfigKey("quarkus.datasource.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/test")
-          .overrideConfigKey("quarkus.datasource.username", "postgres")
-          .overrideConfigKey("mcpgate.store", "memory")
-          .overrideConfigKey("mcpgate.tenant.constant", "review-r");
+      ChargeTables.app(
+          "review-r",
+          TransactionWindowTools.class,
+          TransactionOrderTools.ReceiptFailed.class,
+          UnitOfWork.class,
+          UnitOfWorkTransactions.class,
+          RetryOutsideTransaction.class,
+          RetryOutsideTransactionInterceptor.class,
+          TransactionWindowReviewTest.class);
 
   private static final TestClient CLIENT = new TestClient();
 
