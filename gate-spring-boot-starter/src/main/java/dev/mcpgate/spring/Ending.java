@@ -1,5 +1,6 @@
 package dev.mcpgate.spring;
 
+import dev.mcpgate.mcp.TransactionEnds;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -15,42 +16,31 @@ final class Ending {
   static final String MANAGER =
       "org.springframework.transaction.support.TransactionSynchronizationManager";
 
-  /** The handler's own invocation runs, no transaction of it seen yet. */
-  static final int WATCHING = -1;
-
-  /** Registered for the end of the invocation's transaction, which has not ended yet. */
-  static final int REGISTERED = -2;
-
-  static final int COMMITTED = TransactionSynchronization.STATUS_COMMITTED;
-  static final int ROLLED_BACK = TransactionSynchronization.STATUS_ROLLED_BACK;
-  static final int UNKNOWN = TransactionSynchronization.STATUS_UNKNOWN;
-
   private Ending() {}
 
   /**
    * Registers for the end of the real transaction this runs in (not the empty one of a {@code
-   * SUPPORTS} method): the latest such one of a watched invocation is its {@code last} (a retry's
-   * attempts each begin one), and any of them that committed, or may have, its {@code kept}; a
-   * transaction it joined (begun outside the tool) ends after the call and tells nothing.
+   * SUPPORTS} method), telling it to the invocation's {@link TransactionEnds} (a retry's attempts
+   * each begin one); a transaction it joined (begun outside the tool) ends after the call and tells
+   * nothing.
    */
   static void watch(WatchedInvocation invocation) {
     if (!TransactionSynchronizationManager.isSynchronizationActive()
         || !TransactionSynchronizationManager.isActualTransactionActive()) {
       return;
     }
-    int attempt = ++invocation.transactions;
-    invocation.last = REGISTERED;
+    int transaction = invocation.ends.begun();
     TransactionSynchronizationManager.registerSynchronization(
         new TransactionSynchronization() {
           @Override
           public void afterCompletion(int status) {
-            invocation.earlier = invocation.kept;
-            if (invocation.transactions == attempt) {
-              invocation.last = status;
-            }
-            if (status != ROLLED_BACK && invocation.kept != COMMITTED) {
-              invocation.kept = status;
-            }
+            invocation.ends.ended(
+                transaction,
+                status == STATUS_COMMITTED
+                    ? TransactionEnds.End.COMMITTED
+                    : status == STATUS_ROLLED_BACK
+                        ? TransactionEnds.End.ROLLED_BACK
+                        : TransactionEnds.End.UNKNOWN);
           }
         });
   }

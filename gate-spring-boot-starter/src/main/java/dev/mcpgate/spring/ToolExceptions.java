@@ -64,9 +64,6 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   /** A noted method returned (a value that is not an error result of its own). */
   private static final Object RETURNED = new Object();
 
-  /** A noted method returned, but its transaction was rolled back (marked rollback-only). */
-  private static final Object ROLLED_BACK = new Object();
-
   /** The handler's own invocation of a noted method, while it runs; null in any other. */
   private final transient ThreadLocal<WatchedInvocation> ending = new ThreadLocal<>();
 
@@ -163,38 +160,23 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   }
 
   /**
-   * @return the note of a method that returned {@code value}: {@link #ROLLED_BACK} when it is not
-   *     an error result of its own and the watched invocation's last transaction was rolled back;
-   *     {@link Committed} for an error result of its own after an earlier attempt's transaction
-   *     committed, or may have
+   * @return the note of a method that returned {@code value}: {@link #RETURNED}; null for an error
+   *     result of its own (it says it failed); {@link Fenced} when the watched invocation's
+   *     transactions say the outcome is unknown ({@link dev.mcpgate.mcp.TransactionEnds#returned})
    */
   private static Object outcome(Object value, WatchedInvocation watch) {
-    Object returned = returned(value);
-    if (returned == null && watch != null && watch.earlier != Ending.WATCHING) {
-      // its error speaks for its last attempt, not for what an earlier one kept
-      return new Committed("answered an error result of its own", null, watch.earlier, true);
-    }
-    return returned == RETURNED && watch != null && watch.last == Ending.ROLLED_BACK
-        ? ROLLED_BACK
-        : returned;
+    boolean ownError = value instanceof CallToolResult r && Boolean.TRUE.equals(r.isError());
+    OutcomeUnknownException fence = watch == null ? null : watch.ends.returned(ownError);
+    return fence != null ? new Fenced(fence) : ownError ? null : RETURNED;
   }
 
   /**
-   * @return the note of a method that threw {@code t}: {@link Committed} when a transaction of the
-   *     watched invocation committed, or may have (any attempt's)
+   * @return the note of a method that threw {@code t}: {@link Fenced} when a transaction of the
+   *     watched invocation committed, or may have (any attempt's), else {@code t}
    */
   private static Throwable failure(Throwable t, WatchedInvocation watch) {
-    int kept = watch == null ? Ending.WATCHING : watch.kept;
-    return kept == Ending.COMMITTED || kept == Ending.UNKNOWN
-        ? new Committed("threw " + t, t, kept, watch.last != kept)
-        : t;
-  }
-
-  /**
-   * @return {@link #RETURNED}, or null for an error result of the tool's own (it says it failed)
-   */
-  private static Object returned(Object value) {
-    return value instanceof CallToolResult r && Boolean.TRUE.equals(r.isError()) ? null : RETURNED;
+    OutcomeUnknownException fence = watch == null ? null : watch.ends.threw(t);
+    return fence != null ? new Fenced(fence) : t;
   }
 
   /**
@@ -247,7 +229,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       try {
         result = handler.apply(exchange, request);
       } catch (RuntimeException e) {
-        throw slot[0] instanceof Committed c ? c : e;
+        throw slot[0] instanceof Fenced f ? f : e;
       } finally {
         restore(outer);
       }
@@ -278,7 +260,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
             }
           };
       return Mono.fromDirect(noting)
-          .onErrorMap(e -> slot[0] instanceof Committed c ? c : e)
+          .onErrorMap(e -> slot[0] instanceof Fenced f ? f : e)
           .map(result -> checked(result, slot[0], blind));
     };
   }
@@ -328,11 +310,8 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   }
 
   private CallToolResult checked(CallToolResult result, Object noted, boolean blind) {
-    if (noted == ROLLED_BACK) { // its answer does not say what happened: neither does the gate
-      throw new OutcomeUnknownException(
-          "the tool's method returned, but its transaction was rolled back: what it wrote in it"
-              + " was not kept, and what it did elsewhere (another transaction, another system)"
-              + " may have taken effect");
+    if (noted instanceof Fenced f) { // its answer does not say what happened: neither does the gate
+      throw f;
     }
     if (result == null || !Boolean.TRUE.equals(result.isError())) {
       return result;
@@ -359,23 +338,15 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     return result;
   }
 
-  /** What the handler's method threw after its transaction committed (or may have). */
-  private static final class Committed extends OutcomeUnknownException {
+  /**
+   * The unknown outcome the handler's method's transactions make of what it returned or threw
+   * ({@link dev.mcpgate.mcp.TransactionEnds}), thrown to the gate whatever the handler answered.
+   */
+  private static final class Fenced extends OutcomeUnknownException {
     private static final long serialVersionUID = 1L;
 
-    /**
-     * @param what what the method did ("threw X", "answered an error result of its own")
-     * @param ending {@link Ending#COMMITTED} or {@link Ending#UNKNOWN}
-     */
-    Committed(String what, Throwable thrown, int ending, boolean earlier) {
-      super(
-          "the tool's method "
-              + what
-              + (earlier ? ", but a transaction of an earlier attempt " : " after its transaction ")
-              + (ending == Ending.COMMITTED
-                  ? "committed: what it wrote is kept"
-                  : "ended in a state not known: what it wrote may be kept"),
-          thrown);
+    Fenced(OutcomeUnknownException fence) {
+      super(fence.getMessage(), fence.getCause());
     }
   }
 

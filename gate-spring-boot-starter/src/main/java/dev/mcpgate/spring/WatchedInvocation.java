@@ -1,5 +1,6 @@
 package dev.mcpgate.spring;
 
+import dev.mcpgate.mcp.TransactionEnds;
 import java.lang.reflect.Method;
 import org.aopalliance.intercept.MethodInvocation;
 
@@ -12,21 +13,8 @@ final class WatchedInvocation {
   private final Object target;
   private final Method method;
 
-  /** How its latest transaction ended ({@link Ending}): what a return is read by. */
-  int last = Ending.WATCHING;
-
-  /**
-   * {@link Ending#COMMITTED} once any of its transactions committed, else {@link Ending#UNKNOWN}
-   * once one ended in a state not known, else {@link Ending#WATCHING}: what a failure is read by,
-   * for a later attempt's rollback (a retry advice's) does not undo what an earlier one kept.
-   */
-  int kept = Ending.WATCHING;
-
-  /** What {@link #kept} was before its latest transaction ended: its earlier attempts'. */
-  int earlier = Ending.WATCHING;
-
-  /** How many of its transactions were registered for. */
-  int transactions;
+  /** How its transactions ended, and what that makes of what it returned or threw. */
+  final TransactionEnds ends = new TransactionEnds();
 
   WatchedInvocation(MethodInvocation invocation) {
     this.target = invocation.getThis();

@@ -5,6 +5,7 @@ import dev.mcpgate.core.OutcomeUnknownException;
 import dev.mcpgate.mcp.Idempotent;
 import dev.mcpgate.mcp.KeySource;
 import dev.mcpgate.mcp.McpGateErrors;
+import dev.mcpgate.mcp.TransactionEnds;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -199,31 +200,18 @@ public class GateInterceptor {
     return meta == null ? null : meta.asJsonObject().getMap();
   }
 
-  /**
-   * How the transaction of a gated {@code @Transactional} method ended ({@link TransactionEnd}).
-   */
-  enum TransactionEnding {
-    COMMITTED,
-    ROLLED_BACK,
-    UNKNOWN
-  }
-
   /** One call of the method: runs it at most once, and keeps what it returned. */
   static final class Call {
     private final InvocationContext ic;
     private ToolResponse returned;
     private CallToolResult stored;
-    private volatile TransactionEnding ending;
 
     /**
-     * COMMITTED once any of its transactions committed, else UNKNOWN once one ended in a state not
-     * known, else null: what a failure is read by, for a later attempt's rollback (a retry
-     * interceptor's outside {@code @Transactional}) does not undo what an earlier one kept.
+     * How its {@code @Transactional} transactions ended ({@link TransactionEnd}; a retry
+     * interceptor's outside {@code @Transactional} gives each attempt one), and what that makes of
+     * what the method returned or threw.
      */
-    private volatile TransactionEnding kept;
-
-    /** What {@link #kept} was before the latest transaction ended: earlier attempts' kept. */
-    private volatile TransactionEnding earlier;
+    final TransactionEnds ends = new TransactionEnds();
 
     Call(InvocationContext ic) {
       this.ic = ic;
@@ -259,25 +247,9 @@ public class GateInterceptor {
       }
       // marked rollback-only inside (a failure it caught), rolled back without an exception: its
       // answer (unless an error of its own) does not say what happened, and neither can the gate
-      boolean ownError = value instanceof ToolResponse r && r.isError();
-      if (ownError && earlier != null) {
-        // its error speaks for its last attempt, not for what an earlier one kept
-        throw new OutcomeUnknownException(
-            "the tool answered an error of its own, but a transaction of an earlier attempt "
-                + (earlier == TransactionEnding.COMMITTED
-                    ? "committed: what it wrote is kept"
-                    : "ended in a state not known: what it wrote may be kept"));
-      }
-      if (ending == TransactionEnding.ROLLED_BACK && !ownError) {
-        throw new OutcomeUnknownException(
-            "the tool returned, but its transaction was rolled back: what it wrote in it was not"
-                + " kept, and what it did elsewhere (another transaction, another system) may"
-                + " have taken effect");
-      }
-      if (ending == TransactionEnding.UNKNOWN) {
-        throw new OutcomeUnknownException(
-            "the tool returned, but how its transaction ended is unknown: what it wrote may be"
-                + " kept");
+      OutcomeUnknownException fence = ends.returned(value instanceof ToolResponse r && r.isError());
+      if (fence != null) {
+        throw fence;
       }
       returned = (ToolResponse) value;
       try {
@@ -293,15 +265,6 @@ public class GateInterceptor {
       return stored;
     }
 
-    /** Its {@code @Transactional} transaction ended so ({@link TransactionEnd}). */
-    void ended(TransactionEnding how) {
-      earlier = kept;
-      ending = how;
-      if (how != TransactionEnding.ROLLED_BACK && kept != TransactionEnding.COMMITTED) {
-        kept = how;
-      }
-    }
-
     /**
      * @return what the method threw, to the adapter; an unknown outcome when a transaction of it
      *     (any attempt's) committed nonetheless (a checked exception, one {@code dontRollbackOn}
@@ -309,18 +272,9 @@ public class GateInterceptor {
      *     write it again
      */
     private RuntimeException failed(Exception e) {
-      TransactionEnding end = kept;
-      if (end == TransactionEnding.COMMITTED || end == TransactionEnding.UNKNOWN) {
-        return new OutcomeUnknownException(
-            "the tool threw "
-                + e
-                + (ending != end
-                    ? ", but a transaction of an earlier attempt"
-                    : " after its transaction")
-                + (end == TransactionEnding.COMMITTED
-                    ? " committed: what it wrote is kept"
-                    : " ended in a state not known: what it wrote may be kept"),
-            e);
+      OutcomeUnknownException fence = ends.threw(e);
+      if (fence != null) {
+        return fence;
       }
       return e instanceof RuntimeException r ? r : new Thrown(e);
     }

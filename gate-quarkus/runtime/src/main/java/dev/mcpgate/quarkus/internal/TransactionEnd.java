@@ -1,5 +1,6 @@
 package dev.mcpgate.quarkus.internal;
 
+import dev.mcpgate.mcp.TransactionEnds;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -15,8 +16,8 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
  * exception or one its {@code dontRollbackOn} names, and rolls back without a word a transaction
  * marked rollback-only when the method returns. Runs just inside {@code @Transactional}'s
  * interceptor, with the transaction begun, and registers for its completion on behalf of the gated
- * call ({@link GateInterceptor.Call#ended}); a transaction that does not end inside the method (one
- * it joined) tells nothing. Registered only where the application has a transaction manager.
+ * call ({@link TransactionEnds}); a transaction that does not end inside the method (one it joined)
+ * tells nothing. Registered only where the application has a transaction manager.
  */
 @Gated
 @Interceptor
@@ -28,6 +29,7 @@ public class TransactionEnd {
   Object watch(InvocationContext ic) throws Exception {
     if (ic.getContextData().get(GateInterceptor.CALL) instanceof GateInterceptor.Call call
         && transactions.getTransactionKey() != null) {
+      int transaction = call.ends.begun();
       transactions.registerInterposedSynchronization(
           new Synchronization() {
             @Override
@@ -35,12 +37,13 @@ public class TransactionEnd {
 
             @Override
             public void afterCompletion(int status) {
-              call.ended(
+              call.ends.ended(
+                  transaction,
                   status == Status.STATUS_COMMITTED
-                      ? GateInterceptor.TransactionEnding.COMMITTED
+                      ? TransactionEnds.End.COMMITTED
                       : status == Status.STATUS_ROLLEDBACK
-                          ? GateInterceptor.TransactionEnding.ROLLED_BACK
-                          : GateInterceptor.TransactionEnding.UNKNOWN);
+                          ? TransactionEnds.End.ROLLED_BACK
+                          : TransactionEnds.End.UNKNOWN);
             }
           });
     }
