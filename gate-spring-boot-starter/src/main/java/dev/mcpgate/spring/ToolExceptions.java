@@ -87,10 +87,16 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
                 (MethodInterceptor)
                     invocation -> {
                       WatchedInvocation watch = ending.get();
-                      if (watch != null && watch.is(invocation)) {
-                        Ending.watch(watch);
+                      if (watch == null || !watch.is(invocation) || watch.running) {
+                        return invocation.proceed(); // not it, or it calling itself (nested)
                       }
-                      return invocation.proceed();
+                      watch.running = true;
+                      try {
+                        Ending.watch(watch);
+                        return invocation.proceed();
+                      } finally {
+                        watch.running = false;
+                      }
                     });
   }
 

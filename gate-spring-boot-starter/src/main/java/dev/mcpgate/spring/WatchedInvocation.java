@@ -7,7 +7,7 @@ import org.aopalliance.intercept.MethodInvocation;
 /**
  * The handler's own invocation of an {@code @Idempotent} method, whose transactions' ends {@link
  * ToolExceptions} watches ({@link Ending#watch}): a retry advice's copies of it are it too, a
- * method it calls is not.
+ * method it calls is not, nor is the same method called by itself.
  */
 final class WatchedInvocation {
   private final Object target;
@@ -15,6 +15,13 @@ final class WatchedInvocation {
 
   /** How its transactions ended, and what that makes of what it returned or threw. */
   final TransactionEnds ends = new TransactionEnds();
+
+  /**
+   * True while an attempt of it runs inside its transaction's advice: a call of the same method on
+   * the same bean then is the method calling itself (its transaction is not the invocation's), not
+   * a retry's next attempt, which begins after the last one returned. Read on the calling thread.
+   */
+  boolean running;
 
   WatchedInvocation(MethodInvocation invocation) {
     this.target = invocation.getThis();
