@@ -51,8 +51,9 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   static final String BEAN = "mcpGateToolExceptions";
 
   /**
-   * The note of the call being handled: null while no noted method ran, the throwable a method
-   * threw, or {@link #RETURNED}.
+   * The note of the call being handled: at 0, null while no noted method ran, the throwable a
+   * method threw, or {@link #RETURNED}; at 1, the {@link WatchedInvocation} of the handler's own
+   * invocation, once it ran.
    */
   private final transient ThreadLocal<Object[]> thrown = new ThreadLocal<>();
 
@@ -122,12 +123,18 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
 
   private Object noting(MethodInvocation invocation) throws Throwable {
     Object[] slot = thrown.get();
-    // the handler's own invocation watches how its transaction ends, not one it calls
+    // the handler's own invocation watches how its transaction ends, not one it calls; a retry
+    // advice outside this one calls it again in the same handler call: one watch for them all
     WatchedInvocation watch =
-        slot != null && ending.get() == null ? new WatchedInvocation(invocation) : null;
+        slot == null || ending.get() != null
+            ? null
+            : slot[1] instanceof WatchedInvocation w && w.is(invocation)
+                ? w
+                : new WatchedInvocation(invocation);
     Object result;
     try {
       if (watch != null) {
+        slot[1] = watch;
         ending.set(watch);
       }
       result = invocation.proceed();
@@ -229,7 +236,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       BiFunction<X, CallToolRequest, CallToolResult> handler, boolean blind) {
     return (exchange, request) -> {
       Object[] outer = thrown.get();
-      Object[] slot = new Object[1];
+      Object[] slot = new Object[2];
       thrown.set(slot);
       CallToolResult result;
       try {
@@ -253,7 +260,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       BiFunction<X, CallToolRequest, Mono<CallToolResult>> handler, boolean blind) {
     followingScheduledTasks();
     return (exchange, request) -> {
-      Object[] slot = new Object[1];
+      Object[] slot = new Object[2];
       Mono<CallToolResult> handled = handler.apply(exchange, request);
       Publisher<CallToolResult> noting =
           subscriber -> {
