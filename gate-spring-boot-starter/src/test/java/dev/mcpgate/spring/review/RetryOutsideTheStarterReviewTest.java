@@ -8,6 +8,8 @@ import org.aopalliance.aop.Advice;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.aop.framework.Advised;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -89,28 +91,16 @@ class RetryOutsideTheStarterReviewTest {
         .startsWith(RetryAnnotationBeanPostProcessor.class.getName());
   }
 
-  @Test
-  void aChargeCommittedByAnEarlierAttemptIsNotMadeAgain() throws Exception {
+  /**
+   * A first attempt's lock failure, then a commit; a first attempt's commit, then a failure; a
+   * first attempt's commit, then an error result of the second's own: one charge each.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {"charge_retried", "charge_retry_after_commit", "charge_retry_then_declined"})
+  void aChargeIsMadeOnceWhateverItsAttemptsDid(String tool) throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "charge_retry_after_commit", order);
-    assertThat(ReviewApps.charges(TABLE, order))
-        .as("charge rows; answers %s", answers)
-        .isEqualTo(1);
-  }
-
-  @Test
-  void aChargeCommittedByAnEarlierAttemptIsNotMadeAgainAfterAnErrorResult() throws Exception {
-    String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "charge_retry_then_declined", order);
-    assertThat(ReviewApps.charges(TABLE, order))
-        .as("charge rows; answers %s", answers)
-        .isEqualTo(1);
-  }
-
-  @Test
-  void aChargeThatCommittedOnItsSecondAttemptIsNotMadeAgain() throws Exception {
-    String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "charge_retried", order);
+    List<Object> answers = ReviewApps.chargeTwice(app, tool, order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);
