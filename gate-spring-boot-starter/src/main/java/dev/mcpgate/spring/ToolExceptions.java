@@ -52,8 +52,8 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
 
   /**
    * The note of the call being handled: at 0, null while no noted method ran, the throwable a
-   * method threw, or {@link #RETURNED}; at 1, the {@link WatchedInvocation} of the handler's own
-   * invocation, once it ran.
+   * method threw, or {@link #RETURNED}; at 1, the {@link WatchedInvocation} of the latest noted
+   * invocation not inside another ({@link #watch}).
    */
   private final transient ThreadLocal<Object[]> thrown = new ThreadLocal<>();
 
@@ -123,22 +123,20 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
 
   private Object noting(MethodInvocation invocation) throws Throwable {
     Object[] slot = thrown.get();
-    // the handler's own invocation watches how its transaction ends, not one it calls; a retry
-    // advice outside this one calls it again in the same handler call: one watch for them all
-    WatchedInvocation watch =
-        slot == null || ending.get() != null
-            ? null
-            : slot[1] instanceof WatchedInvocation w && w.is(invocation)
-                ? w
-                : new WatchedInvocation(invocation);
+    WatchedInvocation watch = slot == null || ending.get() != null ? null : watch(slot, invocation);
     Object result;
     try {
       if (watch != null) {
-        slot[1] = watch;
         ending.set(watch);
       }
       result = invocation.proceed();
+      if (watch != null) {
+        watch.threw = false;
+      }
     } catch (Throwable t) {
+      if (watch != null) {
+        watch.threw = true;
+      }
       if (slot != null) {
         slot[0] = failure(t, watch);
       }
@@ -170,6 +168,19 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
           .doOnError(t -> slot[0] = failure(t, watch));
     }
     return result;
+  }
+
+  /**
+   * @return the watch of an invocation that is not inside a watched one, kept in {@code slot}: the
+   *     same as the last one's when it is that invocation's next attempt after it threw (a retry
+   *     advice outside this one calls it again), else its own (a call made after the handler's own
+   *     invocation returned, from the Publisher it returned, is not its attempt)
+   */
+  private static WatchedInvocation watch(Object[] slot, MethodInvocation invocation) {
+    if (!(slot[1] instanceof WatchedInvocation w && w.threw && w.is(invocation))) {
+      slot[1] = new WatchedInvocation(invocation);
+    }
+    return (WatchedInvocation) slot[1];
   }
 
   /**

@@ -21,7 +21,10 @@ final class WatchedInvocation {
    * the same bean then is the method calling itself (its transaction is not the invocation's), not
    * a retry's next attempt, which begins after the last one returned. Read on the calling thread.
    */
-  boolean running;
+  volatile boolean running;
+
+  /** Whether its latest attempt threw: only then may a retry advice call it again. */
+  volatile boolean threw;
 
   WatchedInvocation(MethodInvocation invocation) {
     this.target = invocation.getThis();
