@@ -14,7 +14,10 @@ import dev.mcpgate.core.OutcomeUnknownException;
  *
  * <p>The adapter tells {@link #begun} as it registers for a transaction's end, {@link #ended} as
  * that end arrives (on any thread), and asks {@link #returned} or {@link #threw} as the method
- * finishes. One instance per gated call.
+ * finishes. One instance per gated call; or, where a retry advice may sit outside the adapter's
+ * (each attempt then seen as an invocation of its own), one per invocation, each made {@linkplain
+ * #TransactionEnds(TransactionEnds) after} the call's previous one, whose kept transactions it
+ * counts as an earlier attempt's.
  */
 public final class TransactionEnds {
 
@@ -28,6 +31,9 @@ public final class TransactionEnds {
     UNKNOWN
   }
 
+  /** The ends of the call's previous invocation (a retry's earlier attempt), or null. */
+  private final TransactionEnds before;
+
   private int begun;
 
   /** How the latest transaction begun ended; null while it is open, or before any began. */
@@ -38,6 +44,22 @@ public final class TransactionEnds {
 
   /** What {@link #kept} was before the latest end arrived: the earlier transactions'. */
   private End earlier;
+
+  /** The ends of a gated call's first (or only) invocation of its tool method. */
+  public TransactionEnds() {
+    this(null);
+  }
+
+  /**
+   * The ends of a later invocation in the same gated call, made after {@code before}'s: what any of
+   * the invocations up to {@code before} kept counts here as an earlier attempt's (a failure or an
+   * error result of its own here fences for it); a return is read by this invocation's own.
+   *
+   * @param before the ends of the call's previous invocation, or null
+   */
+  public TransactionEnds(TransactionEnds before) {
+    this.before = before;
+  }
 
   /**
    * A transaction of the method began (the adapter registered for its end).
@@ -75,10 +97,11 @@ public final class TransactionEnds {
    *     that)
    */
   public synchronized OutcomeUnknownException returned(boolean ownError) {
-    if (ownError && earlier != null) {
+    End earlierKept = stronger(earlier, kept(before));
+    if (ownError && earlierKept != null) {
       return new OutcomeUnknownException(
           "the tool answered an error result of its own, but a transaction of an earlier attempt "
-              + what(earlier));
+              + what(earlierKept));
     }
     if (last == End.ROLLED_BACK && !ownError) {
       return new OutcomeUnknownException(
@@ -101,17 +124,36 @@ public final class TransactionEnds {
    *     fenced: what it wrote is kept, and freeing the key would write it again
    */
   public synchronized OutcomeUnknownException threw(Throwable thrown) {
-    if (kept == null) {
+    End anyKept = stronger(kept, kept(before));
+    if (anyKept == null) {
       return null;
     }
     return new OutcomeUnknownException(
         "the tool threw "
             + thrown
-            + (last != kept
+            + (last != anyKept
                 ? ", but a transaction of an earlier attempt "
                 : " after its transaction ")
-            + what(kept),
+            + what(anyKept),
         thrown);
+  }
+
+  /** What {@code ends} and the invocations before it kept; null for none. */
+  private static End kept(TransactionEnds ends) {
+    End any = null;
+    for (TransactionEnds e = ends; e != null && any != End.COMMITTED; e = e.before) {
+      End own;
+      synchronized (e) {
+        own = e.kept;
+      }
+      any = stronger(any, own);
+    }
+    return any;
+  }
+
+  /** COMMITTED over UNKNOWN over null. */
+  private static End stronger(End a, End b) {
+    return a == End.COMMITTED || b == End.COMMITTED ? End.COMMITTED : a != null ? a : b;
   }
 
   private static String what(End end) {

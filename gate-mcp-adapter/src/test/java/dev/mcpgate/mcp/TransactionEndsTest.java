@@ -137,4 +137,42 @@ class TransactionEndsTest {
 
     assertThat(ends.returned(false)).isNull();
   }
+
+  @Test
+  void aLaterInvocationCountsWhatAnEarlierOneKeptAsAnEarlierAttempts() {
+    transaction(End.COMMITTED); // the first attempt's charge, then it threw
+    TransactionEnds second = new TransactionEnds(ends);
+    second.ended(second.begun(), End.ROLLED_BACK);
+
+    assertThat(second.threw(thrown))
+        .hasMessageEndingWith(
+            ", but a transaction of an earlier attempt committed: what it wrote is kept");
+    assertThat(second.returned(true))
+        .hasMessageEndingWith(
+            "a transaction of an earlier attempt committed: what it wrote is kept");
+  }
+
+  @Test
+  void aLaterInvocationReadsAReturnByItsOwnTransaction() {
+    transaction(End.ROLLED_BACK);
+    TransactionEnds step = new TransactionEnds(ends); // a call after the first returned
+    step.ended(step.begun(), End.COMMITTED);
+
+    assertThat(ends.returned(false)).as("the first is read by its own").isNotNull();
+    assertThat(step.returned(false)).isNull();
+  }
+
+  @Test
+  void whatAnyEarlierInvocationKeptCounts() {
+    transaction(End.UNKNOWN);
+    TransactionEnds second = new TransactionEnds(ends);
+    second.ended(second.begun(), End.ROLLED_BACK);
+    TransactionEnds third = new TransactionEnds(second);
+    third.ended(third.begun(), End.ROLLED_BACK);
+
+    assertThat(third.threw(thrown))
+        .hasMessageEndingWith(
+            ", but a transaction of an earlier attempt ended in a state not known: what it wrote"
+                + " may be kept");
+  }
 }

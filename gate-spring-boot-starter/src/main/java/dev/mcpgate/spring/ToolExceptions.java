@@ -53,7 +53,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   /**
    * The note of the call being handled: at 0, null while no noted method ran, the throwable a
    * method threw, or {@link #RETURNED}; at 1, the {@link WatchedInvocation} of the latest noted
-   * invocation not inside another ({@link #watch}).
+   * invocation not inside another.
    */
   private final transient ThreadLocal<Object[]> thrown = new ThreadLocal<>();
 
@@ -123,20 +123,21 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
 
   private Object noting(MethodInvocation invocation) throws Throwable {
     Object[] slot = thrown.get();
-    WatchedInvocation watch = slot == null || ending.get() != null ? null : watch(slot, invocation);
+    // the handler's own invocation watches how its transaction ends, not one it calls; one after it
+    // (a retry advice outside this one calls it again) counts what it kept as an earlier attempt's
+    WatchedInvocation watch =
+        slot == null || ending.get() != null
+            ? null
+            : new WatchedInvocation(
+                invocation, slot[1] instanceof WatchedInvocation w ? w.ends : null);
     Object result;
     try {
       if (watch != null) {
+        slot[1] = watch;
         ending.set(watch);
       }
       result = invocation.proceed();
-      if (watch != null) {
-        watch.threw = false;
-      }
     } catch (Throwable t) {
-      if (watch != null) {
-        watch.threw = true;
-      }
       if (slot != null) {
         slot[0] = failure(t, watch);
       }
@@ -168,19 +169,6 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
           .doOnError(t -> slot[0] = failure(t, watch));
     }
     return result;
-  }
-
-  /**
-   * @return the watch of an invocation that is not inside a watched one, kept in {@code slot}: the
-   *     same as the last one's when it is that invocation's next attempt after it threw (a retry
-   *     advice outside this one calls it again), else its own (a call made after the handler's own
-   *     invocation returned, from the Publisher it returned, is not its attempt)
-   */
-  private static WatchedInvocation watch(Object[] slot, MethodInvocation invocation) {
-    if (!(slot[1] instanceof WatchedInvocation w && w.threw && w.is(invocation))) {
-      slot[1] = new WatchedInvocation(invocation);
-    }
-    return (WatchedInvocation) slot[1];
   }
 
   /**

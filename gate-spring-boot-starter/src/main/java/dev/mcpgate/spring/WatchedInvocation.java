@@ -5,16 +5,18 @@ import java.lang.reflect.Method;
 import org.aopalliance.intercept.MethodInvocation;
 
 /**
- * The handler's own invocation of an {@code @Idempotent} method, whose transactions' ends {@link
- * ToolExceptions} watches ({@link Ending#watch}): a retry advice's copies of it are it too, a
- * method it calls is not, nor is the same method called by itself.
+ * An invocation of an {@code @Idempotent} method not made inside another of the handler's call (the
+ * handler's own, or a later one: a retry advice outside the starter's calls the method again),
+ * whose transactions' ends {@link ToolExceptions} watches ({@link Ending#watch}): a copy of it made
+ * by a retry advice inside the starter's is it too, a method it calls is not, nor is the same
+ * method called by itself.
  */
 final class WatchedInvocation {
   private final Object target;
   private final Method method;
 
   /** How its transactions ended, and what that makes of what it returned or threw. */
-  final TransactionEnds ends = new TransactionEnds();
+  final TransactionEnds ends;
 
   /**
    * True while an attempt of it runs inside its transaction's advice: a call of the same method on
@@ -23,10 +25,12 @@ final class WatchedInvocation {
    */
   volatile boolean running;
 
-  /** Whether its latest attempt threw: only then may a retry advice call it again. */
-  volatile boolean threw;
-
-  WatchedInvocation(MethodInvocation invocation) {
+  /**
+   * @param before the ends of the handler call's previous invocation not inside another (a retry
+   *     advice outside the starter's calls the method again: an earlier attempt), or null
+   */
+  WatchedInvocation(MethodInvocation invocation, TransactionEnds before) {
+    this.ends = new TransactionEnds(before);
     this.target = invocation.getThis();
     this.method = invocation.getMethod();
   }
