@@ -158,14 +158,15 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       return mono.doOnSuccess(v -> slot[0] = outcome(v, watch))
           .doOnError(t -> slot[0] = failure(t, watch));
     }
-    if (result instanceof Flux<?> flux) {
-      return flux.doOnNext(v -> slot[0] = outcome(v, watch))
-          .doOnError(t -> slot[0] = failure(t, watch));
-    }
-    if (result instanceof Publisher<?> publisher // Spring AI reads any Publisher
-        && invocation.getMethod().getReturnType().isAssignableFrom(Flux.class)) {
-      return Flux.from(publisher)
-          .doOnNext(v -> slot[0] = outcome(v, watch))
+    if (result instanceof Flux<?>
+        || result instanceof Publisher<?> // Spring AI reads any Publisher
+            && invocation.getMethod().getReturnType().isAssignableFrom(Flux.class)) {
+      // written again as it completes: a noted method it called as it ran (a step; Spring AI reads
+      // a Flux<Void> to its end) wrote its own note after this one's last element, or none came
+      Object[] last = new Object[1];
+      return Flux.from((Publisher<?>) result)
+          .doOnNext(v -> slot[0] = outcome(last[0] = v, watch))
+          .doOnComplete(() -> slot[0] = outcome(last[0], watch))
           .doOnError(t -> slot[0] = failure(t, watch));
     }
     return result;
