@@ -9,13 +9,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.dao.CannotAcquireLockException;
@@ -116,24 +114,14 @@ class RetriedTransactionalToolReviewTest {
     }
   }
 
-  private static ConfigurableApplicationContext app;
-
-  @BeforeAll
-  static void start() {
-    app = ReviewApps.postgresServer(Server.class, 5432);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (app != null) {
-      app.close();
-    }
-  }
+  @RegisterExtension
+  static final ReviewApps.Running APP =
+      new ReviewApps.Running(() -> ReviewApps.postgresServer(Server.class, 5432));
 
   @Test
   void aChargeThatCommittedOnItsSecondAttemptIsNotMadeAgain() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "charge_retried", order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), "charge_retried", order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);
@@ -142,7 +130,7 @@ class RetriedTransactionalToolReviewTest {
   @Test
   void aChargeCommittedByAnEarlierAttemptIsNotMadeAgain() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "charge_retry_after_commit", order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), "charge_retry_after_commit", order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);
@@ -151,7 +139,7 @@ class RetriedTransactionalToolReviewTest {
   @Test
   void aChargeCommittedByAnEarlierAttemptIsNotMadeAgainAfterAnErrorResult() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "charge_retry_then_declined", order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), "charge_retry_then_declined", order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);

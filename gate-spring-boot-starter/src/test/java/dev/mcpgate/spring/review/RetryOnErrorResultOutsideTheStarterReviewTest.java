@@ -10,8 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.aopalliance.intercept.MethodInterceptor;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.ai.mcp.annotation.McpTool;
@@ -24,7 +23,6 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -133,25 +131,15 @@ class RetryOnErrorResultOutsideTheStarterReviewTest {
     }
   }
 
-  private static ConfigurableApplicationContext app;
-
-  @BeforeAll
-  static void start() {
-    app = ReviewApps.postgresServer(Server.class, 5432);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (app != null) {
-      app.close();
-    }
-  }
+  @RegisterExtension
+  static final ReviewApps.Running APP =
+      new ReviewApps.Running(() -> ReviewApps.postgresServer(Server.class, 5432));
 
   @ParameterizedTest
   @ValueSource(strings = {"charge_result_retried_inside", "charge_result_retried_outside"})
   void aChargeIsMadeOnceWhereverTheRetryAdviceIs(String tool) throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, tool, order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), tool, order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);

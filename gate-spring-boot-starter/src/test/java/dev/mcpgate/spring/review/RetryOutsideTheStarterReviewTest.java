@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.UUID;
 import org.aopalliance.aop.Advice;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.aop.framework.Advised;
@@ -17,7 +16,6 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -69,23 +67,13 @@ class RetryOutsideTheStarterReviewTest {
     }
   }
 
-  private static ConfigurableApplicationContext app;
-
-  @BeforeAll
-  static void start() {
-    app = ReviewApps.postgresServer(Server.class, 5432);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (app != null) {
-      app.close();
-    }
-  }
+  @RegisterExtension
+  static final ReviewApps.Running APP =
+      new ReviewApps.Running(() -> ReviewApps.postgresServer(Server.class, 5432));
 
   @Test
   void theRetryAdviceIsOutsideTheStarters() {
-    Advised tools = (Advised) app.getBean(RetriedTransactionalToolReviewTest.Tools.class);
+    Advised tools = (Advised) APP.app().getBean(RetriedTransactionalToolReviewTest.Tools.class);
     Advice outermost = tools.getAdvisors()[0].getAdvice();
     assertThat(outermost.getClass().getName())
         .startsWith(RetryAnnotationBeanPostProcessor.class.getName());
@@ -100,7 +88,7 @@ class RetryOutsideTheStarterReviewTest {
       strings = {"charge_retried", "charge_retry_after_commit", "charge_retry_then_declined"})
   void aChargeIsMadeOnceWhateverItsAttemptsDid(String tool) throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, tool, order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), tool, order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);

@@ -1,5 +1,7 @@
 package dev.mcpgate.spring.review;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -14,6 +16,10 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -89,6 +95,64 @@ final class ReviewApps {
       client.closeGracefully();
     }
     return answers;
+  }
+
+  /** A review server, started before a test class's tests and closed after them. */
+  static final class Running implements BeforeAllCallback, AfterAllCallback {
+    private final Supplier<ConfigurableApplicationContext> start;
+    private ConfigurableApplicationContext app;
+
+    Running(Supplier<ConfigurableApplicationContext> start) {
+      this.start = start;
+    }
+
+    ConfigurableApplicationContext app() {
+      return app;
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+      app = start.get();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+      if (app != null) {
+        app.close();
+      }
+    }
+  }
+
+  /** Asserts that every answer is a result whose text does not contain {@code text}. */
+  static void noAnswerSays(List<Object> answers, String text) {
+    assertThat(answers)
+        .as("no answer may say what did not happen")
+        .allSatisfy(
+            a ->
+                assertThat(a)
+                    .isInstanceOfSatisfying(
+                        CallToolResult.class,
+                        r -> assertThat(String.valueOf(r.content())).doesNotContain(text)));
+  }
+
+  /**
+   * Asserts that both answers are results that are not errors and say {@code text}, the second a
+   * replay.
+   */
+  static void answeredAndReplayed(List<Object> answers, String text) {
+    assertThat(answers)
+        .hasSize(2)
+        .allSatisfy(
+            a ->
+                assertThat(a)
+                    .isInstanceOfSatisfying(
+                        CallToolResult.class,
+                        r -> {
+                          assertThat(r.isError()).as("%s", r).isNotEqualTo(Boolean.TRUE);
+                          assertThat(String.valueOf(r.content())).contains(text);
+                        }));
+    assertThat(((CallToolResult) answers.get(1)).meta())
+        .containsEntry("dev.mcpgate/replayed", true);
   }
 
   /** Starts {@code server} with the review settings and {@code more} properties. */

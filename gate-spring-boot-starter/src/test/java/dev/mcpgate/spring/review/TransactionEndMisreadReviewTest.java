@@ -8,13 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -148,24 +146,14 @@ class TransactionEndMisreadReviewTest {
     }
   }
 
-  private static ConfigurableApplicationContext app;
-
-  @BeforeAll
-  static void start() {
-    app = ReviewApps.postgresServer(Server.class, 5432);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (app != null) {
-      app.close();
-    }
-  }
+  @RegisterExtension
+  static final ReviewApps.Running APP =
+      new ReviewApps.Running(() -> ReviewApps.postgresServer(Server.class, 5432));
 
   @Test
   void aRequiresNewChargeIsNotMadeAgainAfterTheToolRolledBack() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "charge_via_ledger", order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), "charge_via_ledger", order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);
@@ -174,7 +162,7 @@ class TransactionEndMisreadReviewTest {
   @Test
   void aCalledBeansRollbackIsNotTakenForTheTools() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "check_then_charge", order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), "check_then_charge", order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);
@@ -183,7 +171,7 @@ class TransactionEndMisreadReviewTest {
   @Test
   void anAutoCommittedChargeUnderSupportsIsNotMadeAgain() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "charge_supports", order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), "charge_supports", order);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
         .isEqualTo(1);
@@ -192,8 +180,10 @@ class TransactionEndMisreadReviewTest {
   @Test
   void aRolledBackToolAnsweringItsOwnErrorIsRunAgain() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "decline_rolled_back", order);
-    assertThat(app.getBean(Tools.class).runs(order)).as("runs; answers %s", answers).isEqualTo(2);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), "decline_rolled_back", order);
+    assertThat(APP.app().getBean(Tools.class).runs(order))
+        .as("runs; answers %s", answers)
+        .isEqualTo(2);
     assertThat(answers.get(1).toString())
         .contains("declined " + order)
         .doesNotContain("idempotency_");

@@ -6,15 +6,13 @@ import dev.mcpgate.mcp.Idempotent;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -94,24 +92,15 @@ class VoidFluxToolStepReviewTest {
     }
   }
 
-  private static ConfigurableApplicationContext app;
-
-  @BeforeAll
-  static void start() {
-    app = ReviewApps.postgresServer(Server.class, 5432, "spring.ai.mcp.server.type=ASYNC");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (app != null) {
-      app.close();
-    }
-  }
+  @RegisterExtension
+  static final ReviewApps.Running APP =
+      new ReviewApps.Running(
+          () -> ReviewApps.postgresServer(Server.class, 5432, "spring.ai.mcp.server.type=ASYNC"));
 
   @Test
   void aRolledBackChargeIsNotStoredAsDoneBecauseAStepCommitted() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "charge_void_flux_rolled_back", order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), "charge_void_flux_rolled_back", order);
     assertThat(ReviewApps.charges(TABLE, order)).as("answers %s", answers).isZero();
     assertThat(ReviewApps.charges(TABLE, "step-" + order)).as("answers %s", answers).isEqualTo(1);
     assertThat(answers)
@@ -127,7 +116,7 @@ class VoidFluxToolStepReviewTest {
   @Test
   void aCommittedChargeIsNotFencedByAStepsErrorResult() throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(app, "charge_void_flux_step_error", order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), "charge_void_flux_step_error", order);
     assertThat(ReviewApps.charges(TABLE, order)).as("answers %s", answers).isEqualTo(1);
     assertThat(answers)
         .as("its charge committed and it returned: it is done, and replayed")

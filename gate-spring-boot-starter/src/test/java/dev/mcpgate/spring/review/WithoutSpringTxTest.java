@@ -8,13 +8,11 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.util.ClassUtils;
@@ -54,19 +52,9 @@ class WithoutSpringTxTest {
     }
   }
 
-  private static ConfigurableApplicationContext app;
-
-  @BeforeAll
-  static void start() {
-    app = ReviewApps.memoryServer(Server.class);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (app != null) {
-      app.close();
-    }
-  }
+  @RegisterExtension
+  static final ReviewApps.Running APP =
+      new ReviewApps.Running(() -> ReviewApps.memoryServer(Server.class));
 
   @Test
   void theClassPathHasNoSpringTx() {
@@ -82,7 +70,7 @@ class WithoutSpringTxTest {
   void aRetryOfAReturnedCallGetsTheStoredResult() {
     int before = MAILS.get();
     List<CallToolResult> answers =
-        ReviewApps.sameCallTwice(app, "send_mail", Map.of("to", "ana@example.com"), "k-mail");
+        ReviewApps.sameCallTwice(APP.app(), "send_mail", Map.of("to", "ana@example.com"), "k-mail");
     assertThat(MAILS.get() - before).as("mails; answers %s", answers).isEqualTo(1);
     assertThat(answers.get(1).content()).isEqualTo(answers.get(0).content());
   }
@@ -91,7 +79,7 @@ class WithoutSpringTxTest {
   void anUnknownOutcomeFencesTheKey() {
     int before = REFUNDS.get();
     List<CallToolResult> answers =
-        ReviewApps.sameCallTwice(app, "refund_order", Map.of("orderId", "o-1"), "k-refund");
+        ReviewApps.sameCallTwice(APP.app(), "refund_order", Map.of("orderId", "o-1"), "k-refund");
     assertThat(REFUNDS.get() - before).as("refunds; answers %s", answers).isEqualTo(1);
     assertThat(answers.get(1).structuredContent().toString())
         .contains("idempotency_outcome_unknown");
