@@ -123,13 +123,16 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
 
   private Object noting(MethodInvocation invocation) throws Throwable {
     Object[] slot = thrown.get();
+    WatchedInvocation previous = slot == null ? null : (WatchedInvocation) slot[1];
+    if (slot != null && ending.get() == null && previous != null && previous.isStep(invocation)) {
+      return invocation.proceed(); // part of the handler's invocation's action: it speaks for it
+    }
     // the handler's own invocation watches how its transaction ends, not one it calls; one after it
     // (a retry advice outside this one calls it again) counts what it kept as an earlier attempt's
     WatchedInvocation watch =
         slot == null || ending.get() != null
             ? null
-            : new WatchedInvocation(
-                invocation, slot[1] instanceof WatchedInvocation w ? w.ends : null);
+            : new WatchedInvocation(invocation, previous == null ? null : previous.ends);
     Object result;
     try {
       if (watch != null) {
@@ -155,21 +158,25 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     // a reactive tool method fails its Mono, Flux or other Publisher instead of throwing; its
     // transaction (a transaction manager's that is not reactive) ended when it returned
     if (result instanceof Mono<?> mono) {
-      return mono.doOnSuccess(v -> slot[0] = outcome(v, watch))
+      return mono.doOnSuccess(v -> slot[0] = lastOutcome(v, watch))
           .doOnError(t -> slot[0] = failure(t, watch));
     }
     if (result instanceof Flux<?>
         || result instanceof Publisher<?> // Spring AI reads any Publisher
             && invocation.getMethod().getReturnType().isAssignableFrom(Flux.class)) {
-      // written again as it completes: a noted method it called as it ran (a step; Spring AI reads
-      // a Flux<Void> to its end) wrote its own note after this one's last element, or none came
-      Object[] last = new Object[1];
       return Flux.from((Publisher<?>) result)
-          .doOnNext(v -> slot[0] = outcome(last[0] = v, watch))
-          .doOnComplete(() -> slot[0] = outcome(last[0], watch))
+          .doOnNext(v -> slot[0] = outcome(v, watch))
           .doOnError(t -> slot[0] = failure(t, watch));
     }
+    WatchedInvocation.end(watch);
     return result;
+  }
+
+  /** {@link #outcome}, the invocation's last: a retry advice may call it again now. */
+  private static Object lastOutcome(Object value, WatchedInvocation watch) {
+    Object note = outcome(value, watch);
+    WatchedInvocation.end(watch);
+    return note;
   }
 
   /**
@@ -189,6 +196,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
    */
   private static Throwable failure(Throwable t, WatchedInvocation watch) {
     OutcomeUnknownException fence = watch == null ? null : watch.ends.threw(t);
+    WatchedInvocation.end(watch); // a retry advice may call it again now
     return fence != null ? new Fenced(fence) : t;
   }
 

@@ -25,6 +25,9 @@ final class WatchedInvocation {
    */
   volatile boolean running;
 
+  /** False once it threw, returned, or its Mono or Flux ended: a retry advice may call it again. */
+  private volatile boolean open = true;
+
   /**
    * @param before the ends of the handler call's previous invocation not inside another (a retry
    *     advice outside the starter's calls the method again: an earlier attempt), or null
@@ -33,6 +36,22 @@ final class WatchedInvocation {
     this.ends = new TransactionEnds(before);
     this.target = invocation.getThis();
     this.method = invocation.getMethod();
+  }
+
+  /** Notes that {@code watch}, if any, ended. */
+  static void end(WatchedInvocation watch) {
+    if (watch != null) {
+      watch.open = false;
+    }
+  }
+
+  /**
+   * @return true for a noted invocation not inside this one that is a step of its action, not a
+   *     retry advice's next call of it: another method (called from its Publisher, or on a thread
+   *     it started), or the same one called while it runs (from its Mono or Flux)
+   */
+  boolean isStep(MethodInvocation invocation) {
+    return open || !is(invocation);
   }
 
   /**
