@@ -123,6 +123,18 @@ final class ReviewApps {
     }
   }
 
+  /** Asserts that no answer is a result that is not an error (replayed or not). */
+  static void noAnswerIsASuccess(List<Object> answers) {
+    assertThat(answers)
+        .as("no answer may be a success (replayed or not)")
+        .noneSatisfy(
+            a ->
+                assertThat(a)
+                    .isInstanceOfSatisfying(
+                        CallToolResult.class,
+                        r -> assertThat(r.isError()).isNotEqualTo(Boolean.TRUE)));
+  }
+
   /** Asserts that every answer is a result whose text does not contain {@code text}. */
   static void noAnswerSays(List<Object> answers, String text) {
     assertThat(answers)
