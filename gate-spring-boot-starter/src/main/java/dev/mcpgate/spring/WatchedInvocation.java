@@ -25,7 +25,11 @@ final class WatchedInvocation {
    */
   volatile boolean running;
 
-  /** False once it threw, returned, or its Mono or Flux ended: a retry advice may call it again. */
+  /**
+   * False once it threw, returned anything but a Mono or Flux, its Mono ended or its Flux failed: a
+   * retry advice may call it again. A Flux that completes leaves it open: a call of the same method
+   * after that is read as a step of it.
+   */
   private volatile boolean open = true;
 
   /**

@@ -3,14 +3,16 @@ package dev.mcpgate.spring.review;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.aopalliance.intercept.MethodInterceptor;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.aop.ProxyMethodInvocation;
@@ -39,6 +41,11 @@ import reactor.core.publisher.Mono;
  * the first's commit: the failure frees the key and the caller's retry charges again. The call came
  * after the first attempt's Mono had failed, not while it ran. Needs PostgreSQL at 127.0.0.1:5432
  * (database test, user postgres).
+ *
+ * <p>{@code charge_mono_retried_on_result} is the same with the retry on the Mono's value, an error
+ * result of the tool's own: the first attempt's Mono succeeded, and only its end ({@code
+ * WatchedInvocation.end} on the Mono's success) lets the second be read as the next attempt rather
+ * than as a step of the first, which would leave the first's error result to free the key.
  */
 class RetryOnMonoErrorOutsideTheStarterReviewTest {
   static final String TABLE = ReviewApps.chargeTable("mg_retry_on_mono_error");
@@ -62,9 +69,29 @@ class RetryOnMonoErrorOutsideTheStarterReviewTest {
       }
       throw new IllegalStateException("order " + orderId + " is in an unexpected state");
     }
+
+    @McpTool(name = "charge_mono_retried_on_result", description = "Charge an order")
+    @Idempotent
+    @Transactional
+    public Mono<CallToolResult> chargeOnResult(
+        @McpToolParam(description = "the order") String orderId) {
+      int attempt = ATTEMPTS.computeIfAbsent(orderId, k -> new AtomicInteger()).incrementAndGet();
+      if (attempt % 2 == 1) {
+        jdbc.update("INSERT INTO " + TABLE + " VALUES (?)", orderId); // committed on return
+        return Mono.just(error("the receipt service is down, try again"));
+      }
+      return Mono.just(error("order " + orderId + " is in an unexpected state"));
+    }
+
+    private static CallToolResult error(String text) {
+      return CallToolResult.builder().addTextContent(text).isError(true).build();
+    }
   }
 
-  /** A reactive retry advice: calls the method once more when its Mono fails. */
+  /**
+   * A reactive retry advice: calls {@code charge} once more when its Mono fails, {@code
+   * chargeOnResult} once more when its Mono's value is an error result.
+   */
   static class OnMonoError implements BeanPostProcessor {
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -86,6 +113,27 @@ class RetryOnMonoErrorOutsideTheStarterReviewTest {
                       return Mono.defer(() -> proceed(first))
                           .onErrorResume(
                               IllegalStateException.class, e -> Mono.defer(() -> proceed(second)));
+                    }));
+        NameMatchMethodPointcut onResult = new NameMatchMethodPointcut();
+        onResult.setMappedName("chargeOnResult");
+        advised.addAdvisor(
+            0,
+            new DefaultPointcutAdvisor(
+                onResult,
+                (MethodInterceptor)
+                    invocation -> {
+                      ProxyMethodInvocation first =
+                          (ProxyMethodInvocation)
+                              ((ProxyMethodInvocation) invocation).invocableClone();
+                      ProxyMethodInvocation second =
+                          (ProxyMethodInvocation)
+                              ((ProxyMethodInvocation) invocation).invocableClone();
+                      return Mono.defer(() -> proceed(first))
+                          .flatMap(
+                              r ->
+                                  r instanceof CallToolResult c && Boolean.TRUE.equals(c.isError())
+                                      ? Mono.defer(() -> proceed(second))
+                                      : Mono.just(r));
                     }));
       }
       return bean;
@@ -122,10 +170,11 @@ class RetryOnMonoErrorOutsideTheStarterReviewTest {
       new ReviewApps.Running(
           () -> ReviewApps.postgresServer(Server.class, 5432, "spring.ai.mcp.server.type=ASYNC"));
 
-  @Test
-  void aChargeWhoseMonoFailedIsNotMadeAgainByTheCallersRetry() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"charge_mono_retried_on_error", "charge_mono_retried_on_result"})
+  void aChargeIsNotMadeAgainByTheCallersRetry(String tool) throws Exception {
     String order = UUID.randomUUID().toString();
-    List<Object> answers = ReviewApps.chargeTwice(APP.app(), "charge_mono_retried_on_error", order);
+    List<Object> answers = ReviewApps.chargeTwice(APP.app(), tool, order);
     assertThat(ATTEMPTS.get(order)).as("answers %s", answers).hasValueGreaterThanOrEqualTo(2);
     assertThat(ReviewApps.charges(TABLE, order))
         .as("charge rows; answers %s", answers)
