@@ -3,6 +3,7 @@ package dev.mcpgate.webstack.review;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpgate.mcp.Idempotent;
+import dev.mcpgate.webstack.ToolExceptionsContract;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -73,7 +74,7 @@ class PublisherToolFailureOnWebFluxReviewTest {
                     + "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
             .run()) {
       List<CallToolResult> answers =
-          ToolExceptionsOnWebFluxReviewTest.sameCallTwice(app, "mcp_cancel", "pub-" + protocol);
+          ToolExceptionsContract.sameCallTwice(app, "mcp_cancel", "pub-" + protocol);
       assertThat(String.valueOf(answers.get(0).structuredContent()))
           .as("nothing ran: the caller must not be told the outcome is unknown: %s", answers)
           .doesNotContain("idempotency_outcome_unknown");
