@@ -23,7 +23,8 @@ final class Schema {
       if (!c.getAutoCommit()) {
         c.rollback();
       }
-      if (SqlFailures.isMissingTable(e)) {
+      // H2, while another session creates it: not found, "candidates are" its own name (42S03)
+      if (SqlFailures.isMissingTable(e) || "42S03".equals(e.getSQLState())) {
         return false;
       }
       throw e;
@@ -104,13 +105,21 @@ final class Schema {
     }
   }
 
+  /** H2's general error, which wraps what went wrong inside it (a race of two DDL sessions). */
+  private static final int H2_GENERAL_ERROR = 50000;
+
   /**
    * @return true when a {@code CREATE .. IF NOT EXISTS} failed only because another session created
-   *     the same object at the same moment (PostgreSQL)
+   *     the same object at the same moment: PostgreSQL's unique violation in the catalog or
+   *     "already exists"; H2's general error "object already exists" (its index creation races)
    */
   private static boolean isCreationRace(SQLException e) {
     String state = e.getSQLState();
-    return "23505".equals(state) || "42P07".equals(state) || "42710".equals(state);
+    return "23505".equals(state)
+        || "42P07".equals(state)
+        || "42710".equals(state)
+        || e.getErrorCode() == H2_GENERAL_ERROR
+            && String.valueOf(e.getMessage()).contains("object already exists");
   }
 
   private static void runOnce(Connection c, String ddl) throws SQLException {
