@@ -75,7 +75,9 @@ import java.util.function.LongSupplier;
  * be the store's clock again after a fail-back, and entries cached meanwhile must not outlive their
  * rows there. The price: after a step forward that came back, every entry is dropped that much
  * early (so none is used when the step is longer than the rows' retention) until {@code
- * invalidateAll()}.
+ * invalidateAll()}. A slow round trip costs the same: a claim that waited for a pooled connection,
+ * or a store's first call (which may create its table), counts its wait as the store's lead, and
+ * with a retention not much longer than that wait no entry is used until {@code invalidateAll()}.
  *
  * <p>The monotonic clock stops while the host is suspended (a laptop's lid; a paused virtual
  * machine whose wall clock is set right on resume); the store's does not. So the cache also reads
