@@ -13,11 +13,14 @@ import dev.mcpgate.core.OutcomeUnknownException;
  * of them kept, since a later attempt's rollback does not undo what an earlier one committed.
  *
  * <p>The adapter tells {@link #begun} as it registers for a transaction's end, {@link #ended} as
- * that end arrives (on any thread), and asks {@link #returned} or {@link #threw} as the method
- * finishes. One instance per gated call; or, where a retry advice may sit outside the adapter's
- * (each attempt then seen as an invocation of its own), one per invocation, each made {@linkplain
- * #TransactionEnds(TransactionEnds) after} the call's previous one, whose kept transactions it
- * counts as an earlier attempt's.
+ * that end arrives (on any thread), {@link #attemptBegan} and {@link #attemptEnded} around each
+ * attempt of the method where it can see them (innermost), and asks {@link #returned} or {@link
+ * #threw} as the method finishes. An interceptor between the two that runs the rest on another
+ * thread and stops waiting leaves an attempt running, or its transaction open, when the method
+ * answers: what it does there may yet take effect, so either fences. One instance per gated call;
+ * or, where a retry advice may sit outside the adapter's (each attempt then seen as an invocation
+ * of its own), one per invocation, each made {@linkplain #TransactionEnds(TransactionEnds) after}
+ * the call's previous one, whose kept transactions it counts as an earlier attempt's.
  */
 public final class TransactionEnds {
 
@@ -35,6 +38,12 @@ public final class TransactionEnds {
   private final TransactionEnds before;
 
   private int begun;
+
+  /** How many of the transactions begun have ended. */
+  private int ended;
+
+  /** Attempts of the method begun ({@link #attemptBegan}) and not yet finished. */
+  private int attempts;
 
   /** How the latest transaction begun ended; null while it is open, or before any began. */
   private End last;
@@ -77,6 +86,7 @@ public final class TransactionEnds {
    * @param number what {@link #begun} answered for it
    */
   public synchronized void ended(int number, End how) {
+    ended++;
     earlier = kept;
     if (number == begun) {
       last = how;
@@ -87,16 +97,34 @@ public final class TransactionEnds {
   }
 
   /**
+   * An attempt of the method began, on any thread: until it ends, an answer is not the last word.
+   */
+  public synchronized void attemptBegan() {
+    attempts++;
+  }
+
+  /** An attempt that {@link #attemptBegan} told of finished (returned or threw). */
+  public synchronized void attemptEnded() {
+    attempts--;
+  }
+
+  /**
    * The method returned.
    *
    * @param ownError whether it returned an error result of its own, which says it failed
    * @return null when what it returned may be stored as its result; else the unknown outcome that
-   *     keeps its key fenced: its latest transaction was rolled back (unless it answered an error
-   *     of its own) or ended in a state not known, or it answered an error of its own after an
-   *     earlier attempt's transaction committed (its error speaks for the last attempt, not for
-   *     that)
+   *     keeps its key fenced: an attempt of it still runs or a transaction of it has not ended (an
+   *     interceptor stopped waiting for it on another thread), its latest transaction was rolled
+   *     back (unless it answered an error of its own) or ended in a state not known, or it answered
+   *     an error of its own after an earlier attempt's transaction committed (its error speaks for
+   *     the last attempt, not for that)
    */
   public synchronized OutcomeUnknownException returned(boolean ownError) {
+    if (open(this)) {
+      return new OutcomeUnknownException(
+          "the tool answered while an attempt of it still ran or a transaction of it was open: what"
+              + " it did there may yet take effect");
+    }
     End earlierKept = stronger(earlier, kept(before));
     if (ownError && earlierKept != null) {
       return new OutcomeUnknownException(
@@ -121,9 +149,18 @@ public final class TransactionEnds {
    *
    * @return null when none of its transactions committed or may have (what it threw is read as the
    *     gate's policy says); else the unknown outcome, caused by {@code thrown}, that keeps its key
-   *     fenced: what it wrote is kept, and freeing the key would write it again
+   *     fenced: what it wrote is kept, or may yet be (an attempt of it still runs, or a transaction
+   *     of it has not ended), and freeing the key would write it again
    */
   public synchronized OutcomeUnknownException threw(Throwable thrown) {
+    if (open(this)) {
+      return new OutcomeUnknownException(
+          "the tool threw "
+              + thrown
+              + " while an attempt of it still ran or a transaction of it was open: what it did"
+              + " there may yet take effect",
+          thrown);
+    }
     End anyKept = stronger(kept, kept(before));
     if (anyKept == null) {
       return null;
@@ -149,6 +186,21 @@ public final class TransactionEnds {
       any = stronger(any, own);
     }
     return any;
+  }
+
+  /**
+   * Whether an attempt or a transaction of {@code ends} or of an invocation before it has not
+   * ended.
+   */
+  private static boolean open(TransactionEnds ends) {
+    for (TransactionEnds e = ends; e != null; e = e.before) {
+      synchronized (e) {
+        if (e.ended < e.begun || e.attempts > 0) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** COMMITTED over UNKNOWN over null. */

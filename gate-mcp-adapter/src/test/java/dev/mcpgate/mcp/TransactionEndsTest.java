@@ -26,6 +26,52 @@ class TransactionEndsTest {
   }
 
   @Test
+  void anAnswerWhileATransactionIsStillOpenIsAnUnknownOutcome() {
+    int open = ends.begun(); // an interceptor stopped waiting; the method goes on elsewhere
+
+    for (boolean ownError : new boolean[] {false, true}) {
+      assertThat(ends.returned(ownError))
+          .as("own error %s", ownError)
+          .hasMessage(
+              "the tool answered while an attempt of it still ran or a transaction of it was open:"
+                  + " what it did there may yet take effect");
+    }
+    assertThat(ends.threw(thrown))
+        .hasMessage(
+            "the tool threw "
+                + thrown
+                + " while an attempt of it still ran or a transaction of it was open: what it did"
+                + " there may yet take effect")
+        .hasCause(thrown);
+
+    ends.ended(open, End.ROLLED_BACK);
+    assertThat(ends.returned(true)).isNull();
+    assertThat(ends.threw(thrown)).isNull();
+  }
+
+  @Test
+  void anAnswerWhileAnAttemptStillRunsIsAnUnknownOutcome() {
+    ends.attemptBegan(); // an interceptor stopped waiting; the method goes on elsewhere
+
+    assertThat(ends.returned(true)).isNotNull();
+    assertThat(ends.threw(thrown)).isNotNull();
+
+    ends.attemptEnded();
+    assertThat(ends.returned(true)).isNull();
+    assertThat(ends.threw(thrown)).isNull();
+  }
+
+  @Test
+  void anEarlierAttemptsTransactionStillOpenMakesALaterAttemptsAnswerUnknown() {
+    ends.begun(); // the first attempt was abandoned with its transaction open
+    TransactionEnds second = new TransactionEnds(ends);
+    second.ended(second.begun(), End.ROLLED_BACK);
+
+    assertThat(second.returned(true)).isNotNull();
+    assertThat(second.threw(thrown)).isNotNull();
+  }
+
+  @Test
   void aReturnAfterACommitIsStored() {
     transaction(End.COMMITTED);
 
@@ -130,10 +176,10 @@ class TransactionEndsTest {
   }
 
   @Test
-  void anOpenTransactionTellsNothingAndAnEarlierOnesLateEndIsNotTheLast() {
+  void anEarlierTransactionsLateEndIsNotTheLast() {
     int first = ends.begun();
-    ends.begun(); // the latest, still open (one the method joined ends after the call)
-    ends.ended(first, End.ROLLED_BACK);
+    ends.ended(ends.begun(), End.COMMITTED);
+    ends.ended(first, End.ROLLED_BACK); // arrives after the latest's
 
     assertThat(ends.returned(false)).isNull();
   }

@@ -21,8 +21,9 @@ final class Ending {
   /**
    * Registers for the end of the real transaction this runs in (not the empty one of a {@code
    * SUPPORTS} method), telling it to the invocation's {@link TransactionEnds} (a retry's attempts
-   * each begin one); a transaction it joined (begun outside the tool) ends after the call and tells
-   * nothing.
+   * each begin one). One it joined (begun outside the tool) ends after the call, and one an
+   * interceptor stopped waiting for may too: the tool then answers while it is open, and its
+   * outcome is unknown ({@link TransactionEnds#returned}).
    */
   static void watch(WatchedInvocation invocation) {
     if (!TransactionSynchronizationManager.isSynchronizationActive()

@@ -68,7 +68,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
   /** The handler's own invocation of a noted method, while it runs; null in any other. */
   private final transient ThreadLocal<WatchedInvocation> ending = new ThreadLocal<>();
 
-  /** Inside {@code @Transactional}'s advice: registers for its end; null without spring-tx. */
+  /** Innermost, inside {@code @Transactional}'s advice: {@link WatchedInvocation#attempt}. */
   private final transient DefaultPointcutAdvisor inside;
 
   ToolExceptions(ObjectProvider<McpGate> gate) {
@@ -80,32 +80,19 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     setProxyTargetClass(true); // Spring AI invokes the class's own Method on the bean
     // outermost on a bean proxied already (@Transactional): what its commit throws is noted too
     setBeforeExistingAdvisors(true);
+    boolean transactions = ClassUtils.isPresent(Ending.MANAGER, getClass().getClassLoader());
     this.inside =
-        !ClassUtils.isPresent(Ending.MANAGER, getClass().getClassLoader())
-            ? null
-            : new DefaultPointcutAdvisor(
-                new AnnotationMatchingPointcut(null, Idempotent.class, true),
-                (MethodInterceptor)
-                    invocation -> {
-                      WatchedInvocation watch = ending.get();
-                      if (watch == null || !watch.is(invocation) || watch.running) {
-                        return invocation.proceed(); // not it, or it calling itself (nested)
-                      }
-                      watch.running = true;
-                      try {
-                        Ending.watch(watch);
-                        return invocation.proceed();
-                      } finally {
-                        watch.running = false;
-                      }
-                    });
+        new DefaultPointcutAdvisor(
+            new AnnotationMatchingPointcut(null, Idempotent.class, true),
+            (MethodInterceptor)
+                invocation -> WatchedInvocation.attempt(invocation, ending.get(), transactions));
   }
 
   /** Also adds {@link #inside} last, inside a {@code @Transactional} advice already there. */
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     Object proxy = super.postProcessAfterInitialization(bean, beanName);
-    if (inside != null && proxy instanceof Advised advised && advised.indexOf(advisor) >= 0) {
+    if (proxy instanceof Advised advised && advised.indexOf(advisor) >= 0) {
       advised.addAdvisor(inside);
     }
     return proxy;
@@ -138,6 +125,7 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
       if (watch != null) {
         slot[1] = watch;
         ending.set(watch);
+        watch.attachTo(invocation);
       }
       result = invocation.proceed();
     } catch (Throwable t) {
@@ -153,30 +141,33 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
     if (slot == null) {
       return result;
     }
-    // it returned: what a method it called threw is not its failure
-    slot[0] = outcome(result, watch);
     // a reactive tool method fails its Mono, Flux or other Publisher instead of throwing; its
     // transaction (a transaction manager's that is not reactive) ended when it returned
+    boolean flux =
+        result instanceof Flux<?>
+            || result instanceof Publisher<?> // Spring AI reads any Publisher
+                && invocation.getMethod().getReturnType().isAssignableFrom(Flux.class);
+    if (!flux && !(result instanceof Mono<?>)) {
+      WatchedInvocation.end(watch); // before it is read: nothing of it may begin after
+    }
+    // it returned: what a method it called threw is not its failure
+    slot[0] = outcome(result, watch);
     if (result instanceof Mono<?> mono) {
       return mono.doOnSuccess(v -> slot[0] = lastOutcome(v, watch))
           .doOnError(t -> slot[0] = failure(t, watch));
     }
-    if (result instanceof Flux<?>
-        || result instanceof Publisher<?> // Spring AI reads any Publisher
-            && invocation.getMethod().getReturnType().isAssignableFrom(Flux.class)) {
+    if (flux) {
       return Flux.from((Publisher<?>) result)
           .doOnNext(v -> slot[0] = outcome(v, watch))
           .doOnError(t -> slot[0] = failure(t, watch));
     }
-    WatchedInvocation.end(watch);
     return result;
   }
 
   /** {@link #outcome}, the invocation's last: a retry advice may call it again now. */
   private static Object lastOutcome(Object value, WatchedInvocation watch) {
-    Object note = outcome(value, watch);
     WatchedInvocation.end(watch);
-    return note;
+    return outcome(value, watch);
   }
 
   /**
@@ -195,8 +186,8 @@ final class ToolExceptions extends AbstractBeanFactoryAwareAdvisingPostProcessor
    *     watched invocation committed, or may have (any attempt's), else {@code t}
    */
   private static Throwable failure(Throwable t, WatchedInvocation watch) {
+    WatchedInvocation.end(watch); // a retry advice may call it again now; nothing of it may begin
     OutcomeUnknownException fence = watch == null ? null : watch.ends.threw(t);
-    WatchedInvocation.end(watch); // a retry advice may call it again now
     return fence != null ? new Fenced(fence) : t;
   }
 

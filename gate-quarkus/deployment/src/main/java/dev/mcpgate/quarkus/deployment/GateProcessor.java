@@ -2,6 +2,7 @@ package dev.mcpgate.quarkus.deployment;
 
 import dev.mcpgate.mcp.Idempotent;
 import dev.mcpgate.mcp.KeySource;
+import dev.mcpgate.quarkus.internal.AttemptWatch;
 import dev.mcpgate.quarkus.internal.CallTenant;
 import dev.mcpgate.quarkus.internal.CallerTransaction;
 import dev.mcpgate.quarkus.internal.CurrentCall;
@@ -89,6 +90,7 @@ class GateProcessor {
             CurrentCall.Capture.class,
             InFlightCalls.class,
             GateInterceptor.class,
+            AttemptWatch.class,
             ToolSecurity.class,
             Gated.class)
         .setUnremovable()

@@ -213,6 +213,12 @@ public class GateInterceptor {
      */
     final TransactionEnds ends = new TransactionEnds();
 
+    /**
+     * True once the method's chain returned or threw here: a part of it that begins later (an
+     * interceptor between went on on another thread) must not run ({@link AttemptWatch}).
+     */
+    volatile boolean answered;
+
     Call(InvocationContext ic) {
       this.ic = ic;
     }
@@ -230,7 +236,8 @@ public class GateInterceptor {
       ic.getContextData().put(CALL, this); // for TransactionEnd, inside @Transactional
       try {
         value = ic.proceed();
-      } catch (RuntimeException e) {
+      } catch (Exception e) {
+        answered = true; // before its transactions are read: nothing of it may begin after
         if (timedOutByFaultTolerance(e)) {
           // @Timeout (inside the gate) interrupted the method, and cleared the interrupt when it
           // returned: its effect may have happened, so the key stays fenced, not freed
@@ -240,10 +247,8 @@ public class GateInterceptor {
               e);
         }
         throw failed(e);
-      } catch (Error e) {
-        throw e;
-      } catch (Exception e) {
-        throw failed(e);
+      } finally {
+        answered = true;
       }
       // marked rollback-only inside (a failure it caught), rolled back without an exception: its
       // answer (unless an error of its own) does not say what happened, and neither can the gate
@@ -283,7 +288,7 @@ public class GateInterceptor {
      * MicroProfile Fault Tolerance's TimeoutException (or a subclass), known by name (the extension
      * is optional), thrown or the cause of what was thrown.
      */
-    private static boolean timedOutByFaultTolerance(RuntimeException e) {
+    private static boolean timedOutByFaultTolerance(Exception e) {
       for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
         for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
           if (c.getName()

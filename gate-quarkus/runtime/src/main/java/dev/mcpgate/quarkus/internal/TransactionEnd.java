@@ -16,8 +16,11 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
  * exception or one its {@code dontRollbackOn} names, and rolls back without a word a transaction
  * marked rollback-only when the method returns. Runs just inside {@code @Transactional}'s
  * interceptor, with the transaction begun, and registers for its completion on behalf of the gated
- * call ({@link TransactionEnds}); a transaction that does not end inside the method (one it joined)
- * tells nothing. Registered only where the application has a transaction manager.
+ * call ({@link TransactionEnds}): a transaction still open when the method answers (an interceptor
+ * of the application's stopped waiting for it) keeps the key fenced, for what it wrote may yet be
+ * kept ({@link AttemptWatch} counts the attempts themselves). A gated call inside its caller's
+ * transaction is refused before it runs ({@link CallerTransaction}). Registered only where the
+ * application has a transaction manager.
  */
 @Gated
 @Interceptor
@@ -27,8 +30,10 @@ public class TransactionEnd {
 
   @AroundInvoke
   Object watch(InvocationContext ic) throws Exception {
-    if (ic.getContextData().get(GateInterceptor.CALL) instanceof GateInterceptor.Call call
-        && transactions.getTransactionKey() != null) {
+    if (!(ic.getContextData().get(GateInterceptor.CALL) instanceof GateInterceptor.Call call)) {
+      return ic.proceed();
+    }
+    if (transactions.getTransactionKey() != null) {
       int transaction = call.ends.begun();
       transactions.registerInterposedSynchronization(
           new Synchronization() {
@@ -47,6 +52,6 @@ public class TransactionEnd {
             }
           });
     }
-    return ic.proceed();
+    return ic.proceed(); // AttemptWatch, inside, refuses an attempt begun after the call answered
   }
 }
